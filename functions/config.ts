@@ -1,0 +1,176 @@
+import { readFileSync } from "node:fs";
+
+/** Limits are the size and count caps of SPEC section 7; every one is configurable. */
+export interface Limits {
+  /** Largest raw request body the pipeline accepts (JSON or multipart), in bytes. */
+  maxRequestBytes: number;
+  /** Largest decoded document (base64, URL or upload), in bytes. */
+  maxDocumentBytes: number;
+  /** Total uncompressed size of a DOCX (zip-bomb guard), in bytes. */
+  maxDocxUncompressedBytes: number;
+  /** Entries in a DOCX zip (zip-bomb guard). */
+  maxDocxEntries: number;
+  maxImageBytes: number;
+  maxFields: number;
+  maxAuditEvents: number;
+  maxMetadataBytes: number;
+  maxJsonDepth: number;
+}
+
+/** Config is every setting of Signet, read once per container from the environment. */
+export interface Config {
+  version: string;
+  /** "aws" inside Lambda, "local" for the local server and the tests. */
+  runtime: "aws" | "local";
+  region: string;
+  limits: Limits;
+  fetch: {
+    /** Allow plain http:// URLs (local use only). */
+    allowHttp: boolean;
+    timeoutMs: number;
+    maxRedirects: number;
+  };
+  cors: { origin: string };
+  keys: {
+    tableName: string;
+    /** Endpoint of a DynamoDB-compatible store (dynalite locally); unset on AWS. */
+    dynamodbEndpoint?: string;
+  };
+  mail: {
+    sender: string;
+    /** Endpoint of an SES v2 compatible API (aws-ses-v2-local); unset on AWS. */
+    sesEndpoint?: string;
+  };
+  identity: {
+    /** S3 bucket holding the signing identity (AWS). */
+    bucket?: string;
+    /** Folder holding the signing identity (local). */
+    dataDir: string;
+  };
+  signing: {
+    tsaUrl?: string;
+    /** Extra trust anchors for /v1/verify, PEM file path. */
+    trustAnchorsFile?: string;
+  };
+  conversion: {
+    /** Path of soffice; found on PATH or in the Lambda locations when unset. */
+    soffice?: string;
+    timeoutMs: number;
+    concurrency: number;
+    queueLength: number;
+    /** Keep one LibreOffice running per worker (warm) or start one per conversion. */
+    mode: "warm" | "oneshot";
+  };
+}
+
+const MB = 1024 * 1024;
+
+const defaultLimits: Limits = {
+  maxRequestBytes: 36 * MB,
+  maxDocumentBytes: 25 * MB,
+  maxDocxUncompressedBytes: 200 * MB,
+  maxDocxEntries: 5000,
+  maxImageBytes: 10 * MB,
+  maxFields: 500,
+  maxAuditEvents: 10_000,
+  maxMetadataBytes: 16 * 1024,
+  maxJsonDepth: 32,
+};
+
+type Env = Record<string, string | undefined>;
+
+function readInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new Error(`Configuration error: ${name} must be a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes"].includes(raw.toLowerCase())) return true;
+  if (["0", "false", "no"].includes(raw.toLowerCase())) return false;
+  throw new Error(`Configuration error: ${name} must be true or false, got "${raw}"`);
+}
+
+function required(env: Env, name: string, runtime: Config["runtime"], localDefault: string): string {
+  const raw = env[name];
+  if (raw) return raw;
+  if (runtime === "local") return localDefault;
+  throw new Error(`Configuration error: ${name} is required when running on AWS`);
+}
+
+function packageVersion(): string {
+  // Bundled Lambdas get the version injected by esbuild (infra); locally package.json is read.
+  if (typeof process.env.SIGNET_VERSION === "string" && process.env.SIGNET_VERSION) return process.env.SIGNET_VERSION;
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    return pkg.version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** loadConfig reads the settings from an environment; it throws on a bad or missing value. */
+export function loadConfig(env: Env = process.env): Config {
+  const runtime: Config["runtime"] = env.AWS_LAMBDA_FUNCTION_NAME ? "aws" : "local";
+  const limits: Limits = {
+    ...defaultLimits,
+    maxRequestBytes: readInt(env, "SIGNET_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
+    maxDocumentBytes: readInt(env, "SIGNET_MAX_DOCUMENT_BYTES", defaultLimits.maxDocumentBytes),
+    maxDocxUncompressedBytes: readInt(env, "SIGNET_MAX_DOCX_UNCOMPRESSED_BYTES", defaultLimits.maxDocxUncompressedBytes),
+    maxDocxEntries: readInt(env, "SIGNET_MAX_DOCX_ENTRIES", defaultLimits.maxDocxEntries),
+    maxImageBytes: readInt(env, "SIGNET_MAX_IMAGE_BYTES", defaultLimits.maxImageBytes),
+    maxFields: readInt(env, "SIGNET_MAX_FIELDS", defaultLimits.maxFields),
+    maxAuditEvents: readInt(env, "SIGNET_MAX_AUDIT_EVENTS", defaultLimits.maxAuditEvents),
+    maxMetadataBytes: readInt(env, "SIGNET_MAX_METADATA_BYTES", defaultLimits.maxMetadataBytes),
+    maxJsonDepth: readInt(env, "SIGNET_MAX_JSON_DEPTH", defaultLimits.maxJsonDepth),
+  };
+  const mode = env.SIGNET_CONVERSION_MODE ?? "warm";
+  if (mode !== "warm" && mode !== "oneshot") {
+    throw new Error(`Configuration error: SIGNET_CONVERSION_MODE must be "warm" or "oneshot", got "${mode}"`);
+  }
+  const dataDir = env.SIGNET_DATA_DIR ?? (runtime === "aws" ? "/tmp/signet" : ".signet");
+  return {
+    version: packageVersion(),
+    runtime,
+    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
+    limits,
+    fetch: {
+      allowHttp: readBool(env, "SIGNET_ALLOW_HTTP", false),
+      timeoutMs: readInt(env, "SIGNET_FETCH_TIMEOUT_MS", 10_000),
+      maxRedirects: 3,
+    },
+    cors: { origin: env.SIGNET_CORS_ORIGIN ?? "*" },
+    keys: {
+      tableName: required(env, "SIGNET_TABLE", runtime, "signet"),
+      ...(env.SIGNET_DYNAMODB_ENDPOINT ? { dynamodbEndpoint: env.SIGNET_DYNAMODB_ENDPOINT } : {}),
+    },
+    mail: {
+      sender: required(env, "SIGNET_SENDER_EMAIL", runtime, "noreply@signet.local"),
+      ...(env.SIGNET_SES_ENDPOINT ? { sesEndpoint: env.SIGNET_SES_ENDPOINT } : {}),
+    },
+    identity: {
+      ...(env.SIGNET_IDENTITY_BUCKET ? { bucket: env.SIGNET_IDENTITY_BUCKET } : {}),
+      dataDir,
+    },
+    signing: {
+      ...(env.SIGNET_TSA_URL ? { tsaUrl: env.SIGNET_TSA_URL } : {}),
+      ...(env.SIGNET_TRUST_ANCHORS_FILE ? { trustAnchorsFile: env.SIGNET_TRUST_ANCHORS_FILE } : {}),
+    },
+    conversion: {
+      ...(env.SIGNET_SOFFICE ? { soffice: env.SIGNET_SOFFICE } : {}),
+      timeoutMs: readInt(env, "SIGNET_CONVERSION_TIMEOUT_MS", 60_000),
+      concurrency: readInt(env, "SIGNET_CONVERSION_CONCURRENCY", Math.max(1, (globalThis.navigator?.hardwareConcurrency ?? 2))),
+      queueLength: readInt(env, "SIGNET_CONVERSION_QUEUE", 16),
+      mode,
+    },
+  };
+}
+
+/** config is the configuration of this container, read once at cold start. */
+export const config: Config = loadConfig();

@@ -1,0 +1,5 @@
+import { docsRoute } from "#http/contracts/meta.ts";
+import { notImplemented } from "#http/not-implemented.ts";
+
+/** handler answers 501 until this endpoint's issue lands. */
+export const handler = notImplemented(docsRoute);

@@ -1,0 +1,24 @@
+/** SourceFormat is a format the converter reads. */
+export type SourceFormat = "docx" | "doc" | "odt" | "rtf" | "md" | "html";
+
+/** TargetFormat is a format the converter writes. */
+export type TargetFormat = "pdf" | "docx";
+
+/** ConversionRequest is one job for the converter. */
+export interface ConversionRequest {
+  bytes: Uint8Array;
+  from: SourceFormat;
+  to: TargetFormat;
+  /** Export PDF/A-2b (only with to = "pdf"). */
+  pdfa?: boolean;
+}
+
+/**
+ * Converter turns office documents into PDF (or DOCX). Used by convert, by sign for DOCX input and
+ * by annotate with to=pdf. Implementations raise SignetError: CONVERSION_TIMEOUT, RATE_LIMIT_ERROR
+ * (queue full, with retryAfterSeconds), INVALID_DOCUMENT (LibreOffice produced no valid output),
+ * SERVICE_UNAVAILABLE (no LibreOffice installed).
+ */
+export interface Converter {
+  convert(request: ConversionRequest): Promise<Buffer>;
+}

@@ -1,0 +1,66 @@
+/** errorCodes lists every machine-readable error code Signet answers with (SPEC section 5). */
+export const errorCodes = [
+  "VALIDATION_ERROR",
+  "AUTHENTICATION_ERROR",
+  "NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "INVALID_DOCUMENT",
+  "ENCRYPTED_DOCUMENT",
+  "FIELD_NOT_FOUND",
+  "FIELD_TYPE_MISMATCH",
+  "INVALID_IMAGE",
+  "MISSING_SUBMIT_EVENT",
+  "INVALID_CODE",
+  "CODE_EXPIRED",
+  "RATE_LIMIT_ERROR",
+  "INTERNAL_ERROR",
+  "NOT_IMPLEMENTED",
+  "FETCH_FAILED",
+  "EMAIL_FAILED",
+  "TSA_FAILED",
+  "SERVICE_UNAVAILABLE",
+  "CONVERSION_TIMEOUT",
+] as const;
+
+/** ErrorCode is one of the codes in errorCodes. */
+export type ErrorCode = (typeof errorCodes)[number];
+
+/** ErrorDetail names one offending input member and what is wrong with it. */
+export interface ErrorDetail {
+  field: string;
+  issue: string;
+}
+
+/** SignetErrorOptions carries the optional parts of a SignetError. */
+export interface SignetErrorOptions {
+  details?: ErrorDetail[];
+  /** Seconds the caller should wait before retrying (sent as Retry-After). */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+/**
+ * SignetError is the one error type the domain and the adapters raise on purpose. The code decides
+ * the HTTP status (functions/http/error-table.ts); the message is written for the caller and must
+ * say what to fix. Anything else thrown becomes a 500 with a generic message.
+ */
+export class SignetError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  readonly retryAfterSeconds?: number;
+
+  constructor(code: ErrorCode, message: string, options: SignetErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "SignetError";
+    this.code = code;
+    if (options.details) this.details = options.details;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** isSignetError tells a deliberate SignetError from anything else that was thrown. */
+export function isSignetError(error: unknown): error is SignetError {
+  return error instanceof SignetError;
+}

@@ -1,0 +1,35 @@
+import * as z from "zod";
+import { SignetError } from "#domain/errors.ts";
+import { defineRoute } from "#http/contract.ts";
+import { errorResponse, httpHandler } from "#http/pipeline.ts";
+import { routes } from "#http/routes.ts";
+
+const fallbackRoute = defineRoute({
+  name: "fallback",
+  method: "GET",
+  path: "/{proxy+}",
+  auth: false,
+  tag: "Service",
+  summary: "Unknown routes",
+  description: "Answers 404 for unknown paths and 405 for known paths with the wrong method.",
+  // Any query is fine here: the route itself is what is wrong.
+  query: z.record(z.string(), z.string()),
+  body: { kind: "none" },
+  success: { description: "never", contentType: "application/json" },
+  errors: ["NOT_FOUND", "METHOD_NOT_ALLOWED"],
+});
+
+/** handler answers every request no route claims: 404 for an unknown path, 405 for a wrong method. */
+export const handler = httpHandler(fallbackRoute, async (request) => {
+  const path = request.event.path;
+  const allowed = routes.filter((route) => route.path === path).map((route) => route.method);
+  if (allowed.length === 0) {
+    throw new SignetError("NOT_FOUND", `There is no route ${path}. See /openapi.json for the API.`);
+  }
+  return errorResponse(
+    "METHOD_NOT_ALLOWED",
+    `${path} does not answer ${request.event.httpMethod}; use ${allowed.join(" or ")}.`,
+    request.requestId,
+    { headers: { Allow: [...allowed, "OPTIONS"].join(", ") } },
+  );
+});

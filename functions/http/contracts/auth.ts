@@ -1,0 +1,57 @@
+import * as z from "zod";
+import { defineRoute } from "#http/contract.ts";
+
+const email = z.string().min(3).max(254).meta({ description: "The e-mail address to register.", example: "me@example.com" });
+
+/** registerRoute: GET /v1/auth/register?email= sends a 6-digit code by e-mail. */
+export const registerRoute = defineRoute({
+  name: "auth-register",
+  method: "GET",
+  path: "/v1/auth/register",
+  auth: false,
+  tag: "API keys",
+  summary: "Send a verification code",
+  description:
+    "Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per address (3 codes per 15 minutes) and per source IP.",
+  query: z.strictObject({ email }),
+  body: { kind: "none" },
+  success: {
+    description: "A code was sent if the address is deliverable.",
+    contentType: "application/json",
+    schema: z
+      .object({ message: z.string(), expiresInSeconds: z.number().int() })
+      .meta({ id: "RegisterResponse" }),
+    example: { message: "If the address can receive mail, a code is on its way. It expires in 15 minutes.", expiresInSeconds: 900 },
+  },
+  errors: ["RATE_LIMIT_ERROR", "EMAIL_FAILED", "SERVICE_UNAVAILABLE"],
+});
+
+/** verifyCodeRoute: GET /v1/auth/verify?email=&code= mints an API key. */
+export const verifyCodeRoute = defineRoute({
+  name: "auth-verify",
+  method: "GET",
+  path: "/v1/auth/verify",
+  auth: false,
+  tag: "API keys",
+  summary: "Exchange the code for an API key",
+  description: "Checks the code and issues a new API key. The key is shown once; only its hash is stored.",
+  query: z.strictObject({
+    email,
+    code: z.string().meta({ description: "The 6-digit code from the e-mail.", example: "123456" }),
+  }),
+  body: { kind: "none" },
+  success: {
+    description: "The new API key.",
+    contentType: "application/json",
+    schema: z
+      .object({ key: z.string(), email: z.string(), createdAt: z.iso.datetime(), message: z.string() })
+      .meta({ id: "VerifyCodeResponse" }),
+    example: {
+      key: "sgn_4kQ9xF2mZ8pL1vR7tB3nC6wY0aE5hJ9d3fKx2P",
+      email: "me@example.com",
+      createdAt: "2026-11-22T10:00:00.000Z",
+      message: "store this key now: it cannot be shown again",
+    },
+  },
+  errors: ["INVALID_CODE", "CODE_EXPIRED", "RATE_LIMIT_ERROR", "SERVICE_UNAVAILABLE"],
+});

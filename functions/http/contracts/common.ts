@@ -1,0 +1,39 @@
+import * as z from "zod";
+import "zod-openapi";
+import { errorCodes } from "#domain/errors.ts";
+
+/** documentInputSchema is the `document` member of sign, annotate and verify (SPEC 2.1). */
+export const documentInputSchema = z
+  .strictObject({
+    base64: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "The document, base64-encoded; a data URI (data:...;base64,...) is accepted too." }),
+    url: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "An https URL the document is fetched from (no credentials, public addresses only)." }),
+  })
+  .refine((input) => (input.base64 === undefined) !== (input.url === undefined), {
+    message: "give exactly one of document.base64 or document.url",
+  })
+  .meta({ id: "DocumentInput", description: "The input document: exactly one of base64 or url." });
+
+/** DocumentInput is a validated `document` member. */
+export type DocumentInput = z.output<typeof documentInputSchema>;
+
+/** errorBodySchema is the layout of every error response (SPEC 5). */
+export const errorBodySchema = z
+  .object({
+    code: z.enum(errorCodes),
+    error: z.string().meta({ description: "The HTTP reason phrase.", example: "Bad Request" }),
+    message: z.string().meta({ description: "What went wrong and what to fix." }),
+    requestId: z.string(),
+    details: z.array(z.object({ field: z.string(), issue: z.string() })).optional(),
+  })
+  .meta({ id: "Error" });
+
+/** ErrorBody is one error response body. */
+export type ErrorBody = z.output<typeof errorBodySchema>;

@@ -1,0 +1,79 @@
+import * as z from "zod";
+import { defineRoute } from "#http/contract.ts";
+import { documentInputSchema } from "#http/contracts/common.ts";
+
+/** auditEventSchema is one item of `auditTrail` (SPEC 2). */
+export const auditEventSchema = z
+  .strictObject({
+    type: z.enum(["ready", "scroll", "field_change", "submit"]).meta({ description: "What happened; at least one event must be `submit`." }),
+    timestamp: z.iso.datetime({ offset: true }).meta({ description: "When it happened, ISO-8601.", example: "2026-11-22T09:58:00Z" }),
+    data: z.record(z.string(), z.unknown()).optional().meta({ description: "Free-form details, summarised on the certificate page." }),
+  })
+  .meta({ id: "AuditEvent" });
+
+/** signerSchema is the `signer` member (SPEC 2). */
+export const signerSchema = z
+  .strictObject({
+    email: z.email().max(254),
+    name: z.string().trim().min(2).max(255),
+    ip: z.union([z.ipv4(), z.ipv6()]).optional().meta({ description: "The signer's IPv4 or IPv6 address." }),
+    userAgent: z.string().max(2048).optional(),
+  })
+  .meta({ id: "Signer" });
+
+/** signRequestSchema is the body of POST /v1/sign. */
+export const signRequestSchema = z
+  .strictObject({
+    document: documentInputSchema,
+    signer: signerSchema,
+    auditTrail: z.array(auditEventSchema).min(1),
+    eventId: z.string().min(1).max(255).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional().meta({ description: "Application context, printed on the certificate page (16 KB max)." }),
+    certificate: z
+      .strictObject({ enabled: z.boolean().default(true) })
+      .optional()
+      .meta({ description: "The audit trail certificate page; enabled by default." }),
+  })
+  .meta({ id: "SignRequest" });
+
+/** SignRequest is a validated sign body. */
+export type SignRequest = z.output<typeof signRequestSchema>;
+
+/** documentOutputSchema is the `document` member of sign and annotate answers. */
+export const documentOutputSchema = z.object({
+  base64: z.string(),
+  contentType: z.string(),
+});
+
+/** signRoute: POST /v1/sign. */
+export const signRoute = defineRoute({
+  name: "sign",
+  method: "POST",
+  path: "/v1/sign",
+  auth: true,
+  tag: "Sign",
+  summary: "Sign a PDF or DOCX",
+  description:
+    "Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page. DOCX input is converted to PDF first.",
+  body: {
+    kind: "json",
+    schema: signRequestSchema,
+    example: {
+      document: { url: "https://example.com/contract.pdf" },
+      signer: { name: "Ada Lovelace", email: "ada@example.com", ip: "203.0.113.7", userAgent: "Mozilla/5.0" },
+      auditTrail: [
+        { type: "ready", timestamp: "2026-11-22T09:55:00Z" },
+        { type: "field_change", timestamp: "2026-11-22T09:57:00Z", data: { field: "name", value: "Ada Lovelace" } },
+        { type: "submit", timestamp: "2026-11-22T09:58:00Z" },
+      ],
+      eventId: "evt_123",
+      metadata: { contract: "C-42" },
+    },
+  },
+  success: {
+    description: "The signed PDF, plain base64.",
+    contentType: "application/json",
+    schema: z.object({ document: documentOutputSchema }).meta({ id: "SignResponse" }),
+  },
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "MISSING_SUBMIT_EVENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "TSA_FAILED", "CONVERSION_TIMEOUT", "RATE_LIMIT_ERROR"],
+});

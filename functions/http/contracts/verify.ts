@@ -1,0 +1,78 @@
+import * as z from "zod";
+import { defineRoute } from "#http/contract.ts";
+import { documentInputSchema } from "#http/contracts/common.ts";
+
+const signerSummary = z.object({
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  certificateSubject: z.string(),
+});
+
+/** verifyReportSchema is the answer of POST /v1/verify (SPEC 4). */
+export const verifyReportSchema = z
+  .object({
+    valid: z.boolean(),
+    reason: z.string(),
+    signatures: z.array(
+      z.object({
+        field: z.string(),
+        subFilter: z.string(),
+        signerName: z.string().nullable(),
+        certificateSubject: z.string(),
+        fingerprint: z.string(),
+        signingTime: z.string().nullable(),
+        coversWholeDocument: z.boolean(),
+        integrity: z.enum(["ok", "broken"]),
+        trusted: z.boolean(),
+        timestamp: z.record(z.string(), z.unknown()).optional(),
+        modifiedAfter: z.boolean(),
+      }),
+    ),
+    signer: signerSummary.nullable(),
+    signers: z.array(signerSummary),
+    document: z.object({ pages: z.number().int(), sha256: z.string() }),
+  })
+  .meta({ id: "VerifyReport" });
+
+/** verifyRoute: POST /v1/verify. */
+export const verifyRoute = defineRoute({
+  name: "verify",
+  method: "POST",
+  path: "/v1/verify",
+  auth: false,
+  tag: "Sign",
+  summary: "Check a PDF's signatures",
+  description: "Reports every signature of a PDF: integrity, coverage, signer certificate, trust and changes made after signing.",
+  body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "VerifyRequest" }), example: { document: { base64: "JVBERi0xLjcK..." } } },
+  success: { description: "The verification report.", contentType: "application/json", schema: verifyReportSchema },
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
+});
+
+/** verifyKeyRoute: GET /v1/verify/key publishes the service's signing certificate. */
+export const verifyKeyRoute = defineRoute({
+  name: "verify-key",
+  method: "GET",
+  path: "/v1/verify/key",
+  auth: false,
+  tag: "Sign",
+  summary: "The service's signing certificate",
+  description: "Publishes the certificate and public key Signet signs with, so anyone can pin or trust it.",
+  body: { kind: "none" },
+  success: {
+    description: "The signing certificate.",
+    contentType: "application/json",
+    schema: z
+      .object({
+        version: z.string(),
+        algorithm: z.string(),
+        publicKey: z.string(),
+        certificate: z.string(),
+        fingerprint: z.string(),
+        validFrom: z.string(),
+        validTo: z.string(),
+        issuer: z.string(),
+      })
+      .meta({ id: "VerifyKeyResponse" }),
+  },
+  errors: ["SERVICE_UNAVAILABLE"],
+});

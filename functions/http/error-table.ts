@@ -1,0 +1,51 @@
+import type { ErrorCode } from "#domain/errors.ts";
+
+/** ErrorRow is how one error code appears over HTTP. */
+export interface ErrorRow {
+  status: number;
+  /** What the code means, for the OpenAPI document. */
+  description: string;
+}
+
+/** errorTable maps every error code to its HTTP status: the one place where that is decided. */
+export const errorTable: Record<ErrorCode, ErrorRow> = {
+  VALIDATION_ERROR: { status: 400, description: "The request is malformed: a member is missing, unknown or of the wrong type." },
+  AUTHENTICATION_ERROR: { status: 401, description: "The Authorization header is missing, malformed, or holds an unknown key." },
+  NOT_FOUND: { status: 404, description: "No such route." },
+  METHOD_NOT_ALLOWED: { status: 405, description: "The route exists but not for this HTTP method." },
+  PAYLOAD_TOO_LARGE: { status: 413, description: "The body, the document, an image or a list is over its size limit." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },
+  INVALID_DOCUMENT: { status: 422, description: "The document is not a readable PDF or DOCX (or not the kind this endpoint takes)." },
+  ENCRYPTED_DOCUMENT: { status: 422, description: "The document is password-protected or encrypted." },
+  FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
+  FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
+  INVALID_IMAGE: { status: 422, description: "An image value is not a PNG, JPEG or GIF data URI or URL." },
+  MISSING_SUBMIT_EVENT: { status: 422, description: "The audit trail has no event of type submit." },
+  INVALID_CODE: { status: 422, description: "The e-mail code is wrong; details say how many tries remain." },
+  CODE_EXPIRED: { status: 422, description: "The e-mail code has expired or is used up; request a new one." },
+  RATE_LIMIT_ERROR: { status: 429, description: "Too many requests; retry after the number of seconds in Retry-After." },
+  INTERNAL_ERROR: { status: 500, description: "An unexpected failure; the cause is logged under the request id." },
+  NOT_IMPLEMENTED: { status: 501, description: "The endpoint is not available in this build." },
+  FETCH_FAILED: { status: 502, description: "A document or image URL could not be fetched safely." },
+  EMAIL_FAILED: { status: 502, description: "The e-mail service refused the message." },
+  TSA_FAILED: { status: 502, description: "The configured timestamp authority failed; nothing was signed." },
+  SERVICE_UNAVAILABLE: { status: 503, description: "A backing service (database, e-mail, converter) is unreachable; retry later." },
+  CONVERSION_TIMEOUT: { status: 504, description: "LibreOffice did not finish within the time limit." },
+};
+
+/** reasonPhrases gives the HTTP reason phrase for each status used above (the `error` member). */
+export const reasonPhrases: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};

@@ -1,0 +1,136 @@
+import * as z from "zod";
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
+import { config } from "#config";
+import type { ErrorCode } from "#domain/errors.ts";
+import type { RouteContract } from "#http/contract.ts";
+import { errorBodySchema } from "#http/contracts/common.ts";
+import { errorTable, reasonPhrases } from "#http/error-table.ts";
+import { routes } from "#http/routes.ts";
+
+/** errorCodesOf lists every error a route can answer with, the shared ones included. */
+export function errorCodesOf(route: RouteContract): ErrorCode[] {
+  const codes = new Set<ErrorCode>();
+  if (route.query || route.body.kind !== "none") codes.add("VALIDATION_ERROR");
+  if (route.auth) codes.add("AUTHENTICATION_ERROR");
+  if (route.body.kind !== "none") {
+    codes.add("PAYLOAD_TOO_LARGE");
+    codes.add("UNSUPPORTED_MEDIA_TYPE");
+  }
+  for (const code of route.errors) codes.add(code);
+  codes.add("INTERNAL_ERROR");
+  return [...codes];
+}
+
+function errorResponses(route: RouteContract): ZodOpenApiResponsesObject {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(route)) {
+    const { status } = errorTable[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status) as "400"] = {
+      description: codes.map((code) => `\`${code}\`: ${errorTable[code].description}`).join(" "),
+      ...(status === 429 ? { headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait." }) }) } : {}),
+      content: {
+        "application/json": {
+          schema: errorBodySchema,
+          examples: Object.fromEntries(
+            codes.map((code) => [
+              code,
+              {
+                summary: errorTable[code].description,
+                value: {
+                  code,
+                  error: reasonPhrases[status],
+                  message: errorTable[code].description,
+                  requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
+                  ...(code === "VALIDATION_ERROR" ? { details: [{ field: "signer.email", issue: "Invalid email address" }] } : {}),
+                },
+              },
+            ]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+function operationOf(route: RouteContract): ZodOpenApiOperationObject {
+  const operation: ZodOpenApiOperationObject = {
+    operationId: route.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
+    summary: route.summary,
+    description: route.description,
+    tags: [route.tag],
+    ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
+    ...(route.query ? { requestParams: { query: route.query as z.ZodObject } } : {}),
+    responses: {
+      "200": {
+        description: route.success.description,
+        content: {
+          [route.success.contentType]: {
+            schema: route.success.schema ?? (route.success.contentType === "application/json" ? z.object({}).loose() : z.string().meta({ format: "binary" })),
+            ...(route.success.example !== undefined ? { example: route.success.example } : {}),
+          },
+        },
+      },
+      ...errorResponses(route),
+    },
+  };
+  if (route.body.kind === "json") {
+    operation.requestBody = {
+      required: true,
+      content: {
+        "application/json": {
+          schema: route.body.schema,
+          ...(route.body.example !== undefined ? { example: route.body.example } : {}),
+        },
+      },
+    };
+  } else if (route.body.kind === "multipart") {
+    operation.requestBody = {
+      required: true,
+      description: route.body.description,
+      content: {
+        "multipart/form-data": {
+          schema: z.object({ file: z.string().meta({ format: "binary", description: "The file to convert." }) }),
+        },
+      },
+    };
+  }
+  return operation;
+}
+
+/** openApiDocument generates the OpenAPI 3.1 document of exactly the routes in the catalogue. */
+export function openApiDocument(): ReturnType<typeof createDocument> {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationOf(route) };
+  }
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Signet API",
+      version: config.version,
+      description:
+        "Self-hostable document engine: PAdES signatures with an audit trail certificate, Word template filling, office to PDF conversion. " +
+        "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`.",
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: "/", description: "This server" }],
+    tags: [
+      { name: "API keys", description: "Register an e-mail address and receive an API key." },
+      { name: "Sign", description: "Sign documents and check signatures." },
+      { name: "Annotate", description: "Fill DOCX templates." },
+      { name: "Convert", description: "Convert office documents." },
+      { name: "Service", description: "Health, this document and the reference page." },
+    ],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "An API key `sgn_...` from /v1/auth/verify." },
+      },
+    },
+    paths,
+  });
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import middy from "@middy/core";
+import httpCors from "@middy/http-cors";
+import httpHeaderNormalizer from "@middy/http-header-normalizer";
+import httpSecurityHeaders from "@middy/http-security-headers";
+import type { APIGatewayProxyEvent, Context } from "aws-lambda";
+import type * as z from "zod";
+import { config } from "#config";
+import { logger } from "#adapters/powertools-logger.ts";
+import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/errors.ts";
+import type { RouteContract } from "#http/contract.ts";
+import { errorTable, reasonPhrases } from "#http/error-table.ts";
+import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
+import { json, type HttpResponse } from "#http/responses.ts";
+
+/** Principal is the caller an API key identified (set by the authorizer). */
+export interface Principal {
+  keyId: string;
+  email: string;
+}
+
+/** HttpRequest is what a handler receives: validated query and body plus request facts. */
+export interface HttpRequest<Q, B> {
+  query: Q;
+  /** The validated JSON body, or undefined for routes without a JSON body. */
+  body: B;
+  /** The raw body bytes (decoded when API Gateway sent base64). */
+  rawBody: Buffer;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  requestId: string;
+  sourceIp: string;
+  principal?: Principal;
+  event: APIGatewayProxyEvent;
+}
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** Handler is a route's own logic, called after parsing and validation. */
+export type RouteHandler<Q extends z.ZodType, B extends z.ZodType> = (
+  request: HttpRequest<Output<Q>, Output<B>>,
+) => Promise<HttpResponse>;
+
+// Lambda refuses synchronous responses above 6 MB (the payload includes headers and the envelope).
+const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024 - 32 * 1024;
+
+/** errorResponse builds the SPEC 5 error body for a code. */
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  extra: { details?: ErrorDetail[]; retryAfterSeconds?: number; headers?: Record<string, string> } = {},
+): HttpResponse {
+  const { status } = errorTable[code];
+  const headers: Record<string, string> = { ...extra.headers };
+  if (extra.retryAfterSeconds !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(extra.retryAfterSeconds)));
+  return json(
+    status,
+    {
+      code,
+      error: reasonPhrases[status] ?? "Error",
+      message,
+      requestId,
+      ...(extra.details && extra.details.length > 0 ? { details: extra.details } : {}),
+    },
+    headers,
+  );
+}
+
+/** toErrorResponse maps anything thrown to a response: SignetErrors by the table, the rest to 500. */
+export function toErrorResponse(error: unknown, requestId: string): HttpResponse {
+  if (isSignetError(error)) {
+    const { status } = errorTable[error.code];
+    if (status >= 500) logger.error("request failed", { code: error.code, error: error.cause ?? error.message });
+    return errorResponse(error.code, error.message, requestId, {
+      ...(error.details ? { details: error.details } : {}),
+      ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+    });
+  }
+  logger.error("unexpected failure", { error: error as Error });
+  return errorResponse(
+    "INTERNAL_ERROR",
+    `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
+    requestId,
+  );
+}
+
+/** zodDetails turns validation issues into SPEC 5 details with dotted member paths. */
+export function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join(".");
+    const field = [prefix, path].filter(Boolean).join(".") || prefix || "body";
+    if (issue.code === "unrecognized_keys") {
+      return { field, issue: `unknown member(s): ${issue.keys.join(", ")}` };
+    }
+    return { field, issue: issue.message };
+  });
+}
+
+function decodeBody(event: APIGatewayProxyEvent): Buffer {
+  if (event.body === null || event.body === undefined) return Buffer.alloc(0);
+  return event.isBase64Encoded ? Buffer.from(event.body, "base64") : Buffer.from(event.body, "utf8");
+}
+
+function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewayProxyEvent): unknown {
+  const raw = event.queryStringParameters ?? {};
+  if (!schema) {
+    const names = Object.keys(raw);
+    if (names.length > 0) {
+      throw new SignetError("VALIDATION_ERROR", "This endpoint takes no query parameters.", {
+        details: names.map((name) => ({ field: `query.${name}`, issue: "unknown parameter" })),
+      });
+    }
+    return undefined;
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    throw new SignetError("VALIDATION_ERROR", "A query parameter is missing or invalid; see details.", {
+      details: zodDetails(result.error, "query"),
+    });
+  }
+  return result.data;
+}
+
+function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer): unknown {
+  if (contract.body.kind !== "json") return undefined;
+  if (!isJsonContentType(headers["content-type"])) {
+    throw new SignetError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `Send the body as JSON with "Content-Type: application/json" (got ${headers["content-type"] ? `"${headers["content-type"]}"` : "none"}).`,
+    );
+  }
+  const value = parseJsonBody(rawBody.toString("utf8"), config.limits.maxJsonDepth);
+  const result = contract.body.schema.safeParse(value);
+  if (!result.success) {
+    throw new SignetError("VALIDATION_ERROR", "The request body does not match the schema; see details.", {
+      details: zodDetails(result.error),
+    });
+  }
+  return result.data;
+}
+
+function principalOf(event: APIGatewayProxyEvent): Principal | undefined {
+  const context = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  if (!context || typeof context.keyId !== "string") return undefined;
+  return { keyId: context.keyId, email: typeof context.email === "string" ? context.email : "" };
+}
+
+/**
+ * httpHandler wraps a route's logic in the one middleware chain: request id and log context,
+ * header normalisation, size cap, JSON parsing, schema validation, the error table, response size
+ * guard, security headers and CORS.
+ */
+export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>) {
+  const requestIds = new WeakMap<object, string>();
+  const startedAt = new WeakMap<object, number>();
+  const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
+
+  return middy<APIGatewayProxyEvent, HttpResponse, Error, Context>()
+    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type", methods: "GET,POST,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
+    .use(httpSecurityHeaders({ contentSecurityPolicy: contract.name === "docs" ? false : undefined } as never))
+    .use({
+      before: (request) => {
+        const id = request.event.requestContext?.requestId || randomUUID();
+        requestIds.set(request.event, id);
+        startedAt.set(request.event, Date.now());
+        logger.appendKeys({ requestId: id, route: `${contract.method} ${contract.path}` });
+      },
+      after: (request) => finish(request.event, request.response),
+      onError: (request) => finish(request.event, request.response),
+    })
+    .use({
+      onError: (request) => {
+        request.response = toErrorResponse(request.error, requestIdOf(request.event));
+      },
+    })
+    .use(httpHeaderNormalizer())
+    .use({
+      after: (request) => {
+        const body = request.response?.body ?? "";
+        if (config.runtime === "aws" && body.length > LAMBDA_RESPONSE_LIMIT) {
+          throw new SignetError(
+            "PAYLOAD_TOO_LARGE",
+            `The result is ${Math.round(body.length / 1024 / 1024)} MB encoded, over the ${6} MB a Lambda response may carry; split the document or use the local server.`,
+          );
+        }
+      },
+    })
+    .handler(async (event) => {
+      const rawBody = decodeBody(event);
+      if (rawBody.length > config.limits.maxRequestBytes) {
+        throw new SignetError(
+          "PAYLOAD_TOO_LARGE",
+          `The request body is ${rawBody.length} bytes; the limit is ${config.limits.maxRequestBytes}. Send large documents by URL.`,
+        );
+      }
+      const headers = (event.headers ?? {}) as Record<string, string>;
+      const query = parseQuery(contract.query, event);
+      const body = parseBody(contract, headers, rawBody);
+      const principal = principalOf(event);
+      return handler({
+        query: query as Output<Q>,
+        body: body as Output<B>,
+        rawBody,
+        headers,
+        requestId: requestIdOf(event),
+        sourceIp: event.requestContext?.identity?.sourceIp ?? "",
+        ...(principal ? { principal } : {}),
+        event,
+      });
+    });
+
+  function finish(event: APIGatewayProxyEvent, response: HttpResponse | null | undefined): void {
+    const id = requestIdOf(event);
+    if (response) response.headers = { ...response.headers, "X-Request-Id": id };
+    logger.info("request", {
+      method: event.httpMethod,
+      path: event.path,
+      status: response?.statusCode,
+      ms: Date.now() - (startedAt.get(event) ?? Date.now()),
+    });
+    logger.removeKeys(["requestId", "route"]);
+  }
+}

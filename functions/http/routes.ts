@@ -1,0 +1,33 @@
+import { annotateFieldsRoute, annotateRoute } from "#http/contracts/annotate.ts";
+import { registerRoute, verifyCodeRoute } from "#http/contracts/auth.ts";
+import { convertRoute } from "#http/contracts/convert.ts";
+import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
+import { signRoute } from "#http/contracts/sign.ts";
+import { verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
+import type { RouteContract } from "#http/contract.ts";
+
+/**
+ * routes is the catalogue of every endpoint: the local server routes by it, the OpenAPI document
+ * is generated from it and the CDK stack creates one function and one API route per entry.
+ */
+export const routes: readonly RouteContract[] = [
+  infoRoute,
+  healthRoute,
+  openapiRoute,
+  docsRoute,
+  registerRoute,
+  verifyCodeRoute,
+  signRoute,
+  annotateRoute,
+  annotateFieldsRoute,
+  convertRoute,
+  verifyRoute,
+  verifyKeyRoute,
+] as RouteContract[];
+
+/**
+ * binaryMediaTypes makes API Gateway (REST) pass every body through as bytes: requests arrive
+ * base64-encoded with isBase64Encoded set, and responses marked isBase64Encoded are decoded. The
+ * pipeline decodes whatever arrives, and the local server encodes requests the same way.
+ */
+export const binaryMediaTypes = ["*/*"];

@@ -1,0 +1,5 @@
+import { verifyKeyRoute } from "#http/contracts/verify.ts";
+import { notImplemented } from "#http/not-implemented.ts";
+
+/** handler answers 501 until this endpoint's issue lands. */
+export const handler = notImplemented(verifyKeyRoute);

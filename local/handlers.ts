@@ -1,0 +1,51 @@
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from "aws-lambda";
+import type { HttpResponse } from "#http/responses.ts";
+import { handler as annotate } from "#functions/annotate.ts";
+import { handler as annotateFields } from "#functions/annotate-fields.ts";
+import { handler as authRegister } from "#functions/auth-register.ts";
+import { handler as authVerify } from "#functions/auth-verify.ts";
+import { handler as authorizer } from "#functions/authorizer.ts";
+import { handler as convert } from "#functions/convert.ts";
+import { handler as docs } from "#functions/docs.ts";
+import { handler as fallback } from "#functions/fallback.ts";
+import { handler as health } from "#functions/health.ts";
+import { handler as info } from "#functions/info.ts";
+import { handler as openapi } from "#functions/openapi.ts";
+import { handler as sign } from "#functions/sign.ts";
+import { handler as verify } from "#functions/verify.ts";
+import { handler as verifyKey } from "#functions/verify-key.ts";
+
+/** ProxyHandler is a Lambda entry behind the REST API. */
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
+
+/** AuthorizerResult is the part of a Lambda authorizer's answer the local server reads. */
+export interface AuthorizerResult {
+  principalId: string;
+  policyDocument: { Statement: Array<{ Effect: string }> };
+  context?: Record<string, string | number | boolean | null | undefined>;
+}
+
+/** AuthorizerHandler is the TOKEN authorizer entry. */
+export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<AuthorizerResult>;
+
+/** entryHandlers maps each route name (functions/<name>.ts) to the handler the Lambda exports. */
+export const entryHandlers: Record<string, ProxyHandler> = {
+  info,
+  health,
+  openapi,
+  docs,
+  "auth-register": authRegister,
+  "auth-verify": authVerify,
+  sign,
+  annotate,
+  "annotate-fields": annotateFields,
+  convert,
+  verify,
+  "verify-key": verifyKey,
+} as Record<string, ProxyHandler>;
+
+/** fallbackHandler answers what no route claims (404/405, CORS preflight). */
+export const fallbackHandler = fallback as unknown as ProxyHandler;
+
+/** authorizerHandler is the API-key authorizer, run before protected routes. */
+export const authorizerHandler = authorizer as unknown as AuthorizerHandler;

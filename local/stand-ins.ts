@@ -1,0 +1,75 @@
+import { mkdirSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import dynalite from "dynalite";
+import sesModule from "aws-ses-v2-local";
+
+/** StandIns are the embedded replacements of the AWS services, on loopback. */
+export interface StandIns {
+  dynamodbEndpoint: string;
+  sesEndpoint: string;
+  /** Environment variables that point the adapters at the stand-ins. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** StandInOptions choose where data lives and which ports are used (0 picks a free one). */
+export interface StandInOptions {
+  /** Folder for dynalite's files; omit for an in-memory store (tests). */
+  dataDir?: string;
+  dynamodbPort?: number;
+  sesPort?: number;
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}
+
+/**
+ * startStandIns starts dynalite (persisted under dataDir/dynamodb when a folder is given) and the
+ * local SES v2 endpoint, both bound to 127.0.0.1 only.
+ */
+export async function startStandIns(options: StandInOptions = {}): Promise<StandIns> {
+  let path: string | undefined;
+  if (options.dataDir) {
+    path = join(options.dataDir, "dynamodb");
+    mkdirSync(path, { recursive: true });
+  }
+  const dynamo = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
+  const dynamoPort = await listen(dynamo, options.dynamodbPort ?? 0);
+
+  // aws-ses-v2-local is CommonJS: its ESM import is the module object with the server as .default.
+  const imported = sesModule as unknown as { default?: unknown };
+  const startSes = (imported.default ?? imported) as (config: { host: string; port: number }) => Promise<Server>;
+  const ses = await startSes({ host: "127.0.0.1", port: options.sesPort ?? 8005 });
+  const sesPort = (ses.address() as AddressInfo).port;
+
+  const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
+  const sesEndpoint = `http://127.0.0.1:${sesPort}`;
+  return {
+    dynamodbEndpoint,
+    sesEndpoint,
+    env: {
+      SIGNET_DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      SIGNET_SES_ENDPOINT: sesEndpoint,
+      // The SDK insists on credentials and signs requests; the stand-ins accept any.
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "local",
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? "local",
+      AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
+    },
+    close: async () => {
+      await Promise.all([close(dynamo), close(ses)]);
+    },
+  };
+}
