@@ -83,7 +83,9 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
           }
           chunks.push(chunk);
         });
-        res.on("error", (error) => reject(fail(what, "the connection broke", error)));
+        res.on("error", (error) =>
+          reject(signal.aborted ? fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error) : fail(what, "the connection broke", error)),
+        );
         res.on("end", () => {
           const name = decodeURIComponent(url.pathname.split("/").pop() ?? "");
           resolve({

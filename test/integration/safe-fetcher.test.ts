@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { SignetError } from "#domain/errors.ts";
+import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
+
+const PDF = Buffer.from("%PDF-1.7\n%%EOF\n");
+let server: FixtureServer;
+
+beforeAll(async () => {
+  server = await startFixtureServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    switch (url.pathname) {
+      case "/doc.pdf":
+        res.writeHead(200, { "content-type": "application/pdf" }).end(PDF);
+        return;
+      case "/redirect": // a hop to wherever ?to= says
+        res.writeHead(302, { location: url.searchParams.get("to")! }).end();
+        return;
+      case "/loop":
+        res.writeHead(302, { location: "/loop" }).end();
+        return;
+      case "/big-declared":
+        res.writeHead(200, { "content-length": String(5 * 1024 * 1024) });
+        res.write(Buffer.alloc(1024));
+        return; // never ends: the fetcher must stop on the header alone
+      case "/big-streamed":
+        res.writeHead(200, { "content-type": "application/pdf" });
+        for (let i = 0; i < 40; i++) res.write(Buffer.alloc(64 * 1024));
+        res.end();
+        return;
+      case "/hang":
+        return; // accept, never answer
+      case "/slow-body":
+        res.writeHead(200, { "content-type": "application/pdf" });
+        res.write(PDF);
+        return; // headers and a bit, then silence
+      case "/missing":
+        res.writeHead(404).end();
+        return;
+      default:
+        res.writeHead(500).end();
+    }
+  });
+});
+afterAll(() => server.close());
+
+// The loopback server is reachable only through this test-only allow-list.
+const allowLoopback = () => createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"], timeoutMs: 1500 });
+const strict = () => createSafeFetcher({ allowHttp: true, timeoutMs: 1500 });
+
+async function failure(promise: Promise<unknown>): Promise<SignetError> {
+  const error = await promise.then(
+    () => {
+      throw new Error("expected the fetch to fail");
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SignetError);
+  return error as SignetError;
+}
+
+describe("safe fetcher", () => {
+  it("fetches from an allow-listed address", async () => {
+    const result = await allowLoopback().fetch(server.url("/doc.pdf"), { maxBytes: 1024, what: "document" });
+    expect(result.bytes.equals(PDF)).toBe(true);
+    expect(result.contentType).toBe("application/pdf");
+    expect(result.fileName).toBe("doc.pdf");
+  });
+
+  const blocked: Array<[string, (port: number) => string]> = [
+    ["loopback literal", (port) => `http://127.0.0.1:${port}/doc.pdf`],
+    ["localhost name", (port) => `http://localhost:${port}/doc.pdf`],
+    ["decimal IPv4 spelling", (port) => `http://2130706433:${port}/doc.pdf`],
+    ["hex IPv4 spelling", (port) => `http://0x7f.1:${port}/doc.pdf`],
+    ["octal-ish dotted spelling", (port) => `http://0177.0.0.1:${port}/doc.pdf`],
+    ["IPv4-mapped IPv6", (port) => `http://[::ffff:127.0.0.1]:${port}/doc.pdf`],
+    ["IPv6 loopback", (port) => `http://[::1]:${port}/doc.pdf`],
+    ["cloud metadata", () => "http://169.254.169.254/latest/meta-data/"],
+    ["AWS IPv6 metadata", () => "http://[fd00:ec2::254]/latest/meta-data/"],
+    ["private 10/8", () => "http://10.0.0.1/doc.pdf"],
+    ["private 192.168/16", () => "http://192.168.1.1/doc.pdf"],
+    ["unspecified", (port) => `http://0.0.0.0:${port}/doc.pdf`],
+  ];
+  it.each(blocked)("refuses %s at connect time", async (_name, url) => {
+    const error = await failure(strict().fetch(url(server.port), { maxBytes: 1024, what: "document" }));
+    expect(error.code).toBe("FETCH_FAILED");
+    expect(error.message).toMatch(/private|not public/);
+  });
+
+  it("re-checks every redirect hop", async () => {
+    // 127.0.0.1 is allowed, 127.0.0.2 (also loopback) is not: the hop must be refused.
+    const target = `http://127.0.0.2:${server.port}/doc.pdf`;
+    const error = await failure(allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent(target)}`), { maxBytes: 1024, what: "document" }));
+    expect(error.code).toBe("FETCH_FAILED");
+    expect(error.message).toMatch(/private|not public/);
+  });
+
+  it("refuses a redirect to the metadata service", async () => {
+    const error = await failure(
+      allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent("http://169.254.169.254/latest/meta-data/")}`), { maxBytes: 1024, what: "document" }),
+    );
+    expect(error.code).toBe("FETCH_FAILED");
+  });
+
+  it("follows at most 3 redirects", async () => {
+    const error = await failure(allowLoopback().fetch(server.url("/loop"), { maxBytes: 1024, what: "document" }));
+    expect(error.message).toMatch(/more than 3 redirects/);
+  });
+
+  it("refuses http unless configured, and credentials always", async () => {
+    const https = createSafeFetcher({ allowAddresses: ["127.0.0.1"] });
+    expect((await failure(https.fetch(server.url("/doc.pdf"), { maxBytes: 1024, what: "document" }))).code).toBe("VALIDATION_ERROR");
+    const withCredentials = `http://user:secret@127.0.0.1:${server.port}/doc.pdf`;
+    const error = await failure(allowLoopback().fetch(withCredentials, { maxBytes: 1024, what: "document" }));
+    expect(error.code).toBe("VALIDATION_ERROR");
+    expect(error.message).toMatch(/credentials/);
+    expect(error.message).not.toContain("secret");
+    expect((await failure(allowLoopback().fetch("file:///etc/passwd", { maxBytes: 1024, what: "document" }))).code).toBe("VALIDATION_ERROR");
+    expect((await failure(allowLoopback().fetch("not a url", { maxBytes: 1024, what: "document" }))).code).toBe("VALIDATION_ERROR");
+  });
+
+  it("refuses a redirect to a non-http scheme", async () => {
+    const error = await failure(allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent("file:///etc/passwd")}`), { maxBytes: 1024, what: "document" }));
+    expect(error.code).toBe("FETCH_FAILED");
+  });
+
+  it("stops on a declared size over the cap", async () => {
+    const error = await failure(allowLoopback().fetch(server.url("/big-declared"), { maxBytes: 1024 * 1024, what: "document" }));
+    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("stops streaming once the cap is passed", async () => {
+    const error = await failure(allowLoopback().fetch(server.url("/big-streamed"), { maxBytes: 1024 * 1024, what: "document" }));
+    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("gives up on a server that never answers", async () => {
+    const started = Date.now();
+    const error = await failure(allowLoopback().fetch(server.url("/hang"), { maxBytes: 1024, what: "document" }));
+    expect(error.code).toBe("FETCH_FAILED");
+    expect(error.message).toMatch(/within 1.5 s/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("gives up on a body that stalls", async () => {
+    const error = await failure(allowLoopback().fetch(server.url("/slow-body"), { maxBytes: 1024, what: "document" }));
+    expect(error.code).toBe("FETCH_FAILED");
+    expect(error.message).toMatch(/within 1.5 s/);
+  });
+
+  it("reports the status of a failed fetch", async () => {
+    const error = await failure(allowLoopback().fetch(server.url("/missing"), { maxBytes: 1024, what: "image" }));
+    expect(error.code).toBe("FETCH_FAILED");
+    expect(error.message).toBe("Could not fetch the image: the server answered HTTP 404.");
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { decodeBase64, detectDocumentType, resolveDocument, type DocumentLimits } from "#domain/document.ts";
+import { SignetError } from "#domain/errors.ts";
+import type { Fetcher } from "#domain/fetcher.ts";
+import { readZipDirectory } from "#domain/zip.ts";
+import { buildZip, minimalDocx } from "#test/helpers/zip-builder.ts";
+
+const PDF = Buffer.from("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF\n");
+const limits: DocumentLimits = { maxDocumentBytes: 1024 * 1024, maxEntries: 100, maxUncompressedBytes: 10 * 1024 * 1024 };
+const noFetch: Fetcher = {
+  fetch: () => {
+    throw new Error("no fetch expected");
+  },
+};
+
+async function rejection(promise: Promise<unknown>): Promise<SignetError> {
+  const error = await promise.then(() => new Error("expected a rejection"), (e: unknown) => e);
+  expect(error).toBeInstanceOf(SignetError);
+  return error as SignetError;
+}
+
+describe("decodeBase64", () => {
+  it.each([
+    ["plain", PDF.toString("base64")],
+    ["data URI", `data:application/pdf;base64,${PDF.toString("base64")}`],
+    ["data URI with parameters", `data:application/pdf;name=x.pdf;base64,${PDF.toString("base64")}`],
+    ["with line breaks", PDF.toString("base64").replace(/(.{8})/g, "$1\n")],
+    ["base64url", PDF.toString("base64url")],
+  ])("accepts %s", (_name, value) => {
+    expect(decodeBase64(value, "document.base64").bytes.equals(PDF)).toBe(true);
+  });
+
+  it.each([
+    ["characters outside the alphabet", "JVBERi0*!@#"],
+    ["an impossible length", "JVBER"],
+    ["a data URI without ;base64", "data:application/pdf,JVBERi0"],
+    ["an empty payload", "data:application/pdf;base64,"],
+    ["padding in the middle", "JV==BERi"],
+  ])("rejects %s", (_name, value) => {
+    expect(() => decodeBase64(value, "document.base64")).toThrowError(/document.base64 (is not valid base64|is a data URI)/);
+  });
+
+  it("returns the data URI's media type", () => {
+    expect(decodeBase64(`data:image/PNG;base64,${PDF.toString("base64")}`, "value").mediaType).toBe("image/png");
+  });
+});
+
+describe("detectDocumentType", () => {
+  it.each([
+    ["pdf", PDF],
+    ["docx", minimalDocx()],
+    ["zip", buildZip([{ name: "mimetype", data: "application/vnd.oasis.opendocument.text" }])],
+    ["ole", Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0])],
+    ["unknown", Buffer.from("hello world, not a document")],
+  ])("recognises %s", (type, bytes) => {
+    expect(detectDocumentType(bytes, limits)).toBe(type);
+  });
+});
+
+describe("zip guard", () => {
+  it("lists entries from the central directory", () => {
+    expect(readZipDirectory(minimalDocx(), limits).map((entry) => entry.name)).toEqual(["[Content_Types].xml", "word/document.xml"]);
+  });
+
+  it("refuses more entries than allowed", () => {
+    const many = buildZip(Array.from({ length: 101 }, (_, i) => ({ name: `f${i}.xml`, data: "x" })));
+    expect(() => readZipDirectory(many, limits)).toThrowError(expect.objectContaining({ code: "PAYLOAD_TOO_LARGE" }));
+  });
+
+  it("refuses a declared unpacked size over the cap (zip bomb)", () => {
+    const bomb = buildZip([{ name: "word/document.xml", data: "x", declaredSize: 11 * 1024 * 1024 }]);
+    expect(() => readZipDirectory(bomb, limits)).toThrowError(/zip bomb/);
+  });
+
+  it("refuses a truncated zip", () => {
+    const cut = minimalDocx().subarray(0, 60);
+    expect(() => readZipDirectory(cut, limits)).toThrowError(expect.objectContaining({ code: "INVALID_DOCUMENT" }));
+  });
+
+  it("zip bombs sent as documents are refused before anything is inflated", async () => {
+    const bomb = buildZip([{ name: "word/document.xml", data: "x", declaredSize: 11 * 1024 * 1024 }]);
+    const error = await rejection(resolveDocument({ base64: bomb.toString("base64") }, ["docx"], { fetcher: noFetch, limits }));
+    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+});
+
+describe("resolveDocument", () => {
+  it("decodes base64 and hashes the bytes as received", async () => {
+    const doc = await resolveDocument({ base64: PDF.toString("base64") }, ["pdf", "docx"], { fetcher: noFetch, limits });
+    expect(doc.type).toBe("pdf");
+    expect(doc.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("fetches URLs through the fetcher with the document limit", async () => {
+    const calls: Array<{ url: string; maxBytes: number }> = [];
+    const fetcher: Fetcher = {
+      fetch: async (url, options) => {
+        calls.push({ url, maxBytes: options.maxBytes });
+        return { bytes: minimalDocx(), fileName: "contract.docx" };
+      },
+    };
+    const doc = await resolveDocument({ url: "https://example.com/contract.docx" }, ["docx"], { fetcher, limits });
+    expect(doc).toMatchObject({ type: "docx", fileName: "contract.docx" });
+    expect(calls).toEqual([{ url: "https://example.com/contract.docx", maxBytes: limits.maxDocumentBytes }]);
+  });
+
+  const cases: Array<[string, { base64?: string; url?: string }, Array<"pdf" | "docx">, string, RegExp]> = [
+    ["neither member", {}, ["pdf"], "VALIDATION_ERROR", /exactly one/],
+    ["invalid base64", { base64: "%%%%" }, ["pdf"], "VALIDATION_ERROR", /not valid base64/],
+    ["random bytes", { base64: Buffer.from("just some text").toString("base64") }, ["pdf", "docx"], "INVALID_DOCUMENT", /neither a PDF nor a DOCX/],
+    ["a zip that is not a DOCX", { base64: buildZip([{ name: "a.txt", data: "a" }]).toString("base64") }, ["docx"], "INVALID_DOCUMENT", /without word\/document.xml/],
+    ["a PDF where DOCX is required", { base64: PDF.toString("base64") }, ["docx"], "INVALID_DOCUMENT", /takes DOCX/],
+    ["an encrypted office file", { base64: Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
+    ["an empty document", { base64: "" }, ["pdf"], "VALIDATION_ERROR", /not valid base64/],
+    ["an oversize document", { base64: Buffer.alloc(limits.maxDocumentBytes + 10).toString("base64") }, ["pdf"], "PAYLOAD_TOO_LARGE", /1 MB limit/],
+  ];
+  it.each(cases)("rejects %s", async (_name, input, accept, code, message) => {
+    const error = await rejection(resolveDocument(input, accept, { fetcher: noFetch, limits }));
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(message);
+  });
+});
