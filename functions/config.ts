@@ -35,6 +35,8 @@ export interface Config {
     tableName: string;
     /** Endpoint of a DynamoDB-compatible store (dynalite locally); unset on AWS. */
     dynamodbEndpoint?: string;
+    /** Register calls (codes sent) allowed per source IP in a sliding window. */
+    registerPerIp: { limit: number; windowSeconds: number };
   };
   mail: {
     sender: string;
@@ -149,6 +151,10 @@ export function loadConfig(env: Env = process.env): Config {
     keys: {
       tableName: required(env, "SIGNET_TABLE", runtime, "signet"),
       ...(env.SIGNET_DYNAMODB_ENDPOINT ? { dynamodbEndpoint: env.SIGNET_DYNAMODB_ENDPOINT } : {}),
+      registerPerIp: {
+        limit: readInt(env, "SIGNET_REGISTER_IP_LIMIT", 20),
+        windowSeconds: readInt(env, "SIGNET_REGISTER_IP_WINDOW_SECONDS", 3600),
+      },
     },
     mail: {
       sender: required(env, "SIGNET_SENDER_EMAIL", runtime, "noreply@signet.local"),
