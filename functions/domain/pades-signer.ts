@@ -1,0 +1,160 @@
+import { createHash } from "node:crypto";
+import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PdfRef } from "@libpdf/core";
+import { createCadesSignature, type Timestamper } from "#domain/cades-signature.ts";
+import { SignetError } from "#domain/errors.ts";
+import type { SigningIdentity } from "#domain/signing-identity.ts";
+
+/** PadesSignOptions describe one PAdES signature. */
+export interface PadesSignOptions {
+  identity: SigningIdentity;
+  /** The claimed signing time, written to /M (B-B has no signing-time attribute). */
+  signingTime: Date;
+  /** /Name: the person signing. */
+  signerName: string;
+  /** /Reason. */
+  reason: string;
+  /** /ContactInfo, e.g. the signer's e-mail address. */
+  contactInfo?: string;
+  /** When given, an RFC 3161 signature timestamp is added (PAdES B-T); its failure fails the signing. */
+  timestamper?: Timestamper;
+  /** Called with the loaded document before the signature is placed (adds the certificate page). */
+  decorate?: (pdf: PDF) => void | Promise<void>;
+  /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
+  contentsBytes?: number;
+}
+
+// A fixed-width placeholder: ten digits hold any offset of a file under 10 GB.
+const PLACEHOLDER = 9_999_999_999;
+const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 9999999999]", "latin1");
+
+/**
+ * loadPdf opens a PDF for an incremental update, rejecting what cannot be signed safely:
+ * encrypted files, unreadable ones, files without pages, and files whose structure had to be
+ * rebuilt (an appended update would point into a broken cross-reference chain).
+ */
+export async function loadPdf(bytes: Uint8Array): Promise<PDF> {
+  let pdf: PDF;
+  try {
+    pdf = await PDF.load(bytes);
+  } catch (error) {
+    if (/encrypt|password|decrypt/i.test(String((error as Error)?.message))) {
+      throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is password-protected; remove the password and send it again.", { cause: error });
+    }
+    throw new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged. Open and re-save it, then send it again.", { cause: error });
+  }
+  if (pdf.isEncrypted) throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is encrypted; remove the password or protection and send it again.");
+  if (pdf.recoveredViaBruteForce) {
+    throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
+  }
+  let pages = 0;
+  try {
+    pages = pdf.getPageCount();
+  } catch (error) {
+    throw new SignetError("INVALID_DOCUMENT", "The PDF's page tree could not be read; re-save it, then send it again.", { cause: error });
+  }
+  if (pages === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
+  return pdf;
+}
+
+function contentsSize(options: PadesSignOptions): number {
+  if (options.contentsBytes) return options.contentsBytes;
+  const certificates = [options.identity.certificate, ...options.identity.chain].reduce((sum, certificate) => sum + certificate.raw.length, 0);
+  // Attributes, signature value and ASN.1 overhead stay under 2 KB for RSA-4096; a TSA token
+  // carries its own certificate chain: 16 KB covers the public TSAs we know with room to spare.
+  return certificates + 4096 + (options.timestamper ? 16_384 : 0);
+}
+
+/** uniqueFieldName picks a signature field name not used in the document yet. */
+function uniqueFieldName(pdf: PDF): string {
+  const names = new Set(pdf.getOrCreateForm().getFields().map((field) => field.name));
+  for (let index = 1; ; index++) if (!names.has(`Signet_${index}`)) return `Signet_${index}`;
+}
+
+function pdfDate(date: Date): string {
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return `D:${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
+}
+
+/** placeSignatureField adds the signature dictionary and an invisible signature widget on the last page. */
+function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, onNewPage: boolean): void {
+  const signature = PdfDict.of({
+    Type: PdfName.of("Sig"),
+    Filter: PdfName.of("Adobe.PPKLite"),
+    SubFilter: PdfName.of("ETSI.CAdES.detached"),
+    ByteRange: new PdfArray([PdfNumber.of(0), PdfNumber.of(PLACEHOLDER), PdfNumber.of(PLACEHOLDER), PdfNumber.of(PLACEHOLDER)]),
+    Contents: new PdfString(new Uint8Array(reserved), "hex"),
+    M: PdfString.fromString(pdfDate(options.signingTime)),
+    Name: PdfString.fromString(options.signerName),
+    Reason: PdfString.fromString(options.reason),
+    ...(options.contactInfo ? { ContactInfo: PdfString.fromString(options.contactInfo) } : {}),
+  });
+  const signatureRef = pdf.register(signature);
+  const form = pdf.getOrCreateForm();
+  const field = form.createSignatureField(uniqueFieldName(pdf));
+  const fieldDict = field.getDict();
+  const page = pdf.getPages().at(-1)!;
+  // Field and widget merged in one dictionary, zero-size and print-flagged: an invisible signature.
+  fieldDict.delete("Kids");
+  fieldDict.set("V", signatureRef);
+  fieldDict.set("Type", PdfName.of("Annot"));
+  fieldDict.set("Subtype", PdfName.of("Widget"));
+  fieldDict.set("F", PdfNumber.of(132));
+  fieldDict.set("P", page.ref);
+  fieldDict.set("Rect", new PdfArray([PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(0)]));
+  // Listed in the page's /Annots only when that page is new: existing pages stay untouched.
+  const fieldRef = (field as unknown as { ref: PdfRef | null }).ref;
+  if (fieldRef && onNewPage && !page.dict.has("Annots")) page.dict.set("Annots", new PdfArray([fieldRef]));
+}
+
+/**
+ * signPdf adds a PAdES baseline B-B signature (B-T with a timestamper) to a PDF as an incremental
+ * update: every input byte is kept as a prefix of the output, so earlier signatures stay valid.
+ * The document is first passed to `decorate` (the audit trail certificate page), so the
+ * signature covers it. The output is checked before it is returned: prefix kept, placeholders
+ * found once in the appended part, the CMS fits its reserved space.
+ */
+export async function signPdf(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
+  const pdf = await loadPdf(input);
+  // libpdf refuses incremental saves of linearized files; an appended update is valid PDF there
+  // (it only ends the fast-web-view optimisation), and a full rewrite would break earlier signatures.
+  (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;
+  const pagesBefore = pdf.getPageCount();
+  if (options.decorate) await options.decorate(pdf);
+  const reserved = contentsSize(options);
+  placeSignatureField(pdf, options, reserved, pdf.getPageCount() > pagesBefore);
+  const blocker = pdf.canSaveIncrementally();
+  if (blocker) throw new SignetError("INVALID_DOCUMENT", `The PDF cannot take an incremental update (${blocker}); re-save it, then send it again.`);
+
+  const saved = await pdf.save({ incremental: true, subsetFonts: true });
+  const output = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
+  if (output.length <= input.length || output.compare(input, 0, input.length, 0, input.length) !== 0) {
+    throw new Error("the PDF writer did not keep the input as a prefix of the output");
+  }
+
+  const keyAt = output.lastIndexOf(BYTE_RANGE_KEY);
+  if (keyAt < input.length) throw new Error("the signature placeholder was not written");
+  const rangeStart = keyAt + "/ByteRange ".length;
+  const rangeLength = BYTE_RANGE_KEY.length - "/ByteRange ".length;
+  const contentsKey = output.indexOf("/Contents <", keyAt, "latin1");
+  if (contentsKey < 0) throw new Error("the /Contents placeholder was not written");
+  const contentsStart = contentsKey + "/Contents ".length; // at '<'
+  const contentsEnd = output.indexOf(">", contentsStart, "latin1") + 1; // after '>'
+  if (contentsEnd - contentsStart !== reserved * 2 + 2) throw new Error("the /Contents placeholder has an unexpected size");
+
+  const byteRange = [0, contentsStart, contentsEnd, output.length - contentsEnd];
+  const rangeText = `[${byteRange.join(" ")}]`.padEnd(rangeLength, " ");
+  output.write(rangeText, rangeStart, "latin1");
+
+  const digest = createHash("sha256").update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
+  const cms = createCadesSignature(options.identity, digest);
+  if (options.timestamper) {
+    const imprint = createHash("sha256").update(cms.signatureValue).digest();
+    cms.addTimestampToken(await options.timestamper.timestamp(imprint));
+  }
+  const der = cms.toDer();
+  if (der.length > reserved) {
+    throw new Error(`the CMS signature needs ${der.length} bytes but only ${reserved} were reserved`);
+  }
+  output.write(der.toString("hex").toUpperCase(), contentsStart + 1, "latin1");
+  return output;
+}

@@ -1,0 +1,204 @@
+import { KeyObject, X509Certificate, createPrivateKey, randomBytes, webcrypto } from "node:crypto";
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
+import { P12Signer } from "@libpdf/core";
+
+/** SigningIdentity is the key and certificate chain Signet signs with. */
+export interface SigningIdentity {
+  /** The private key; never logged, never put in an error message. */
+  privateKey: KeyObject;
+  /** The signing certificate. */
+  certificate: X509Certificate;
+  /** Issuer certificates, nearest first (empty for a self-signed identity). */
+  chain: X509Certificate[];
+  keyType: "RSA" | "EC";
+}
+
+/** SigningIdentityStore loads the service's identity, creating one on first use when none exists. */
+export interface SigningIdentityStore {
+  load(): Promise<SigningIdentity>;
+}
+
+/** IdentityFormatError says an identity file is unreadable without quoting any of its content. */
+export class IdentityFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IdentityFormatError";
+  }
+}
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
+
+/**
+ * parsePemIdentity reads a PEM bundle holding one private key (PKCS#8, PKCS#1 or SEC1) and the
+ * certificate chain, leaf first or in any order: the leaf is the certificate matching the key.
+ */
+export function parsePemIdentity(pem: string): SigningIdentity {
+  let privateKey: KeyObject | undefined;
+  const certificates: X509Certificate[] = [];
+  for (const match of pem.matchAll(PEM_BLOCK)) {
+    const label = match[1]!;
+    if (label.endsWith("PRIVATE KEY")) {
+      if (label === "ENCRYPTED PRIVATE KEY") throw new IdentityFormatError("the PEM private key is encrypted; store it unencrypted in the private bucket, or use a P12");
+      try {
+        privateKey = createPrivateKey(match[0]);
+      } catch {
+        throw new IdentityFormatError(`the PEM block "${label}" is not a readable private key`);
+      }
+    } else if (label === "CERTIFICATE") {
+      try {
+        certificates.push(new X509Certificate(match[0]));
+      } catch {
+        throw new IdentityFormatError("a PEM CERTIFICATE block is not a readable X.509 certificate");
+      }
+    }
+  }
+  if (!privateKey) throw new IdentityFormatError("the PEM bundle holds no private key");
+  return assembleIdentity(privateKey, certificates);
+}
+
+/** parseP12Identity reads a PKCS#12 (.p12/.pfx) file with its password. */
+export async function parseP12Identity(bytes: Uint8Array, password: string): Promise<SigningIdentity> {
+  let signer: P12Signer;
+  try {
+    signer = await P12Signer.create(bytes, password);
+  } catch {
+    throw new IdentityFormatError("the P12 file could not be opened (wrong password or not a PKCS#12 file)");
+  }
+  // P12Signer keeps the imported key private in its typings; it is a WebCrypto CryptoKey.
+  const privateKey = KeyObject.from((signer as unknown as { privateKey: webcrypto.CryptoKey }).privateKey);
+  const certificates = [signer.certificate, ...(signer.certificateChain ?? [])].map((der) => new X509Certificate(der));
+  return assembleIdentity(privateKey, certificates);
+}
+
+function assembleIdentity(privateKey: KeyObject, certificates: X509Certificate[]): SigningIdentity {
+  const type = privateKey.asymmetricKeyType;
+  if (type !== "rsa" && type !== "ec") throw new IdentityFormatError(`keys of type ${type ?? "unknown"} are not supported; use RSA or ECDSA P-256`);
+  if (type === "ec" && privateKey.asymmetricKeyDetails?.namedCurve !== "prime256v1") {
+    throw new IdentityFormatError("only the P-256 curve is supported for ECDSA keys");
+  }
+  const leaf = certificates.find((certificate) => certificate.checkPrivateKey(privateKey));
+  if (!leaf) throw new IdentityFormatError("no certificate in the bundle matches the private key");
+  // Order the rest as a chain from the leaf upwards; certificates that are not on the path are dropped.
+  const chain: X509Certificate[] = [];
+  let current = leaf;
+  const rest = certificates.filter((certificate) => certificate !== leaf);
+  for (;;) {
+    if (current.checkIssued(current)) break;
+    const issuer = rest.find((candidate) => !chain.includes(candidate) && current.checkIssued(candidate) && current.verify(candidate.publicKey));
+    if (!issuer) break;
+    chain.push(issuer);
+    current = issuer;
+  }
+  return { privateKey, certificate: leaf, chain, keyType: type === "rsa" ? "RSA" : "EC" };
+}
+
+/** identityToPem writes an identity as one PEM bundle: the private key, then the chain leaf first. */
+export function identityToPem(identity: SigningIdentity): string {
+  const key = identity.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  return [key.trim(), identity.certificate.toString().trim(), ...identity.chain.map((certificate) => certificate.toString().trim())].join("\n") + "\n";
+}
+
+/** GenerateIdentityOptions choose the key and the subject of a new self-signed identity. */
+export interface GenerateIdentityOptions {
+  commonName: string;
+  keyType: "RSA" | "EC";
+  /** RSA modulus length. */
+  rsaBits: number;
+  validityDays: number;
+  /** Issue a CA certificate (for tests that build chains). */
+  isCa: boolean;
+  /** Sign with this identity instead of self-signing. */
+  issuer?: SigningIdentity;
+  /** Extended key usage OIDs (critical when given). */
+  extendedKeyUsage?: string[];
+}
+
+const defaultGenerateOptions: GenerateIdentityOptions = {
+  commonName: "Signet Local Signing",
+  keyType: "RSA",
+  rsaBits: 3072,
+  validityDays: 3650,
+  isCa: false,
+};
+
+function rdn(commonName: string): pkijs.RelativeDistinguishedNames {
+  return new pkijs.RelativeDistinguishedNames({
+    typesAndValues: [new pkijs.AttributeTypeAndValue({ type: "2.5.4.3", value: new asn1js.Utf8String({ value: commonName }) })],
+  });
+}
+
+/**
+ * generateIdentity makes a key pair and an X.509 certificate for it (self-signed unless an issuer
+ * is given): digitalSignature + nonRepudiation key usage, SHA-256.
+ */
+export async function generateIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<SigningIdentity> {
+  const settings = { ...defaultGenerateOptions, ...options };
+  const subtle = webcrypto.subtle;
+  const algorithm =
+    settings.keyType === "RSA"
+      ? { name: "RSASSA-PKCS1-v1_5", modulusLength: settings.rsaBits, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }
+      : { name: "ECDSA", namedCurve: "P-256" };
+  const pair = (await subtle.generateKey(algorithm, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+
+  const certificate = new pkijs.Certificate();
+  certificate.version = 2;
+  const serial = randomBytes(16);
+  serial[0] = serial[0]! & 0x7f;
+  certificate.serialNumber = new asn1js.Integer({ valueHex: serial });
+  certificate.subject = rdn(settings.commonName);
+  certificate.issuer = settings.issuer ? pkijs.Certificate.fromBER(settings.issuer.certificate.raw).subject : rdn(settings.commonName);
+  const now = Date.now();
+  certificate.notBefore.value = new Date(now - 60_000);
+  certificate.notAfter.value = new Date(now + settings.validityDays * 86_400_000);
+  await certificate.subjectPublicKeyInfo.importKey(pair.publicKey as webcrypto.CryptoKey);
+
+  // keyUsage bits: digitalSignature (0), nonRepudiation (1), keyCertSign (5).
+  const usage = settings.isCa ? 0b1100_0100 : 0b1100_0000;
+  const extensions = [
+    new pkijs.Extension({
+      extnID: "2.5.29.19",
+      critical: true,
+      extnValue: new pkijs.BasicConstraints({ cA: settings.isCa }).toSchema().toBER(false),
+    }),
+    new pkijs.Extension({
+      extnID: "2.5.29.15",
+      critical: true,
+      extnValue: new asn1js.BitString({ valueHex: new Uint8Array([usage]).buffer, unusedBits: settings.isCa ? 2 : 6 }).toBER(false),
+    }),
+  ];
+  if (settings.extendedKeyUsage) {
+    extensions.push(
+      new pkijs.Extension({
+        extnID: "2.5.29.37",
+        critical: true,
+        extnValue: new pkijs.ExtKeyUsage({ keyPurposes: settings.extendedKeyUsage }).toSchema().toBER(false),
+      }),
+    );
+  }
+  certificate.extensions = extensions;
+  const signingKey = settings.issuer ? await toCryptoKey(settings.issuer) : pair.privateKey;
+  await certificate.sign(signingKey, "SHA-256");
+
+  const der = Buffer.from(certificate.toSchema().toBER(false));
+  const privateKey = KeyObject.from(pair.privateKey as webcrypto.CryptoKey);
+  const issuerChain = settings.issuer ? [settings.issuer.certificate, ...settings.issuer.chain] : [];
+  return { privateKey, certificate: new X509Certificate(der), chain: issuerChain, keyType: settings.keyType };
+}
+
+async function toCryptoKey(identity: SigningIdentity): Promise<webcrypto.CryptoKey> {
+  const pkcs8 = identity.privateKey.export({ type: "pkcs8", format: "der" });
+  const algorithm = identity.keyType === "RSA" ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } : { name: "ECDSA", namedCurve: "P-256" };
+  return (await webcrypto.subtle.importKey("pkcs8", pkcs8, algorithm, false, ["sign"])) as webcrypto.CryptoKey;
+}
+
+/** certificateFingerprint is the SHA-256 fingerprint of a certificate as AA:BB:... */
+export function certificateFingerprint(certificate: X509Certificate): string {
+  return certificate.fingerprint256;
+}
+
+/** describeKey names an identity's algorithm, e.g. "RSA-3072 with SHA-256" or "ECDSA P-256 with SHA-256". */
+export function describeKey(identity: SigningIdentity): string {
+  const details = identity.privateKey.asymmetricKeyDetails;
+  return identity.keyType === "RSA" ? `RSA-${details?.modulusLength ?? "?"} with SHA-256` : "ECDSA P-256 with SHA-256";
+}
