@@ -1,0 +1,228 @@
+import { checkApiKeyFormat, generateApiKey, hashApiKey, keyHint, keyIdOf, parseBearer } from "#domain/api-key.ts";
+import { normalizeEmail, type EmailAddress } from "#domain/email-address.ts";
+import { SignetError } from "#domain/errors.ts";
+import { codeMail, keyNoticeMail } from "#domain/key-mail.ts";
+import type { KeyStore, RateSlotStore } from "#domain/key-store.ts";
+import type { Mailer } from "#domain/mailer.ts";
+import { planSlots, type RateLimit } from "#domain/rate-limit.ts";
+import {
+  CODE_MAX_WRONG_TRIES,
+  CODE_PATTERN,
+  CODE_TTL_SECONDS,
+  checkCode,
+  generateCode,
+  newCodeRecord,
+} from "#domain/verification-code.ts";
+
+/** RegisterLimits are the register rate limits: per address (SPEC 6) and per source IP. */
+export interface RegisterLimits {
+  perAddress: RateLimit;
+  perIp: RateLimit;
+}
+
+/** KeyServiceDeps is what the API-key use cases need from the outside world. */
+export interface KeyServiceDeps {
+  store: KeyStore;
+  mailer: Mailer;
+  /** The clock, epoch milliseconds (injected so tests can move time). */
+  now: () => number;
+  limits: RegisterLimits;
+  /** Reports a failure the caller does not see (the key notice e-mail). Never given codes or keys. */
+  warn?: (message: string, data: Record<string, unknown>) => void;
+}
+
+/** RegisterAnswer is the body of a register response: identical for every well-formed address. */
+export interface RegisterAnswer {
+  message: string;
+  expiresInSeconds: number;
+}
+
+/** IssuedKey is the body of a verify response: the only time the key is shown. */
+export interface IssuedKey {
+  key: string;
+  email: string;
+  createdAt: string;
+  message: string;
+}
+
+/** AuthDecision is the authorizer's verdict on an Authorization header. */
+export type AuthDecision = { allow: true; keyId: string; email: string } | { allow: false; message: string };
+
+const REGISTER_MESSAGE = "If the address can receive mail, a code is on its way. It expires in 15 minutes.";
+const ISSUED_MESSAGE = "store this key now: it cannot be shown again";
+// lastUsedAt is written at most once per this interval per key.
+const TOUCH_INTERVAL_MS = 60_000;
+// Rounds of re-reading after losing a race on a conditional write.
+const MAX_RACE_ROUNDS = 4;
+
+function addressOf(raw: string): EmailAddress {
+  const check = normalizeEmail(raw);
+  if (!check.ok) {
+    throw new SignetError("VALIDATION_ERROR", "The e-mail address is not valid; see details.", {
+      details: [{ field: "query.email", issue: check.issue }],
+    });
+  }
+  return check.address;
+}
+
+interface TakenSlot {
+  bucket: string;
+  slot: number;
+  at: number;
+}
+
+async function takeSlot(store: RateSlotStore, bucket: string, rule: RateLimit, now: number, tooMany: string): Promise<TakenSlot> {
+  for (let round = 0; round < MAX_RACE_ROUNDS; round++) {
+    const used = await store.readRateSlots(bucket);
+    const plan = planSlots(used, rule, now);
+    if (!plan.allowed) {
+      throw new SignetError("RATE_LIMIT_ERROR", `${tooMany} Retry in ${plan.retryAfterSeconds} seconds.`, {
+        retryAfterSeconds: plan.retryAfterSeconds,
+      });
+    }
+    for (const slot of plan.freeSlots) {
+      if (await store.claimRateSlot(bucket, slot, used.get(slot), now, rule.windowSeconds)) return { bucket, slot, at: now };
+    }
+  }
+  // Every free slot went to a concurrent caller in every round: the limit is being hit right now.
+  throw new SignetError("RATE_LIMIT_ERROR", `${tooMany} Retry in a few seconds.`, { retryAfterSeconds: 5 });
+}
+
+async function releaseAll(store: RateSlotStore, slots: TakenSlot[]): Promise<void> {
+  await Promise.allSettled(slots.map((taken) => store.releaseRateSlot(taken.bucket, taken.slot, taken.at)));
+}
+
+/**
+ * requestCode sends a fresh 6-digit code to an address. It answers the same for every well-formed
+ * address; it never reads whether the address holds keys. A code that could not be sent is
+ * deleted and does not count against the rate limits.
+ */
+export async function requestCode(deps: KeyServiceDeps, input: { email: string; sourceIp: string }): Promise<RegisterAnswer> {
+  const address = addressOf(input.email);
+  const now = deps.now();
+  const taken: TakenSlot[] = [];
+  taken.push(
+    await takeSlot(deps.store, `ip#${input.sourceIp || "unknown"}`, deps.limits.perIp, now, "Too many codes were requested from your network."),
+  );
+  try {
+    const { limit, windowSeconds } = deps.limits.perAddress;
+    taken.push(
+      await takeSlot(
+        deps.store,
+        `email#${address.lookup}`,
+        deps.limits.perAddress,
+        now,
+        `Too many codes were requested for this address (at most ${limit} per ${Math.round(windowSeconds / 60)} minutes).`,
+      ),
+    );
+  } catch (error) {
+    await releaseAll(deps.store, taken);
+    throw error;
+  }
+
+  const code = generateCode();
+  const record = newCodeRecord(address.lookup, code, now);
+  try {
+    await deps.store.putCode(record);
+    await deps.mailer.send(codeMail(address.display, code, new Date(record.expiresAt)));
+  } catch (error) {
+    // No half-state: the unsent code is deleted and the attempt does not count.
+    await Promise.allSettled([deps.store.deleteCode(address.lookup, record.codeId)]);
+    await releaseAll(deps.store, taken);
+    throw error;
+  }
+  return { message: REGISTER_MESSAGE, expiresInSeconds: CODE_TTL_SECONDS };
+}
+
+const requestNew = "Request a new one with GET /v1/auth/register?email=...";
+
+/**
+ * verifyCode exchanges a live code for a new API key. Wrong tries are counted and the fifth kills
+ * the code; consumption is one conditional write, so a code mints exactly one key even when many
+ * calls race with the right code.
+ */
+export async function verifyCode(deps: KeyServiceDeps, input: { email: string; code: string }): Promise<IssuedKey> {
+  const address = addressOf(input.email);
+  if (!CODE_PATTERN.test(input.code)) {
+    throw new SignetError("VALIDATION_ERROR", "The code is not valid; see details.", {
+      details: [{ field: "query.code", issue: "must be the 6 digits from the e-mail" }],
+    });
+  }
+  for (let round = 0; round < MAX_RACE_ROUNDS; round++) {
+    const now = deps.now();
+    const record = await deps.store.getCode(address.lookup);
+    const check = checkCode(record, input.code, now);
+    switch (check.outcome) {
+      case "missing":
+        throw new SignetError("CODE_EXPIRED", `No code is pending for this address: it expired or was never requested. ${requestNew}`);
+      case "expired":
+        throw new SignetError("CODE_EXPIRED", `The code has expired (codes last ${CODE_TTL_SECONDS / 60} minutes). ${requestNew}`);
+      case "used":
+        throw new SignetError("CODE_EXPIRED", `The code has already been used to create a key; each code works once. ${requestNew}`);
+      case "dead":
+        throw new SignetError("RATE_LIMIT_ERROR", `Too many wrong codes: this code no longer works. ${requestNew}`, {
+          retryAfterSeconds: check.retryAfterSeconds,
+        });
+      case "wrong": {
+        const tries = await deps.store.addWrongTry(address.lookup, record!.codeId, now);
+        if (tries === undefined) continue; // the code changed under us: judge again
+        const remaining = Math.max(0, CODE_MAX_WRONG_TRIES - tries);
+        const hint = remaining > 0 ? `${remaining} ${remaining === 1 ? "try remains" : "tries remain"}` : `that was the last try. ${requestNew}`;
+        throw new SignetError("INVALID_CODE", `The code is wrong; ${hint}.`, {
+          details: [{ field: "query.code", issue: `wrong code; remaining tries: ${remaining}` }],
+        });
+      }
+      case "match": {
+        if (!(await deps.store.consumeCode(address.lookup, record!.codeId, now))) continue; // lost the race
+        return issueKey(deps, address, now);
+      }
+    }
+  }
+  throw new SignetError("CODE_EXPIRED", `The code changed while it was being checked. ${requestNew}`);
+}
+
+async function issueKey(deps: KeyServiceDeps, address: EmailAddress, now: number): Promise<IssuedKey> {
+  const key = generateApiKey();
+  const keyHash = hashApiKey(key);
+  const createdAt = new Date(now).toISOString();
+  await deps.store.putKey({ keyHash, keyId: keyIdOf(keyHash), email: address.display, createdAt, lastUsedAt: createdAt });
+  try {
+    await deps.mailer.send(keyNoticeMail(address.display, keyHint(key), createdAt));
+  } catch (error) {
+    // The key exists and must be shown now; a lost notice is reported, not fatal.
+    deps.warn?.("key notice e-mail failed", { keyId: keyIdOf(keyHash), error: (error as Error).message });
+  }
+  return { key, email: address.display, createdAt, message: ISSUED_MESSAGE };
+}
+
+const denial = {
+  missing: 'Missing API key: send the header "Authorization: Bearer sgn_...". Get a key from /v1/auth/register.',
+  notBearer: 'Malformed Authorization header: send "Authorization: Bearer sgn_..." with your API key.',
+  malformed: 'Malformed API key: a key is "sgn_" followed by 38 letters and digits. Copy it again in full.',
+  checksum: "The API key's checksum does not match: it was mistyped or cut short. Copy it again in full.",
+  unknown: "Unknown API key: it was never issued or has been revoked. Get a new one from /v1/auth/register.",
+} as const;
+
+/**
+ * authorize checks an Authorization header: form and checksum first (no database read for a
+ * typo), then the stored hash. Store failures propagate (the caller answers 503, not 401).
+ */
+export async function authorize(deps: Pick<KeyServiceDeps, "store" | "now" | "warn">, header: string | undefined): Promise<AuthDecision> {
+  const bearer = parseBearer(header);
+  if (!bearer.ok) return { allow: false, message: bearer.reason === "missing" ? denial.missing : denial.notBearer };
+  const format = checkApiKeyFormat(bearer.token);
+  if (!format.ok) return { allow: false, message: format.reason === "checksum" ? denial.checksum : denial.malformed };
+  const keyHash = hashApiKey(bearer.token);
+  const record = await deps.store.getKey(keyHash);
+  if (!record) return { allow: false, message: denial.unknown };
+  const now = deps.now();
+  const notBefore = new Date(now - TOUCH_INTERVAL_MS).toISOString();
+  if (record.lastUsedAt < notBefore) {
+    try {
+      await deps.store.touchKey(keyHash, new Date(now).toISOString(), notBefore);
+    } catch (error) {
+      deps.warn?.("lastUsedAt update failed", { keyId: record.keyId, error: (error as Error).message });
+    }
+  }
+  return { allow: true, keyId: record.keyId, email: record.email };
+}

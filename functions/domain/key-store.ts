@@ -1,0 +1,53 @@
+import type { CodeRecord } from "#domain/verification-code.ts";
+
+/** ApiKeyRecord is a stored key: its SHA-256 hash, never the key. */
+export interface ApiKeyRecord {
+  keyHash: string;
+  keyId: string;
+  /** The address the key was issued to (display form). */
+  email: string;
+  /** ISO-8601. */
+  createdAt: string;
+  /** ISO-8601; updated at most once a minute. */
+  lastUsedAt: string;
+}
+
+/**
+ * RateSlotStore keeps the slots of sliding-window rate limits (see planSlots). Every write is one
+ * conditional single-item write, so concurrent callers cannot take the same slot.
+ */
+export interface RateSlotStore {
+  /** readRateSlots returns slot number -> epoch-ms time stored in it, for one bucket. */
+  readRateSlots(bucket: string): Promise<Map<number, number>>;
+  /** claimRateSlot writes `at` into a slot if it still holds `expected` (undefined: empty); false if not. */
+  claimRateSlot(bucket: string, slot: number, expected: number | undefined, at: number, windowSeconds: number): Promise<boolean>;
+  /** releaseRateSlot empties a slot if it still holds `at` (an event that did not happen after all). */
+  releaseRateSlot(bucket: string, slot: number, at: number): Promise<void>;
+}
+
+/** CodeStore keeps one pending e-mail code per address; a new code replaces the previous one. */
+export interface CodeStore {
+  putCode(record: CodeRecord): Promise<void>;
+  getCode(address: string): Promise<CodeRecord | undefined>;
+  /** addWrongTry counts a wrong try if the code is still live; the new count, or undefined if it was not. */
+  addWrongTry(address: string, codeId: string, now: number): Promise<number | undefined>;
+  /** consumeCode marks a live code used; true for exactly one caller. */
+  consumeCode(address: string, codeId: string, now: number): Promise<boolean>;
+  /** deleteCode removes the code if it is still the one with codeId. */
+  deleteCode(address: string, codeId: string): Promise<void>;
+}
+
+/** ApiKeyStore keeps issued keys by hash. */
+export interface ApiKeyStore {
+  /** putKey stores a new key; it never overwrites an existing hash. */
+  putKey(record: ApiKeyRecord): Promise<void>;
+  getKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** touchKey sets lastUsedAt to `at` unless it is already at or after `notBefore` (ISO strings). */
+  touchKey(keyHash: string, at: string, notBefore: string): Promise<void>;
+}
+
+/**
+ * KeyStore is everything the API-key feature keeps. Adapters raise SignetError
+ * SERVICE_UNAVAILABLE when the store cannot be reached.
+ */
+export interface KeyStore extends RateSlotStore, CodeStore, ApiKeyStore {}
