@@ -1,0 +1,58 @@
+import { spawn } from "node:child_process";
+
+/** GroupResult is how a process run in its own process group ended. */
+export interface GroupResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** The last few KB of standard error, for the log. */
+  stderr: string;
+}
+
+/** killGroup sends SIGKILL to a whole process group; a group that is already gone is fine. */
+export function killGroup(pgid: number | undefined): void {
+  if (!pgid || pgid <= 1) return;
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    // ESRCH: nothing left to kill
+  }
+}
+
+const STDERR_TAIL = 4096;
+
+/**
+ * runGroup runs a command (argument array, never a shell) as the leader of a new process group
+ * and kills the whole group when it exceeds timeoutMs and again when the leader exits, so
+ * grandchildren such as soffice.bin never outlive the run. Rejects only when it cannot start.
+ */
+export function runGroup(
+  command: string,
+  args: readonly string[],
+  options: { env: Record<string, string>; cwd: string; timeoutMs: number },
+): Promise<GroupResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: options.env, cwd: options.cwd, detached: true, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    let timedOut = false;
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL);
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, options.timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      killGroup(child.pid);
+      reject(error);
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      killGroup(child.pid);
+      child.stderr.destroy();
+      resolve({ code, signal, timedOut, stderr });
+    });
+  });
+}

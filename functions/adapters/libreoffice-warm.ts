@@ -1,0 +1,158 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { createInterface } from "node:readline";
+import { killGroup } from "#adapters/libreoffice-process.ts";
+
+/** WarmJob is one conversion for a running LibreOffice (file URLs and filter names). */
+export interface WarmJob {
+  input: string;
+  output: string;
+  inFilter: string;
+  outFilter: string;
+  filterData?: Record<string, string | number | boolean>;
+}
+
+/** WarmOutcome is what the driver answered for one job. */
+export type WarmOutcome =
+  | { ok: true }
+  | { ok: false; kind: "load" | "store"; error: string }
+  // LibreOffice died or the bridge broke during the job; the instance is gone.
+  | { ok: false; kind: "crash"; error: string }
+  // LibreOffice did not come up (exited at once, or the driver could not start).
+  | { ok: false; kind: "unavailable"; error: string }
+  | { ok: false; kind: "timeout"; error: string };
+
+/** WarmOfficeOptions describe how to start one long-lived LibreOffice. */
+export interface WarmOfficeOptions {
+  python: string;
+  driverPath: string;
+  /** soffice argument vector, without --accept (added here). */
+  argv: string[];
+  pipeName: string;
+  env: Record<string, string>;
+  cwd: string;
+}
+
+type Message = Record<string, unknown>;
+
+/**
+ * WarmOffice is one long-lived soffice (with its own profile) driven by the python UNO driver.
+ * One job at a time; the owner restarts it (new WarmOffice) after a crash, a time-out or N jobs.
+ */
+export class WarmOffice {
+  /** conversions counts jobs this instance ran. */
+  conversions = 0;
+  private child?: ChildProcessWithoutNullStreams;
+  private officePgid?: number;
+  private ready = false;
+  private dead = false;
+  private stderr = "";
+  private inbox: Message[] = [];
+  private waiter?: (message: Message | "exit") => void;
+
+  constructor(private readonly options: WarmOfficeOptions) {}
+
+  /** alive tells whether the instance can take a job (started or not yet started). */
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /** run converts one job before the deadline (epoch ms), starting LibreOffice first if needed. */
+  async run(job: WarmJob, deadline: number): Promise<WarmOutcome> {
+    if (this.dead) return { ok: false, kind: "crash", error: "instance already stopped" };
+    if (!this.ready) {
+      const started = await this.start(deadline);
+      if (started) return started;
+    }
+    this.conversions++;
+    this.child!.stdin.write(`${JSON.stringify(job)}\n`);
+    const reply = await this.next(deadline);
+    if (reply === "timeout") return { ok: false, kind: "timeout", error: "conversion time-out" };
+    if (reply === "exit") return { ok: false, kind: "crash", error: `LibreOffice driver exited: ${this.stderr.slice(-500)}` };
+    if (reply.ok === true) return { ok: true };
+    const kind = reply.kind === "crash" || reply.kind === "store" ? reply.kind : "load";
+    if (kind === "crash") this.stop();
+    return { ok: false, kind, error: String(reply.error ?? "unknown") };
+  }
+
+  /** stop kills the driver and LibreOffice (both process groups). */
+  stop(): void {
+    this.dead = true;
+    killGroup(this.officePgid);
+    killGroup(this.child?.pid);
+  }
+
+  private async start(deadline: number): Promise<WarmOutcome | undefined> {
+    const { python, driverPath, argv, pipeName, env, cwd } = this.options;
+    const connect = `pipe,name=${pipeName};urp;StarOffice.ComponentContext`;
+    const settings = {
+      argv: [...argv, `--accept=${connect}`],
+      connect: `uno:${connect}`,
+      startTimeout: Math.max(1, (deadline - Date.now()) / 1000),
+    };
+    const child = spawn(python, [driverPath, JSON.stringify(settings)], { env, cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = child;
+    child.stdin.on("error", () => undefined); // EPIPE when the driver died; reported by "exit"
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-4096);
+    });
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      let message: Message;
+      try {
+        message = JSON.parse(line) as Message;
+      } catch {
+        return;
+      }
+      if (typeof message.pid === "number") this.officePgid = message.pid;
+      this.deliver(message);
+    });
+    child.once("error", (error) => {
+      this.stderr += String(error);
+      this.exited();
+    });
+    child.once("exit", () => this.exited());
+    const hello = await this.next(deadline);
+    if (hello === "timeout") return { ok: false, kind: "timeout", error: "LibreOffice did not start in time" };
+    if (hello === "exit" || hello.event !== "ready") {
+      this.stop();
+      const why = hello === "exit" ? this.stderr.slice(-500) : JSON.stringify(hello);
+      return { ok: false, kind: "unavailable", error: `LibreOffice did not start: ${why}` };
+    }
+    this.ready = true;
+    return undefined;
+  }
+
+  private exited(): void {
+    this.dead = true;
+    killGroup(this.officePgid);
+    killGroup(this.child?.pid);
+    this.deliver("exit");
+  }
+
+  private deliver(message: Message | "exit"): void {
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = undefined;
+      waiter(message);
+    } else if (message !== "exit") {
+      this.inbox.push(message);
+    }
+  }
+
+  private next(deadline: number): Promise<Message | "exit" | "timeout"> {
+    const queued = this.inbox.shift();
+    if (queued) return Promise.resolve(queued);
+    if (this.dead) return Promise.resolve("exit");
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiter = undefined;
+        this.stop();
+        resolve("timeout");
+      }, Math.max(0, deadline - Date.now()));
+      this.waiter = (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      };
+    });
+  }
+}
