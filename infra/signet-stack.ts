@@ -1,0 +1,373 @@
+import { cpSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Stage, type StackProps } from "aws-cdk-lib";
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  Cors,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RestApi,
+  TokenAuthorizer,
+  type IResource,
+} from "aws-cdk-lib/aws-apigateway";
+import { Alarm, ComparisonOperator, Stats, TreatMissingData, type IAlarmAction } from "aws-cdk-lib/aws-cloudwatch";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
+import { Platform } from "aws-cdk-lib/aws-ecr-assets";
+import {
+  Architecture,
+  CfnFunction,
+  DockerImageCode,
+  DockerImageFunction,
+  LayerVersion,
+  Runtime,
+  type ILayerVersion,
+  type Function as LambdaFunction,
+} from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { EmailIdentity, Identity } from "aws-cdk-lib/aws-ses";
+import { Topic } from "aws-cdk-lib/aws-sns";
+import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
+import type { Construct } from "constructs";
+import { binaryMediaTypes, routes } from "#http/routes.ts";
+import { bind, identityBucket, keyTable, keyTableActions, sender, setting } from "./bind.ts";
+import { bundleForImage, nodejsBundling, repoRoot } from "./bundling.ts";
+import { addGatewayResponses } from "./gateway.ts";
+
+/** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
+export interface SignetStackProps extends StackProps {
+  /** The address codes are sent from; SES verifies it (required). */
+  senderEmail: string;
+  /** Use zip functions with this LibreOffice layer instead of the container image. */
+  libreOfficeLayerArn?: string;
+  /** Where soffice lives inside that layer. */
+  sofficePath?: string;
+  /** RFC 3161 timestamp authority for PAdES B-T. */
+  tsaUrl?: string;
+  /** The account is in the SES sandbox (see bind.ts sender). */
+  sesSandbox?: boolean;
+  /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
+  alarmEmail?: string;
+  /** Stage throttling: steady requests per second and burst. */
+  throttle?: { rate: number; burst: number };
+}
+
+/** Sizing is the memory and time-out of one function. */
+interface Sizing {
+  memoryMb: number;
+  timeoutSeconds: number;
+}
+
+/**
+ * API Gateway gives up on an integration after 29 s (the REST default). Conversion functions get
+ * the same time-out and stop LibreOffice a few seconds earlier, so a slow conversion still ends
+ * in Signet's own 504 CONVERSION_TIMEOUT rather than a cut connection.
+ */
+const integrationTimeoutSeconds = 29;
+const conversionTimeoutMs = (integrationTimeoutSeconds - 5) * 1000;
+
+const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
+// LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
+const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: integrationTimeoutSeconds };
+
+/** sizing sets memory and time-out per function: conversion large, auth and metadata small. */
+const sizing: Record<string, Sizing> = {
+  info: small,
+  health: small,
+  openapi: { memoryMb: 512, timeoutSeconds: 10 },
+  docs: small,
+  "auth-register": small,
+  "auth-verify": small,
+  authorizer: { memoryMb: 256, timeoutSeconds: 5 },
+  fallback: small,
+  "verify-key": { memoryMb: 512, timeoutSeconds: 15 },
+  verify: { memoryMb: 1024, timeoutSeconds: integrationTimeoutSeconds },
+  "annotate-fields": { memoryMb: 1024, timeoutSeconds: integrationTimeoutSeconds },
+  sign: conversion,
+  annotate: conversion,
+  convert: conversion,
+};
+
+/** libreOfficeFunctions run LibreOffice: DOCX input of sign, annotate with to=pdf, convert. */
+export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
+
+/** runtimeFolders are folders a function reads at run time, shipped beside its bundle. */
+const runtimeFolders: Record<string, string[]> = { sign: ["assets"] };
+
+/** sofficeInImage is where the base image's RPM installs LibreOffice. */
+export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
+
+/** defaultLayerSoffice is where unpacked LibreOffice layers usually put soffice. */
+export const defaultLayerSoffice = "/opt/instdir/program/soffice";
+
+/** logicalId turns a route name into the CloudFormation id of its function (sign -> SignFunction). */
+export function functionLogicalId(name: string): string {
+  return `${name.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}Function`;
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/**
+ * SignetStack deploys the API: one Lambda per route of functions/http/routes.ts behind a REST
+ * API, the API-key authorizer, the key table, the SES sender, the signing-identity bucket,
+ * LibreOffice for the converting functions, logs and alarms.
+ *
+ * Why a REST API (v1 payload), Regional, and not an HTTP API:
+ * - binary bodies: binaryMediaTypes `*` + `/` + `*` hands every body to the function as base64 and
+ *   decodes base64 answers (convert returns a PDF); the local server builds the same events;
+ * - the TOKEN authorizer caches its decision per Authorization header, so a bad key never starts
+ *   an expensive function and a good one costs one DynamoDB read per TTL;
+ * - gateway responses let errors the gateway makes itself (no key, throttled, too large,
+ *   time-out) speak Signet's error layout;
+ * - stage throttling and per-method throttling (register) are built in;
+ * - REST supports response streaming for the day answers outgrow Lambda's 6 MB;
+ * - the 29 s integration time-out is the same as HTTP APIs' 30 s in practice, and a Regional
+ *   REST API may raise it by quota request if LibreOffice cold starts need more.
+ * Regional rather than edge-optimised: clients upload documents, a CloudFront hop adds nothing.
+ */
+export class SignetStack extends Stack {
+  /** functions maps route names (and authorizer, fallback) to their Lambda functions. */
+  readonly functions: Record<string, LambdaFunction> = {};
+  readonly api: RestApi;
+
+  constructor(scope: Construct, id: string, props: SignetStackProps) {
+    super(scope, id, props);
+    const version = packageVersion();
+
+    // Data: keys and codes (schema in functions/adapters/dynamodb-key-store.ts), retained on destroy.
+    const table = new Table(this, "KeyTable", {
+      partitionKey: { name: "pk", type: AttributeType.STRING },
+      sortKey: { name: "sk", type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: "expiresAt",
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // The signing identity (P12/PEM); created by the service on first use, replaceable by an operator.
+    const bucket = new Bucket(this, "IdentityBucket", {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const senderIdentity = new EmailIdentity(this, "SenderIdentity", { identity: Identity.email(props.senderEmail) });
+
+    // Functions: one per route, plus the authorizer and the fallback.
+    const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
+    const imageDir = props.libreOfficeLayerArn ? undefined : this.prepareImage();
+    const layer = props.libreOfficeLayerArn ? LayerVersion.fromLayerVersionArn(this, "LibreOfficeLayer", props.libreOfficeLayerArn) : undefined;
+    for (const name of names) {
+      const fn = this.createFunction(name, version, imageDir, layer, props.sofficePath);
+      // config.ts requires both names at cold start in every function; a name grants nothing.
+      fn.addEnvironment("SIGNET_TABLE", table.tableName);
+      fn.addEnvironment("SIGNET_SENDER_EMAIL", props.senderEmail);
+      this.functions[name] = fn;
+    }
+
+    // Least privilege: each function gets the calls its adapters make, nothing else.
+    const fns = this.functions as Record<string, LambdaFunction>;
+    const mail = sender(senderIdentity, props.senderEmail, { sandbox: props.sesSandbox ?? false });
+    bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
+    bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
+    bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));
+    for (const name of ["sign", "verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "read-write"));
+    if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
+
+    this.api = this.createApi(props);
+
+    this.createAlarms(props);
+
+    new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
+    new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });
+    new CfnOutput(this, "IdentityBucketName", { value: bucket.bucketName, description: "S3 bucket of the signing identity (retained)" });
+  }
+
+  /** prepareImage bundles the LibreOffice functions into the container image's build folder. */
+  private prepareImage(): string {
+    const dir = join(Stage.of(this)?.outdir ?? join(repoRoot, "cdk.out"), ".signet-image");
+    bundleForImage([...libreOfficeFunctions], join(dir, "app"), [...new Set(Object.values(runtimeFolders).flat())]);
+    for (const entry of ["Dockerfile", "fonts", "warmup"]) {
+      const source = join(repoRoot, "layers", "libreoffice", entry);
+      if (!existsSync(source)) throw new Error(`layers/libreoffice/${entry} is missing`);
+      cpSync(source, join(dir, entry), { recursive: true });
+    }
+    return dir;
+  }
+
+  private createFunction(name: string, version: string, imageDir: string | undefined, layer: ILayerVersion | undefined, sofficePath: string | undefined): LambdaFunction {
+    const entry = join(repoRoot, "functions", `${name}.ts`);
+    if (!existsSync(entry)) throw new Error(`Route ${name} has no entry file functions/${name}.ts`);
+    const size = sizing[name] ?? small;
+    const id = functionLogicalId(name);
+    const logGroup = new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const common = {
+      description: `Signet ${name}`,
+      architecture: Architecture.X86_64,
+      memorySize: size.memoryMb,
+      timeout: Duration.seconds(size.timeoutSeconds),
+      logGroup,
+      environment: { SIGNET_VERSION: version, POWERTOOLS_SERVICE_NAME: "signet" },
+    };
+    const isLibreOffice = (libreOfficeFunctions as readonly string[]).includes(name);
+    let fn: LambdaFunction;
+    if (isLibreOffice && imageDir) {
+      fn = new DockerImageFunction(this, id, {
+        ...common,
+        code: DockerImageCode.fromImageAsset(imageDir, {
+          cmd: [`${name}.handler`],
+          platform: Platform.LINUX_AMD64,
+        }),
+        ephemeralStorageSize: Size.mebibytes(1024),
+      });
+      fn.addEnvironment("NODE_OPTIONS", "--enable-source-maps");
+      fn.addEnvironment("SIGNET_SOFFICE", sofficeInImage);
+    } else {
+      fn = new NodejsFunction(this, id, {
+        ...common,
+        entry,
+        handler: "handler",
+        runtime: Runtime.NODEJS_22_X,
+        projectRoot: repoRoot,
+        depsLockFilePath: join(repoRoot, "package-lock.json"),
+        bundling: nodejsBundling(runtimeFolders[name] ?? []),
+        ...(isLibreOffice && layer ? { layers: [layer], ephemeralStorageSize: Size.mebibytes(1024) } : {}),
+      });
+      if (isLibreOffice) fn.addEnvironment("SIGNET_SOFFICE", sofficePath ?? defaultLayerSoffice);
+    }
+    if (isLibreOffice) {
+      // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
+      fn.addEnvironment("HOME", "/tmp");
+      fn.addEnvironment("SIGNET_CONVERSION_TIMEOUT_MS", String(conversionTimeoutMs));
+      // A container serves one request at a time: one LibreOffice is enough.
+      fn.addEnvironment("SIGNET_CONVERSION_CONCURRENCY", "1");
+    }
+    (fn.node.defaultChild as CfnFunction).overrideLogicalId(id);
+    return fn;
+  }
+
+  private createApi(props: SignetStackProps): RestApi {
+    const fns = this.functions as Record<string, LambdaFunction>;
+    const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const throttle = props.throttle ?? { rate: 50, burst: 100 };
+    const registerRoute = routes.find((route) => route.name === "auth-register");
+    const api = new RestApi(this, "Api", {
+      restApiName: `${this.stackName}-api`,
+      description: "Signet: sign, fill, convert",
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      binaryMediaTypes,
+      // Access logs need API Gateway's account-level CloudWatch role (kept on destroy: it is shared).
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: "prod",
+        throttlingRateLimit: throttle.rate,
+        throttlingBurstLimit: throttle.burst,
+        loggingLevel: MethodLoggingLevel.OFF,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            ip: "$context.identity.sourceIp",
+            method: "$context.httpMethod",
+            path: "$context.path",
+            status: "$context.status",
+            responseLength: "$context.responseLength",
+            latencyMs: "$context.responseLatency",
+            integrationLatencyMs: "$context.integrationLatency",
+            errorType: "$context.error.responseType",
+            authorizerError: "$context.authorizer.error",
+            integrationError: "$context.integration.error",
+          }),
+        ),
+        // Codes by e-mail are the one thing worth abusing: register gets a tighter limit.
+        methodOptions: registerRoute ? { [`${registerRoute.path}/${registerRoute.method}`]: { throttlingRateLimit: 5, throttlingBurstLimit: 10 } } : {},
+      },
+      defaultCorsPreflightOptions: {
+        allowOrigins: Cors.ALL_ORIGINS,
+        allowMethods: ["GET", "POST", "OPTIONS"],
+        allowHeaders: ["Authorization", "Content-Type"],
+        maxAge: Duration.minutes(10),
+      },
+    });
+
+    const authorizer = new TokenAuthorizer(this, "KeyAuthorizer", {
+      handler: fns.authorizer!,
+      identitySource: IdentitySource.header("Authorization"),
+      resultsCacheTtl: Duration.seconds(300),
+    });
+
+    const known = new Set<IResource>([api.root]);
+    for (const route of routes) {
+      const resource = api.root.resourceForPath(route.path);
+      for (let at: IResource | undefined = resource; at; at = at.parentResource) known.add(at);
+      resource.addMethod(
+        route.method,
+        new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout: Duration.seconds(integrationTimeoutSeconds) }),
+        route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
+      );
+    }
+
+    // The fallback answers what no route claims, in the error layout: 405 (with Allow) on a known
+    // path, 404 elsewhere. ANY loses to a specific method on the same resource.
+    const fallback = new LambdaIntegration(fns.fallback!, { scopePermissionToMethod: false });
+    known.add(api.root.addResource("{proxy+}"));
+    for (const resource of known) resource.addMethod("ANY", fallback);
+
+    addGatewayResponses(api, "*");
+    return api;
+  }
+
+  private createAlarms(props: SignetStackProps): void {
+    let action: IAlarmAction | undefined;
+    if (props.alarmEmail) {
+      const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms" });
+      topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      action = new SnsAction(topic);
+    }
+    const alarms: Alarm[] = [];
+    alarms.push(
+      new Alarm(this, "Api5xxRateAlarm", {
+        alarmDescription: "More than 5% of API requests answered 5xx over 10 minutes",
+        metric: this.api.metricServerError({ statistic: Stats.AVERAGE, period: Duration.minutes(5) }),
+        threshold: 0.05,
+        evaluationPeriods: 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    for (const [name, fn] of Object.entries(this.functions)) {
+      const id = functionLogicalId(name);
+      const timeoutMs = (sizing[name] ?? small).timeoutSeconds * 1000;
+      alarms.push(
+        new Alarm(this, `${id}ThrottlesAlarm`, {
+          alarmDescription: `Lambda throttled ${name} (account concurrency exhausted?)`,
+          metric: fn.metricThrottles({ statistic: Stats.SUM, period: Duration.minutes(5) }),
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        new Alarm(this, `${id}DurationAlarm`, {
+          alarmDescription: `${name} ran within 20% of its ${timeoutMs / 1000} s time-out`,
+          metric: fn.metricDuration({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+          threshold: Math.round(timeoutMs * 0.8),
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    if (action) for (const alarm of alarms) alarm.addAlarmAction(action);
+  }
+}
