@@ -1,3 +1,5 @@
+import { ensureKeyTable, keyStoreOptions } from "#adapters/dynamodb-key-store.ts";
+
 /** Shutdown releases what a bootstrap step started. */
 export type Shutdown = () => Promise<void>;
 
@@ -8,5 +10,7 @@ export type Shutdown = () => Promise<void>;
  */
 export async function bootstrap(): Promise<Shutdown[]> {
   const shutdowns: Shutdown[] = [];
+  // API keys: the key table in dynalite (on AWS the stack creates it).
+  await ensureKeyTable(keyStoreOptions());
   return shutdowns;
 }

@@ -34,10 +34,14 @@ export const verifyCodeRoute = defineRoute({
   auth: false,
   tag: "API keys",
   summary: "Exchange the code for an API key",
-  description: "Checks the code and issues a new API key. The key is shown once; only its hash is stored.",
+  description:
+    "Checks the code and issues a new API key (\"sgn_\" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once, expires after 15 minutes and dies after 5 wrong tries (then 429).",
   query: z.strictObject({
     email,
-    code: z.string().meta({ description: "The 6-digit code from the e-mail.", example: "123456" }),
+    code: z
+      .string()
+      .regex(/^\d{6}$/, "must be the 6 digits from the e-mail")
+      .meta({ description: "The 6-digit code from the e-mail.", example: "123456" }),
   }),
   body: { kind: "none" },
   success: {
@@ -47,7 +51,7 @@ export const verifyCodeRoute = defineRoute({
       .object({ key: z.string(), email: z.string(), createdAt: z.iso.datetime(), message: z.string() })
       .meta({ id: "VerifyCodeResponse" }),
     example: {
-      key: "sgn_4kQ9xF2mZ8pL1vR7tB3nC6wY0aE5hJ9d3fKx2P",
+      key: "sgn_VpWrkeECxMfZYAx1WK5XVg0w8HXZvYha1UMN3Onp",
       email: "me@example.com",
       createdAt: "2026-11-22T10:00:00.000Z",
       message: "store this key now: it cannot be shown again",

@@ -1,0 +1,293 @@
+/**
+ * DynamoDB key store: one table, single-item conditional writes only (dynalite, the local
+ * stand-in, has no transactions and no UpdateTimeToLive).
+ *
+ * Table schema (the CDK stack defines the same):
+ *   partition key `pk` (S), sort key `sk` (S), billing PAY_PER_REQUEST,
+ *   TTL attribute `expiresAt` (N, epoch SECONDS). TTL deletion is late, so code always checks
+ *   validity itself (`expiresAtMs`).
+ * Items:
+ *   API key       pk `KEY#<sha256 hex of the key>`  sk `KEY`
+ *                 keyId (S), email (S), createdAt (S, ISO), lastUsedAt (S, ISO); no TTL
+ *   e-mail code   pk `CODE#<lower-case address>`    sk `CODE`
+ *                 codeId, salt, codeHash (S), wrongTries, createdAt, expiresAtMs (N, epoch ms),
+ *                 consumedAt? (N), expiresAt (N, TTL)
+ *   rate slot     pk `RATE#<bucket>`                sk `SLOT#<nnn>`
+ *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<ip>` or `email#<address>`
+ */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+} from "@aws-sdk/client-dynamodb";
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { config } from "#config";
+import { SignetError } from "#domain/errors.ts";
+import type { ApiKeyRecord, KeyStore } from "#domain/key-store.ts";
+import { CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/verification-code.ts";
+
+/** DynamoKeyStoreOptions say which table and which endpoint (a stand-in locally). */
+export interface DynamoKeyStoreOptions {
+  tableName: string;
+  endpoint?: string;
+  region: string;
+}
+
+const seconds = (ms: number) => Math.ceil(ms / 1000);
+const slotKey = (slot: number) => `SLOT#${String(slot).padStart(3, "0")}`;
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as Error | undefined)?.name === "ConditionalCheckFailedException";
+}
+
+/** toStoreError turns an SDK failure into SERVICE_UNAVAILABLE; programming errors stay as they are. */
+function toStoreError(error: unknown): unknown {
+  const name = (error as Error | undefined)?.name;
+  if (name === "ValidationException" || name === "SerializationException") return error;
+  return new SignetError("SERVICE_UNAVAILABLE", "The key store cannot be reached right now; retry in a moment.", { cause: error });
+}
+
+function createClient(options: DynamoKeyStoreOptions): DynamoDBClient {
+  return new DynamoDBClient({
+    region: options.region,
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    // Fail within a few seconds when the store is down, so the caller gets a 503, not a gateway time-out.
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+  });
+}
+
+/** createDynamoKeyStore returns a KeyStore on one DynamoDB table (schema in this file's header). */
+export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
+  const db = DynamoDBDocumentClient.from(createClient(options), { marshallOptions: { removeUndefinedValues: true } });
+  const TableName = options.tableName;
+
+  async function call<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  /** conditional runs a conditional write; false when the condition did not hold. */
+  async function conditional(send: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await send();
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw toStoreError(error);
+    }
+  }
+
+  return {
+    async readRateSlots(bucket) {
+      const out = await call(() =>
+        db.send(new QueryCommand({ TableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `RATE#${bucket}` }, ConsistentRead: true })),
+      );
+      const used = new Map<number, number>();
+      for (const item of out.Items ?? []) used.set(Number(String(item.sk).slice(5)), Number(item.usedAt));
+      return used;
+    },
+
+    async claimRateSlot(bucket, slot, expected, at, windowSeconds) {
+      return conditional(() =>
+        db.send(
+          new PutCommand({
+            TableName,
+            Item: { pk: `RATE#${bucket}`, sk: slotKey(slot), usedAt: at, expiresAt: seconds(at) + windowSeconds },
+            ...(expected === undefined
+              ? { ConditionExpression: "attribute_not_exists(pk)" }
+              : { ConditionExpression: "usedAt = :expected", ExpressionAttributeValues: { ":expected": expected } }),
+          }),
+        ),
+      );
+    },
+
+    async releaseRateSlot(bucket, slot, at) {
+      await conditional(() =>
+        db.send(
+          new DeleteCommand({
+            TableName,
+            Key: { pk: `RATE#${bucket}`, sk: slotKey(slot) },
+            ConditionExpression: "usedAt = :at",
+            ExpressionAttributeValues: { ":at": at },
+          }),
+        ),
+      );
+    },
+
+    async putCode(record) {
+      await call(() =>
+        db.send(
+          new PutCommand({
+            TableName,
+            Item: {
+              pk: `CODE#${record.address}`,
+              sk: "CODE",
+              codeId: record.codeId,
+              salt: record.salt,
+              codeHash: record.codeHash,
+              wrongTries: record.wrongTries,
+              createdAt: record.createdAt,
+              expiresAtMs: record.expiresAt,
+              expiresAt: seconds(record.expiresAt),
+            },
+          }),
+        ),
+      );
+    },
+
+    async getCode(address) {
+      const out = await call(() => db.send(new GetCommand({ TableName, Key: { pk: `CODE#${address}`, sk: "CODE" }, ConsistentRead: true })));
+      const item = out.Item;
+      if (!item) return undefined;
+      const record: CodeRecord = {
+        address,
+        codeId: String(item.codeId),
+        salt: String(item.salt),
+        codeHash: String(item.codeHash),
+        wrongTries: Number(item.wrongTries),
+        createdAt: Number(item.createdAt),
+        expiresAt: Number(item.expiresAtMs),
+      };
+      if (item.consumedAt !== undefined) record.consumedAt = Number(item.consumedAt);
+      return record;
+    },
+
+    async addWrongTry(address, codeId, now) {
+      try {
+        const out = await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: `CODE#${address}`, sk: "CODE" },
+            UpdateExpression: "ADD wrongTries :one",
+            ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
+            ExpressionAttributeValues: { ":one": 1, ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now },
+            ReturnValues: "UPDATED_NEW",
+          }),
+        );
+        return Number(out.Attributes?.wrongTries);
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw toStoreError(error);
+      }
+    },
+
+    async consumeCode(address, codeId, now) {
+      return conditional(() =>
+        db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: `CODE#${address}`, sk: "CODE" },
+            UpdateExpression: "SET consumedAt = :now",
+            ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
+            ExpressionAttributeValues: { ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now },
+          }),
+        ),
+      );
+    },
+
+    async deleteCode(address, codeId) {
+      await conditional(() =>
+        db.send(
+          new DeleteCommand({
+            TableName,
+            Key: { pk: `CODE#${address}`, sk: "CODE" },
+            ConditionExpression: "codeId = :id",
+            ExpressionAttributeValues: { ":id": codeId },
+          }),
+        ),
+      );
+    },
+
+    async putKey(record) {
+      await call(() =>
+        db.send(
+          new PutCommand({
+            TableName,
+            Item: { pk: `KEY#${record.keyHash}`, sk: "KEY", keyId: record.keyId, email: record.email, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt },
+            ConditionExpression: "attribute_not_exists(pk)",
+          }),
+        ),
+      );
+    },
+
+    async getKey(keyHash) {
+      const out = await call(() => db.send(new GetCommand({ TableName, Key: { pk: `KEY#${keyHash}`, sk: "KEY" }, ConsistentRead: true })));
+      const item = out.Item;
+      if (!item) return undefined;
+      return { keyHash, keyId: String(item.keyId), email: String(item.email), createdAt: String(item.createdAt), lastUsedAt: String(item.lastUsedAt ?? item.createdAt) } satisfies ApiKeyRecord;
+    },
+
+    async touchKey(keyHash, at, notBefore) {
+      await conditional(() =>
+        db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: `KEY#${keyHash}`, sk: "KEY" },
+            UpdateExpression: "SET lastUsedAt = :at",
+            ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :notBefore)",
+            ExpressionAttributeValues: { ":at": at, ":notBefore": notBefore },
+          }),
+        ),
+      );
+    },
+  };
+}
+
+/**
+ * ensureKeyTable creates the key table if it is absent (local stand-in; on AWS the stack owns it)
+ * and waits until it is active. TTL is not switched on here: dynalite does not support it.
+ */
+export async function ensureKeyTable(options: DynamoKeyStoreOptions): Promise<void> {
+  const client = createClient(options);
+  try {
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: options.tableName,
+          AttributeDefinitions: [
+            { AttributeName: "pk", AttributeType: "S" },
+            { AttributeName: "sk", AttributeType: "S" },
+          ],
+          KeySchema: [
+            { AttributeName: "pk", KeyType: "HASH" },
+            { AttributeName: "sk", KeyType: "RANGE" },
+          ],
+          BillingMode: "PAY_PER_REQUEST",
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error; // it exists already
+    }
+    for (let attempt = 0; attempt < 100; attempt++) {
+      try {
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: options.tableName }));
+        if (Table?.TableStatus === "ACTIVE") return;
+      } catch (error) {
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`The key table ${options.tableName} did not become active`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** keyStoreOptions are the options of this container's key table, from config. */
+export function keyStoreOptions(): DynamoKeyStoreOptions {
+  return { tableName: config.keys.tableName, region: config.region, ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}) };
+}
+
+let shared: KeyStore | undefined;
+
+/** defaultKeyStore is this container's key store, created once on first use from config. */
+export function defaultKeyStore(): KeyStore {
+  shared ??= createDynamoKeyStore(keyStoreOptions());
+  return shared;
+}

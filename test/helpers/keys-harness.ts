@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { APIGatewayProxyEvent, Context } from "aws-lambda";
+import type { HttpResponse } from "#http/responses.ts";
+
+/** Invoke is a Lambda proxy handler as the tests call it. */
+export type Invoke = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
+
+/** lambdaContext is a minimal Lambda context for direct handler calls. */
+export const lambdaContext = {
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: "signet-test",
+  functionVersion: "$LATEST",
+  invokedFunctionArn: "arn:aws:lambda:local:000000000000:function:signet-test",
+  memoryLimitInMB: "1024",
+  awsRequestId: "test",
+  logGroupName: "/aws/lambda/signet-test",
+  logStreamName: "test",
+  getRemainingTimeInMillis: () => 60_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+} as Context;
+
+/** getEvent builds the REST (payload v1) event of a GET request with a query. */
+export function getEvent(path: string, query: Record<string, string>, sourceIp = "203.0.113.7"): APIGatewayProxyEvent {
+  return {
+    resource: path,
+    path,
+    httpMethod: "GET",
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: query,
+    multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])),
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { requestId: randomUUID(), identity: { sourceIp } } as APIGatewayProxyEvent["requestContext"],
+  };
+}
+
+/** CallResult is a handler's answer with the body parsed. */
+export interface CallResult {
+  status: number;
+  headers: Record<string, string>;
+  json: Record<string, unknown>;
+}
+
+/** call invokes a handler and parses its JSON answer. */
+export async function call(handler: unknown, event: APIGatewayProxyEvent): Promise<CallResult> {
+  const response = await (handler as Invoke)(event, lambdaContext);
+  return {
+    status: response.statusCode,
+    headers: Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)])),
+    json: JSON.parse(response.body) as Record<string, unknown>,
+  };
+}
+
+/** uniqueEmail is an address no other test uses. */
+export function uniqueEmail(tag: string): string {
+  return `${tag}-${randomUUID().slice(0, 8)}@example.com`;
+}
+
+/** StoredMail is one message in the local SES store. */
+export interface StoredMail {
+  destination: { to: string[] };
+  subject: string;
+  body: { text?: string; html?: string };
+  at: number;
+}
+
+/** mailsTo reads the local SES store's messages to one address, oldest first. */
+export async function mailsTo(sesEndpoint: string, to: string): Promise<StoredMail[]> {
+  const response = await fetch(`${sesEndpoint}/store`);
+  const { emails } = (await response.json()) as { emails: StoredMail[] };
+  return emails.filter((mail) => mail.destination.to.includes(to));
+}
+
+/** latestCode reads the newest verification code sent to an address from the SES store. */
+export async function latestCode(sesEndpoint: string, to: string): Promise<string> {
+  const codes = (await mailsTo(sesEndpoint, to)).filter((mail) => mail.subject === "Your Signet verification code");
+  const match = /code is: (\d{6})/.exec(codes.at(-1)?.body.text ?? "");
+  if (!match) throw new Error(`no code mail to ${to} in the SES store`);
+  return match[1]!;
+}
+
+/** OutputCapture records everything written to stdout and stderr while it is on. */
+export interface OutputCapture {
+  text(): string;
+  stop(): void;
+}
+
+/** captureOutput tees stdout and stderr into a buffer (the logger writes there). */
+export function captureOutput(): OutputCapture {
+  let captured = "";
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((stream) => stream.write.bind(stream));
+  streams.forEach((stream, i) => {
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      captured += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+      return (originals[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof stream.write;
+  });
+  return {
+    text: () => captured,
+    stop: () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write)),
+  };
+}
+
+/** closedPort is a loopback port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** startRefusingSes serves an SES v2 endpoint that refuses every message, as SES does for an unverified address. */
+export async function startRefusingSes(): Promise<{ endpoint: string; requests: () => number; close(): Promise<void> }> {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    count++;
+    req.resume();
+    res.writeHead(400, { "content-type": "application/json", "x-amzn-errortype": "MessageRejected" });
+    res.end(JSON.stringify({ message: "Email address is not verified. The following identities failed the check in region US-EAST-1: x" }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    requests: () => count,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}

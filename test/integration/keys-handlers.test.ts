@@ -1,0 +1,430 @@
+import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
+import type { APIGatewayAuthorizerResult } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KeyStore } from "#domain/key-store.ts";
+import type { KeyServiceDeps } from "#domain/key-service.ts";
+import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+import {
+  call,
+  captureOutput,
+  closedPort,
+  getEvent,
+  latestCode,
+  mailsTo,
+  startRefusingSes,
+  uniqueEmail,
+  type CallResult,
+} from "#test/helpers/keys-harness.ts";
+
+// Set before any handler is imported: config is read once, at import.
+process.env.SIGNET_TABLE = "signet-keys-handlers";
+process.env.SIGNET_LOG_LEVEL = "DEBUG";
+process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
+const output = captureOutput();
+// Every code and key the tests see; none may ever appear in the log output.
+const secrets: string[] = [];
+
+let standIns: StandIns;
+let register: unknown;
+let verify: unknown;
+let authorizer: (token: string | undefined) => Promise<APIGatewayAuthorizerResult>;
+let modules: {
+  store: typeof import("#adapters/dynamodb-key-store.ts");
+  mailer: typeof import("#adapters/sesv2-mailer.ts");
+  registerEntry: typeof import("#functions/auth-register.ts");
+  verifyEntry: typeof import("#functions/auth-verify.ts");
+  authorizerEntry: typeof import("#functions/authorizer.ts");
+};
+const methodArn = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/POST/v1/sign";
+
+beforeAll(async () => {
+  standIns = await startStandIns({ sesPort: 0 });
+  Object.assign(process.env, standIns.env);
+  modules = {
+    store: await import("#adapters/dynamodb-key-store.ts"),
+    mailer: await import("#adapters/sesv2-mailer.ts"),
+    registerEntry: await import("#functions/auth-register.ts"),
+    verifyEntry: await import("#functions/auth-verify.ts"),
+    authorizerEntry: await import("#functions/authorizer.ts"),
+  };
+  await modules.store.ensureKeyTable(modules.store.keyStoreOptions());
+  register = modules.registerEntry.handler;
+  verify = modules.verifyEntry.handler;
+  authorizer = (token) =>
+    modules.authorizerEntry.handler({ type: "TOKEN", authorizationToken: token as string, methodArn });
+});
+afterAll(async () => {
+  output.stop();
+  await standIns?.close();
+});
+
+const doRegister = (email: string, handler: unknown = register, ip?: string) => call(handler, getEvent("/v1/auth/register", { email }, ip));
+const doVerify = async (email: string, code: string, handler: unknown = verify) => {
+  const result = await call(handler, getEvent("/v1/auth/verify", { email, code }));
+  if (typeof result.json.key === "string") secrets.push(result.json.key);
+  return result;
+};
+async function codeFor(email: string): Promise<string> {
+  const code = await latestCode(standIns.sesEndpoint, email);
+  secrets.push(code);
+  return code;
+}
+const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+
+/** deps builds the real adapters with test overrides (a clock, a failing mailer, limits). */
+function deps(overrides: Partial<KeyServiceDeps> = {}): KeyServiceDeps {
+  return {
+    store: modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()),
+    mailer: modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
+    now: Date.now,
+    limits: { perAddress: { limit: 3, windowSeconds: 900 }, perIp: { limit: 1000, windowSeconds: 3600 } },
+    ...overrides,
+  };
+}
+
+/** counting wraps a store so each call is counted by method name. */
+function counting(store: KeyStore): { store: KeyStore; calls: Record<string, number>; total: () => number } {
+  const calls: Record<string, number> = {};
+  const wrapped = Object.fromEntries(
+    Object.entries(store).map(([name, fn]) => [name, (...args: unknown[]) => ((calls[name] = (calls[name] ?? 0) + 1), (fn as (...a: unknown[]) => unknown)(...args))]),
+  ) as unknown as KeyStore;
+  return { store: wrapped, calls, total: () => Object.values(calls).reduce((a, b) => a + b, 0) };
+}
+
+async function scanItems(filter: string, values: Record<string, string>) {
+  const client = new DynamoDBClient({ endpoint: standIns.dynamodbEndpoint, region: "us-east-1" });
+  const out = await client.send(
+    new ScanCommand({
+      TableName: "signet-keys-handlers",
+      FilterExpression: filter,
+      ExpressionAttributeValues: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { S: v }])),
+    }),
+  );
+  client.destroy();
+  return out.Items ?? [];
+}
+
+async function issueKey(tag: string): Promise<{ email: string; key: string }> {
+  const email = uniqueEmail(tag);
+  expect((await doRegister(email)).status).toBe(200);
+  const result = await doVerify(email, await codeFor(email));
+  expect(result.status).toBe(200);
+  return { email, key: result.json.key as string };
+}
+
+function expectError(result: CallResult, status: number, code: string, message?: RegExp) {
+  expect(result.status, JSON.stringify(result.json)).toBe(status);
+  expect(result.json).toMatchObject({ code, requestId: expect.any(String), message: expect.any(String) });
+  if (message) expect(result.json.message).toMatch(message);
+}
+
+describe("register and verify through the handlers", () => {
+  it("sends a code by SES, exchanges it for a key the authorizer accepts, and sends a notice without the key", async () => {
+    const email = uniqueEmail("flow");
+    const registered = await doRegister(email);
+    expect(registered.status).toBe(200);
+    expect(registered.json).toEqual({ message: expect.stringMatching(/code is on its way/), expiresInSeconds: 900 });
+    expect(registered.headers["cache-control"]).toBe("no-store");
+
+    const [mail] = await mailsTo(standIns.sesEndpoint, email);
+    expect(mail!.body.text).toMatch(/expires in 15 minutes/);
+    expect(mail!.body.text).toMatch(/did not ask for an API key, ignore this e-mail/);
+    expect(mail!.body.html).toContain("<p");
+    const code = await codeFor(email);
+
+    const verified = await doVerify(email, code);
+    expect(verified.status).toBe(200);
+    expect(verified.json).toEqual({
+      key: expect.stringMatching(/^sgn_[0-9A-Za-z]{38}$/),
+      email,
+      createdAt: expect.any(String),
+      message: "store this key now: it cannot be shown again",
+    });
+    expect(verified.headers["cache-control"]).toBe("no-store");
+    const key = verified.json.key as string;
+
+    const decision = await authorizer(`Bearer ${key}`);
+    expect(decision.policyDocument.Statement[0]).toMatchObject({ Effect: "Allow", Resource: "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*" });
+    expect(decision.context).toEqual({ keyId: expect.stringMatching(/^key_[0-9a-f]{16}$/), email });
+    expect(decision.principalId).toBe(decision.context!.keyId);
+
+    const notice = (await mailsTo(standIns.sesEndpoint, email)).find((m) => m.subject === "A new Signet API key was created");
+    expect(notice!.body.text).toContain(`sgn_...${key.slice(-4)}`);
+    expect(`${notice!.body.text}${notice!.body.html}`).not.toContain(key.slice(4, 36));
+
+    // Only hashes are stored: neither the key nor the code appears in any item.
+    const items = await scanItems("contains(pk, :a) OR email = :a", { ":a": email.toLowerCase() });
+    expect(items.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(items)).not.toContain(key);
+    expect(JSON.stringify(items)).not.toContain(`"${code}"`);
+    const keyItem = items.find((item) => item.sk?.S === "KEY")!;
+    expect(keyItem).toMatchObject({ email: { S: email }, createdAt: { S: verified.json.createdAt }, lastUsedAt: expect.any(Object) });
+  });
+
+  it("answers register identically for an address that holds a key and one that does not", async () => {
+    const known = await issueKey("known");
+    const unknown = uniqueEmail("unknown");
+    const [a, b] = [await doRegister(known.email), await doRegister(unknown)];
+    expect(a.status).toBe(b.status);
+    expect(a.json).toEqual(b.json);
+    const strip = (headers: Record<string, string>) => Object.keys(headers).filter((h) => h !== "x-request-id").sort();
+    expect(strip(a.headers)).toEqual(strip(b.headers));
+  });
+
+  it("lets an address hold several keys: each verify issues a new one", async () => {
+    const first = await issueKey("several");
+    expect((await doRegister(first.email)).status).toBe(200);
+    const second = await doVerify(first.email, await codeFor(first.email));
+    expect(second.status).toBe(200);
+    expect(second.json.key).not.toBe(first.key);
+    for (const key of [first.key, second.json.key as string]) {
+      expect((await authorizer(`Bearer ${key}`)).policyDocument.Statement[0]!.Effect).toBe("Allow");
+    }
+  });
+
+  it("matches codes case-insensitively on the address and keeps the address as given", async () => {
+    const email = uniqueEmail("Mixed.Case");
+    expect((await doRegister(`  ${email.replace("example.com", "EXAMPLE.com")} `)).status).toBe(200);
+    const code = await codeFor(email);
+    const verified = await doVerify(email.toLowerCase(), code);
+    expect(verified.status).toBe(200);
+    expect(verified.json.email).toBe(email.toLowerCase());
+  });
+
+  // One row: endpoint, query, offending field.
+  const badQueries: Array<[string, "register" | "verify", Record<string, string>, string]> = [
+    ["a header-injection address", "register", { email: "me@example.com\r\nBcc: victim@example.org" }, "query.email"],
+    ["two addresses", "register", { email: "me@example.com,you@example.com" }, "query.email"],
+    ["an address without a domain", "register", { email: "me@" }, "query.email"],
+    ["an extra parameter", "register", { email: "me@example.com", code: "123456" }, "query"],
+    ["a 5-digit code", "verify", { email: "me@example.com", code: "12345" }, "query.code"],
+    ["a code with letters", "verify", { email: "me@example.com", code: "12a456" }, "query.code"],
+    ["a bad address on verify", "verify", { email: "not an address", code: "123456" }, "query.email"],
+  ];
+  it.each(badQueries)("answers 400 for %s", async (_name, endpoint, query, field) => {
+    const result = await call(endpoint === "register" ? register : verify, getEvent(`/v1/auth/${endpoint}`, query));
+    expectError(result, 400, "VALIDATION_ERROR");
+    expect(result.json.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+  });
+});
+
+describe("code rules", () => {
+  it("counts wrong codes down, and the fifth kills the code (then 429 even for the right code)", async () => {
+    const email = uniqueEmail("wrong");
+    await doRegister(email);
+    const code = await codeFor(email);
+    for (let remaining = 4; remaining >= 0; remaining--) {
+      const result = await doVerify(email, wrongCode(code));
+      expectError(result, 422, "INVALID_CODE", /code is wrong/);
+      expect(result.json.details).toEqual([{ field: "query.code", issue: `wrong code; remaining tries: ${remaining}` }]);
+    }
+    const dead = await doVerify(email, code);
+    expectError(dead, 429, "RATE_LIMIT_ERROR", /no longer works/);
+    expect(Number(dead.headers["retry-after"])).toBeGreaterThan(0);
+    expect(Number(dead.headers["retry-after"])).toBeLessThanOrEqual(900);
+
+    // A new code starts afresh.
+    await doRegister(email);
+    expect((await doVerify(email, await codeFor(email))).status).toBe(200);
+  });
+
+  it("refuses an expired code (clock moved past 15 minutes) and accepts it just before", async () => {
+    const email = uniqueEmail("expired");
+    await doRegister(email);
+    const code = await codeFor(email);
+    const later = modules.verifyEntry.createVerifyHandler(deps({ now: () => Date.now() + 15 * 60 * 1000 + 1 }));
+    expectError(await doVerify(email, code, later), 422, "CODE_EXPIRED", /expired/);
+    const almost = modules.verifyEntry.createVerifyHandler(deps({ now: () => Date.now() + 14 * 60 * 1000 }));
+    expect((await doVerify(email, code, almost)).status).toBe(200);
+  });
+
+  it("answers CODE_EXPIRED when no code is pending and when a code is used twice", async () => {
+    const email = uniqueEmail("nocode");
+    expectError(await doVerify(email, "123456"), 422, "CODE_EXPIRED", /No code is pending/);
+    await doRegister(email);
+    const code = await codeFor(email);
+    expect((await doVerify(email, code)).status).toBe(200);
+    expectError(await doVerify(email, code), 422, "CODE_EXPIRED", /already been used/);
+  });
+
+  it("mints exactly one key from 20 concurrent verify calls with the right code", async () => {
+    const email = uniqueEmail("race");
+    await doRegister(email);
+    const code = await codeFor(email);
+    const results = await Promise.all(Array.from({ length: 20 }, () => doVerify(email, code)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    for (const loser of results.filter((r) => r.status !== 200)) expectError(loser, 422, "CODE_EXPIRED", /already been used/);
+    expect(await scanItems("email = :e AND sk = :k", { ":e": email, ":k": "KEY" })).toHaveLength(1);
+  });
+
+  it("counts concurrent wrong tries exactly: 20 racing wrong codes leave the code dead, never more than 5 counted", async () => {
+    const email = uniqueEmail("wrongrace");
+    await doRegister(email);
+    const code = await codeFor(email);
+    const results = await Promise.all(Array.from({ length: 20 }, () => doVerify(email, wrongCode(code))));
+    expect(results.filter((r) => r.json.code === "INVALID_CODE")).toHaveLength(5);
+    expect(results.filter((r) => r.json.code === "RATE_LIMIT_ERROR")).toHaveLength(15);
+    expect((await doVerify(email, code)).status).toBe(429);
+  });
+});
+
+describe("register rate limits", () => {
+  it("allows 3 codes per address in 15 minutes, then answers 429 with Retry-After (case variants included)", async () => {
+    const email = uniqueEmail("limit");
+    for (let i = 0; i < 3; i++) expect((await doRegister(email)).status).toBe(200);
+    const limited = await doRegister(email.toUpperCase().replace("EXAMPLE.COM", "example.com"));
+    expectError(limited, 429, "RATE_LIMIT_ERROR", /at most 3 per 15 minutes/);
+    const retryAfter = Number(limited.headers["retry-after"]);
+    expect(retryAfter).toBeGreaterThan(880);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect((await mailsTo(standIns.sesEndpoint, email)).length).toBe(3);
+  });
+
+  it("limits per source IP in a sliding window and frees up when the window has passed", async () => {
+    let now = Date.now();
+    const handler = modules.registerEntry.createRegisterHandler(
+      deps({ now: () => now, limits: { perAddress: { limit: 3, windowSeconds: 900 }, perIp: { limit: 2, windowSeconds: 3600 } } }),
+    );
+    const ip = "198.51.100.23";
+    expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(200);
+    now += 60_000;
+    expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(200);
+    const limited = await doRegister(uniqueEmail("ip"), handler, ip);
+    expectError(limited, 429, "RATE_LIMIT_ERROR", /from your network/);
+    expect(Number(limited.headers["retry-after"])).toBe(3540);
+    expect((await doRegister(uniqueEmail("ip"), handler, "198.51.100.24")).status).toBe(200);
+    now += 3540_000; // the first request left the window
+    expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(200);
+    expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(429);
+  });
+});
+
+describe("failures of the outside world", () => {
+  it("answers 502 EMAIL_FAILED when SES refuses, leaves no pending code and does not count the attempt", async () => {
+    const ses = await startRefusingSes();
+    try {
+      const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
+      const handler = modules.registerEntry.createRegisterHandler(deps({ mailer }));
+      const email = uniqueEmail("refused");
+      for (let i = 0; i < 4; i++) {
+        const result = await doRegister(email, handler);
+        expectError(result, 502, "EMAIL_FAILED", /refused to send the code/);
+        expect(result.json.message).not.toMatch(/identities|US-EAST-1|MessageRejected/);
+      }
+      expect(ses.requests()).toBeGreaterThanOrEqual(4);
+      expectError(await doVerify(email, "123456"), 422, "CODE_EXPIRED", /No code is pending/);
+      for (let i = 0; i < 3; i++) expect((await doRegister(email)).status).toBe(200); // no attempt counted
+    } finally {
+      await ses.close();
+    }
+  });
+
+  it("answers 503 when SES is unreachable and leaves no usable code", async () => {
+    const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: `http://127.0.0.1:${await closedPort()}` });
+    const handler = modules.registerEntry.createRegisterHandler(deps({ mailer }));
+    const email = uniqueEmail("sesdown");
+    const result = await doRegister(email, handler);
+    expectError(result, 503, "SERVICE_UNAVAILABLE", /e-mail service cannot be reached/);
+    expect(result.json.message).not.toMatch(/ECONNREFUSED|at .*\.ts/);
+    expectError(await doVerify(email, "123456"), 422, "CODE_EXPIRED", /No code is pending/);
+  });
+
+  it("answers 503 (never 500) when DynamoDB is unreachable, and the authorizer throws so the gateway answers 503", async () => {
+    const port = await closedPort();
+    const store = modules.store.createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: `http://127.0.0.1:${port}` });
+    const down = deps({ store });
+    const email = uniqueEmail("dbdown");
+    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(down)), 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
+    expectError(await doVerify(email, "123456", modules.verifyEntry.createVerifyHandler(down)), 503, "SERVICE_UNAVAILABLE", /key store/);
+    const authorize = modules.authorizerEntry.createAuthorizer({ store, now: Date.now });
+    const { generateApiKey } = await import("#domain/api-key.ts");
+    await expect(authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toMatchObject({
+      code: "SERVICE_UNAVAILABLE",
+    });
+    expect(await mailsTo(standIns.sesEndpoint, email)).toHaveLength(0);
+  });
+
+  it("still issues the key when only the notice e-mail fails, and reports that without the key", async () => {
+    const email = uniqueEmail("nonotice");
+    await doRegister(email);
+    const code = await codeFor(email);
+    const warnings: Array<[string, Record<string, unknown>]> = [];
+    const failing = { send: async () => Promise.reject(new Error("SES down")) };
+    const handler = modules.verifyEntry.createVerifyHandler(deps({ mailer: failing, warn: (m, d) => void warnings.push([m, d]) }));
+    const result = await doVerify(email, code, handler);
+    expect(result.status).toBe(200);
+    expect(warnings).toEqual([["key notice e-mail failed", { keyId: expect.stringMatching(/^key_/), error: "SES down" }]]);
+    expect(JSON.stringify(warnings)).not.toContain(result.json.key as string);
+  });
+});
+
+describe("the authorizer", () => {
+  it("rejects missing, malformed and tampered keys with a message saying which, without any database call", async () => {
+    const { key } = await issueKey("tamper");
+    const spy = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: Date.now });
+    const tampered = key.slice(0, 20) + (key[20] === "A" ? "B" : "A") + key.slice(21);
+    // One row: Authorization header, message pattern.
+    const rows: Array<[string, RegExp]> = [
+      ["", /Missing API key/],
+      [key, /Malformed Authorization header/],
+      [`Basic ${key}`, /Malformed Authorization header/],
+      [`Bearer ${key.slice(0, -1)}`, /Malformed API key/],
+      [`Bearer sk_live_${key.slice(4)}`, /Malformed API key/],
+      [`Bearer ${tampered}`, /checksum does not match/],
+    ];
+    for (const [header, message] of rows) {
+      const decision = await authorize({ type: "TOKEN", authorizationToken: header, methodArn });
+      expect(decision.policyDocument.Statement[0]!.Effect, header).toBe("Deny");
+      expect(decision.context!.message).toMatch(message);
+      expect(JSON.stringify(decision)).not.toContain(key.slice(4, 36));
+    }
+    expect(spy.total()).toBe(0);
+  });
+
+  it("rejects an unknown key after one lookup, in words that do not say whether any address exists", async () => {
+    const { generateApiKey } = await import("#domain/api-key.ts");
+    const spy = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: Date.now });
+    const decision = await authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn });
+    expect(decision.policyDocument.Statement[0]!.Effect).toBe("Deny");
+    expect(decision.context!.message).toMatch(/Unknown API key/);
+    expect(decision.context!.message).not.toMatch(/@|e-mail|address/);
+    expect(spy.calls).toEqual({ getKey: 1 });
+  });
+
+  it("updates lastUsedAt at most once a minute", async () => {
+    const { email, key } = await issueKey("touch");
+    let now = Date.now() + 10_000;
+    const spy = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: () => now });
+    const lastUsed = async () => (await scanItems("email = :e AND sk = :k", { ":e": email, ":k": "KEY" }))[0]!.lastUsedAt!.S;
+    const issuedAt = await lastUsed();
+    const use = () => authorize({ type: "TOKEN", authorizationToken: `Bearer ${key}`, methodArn });
+
+    await use();
+    expect(await lastUsed()).toBe(issuedAt); // 10 s after issue: no write
+    now += 60_000;
+    await use();
+    expect(await lastUsed()).toBe(new Date(now).toISOString());
+    now += 30_000;
+    await use();
+    await use();
+    expect(await lastUsed()).toBe(new Date(now - 30_000).toISOString());
+    now += 31_000;
+    await use();
+    expect(await lastUsed()).toBe(new Date(now).toISOString());
+    expect(spy.calls).toEqual({ getKey: 5, touchKey: 2 });
+  });
+});
+
+describe("logging", () => {
+  it("never writes a code or a key to the log", () => {
+    const text = output.text();
+    expect(text).toMatch(/"message":"request"/); // the capture did see the logger
+    expect(secrets.length).toBeGreaterThan(20);
+    // Codes are matched as whole numbers: a 6-digit run inside a longer number is not a code.
+    for (const secret of secrets) expect(text).not.toMatch(new RegExp(`(?<![0-9])${secret}(?![0-9])`));
+  });
+});
