@@ -22,7 +22,17 @@ export const annotationFieldSchema = z
       .optional(),
   })
   .refine((field) => (field.id === undefined) !== (field.group === undefined), { message: "give exactly one of id or group" })
+  .refine((field) => valueFits(field.type, field.value), {
+    message: "value does not fit type: text, image and signature take a string, table an array of rows of strings, checkbox true or false",
+    path: ["value"],
+  })
   .meta({ id: "AnnotationField" });
+
+function valueFits(type: string, value: unknown): boolean {
+  if (type === "table") return Array.isArray(value);
+  if (type === "checkbox") return value === true || value === false || value === "true" || value === "false";
+  return typeof value === "string";
+}
 
 /** AnnotationField is a validated field. */
 export type AnnotationField = z.output<typeof annotationFieldSchema>;

@@ -1,0 +1,193 @@
+import { SignetError, type ErrorDetail } from "#domain/errors.ts";
+import type { Fetcher } from "#domain/fetcher.ts";
+import { fillCheckbox, fillTable, fillText } from "#domain/docx/fill.ts";
+import { ImageWriter, loadImage, type Dimensions, type LoadedImage } from "#domain/docx/image.ts";
+import { DocxPackage } from "#domain/docx/package.ts";
+import { fillPlaceholders } from "#domain/docx/placeholders.ts";
+import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
+
+/** FieldType is what a field writes. */
+export type FieldType = "text" | "image" | "signature" | "table" | "checkbox";
+
+/** Field is one entry of an annotate request (SPEC 3). */
+export interface Field {
+  id?: string | undefined;
+  group?: string | undefined;
+  type: FieldType;
+  value: string | boolean | string[][];
+  options?:
+    | {
+        keepTextNodeStyles?: boolean | undefined;
+        dimensions?: Dimensions | undefined;
+        copyRowStyle?: boolean | undefined;
+      }
+    | undefined;
+}
+
+/** AnnotateLimits bound one annotate call. */
+export interface AnnotateLimits {
+  maxDocxEntries: number;
+  maxDocxUncompressedBytes: number;
+  maxImageBytes: number;
+}
+
+/** AnnotateDeps are the ports and limits the filler uses. */
+export interface AnnotateDeps {
+  fetcher: Fetcher;
+  limits: AnnotateLimits;
+}
+
+/** FieldDescription is one control as POST /v1/annotate/fields reports it. */
+export interface FieldDescription {
+  ids: string[];
+  group: string | null;
+  alias: string | null;
+  kind: ControlKind;
+  location: { part: string; index: number };
+}
+
+const accepts: Record<FieldType, readonly ControlKind[]> = {
+  text: ["text", "block"],
+  image: ["text", "block", "picture"],
+  signature: ["text", "block", "picture"],
+  table: ["table"],
+  checkbox: ["checkbox"],
+};
+
+const kindNames: Record<ControlKind, string> = {
+  text: "an inline text control",
+  block: "a block (paragraph) control",
+  table: "a table control",
+  checkbox: "a checkbox control",
+  picture: "a picture control",
+};
+
+function openPackage(bytes: Uint8Array, limits: Pick<AnnotateLimits, "maxDocxEntries" | "maxDocxUncompressedBytes">): DocxPackage {
+  return DocxPackage.read(bytes, { maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes });
+}
+
+/** describeFields lists every content control of a template and its {{placeholders}}. */
+export function describeFields(bytes: Uint8Array, limits: Pick<AnnotateLimits, "maxDocxEntries" | "maxDocxUncompressedBytes">): { fields: FieldDescription[]; placeholders: string[] } {
+  const template = Template.open(openPackage(bytes, limits));
+  return {
+    fields: template.controls.map((control) => ({
+      ids: [...new Set([...control.fieldIds, ...(control.sdtId ? [control.sdtId] : []), ...(control.tag ? [control.tag] : [])])],
+      group: control.group,
+      alias: control.alias,
+      kind: control.kind,
+      location: { part: control.part.name, index: control.index },
+    })),
+    placeholders: template.placeholders(),
+  };
+}
+
+/**
+ * matchControls finds a field's controls. An id is tried in order against SuperDoc field ids, then
+ * w:id values, then plain Word tags; the first rule that matches anything wins and every control it
+ * matches is filled. A group matches `group` of JSON tags.
+ */
+export function matchControls(controls: readonly Control[], field: Pick<Field, "id" | "group">): Control[] {
+  if (field.group !== undefined) return controls.filter((control) => control.group === field.group);
+  const id = field.id!;
+  const rules: Array<(control: Control) => boolean> = [
+    (control) => control.fieldIds.includes(id),
+    (control) => control.sdtId === id,
+    (control) => control.tag === id,
+  ];
+  for (const rule of rules) {
+    const found = controls.filter(rule);
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+const fieldName = (index: number) => `fields.${index}`;
+const label = (field: Field) => (field.group !== undefined ? `group "${field.group}"` : `id "${field.id}"`);
+
+/** checkFields matches every field and raises FIELD_NOT_FOUND / FIELD_TYPE_MISMATCH listing every offender. */
+function checkFields(template: Template, fields: readonly Field[], placeholders: ReadonlySet<string>): Control[][] {
+  const matches = fields.map((field) => matchControls(template.controls, field));
+  const fillsPlaceholder = (field: Field) => field.id !== undefined && placeholders.has(field.id);
+  const missing: ErrorDetail[] = [];
+  fields.forEach((field, i) => {
+    if (matches[i]!.length === 0 && !fillsPlaceholder(field)) missing.push({ field: fieldName(i), issue: `${label(field)} matches no content control or {{placeholder}}` });
+  });
+  if (missing.length > 0) {
+    throw new SignetError("FIELD_NOT_FOUND", `${missing.length} field(s) match nothing in the template; check the ids and groups in details (POST /v1/annotate/fields lists what the template has).`, { details: missing });
+  }
+  const mismatched: ErrorDetail[] = [];
+  fields.forEach((field, i) => {
+    for (const control of matches[i]!) {
+      if (!accepts[field.type].includes(control.kind)) {
+        mismatched.push({ field: fieldName(i), issue: `a ${field.type} value cannot go into ${kindNames[control.kind]} (${control.part.name}, control ${control.index})` });
+        break;
+      }
+    }
+    if (matches[i]!.length === 0 && field.type !== "text") {
+      mismatched.push({ field: fieldName(i), issue: `${label(field)} only matches a {{placeholder}}, which takes text values` });
+    }
+  });
+  if (mismatched.length > 0) {
+    throw new SignetError("FIELD_TYPE_MISMATCH", "Some values do not fit the controls they target; see details.", { details: mismatched });
+  }
+  return matches;
+}
+
+/**
+ * fillTemplate fills a DOCX template's content controls and {{placeholders}} with the fields and
+ * returns the new DOCX. Nothing is written unless every field matches and fits.
+ */
+export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], deps: AnnotateDeps): Promise<Buffer> {
+  const pkg = openPackage(bytes, deps.limits);
+  let template = Template.open(pkg);
+  const placeholders = new Set(template.placeholders());
+  checkFields(template, fields, placeholders);
+
+  const images = new Map<string, LoadedImage>();
+  for (const [i, field] of fields.entries()) {
+    if ((field.type === "image" || field.type === "signature") && !images.has(field.value as string)) {
+      images.set(field.value as string, await loadImage(field.value as string, fieldName(i), { fetcher: deps.fetcher, maxImageBytes: deps.limits.maxImageBytes }));
+    }
+  }
+
+  const placeholderValues: Record<string, string> = {};
+  for (const field of fields) {
+    if (field.type === "text" && field.id !== undefined && placeholders.has(field.id)) placeholderValues[field.id] = String(field.value);
+  }
+  if (Object.keys(placeholderValues).length > 0) {
+    // Placeholders go first, so a value that itself contains "{{...}}" is never treated as a tag.
+    fillPlaceholders(pkg, template.parts.map((part) => part.name), placeholderValues);
+    template = Template.open(pkg);
+  }
+
+  const matches = fields.map((field) => matchControls(template.controls, field));
+  const imageWriter = new ImageWriter(pkg, template);
+  fields.forEach((field, i) => {
+    for (const control of matches[i]!) {
+      fillControl(control, field, i, imageWriter, images);
+      template.touch(control);
+    }
+  });
+  template.save();
+  imageWriter.save();
+  return pkg.toBuffer();
+}
+
+function fillControl(control: Control, field: Field, index: number, imageWriter: ImageWriter, images: ReadonlyMap<string, LoadedImage>): void {
+  const options = field.options ?? {};
+  switch (field.type) {
+    case "text":
+      fillText(control, String(field.value), { keepTextNodeStyles: options.keepTextNodeStyles ?? true });
+      return;
+    case "image":
+    case "signature":
+      imageWriter.draw(control, images.get(field.value as string)!, options.dimensions, field.id ?? field.group ?? field.type);
+      return;
+    case "table":
+      fillTable(control, field.value as string[][], { copyRowStyle: options.copyRowStyle ?? false }, fieldName(index));
+      return;
+    case "checkbox":
+      fillCheckbox(control, field.value === true || field.value === "true");
+      return;
+  }
+}

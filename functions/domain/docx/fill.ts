@@ -1,0 +1,200 @@
+import type { Element, Node } from "@xmldom/xmldom";
+import { SignetError } from "#domain/errors.ts";
+import type { Control } from "#domain/docx/template.ts";
+import { NS, attr, childElements, descendants, firstChild, removeChildren, type XmlWriter } from "#domain/docx/xml.ts";
+
+/** TextOptions tune a text fill. */
+export interface TextOptions {
+  /** Keep the run properties of the control's first run (default true). */
+  keepTextNodeStyles: boolean;
+}
+
+const PLACEHOLDER_STYLES = new Set(["placeholdertext", "placeholder text"]);
+
+/** contentOf returns a control's w:sdtContent, creating it when missing. */
+export function contentOf(control: Control): Element {
+  const existing = firstChild(control.element, NS.w, "sdtContent");
+  if (existing) return existing;
+  const created = control.part.writer.el("w", "sdtContent");
+  control.element.appendChild(created);
+  return created;
+}
+
+/** clearPlaceholderState removes w:showingPlcHdr so Word stops showing the value as grey placeholder text. */
+export function clearPlaceholderState(control: Control): void {
+  const properties = firstChild(control.element, NS.w, "sdtPr");
+  const showing = properties ? firstChild(properties, NS.w, "showingPlcHdr") : undefined;
+  if (showing) properties!.removeChild(showing);
+}
+
+/** cleanRunProperties clones run properties without the placeholder character style. */
+export function cleanRunProperties(rPr: Element | undefined): Element | undefined {
+  if (!rPr) return undefined;
+  const copy = rPr.cloneNode(true) as Element;
+  for (const style of childElements(copy, NS.w, "rStyle")) {
+    if (PLACEHOLDER_STYLES.has((attr(style, NS.w, "val") ?? "").toLowerCase())) copy.removeChild(style);
+  }
+  return copy;
+}
+
+/** firstRunProperties finds the formatting the value should keep: the first run's, else the control's own. */
+export function firstRunProperties(control: Control, scope: Element): Element | undefined {
+  const run = descendants(scope, NS.w, "r")[0];
+  if (run) return firstChild(run, NS.w, "rPr");
+  const properties = firstChild(control.element, NS.w, "sdtPr");
+  return properties ? firstChild(properties, NS.w, "rPr") : undefined;
+}
+
+/** textRun builds one w:r holding text with line breaks (w:br) and tabs (w:tab). */
+export function textRun(writer: XmlWriter, value: string, rPr: Element | undefined): Element {
+  const run = writer.el("w", "r");
+  if (rPr) run.appendChild(rPr);
+  value.split(/\r\n|\r|\n/).forEach((line, lineIndex) => {
+    if (lineIndex > 0) run.appendChild(writer.el("w", "br"));
+    line.split("\t").forEach((piece, pieceIndex) => {
+      if (pieceIndex > 0) run.appendChild(writer.el("w", "tab"));
+      if (piece === "") return;
+      const text = writer.el("w", "t");
+      text.setAttribute("xml:space", "preserve");
+      text.appendChild(writer.text(piece));
+      run.appendChild(text);
+    });
+  });
+  return run;
+}
+
+/**
+ * blockTarget prepares a block control for new content: keeps the first paragraph (and a cell's
+ * tcPr) with its paragraph properties, removes everything else, and returns that paragraph.
+ */
+export function blockTarget(control: Control): { paragraph: Element; rPr: Element | undefined } {
+  const content = contentOf(control);
+  const cell = firstChild(content, NS.w, "tc");
+  const container = cell ?? content;
+  const paragraph = firstChild(container, NS.w, "p") ?? control.part.writer.el("w", "p");
+  const rPr = firstRunProperties(control, paragraph);
+  for (const child of childElements(container)) {
+    if (child !== paragraph && !(child.namespaceURI === NS.w && child.localName === "tcPr")) container.removeChild(child);
+  }
+  if (!paragraph.parentNode) container.appendChild(paragraph);
+  for (const child of childElements(paragraph)) {
+    if (!(child.namespaceURI === NS.w && child.localName === "pPr")) paragraph.removeChild(child);
+  }
+  const pPr = firstChild(paragraph, NS.w, "pPr");
+  const markProperties = pPr ? firstChild(pPr, NS.w, "rPr") : undefined;
+  if (markProperties) pPr!.replaceChild(cleanRunProperties(markProperties)!, markProperties);
+  return { paragraph, rPr };
+}
+
+/** placeRun puts one run as the whole content of an inline or block control. */
+export function placeRun(control: Control, build: (rPr: Element | undefined) => Element): void {
+  if (control.kind === "text" || (control.kind === "picture" && !hasBlockContent(control))) {
+    const content = contentOf(control);
+    const rPr = firstRunProperties(control, content);
+    removeChildren(content);
+    content.appendChild(build(rPr));
+  } else {
+    const { paragraph, rPr } = blockTarget(control);
+    paragraph.appendChild(build(rPr));
+  }
+  clearPlaceholderState(control);
+}
+
+function hasBlockContent(control: Control): boolean {
+  const content = firstChild(control.element, NS.w, "sdtContent");
+  return !!content && childElements(content).some((child) => child.namespaceURI === NS.w && (child.localName === "p" || child.localName === "tc"));
+}
+
+/** fillText writes a text value into an inline or block control. */
+export function fillText(control: Control, value: string, options: TextOptions): void {
+  const writer = control.part.writer;
+  placeRun(control, (rPr) => textRun(writer, value, options.keepTextNodeStyles ? cleanRunProperties(rPr) : undefined));
+}
+
+/** fillCheckbox sets a Word 2010 checkbox control: w14:checked and the displayed symbol. */
+export function fillCheckbox(control: Control, checked: boolean): void {
+  const properties = firstChild(control.element, NS.w, "sdtPr")!;
+  const box = firstChild(properties, NS.w14, "checkbox")!;
+  let state = firstChild(box, NS.w14, "checked");
+  if (!state) {
+    state = control.part.writer.el("w14", "checked");
+    box.insertBefore(state, box.firstChild);
+  }
+  state.setAttributeNS(NS.w14, state.prefix ? `${state.prefix}:val` : "val", checked ? "1" : "0");
+  const symbolState = firstChild(box, NS.w14, checked ? "checkedState" : "uncheckedState");
+  const code = Number.parseInt((symbolState && attr(symbolState, NS.w14, "val")) || (checked ? "2612" : "2610"), 16);
+  const symbol = String.fromCodePoint(Number.isFinite(code) ? code : checked ? 0x2612 : 0x2610);
+  const content = contentOf(control);
+  const text = descendants(content, NS.w, "t")[0];
+  if (text) {
+    removeChildren(text);
+    text.appendChild(control.part.writer.text(symbol));
+  } else {
+    const font = symbolState ? attr(symbolState, NS.w14, "font") : null;
+    const rPr = font ? control.part.writer.el("w", "rPr", {}, [control.part.writer.el("w", "rFonts", { ascii: font, hAnsi: font, eastAsia: font })]) : undefined;
+    content.appendChild(textRun(control.part.writer, symbol, rPr));
+  }
+  clearPlaceholderState(control);
+}
+
+/** TableOptions tune a table fill. */
+export interface TableOptions {
+  /** Clone the last row's formatting (row, cell, paragraph and run properties) for new rows. */
+  copyRowStyle: boolean;
+}
+
+/** fillTable appends rows of cell strings to the table inside a block control. */
+export function fillTable(control: Control, rows: string[][], options: TableOptions, fieldName: string): void {
+  const writer = control.part.writer;
+  const content = contentOf(control);
+  const table = firstChild(content, NS.w, "tr") ? content : descendants(content, NS.w, "tbl")[0]!;
+  const existing = childElements(table, NS.w, "tr");
+  const template = existing.at(-1);
+  const grid = table === content ? undefined : firstChild(table, NS.w, "tblGrid");
+  const widths = grid ? childElements(grid, NS.w, "gridCol").map((column) => attr(column, NS.w, "w") ?? "") : [];
+  const columns = template ? childElements(template, NS.w, "tc").length : widths.length || Math.max(0, ...rows.map((row) => row.length));
+  rows.forEach((row, r) => {
+    if (row.length > columns) {
+      throw new SignetError("FIELD_TYPE_MISMATCH", `Row ${r + 1} of ${fieldName} has ${row.length} cells but the table has ${columns} columns.`, {
+        details: [{ field: `${fieldName}.value.${r}`, issue: `${row.length} cells for ${columns} columns` }],
+      });
+    }
+  });
+  const after = template?.nextSibling ?? null;
+  for (const row of rows) {
+    let tr: Element;
+    if (options.copyRowStyle && template) {
+      tr = template.cloneNode(true) as Element;
+      childElements(tr, NS.w, "tc").forEach((cell, i) => fillCell(writer, cell, row[i] ?? ""));
+    } else {
+      tr = writer.el("w", "tr");
+      for (let i = 0; i < columns; i++) {
+        const cellProperties = widths[i] ? [writer.el("w", "tcPr", {}, [writer.el("w", "tcW", { w: widths[i]!, type: "dxa" })])] : [];
+        const paragraph = writer.el("w", "p");
+        if (row[i]) paragraph.appendChild(textRun(writer, row[i]!, undefined));
+        tr.appendChild(writer.el("w", "tc", {}, [...cellProperties, paragraph]));
+      }
+    }
+    table.insertBefore(tr, after);
+  }
+  clearPlaceholderState(control);
+}
+
+function fillCell(writer: XmlWriter, cell: Element, value: string): void {
+  const paragraph = firstChild(cell, NS.w, "p") ?? writer.el("w", "p");
+  const run = descendants(paragraph, NS.w, "r")[0];
+  const rPr = cleanRunProperties(run ? firstChild(run, NS.w, "rPr") : undefined);
+  for (const child of childElements(cell)) {
+    if (child !== paragraph && !(child.namespaceURI === NS.w && child.localName === "tcPr")) cell.removeChild(child);
+  }
+  if (!paragraph.parentNode) cell.appendChild(paragraph);
+  for (const child of childElements(paragraph)) {
+    if (!(child.namespaceURI === NS.w && child.localName === "pPr")) paragraph.removeChild(child);
+  }
+  if (value !== "") paragraph.appendChild(textRun(writer, value, rPr));
+}
+
+/** appendAll appends nodes to a parent. */
+export function appendAll(parent: Node, nodes: Node[]): void {
+  for (const node of nodes) parent.appendChild(node);
+}
