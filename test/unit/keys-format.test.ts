@@ -1,5 +1,6 @@
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { verifyCodeRoute } from "#http/contracts/auth.ts";
 import {
   KEY_LENGTH,
   base62Checksum,
@@ -59,6 +60,11 @@ describe("API key format (SPEC 6)", () => {
   ];
   it.each(rows)("%s", (_name, key, expected) => {
     expect(checkApiKeyFormat(key)).toEqual(expected);
+  });
+
+  it("is what the OpenAPI example shows", () => {
+    const example = verifyCodeRoute.success.example as { key: string };
+    expect(checkApiKeyFormat(example.key)).toEqual({ ok: true });
   });
 
   it("stores a SHA-256 hash and shows only a hint", () => {

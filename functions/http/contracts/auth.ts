@@ -51,7 +51,7 @@ export const verifyCodeRoute = defineRoute({
       .object({ key: z.string(), email: z.string(), createdAt: z.iso.datetime(), message: z.string() })
       .meta({ id: "VerifyCodeResponse" }),
     example: {
-      key: "sgn_VpWrkeECxMfZYAx1WK5XVg0w8HXZvYha1UMN3Onp",
+      key: "sgn_oYfrlWeHC4H5FXqdeqt5colHAdYXtDbh4Kot9m",
       email: "me@example.com",
       createdAt: "2026-11-22T10:00:00.000Z",
       message: "store this key now: it cannot be shown again",
