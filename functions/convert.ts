@@ -1,5 +1,25 @@
+import { parse } from "node:path";
+import { config } from "#config";
+import { converter } from "#adapters/libreoffice-converter.ts";
+import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
-import { notImplemented } from "#http/not-implemented.ts";
+import { parseMultipartFile } from "#http/multipart.ts";
+import { httpHandler } from "#http/pipeline.ts";
+import { attachmentDisposition, binary } from "#http/responses.ts";
 
-/** handler answers 501 until this endpoint's issue lands. */
-export const handler = notImplemented(convertRoute);
+const limits = {
+  maxDocumentBytes: config.limits.maxDocumentBytes,
+  maxEntries: config.limits.maxDocxEntries,
+  maxUncompressedBytes: config.limits.maxDocxUncompressedBytes,
+};
+
+/** handler answers POST /v1/convert: one uploaded file in, the converted file out. */
+export const handler = httpHandler(convertRoute, async (req) => {
+  const options = conversionOptions(req.query);
+  const upload = await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
+  checkConversionInput(upload.bytes, options.from, limits);
+  const output = await converter.convert({ bytes: upload.bytes, ...options });
+  const { contentType, extension } = targetMediaTypes[options.to];
+  const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;
+  return binary(200, output, contentType, { "Content-Disposition": attachmentDisposition(fileName) });
+});

@@ -9,14 +9,21 @@ export const convertRoute = defineRoute({
   auth: true,
   tag: "Convert",
   summary: "Convert an office document",
-  description:
-    "Converts the uploaded file with LibreOffice: docx, doc, odt, rtf to PDF (optionally PDF/A-2b); md and html to DOCX (to=docx). Answers the file itself.",
+  description: [
+    "Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the",
+    "uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html`",
+    "to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles). `pdfa=2b` exports",
+    "PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is",
+    "`application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion:",
+    "a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an",
+    "OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After.",
+  ].join(" "),
   query: z.strictObject({
-    from: z.enum(["docx", "doc", "odt", "rtf", "md", "html"]).meta({ description: "Format of the uploaded file." }),
-    to: z.enum(["pdf", "docx"]).default("pdf").meta({ description: "Output format." }),
-    pdfa: z.enum(["2b"]).optional().meta({ description: "Export PDF/A-2b." }),
+    from: z.enum(["docx", "doc", "odt", "rtf", "md", "html"]).meta({ description: "Format of the uploaded file (required)." }),
+    to: z.enum(["pdf", "docx"]).default("pdf").meta({ description: "Output format; docx only from doc, odt, rtf, md, html." }),
+    pdfa: z.enum(["2b"]).optional().meta({ description: "Export PDF/A-2b (to=pdf only)." }),
   }),
-  body: { kind: "multipart", description: "multipart/form-data with exactly one file part named `file`." },
-  success: { description: "The converted file.", contentType: "application/pdf" },
+  body: { kind: "multipart", description: "multipart/form-data with exactly one file part named `file` (no other parts)." },
+  success: { description: "The converted file (PDF, or DOCX with to=docx).", contentType: "application/pdf" },
   errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONVERSION_TIMEOUT", "RATE_LIMIT_ERROR", "SERVICE_UNAVAILABLE"],
 });

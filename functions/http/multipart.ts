@@ -1,0 +1,93 @@
+import { basename } from "node:path";
+import busboy from "busboy";
+import { SignetError, type ErrorDetail } from "#domain/errors.ts";
+
+/** UploadedFile is the one file part of a multipart request. */
+export interface UploadedFile {
+  /** The client's file name without any folder part ("" when none was given). */
+  fileName: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
+/** MultipartOptions name the expected file part and cap its size. */
+export interface MultipartOptions {
+  field: string;
+  maxBytes: number;
+}
+
+function badRequest(message: string, details: ErrorDetail[]): SignetError {
+  return new SignetError("VALIDATION_ERROR", message, { details });
+}
+
+/**
+ * parseMultipartFile reads a multipart/form-data body (already base64-decoded by the pipeline)
+ * that must hold exactly one file part named `options.field`. Other content types are 415; a
+ * missing, extra or misnamed part is 400; a file over maxBytes is 413.
+ */
+export function parseMultipartFile(body: Buffer, contentType: string | undefined, options: MultipartOptions): Promise<UploadedFile> {
+  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType.trim()) && contentType.trim().toLowerCase() !== "multipart/form-data") {
+    return Promise.reject(
+      new SignetError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        `Send the document as multipart/form-data with a file part named "${options.field}" (got ${contentType ? `"${contentType}"` : "no Content-Type"}).`,
+      ),
+    );
+  }
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { "content-type": contentType },
+        limits: { files: 5, fields: 20, parts: 25, fileSize: options.maxBytes, headerPairs: 50 },
+      });
+    } catch (error) {
+      reject(badRequest(`The multipart body cannot be read: ${(error as Error).message}.`, [{ field: "Content-Type", issue: "missing or invalid boundary" }]));
+      return;
+    }
+    const files: Array<UploadedFile & { field: string }> = [];
+    const strayFields: string[] = [];
+    let tooLarge = false;
+    parser.on("file", (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("limit", () => {
+        tooLarge = true;
+      });
+      stream.on("end", () => {
+        files.push({ field: name, fileName: basename(info.filename ?? "").trim(), contentType: info.mimeType, bytes: Buffer.concat(chunks) });
+      });
+    });
+    parser.on("field", (name) => strayFields.push(name));
+    parser.on("error", (error: Error) => {
+      reject(badRequest(`The multipart body is malformed (${error.message}); let your HTTP client build it, e.g. curl -F ${options.field}=@document.docx.`, [{ field: "body", issue: "malformed multipart" }]));
+    });
+    parser.on("close", () => {
+      if (tooLarge) {
+        reject(new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${Math.floor(options.maxBytes / 1024 / 1024)} MB limit.`));
+        return;
+      }
+      const wanted = files.filter((file) => file.field === options.field);
+      const others = [...files.filter((file) => file.field !== options.field).map((file) => file.field), ...strayFields];
+      if (wanted.length === 0) {
+        const hint = strayFields.includes(options.field)
+          ? `"${options.field}" arrived as a text field; send it as a file (curl -F ${options.field}=@document.docx).`
+          : `attach the document as a file part named "${options.field}"${others.length > 0 ? ` (got ${others.map((name) => `"${name}"`).join(", ")})` : ""}.`;
+        reject(badRequest(`No file was uploaded: ${hint}`, [{ field: options.field, issue: "missing" }]));
+        return;
+      }
+      if (wanted.length > 1 || others.length > 0) {
+        reject(
+          badRequest(`Send exactly one part, the file named "${options.field}"; the request had ${files.length + strayFields.length}.`, [
+            ...(wanted.length > 1 ? [{ field: options.field, issue: `${wanted.length} files; send one` }] : []),
+            ...others.map((name) => ({ field: name, issue: "unexpected part" })),
+          ]),
+        );
+        return;
+      }
+      const { field: _field, ...file } = wanted[0]!;
+      resolve(file);
+    });
+    parser.end(body);
+  });
+}

@@ -1,0 +1,230 @@
+// Test documents for the convert feature, written from scratch (XML by hand) or produced by
+// LibreOffice from a flat ODF document written here.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { crc32, deflateSync } from "node:zlib";
+import PizZip from "pizzip";
+
+const run = promisify(execFile);
+
+/** fixtureText names the strings the fixture DOCX contains, for text assertions. */
+export const fixtureText = {
+  title: "Quarterly Contract Summary",
+  body: "This paragraph is set in Calibri.",
+  list: ["First numbered item", "Second numbered item", "Third numbered item"],
+  table: [
+    ["Cell A1", "Cell B1"],
+    ["Cell A2", "Cell B2"],
+    ["Cell A3", "Cell B3"],
+  ],
+  header: "Signet Header Line",
+  footer: "Signet Footer Line",
+} as const;
+
+/** solidPng encodes a width x height RGB PNG of one colour. */
+export function solidPng(width: number, height: number, rgb: [number, number, number] = [200, 30, 30]): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    out.write(type, 4, "latin1");
+    data.copy(out, 8);
+    out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3).map((_, i) => rgb[i % 3]!)]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+}
+
+const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+const DRAWING =
+  'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"';
+
+const esc = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+const para = (text: string, props = "") => `<w:p>${props ? `<w:pPr>${props}</w:pPr>` : ""}<w:r><w:t xml:space="preserve">${esc(text)}</w:t></w:r></w:p>`;
+
+function imageParagraph(rel: string, widthPx: number, heightPx: number): string {
+  const cx = widthPx * 9525;
+  const cy = heightPx * 9525;
+  return `<w:p><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="1" name="Picture 1"/>
+<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="1" name="image1.png"/><pic:cNvPicPr/></pic:nvPicPr>
+<pic:blipFill><a:blip r:embed="${rel}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`;
+}
+
+/**
+ * fixtureDocx builds a DOCX as Word would lay it out: Calibri text (the theme-less default font),
+ * a decimal numbered list, a 2x3 bordered table, a header and a footer, and an inline PNG.
+ * `paragraphs` adds filler paragraphs (to vary size in benchmarks).
+ */
+export function fixtureDocx(options: { paragraphs?: number; title?: string } = {}): Buffer {
+  const t = fixtureText;
+  const filler = Array.from({ length: options.paragraphs ?? 0 }, (_, i) =>
+    para(`Filler paragraph ${i + 1}: the parties agree that the terms set out in this document apply to every order placed under it.`),
+  ).join("");
+  const table = `<w:tbl><w:tblPr><w:tblW w:w="6000" w:type="dxa"/><w:tblBorders><w:top w:val="single" w:sz="4"/><w:left w:val="single" w:sz="4"/><w:bottom w:val="single" w:sz="4"/><w:right w:val="single" w:sz="4"/><w:insideH w:val="single" w:sz="4"/><w:insideV w:val="single" w:sz="4"/></w:tblBorders></w:tblPr>
+<w:tblGrid><w:gridCol w:w="3000"/><w:gridCol w:w="3000"/></w:tblGrid>${t.table
+    .map((row) => `<w:tr>${row.map((cell) => `<w:tc><w:tcPr><w:tcW w:w="3000" w:type="dxa"/></w:tcPr>${para(cell)}</w:tc>`).join("")}</w:tr>`)
+    .join("")}</w:tbl>`;
+  const document = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document ${W} ${DRAWING}><w:body>
+${para(options.title ?? t.title, '<w:pStyle w:val="Heading1"/>')}
+${para(t.body)}
+${t.list.map((item) => para(item, '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>')).join("")}
+${table}
+${imageParagraph("rIdImage", 96, 48)}
+${filler}
+<w:sectPr><w:headerReference w:type="default" r:id="rIdHeader"/><w:footerReference w:type="default" r:id="rIdFooter"/>
+<w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>
+</w:body></w:document>`;
+  const styles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:styles ${W}><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri" w:eastAsia="Calibri" w:cs="Calibri"/><w:sz w:val="22"/></w:rPr></w:rPrDefault>
+<w:pPrDefault><w:pPr><w:spacing w:after="160" w:line="259" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults>
+<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>
+<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/><w:basedOn w:val="Normal"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr><w:rPr><w:b/><w:sz w:val="32"/></w:rPr></w:style>
+</w:styles>`;
+  const numbering = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:numbering ${W}><w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/><w:lvlJc w:val="left"/><w:pPr><w:ind w:left="720" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>`;
+  const zip = new PizZip();
+  zip.file(
+    "[Content_Types].xml",
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/>
+<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>
+<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>
+<Override PartName="/word/numbering.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml"/>
+<Override PartName="/word/header1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml"/>
+<Override PartName="/word/footer1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/></Types>`,
+  );
+  zip.file(
+    "_rels/.rels",
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+  );
+  zip.file(
+    "word/_rels/document.xml.rels",
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rIdStyles" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>
+<Relationship Id="rIdNumbering" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/>
+<Relationship Id="rIdHeader" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/header" Target="header1.xml"/>
+<Relationship Id="rIdFooter" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer1.xml"/>
+<Relationship Id="rIdImage" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/></Relationships>`,
+  );
+  zip.file("word/document.xml", document);
+  zip.file("word/styles.xml", styles);
+  zip.file("word/numbering.xml", numbering);
+  zip.file("word/header1.xml", `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:hdr ${W}>${para(fixtureText.header)}</w:hdr>`);
+  zip.file("word/footer1.xml", `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:ftr ${W}>${para(fixtureText.footer)}</w:ftr>`);
+  zip.file("word/media/image1.png", solidPng(96, 48));
+  return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+}
+
+/** flatOdtText names the strings of the flat ODF document below. */
+export const flatOdtText = {
+  first: "Caladea page one heading",
+  second: "Second page after a break",
+  cells: ["North", "South", "East", "West"],
+} as const;
+
+/** flatOdt is a two-page Writer document (flat XML) in Caladea with a 2x2 table. */
+export function flatOdt(): string {
+  const t = flatOdtText;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
+<office:font-face-decls><style:font-face style:name="Caladea" svg:font-family="Caladea" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"/></office:font-face-decls>
+<office:styles><style:default-style style:family="paragraph"><style:text-properties style:font-name="Caladea" fo:font-size="12pt"/></style:default-style></office:styles>
+<office:automatic-styles><style:style style:name="Break" style:family="paragraph"><style:paragraph-properties fo:break-before="page"/></style:style></office:automatic-styles>
+<office:body><office:text>
+<text:p>${t.first}</text:p>
+<table:table table:name="Directions"><table:table-column table:number-columns-repeated="2"/>
+<table:table-row><table:table-cell><text:p>${t.cells[0]}</text:p></table:table-cell><table:table-cell><text:p>${t.cells[1]}</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell><text:p>${t.cells[2]}</text:p></table:table-cell><table:table-cell><text:p>${t.cells[3]}</text:p></table:table-cell></table:table-row>
+</table:table>
+<text:p text:style-name="Break">${t.second}</text:p>
+</office:text></office:body></office:document>`;
+}
+
+/**
+ * libreOfficeFixtures has LibreOffice turn the flat ODF document into the formats convert reads
+ * (docx, doc, odt, rtf), one plain soffice run per format with a private profile.
+ */
+export async function libreOfficeFixtures(soffice = "/usr/bin/soffice"): Promise<Record<"docx" | "doc" | "odt" | "rtf", Buffer>> {
+  const dir = await mkdtemp(join(tmpdir(), "signet-convert-fixtures-"));
+  try {
+    const source = join(dir, "fixture.fodt");
+    await writeFile(source, flatOdt());
+    const targets = { docx: "docx:MS Word 2007 XML", doc: "doc:MS Word 97", odt: "odt:writer8", rtf: "rtf:Rich Text Format" } as const;
+    const out = {} as Record<keyof typeof targets, Buffer>;
+    for (const [format, filter] of Object.entries(targets) as Array<[keyof typeof targets, string]>) {
+      await run(soffice, [`-env:UserInstallation=${pathToFileURL(join(dir, "profile")).href}`, "--headless", "--norestore", "--convert-to", filter, "--outdir", dir, source], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+        timeout: 60_000,
+      });
+      out[format] = await readFile(join(dir, `fixture.${format}`));
+    }
+    return out;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * oleFile writes a minimal OLE compound file holding the given (empty) streams: enough for the
+ * content checks, e.g. ["EncryptionInfo", "EncryptedPackage"] is how Office stores a
+ * password-protected DOCX.
+ */
+export function oleFile(streams: string[]): Buffer {
+  const sector = 512;
+  const out = Buffer.alloc(sector * 3);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(out, 0);
+  out.writeUInt16LE(0x3e, 24);
+  out.writeUInt16LE(3, 26);
+  out.writeUInt16LE(0xfffe, 28);
+  out.writeUInt16LE(9, 30);
+  out.writeUInt16LE(6, 32);
+  out.writeUInt32LE(1, 44); // one FAT sector
+  out.writeUInt32LE(1, 48); // directory starts at sector 1
+  out.writeUInt32LE(4096, 56);
+  out.writeUInt32LE(0xfffffffe, 60);
+  out.writeUInt32LE(0xfffffffe, 68);
+  for (let i = 0; i < 109; i++) out.writeUInt32LE(0xffffffff, 76 + i * 4);
+  out.writeUInt32LE(0, 76); // FAT in sector 0
+  const fat = sector; // sector 0 starts after the header
+  for (let i = 0; i < 128; i++) out.writeUInt32LE(0xffffffff, fat + i * 4);
+  out.writeUInt32LE(0xfffffffd, fat); // sector 0: FAT
+  out.writeUInt32LE(0xfffffffe, fat + 4); // sector 1: directory, end of chain
+  const names = ["Root Entry", ...streams].slice(0, 4);
+  names.forEach((name, i) => {
+    const at = sector * 2 + i * 128;
+    for (let c = 0; c < name.length; c++) out.writeUInt16LE(name.charCodeAt(c), at + c * 2);
+    out.writeUInt16LE((name.length + 1) * 2, at + 64);
+    out[at + 66] = i === 0 ? 5 : 2;
+    out.writeUInt32LE(0xffffffff, at + 68);
+    out.writeUInt32LE(0xffffffff, at + 72);
+    out.writeUInt32LE(i === 0 && names.length > 1 ? 1 : 0xffffffff, at + 76);
+    out.writeUInt32LE(0xfffffffe, at + 116);
+  });
+  return out;
+}
+
+/** multipartBody builds a multipart/form-data body the way curl -F does. */
+export function multipartBody(parts: Array<{ name: string; fileName?: string; contentType?: string; data: Buffer | string }>): { body: Buffer; contentType: string } {
+  const boundary = `----signet${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const disposition = `form-data; name="${part.name}"${part.fileName !== undefined ? `; filename="${part.fileName}"` : ""}`;
+    const type = part.fileName !== undefined ? `\r\nContent-Type: ${part.contentType ?? "application/octet-stream"}` : "";
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`), Buffer.from(part.data), Buffer.from("\r\n"));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}

@@ -1,0 +1,83 @@
+// Helpers for convert tests: API Gateway events for the handler, stand-in soffice scripts and a
+// look at the process table.
+import { execFileSync } from "node:child_process";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { APIGatewayProxyEvent, Context } from "aws-lambda";
+
+/** convertEvent builds the proxy event API Gateway sends for POST /v1/convert (body base64-encoded). */
+export function convertEvent(query: Record<string, string>, body: Buffer, contentType?: string): APIGatewayProxyEvent {
+  return {
+    httpMethod: "POST",
+    path: "/v1/convert",
+    resource: "/v1/convert",
+    headers: contentType ? { "Content-Type": contentType } : {},
+    multiValueHeaders: {},
+    queryStringParameters: Object.keys(query).length > 0 ? query : null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: body.toString("base64"),
+    isBase64Encoded: true,
+    requestContext: {
+      requestId: `test-${Math.random().toString(16).slice(2)}`,
+      identity: { sourceIp: "127.0.0.1" },
+      authorizer: { keyId: "test-key", email: "test@example.com" },
+    } as unknown as APIGatewayProxyEvent["requestContext"],
+  };
+}
+
+/** lambdaContext is a minimal Lambda context for calling a handler directly. */
+export const lambdaContext = { awsRequestId: "test", getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+
+/**
+ * standInSoffice writes an executable that plays soffice: it reads the input file (last argument)
+ * and hangs (a shell plus a child sleep that never ends) when it holds HANG, exits 3 when it holds
+ * CRASH, and otherwise also hangs. `marker` is put on the sleep's command line to find leftovers.
+ */
+export function standInSoffice(dir: string, marker: number): string {
+  const path = join(dir, "soffice-stand-in.sh");
+  writeFileSync(
+    path,
+    `#!/bin/sh
+for last in "$@"; do :; done
+if grep -q CRASH "$last" 2>/dev/null; then echo "stand-in crashed" >&2; exit 3; fi
+sleep ${marker} &
+wait
+`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** processesMatching lists "pid args" lines of live processes whose command line contains text. */
+export function processesMatching(text: string): string[] {
+  const table = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });
+  return table
+    .split("\n")
+    .filter((line) => line.includes(text) && !/\sZ/.test(line.slice(0, 16)) && !line.includes("ps -eo"))
+    .map((line) => line.trim());
+}
+
+/** descendantsOf lists live (non-zombie) processes below pid, as "pid command" lines. */
+export function descendantsOf(pid: number): string[] {
+  const rows = execFileSync("ps", ["-eo", "pid=,ppid=,stat=,comm="], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 4)
+    .map(([p, pp, stat, comm]) => ({ pid: Number(p), ppid: Number(pp), zombie: stat!.startsWith("Z"), comm: comm! }));
+  const found: string[] = [];
+  const walk = (parent: number) => {
+    for (const row of rows.filter((r) => r.ppid === parent)) {
+      if (!row.zombie && row.comm !== "ps") found.push(`${row.pid} ${row.comm}`);
+      walk(row.pid);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** pdfTool runs a poppler tool (pdftotext, pdfinfo, pdffonts, pdfimages) on a file and returns its output. */
+export function pdfTool(tool: string, args: string[]): string {
+  return execFileSync(tool, args, { encoding: "utf8" });
+}
