@@ -46,6 +46,18 @@ export interface FieldDescription {
   location: { part: string; index: number };
 }
 
+/** DOCX_CONTENT_TYPE is the media type of a Word document. */
+export const DOCX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+
+/** checkFieldCount refuses more fields than the configured limit (PAYLOAD_TOO_LARGE). */
+export function checkFieldCount(count: number, maxFields: number): void {
+  if (count > maxFields) {
+    throw new SignetError("PAYLOAD_TOO_LARGE", `The request has ${count} fields; the limit is ${maxFields}. Split the fill into several requests.`, {
+      details: [{ field: "fields", issue: `${count} items, at most ${maxFields}` }],
+    });
+  }
+}
+
 const accepts: Record<FieldType, readonly ControlKind[]> = {
   text: ["text", "block"],
   image: ["text", "block", "picture"],
@@ -174,17 +186,17 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
 }
 
 function fillControl(control: Control, field: Field, index: number, imageWriter: ImageWriter, images: ReadonlyMap<string, LoadedImage>): void {
-  const options = field.options ?? {};
+  const options = { keepTextNodeStyles: true, copyRowStyle: false, ...field.options };
   switch (field.type) {
     case "text":
-      fillText(control, String(field.value), { keepTextNodeStyles: options.keepTextNodeStyles ?? true });
+      fillText(control, String(field.value), { keepTextNodeStyles: options.keepTextNodeStyles !== false });
       return;
     case "image":
     case "signature":
       imageWriter.draw(control, images.get(field.value as string)!, options.dimensions, field.id ?? field.group ?? field.type);
       return;
     case "table":
-      fillTable(control, field.value as string[][], { copyRowStyle: options.copyRowStyle ?? false }, fieldName(index));
+      fillTable(control, field.value as string[][], { copyRowStyle: options.copyRowStyle === true }, fieldName(index));
       return;
     case "checkbox":
       fillCheckbox(control, field.value === true || field.value === "true");

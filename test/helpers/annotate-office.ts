@@ -1,0 +1,70 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/**
+ * sofficeConvert converts a file with a one-shot LibreOffice that has its own profile folder, so
+ * parallel test files never share one. Independent of the converter adapter on purpose: the tests
+ * use it as an outside check of what Signet wrote.
+ */
+export async function sofficeConvert(bytes: Uint8Array, fromExtension: string, to: "pdf" | "docx"): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), "signet-annotate-office-"));
+  try {
+    const input = join(dir, `input.${fromExtension}`);
+    await writeFile(input, bytes);
+    const profile = pathToFileURL(join(dir, "profile")).href;
+    const filter = to === "docx" ? "docx:MS Word 2007 XML" : "pdf";
+    await run("soffice", [`-env:UserInstallation=${profile}`, "--headless", "--norestore", "--convert-to", filter, "--outdir", join(dir, "out"), input], {
+      timeout: 120_000,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    });
+    return await readFile(join(dir, "out", `input.${to}`));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** pdfText extracts a PDF's text with pdftotext (layout kept). */
+export async function pdfText(pdf: Uint8Array): Promise<string> {
+  return withFile(pdf, async (path) => (await run("pdftotext", ["-layout", path, "-"])).stdout);
+}
+
+/** pdfPages reads the page count with pdfinfo. */
+export async function pdfPages(pdf: Uint8Array): Promise<number> {
+  return withFile(pdf, async (path) => Number(/Pages:\s+(\d+)/.exec((await run("pdfinfo", [path])).stdout)?.[1]));
+}
+
+/** pdfImages lists the images of a PDF (pdfimages -list): pixel size and drawn resolution (pixels per inch). */
+export async function pdfImages(pdf: Uint8Array): Promise<Array<{ width: number; height: number; ppi: number }>> {
+  return withFile(pdf, async (path) => {
+    const lines = (await run("pdfimages", ["-list", path])).stdout.split("\n").slice(2).filter((line) => line.trim());
+    return lines.map((line) => {
+      const columns = line.trim().split(/\s+/);
+      return { width: Number(columns[3]), height: Number(columns[4]), ppi: Number(columns[12]) };
+    });
+  });
+}
+
+async function withFile<T>(bytes: Uint8Array, use: (path: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "signet-annotate-pdf-"));
+  try {
+    const path = join(dir, "file.pdf");
+    await writeFile(path, bytes);
+    return await use(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+let libreOfficeTemplate: Promise<Buffer> | undefined;
+
+/** libreOfficeTemplateDocx is test/fixtures/annotate-template.fodt saved as DOCX by LibreOffice (made once per test file). */
+export function libreOfficeTemplateDocx(): Promise<Buffer> {
+  libreOfficeTemplate ??= readFile(new URL("../fixtures/annotate-template.fodt", import.meta.url)).then((fodt) => sofficeConvert(fodt, "fodt", "docx"));
+  return libreOfficeTemplate;
+}
