@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LocalServer } from "#local/server.ts";
+import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+import { latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { blockControl, buildDocx, checkboxControl, inlineControl, p, readPart, run, table } from "#test/helpers/docx-builder.ts";
+import { pdfPages, pdfText } from "#test/helpers/annotate-office.ts";
+
+// Config is read at import: set the environment first, then import the server.
+process.env.SIGNET_TABLE = "signet-annotate-server";
+process.env.SIGNET_MAX_FIELDS = "6";
+process.env.SIGNET_CONVERSION_MODE = "oneshot";
+
+const dataDir = mkdtempSync(join(tmpdir(), "signet-annotate-"));
+let standIns: StandIns;
+let server: LocalServer;
+let key: string;
+let closeConverter: () => Promise<void>;
+
+beforeAll(async () => {
+  standIns = await startStandIns({ dataDir, sesPort: 0 });
+  Object.assign(process.env, standIns.env);
+  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
+  await ensureKeyTable(keyStoreOptions());
+  const { startLocalServer } = await import("#local/server.ts");
+  const { converter } = await import("#adapters/libreoffice-converter.ts");
+  closeConverter = () => converter.close();
+  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  const email = uniqueEmail("annotate");
+  await fetch(`${server.url}/v1/auth/register?email=${encodeURIComponent(email)}`);
+  const code = await latestCode(standIns.env.SIGNET_SES_ENDPOINT!, email);
+  const verified = (await (await fetch(`${server.url}/v1/auth/verify?email=${encodeURIComponent(email)}&code=${code}`)).json()) as { key: string };
+  key = verified.key;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await closeConverter?.();
+  await standIns?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function post(path: string, body: unknown) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, any> };
+}
+
+const template = buildDocx({
+  header: p(run("Header ") + inlineControl({ tag: "company" })),
+  body:
+    p(run("Name: ") + inlineControl({ tag: JSON.stringify({ fieldId: "name", fieldTypeShort: "text" }), id: "501" })) +
+    p(checkboxControl({ tag: "agree" })) +
+    blockControl({ tag: "items" }, table([["Item", "Qty"]])),
+});
+const document = { base64: template.toString("base64") };
+const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+
+describe("POST /v1/annotate over the local server", () => {
+  it("answers the filled DOCX as a data URI", async () => {
+    const { status, json } = await post("/v1/annotate", { document, fields: [{ id: "name", type: "text", value: "Grace Hopper" }] });
+    expect(status).toBe(200);
+    expect(json.document.contentType).toBe(DOCX);
+    const prefix = `data:${DOCX};base64,`;
+    expect(json.document.base64.startsWith(prefix)).toBe(true);
+    const docx = Buffer.from(json.document.base64.slice(prefix.length), "base64");
+    expect(readPart(docx, "word/document.xml")).toContain("Grace Hopper");
+  });
+
+  it("answers a PDF with to=pdf through the LibreOffice converter", { timeout: 180_000 }, async () => {
+    const { status, json } = await post("/v1/annotate?to=pdf", {
+      document,
+      fields: [
+        { id: "name", type: "text", value: "Grace Hopper" },
+        { id: "company", type: "text", value: "Eckert-Mauchly" },
+        { id: "agree", type: "checkbox", value: true },
+        { id: "items", type: "table", value: [["COBOL manual", "2"]] },
+      ],
+    });
+    expect(status).toBe(200);
+    expect(json.document.contentType).toBe("application/pdf");
+    const pdf = Buffer.from(json.document.base64.replace(/^data:application\/pdf;base64,/, ""), "base64");
+    expect(pdf.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    expect(await pdfPages(pdf)).toBe(1);
+    const text = await pdfText(pdf);
+    for (const value of ["Grace Hopper", "Header Eckert-Mauchly", "COBOL manual", "\u2612"]) expect(text).toContain(value);
+    expect(text).not.toContain("Click here");
+  });
+
+  // One row per failure: request, expected status and code, and what the details say.
+  it.each([
+    {
+      name: "unmatched ids and groups, all listed",
+      body: { document, fields: [{ id: "missing", type: "text", value: "x" }, { group: "nobody", type: "text", value: "y" }] },
+      status: 422,
+      code: "FIELD_NOT_FOUND",
+      details: [{ field: "fields.0", issue: expect.stringContaining('"missing"') }, { field: "fields.1", issue: expect.stringContaining('"nobody"') }],
+    },
+    {
+      name: "a table into an inline control",
+      body: { document, fields: [{ id: "name", type: "table", value: [["a"]] }] },
+      status: 422,
+      code: "FIELD_TYPE_MISMATCH",
+      details: [{ field: "fields.0", issue: expect.stringContaining("inline text control") }],
+    },
+    {
+      name: "a table value that is not rows of strings",
+      body: { document, fields: [{ id: "items", type: "table", value: "Widget, 2" }] },
+      status: 400,
+      code: "VALIDATION_ERROR",
+      details: [{ field: "fields.0.value", issue: expect.stringContaining("table an array of rows") }],
+    },
+    {
+      name: "a table row with cells that are not strings",
+      body: { document, fields: [{ id: "items", type: "table", value: [["Widget", 2]] }] },
+      status: 400,
+      code: "VALIDATION_ERROR",
+      details: expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^fields\.0\.value/) })]),
+    },
+    {
+      name: "an image that is not an image",
+      body: { document, fields: [{ id: "name", type: "image", value: "data:image/png;base64,SGVsbG8gd29ybGQ=" }] },
+      status: 422,
+      code: "INVALID_IMAGE",
+      details: [{ field: "fields.0.value", issue: expect.stringContaining("not a PNG, JPEG or GIF") }],
+    },
+    {
+      name: "more fields than SIGNET_MAX_FIELDS",
+      body: { document, fields: Array.from({ length: 7 }, () => ({ id: "name", type: "text", value: "x" })) },
+      status: 413,
+      code: "PAYLOAD_TOO_LARGE",
+      details: [{ field: "fields", issue: "7 items, at most 6" }],
+    },
+    {
+      name: "a PDF instead of a template",
+      body: { document: { base64: Buffer.from("%PDF-1.7\n%%EOF").toString("base64") }, fields: [] },
+      status: 422,
+      code: "INVALID_DOCUMENT",
+      details: undefined,
+    },
+  ])("refuses $name", async ({ body, status, code, details }) => {
+    const response = await post("/v1/annotate", body);
+    expect(response.status).toBe(status);
+    expect(response.json).toMatchObject({ code, requestId: expect.any(String), message: expect.any(String) });
+    expect(response.json.details).toEqual(details);
+  });
+});
+
+describe("POST /v1/annotate/fields over the local server", () => {
+  it("lists the controls with their ids, group, kind and location", async () => {
+    const { status, json } = await post("/v1/annotate/fields", { document });
+    expect(status).toBe(200);
+    expect(json).toEqual({
+      fields: [
+        { ids: ["name", "501"], group: null, alias: null, kind: "text", location: { part: "word/document.xml", index: 0 } },
+        { ids: ["agree"], group: null, alias: null, kind: "checkbox", location: { part: "word/document.xml", index: 1 } },
+        { ids: ["items"], group: null, alias: null, kind: "table", location: { part: "word/document.xml", index: 2 } },
+        { ids: ["company"], group: null, alias: null, kind: "text", location: { part: "word/header1.xml", index: 0 } },
+      ],
+      placeholders: [],
+    });
+  });
+});
