@@ -27,11 +27,19 @@ export const esbuildSettings = {
   external: [] as string[],
 } as const;
 
+/** RuntimeFile is a file or folder a function reads at run time, copied beside its bundle. */
+export interface RuntimeFile {
+  /** Path from the repository root. */
+  from: string;
+  /** Path inside the bundle folder (next to index.mjs, the Lambda task root). */
+  to: string;
+}
+
 /**
  * nodejsBundling maps esbuildSettings onto NodejsFunction's options. Bundling runs the esbuild
  * of node_modules on this machine; it never falls back to Docker.
  */
-export function nodejsBundling(extraFolders: readonly string[] = []): BundlingOptions {
+export function nodejsBundling(files: readonly RuntimeFile[] = []): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     target: esbuildSettings.target,
@@ -44,14 +52,14 @@ export function nodejsBundling(extraFolders: readonly string[] = []): BundlingOp
     externalModules: [...esbuildSettings.external],
     charset: Charset.UTF8,
     forceDockerBundling: false,
-    // Files the code reads at run time (fonts) travel next to index.mjs, under the same names.
-    ...(extraFolders.length > 0
+    // Files the code reads at run time (fonts, the API reference UI) travel next to index.mjs.
+    ...(files.length > 0
       ? {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
             afterBundling: (inputDir: string, outputDir: string) =>
-              extraFolders.map((folder) => `cp -R "${join(inputDir, folder)}" "${join(outputDir, folder)}"`),
+              files.map((file) => `cp -R "${join(inputDir, file.from)}" "${join(outputDir, file.to)}"`),
           },
         }
       : {}),
@@ -60,10 +68,10 @@ export function nodejsBundling(extraFolders: readonly string[] = []): BundlingOp
 
 /**
  * bundleForImage bundles entry files with the same settings into `outDir` (one <name>.mjs each,
- * plus the extra folders) for the LibreOffice container image, whose Dockerfile copies them into
+ * plus their run-time files) for the LibreOffice container image, whose Dockerfile copies them into
  * the Lambda task root. Runs at synth time with the local esbuild; Docker only runs at deploy.
  */
-export function bundleForImage(names: readonly string[], outDir: string, extraFolders: readonly string[] = []): void {
+export function bundleForImage(names: readonly string[], outDir: string, files: readonly RuntimeFile[] = []): void {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   buildSync({
@@ -84,8 +92,9 @@ export function bundleForImage(names: readonly string[], outDir: string, extraFo
     charset: "utf8",
     logLevel: "warning",
   });
-  for (const folder of extraFolders) {
-    const source = join(repoRoot, folder);
-    if (existsSync(source)) cpSync(source, join(outDir, folder), { recursive: true });
+  for (const file of files) {
+    const source = join(repoRoot, file.from);
+    if (!existsSync(source)) throw new Error(`${file.from} is missing: a bundled function reads it at run time`);
+    cpSync(source, join(outDir, file.to), { recursive: true });
   }
 }

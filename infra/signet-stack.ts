@@ -37,7 +37,7 @@ import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { bind, identityBucket, keyTable, keyTableActions, sender, setting } from "./bind.ts";
-import { bundleForImage, nodejsBundling, repoRoot } from "./bundling.ts";
+import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
 
 /** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
@@ -97,8 +97,15 @@ const sizing: Record<string, Sizing> = {
 /** libreOfficeFunctions run LibreOffice: DOCX input of sign, annotate with to=pdf, convert. */
 export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
 
-/** runtimeFolders are folders a function reads at run time, shipped beside its bundle. */
-const runtimeFolders: Record<string, string[]> = { sign: ["assets"] };
+/**
+ * runtimeFiles are what a function reads from disk at run time, shipped beside its bundle (the
+ * task root): the audit page fonts (resolve `./assets/fonts/` against the bundle's
+ * import.meta.url), the reference UI of /docs (functions/http/docs-page.ts looks beside itself).
+ */
+const runtimeFiles: Record<string, RuntimeFile[]> = {
+  sign: [{ from: "assets", to: "assets" }],
+  docs: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }],
+};
 
 /** sofficeInImage is where the base image's RPM installs LibreOffice. */
 export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
@@ -197,7 +204,7 @@ export class SignetStack extends Stack {
   /** prepareImage bundles the LibreOffice functions into the container image's build folder. */
   private prepareImage(): string {
     const dir = join(Stage.of(this)?.outdir ?? join(repoRoot, "cdk.out"), ".signet-image");
-    bundleForImage([...libreOfficeFunctions], join(dir, "app"), [...new Set(Object.values(runtimeFolders).flat())]);
+    bundleForImage([...libreOfficeFunctions], join(dir, "app"), libreOfficeFunctions.flatMap((name) => runtimeFiles[name] ?? []));
     for (const entry of ["Dockerfile", "fonts", "warmup"]) {
       const source = join(repoRoot, "layers", "libreoffice", entry);
       if (!existsSync(source)) throw new Error(`layers/libreoffice/${entry} is missing`);
@@ -241,7 +248,7 @@ export class SignetStack extends Stack {
         runtime: Runtime.NODEJS_22_X,
         projectRoot: repoRoot,
         depsLockFilePath: join(repoRoot, "package-lock.json"),
-        bundling: nodejsBundling(runtimeFolders[name] ?? []),
+        bundling: nodejsBundling(runtimeFiles[name] ?? []),
         ...(isLibreOffice && layer ? { layers: [layer], ephemeralStorageSize: Size.mebibytes(1024) } : {}),
       });
       if (isLibreOffice) fn.addEnvironment("SIGNET_SOFFICE", sofficePath ?? defaultLayerSoffice);
@@ -325,6 +332,8 @@ export class SignetStack extends Stack {
     for (const resource of known) resource.addMethod("ANY", fallback);
 
     addGatewayResponses(api, "*");
+    // The stack outputs the URL as ApiUrl; drop RestApi's own output with a generated name.
+    api.node.tryRemoveChild("Endpoint");
     return api;
   }
 

@@ -1,0 +1,297 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Match } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { routes } from "#http/routes.ts";
+import { repoRoot } from "../../infra/bundling.ts";
+import { functionLogicalId, libreOfficeFunctions, sofficeInImage } from "../../infra/signet-stack.ts";
+import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+
+// The default deployment: LibreOffice functions as a container image. Synthesized once (esbuild
+// bundles 11 zip functions and the image's 3 bundles, ~15 s).
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize({ senderEmail: "noreply@example.com" });
+}, 180_000);
+
+const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+const allNames = [...routes.map((route) => route.name), "authorizer", "fallback"];
+const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
+const env = (name: string) => (fnProps(name).Environment as { Variables: Record<string, unknown> }).Variables;
+
+/** statementsOf collects the inline IAM statements attached to a function's role. */
+function statementsOf(name: string): Array<{ Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }> {
+  const role = (fnProps(name).Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+  return resourcesOfType(synth.json, "AWS::IAM::Policy")
+    .filter(([, policy]) => (policy.Properties.Roles as Array<{ Ref: string }>).some((ref) => ref.Ref === role))
+    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: [] }).Statement);
+}
+const actionsOf = (name: string) => statementsOf(name).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
+const tableId = () => resourcesOfType(synth.json, "AWS::DynamoDB::Table")[0]![0];
+const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket")[0]![0];
+
+describe("functions", () => {
+  it("creates one function per route plus the authorizer and the fallback, nothing else", () => {
+    expect(resourcesOfType(synth.json, "AWS::Lambda::Function").map(([id]) => id).sort()).toEqual(allNames.map(functionLogicalId).sort());
+  });
+
+  it("runs zip functions on nodejs22.x and the LibreOffice functions from the image, each with its own handler", () => {
+    for (const name of allNames) {
+      const props = fnProps(name);
+      if ((libreOfficeFunctions as readonly string[]).includes(name)) {
+        expect(props.PackageType, name).toBe("Image");
+        expect(props.ImageConfig, name).toEqual({ Command: [`${name}.handler`] });
+        expect(env(name)).toMatchObject({ HOME: "/tmp", SIGNET_SOFFICE: sofficeInImage, NODE_OPTIONS: "--enable-source-maps" });
+      } else {
+        expect(props.Runtime, name).toBe("nodejs22.x");
+        expect(props.Handler, name).toBe("index.handler");
+        expect(env(name).HOME, name).toBeUndefined();
+      }
+      expect(props.Architectures).toEqual(["x86_64"]);
+    }
+  });
+
+  it("sets SIGNET_VERSION and the names config.ts requires in every function", () => {
+    for (const name of allNames) {
+      expect(env(name), name).toMatchObject({ SIGNET_VERSION: version, SIGNET_SENDER_EMAIL: "noreply@example.com", SIGNET_TABLE: { Ref: tableId() } });
+    }
+  });
+
+  it("sizes conversion functions large and auth functions small, within the gateway's 29 s", () => {
+    for (const name of libreOfficeFunctions) expect(fnProps(name)).toMatchObject({ MemorySize: 3008, Timeout: 29, EphemeralStorage: { Size: 1024 } });
+    for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
+    for (const name of allNames) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
+  });
+
+  it("gives every function a log group with a retention", () => {
+    for (const name of allNames) {
+      const group = (fnProps(name).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(synth.json.Resources[group]!.Properties.RetentionInDays, name).toBe(30);
+    }
+  });
+});
+
+describe("API", () => {
+  it("is a Regional REST API passing every body through as binary", () => {
+    synth.template.hasResourceProperties("AWS::ApiGateway::RestApi", {
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+      BinaryMediaTypes: ["*/*"],
+    });
+  });
+
+  it("routes each catalogue entry to its function, behind the authorizer exactly when auth is set", () => {
+    const paths = apiPaths(synth.json);
+    const [authorizerId] = resourcesOfType(synth.json, "AWS::ApiGateway::Authorizer")[0]!;
+    const methods = resourcesOfType(synth.json, "AWS::ApiGateway::Method").map(([, m]) => m.Properties);
+    for (const route of routes) {
+      const found = methods.filter((m) => {
+        const resource = m.ResourceId as { Ref?: string };
+        const path = resource.Ref ? paths.get(resource.Ref) : "/";
+        return path === route.path && m.HttpMethod === route.method;
+      });
+      expect(found, `${route.method} ${route.path}`).toHaveLength(1);
+      const method = found[0]!;
+      expect(JSON.stringify(method.Integration), route.name).toContain(`"${functionLogicalId(route.name)}","Arn"`);
+      expect((method.Integration as { Type: string }).Type).toBe("AWS_PROXY");
+      if (route.auth) {
+        expect(method.AuthorizationType, route.name).toBe("CUSTOM");
+        expect(method.AuthorizerId, route.name).toEqual({ Ref: authorizerId });
+      } else {
+        expect(method.AuthorizationType, route.name).toBe("NONE");
+      }
+    }
+  });
+
+  it("answers unknown paths and wrong methods through the fallback (ANY on every resource and /{proxy+})", () => {
+    const paths = apiPaths(synth.json);
+    const anyMethods = resourcesOfType(synth.json, "AWS::ApiGateway::Method")
+      .map(([, m]) => m.Properties)
+      .filter((m) => m.HttpMethod === "ANY");
+    const covered = anyMethods.map((m) => ((m.ResourceId as { Ref?: string }).Ref ? paths.get((m.ResourceId as { Ref: string }).Ref) : "/"));
+    expect(covered.sort()).toEqual(["/", ...paths.values()].sort());
+    expect(covered).toContain("/{proxy+}");
+    for (const method of anyMethods) {
+      expect(JSON.stringify(method.Integration)).toContain('"FallbackFunction","Arn"');
+      expect(method.AuthorizationType).toBe("NONE");
+    }
+  });
+
+  it("uses a TOKEN authorizer on the Authorization header, cached 300 s", () => {
+    synth.template.resourceCountIs("AWS::ApiGateway::Authorizer", 1);
+    synth.template.hasResourceProperties("AWS::ApiGateway::Authorizer", {
+      Type: "TOKEN",
+      IdentitySource: "method.request.header.Authorization",
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    const authorizer = resourcesOfType(synth.json, "AWS::ApiGateway::Authorizer")[0]![1];
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain('"AuthorizerFunction","Arn"');
+  });
+
+  it("throttles the stage, tightens register, and writes JSON access logs", () => {
+    synth.template.hasResourceProperties("AWS::ApiGateway::Stage", {
+      StageName: "prod",
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: "*", ResourcePath: "/*", ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 }),
+        Match.objectLike({ HttpMethod: "GET", ResourcePath: "/~1v1~1auth~1register", ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 }),
+      ]),
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"') },
+    });
+  });
+
+  it("answers CORS preflight on the routes", () => {
+    const options = resourcesOfType(synth.json, "AWS::ApiGateway::Method").filter(([, m]) => m.Properties.HttpMethod === "OPTIONS");
+    expect(options.length).toBeGreaterThanOrEqual(routes.length);
+  });
+
+  it("speaks the error layout in every gateway response", () => {
+    const expected: Record<string, [string, string]> = {
+      UNAUTHORIZED: ["401", "AUTHENTICATION_ERROR"],
+      ACCESS_DENIED: ["401", "AUTHENTICATION_ERROR"],
+      AUTHORIZER_FAILURE: ["503", "SERVICE_UNAVAILABLE"],
+      AUTHORIZER_CONFIGURATION_ERROR: ["503", "SERVICE_UNAVAILABLE"],
+      THROTTLED: ["429", "RATE_LIMIT_ERROR"],
+      REQUEST_TOO_LARGE: ["413", "PAYLOAD_TOO_LARGE"],
+      INTEGRATION_TIMEOUT: ["504", "CONVERSION_TIMEOUT"],
+      DEFAULT_4XX: ["400", "VALIDATION_ERROR"],
+      DEFAULT_5XX: ["500", "INTERNAL_ERROR"],
+    };
+    const responses = new Map(resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse").map(([, r]) => [r.Properties.ResponseType as string, r.Properties]));
+    for (const [type, [status, code]] of Object.entries(expected)) {
+      const response = responses.get(type);
+      expect(response, type).toBeDefined();
+      expect(response!.StatusCode, type).toBe(status);
+      // Render the template the way the gateway would, with sample context values.
+      const rendered = (response!.ResponseTemplates as Record<string, string>)["application/json"]!
+        .replace("$context.requestId", "req-1")
+        .replace("$context.authorizer.message", "The API key is not valid.")
+        .replace("$context.error.messageString", '"Bad thing"');
+      const body = JSON.parse(rendered) as Record<string, string>;
+      expect(Object.keys(body).sort(), type).toEqual(["code", "error", "message", "requestId"]);
+      expect(body, type).toMatchObject({ code, requestId: "req-1" });
+      expect(body.message!.length, type).toBeGreaterThan(5);
+      expect((response!.ResponseParameters as Record<string, string>)["gatewayresponse.header.Access-Control-Allow-Origin"]).toBe("'*'");
+    }
+    expect(responses.get("THROTTLED")!.ResponseParameters).toMatchObject({ "gatewayresponse.header.Retry-After": "'1'" });
+    expect((responses.get("ACCESS_DENIED")!.ResponseTemplates as Record<string, string>)["application/json"]).toContain("$context.authorizer.message");
+  });
+});
+
+describe("data", () => {
+  it("keeps keys in an on-demand table with the key store's schema, TTL, PITR, retained", () => {
+    synth.template.resourceCountIs("AWS::DynamoDB::Table", 1);
+    synth.template.hasResource("AWS::DynamoDB::Table", {
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+      Properties: {
+        KeySchema: [
+          { AttributeName: "pk", KeyType: "HASH" },
+          { AttributeName: "sk", KeyType: "RANGE" },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: "pk", AttributeType: "S" },
+          { AttributeName: "sk", AttributeType: "S" },
+        ],
+        BillingMode: "PAY_PER_REQUEST",
+        TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+    });
+  });
+
+  it("keeps the signing identity in a private, encrypted, versioned, TLS-only, retained bucket", () => {
+    synth.template.hasResource("AWS::S3::Bucket", {
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+      Properties: {
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        VersioningConfiguration: { Status: "Enabled" },
+      },
+    });
+    synth.template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]),
+      },
+    });
+  });
+
+  it("declares the SES sender identity", () => {
+    synth.template.hasResourceProperties("AWS::SES::EmailIdentity", { EmailIdentity: "noreply@example.com" });
+  });
+});
+
+describe("least privilege", () => {
+  const table = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"];
+  const identity = ["s3:GetObject", "s3:ListBucket", "s3:PutObject"];
+  const expected: Record<string, string[]> = {
+    "auth-register": [...table, "ses:SendEmail"].sort(),
+    "auth-verify": [...table, "ses:SendEmail"].sort(),
+    authorizer: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+    sign: identity,
+    verify: identity,
+    "verify-key": identity,
+  };
+
+  it("grants each function exactly the calls its adapters make", () => {
+    // Image functions also pull their image from the asset repository (ECR), as Lambda requires.
+    const ecr = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetAuthorizationToken", "ecr:GetDownloadUrlForLayer"];
+    for (const name of allNames) {
+      const actions = actionsOf(name).filter((action) => !(libreOfficeFunctions as readonly string[]).includes(name) || !ecr.includes(action));
+      expect(actions, name).toEqual(expected[name] ?? []);
+    }
+  });
+
+  it("scopes every statement to the table, the bucket or the sender identity; * only where AWS requires it", () => {
+    for (const name of allNames) {
+      for (const statement of statementsOf(name)) {
+        const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+        const resources = JSON.stringify(statement.Resource);
+        if (resources === '"*"') {
+          // ecr:GetAuthorizationToken has no resource-level permissions.
+          expect(actions, name).toEqual(["ecr:GetAuthorizationToken"]);
+          continue;
+        }
+        if (actions.some((a) => a.startsWith("dynamodb:"))) expect(statement.Resource, name).toEqual({ "Fn::GetAtt": [tableId(), "Arn"] });
+        if (actions.includes("s3:ListBucket")) expect(statement.Resource, name).toEqual({ "Fn::GetAtt": [bucketId(), "Arn"] });
+        if (actions.includes("s3:GetObject")) expect(resources, name).toContain(`"${bucketId()}","Arn"`);
+        if (actions.includes("s3:GetObject")) expect(resources, name).toContain("/*");
+        if (actions.includes("ses:SendEmail")) expect(resources, name).toMatch(/:identity\/",\{"Ref":"SenderIdentity[0-9A-F]+"\}/);
+        expect(resources, name).not.toMatch(/"\*"|:\*"/);
+      }
+    }
+  });
+});
+
+describe("operations", () => {
+  it("alarms on the API 5xx rate, and on throttles and near-time-out durations of every function", () => {
+    synth.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "5XXError",
+      Namespace: "AWS/ApiGateway",
+      Statistic: "Average",
+      Threshold: 0.05,
+    });
+    const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+    for (const name of allNames) {
+      const of = (metric: string) =>
+        alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(`"Ref":"${functionLogicalId(name)}"`));
+      expect(of("Throttles"), name).toHaveLength(1);
+      const duration = of("Duration");
+      expect(duration, name).toHaveLength(1);
+      expect(duration[0]!.Threshold, name).toBe(Math.round((fnProps(name).Timeout as number) * 1000 * 0.8));
+    }
+    expect(alarms).toHaveLength(1 + 2 * allNames.length);
+    // No alarmEmail context: no topic, no actions.
+    synth.template.resourceCountIs("AWS::SNS::Topic", 0);
+  });
+
+  it("outputs the API URL, the table name and the bucket name", () => {
+    expect(Object.keys(synth.json.Outputs).sort()).toEqual(["ApiUrl", "IdentityBucketName", "TableName"]);
+    synth.template.hasOutput("TableName", { Value: { Ref: tableId() } });
+    synth.template.hasOutput("IdentityBucketName", { Value: { Ref: bucketId() } });
+  });
+
+  it("refuses to synthesize without a sender address, saying how to give one", () => {
+    expect(() => synthesize({})).toThrow(/senderEmail.*-c senderEmail=/s);
+    expect(() => synthesize({ senderEmail: "not-an-address" })).toThrow(/not an e-mail address/);
+  });
+});
