@@ -1,6 +1,5 @@
-import { createHash, sign as signData } from "node:crypto";
-import * as asn1js from "asn1js";
-import * as pkijs from "pkijs";
+import { X509Certificate, createHash, sign as signData } from "node:crypto";
+import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/der.ts";
 import type { SigningIdentity } from "#domain/signing-identity.ts";
 
 /** oids used in CMS / CAdES structures. */
@@ -28,21 +27,38 @@ export interface Timestamper {
   timestamp(imprint: Buffer): Promise<Buffer>;
 }
 
-const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+/** CertificateIds are the DER pieces of a certificate a CMS signer info refers to. */
+interface CertificateIds {
+  issuer: Buffer;
+  serial: Buffer;
+}
 
-/** signingCertificateV2 builds the ESS signing-certificate-v2 attribute (RFC 5035), SHA-256 by default. */
-function signingCertificateV2(identity: SigningIdentity): pkijs.Attribute {
-  const certificate = pkijs.Certificate.fromBER(identity.certificate.raw);
-  const issuerSerial = new pkijs.IssuerSerial({
-    issuer: new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: 4, value: certificate.issuer })] }),
-    serialNumber: certificate.serialNumber,
-  });
+const idsCache = new WeakMap<X509Certificate, CertificateIds>();
+
+/** certificateIds reads the issuer Name and serialNumber (as DER) out of a certificate. */
+export function certificateIds(certificate: X509Certificate): CertificateIds {
+  let ids = idsCache.get(certificate);
+  if (!ids) {
+    const raw = certificate.raw;
+    const tbs = children(raw, readElement(raw, 0))[0]!;
+    const fields = children(raw, tbs);
+    const offset = fields[0]!.tag === 0xa0 ? 1 : 0; // [0] version is optional
+    const serial = fields[offset]!;
+    const issuer = fields[offset + 2]!;
+    ids = { serial: raw.subarray(serial.start, serial.end), issuer: raw.subarray(issuer.start, issuer.end) };
+    idsCache.set(certificate, ids);
+  }
+  return ids;
+}
+
+const attribute = (type: string, value: Buffer) => sequence(objectIdentifier(type), setOf(value));
+
+/** signingCertificateV2 builds the ESS signing-certificate-v2 attribute (RFC 5035), SHA-256 (the default, so no algorithm). */
+function signingCertificateV2(identity: SigningIdentity): Buffer {
+  const { issuer, serial } = certificateIds(identity.certificate);
   const certHash = createHash("sha256").update(identity.certificate.raw).digest();
-  const essCertIdV2 = new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: toArrayBuffer(certHash) }), issuerSerial.toSchema()] });
-  return new pkijs.Attribute({
-    type: oids.signingCertificateV2,
-    values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })],
-  });
+  const issuerSerial = sequence(sequence(tlv(0xa4, issuer)), serial);
+  return attribute(oids.signingCertificateV2, sequence(sequence(sequence(octetString(certHash), issuerSerial))));
 }
 
 /** CadesSignature is a CMS SignedData in the making: signed, a timestamp may still be added. */
@@ -58,55 +74,35 @@ export interface CadesSignature {
  * createCadesSignature signs a document digest as a CAdES baseline B-B detached CMS: signed
  * attributes content-type, message-digest and signing-certificate-v2, deliberately no
  * signing-time (PAdES puts the claimed time in the signature dictionary's /M). The private-key
- * operation is node's native crypto.
+ * operation is node's native crypto; the DER is written directly (a schema library costs more
+ * than the rest of a one-page signing).
  */
 export function createCadesSignature(identity: SigningIdentity, documentDigest: Buffer): CadesSignature {
-  const signedAttrs = new pkijs.SignedAndUnsignedAttributes({
-    type: 0,
-    attributes: [
-      new pkijs.Attribute({ type: oids.contentType, values: [new asn1js.ObjectIdentifier({ value: oids.data })] }),
-      new pkijs.Attribute({ type: oids.messageDigest, values: [new asn1js.OctetString({ valueHex: toArrayBuffer(documentDigest) })] }),
-      signingCertificateV2(identity),
-    ],
-  });
-  // The signature covers the DER SET OF the attributes: the [0] IMPLICIT tag is replaced by SET.
-  const encoded = Buffer.from(signedAttrs.toSchema().toBER(false));
-  encoded[0] = 0x31;
-  const signatureValue = signData("sha256", encoded, identity.privateKey);
-
-  const certificate = pkijs.Certificate.fromBER(identity.certificate.raw);
-  const signerInfo = new pkijs.SignerInfo({
-    version: 1,
-    sid: new pkijs.IssuerAndSerialNumber({ issuer: certificate.issuer, serialNumber: certificate.serialNumber }),
-    digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: oids.sha256 }),
-    signedAttrs,
-    signatureAlgorithm:
-      identity.keyType === "RSA"
-        ? new pkijs.AlgorithmIdentifier({ algorithmId: oids.sha256WithRsa, algorithmParams: new asn1js.Null() })
-        : new pkijs.AlgorithmIdentifier({ algorithmId: oids.ecdsaWithSha256 }),
-    signature: new asn1js.OctetString({ valueHex: toArrayBuffer(signatureValue) }),
-  });
-  const signedData = new pkijs.SignedData({
-    version: 1,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: oids.data }),
-    digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: oids.sha256 })],
-    certificates: [certificate, ...identity.chain.map((issuer) => pkijs.Certificate.fromBER(issuer.raw))],
-    signerInfos: [signerInfo],
-  });
+  const attributes = [
+    attribute(oids.contentType, objectIdentifier(oids.data)),
+    attribute(oids.messageDigest, octetString(documentDigest)),
+    signingCertificateV2(identity),
+  ];
+  // The signature covers the DER SET OF the attributes; the signer info carries them as [0] IMPLICIT.
+  const signedSet = setOf(...attributes);
+  const signatureValue = signData("sha256", signedSet, identity.privateKey);
+  const signedAttrs = Buffer.concat([Buffer.from([0xa0]), signedSet.subarray(1)]);
+  const { issuer, serial } = certificateIds(identity.certificate);
+  const algorithm =
+    identity.keyType === "RSA" ? sequence(objectIdentifier(oids.sha256WithRsa), nullValue) : sequence(objectIdentifier(oids.ecdsaWithSha256));
+  const digestAlgorithm = sequence(objectIdentifier(oids.sha256));
+  let unsignedAttrs: Buffer = Buffer.alloc(0);
 
   return {
     signatureValue,
     addTimestampToken(token) {
-      const parsed = asn1js.fromBER(toArrayBuffer(token));
-      if (parsed.offset === -1) throw new Error("the timestamp token is not DER");
-      signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
-        type: 1,
-        attributes: [new pkijs.Attribute({ type: oids.signatureTimeStampToken, values: [parsed.result] })],
-      });
+      unsignedAttrs = tlv(0xa1, attribute(oids.signatureTimeStampToken, token));
     },
     toDer() {
-      const contentInfo = new pkijs.ContentInfo({ contentType: oids.signedData, content: signedData.toSchema(true) });
-      return Buffer.from(contentInfo.toSchema().toBER(false));
+      const signerInfo = sequence(integer(1), sequence(issuer, serial), digestAlgorithm, signedAttrs, algorithm, octetString(signatureValue), unsignedAttrs);
+      const certificates = tlv(0xa0, identity.certificate.raw, ...identity.chain.map((certificate) => certificate.raw));
+      const signedData = sequence(integer(1), setOf(digestAlgorithm), sequence(objectIdentifier(oids.data)), certificates, setOf(signerInfo));
+      return sequence(objectIdentifier(oids.signedData), tlv(0xa0, signedData));
     },
   };
 }

@@ -1,0 +1,275 @@
+import { ops, PdfString, type PDF, type PDFPage } from "@libpdf/core";
+import { DocumentFonts, visualOrder, wrapText, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
+
+/** AuditEvent is one entry of the signer's audit trail. */
+export interface AuditEvent {
+  type: string;
+  timestamp: string;
+  data?: Record<string, unknown> | undefined;
+}
+
+/** AuditCertificate is everything the certificate page shows (SPEC 2). */
+export interface AuditCertificate {
+  /** The document's title, or its file name, when known. */
+  documentName?: string | undefined;
+  /** SHA-256 (hex) of the document as received. */
+  documentSha256: string;
+  /** Pages of the document before the certificate was added. */
+  documentPages: number;
+  eventId?: string | undefined;
+  signer: { name: string; email: string; ip?: string | undefined; userAgent?: string | undefined };
+  events: AuditEvent[];
+  signingTime: Date;
+  service: { subject: string; fingerprint: string; algorithm: string };
+  /** Set when the signature gets an RFC 3161 timestamp. */
+  timestampAuthority?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+const PAGE = { width: 595.28, height: 841.89 };
+const MARGIN = { left: 56, right: 56, top: 60, bottom: 72 };
+const CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
+type Color = readonly [number, number, number];
+const INK: Color = [0.11, 0.13, 0.17];
+const MUTED: Color = [0.42, 0.45, 0.5];
+const ACCENT: Color = [0.11, 0.3, 0.55];
+const RULE: Color = [0.82, 0.84, 0.87];
+const BAND: Color = [0.94, 0.95, 0.97];
+const LABEL_WIDTH = 128;
+const EVENT_COLUMNS = { index: 28, time: 128, type: 78 };
+const SUMMARY_LIMIT = 400;
+
+type Operator = ReturnType<typeof ops.beginText>;
+/** DrawOp appends the operators of one drawing to a page's single content stream. */
+type DrawOp = (page: PDFPage, out: Operator[]) => void;
+
+/** textOperators draws runs left to right from (x, y); glyph ids are what Identity-H fonts show. */
+function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: number, y: number, size: number, color: Color): void {
+  out.push(ops.setNonStrokingRGB(...color), ops.beginText(), ops.setTextMatrix(1, 0, 0, 1, x, y));
+  let left = x;
+  for (const run of runs) {
+    const gids = run.font.encodeTextToGids(run.text);
+    const bytes = new Uint8Array(gids.length * 2);
+    gids.forEach((gid, index) => {
+      bytes[index * 2] = gid >> 8;
+      bytes[index * 2 + 1] = gid & 0xff;
+    });
+    if (left !== x) out.push(ops.setTextMatrix(1, 0, 0, 1, left, y));
+    out.push(ops.setFont(`/${page.registerFont(run.font)}`, size), ops.showText(PdfString.fromBytes(bytes)));
+    left += run.width;
+  }
+  out.push(ops.endText());
+}
+
+/** formatUtc renders an instant as "2026-11-22 09:58:00 UTC" (milliseconds kept when present). */
+export function formatUtc(date: Date): string {
+  const iso = date.toISOString();
+  const millis = iso.slice(19, 23);
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${millis === ".000" ? "" : millis} UTC`;
+}
+
+function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+/** summarizeData turns an event's data into one readable line: "key: value; key: value". */
+export function summarizeData(data: Record<string, unknown> | undefined): string {
+  if (!data) return "";
+  const text = Object.entries(data)
+    .map(([key, value]) => `${key}: ${formatValue(value)}`)
+    .join("; ");
+  return text.length > SUMMARY_LIMIT ? `${text.slice(0, SUMMARY_LIMIT - 1)}…` : text;
+}
+
+/** sortEvents orders audit events by time, keeping the given order for equal times. */
+export function sortEvents(events: AuditEvent[]): AuditEvent[] {
+  return events
+    .map((event, index) => ({ event, index, at: Date.parse(event.timestamp) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .map((entry) => entry.event);
+}
+
+/** CertificateLayout collects drawing operations page by page, so "page x of y" is known at the end. */
+class CertificateLayout {
+  readonly pages: DrawOp[][] = [];
+  private y = 0;
+
+  constructor(private readonly fonts: DocumentFonts) {
+    this.newPage(false);
+  }
+
+  newPage(continued = true): void {
+    this.pages.push([]);
+    this.y = PAGE.height - MARGIN.top;
+    if (continued) {
+      this.text("Audit trail certificate (continued)", MARGIN.left, this.y, "bold", 11, ACCENT);
+      this.y -= 24;
+    }
+  }
+
+  /** ensure starts a new page when `height` does not fit; returns true if it did. */
+  ensure(height: number): boolean {
+    if (this.y - height >= MARGIN.bottom) return false;
+    this.newPage();
+    return true;
+  }
+
+  get cursor(): number {
+    return this.y;
+  }
+
+  advance(by: number): void {
+    this.y -= by;
+  }
+
+  private op(draw: DrawOp): void {
+    this.pages.at(-1)!.push(draw);
+  }
+
+  text(text: string, x: number, y: number, style: FontStyle, size: number, color: Color = INK): void {
+    const runs = this.fonts.runs(visualOrder(text), style, size);
+    this.op((page, out) => textOperators(page, out, runs, x, y, size, color));
+  }
+
+  rule(y: number, color: Color = RULE, thickness = 0.6): void {
+    this.op((_page, out) =>
+      out.push(ops.setStrokingRGB(...color), ops.setLineWidth(thickness), ops.moveTo(MARGIN.left, y), ops.lineTo(PAGE.width - MARGIN.right, y), ops.stroke()),
+    );
+  }
+
+  band(y: number, height: number): void {
+    this.op((_page, out) => out.push(ops.setNonStrokingRGB(...BAND), ops.rectangle(MARGIN.left, y, CONTENT_WIDTH, height), ops.fill()));
+  }
+
+  wrap(text: string, width: number, style: FontStyle, size: number): string[] {
+    return wrapText(text, width, (line) => this.fonts.width(visualOrder(line), style, size));
+  }
+}
+
+function section(layout: CertificateLayout, title: string): void {
+  layout.ensure(48);
+  layout.advance(14);
+  layout.text(title.toUpperCase(), MARGIN.left, layout.cursor, "bold", 9, ACCENT);
+  layout.advance(6);
+  layout.rule(layout.cursor);
+  layout.advance(14);
+}
+
+function field(layout: CertificateLayout, label: string, value: string, style: FontStyle = "regular"): void {
+  const size = style === "mono" ? 8.5 : 10;
+  const lines = layout.wrap(value, CONTENT_WIDTH - LABEL_WIDTH, style, size);
+  const lineHeight = size + 3.5;
+  layout.ensure(lineHeight);
+  layout.text(label, MARGIN.left, layout.cursor, "regular", 9, MUTED);
+  for (const [index, line] of lines.entries()) {
+    if (index > 0 && layout.ensure(lineHeight)) layout.text(`${label} (cont.)`, MARGIN.left, layout.cursor, "regular", 9, MUTED);
+    layout.text(line, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size);
+    layout.advance(lineHeight);
+  }
+  layout.advance(3);
+}
+
+function eventHeader(layout: CertificateLayout): void {
+  const y = layout.cursor;
+  layout.band(y - 5, 16);
+  let x = MARGIN.left + 4;
+  for (const [title, width] of [["#", EVENT_COLUMNS.index], ["Time (UTC)", EVENT_COLUMNS.time], ["Event", EVENT_COLUMNS.type], ["Details", 0]] as const) {
+    layout.text(title, x, y, "bold", 8.5, MUTED);
+    x += width;
+  }
+  layout.advance(18);
+}
+
+function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
+  const detailsX = MARGIN.left + 4 + EVENT_COLUMNS.index + EVENT_COLUMNS.time + EVENT_COLUMNS.type;
+  const detailsWidth = PAGE.width - MARGIN.right - detailsX;
+  const size = 8.5;
+  const lineHeight = 11.5;
+  eventHeader(layout);
+  for (const [index, event] of events.entries()) {
+    const at = new Date(event.timestamp);
+    const details = layout.wrap(summarizeData(event.data) || "—", detailsWidth, "regular", size);
+    // Keep a row on one page unless it is taller than a page by itself.
+    if (layout.ensure(Math.min(details.length, 40) * lineHeight + 4)) eventHeader(layout);
+    const top = layout.cursor;
+    let x = MARGIN.left + 4;
+    layout.text(String(index + 1), x, top, "regular", size, MUTED);
+    x += EVENT_COLUMNS.index;
+    layout.text(Number.isNaN(at.getTime()) ? event.timestamp : formatUtc(at), x, top, "regular", size);
+    x += EVENT_COLUMNS.time;
+    layout.text(event.type, x, top, "bold", size);
+    for (const [lineIndex, line] of details.entries()) {
+      if (lineIndex > 0 && layout.ensure(lineHeight)) eventHeader(layout);
+      layout.text(line, detailsX, layout.cursor, "regular", size);
+      layout.advance(lineHeight);
+    }
+    layout.rule(layout.cursor + lineHeight - 3.5, BAND, 0.5);
+    layout.advance(3);
+  }
+}
+
+/**
+ * drawAuditCertificate appends the audit trail certificate page(s) to a document: a title
+ * block, the document, signer and signature details, the metadata, and every audit event in
+ * time order, flowing onto as many pages as needed, each with "page x of y". Text in any script
+ * the bundled fonts cover renders (Latin, Greek, Cyrillic, Arabic, Hebrew, CJK).
+ */
+export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles): void {
+  const fonts = new DocumentFonts(pdf, files);
+  const layout = new CertificateLayout(fonts);
+  const events = sortEvents(certificate.events);
+
+  layout.text("Audit Trail Certificate", MARGIN.left, layout.cursor, "bold", 22, INK);
+  layout.advance(18);
+  layout.text("Record of an electronic signature made with Signet", MARGIN.left, layout.cursor, "regular", 10, MUTED);
+  layout.advance(10);
+  layout.rule(layout.cursor, ACCENT, 1.2);
+  layout.advance(6);
+
+  section(layout, "Document");
+  if (certificate.documentName) field(layout, "Title", certificate.documentName);
+  field(layout, "SHA-256 as received", certificate.documentSha256, "mono");
+  field(layout, "Pages", `${certificate.documentPages} (this certificate follows them)`);
+  if (certificate.eventId) field(layout, "Event ID", certificate.eventId);
+
+  section(layout, "Signer");
+  field(layout, "Name", certificate.signer.name);
+  field(layout, "E-mail", certificate.signer.email);
+  if (certificate.signer.ip) field(layout, "IP address", certificate.signer.ip);
+  if (certificate.signer.userAgent) field(layout, "User agent", certificate.signer.userAgent);
+
+  section(layout, "Signature");
+  field(layout, "Signed at", formatUtc(certificate.signingTime));
+  field(layout, "Standard", `PAdES baseline ${certificate.timestampAuthority ? "B-T" : "B-B"} (ETSI.CAdES.detached), SHA-256`);
+  if (certificate.timestampAuthority) field(layout, "Timestamp authority", certificate.timestampAuthority);
+  field(layout, "Certificate subject", certificate.service.subject);
+  field(layout, "Key", certificate.service.algorithm);
+  field(layout, "Certificate SHA-256", certificate.service.fingerprint, "mono");
+
+  if (certificate.metadata && Object.keys(certificate.metadata).length > 0) {
+    section(layout, "Metadata");
+    for (const [key, value] of Object.entries(certificate.metadata)) field(layout, key, formatValue(value));
+  }
+
+  section(layout, `Audit trail (${events.length} event${events.length === 1 ? "" : "s"})`);
+  eventRows(layout, events);
+
+  const total = layout.pages.length;
+  const footer = fonts.runs(`Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`, "regular", 8);
+  for (const [index, drawings] of layout.pages.entries()) {
+    const page = pdf.addPage({ width: PAGE.width, height: PAGE.height });
+    const out: Operator[] = [ops.pushGraphicsState()];
+    for (const draw of drawings) draw(page, out);
+    const label = fonts.runs(`Page ${index + 1} of ${total}`, "regular", 8);
+    const labelWidth = label.reduce((sum, run) => sum + run.width, 0);
+    out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(PAGE.width - MARGIN.right, 48), ops.stroke());
+    textOperators(page, out, footer, MARGIN.left, 36, 8, MUTED);
+    textOperators(page, out, label, PAGE.width - MARGIN.right - labelWidth, 36, 8, MUTED);
+    out.push(ops.popGraphicsState());
+    // One content stream per page: libpdf's drawText would add a stream per call.
+    page.drawOperators(out);
+  }
+}
