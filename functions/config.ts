@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 /** Limits are the size and count caps of SPEC section 7; every one is configurable. */
 export interface Limits {
@@ -48,8 +49,12 @@ export interface Config {
     bucket?: string;
     /** Folder holding the signing identity (local). */
     dataDir: string;
+    /** Password of an operator-supplied identity.p12 (empty when unset). */
+    p12Password: string;
   };
   signing: {
+    /** Folder of the certificate page's TTF fonts (assets/fonts in the repository). */
+    fontsDir: string;
     tsaUrl?: string;
     /** Extra trust anchors for /v1/verify, PEM file path. */
     trustAnchorsFile?: string;
@@ -163,8 +168,10 @@ export function loadConfig(env: Env = process.env): Config {
     identity: {
       ...(env.SIGNET_IDENTITY_BUCKET ? { bucket: env.SIGNET_IDENTITY_BUCKET } : {}),
       dataDir,
+      p12Password: env.SIGNET_IDENTITY_P12_PASSWORD ?? "",
     },
     signing: {
+      fontsDir: env.SIGNET_FONTS_DIR ?? fileURLToPath(new URL("../assets/fonts/", import.meta.url)),
       ...(env.SIGNET_TSA_URL ? { tsaUrl: env.SIGNET_TSA_URL } : {}),
       ...(env.SIGNET_TRUST_ANCHORS_FILE ? { trustAnchorsFile: env.SIGNET_TRUST_ANCHORS_FILE } : {}),
     },
