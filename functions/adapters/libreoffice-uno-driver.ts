@@ -2,7 +2,8 @@
  * unoDriverSource is the python3 program that keeps one LibreOffice running and converts over UNO.
  * It is kept as a string (written to the converter's private folder at start) so bundlers need no
  * extra asset. Usage: python3 driver.py '<json: {"argv": [...], "connect": "uno:pipe,...", "startTimeout": s}>'.
- * It starts soffice (argv, in a process group of its own whose id it reports), connects, prints {"event":"ready"}, then reads one
+ * It starts soffice (argv, in a process group of its own whose id it reports at once as {"event":"spawned","pid"}),
+ * connects, prints {"event":"ready"}, then reads one
  * JSON job per line on stdin and answers one JSON line per job on stdout:
  *   {"input", "output" (file URLs), "inFilter", "outFilter", "filterData": {name: value}}
  *   -> {"ok": true} | {"ok": false, "kind": "load"|"store", "error"} | {"ok": false, "kind": "crash", "error"} (then exits).
@@ -42,6 +43,7 @@ def die(office, code):
 def main():
     cfg = json.loads(sys.argv[1])
     office = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    reply({"event": "spawned", "pid": office.pid})
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     deadline = time.monotonic() + cfg.get("startTimeout", 60)

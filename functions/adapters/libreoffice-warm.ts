@@ -103,7 +103,11 @@ export class WarmOffice {
       } catch {
         return;
       }
-      if (typeof message.pid === "number") this.officePgid = message.pid;
+      // The office's process group is known before it is ready, so a start that hangs can be killed.
+      if (message.event === "spawned") {
+        if (typeof message.pid === "number") this.officePgid = message.pid;
+        return;
+      }
       this.deliver(message);
     });
     child.once("error", (error) => {

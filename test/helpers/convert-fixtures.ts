@@ -216,6 +216,22 @@ export function oleFile(streams: string[]): Buffer {
   return out;
 }
 
+/**
+ * wordFile is a synthetic Word 97 file: an OLE container whose WordDocument stream starts with a
+ * FIB (fEncrypted set or not) and nothing else, so the content checks pass but LibreOffice cannot
+ * read it.
+ */
+export function wordFile(encrypted: boolean): Buffer {
+  const base = oleFile(["WordDocument"]);
+  const entry = 512 * 2 + 128;
+  base.writeUInt32LE(2, entry + 116);
+  base.writeUInt32LE(4096, entry + 120);
+  const fib = Buffer.alloc(4096);
+  fib.writeUInt16LE(0xa5ec, 0);
+  fib[0x0b] = encrypted ? 0x01 : 0x00;
+  return Buffer.concat([base, fib]);
+}
+
 /** multipartBody builds a multipart/form-data body the way curl -F does. */
 export function multipartBody(parts: Array<{ name: string; fileName?: string; contentType?: string; data: Buffer | string }>): { body: Buffer; contentType: string } {
   const boundary = `----signet${Math.random().toString(16).slice(2)}`;

@@ -4,7 +4,7 @@ import { checkConversionInput, conversionOptions } from "#domain/conversion.ts";
 import type { SourceFormat } from "#domain/converter.ts";
 import { isSignetError } from "#domain/errors.ts";
 import { wordDocumentEncrypted } from "#domain/ole.ts";
-import { fixtureDocx, oleFile } from "#test/helpers/convert-fixtures.ts";
+import { fixtureDocx, oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
 
 const limits = { maxDocumentBytes: 1024 * 1024, maxEntries: 100, maxUncompressedBytes: 10 * 1024 * 1024 };
 
@@ -29,19 +29,6 @@ function zipWith(name: string): Buffer {
   const zip = new PizZip();
   zip.file(name, "x");
   return zip.generate({ type: "nodebuffer" });
-}
-
-// A Word 97 FIB at the start of the WordDocument stream, with fEncrypted set or not.
-function wordFile(encrypted: boolean): Buffer {
-  const base = oleFile(["WordDocument"]);
-  // Point the WordDocument entry at sector 2 with a size of 4096 and put a FIB there.
-  const entry = 512 * 2 + 128;
-  base.writeUInt32LE(2, entry + 116);
-  base.writeUInt32LE(4096, entry + 120);
-  const fib = Buffer.alloc(4096);
-  fib.writeUInt16LE(0xa5ec, 0);
-  fib[0x0b] = encrypted ? 0x01 : 0x00;
-  return Buffer.concat([base, fib]);
 }
 
 describe("conversionOptions", () => {

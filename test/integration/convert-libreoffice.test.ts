@@ -1,0 +1,223 @@
+// The LibreOffice converter against the real LibreOffice: output checked with poppler tools.
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import PizZip from "pizzip";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice-converter.ts";
+import { isSignetError, type SignetError } from "#domain/errors.ts";
+import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } from "#test/helpers/convert-fixtures.ts";
+import { descendantsOf, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
+
+const root = mkdtempSync(join(tmpdir(), "signet-convert-it-"));
+let warm: LibreOfficeConverter;
+let produced: Awaited<ReturnType<typeof libreOfficeFixtures>>;
+
+function save(name: string, bytes: Buffer): string {
+  const path = join(root, name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+const text = (pdf: string) => execFileSync("pdftotext", ["-layout", pdf, "-"], { encoding: "utf8" });
+const pages = (pdf: string) => Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [pdf], { encoding: "utf8" }))?.[1]);
+const fonts = (pdf: string) => execFileSync("pdffonts", [pdf], { encoding: "utf8" });
+
+async function failure(promise: Promise<unknown>): Promise<SignetError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isSignetError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a failure");
+}
+
+function expectInOrder(haystack: string, needles: readonly string[]): void {
+  let at = -1;
+  for (const needle of needles) {
+    const next = haystack.indexOf(needle, at + 1);
+    expect(next, `"${needle}" after position ${at}`).toBeGreaterThan(at);
+    at = next;
+  }
+}
+
+beforeAll(async () => {
+  warm = createLibreOfficeConverter({ mode: "warm", concurrency: 2, timeoutMs: 60_000, workDir: join(root, "warm") });
+  produced = await libreOfficeFixtures();
+});
+
+afterAll(async () => {
+  await warm.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("LibreOffice converter, warm path", () => {
+  it("converts the hand-written DOCX: text order, list, table, header/footer, image, Carlito embedded", async () => {
+    const pdf = save("fixture.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expect(warm.state().mode).toBe("warm");
+    const t = fixtureText;
+    const content = text(pdf);
+    expectInOrder(content, [t.header, t.title, t.body, `1. ${t.list[0]}`, `2. ${t.list[1]}`, `3. ${t.list[2]}`, ...t.table.flat(), t.footer]);
+    expect(pages(pdf)).toBe(1);
+    const fontTable = fonts(pdf);
+    expect(fontTable).toMatch(/\+Carlito\s+TrueType\s+\S+\s+yes/);
+    expect(fontTable).not.toMatch(/DejaVu|Liberation/);
+    const images = execFileSync("pdfimages", ["-list", pdf], { encoding: "utf8" }).trim().split("\n").slice(2);
+    expect(images).toHaveLength(1);
+    expect(images[0]).toMatch(/image\s+96\s+48/);
+  });
+
+  it.each(["docx", "doc", "odt", "rtf"] as const)("converts a LibreOffice-made %s: two pages, table order, Caladea", async (format) => {
+    const pdf = save(`made-${format}.pdf`, await warm.convert({ bytes: produced[format], from: format, to: "pdf" }));
+    expect(pages(pdf)).toBe(2);
+    expectInOrder(text(pdf), [flatOdtText.first, ...flatOdtText.cells, flatOdtText.second]);
+    expect(fonts(pdf)).toMatch(/\+Caladea-Regular\s+TrueType\s+\S+\s+yes/);
+  });
+
+  it("exports PDF/A-2b when asked, and plain PDF otherwise", async () => {
+    const pdfa = save("pdfa.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf", pdfa: true }));
+    const meta = execFileSync("pdfinfo", ["-meta", pdfa], { encoding: "utf8" });
+    expect(meta).toMatch(/<pdfaid:part>2<\/pdfaid:part>/);
+    expect(meta).toMatch(/<pdfaid:conformance>B<\/pdfaid:conformance>/);
+    const plain = save("plain.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expect(execFileSync("pdfinfo", ["-meta", plain], { encoding: "utf8" })).not.toMatch(/pdfaid/);
+  });
+
+  it("turns Markdown into a DOCX with its heading, list and table", async () => {
+    const md = "# Delivery Terms\n\n1. Ship within **five** days\n2. Invoice monthly\n\n| Item | Price |\n|---|---|\n| Widget | 12.50 |\n";
+    const docx = await warm.convert({ bytes: Buffer.from(md), from: "md", to: "docx" });
+    const xml = new PizZip(docx).file("word/document.xml")!.asText();
+    expectInOrder(xml, ["Delivery Terms", "Ship within", "five", "Invoice monthly", "Item", "Price", "Widget", "12.50"]);
+    expect(xml).toContain("<w:tbl>");
+    expect(xml).toMatch(/<w:numPr>/);
+  });
+
+  it("imports HTML without fetching anything it links to", async () => {
+    let hits = 0;
+    const server: Server = createServer((_req, res) => {
+      hits++;
+      res.writeHead(200, { "content-type": "image/png" }).end(solidPng(4, 4));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const html = `<html><head><link rel="stylesheet" href="${base}/a.css"><style>@import url(${base}/b.css);</style></head>
+<body background="${base}/bg.png"><h1>Invoice</h1><p style="background:url(${base}/c.png)">Total due</p>
+<img src="${base}/logo.png" alt="Logo"><iframe src="${base}/frame"></iframe><img src="data:image/png;base64,${solidPng(8, 8).toString("base64")}"></body></html>`;
+      const pdf = save("html.pdf", await warm.convert({ bytes: Buffer.from(html), from: "html", to: "pdf" }));
+      const content = text(pdf);
+      expectInOrder(content, ["Invoice", "Total due", "[Logo]"]);
+      expect(execFileSync("pdfimages", ["-list", pdf], { encoding: "utf8" }).trim().split("\n").slice(2)).toHaveLength(1);
+      expect(hits).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("answers INVALID_DOCUMENT when LibreOffice cannot read a file that passed the content checks", async () => {
+    const zip = new PizZip();
+    zip.file("[Content_Types].xml", "<Types/>");
+    zip.file("word/document.xml", "<w:document this is not XML");
+    const error = await failure(warm.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }));
+    expect(error.code).toBe("INVALID_DOCUMENT");
+    // The warm instance survives a document it cannot read.
+    expect(text(save("after-invalid.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
+  });
+
+  it("runs 8 simultaneous conversions, all valid, and leaves no LibreOffice behind after close", async () => {
+    const before = new Set(descendantsOf(process.pid));
+    const many = createLibreOfficeConverter({ mode: "warm", concurrency: 2, queueLength: 16, workDir: join(root, "many") });
+    const outputs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => many.convert({ bytes: fixtureDocx({ title: `Concurrent document ${i}` }), from: "docx", to: "pdf" })),
+    );
+    outputs.forEach((pdf, i) => expect(text(save(`many-${i}.pdf`, pdf))).toContain(`Concurrent document ${i}`));
+    expect(processesMatching(join(root, "many")).length).toBeGreaterThan(0); // warm instances stay up between jobs
+    await many.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(processesMatching(join(root, "many"))).toEqual([]);
+    expect(descendantsOf(process.pid).filter((line) => !before.has(line))).toEqual([]);
+  });
+
+  it("refuses work beyond the queue with RATE_LIMIT_ERROR and a retry time", async () => {
+    const small = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, queueLength: 1, workDir: join(root, "small") });
+    const jobs = [0, 1].map(() => small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    const error = await failure(small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expect(error.code).toBe("RATE_LIMIT_ERROR");
+    expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    await expect(Promise.all(jobs)).resolves.toHaveLength(2);
+    await small.close();
+  });
+});
+
+describe("LibreOffice converter, one-shot path and faults", () => {
+  it("converts the fixture one-shot with the same result", async () => {
+    const oneshot = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, workDir: join(root, "oneshot") });
+    const pdf = save("oneshot.pdf", await oneshot.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expect(oneshot.state().mode).toBe("oneshot");
+    expectInOrder(text(pdf), [fixtureText.header, fixtureText.title, ...fixtureText.table.flat(), fixtureText.footer]);
+    expect(fonts(pdf)).toMatch(/\+Carlito\s+TrueType\s+\S+\s+yes/);
+    await oneshot.close();
+    expect(processesMatching(join(root, "oneshot"))).toEqual([]);
+  });
+
+  it("retries a job once one-shot when the warm LibreOffice crashes during it", async () => {
+    // A stand-in UNO driver that reports the bridge crash LibreOffice produces on some documents.
+    const driver = join(root, "crashing-python.sh");
+    writeFileSync(driver, `#!/bin/sh\n[ "$1" = "-c" ] && exit 0\necho '{"event":"ready"}'\nread line\necho '{"ok":false,"kind":"crash","error":"DisposedException: Binary URP bridge disposed during call"}'\n`);
+    chmodSync(driver, 0o755);
+    const crashing = createLibreOfficeConverter({ mode: "warm", concurrency: 1, python: driver, workDir: join(root, "crashing") });
+    const pdf = save("retried.pdf", await crashing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expect(text(pdf)).toContain(fixtureText.title);
+    await crashing.close();
+  });
+
+  it("kills a LibreOffice that hangs (warm start) at the time-out: CONVERSION_TIMEOUT, nothing left", async () => {
+    const marker = 4_000_000 + Math.floor(Math.random() * 1_000_000);
+    const hanging = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 1_500, soffice: standInSoffice(root, marker), workDir: join(root, "hang") });
+    const started = Date.now();
+    const error = await failure(hanging.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expect(error.code).toBe("CONVERSION_TIMEOUT");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(processesMatching(`sleep ${marker}`)).toEqual([]);
+    await hanging.close();
+  });
+
+  it("kills the real LibreOffice stuck on a document at the time-out, and recovers", async () => {
+    // LibreOffice 7.4 waits forever for the bytes this RTF announces.
+    const stuck = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 4_000, workDir: join(root, "stuck") });
+    await stuck.warm();
+    const error = await failure(stuck.convert({ bytes: Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), from: "rtf", to: "pdf" }));
+    expect(error.code).toBe("CONVERSION_TIMEOUT");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(processesMatching(join(root, "stuck"))).toEqual([]);
+    expect(text(save("after-stuck.pdf", await stuck.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
+    await stuck.close();
+  });
+
+  it("answers SERVICE_UNAVAILABLE when there is no LibreOffice", async () => {
+    const none = createLibreOfficeConverter({ soffice: join(root, "no-such-soffice") });
+    expect((await failure(none.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }))).code).toBe("SERVICE_UNAVAILABLE");
+  });
+
+  it("passes no AWS credentials to LibreOffice", async () => {
+    const probe = join(root, "env-probe.sh");
+    const dump = join(root, "env.txt");
+    writeFileSync(probe, `#!/bin/sh\nenv > ${dump}\nexit 1\n`);
+    chmodSync(probe, 0o755);
+    const probing = createLibreOfficeConverter({
+      mode: "oneshot",
+      soffice: probe,
+      env: { ...process.env, AWS_SECRET_ACCESS_KEY: "secret", AWS_SESSION_TOKEN: "token", SIGNET_X: "y" },
+      workDir: join(root, "probe"),
+    });
+    await expect(probing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).rejects.toThrow(/exit 1/);
+    const env = execFileSync("cat", [dump], { encoding: "utf8" });
+    expect(env).not.toMatch(/AWS_|SIGNET_/);
+    expect(env).toMatch(new RegExp(`^HOME=${join(root, "probe")}`, "m"));
+  });
+});
