@@ -1,0 +1,53 @@
+// POST /v1/convert when LibreOffice misbehaves: a stand-in soffice (SIGNET_SOFFICE) that hangs or crashes.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { multipartBody } from "#test/helpers/convert-fixtures.ts";
+import { convertEvent, lambdaContext, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
+
+const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
+const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
+process.env.SIGNET_SOFFICE = standInSoffice(root, marker);
+process.env.SIGNET_CONVERSION_MODE = "oneshot";
+process.env.SIGNET_CONVERSION_TIMEOUT_MS = "2000";
+
+type Handler = (event: ReturnType<typeof convertEvent>, context: typeof lambdaContext) => Promise<{ statusCode: number; body: string }>;
+let handler: Handler;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  handler = (await import("#functions/convert.ts")).handler as unknown as Handler;
+  const { converter } = await import("#adapters/libreoffice-converter.ts");
+  close = () => converter.close();
+});
+afterAll(async () => {
+  await close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function convertRtf(content: string) {
+  const { body, contentType } = multipartBody([{ name: "file", fileName: "letter.rtf", data: content }]);
+  const response = await handler(convertEvent({ from: "rtf" }, body, contentType), lambdaContext);
+  return { status: response.statusCode, json: JSON.parse(response.body) as Record<string, string> };
+}
+
+describe("POST /v1/convert with a misbehaving LibreOffice", () => {
+  it("kills a soffice that never finishes at the time-out and answers 504", async () => {
+    const started = Date.now();
+    const response = await convertRtf("{\\rtf1 HANG}");
+    expect(response.status).toBe(504);
+    expect(response.json.code).toBe("CONVERSION_TIMEOUT");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(processesMatching(`sleep ${marker}`)).toEqual([]);
+  });
+
+  it("answers 500 with a generic message when soffice crashes", async () => {
+    const response = await convertRtf("{\\rtf1 CRASH}");
+    expect(response.status).toBe(500);
+    expect(response.json.code).toBe("INTERNAL_ERROR");
+    expect(response.json.message).not.toMatch(/stand-in|exit|soffice/i);
+  });
+});

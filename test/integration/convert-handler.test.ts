@@ -1,0 +1,89 @@
+// POST /v1/convert through the handler (the pipeline API Gateway would invoke) with real LibreOffice.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import PizZip from "pizzip";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureDocx, fixtureText, multipartBody, oleFile } from "#test/helpers/convert-fixtures.ts";
+import { convertEvent, lambdaContext } from "#test/helpers/convert-runtime.ts";
+
+process.env.SIGNET_CONVERSION_CONCURRENCY = "1";
+process.env.SIGNET_MAX_DOCUMENT_BYTES = String(2 * 1024 * 1024);
+
+type Handler = (event: ReturnType<typeof convertEvent>, context: typeof lambdaContext) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: string; isBase64Encoded?: boolean }>;
+let handler: Handler;
+let close: () => Promise<void>;
+const root = mkdtempSync(join(tmpdir(), "signet-convert-handler-"));
+
+beforeAll(async () => {
+  handler = (await import("#functions/convert.ts")).handler as unknown as Handler;
+  const { converter } = await import("#adapters/libreoffice-converter.ts");
+  close = () => converter.close();
+});
+afterAll(async () => {
+  await close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const file = (data: Buffer | string, fileName = "contract.docx") => multipartBody([{ name: "file", fileName, data }]);
+
+async function call(query: Record<string, string>, request: { body: Buffer; contentType?: string }) {
+  const response = await handler(convertEvent(query, request.body, request.contentType), lambdaContext);
+  const bytes = response.isBase64Encoded ? Buffer.from(response.body, "base64") : Buffer.from(response.body);
+  const json = response.headers?.["Content-Type"] === "application/json; charset=utf-8" ? (JSON.parse(bytes.toString()) as Record<string, unknown>) : {};
+  return { status: response.statusCode, headers: response.headers ?? {}, bytes, json };
+}
+
+function zipWithout(): Buffer {
+  const zip = new PizZip();
+  zip.file("hello.txt", "hi");
+  return zip.generate({ type: "nodebuffer" });
+}
+
+describe("POST /v1/convert, bad input", () => {
+  const docx = fixtureDocx();
+  const rows: Array<[string, Record<string, string>, { body: Buffer; contentType?: string }, number, string]> = [
+    ["no from", {}, file(docx), 400, "VALIDATION_ERROR"],
+    ["unknown from", { from: "pages" }, file(docx), 400, "VALIDATION_ERROR"],
+    ["unknown query parameter", { from: "docx", quality: "high" }, file(docx), 400, "VALIDATION_ERROR"],
+    ["docx to docx", { from: "docx", to: "docx" }, file(docx), 400, "VALIDATION_ERROR"],
+    ["pdfa with to=docx", { from: "md", to: "docx", pdfa: "2b" }, file("# x", "a.md"), 400, "VALIDATION_ERROR"],
+    ["JSON instead of multipart", { from: "docx" }, { body: Buffer.from("{}"), contentType: "application/json" }, 415, "UNSUPPORTED_MEDIA_TYPE"],
+    ["no content type", { from: "docx" }, { body: docx }, 415, "UNSUPPORTED_MEDIA_TYPE"],
+    ["missing file part", { from: "docx" }, multipartBody([]), 400, "VALIDATION_ERROR"],
+    ["wrong field name", { from: "docx" }, multipartBody([{ name: "document", fileName: "a.docx", data: docx }]), 400, "VALIDATION_ERROR"],
+    ["two files", { from: "docx" }, multipartBody([{ name: "file", fileName: "a.docx", data: docx }, { name: "file", fileName: "b.docx", data: docx }]), 400, "VALIDATION_ERROR"],
+    ["empty file", { from: "docx" }, file(Buffer.alloc(0)), 400, "VALIDATION_ERROR"],
+    ["not a zip", { from: "docx" }, file("plain text pretending"), 422, "INVALID_DOCUMENT"],
+    ["zip without word/document.xml", { from: "docx" }, file(zipWithout()), 422, "INVALID_DOCUMENT"],
+    ["password-protected DOCX", { from: "docx" }, file(oleFile(["EncryptionInfo", "EncryptedPackage"])), 422, "ENCRYPTED_DOCUMENT"],
+    ["over the size cap", { from: "docx" }, file(Buffer.alloc(2 * 1024 * 1024 + 1, 1)), 413, "PAYLOAD_TOO_LARGE"],
+    ["not RTF", { from: "rtf" }, file("hello", "a.rtf"), 422, "INVALID_DOCUMENT"],
+  ];
+  it.each(rows)("%s -> %i %s", async (_name, query, request, status, code) => {
+    const response = await call(query, request);
+    expect(response.status).toBe(status);
+    expect(response.json).toMatchObject({ code, requestId: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe("POST /v1/convert, success", () => {
+  it("answers the PDF of a DOCX with Content-Type and the uploaded name", async () => {
+    const response = await call({ from: "docx" }, file(fixtureDocx(), "Contract 2026.docx"));
+    expect(response.status).toBe(200);
+    expect(response.headers["Content-Type"]).toBe("application/pdf");
+    expect(response.headers["Content-Disposition"]).toContain('filename="Contract 2026.pdf"');
+    const pdf = join(root, "out.pdf");
+    writeFileSync(pdf, response.bytes);
+    expect(execFileSync("pdftotext", [pdf, "-"], { encoding: "utf8" })).toContain(fixtureText.title);
+  });
+
+  it("answers a DOCX for Markdown with to=docx", async () => {
+    const response = await call({ from: "md", to: "docx" }, file("# Notes\n\n- one\n- two\n", "notes.md"));
+    expect(response.status).toBe(200);
+    expect(response.headers["Content-Type"]).toBe("application/vnd.openxmlformats-officedocument.wordprocessingml.document");
+    expect(response.headers["Content-Disposition"]).toContain('filename="notes.docx"');
+    expect(new PizZip(response.bytes).file("word/document.xml")!.asText()).toContain("Notes");
+  });
+});
