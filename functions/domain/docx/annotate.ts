@@ -94,23 +94,37 @@ export function describeFields(bytes: Uint8Array, limits: Pick<AnnotateLimits, "
 }
 
 /**
- * matchControls finds a field's controls. An id is tried in order against SuperDoc field ids, then
+ * ControlIndex finds a field's controls. An id is tried in order against SuperDoc field ids, then
  * w:id values, then plain Word tags; the first rule that matches anything wins and every control it
  * matches is filled. A group matches `group` of JSON tags.
  */
-export function matchControls(controls: readonly Control[], field: Pick<Field, "id" | "group">): Control[] {
-  if (field.group !== undefined) return controls.filter((control) => control.group === field.group);
-  const id = field.id!;
-  const rules: Array<(control: Control) => boolean> = [
-    (control) => control.fieldIds.includes(id),
-    (control) => control.sdtId === id,
-    (control) => control.tag === id,
-  ];
-  for (const rule of rules) {
-    const found = controls.filter(rule);
-    if (found.length > 0) return found;
+export class ControlIndex {
+  private readonly byFieldId = new Map<string, Control[]>();
+  private readonly bySdtId = new Map<string, Control[]>();
+  private readonly byTag = new Map<string, Control[]>();
+  private readonly byGroup = new Map<string, Control[]>();
+
+  constructor(controls: readonly Control[]) {
+    const add = (map: Map<string, Control[]>, key: string | null, control: Control) => {
+      if (key === null) return;
+      const list = map.get(key);
+      if (list) list.push(control);
+      else map.set(key, [control]);
+    };
+    for (const control of controls) {
+      for (const id of control.fieldIds) add(this.byFieldId, id, control);
+      add(this.bySdtId, control.sdtId, control);
+      add(this.byTag, control.tag, control);
+      add(this.byGroup, control.group, control);
+    }
   }
-  return [];
+
+  /** match returns the controls a field targets (empty when none). */
+  match(field: Pick<Field, "id" | "group">): Control[] {
+    if (field.group !== undefined) return this.byGroup.get(field.group) ?? [];
+    const id = field.id!;
+    return this.byFieldId.get(id) ?? this.bySdtId.get(id) ?? this.byTag.get(id) ?? [];
+  }
 }
 
 const fieldName = (index: number) => `fields.${index}`;
@@ -118,7 +132,8 @@ const label = (field: Field) => (field.group !== undefined ? `group "${field.gro
 
 /** checkFields matches every field and raises FIELD_NOT_FOUND / FIELD_TYPE_MISMATCH listing every offender. */
 function checkFields(template: Template, fields: readonly Field[], placeholders: ReadonlySet<string>): Control[][] {
-  const matches = fields.map((field) => matchControls(template.controls, field));
+  const index = new ControlIndex(template.controls);
+  const matches = fields.map((field) => index.match(field));
   const fillsPlaceholder = (field: Field) => field.id !== undefined && placeholders.has(field.id);
   const missing: ErrorDetail[] = [];
   fields.forEach((field, i) => {
@@ -172,7 +187,8 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
     template = Template.open(pkg);
   }
 
-  const matches = fields.map((field) => matchControls(template.controls, field));
+  const index = new ControlIndex(template.controls);
+  const matches = fields.map((field) => index.match(field));
   const imageWriter = new ImageWriter(pkg, template);
   fields.forEach((field, i) => {
     for (const control of matches[i]!) {

@@ -1,7 +1,7 @@
 import type { Element, Node } from "@xmldom/xmldom";
 import { SignetError } from "#domain/errors.ts";
 import type { Control } from "#domain/docx/template.ts";
-import { NS, attr, childElements, descendants, firstChild, removeChildren, type XmlWriter } from "#domain/docx/xml.ts";
+import { NS, attr, childElements, cloneInto, descendants, firstChild, removeChildren, type XmlWriter } from "#domain/docx/xml.ts";
 
 /** TextOptions tune a text fill. */
 export interface TextOptions {
@@ -30,7 +30,7 @@ export function clearPlaceholderState(control: Control): void {
 /** cleanRunProperties clones run properties without the placeholder character style. */
 export function cleanRunProperties(rPr: Element | undefined): Element | undefined {
   if (!rPr) return undefined;
-  const copy = rPr.cloneNode(true) as Element;
+  const copy = cloneInto(rPr.ownerDocument!, rPr);
   for (const style of childElements(copy, NS.w, "rStyle")) {
     if (PLACEHOLDER_STYLES.has((attr(style, NS.w, "val") ?? "").toLowerCase())) copy.removeChild(style);
   }
@@ -164,7 +164,7 @@ export function fillTable(control: Control, rows: string[][], options: TableOpti
   for (const row of rows) {
     let tr: Element;
     if (options.copyRowStyle && template) {
-      tr = template.cloneNode(true) as Element;
+      tr = cloneInto(writer.doc, template);
       childElements(tr, NS.w, "tc").forEach((cell, i) => fillCell(writer, cell, row[i] ?? ""));
     } else {
       tr = writer.el("w", "tr");

@@ -7,7 +7,7 @@ import type { DocxPackage } from "#domain/docx/package.ts";
 import { RelationshipType, Relationships, ensureContentTypeDefault } from "#domain/docx/relationships.ts";
 import { placeRun } from "#domain/docx/fill.ts";
 import type { Control, Template } from "#domain/docx/template.ts";
-import { NS, escapeAttribute, parseXml } from "#domain/docx/xml.ts";
+import { NS, cloneInto, escapeAttribute, parseXml } from "#domain/docx/xml.ts";
 
 /** EMU_PER_PX converts CSS pixels (1/96 in) to English Metric Units. */
 export const EMU_PER_PX = 9525;
@@ -107,12 +107,12 @@ export class ImageWriter {
       `<pic:blipFill><a:blip r:embed="${relationshipId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
       `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr>` +
       `</pic:pic></a:graphicData></a:graphic></wp:inline></${q("drawing")}>`;
-    const drawing = writer.doc.importNode(parseXml(xml, "drawing").documentElement!, true);
+    const drawing = cloneInto(writer.doc, parseXml(xml, "drawing").documentElement!);
     // The w namespace is declared on the part's root already; keep the spliced XML free of a duplicate.
     drawing.removeAttribute(w ? `xmlns:${w}` : "xmlns");
     placeRun(control, (rPr) => {
       const run = writer.el("w", "r");
-      if (rPr) run.appendChild(rPr.cloneNode(true));
+      if (rPr) run.appendChild(cloneInto(writer.doc, rPr));
       run.appendChild(drawing);
       return run;
     });

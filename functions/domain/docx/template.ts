@@ -44,6 +44,7 @@ export class Template {
   readonly parts: TemplatePart[] = [];
   readonly controls: Control[] = [];
   private readonly controlFragment = new Map<Element, { part: TemplatePart; fragment: number }>();
+  private readonly widths = new Map<number, number>();
 
   private constructor(readonly pkg: DocxPackage) {}
 
@@ -87,15 +88,11 @@ export class Template {
       span = body.scan.sections.find((section) => section.start > at) ?? span;
     }
     if (!span) return DEFAULT_TEXT_WIDTH_PX;
-    const section = parseFragments(body, [span]).documentElement!;
-    const sectPr = childElements(section)[0]!;
-    const size = firstChild(sectPr, NS.w, "pgSz");
-    const margins = firstChild(sectPr, NS.w, "pgMar");
-    const width = Number(size ? attr(size, NS.w, "w") : NaN);
-    const left = Number(margins ? attr(margins, NS.w, "left") : 0) || 0;
-    const right = Number(margins ? attr(margins, NS.w, "right") : 0) || 0;
-    if (!Number.isFinite(width) || width - left - right <= 0) return DEFAULT_TEXT_WIDTH_PX;
-    return (width - left - right) / 15; // twips (1/1440 in) to CSS px (1/96 in)
+    const known = this.widths.get(span.start);
+    if (known !== undefined) return known;
+    const width = sectionTextWidth(body, span);
+    this.widths.set(span.start, width);
+    return width;
   }
 
   /** save writes every changed part back into the package. */
@@ -139,6 +136,18 @@ export class Template {
 }
 
 const DEFAULT_TEXT_WIDTH_PX = 624; // 6.5 in, Word's default text width on Letter paper
+
+function sectionTextWidth(body: TemplatePart, span: { start: number; end: number }): number {
+  const section = parseFragments(body, [span]).documentElement!;
+  const sectPr = childElements(childElements(section)[0]!)[0]!;
+  const size = firstChild(sectPr, NS.w, "pgSz");
+  const margins = firstChild(sectPr, NS.w, "pgMar");
+  const width = Number(size ? attr(size, NS.w, "w") : NaN);
+  const left = Number(margins ? attr(margins, NS.w, "left") : 0) || 0;
+  const right = Number(margins ? attr(margins, NS.w, "right") : 0) || 0;
+  if (!Number.isFinite(width) || width - left - right <= 0) return DEFAULT_TEXT_WIDTH_PX;
+  return (width - left - right) / 15; // twips (1/1440 in) to CSS px (1/96 in)
+}
 
 /** parseFragments parses the given spans of a part in one xmldom pass, each wrapped in a holder element. */
 function parseFragments(part: Pick<TemplatePart, "name" | "xml" | "scan">, spans: ReadonlyArray<{ start: number; end: number }>): Document {
