@@ -1,0 +1,123 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { APIGatewayProxyEvent, Context } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes } from "#http/routes.ts";
+import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+
+// The sample events in events/ are what API Gateway (REST, payload v1, binaryMediaTypes */*)
+// hands each function, and what `sam local invoke -e events/<name>.json` feeds it. Here they go
+// straight to the same handlers, locally, against the stand-ins and the system's LibreOffice.
+// Protected-route events carry the authorizer's Allow context (the gateway has already checked
+// the key); the authorizer gets its own TOKEN event.
+
+const eventsDir = new URL("../../events/", import.meta.url).pathname;
+const functionsDir = new URL("../../functions/", import.meta.url).pathname;
+const dataDir = mkdtempSync(join(tmpdir(), "signet-events-"));
+let standIns: StandIns;
+let handlers: typeof import("#local/handlers.ts");
+
+beforeAll(async () => {
+  // Config is read once, at import: set the environment first.
+  standIns = await startStandIns({ sesPort: 0 });
+  Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir, SIGNET_TABLE: "signet-events" });
+  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
+  await ensureKeyTable(keyStoreOptions());
+  handlers = await import("#local/handlers.ts");
+}, 120_000);
+
+afterAll(async () => {
+  await standIns?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Expected is the status an event must get, and the error code when it is an error. */
+interface Expected {
+  status: number;
+  codes?: string[];
+}
+
+// One row per event file. auth-verify sends a code nobody was mailed: 422 whatever the store holds.
+const expected: Record<string, Expected> = {
+  info: { status: 200 },
+  health: { status: 200 },
+  openapi: { status: 200 },
+  docs: { status: 200 },
+  "auth-register": { status: 200 },
+  "auth-verify": { status: 422, codes: ["INVALID_CODE", "CODE_EXPIRED"] },
+  sign: { status: 200 },
+  annotate: { status: 200 },
+  "annotate-fields": { status: 200 },
+  convert: { status: 200 },
+  verify: { status: 200 },
+  "verify-key": { status: 200 },
+  "fallback-not-found": { status: 404, codes: ["NOT_FOUND"] },
+  "fallback-method-not-allowed": { status: 405, codes: ["METHOD_NOT_ALLOWED"] },
+};
+
+const proxyEventFiles = readdirSync(eventsDir)
+  .filter((file) => file.endsWith(".json") && file !== "authorizer.json")
+  .map((file) => file.replace(/\.json$/, ""))
+  .sort();
+const readEvent = (name: string) => JSON.parse(readFileSync(join(eventsDir, `${name}.json`), "utf8")) as APIGatewayProxyEvent;
+const functionOf = (name: string) => (name.startsWith("fallback-") ? "fallback" : name);
+
+// A route whose feature has not landed still answers 501 from its stub; expect that until it does.
+const isStub = (fn: string) => readFileSync(join(functionsDir, `${fn}.ts`), "utf8").includes("notImplemented(");
+
+const context = (name: string) =>
+  ({
+    functionName: `signet-${name}`,
+    awsRequestId: `events-${name}`,
+    getRemainingTimeInMillis: () => 29_000,
+    callbackWaitsForEmptyEventLoop: false,
+  }) as unknown as Context;
+
+describe("events/", () => {
+  it("holds one REST v1 event per route of the catalogue, each matching its route", () => {
+    expect(proxyEventFiles).toEqual(Object.keys(expected).sort());
+    for (const route of routes) {
+      const event = readEvent(route.name);
+      expect(event.httpMethod, route.name).toBe(route.method);
+      expect(event.path, route.name).toBe(route.path);
+      expect(event.resource, route.name).toBe(route.path);
+      expect(event.requestContext.authorizer !== null, route.name).toBe(route.auth);
+      expect(event.headers.Authorization !== undefined, route.name).toBe(route.auth);
+    }
+  });
+
+  it("encodes every body in base64, as the gateway does with binaryMediaTypes */*", () => {
+    for (const name of proxyEventFiles) {
+      const event = readEvent(name);
+      if (event.body === null) continue;
+      expect(event.isBase64Encoded, name).toBe(true);
+      expect(Buffer.from(event.body, "base64").toString("base64"), name).toBe(event.body);
+    }
+  });
+
+  // Sequential: auth-verify must run after auth-register, and LibreOffice runs once at a time.
+  for (const name of Object.keys(expected)) {
+    it(`${name}.json answers ${expected[name]!.status}`, async () => {
+      const fn = functionOf(name);
+      const handler = fn === "fallback" ? handlers.fallbackHandler : handlers.entryHandlers[fn]!;
+      const response = await handler(readEvent(name), context(fn));
+      const want = isStub(fn) ? { status: 501, codes: ["NOT_IMPLEMENTED"] } : expected[name]!;
+      expect(response.statusCode, `${name}: ${response.body.slice(0, 300)}`).toBe(want.status);
+      expect(response.headers?.["X-Request-Id"], name).toBe(readEvent(name).requestContext.requestId);
+      if (want.codes) expect(want.codes, name).toContain((JSON.parse(response.body) as { code: string }).code);
+      if (fn === "convert" && want.status === 200) {
+        expect(response.isBase64Encoded).toBe(true);
+        expect(Buffer.from(response.body, "base64").subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      }
+      if (fn === "fallback" && want.status === 405) expect(response.headers?.Allow).toContain("POST");
+    }, 120_000);
+  }
+
+  it("authorizer.json (a key with a bad checksum) is denied with a message, before any database read", async () => {
+    const event = JSON.parse(readFileSync(join(eventsDir, "authorizer.json"), "utf8"));
+    const result = await handlers.authorizerHandler(event, context("authorizer"));
+    expect(result.policyDocument.Statement[0]?.Effect).toBe("Deny");
+    expect(String(result.context?.message ?? "")).not.toBe("");
+  });
+});
