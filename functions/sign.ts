@@ -1,5 +1,33 @@
+import { config } from "#config";
+import { fontFiles } from "#adapters/bundled-fonts.ts";
+import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
+import { identityStore } from "#adapters/identity.ts";
+import { converter } from "#adapters/libreoffice-converter.ts";
+import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { signDocument, type SignDependencies } from "#domain/sign-document.ts";
 import { signRoute } from "#http/contracts/sign.ts";
-import { notImplemented } from "#http/not-implemented.ts";
+import { httpHandler } from "#http/pipeline.ts";
+import { json } from "#http/responses.ts";
 
-/** handler answers 501 until this endpoint's issue lands. */
-export const handler = notImplemented(signRoute);
+const { limits, signing } = config;
+
+const dependencies: SignDependencies = {
+  fetcher: createSafeFetcher({ allowHttp: config.fetch.allowHttp, timeoutMs: config.fetch.timeoutMs, maxRedirects: config.fetch.maxRedirects }),
+  converter,
+  identities: identityStore,
+  fonts: fontFiles,
+  limits: {
+    maxDocumentBytes: limits.maxDocumentBytes,
+    maxEntries: limits.maxDocxEntries,
+    maxUncompressedBytes: limits.maxDocxUncompressedBytes,
+    maxAuditEvents: limits.maxAuditEvents,
+    maxMetadataBytes: limits.maxMetadataBytes,
+  },
+  ...(signing.tsaUrl ? { timestamper: createHttpTimestamper(signing.tsaUrl), timestampAuthority: new URL(signing.tsaUrl).host } : {}),
+};
+
+/** handler answers POST /v1/sign: the document signed PAdES B-B (B-T with a TSA), plain base64. */
+export const handler = httpHandler(signRoute, async (req) => {
+  const signed = await signDocument(req.body, dependencies);
+  return json(200, { document: { base64: signed.toString("base64"), contentType: "application/pdf" } });
+});

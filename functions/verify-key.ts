@@ -1,5 +1,22 @@
+import { config } from "#config";
+import { identityStore } from "#adapters/identity.ts";
+import { describeKey } from "#domain/signing-identity.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
-import { notImplemented } from "#http/not-implemented.ts";
+import { httpHandler } from "#http/pipeline.ts";
+import { json } from "#http/responses.ts";
 
-/** handler answers 501 until this endpoint's issue lands. */
-export const handler = notImplemented(verifyKeyRoute);
+/** handler answers GET /v1/verify/key: the certificate and public key Signet signs with. */
+export const handler = httpHandler(verifyKeyRoute, async () => {
+  const identity = await identityStore.load();
+  const { certificate } = identity;
+  return json(200, {
+    version: config.version,
+    algorithm: describeKey(identity),
+    publicKey: certificate.publicKey.export({ type: "spki", format: "pem" }).toString(),
+    certificate: certificate.toString(),
+    fingerprint: certificate.fingerprint256,
+    validFrom: new Date(certificate.validFrom).toISOString(),
+    validTo: new Date(certificate.validTo).toISOString(),
+    issuer: certificate.issuer.replace(/\n/g, ", "),
+  });
+});

@@ -1,0 +1,17 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { config } from "#config";
+import type { FontFiles } from "#domain/pdf-text.ts";
+
+let files: FontFiles | undefined;
+
+/** fontFiles reads the certificate page's fonts from SIGNET_FONTS_DIR (assets/fonts) once per container. */
+export function fontFiles(): FontFiles {
+  files ??= {
+    regular: readFileSync(join(config.signing.fontsDir, "DejaVuSans.ttf")),
+    bold: readFileSync(join(config.signing.fontsDir, "DejaVuSans-Bold.ttf")),
+    mono: readFileSync(join(config.signing.fontsDir, "DejaVuSansMono.ttf")),
+    cjk: readFileSync(join(config.signing.fontsDir, "DroidSansFallback.ttf")),
+  };
+  return files;
+}

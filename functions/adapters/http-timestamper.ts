@@ -1,0 +1,58 @@
+import http from "node:http";
+import https from "node:https";
+import type { Timestamper } from "#domain/cades-signature.ts";
+import { SignetError } from "#domain/errors.ts";
+import { buildTimestampRequest, parseTimestampResponse } from "#domain/rfc3161.ts";
+
+const MAX_RESPONSE_BYTES = 256 * 1024;
+
+function post(url: URL, body: Buffer, timeoutMs: number): Promise<{ status: number; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const client = url.protocol === "https:" ? https : http;
+    const request = client.request(
+      url,
+      { method: "POST", headers: { "content-type": "application/timestamp-query", "content-length": body.length, accept: "application/timestamp-reply" }, signal: AbortSignal.timeout(timeoutMs) },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES) response.destroy(new Error("answer too large"));
+          else chunks.push(chunk);
+        });
+        response.on("error", reject);
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/**
+ * createHttpTimestamper asks an RFC 3161 timestamp authority over HTTP(S) (the operator's
+ * configured SIGNET_TSA_URL, not user input). Any failure is TSA_FAILED: Signet never signs
+ * without the timestamp it was configured to add.
+ */
+export function createHttpTimestamper(tsaUrl: string, timeoutMs = 10_000): Timestamper {
+  const url = new URL(tsaUrl);
+  return {
+    async timestamp(imprint) {
+      const request = buildTimestampRequest(imprint);
+      let answer: { status: number; bytes: Buffer };
+      try {
+        answer = await post(url, request.der, timeoutMs);
+      } catch (error) {
+        throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} did not answer; nothing was signed. Retry later.`, { cause: error });
+      }
+      if (answer.status !== 200) {
+        throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} answered HTTP ${answer.status}; nothing was signed. Retry later.`);
+      }
+      try {
+        return parseTimestampResponse(answer.bytes, request, imprint);
+      } catch (error) {
+        throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} gave an unusable answer (${(error as Error).message}); nothing was signed.`, { cause: error });
+      }
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { drawAuditCertificate, type AuditEvent } from "#domain/audit-certificate.ts";
+import type { Timestamper } from "#domain/cades-signature.ts";
+import type { Converter } from "#domain/converter.ts";
+import { resolveDocument, type DocumentLimits } from "#domain/document.ts";
+import { SignetError } from "#domain/errors.ts";
+import type { Fetcher } from "#domain/fetcher.ts";
+import { signPdf } from "#domain/pades-signer.ts";
+import type { FontFiles } from "#domain/pdf-text.ts";
+import { describeKey, type SigningIdentityStore } from "#domain/signing-identity.ts";
+
+/** SignInput is a validated sign request (SPEC 2). */
+export interface SignInput {
+  document: { base64?: string | undefined; url?: string | undefined };
+  signer: { email: string; name: string; ip?: string | undefined; userAgent?: string | undefined };
+  auditTrail: AuditEvent[];
+  eventId?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  certificate?: { enabled: boolean } | undefined;
+}
+
+/** SignDependencies are the outside parts signing uses. */
+export interface SignDependencies {
+  fetcher: Fetcher;
+  converter: Converter;
+  identities: SigningIdentityStore;
+  fonts: () => FontFiles;
+  limits: DocumentLimits & { maxAuditEvents: number; maxMetadataBytes: number };
+  /** Present when a TSA is configured: the signature gets a B-T timestamp. */
+  timestamper?: Timestamper | undefined;
+  /** Shown on the certificate page for B-T signatures (the TSA's host). */
+  timestampAuthority?: string | undefined;
+  now?: () => Date;
+}
+
+/** checkSignInput enforces the limits and rules the schema cannot express. */
+export function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): void {
+  if (input.auditTrail.length > limits.maxAuditEvents) {
+    throw new SignetError("PAYLOAD_TOO_LARGE", `The audit trail has ${input.auditTrail.length} events; the limit is ${limits.maxAuditEvents}.`, {
+      details: [{ field: "auditTrail", issue: `at most ${limits.maxAuditEvents} events` }],
+    });
+  }
+  if (input.metadata !== undefined) {
+    const size = Buffer.byteLength(JSON.stringify(input.metadata), "utf8");
+    if (size > limits.maxMetadataBytes) {
+      throw new SignetError("PAYLOAD_TOO_LARGE", `metadata is ${size} bytes as JSON; the limit is ${limits.maxMetadataBytes}.`, {
+        details: [{ field: "metadata", issue: `at most ${limits.maxMetadataBytes} bytes as JSON` }],
+      });
+    }
+  }
+  if (!input.auditTrail.some((event) => event.type === "submit")) {
+    throw new SignetError("MISSING_SUBMIT_EVENT", 'The audit trail has no "submit" event; add the event recording when the signer submitted.', {
+      details: [{ field: "auditTrail", issue: "needs at least one event of type submit" }],
+    });
+  }
+}
+
+/**
+ * signDocument runs POST /v1/sign: checks the request, resolves the document (DOCX is converted
+ * to PDF first), appends the audit trail certificate unless disabled, and signs PAdES B-B (B-T
+ * with a timestamper) as an incremental update. Returns the signed PDF.
+ */
+export async function signDocument(input: SignInput, deps: SignDependencies): Promise<Buffer> {
+  checkSignInput(input, deps.limits);
+  const document = await resolveDocument(input.document, ["pdf", "docx"], { fetcher: deps.fetcher, limits: deps.limits });
+  const pdfBytes = document.type === "docx" ? await deps.converter.convert({ bytes: document.bytes, from: "docx", to: "pdf" }) : document.bytes;
+  const identity = await deps.identities.load();
+  const signingTime = (deps.now ?? (() => new Date()))();
+  const { signer } = input;
+  const withCertificate = input.certificate?.enabled ?? true;
+
+  return signPdf(pdfBytes, {
+    identity,
+    signingTime,
+    signerName: signer.name,
+    reason: `Signed by ${signer.name} <${signer.email}>`,
+    contactInfo: signer.email,
+    ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
+    ...(withCertificate
+      ? {
+          decorate: (pdf) =>
+            drawAuditCertificate(
+              pdf,
+              {
+                documentName: pdf.getTitle()?.trim() || document.fileName,
+                documentSha256: document.sha256,
+                documentPages: pdf.getPageCount(),
+                eventId: input.eventId,
+                signer,
+                events: input.auditTrail,
+                signingTime,
+                service: { subject: identity.certificate.subject.replace(/\n/g, ", "), fingerprint: identity.certificate.fingerprint256, algorithm: describeKey(identity) },
+                timestampAuthority: deps.timestamper ? deps.timestampAuthority : undefined,
+                metadata: input.metadata,
+              },
+              deps.fonts(),
+            ),
+        }
+      : {}),
+  });
+}
