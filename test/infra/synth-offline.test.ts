@@ -1,0 +1,144 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../../infra/bundling.ts";
+import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
+
+// `npx cdk synth` exactly as a user runs it, on a machine with no AWS credentials and no Docker:
+// every AWS_* variable is removed (credential files pointed nowhere), PATH loses any folder with a
+// docker binary, and a fake `docker` first on PATH (also CDK_DOCKER) records any call.
+const work = mkdtempSync(join(tmpdir(), "signet-synth-"));
+const outdir = join(work, "cdk.out");
+const dockerLog = join(work, "docker-called");
+let synth: { status: number | null; output: string };
+
+function offlineEnv(): NodeJS.ProcessEnv {
+  const fakeBin = join(work, "bin");
+  spawnSync("mkdir", ["-p", fakeBin]);
+  const fakeDocker = join(fakeBin, "docker");
+  writeFileSync(fakeDocker, `#!/bin/sh\necho "$@" >> "${dockerLog}"\nexit 1\n`);
+  chmodSync(fakeDocker, 0o755);
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("AWS_") && !name.startsWith("CDK_")) env[name] = value;
+  const path = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir && !existsSync(join(dir, "docker")));
+  return {
+    ...env,
+    PATH: [fakeBin, ...path].join(delimiter),
+    CDK_DOCKER: fakeDocker,
+    AWS_CONFIG_FILE: join(work, "no-aws-config"),
+    AWS_SHARED_CREDENTIALS_FILE: join(work, "no-aws-credentials"),
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
+}
+
+beforeAll(() => {
+  const run = spawnSync("npx", ["cdk", "synth", "-q", "-c", "senderEmail=noreply@example.com", "-o", outdir], {
+    cwd: repoRoot,
+    env: offlineEnv(),
+    encoding: "utf8",
+    timeout: 240_000,
+  });
+  synth = { status: run.status, output: `${run.stdout}\n${run.stderr}` };
+}, 300_000);
+
+type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+const template = () => JSON.parse(readFileSync(join(outdir, "Signet.template.json"), "utf8")) as Template;
+
+/** bundleOf finds the synthesized code of a function: the zip asset's index.mjs or the image's <name>.mjs. */
+function bundleOf(name: string): string {
+  const props = template().Resources[functionLogicalId(name)]!.Properties;
+  const code = props.Code as { S3Key?: string; ImageUri?: unknown };
+  if (code.S3Key) return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, "")}`, "index.mjs");
+  const tag = /:([0-9a-f]{64})/.exec(JSON.stringify(code.ImageUri))![1]!;
+  return join(outdir, `asset.${tag}`, "app", `${name}.mjs`);
+}
+
+/** lambdaEnv is a function's environment from the template, references replaced by sample names. */
+function lambdaEnv(name: string): Record<string, string> {
+  const props = template().Resources[functionLogicalId(name)]!.Properties;
+  const variables = (props.Environment as { Variables: Record<string, unknown> }).Variables;
+  const env: Record<string, string> = { AWS_LAMBDA_FUNCTION_NAME: `Signet-${name}`, AWS_REGION: "eu-west-1" };
+  for (const [key, value] of Object.entries(variables)) env[key] = typeof value === "string" ? value : `sample-${key.toLowerCase()}`;
+  return env;
+}
+
+describe("npx cdk synth offline", () => {
+  it("succeeds without AWS credentials and without calling Docker", () => {
+    expect(synth.status, synth.output.slice(-3000)).toBe(0);
+    expect(existsSync(dockerLog), existsSync(dockerLog) ? readFileSync(dockerLog, "utf8") : "").toBe(false);
+    expect(existsSync(join(outdir, "Signet.template.json"))).toBe(true);
+  });
+
+  it("leaves the LibreOffice image as a build folder for deploy time: Dockerfile, fonts, warm-up, bundles", () => {
+    const assets = JSON.parse(readFileSync(join(outdir, "Signet.assets.json"), "utf8")) as {
+      dockerImages: Record<string, { source: { directory?: string; executable?: string[]; platform?: string } }>;
+    };
+    const images = Object.values(assets.dockerImages);
+    expect(images).toHaveLength(1); // convert, sign and annotate share one image
+    expect(images[0]!.source.executable).toBeUndefined();
+    expect(images[0]!.source.platform).toBe("linux/amd64");
+    const dir = join(outdir, images[0]!.source.directory!);
+    expect(readFileSync(join(dir, "Dockerfile"), "utf8")).toMatch(/^FROM public\.ecr\.aws\/shelf\/lambda-libreoffice-base:25\.2-node22-x86_64$/m);
+    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    }
+  });
+
+  it("ships the run-time files beside the bundles that read them", () => {
+    expect(existsSync(join(bundleOf("docs"), "..", "api-reference.standalone.js"))).toBe(true);
+  });
+
+  it("produces ESM bundles that load on Node 22 with exactly the deployed environment, and answer the sample events", () => {
+    const names = Object.entries(template().Resources)
+      .filter(([, resource]) => resource.Type === "AWS::Lambda::Function")
+      .map(([id]) => id);
+    const jobs = names.map((id) => {
+      const name = id.replace(/Function$/, "").replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase();
+      return { name, file: bundleOf(name), env: lambdaEnv(name) };
+    });
+    const samples: Record<string, string> = { health: "health", docs: "docs", fallback: "fallback-not-found", info: "info" };
+    // One child on the Node 22 of node_modules/.bin; config is read per bundle at its import.
+    const script = `
+      const jobs = ${JSON.stringify(jobs)};
+      const samples = ${JSON.stringify(samples)};
+      const fs = await import("node:fs");
+      const results = {};
+      const base = { ...process.env };
+      for (const job of jobs) {
+        process.env = { ...base, ...job.env };
+        try {
+          const mod = await import(job.file);
+          results[job.name] = { handler: typeof mod.handler };
+          const sample = samples[job.name];
+          if (sample) {
+            const event = JSON.parse(fs.readFileSync(${JSON.stringify(join(repoRoot, "events"))} + "/" + sample + ".json", "utf8"));
+            const response = await mod.handler(event, { awsRequestId: "r", functionName: job.name, getRemainingTimeInMillis: () => 10000 });
+            results[job.name].status = response.statusCode;
+            results[job.name].body = response.body.slice(0, 200);
+          }
+        } catch (error) {
+          results[job.name] = { error: String(error && error.stack || error) };
+        }
+      }
+      console.log("RESULTS" + JSON.stringify(results));
+    `;
+    const run = spawnSync(join(repoRoot, "node_modules", ".bin", "node"), ["--input-type=module", "-e", script], {
+      cwd: work,
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: work },
+      timeout: 120_000,
+    });
+    const line = run.stdout.split("\n").find((l) => l.startsWith("RESULTS"));
+    expect(line, run.stderr.slice(-2000)).toBeDefined();
+    const results = JSON.parse(line!.slice("RESULTS".length)) as Record<string, { handler?: string; status?: number; error?: string; body?: string }>;
+    expect(Object.keys(results).sort()).toEqual(jobs.map((j) => j.name).sort());
+    for (const [name, result] of Object.entries(results)) expect(result, name).toMatchObject({ handler: "function" });
+    expect(results.health).toMatchObject({ status: 200 });
+    expect(JSON.parse(results.health!.body!)).toMatchObject({ status: "healthy" });
+    expect(results.info).toMatchObject({ status: 200 });
+    expect(results.docs).toMatchObject({ status: 200 });
+    expect(results.fallback).toMatchObject({ status: 404 });
+  });
+});
