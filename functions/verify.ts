@@ -1,5 +1,18 @@
+import { config } from "#config";
+import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { trustStore } from "#adapters/trust-anchors.ts";
+import { verifyDocument, type VerifyDependencies } from "#domain/verify-document.ts";
 import { verifyRoute } from "#http/contracts/verify.ts";
-import { notImplemented } from "#http/not-implemented.ts";
+import { httpHandler } from "#http/pipeline.ts";
+import { json } from "#http/responses.ts";
 
-/** handler answers 501 until this endpoint's issue lands. */
-export const handler = notImplemented(verifyRoute);
+const { limits } = config;
+
+const dependencies: VerifyDependencies = {
+  fetcher: createSafeFetcher({ allowHttp: config.fetch.allowHttp, timeoutMs: config.fetch.timeoutMs, maxRedirects: config.fetch.maxRedirects }),
+  limits: { maxDocumentBytes: limits.maxDocumentBytes, maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes },
+  trust: trustStore,
+};
+
+/** handler answers POST /v1/verify with a report on every signature of the PDF (SPEC 4). */
+export const handler = httpHandler(verifyRoute, async (req) => json(200, await verifyDocument(req.body.document, dependencies)));

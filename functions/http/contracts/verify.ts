@@ -24,7 +24,14 @@ export const verifyReportSchema = z
         coversWholeDocument: z.boolean(),
         integrity: z.enum(["ok", "broken"]),
         trusted: z.boolean(),
-        timestamp: z.record(z.string(), z.unknown()).optional(),
+        timestamp: z
+          .object({
+            time: z.string().meta({ description: "The TSA's genTime, ISO-8601." }),
+            authority: z.string().nullable().meta({ description: "Subject of the TSA certificate carried in the token." }),
+            imprintValid: z.boolean().meta({ description: "The token's imprint matches the signature value." }),
+          })
+          .optional()
+          .meta({ description: "The RFC 3161 signature timestamp (PAdES B-T), when present." }),
         modifiedAfter: z.boolean(),
       }),
     ),

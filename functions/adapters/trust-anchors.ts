@@ -1,0 +1,22 @@
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { config } from "#config";
+import { identityStore } from "#adapters/identity.ts";
+import type { TrustStore } from "#domain/signature-verifier.ts";
+
+let fileAnchors: X509Certificate[] | undefined;
+
+function readAnchors(path: string): X509Certificate[] {
+  const pem = readFileSync(path, "utf8");
+  return Array.from(pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g), (match) => new X509Certificate(match[0]));
+}
+
+/**
+ * trustStore is what /v1/verify calls trusted: this service's signing certificate plus the
+ * certificates in SIGNET_TRUST_ANCHORS_FILE (PEM, read once per container).
+ */
+export async function trustStore(): Promise<TrustStore> {
+  const identity = await identityStore.load();
+  fileAnchors ??= config.signing.trustAnchorsFile ? readAnchors(config.signing.trustAnchorsFile) : [];
+  return { anchors: [identity.certificate, ...fileAnchors] };
+}

@@ -1,0 +1,277 @@
+import { X509Certificate, constants, createHash, verify as verifySignature } from "node:crypto";
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
+import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF } from "@libpdf/core";
+import { oids } from "#domain/cades-signature.ts";
+import { children, readElement } from "#domain/der.ts";
+import { readTimestampToken } from "#domain/rfc3161.ts";
+
+/** SignatureReport is what /v1/verify says about one signature (SPEC 4). */
+export interface SignatureReport {
+  field: string;
+  subFilter: string;
+  signerName: string | null;
+  signerEmail: string | null;
+  certificateSubject: string;
+  fingerprint: string;
+  signingTime: string | null;
+  coversWholeDocument: boolean;
+  integrity: "ok" | "broken";
+  trusted: boolean;
+  timestamp?: { time: string; authority: string | null; imprintValid: boolean };
+  modifiedAfter: boolean;
+  /** Why integrity is broken (for the report's reason). */
+  problem?: string;
+}
+
+/** SignerSummary names one signer for clients of the reference product. */
+export interface SignerSummary {
+  name: string | null;
+  email: string | null;
+  certificateSubject: string;
+}
+
+/** VerifyReport is the answer of /v1/verify. */
+export interface VerifyReport {
+  valid: boolean;
+  reason: string;
+  signatures: Array<Omit<SignatureReport, "problem" | "signerEmail">>;
+  signer: SignerSummary | null;
+  signers: SignerSummary[];
+  document: { pages: number; sha256: string };
+}
+
+const hashNames: Record<string, string> = {
+  [oids.sha1]: "sha1",
+  [oids.sha256]: "sha256",
+  [oids.sha384]: "sha384",
+  [oids.sha512]: "sha512",
+};
+
+const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+
+class BrokenSignature extends Error {}
+
+function subjectLine(certificate: X509Certificate): string {
+  return certificate.subject.split("\n").join(", ");
+}
+
+function commonName(certificate: X509Certificate): string | null {
+  return /(?:^|\n)CN=([^\n]*)/.exec(certificate.subject)?.[1] ?? null;
+}
+
+function emailOf(certificate: X509Certificate, contactInfo: string | null): string | null {
+  const fromSubject = /(?:^|\n)emailAddress=([^\n]*)/.exec(certificate.subject)?.[1];
+  const fromSan = /email:([^,\s]+)/.exec(certificate.subjectAltName ?? "")?.[1];
+  const fromContact = contactInfo && /^[^\s@]+@[^\s@]+$/.test(contactInfo) ? contactInfo : undefined;
+  return fromSubject ?? fromSan ?? fromContact ?? null;
+}
+
+/** pdfDateToIso reads a PDF date (D:YYYYMMDDHHmmSSOHH'mm) as ISO-8601. */
+export function pdfDateToIso(value: string): string | null {
+  const match = /^D?:?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?/.exec(value.trim());
+  if (!match) return null;
+  const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh = "00", om = "00"] = match;
+  let time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  if (sign === "+" || sign === "-") time -= (sign === "+" ? 1 : -1) * (Number(oh) * 60 + Number(om)) * 60_000;
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+}
+
+/** rawSignedAttributes returns the signer info's signed attributes re-tagged as the SET they were signed as. */
+function rawSignedAttributes(der: Uint8Array): Buffer | undefined {
+  const contentInfo = readElement(der, 0);
+  const explicit = children(der, contentInfo)[1]!;
+  const signedData = children(der, explicit)[0]!;
+  const signerInfos = children(der, signedData).at(-1)!;
+  const signerInfo = children(der, signerInfos)[0]!;
+  const attrs = children(der, signerInfo).find((element) => element.tag === 0xa0);
+  if (!attrs) return undefined;
+  const raw = Buffer.from(der.subarray(attrs.start, attrs.end));
+  raw[0] = 0x31;
+  return raw;
+}
+
+function findSignerCertificate(signedData: pkijs.SignedData, signerInfo: pkijs.SignerInfo): X509Certificate {
+  const certificates = (signedData.certificates ?? []).filter((certificate): certificate is pkijs.Certificate => certificate instanceof pkijs.Certificate);
+  const sid = signerInfo.sid as pkijs.IssuerAndSerialNumber | asn1js.OctetString;
+  const match = certificates.find((certificate) => {
+    if (sid instanceof pkijs.IssuerAndSerialNumber) return certificate.issuer.isEqual(sid.issuer) && certificate.serialNumber.isEqual(sid.serialNumber);
+    const keyId = certificate.extensions?.find((extension) => extension.extnID === "2.5.29.14");
+    return keyId ? Buffer.from(keyId.extnValue.valueBlock.valueHexView).includes(Buffer.from(sid.valueBlock.valueHexView)) : false;
+  });
+  if (!match) throw new BrokenSignature("the signer's certificate is not in the signature");
+  return new X509Certificate(Buffer.from(match.toSchema().toBER(false)));
+}
+
+function verifyValue(algorithmOid: string, hash: string, data: Buffer, certificate: X509Certificate, signature: Buffer): boolean {
+  if (algorithmOid === "1.2.840.113549.1.1.10") {
+    return verifySignature(hash, data, { key: certificate.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, signature);
+  }
+  return verifySignature(hash, data, certificate.publicKey, signature);
+}
+
+function attributeValue(signerInfo: pkijs.SignerInfo, type: string, unsigned = false): unknown {
+  const attributes = (unsigned ? signerInfo.unsignedAttrs : signerInfo.signedAttrs)?.attributes ?? [];
+  return attributes.find((attribute) => attribute.type === type)?.values[0];
+}
+
+/** TrustStore answers whether a certificate chains to a trusted certificate. */
+export interface TrustStore {
+  anchors: X509Certificate[];
+}
+
+/** isTrusted walks issuer links (through the certificates in the CMS) up to an anchor. */
+export function isTrusted(certificate: X509Certificate, intermediates: X509Certificate[], trust: TrustStore): boolean {
+  const anchorPrints = new Set(trust.anchors.map((anchor) => anchor.fingerprint256));
+  const pool = [...intermediates, ...trust.anchors];
+  let current = certificate;
+  for (let depth = 0; depth < 8; depth++) {
+    if (anchorPrints.has(current.fingerprint256)) return true;
+    const issuer = pool.find((candidate) => candidate.fingerprint256 !== current.fingerprint256 && current.checkIssued(candidate) && current.verify(candidate.publicKey));
+    if (!issuer) return false;
+    current = issuer;
+  }
+  return false;
+}
+
+interface SignatureDictionary {
+  field: string;
+  dict: PdfDict;
+}
+
+function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
+  const form = pdf.getForm();
+  if (!form) return [];
+  const found: SignatureDictionary[] = [];
+  for (const field of form.getFields()) {
+    if (field.type !== "signature") continue;
+    const dict = (field as unknown as { getSignatureDict(): PdfDict | null }).getSignatureDict();
+    if (dict) found.push({ field: field.name, dict });
+  }
+  return found;
+}
+
+function text(dict: PdfDict, key: string): string | null {
+  const value = dict.get(key);
+  if (value instanceof PdfString) return value.asString();
+  if (value instanceof PdfName) return value.value;
+  return null;
+}
+
+function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore): SignatureReport {
+  const { dict } = entry;
+  const subFilter = text(dict, "SubFilter") ?? "unknown";
+  const name = text(dict, "Name");
+  const contact = text(dict, "ContactInfo");
+  const claimedTime = text(dict, "M");
+  const report: SignatureReport = {
+    field: entry.field,
+    subFilter,
+    signerName: name,
+    signerEmail: null,
+    certificateSubject: "",
+    fingerprint: "",
+    signingTime: claimedTime ? pdfDateToIso(claimedTime) : null,
+    coversWholeDocument: false,
+    integrity: "broken",
+    trusted: false,
+    modifiedAfter: false,
+  };
+  try {
+    const range = dict.get("ByteRange");
+    const numbers = range instanceof PdfArray ? range.toArray().map((item) => (item instanceof PdfNumber ? item.value : Number.NaN)) : [];
+    const [start, firstLength, secondStart, secondLength] = numbers as [number, number, number, number];
+    if (numbers.length !== 4 || numbers.some((value) => !Number.isInteger(value) || value < 0)) throw new BrokenSignature("the /ByteRange is malformed");
+    const signedEnd = secondStart + secondLength;
+    if (start !== 0 || secondStart <= firstLength || signedEnd > bytes.length) throw new BrokenSignature("the /ByteRange does not fit the file");
+    if (bytes[firstLength] !== 0x3c || bytes[secondStart - 1] !== 0x3e) throw new BrokenSignature("the /ByteRange gap is not exactly the /Contents value");
+    report.coversWholeDocument = signedEnd === bytes.length;
+    report.modifiedAfter = signedEnd < bytes.length;
+
+    const hex = bytes.subarray(firstLength + 1, secondStart - 1).toString("latin1").replace(/\s+/g, "");
+    const padded = Buffer.from(hex, "hex");
+    if (padded.length === 0) throw new BrokenSignature("the signature value is empty");
+    const der = padded.subarray(0, readElement(padded, 0).end);
+
+    const contentInfo = pkijs.ContentInfo.fromBER(toArrayBuffer(der));
+    const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+    const signerInfo = signedData.signerInfos[0];
+    if (!signerInfo) throw new BrokenSignature("the CMS has no signer");
+    const certificate = findSignerCertificate(signedData, signerInfo);
+    report.certificateSubject = subjectLine(certificate);
+    report.fingerprint = certificate.fingerprint256;
+    report.signerName = name ?? commonName(certificate);
+    report.signerEmail = emailOf(certificate, contact);
+    const intermediates = (signedData.certificates ?? [])
+      .filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate)
+      .map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
+    report.trusted = isTrusted(certificate, intermediates, trust);
+
+    const hash = hashNames[signerInfo.digestAlgorithm.algorithmId];
+    if (!hash) throw new BrokenSignature(`the digest algorithm ${signerInfo.digestAlgorithm.algorithmId} is not supported`);
+    const digest = createHash(hash).update(bytes.subarray(0, firstLength)).update(bytes.subarray(secondStart, signedEnd)).digest();
+    const signature = Buffer.from(signerInfo.signature.valueBlock.valueHexView);
+    const signedAttributes = rawSignedAttributes(der);
+    let signedContent: Buffer = digest;
+    if (signedAttributes) {
+      const messageDigest = attributeValue(signerInfo, oids.messageDigest) as asn1js.OctetString | undefined;
+      if (!messageDigest || !Buffer.from(messageDigest.valueBlock.valueHexView).equals(digest)) {
+        throw new BrokenSignature("the document digest does not match: the signed bytes were changed");
+      }
+      signedContent = signedAttributes;
+      const signingTime = attributeValue(signerInfo, oids.signingTime) as asn1js.UTCTime | asn1js.GeneralizedTime | undefined;
+      if (signingTime) report.signingTime = signingTime.toDate().toISOString();
+    } else {
+      signedContent = Buffer.concat([bytes.subarray(0, firstLength), bytes.subarray(secondStart, signedEnd)]);
+    }
+    if (!verifyValue(signerInfo.signatureAlgorithm.algorithmId, hash, signedContent, certificate, signature)) {
+      throw new BrokenSignature("the CMS signature value does not verify with the signer's certificate");
+    }
+    const token = attributeValue(signerInfo, oids.signatureTimeStampToken, true) as asn1js.Sequence | undefined;
+    if (token) {
+      const info = readTimestampToken(new Uint8Array(token.toBER(false)));
+      const imprintHash = { 20: "sha1", 32: "sha256", 48: "sha384", 64: "sha512" }[info.imprint.length] ?? "sha256";
+      report.timestamp = {
+        time: info.genTime.toISOString(),
+        authority: info.authority ?? null,
+        imprintValid: createHash(imprintHash).update(signature).digest().equals(info.imprint),
+      };
+    }
+    report.integrity = "ok";
+  } catch (error) {
+    report.problem = error instanceof BrokenSignature ? error.message : "the signature value is not a readable CMS structure";
+  }
+  return report;
+}
+
+function summarize(report: SignatureReport): SignerSummary {
+  return { name: report.signerName, email: report.signerEmail, certificateSubject: report.certificateSubject };
+}
+
+/**
+ * verifySignatures checks every signature of a PDF: the ByteRange covers everything but the
+ * /Contents value, the digest of the covered bytes matches the CMS, the CMS signature verifies
+ * with the embedded signer certificate, whether that certificate chains to a trusted one, and
+ * whether bytes follow the signed range. Works for any ETSI.CAdES.detached or
+ * adbe.pkcs7.detached signature, not only Signet's.
+ */
+export function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore): VerifyReport {
+  const reports = signatureDictionaries(pdf).map((entry) => checkOne(bytes, entry, trust));
+  const broken = reports.filter((report) => report.integrity === "broken");
+  let reason: string;
+  if (reports.length === 0) reason = "The document has no signatures.";
+  else if (broken.length > 0) reason = broken.map((report) => `Signature "${report.field}" is broken: ${report.problem}.`).join(" ");
+  else {
+    reason = `${reports.length === 1 ? "The signature is" : `All ${reports.length} signatures are`} intact.`;
+    if (reports.at(-1)!.modifiedAfter) reason += " Bytes were added after the last signature; they are not covered by any signature.";
+  }
+  const signers = reports.map(summarize);
+  return {
+    valid: reports.length > 0 && broken.length === 0,
+    reason,
+    signatures: reports.map(({ problem: _problem, signerEmail: _email, ...rest }) => rest),
+    signer: signers.at(-1) ?? null,
+    signers,
+    document: { pages: pdf.getPageCount(), sha256: createHash("sha256").update(bytes).digest("hex") },
+  };
+}
