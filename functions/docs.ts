@@ -1,5 +1,21 @@
 import { docsRoute } from "#http/contracts/meta.ts";
-import { notImplemented } from "#http/not-implemented.ts";
+import { loadDocsPage } from "#http/docs-page.ts";
+import { httpHandler } from "#http/pipeline.ts";
+import { text } from "#http/responses.ts";
 
-/** handler answers 501 until this endpoint's issue lands. */
-export const handler = notImplemented(docsRoute);
+// Built once per container: the bundle and the settings do not change at run time.
+const page = loadDocsPage();
+
+/**
+ * handler answers GET /docs with the API reference page. The pipeline leaves this route's
+ * Content-Security-Policy to the page, which allows its one inline script by hash.
+ */
+export const handler = httpHandler(docsRoute, async (request) => {
+  const headers = {
+    "Content-Security-Policy": page.contentSecurityPolicy,
+    "Cache-Control": "public, max-age=300",
+    ETag: page.etag,
+  };
+  if (request.headers["if-none-match"] === page.etag) return { statusCode: 304, headers, body: "" };
+  return text(200, page.html, "text/html; charset=utf-8", headers);
+});
