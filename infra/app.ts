@@ -34,6 +34,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...optional("libreOfficeLayerArn", layerArn),
     ...optional("sofficePath", context("sofficePath")),
     ...optional("tsaUrl", tsaUrl),
+    ...optional("identityP12Password", context("identityP12Password")),
     ...optional("alarmEmail", context("alarmEmail")),
     sesSandbox: context("sesSandbox") === "true",
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },

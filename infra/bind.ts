@@ -43,19 +43,25 @@ export function keyTable(table: ITable, actions: readonly string[]): Binding {
 }
 
 /**
- * identityBucket binds the signing-identity bucket (SIGNET_IDENTITY_BUCKET): objects may be read
- * and, for "create on first use", written. ListBucket lets a missing object answer 404 NoSuchKey
- * instead of 403, so the store can tell "absent" from "forbidden".
+ * identityObjects are the objects functions/adapters/s3-identity-store.ts reads (identity.p12 wins
+ * over identity.pem) and, when neither exists, writes (a generated identity.pem).
+ */
+export const identityObjects = { read: ["identity.p12", "identity.pem"], write: ["identity.pem"] } as const;
+
+/**
+ * identityBucket binds the signing-identity bucket (SIGNET_IDENTITY_BUCKET): GetObject on the two
+ * identity objects, PutObject on identity.pem for "create on first use". ListBucket lets a missing
+ * object answer 404 NoSuchKey instead of 403, so the store can tell "absent" from "forbidden".
  */
 export function identityBucket(bucket: IBucket, access: "read" | "read-write"): Binding {
-  const objectActions = access === "read" ? ["s3:GetObject"] : ["s3:GetObject", "s3:PutObject"];
-  return {
-    env: { SIGNET_IDENTITY_BUCKET: bucket.bucketName },
-    statements: [
-      new PolicyStatement({ actions: objectActions, resources: [bucket.arnForObjects("*")] }),
-      new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
-    ],
-  };
+  const statements = [
+    new PolicyStatement({ actions: ["s3:GetObject"], resources: identityObjects.read.map((key) => bucket.arnForObjects(key)) }),
+    new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
+  ];
+  if (access === "read-write") {
+    statements.push(new PolicyStatement({ actions: ["s3:PutObject"], resources: identityObjects.write.map((key) => bucket.arnForObjects(key)) }));
+  }
+  return { env: { SIGNET_IDENTITY_BUCKET: bucket.bucketName }, statements };
 }
 
 /**

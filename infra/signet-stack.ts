@@ -50,6 +50,8 @@ export interface SignetStackProps extends StackProps {
   sofficePath?: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
+  /** Password of an operator's identity.p12 in the bucket (lands in the functions' environment). */
+  identityP12Password?: string;
   /** The account is in the SES sandbox (see bind.ts sender). */
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
@@ -189,7 +191,10 @@ export class SignetStack extends Stack {
     bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));
-    for (const name of ["sign", "verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "read-write"));
+    for (const name of ["sign", "verify", "verify-key"]) {
+      bind(fns[name]!, identityBucket(bucket, "read-write"));
+      if (props.identityP12Password) bind(fns[name]!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
+    }
     if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
 
     this.api = this.createApi(props);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
+import { identityObjects } from "../../infra/bind.ts";
 import { repoRoot } from "../../infra/bundling.ts";
 import { functionLogicalId, libreOfficeFunctions, sofficeInImage } from "../../infra/signet-stack.ts";
 import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
@@ -241,6 +242,12 @@ describe("least privilege", () => {
     }
   });
 
+  it("names the same identity objects as the S3 identity store", async () => {
+    const { identityKeys } = await import("#adapters/s3-identity-store.ts");
+    expect([...identityObjects.read].sort()).toEqual([identityKeys.p12, identityKeys.pem].sort());
+    expect(identityObjects.write).toEqual([identityKeys.pem]);
+  });
+
   it("scopes every statement to the table, the bucket or the sender identity; * only where AWS requires it", () => {
     for (const name of allNames) {
       for (const statement of statementsOf(name)) {
@@ -253,8 +260,11 @@ describe("least privilege", () => {
         }
         if (actions.some((a) => a.startsWith("dynamodb:"))) expect(statement.Resource, name).toEqual({ "Fn::GetAtt": [tableId(), "Arn"] });
         if (actions.includes("s3:ListBucket")) expect(statement.Resource, name).toEqual({ "Fn::GetAtt": [bucketId(), "Arn"] });
-        if (actions.includes("s3:GetObject")) expect(resources, name).toContain(`"${bucketId()}","Arn"`);
-        if (actions.includes("s3:GetObject")) expect(resources, name).toContain("/*");
+        if (actions.includes("s3:GetObject") || actions.includes("s3:PutObject")) {
+          expect(resources, name).toContain(`"${bucketId()}","Arn"`);
+          const keys = [...resources.matchAll(/"\/(identity\.[a-z0-9]+)"/g)].map((m) => m[1]).sort();
+          expect(keys, name).toEqual(actions.includes("s3:PutObject") ? ["identity.pem"] : ["identity.p12", "identity.pem"]);
+        }
         if (actions.includes("ses:SendEmail")) expect(resources, name).toMatch(/:identity\/",\{"Ref":"SenderIdentity[0-9A-F]+"\}/);
         expect(resources, name).not.toMatch(/"\*"|:\*"/);
       }
