@@ -28,6 +28,11 @@ export interface PadesSignOptions {
 const PLACEHOLDER = 9_999_999_999;
 const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 9999999999]", "latin1");
 
+/** looksEncrypted tells whether a trailer (or xref stream dictionary) names an /Encrypt dictionary. */
+export function looksEncrypted(bytes: Uint8Array): boolean {
+  return /\/Encrypt\s*(?:\d+\s+\d+\s+R|<<)/.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"));
+}
+
 /**
  * loadPdf opens a PDF for an incremental update, rejecting what cannot be signed safely:
  * encrypted files, unreadable ones, files without pages, and files whose structure had to be
@@ -38,7 +43,7 @@ export async function loadPdf(bytes: Uint8Array): Promise<PDF> {
   try {
     pdf = await PDF.load(bytes);
   } catch (error) {
-    if (/encrypt|password|decrypt/i.test(String((error as Error)?.message))) {
+    if (looksEncrypted(bytes) || /encrypt|password|decrypt/i.test(String((error as Error)?.message))) {
       throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is password-protected; remove the password and send it again.", { cause: error });
     }
     throw new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged. Open and re-save it, then send it again.", { cause: error });

@@ -2,6 +2,7 @@ import { PDF } from "@libpdf/core";
 import { resolveDocument, type DocumentLimits } from "#domain/document.ts";
 import { SignetError } from "#domain/errors.ts";
 import type { Fetcher } from "#domain/fetcher.ts";
+import { looksEncrypted } from "#domain/pades-signer.ts";
 import { verifySignatures, type TrustStore, type VerifyReport } from "#domain/signature-verifier.ts";
 
 /** VerifyDependencies are the outside parts verification uses. */
@@ -19,7 +20,7 @@ export async function verifyDocument(input: { base64?: string | undefined; url?:
   try {
     pdf = await PDF.load(document.bytes);
   } catch (error) {
-    if (/encrypt|password|decrypt/i.test(String((error as Error)?.message))) {
+    if (looksEncrypted(document.bytes) || /encrypt|password|decrypt/i.test(String((error as Error)?.message))) {
       throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is password-protected; its signatures cannot be read without the password.", { cause: error });
     }
     throw new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged.", { cause: error });

@@ -1,0 +1,214 @@
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+import type { FontFiles } from "#domain/pdf-text.ts";
+
+const run = promisify(execFile);
+
+/** scratchDir makes a temporary folder for one test file. */
+export function scratchDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `signet-${prefix}-`));
+}
+
+/** testFonts reads the bundled certificate fonts straight from assets/fonts. */
+export function testFonts(): FontFiles {
+  const dir = new URL("../../assets/fonts/", import.meta.url);
+  return {
+    regular: readFileSync(new URL("DejaVuSans.ttf", dir)),
+    bold: readFileSync(new URL("DejaVuSans-Bold.ttf", dir)),
+    mono: readFileSync(new URL("DejaVuSansMono.ttf", dir)),
+    cjk: readFileSync(new URL("DroidSansFallback.ttf", dir)),
+  };
+}
+
+/** makePdf builds a PDF with pdf-lib: each page has a heading, body text and coloured shapes. */
+export async function makePdf(pages = 3, options: { title?: string } = {}): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  if (options.title) doc.setTitle(options.title);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let index = 0; index < pages; index++) {
+    const page = doc.addPage([595, 842]);
+    page.drawText(`Contract page ${index + 1}`, { x: 60, y: 760, size: 26, font, color: rgb(0.1, 0.2, 0.5) });
+    page.drawText(`Hello signer, this is clause ${index + 1}.`, { x: 60, y: 700, size: 12, font });
+    page.drawRectangle({ x: 60, y: 400 - index * 30, width: 200, height: 120, color: rgb(0.9, 0.3 + index * 0.2, 0.2) });
+    page.drawCircle({ x: 420, y: 300, size: 60, color: rgb(0.2, 0.7, 0.4) });
+  }
+  return Buffer.from(await doc.save());
+}
+
+/** SignatureInfo is one signature as poppler's pdfsig reports it. */
+export interface PdfsigSignature {
+  type: string;
+  valid: boolean;
+  totalDocumentSigned: boolean;
+  text: string;
+}
+
+/** pdfsig runs poppler's independent validator on a file and splits its report per signature. */
+export async function pdfsig(bytes: Uint8Array): Promise<PdfsigSignature[]> {
+  const dir = scratchDir("pdfsig");
+  const path = join(dir, "in.pdf");
+  writeFileSync(path, bytes);
+  const { stdout } = await run("pdfsig", [path]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
+  return stdout
+    .split(/^Signature #\d+:$/m)
+    .slice(1)
+    .map((text) => ({
+      type: /Signature Type: (\S+)/.exec(text)?.[1] ?? "",
+      valid: /Signature Validation: Signature is Valid\./.test(text),
+      totalDocumentSigned: /- Total document signed/.test(text),
+      text,
+    }));
+}
+
+/** pdftotext extracts the text of pages first..last (1-based, inclusive; last = -1 for the end). */
+export async function pdftotext(bytes: Uint8Array, first = 1, last = -1): Promise<string> {
+  const dir = scratchDir("pdftotext");
+  const path = join(dir, "in.pdf");
+  writeFileSync(path, bytes);
+  const args = ["-f", String(first), ...(last > 0 ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
+  return (await run("pdftotext", args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
+}
+
+/** pdfPageCount asks pdfinfo for the page count. */
+export async function pdfPageCount(bytes: Uint8Array): Promise<number> {
+  const dir = scratchDir("pdfinfo");
+  const path = join(dir, "in.pdf");
+  writeFileSync(path, bytes);
+  const { stdout } = await run("pdfinfo", [path]);
+  return Number(/Pages:\s+(\d+)/.exec(stdout)?.[1]);
+}
+
+/** qpdfCheck runs qpdf --check and returns its exit status and output. */
+export function qpdfCheck(bytes: Uint8Array): { ok: boolean; output: string } {
+  const dir = scratchDir("qpdf");
+  const path = join(dir, "in.pdf");
+  writeFileSync(path, bytes);
+  try {
+    return { ok: true, output: execFileSync("qpdf", ["--check", path], { encoding: "utf8" }) };
+  } catch (error) {
+    return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };
+  }
+}
+
+/** renderPages rasterises pages with pdftoppm (gray, 50 dpi) and returns each page's PGM bytes. */
+export function renderPages(bytes: Uint8Array, first: number, last: number): Buffer[] {
+  const dir = scratchDir("ppm");
+  const path = join(dir, "in.pdf");
+  writeFileSync(path, bytes);
+  execFileSync("pdftoppm", ["-f", String(first), "-l", String(last), "-r", "50", "-gray", path, join(dir, "page")]);
+  const pages: Buffer[] = [];
+  for (let page = first; page <= last; page++) {
+    const digits = String(last).length;
+    pages.push(readFileSync(join(dir, `page-${String(page).padStart(digits, "0")}.pgm`)));
+  }
+  return pages;
+}
+
+/** openssl runs the openssl CLI in a folder. */
+export function openssl(dir: string, ...args: string[]): string {
+  return execFileSync("openssl", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** LoopbackTsa is an RFC 3161 timestamp authority on 127.0.0.1 (openssl ts -reply behind HTTP). */
+export interface LoopbackTsa {
+  url: string;
+  requests: number;
+  close(): Promise<void>;
+}
+
+/**
+ * startLoopbackTsa makes a CA and a TSA certificate (extendedKeyUsage timeStamping, critical)
+ * with openssl in a temp folder and answers timestamp queries with `openssl ts -reply`.
+ */
+export async function startLoopbackTsa(): Promise<LoopbackTsa> {
+  const dir = scratchDir("tsa");
+  writeFileSync(
+    join(dir, "tsa.cnf"),
+    [
+      "[ tsa ]",
+      "default_tsa = tsa_config",
+      "[ tsa_config ]",
+      `dir = ${dir}`,
+      "serial = $dir/serial",
+      "crypto_device = builtin",
+      "signer_cert = $dir/tsa.crt",
+      "certs = $dir/tsa.crt",
+      "signer_key = $dir/tsa.key",
+      "signer_digest = sha256",
+      "default_policy = 1.2.3.4.1",
+      "digests = sha256, sha384, sha512",
+      "accuracy = secs:1",
+      "ordering = yes",
+      "tsa_name = yes",
+      "ess_cert_id_chain = no",
+      "ess_cert_id_alg = sha256",
+      "[ tsa_ext ]",
+      "basicConstraints = critical, CA:false",
+      "keyUsage = critical, digitalSignature, nonRepudiation",
+      "extendedKeyUsage = critical, timeStamping",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(dir, "serial"), "01\n");
+  openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Signet Test TSA Root");
+  openssl(dir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "tsa.key", "-out", "tsa.csr", "-subj", "/CN=Signet Test TSA");
+  openssl(dir, "x509", "-req", "-in", "tsa.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "tsa.crt", "-days", "2", "-extfile", "tsa.cnf", "-extensions", "tsa_ext");
+
+  const state = { requests: 0 };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      state.requests++;
+      const queryPath = join(dir, `q${state.requests}.tsq`);
+      const replyPath = join(dir, `r${state.requests}.tsr`);
+      writeFileSync(queryPath, Buffer.concat(chunks));
+      execFile("openssl", ["ts", "-reply", "-config", join(dir, "tsa.cnf"), "-queryfile", queryPath, "-out", replyPath], (error) => {
+        if (error) {
+          res.writeHead(500).end();
+          return;
+        }
+        res.writeHead(200, { "content-type": "application/timestamp-reply" }).end(readFileSync(replyPath));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/tsr`,
+    get requests() {
+      return state.requests;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** signWithSignpdf signs a PDF with another library (@signpdf, adbe.pkcs7.detached, RSA P12 from node-forge). */
+export async function signWithSignpdf(pdf: Buffer): Promise<Buffer> {
+  const forge = (await import("node-forge")).default;
+  const { pdflibAddPlaceholder } = await import("@signpdf/placeholder-pdf-lib");
+  const { P12Signer } = await import("@signpdf/signer-p12");
+  const signpdf = (await import("@signpdf/signpdf")).default;
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const certificate = forge.pki.createCertificate();
+  certificate.publicKey = keys.publicKey;
+  certificate.serialNumber = "01";
+  certificate.validity.notBefore = new Date(Date.now() - 60_000);
+  certificate.validity.notAfter = new Date(Date.now() + 86_400_000);
+  const attrs = [{ name: "commonName", value: "Other Tool Signer" }];
+  certificate.setSubject(attrs);
+  certificate.setIssuer(attrs);
+  certificate.sign(keys.privateKey, forge.md.sha256.create());
+  const p12 = forge.pkcs12.toPkcs12Asn1(keys.privateKey, [certificate], "", { algorithm: "3des" });
+  const p12Bytes = Buffer.from(forge.asn1.toDer(p12).getBytes(), "binary");
+  const doc = await PDFDocument.load(pdf);
+  pdflibAddPlaceholder({ pdfDoc: doc, reason: "other tool", contactInfo: "other@example.com", name: "Other Tool Signer", location: "Test" });
+  const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
+  return Buffer.from(await signpdf.sign(withPlaceholder, new P12Signer(p12Bytes)));
+}
