@@ -1,0 +1,142 @@
+import { createHash } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Converter } from "#domain/converter.ts";
+import type { Fetcher } from "#domain/fetcher.ts";
+import { signDocument, type SignDependencies, type SignInput } from "#domain/sign-document.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import { makePdf, pdfPageCount, pdfsig, pdftotext, qpdfCheck, testFonts } from "#test/helpers/sign-tools.ts";
+
+let identity: SigningIdentity;
+let input: Buffer;
+let converted: Buffer;
+
+beforeAll(async () => {
+  identity = await generateIdentity({ keyType: "EC" });
+  input = await makePdf(2, { title: "Master Services Agreement" });
+  converted = await makePdf(1);
+}, 30_000);
+
+const noFetch: Fetcher = { fetch: () => Promise.reject(new Error("no fetch in this test")) };
+// The converter port's double: returns a fixed PDF (LibreOffice itself is tested through the HTTP test).
+const fakeConverter: Converter & { calls: number } = {
+  calls: 0,
+  async convert() {
+    this.calls++;
+    return converted;
+  },
+};
+
+function deps(extra: Partial<SignDependencies> = {}): SignDependencies {
+  return {
+    fetcher: noFetch,
+    converter: fakeConverter,
+    identities: { load: async () => identity },
+    fonts: testFonts,
+    limits: { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxAuditEvents: 10_000, maxMetadataBytes: 16 * 1024 },
+    now: () => new Date("2026-11-22T10:00:00Z"),
+    ...extra,
+  };
+}
+
+const names = {
+  latin: "Zoë Ångström-Núñez",
+  cyrillic: "Иван Петров",
+  greek: "Πέτρος Παπαδόπουλος",
+  cjk: "山田太郎",
+  arabic: "محمد علي",
+};
+const userAgent =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0 SomeVeryLongEmbeddedWebViewTokenWithoutAnySpaces/1.2.3.4.5.6.7.8.9";
+
+function request(extra: Partial<SignInput> = {}): SignInput {
+  return {
+    document: { base64: input.toString("base64") },
+    signer: { name: Object.values(names).join(" "), email: "zoe@example.com", ip: "2001:db8::7", userAgent },
+    auditTrail: [
+      { type: "submit", timestamp: "2026-11-22T09:59:30Z", data: { button: "Finish" } },
+      { type: "ready", timestamp: "2026-11-22T09:55:00Z" },
+      { type: "scroll", timestamp: "2026-11-22T09:56:00+01:00", data: { percent: 100 } },
+      { type: "field_change", timestamp: "2026-11-22T09:57:00.250Z", data: { field: "name", value: "Zoë" } },
+    ],
+    eventId: "evt_42",
+    metadata: { contract: "C-42", region: "EU" },
+    ...extra,
+  };
+}
+
+// pdftotext writes Arabic as presentation forms wrapped in bidi marks; NFKC folds them back.
+const normalise = (text: string) => text.normalize("NFKC").replace(/[\u200e\u200f\u202a-\u202e]/g, "");
+const squash = (text: string) => text.replace(/\s+/g, "");
+
+describe("audit trail certificate page", () => {
+  it("shows the signer in every script, IP, user agent, every event type and the input's SHA-256", async () => {
+    const signed = await signDocument(request(), deps());
+    expect((await pdfsig(signed))[0]!.valid).toBe(true);
+    expect(await pdfPageCount(signed)).toBe(3);
+    const page = normalise(await pdftotext(signed, 3));
+    for (const name of Object.values(names)) expect(page).toContain(name);
+    expect(page).toContain("2001:db8::7");
+    expect(squash(page)).toContain(squash(userAgent));
+    for (const type of ["ready", "scroll", "field_change", "submit"]) expect(page).toContain(type);
+    expect(page).toContain(createHash("sha256").update(input).digest("hex"));
+    expect(page).toContain("Master Services Agreement");
+    expect(page).toContain("evt_42");
+    expect(page).toContain("contract");
+    expect(page).toContain("C-42");
+    expect(squash(page)).toContain(identity.certificate.fingerprint256);
+    expect(page).toContain("Page 1 of 1");
+  });
+
+  it("lists events in time order with UTC times", async () => {
+    const page = await pdftotext(await signDocument(request(), deps()), 3);
+    const order = ["2026-11-22 08:56:00 UTC", "2026-11-22 09:55:00 UTC", "2026-11-22 09:57:00.250 UTC", "2026-11-22 09:59:30 UTC"].map((time) => page.indexOf(time));
+    expect(order.every((position) => position >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("flows 10,000 events onto as many pages as needed, each numbered", async () => {
+    const auditTrail = Array.from({ length: 10_000 }, (_, index) => ({
+      type: index === 9_999 ? ("submit" as const) : ("scroll" as const),
+      timestamp: new Date(Date.UTC(2026, 10, 22, 9, 0, 0, index)).toISOString(),
+      data: { position: index },
+    }));
+    const signed = await signDocument(request({ auditTrail }), deps());
+    const pages = await pdfPageCount(signed);
+    const certificatePages = pages - 2;
+    expect(certificatePages).toBeGreaterThan(50);
+    const text = await pdftotext(signed, 3);
+    expect(text).toContain(`Page ${certificatePages} of ${certificatePages}`);
+    expect(text).toContain("position: 9999");
+    expect((await pdfsig(signed))[0]!.valid).toBe(true);
+    expect(qpdfCheck(signed).ok).toBe(true);
+  }, 60_000);
+
+  it("adds no page when certificate.enabled is false", async () => {
+    const signed = await signDocument(request({ certificate: { enabled: false } }), deps());
+    expect(await pdfPageCount(signed)).toBe(2);
+    expect((await pdfsig(signed))[0]!.valid).toBe(true);
+  });
+
+  it("converts DOCX input through the converter port first", async () => {
+    const { buildDocx, p, run } = await import("#test/helpers/docx-builder.ts");
+    const docx = buildDocx({ body: p(run("Hello")) });
+    const before = fakeConverter.calls;
+    const signed = await signDocument(request({ document: { base64: Buffer.from(docx).toString("base64") } }), deps());
+    expect(fakeConverter.calls).toBe(before + 1);
+    expect(await pdfPageCount(signed)).toBe(2);
+    // The certificate names the DOCX as received, not the converted PDF.
+    expect(await pdftotext(signed, 2)).toContain(createHash("sha256").update(docx).digest("hex"));
+  });
+});
+
+describe("sign input rules", () => {
+  it.each([
+    ["no submit event", { auditTrail: [{ type: "ready" as const, timestamp: "2026-11-22T09:55:00Z" }] }, "MISSING_SUBMIT_EVENT"],
+    ["too many events", { auditTrail: Array.from({ length: 11 }, () => ({ type: "submit" as const, timestamp: "2026-11-22T09:55:00Z" })) }, "PAYLOAD_TOO_LARGE"],
+    ["metadata too large", { metadata: { blob: "x".repeat(200) } }, "PAYLOAD_TOO_LARGE"],
+    ["not a PDF or DOCX", { document: { base64: Buffer.from("hello world").toString("base64") } }, "INVALID_DOCUMENT"],
+  ])("%s -> %s", async (_name, extra, code) => {
+    const limited = deps({ limits: { ...deps().limits, maxAuditEvents: 10, maxMetadataBytes: 100 } });
+    await expect(signDocument(request(extra), limited)).rejects.toMatchObject({ code });
+  });
+});
