@@ -189,26 +189,17 @@ export async function startLoopbackTsa(): Promise<LoopbackTsa> {
   };
 }
 
-/** signWithSignpdf signs a PDF with another library (@signpdf, adbe.pkcs7.detached, RSA P12 from node-forge). */
+/** signWithSignpdf signs a PDF with another library (@signpdf, adbe.pkcs7.detached, an RSA P12 made by openssl). */
 export async function signWithSignpdf(pdf: Buffer): Promise<Buffer> {
-  const forge = (await import("node-forge")).default;
   const { pdflibAddPlaceholder } = await import("@signpdf/placeholder-pdf-lib");
   const { P12Signer } = await import("@signpdf/signer-p12");
-  const signpdf = (await import("@signpdf/signpdf")).default;
-  const keys = forge.pki.rsa.generateKeyPair(2048);
-  const certificate = forge.pki.createCertificate();
-  certificate.publicKey = keys.publicKey;
-  certificate.serialNumber = "01";
-  certificate.validity.notBefore = new Date(Date.now() - 60_000);
-  certificate.validity.notAfter = new Date(Date.now() + 86_400_000);
-  const attrs = [{ name: "commonName", value: "Other Tool Signer" }];
-  certificate.setSubject(attrs);
-  certificate.setIssuer(attrs);
-  certificate.sign(keys.privateKey, forge.md.sha256.create());
-  const p12 = forge.pkcs12.toPkcs12Asn1(keys.privateKey, [certificate], "", { algorithm: "3des" });
-  const p12Bytes = Buffer.from(forge.asn1.toDer(p12).getBytes(), "binary");
+  const { SignPdf } = await import("@signpdf/signpdf");
+  const dir = scratchDir("signpdf");
+  openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Other Tool Signer");
+  // node-forge (inside @signpdf) reads only the legacy PKCS#12 algorithms.
+  openssl(dir, "pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "id.p12", "-passout", "pass:", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1");
   const doc = await PDFDocument.load(pdf);
   pdflibAddPlaceholder({ pdfDoc: doc, reason: "other tool", contactInfo: "other@example.com", name: "Other Tool Signer", location: "Test" });
   const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
-  return Buffer.from(await signpdf.sign(withPlaceholder, new P12Signer(p12Bytes)));
+  return Buffer.from(await new SignPdf().sign(withPlaceholder, new P12Signer(readFileSync(join(dir, "id.p12")))));
 }
