@@ -1,4 +1,5 @@
 import { ensureKeyTable, keyStoreOptions } from "#adapters/dynamodb-key-store.ts";
+import { identityStore } from "#adapters/identity.ts";
 import { converter } from "#adapters/libreoffice-converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 
@@ -14,6 +15,9 @@ export async function bootstrap(): Promise<Shutdown[]> {
   const shutdowns: Shutdown[] = [];
   // API keys: the key table in dynalite (on AWS the stack creates it).
   await ensureKeyTable(keyStoreOptions());
+  // Signing: load the identity from the data folder, generating it on the very first start.
+  const identity = await identityStore.load();
+  logger.info("signing identity ready", { subject: identity.certificate.subject, fingerprint: identity.certificate.fingerprint256 });
   // Conversion: start the warm LibreOffice instances now so the first request does not pay ~2 s.
   // Without LibreOffice the server still starts; conversions then answer 503 with a hint.
   await converter.warm().catch((error: unknown) => logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error }));
