@@ -5,7 +5,25 @@ import type { ErrorCode } from "#domain/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
+import { genericErrorExamples, operationExamples, type OperationExamples } from "#http/openapi-examples.ts";
 import { routes } from "#http/routes.ts";
+
+const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
+
+// Every answer, success or error, carries the request id the logs are keyed by.
+const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
+
+/** errorExample is the example body of one error code on one route. */
+function errorExample(route: RouteContract, code: ErrorCode, status: number) {
+  const example = operationExamples[route.name]?.errors?.[code] ?? genericErrorExamples[code];
+  return {
+    code,
+    error: reasonPhrases[status],
+    message: example.message,
+    requestId: REQUEST_ID_EXAMPLE,
+    ...(example.details ? { details: example.details } : {}),
+  };
+}
 
 /** errorCodesOf lists every error a route can answer with, the shared ones included. */
 export function errorCodesOf(route: RouteContract): ErrorCode[] {
@@ -31,25 +49,14 @@ function errorResponses(route: RouteContract): ZodOpenApiResponsesObject {
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status) as "400"] = {
       description: codes.map((code) => `\`${code}\`: ${errorTable[code].description}`).join(" "),
-      ...(status === 429 ? { headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait." }) }) } : {}),
+      headers: {
+        ...requestIdHeader,
+        ...(status === 429 ? { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" }, example: "30" } } : {}),
+      },
       content: {
         "application/json": {
           schema: errorBodySchema,
-          examples: Object.fromEntries(
-            codes.map((code) => [
-              code,
-              {
-                summary: errorTable[code].description,
-                value: {
-                  code,
-                  error: reasonPhrases[status],
-                  message: errorTable[code].description,
-                  requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
-                  ...(code === "VALIDATION_ERROR" ? { details: [{ field: "signer.email", issue: "Invalid email address" }] } : {}),
-                },
-              },
-            ]),
-          ),
+          examples: Object.fromEntries(codes.map((code) => [code, { summary: errorTable[code].description, value: errorExample(route, code, status) }])),
         },
       },
     };
@@ -57,7 +64,31 @@ function errorResponses(route: RouteContract): ZodOpenApiResponsesObject {
   return responses;
 }
 
+function successResponse(route: RouteContract, examples: OperationExamples): ZodOpenApiResponsesObject["200"] {
+  const binary = z.string().meta({ format: "binary" });
+  const schema = route.success.schema ?? (route.success.contentType === "application/json" ? z.object({}).loose() : binary);
+  const successHeaders = Object.fromEntries(
+    Object.entries(examples.successHeaders ?? {}).map(([name, header]) => [name, { description: header.description, schema: { type: "string" as const }, example: header.example }]),
+  );
+  return {
+    description: route.success.description,
+    headers: { ...requestIdHeader, ...successHeaders },
+    content: {
+      [route.success.contentType]: {
+        schema,
+        ...(examples.success
+          ? { examples: examples.success }
+          : route.success.example !== undefined
+            ? { example: route.success.example }
+            : {}),
+      },
+      ...Object.fromEntries(Object.entries(examples.alternativeContent ?? {}).map(([type, description]) => [type, { schema: binary.meta({ description }) }])),
+    },
+  };
+}
+
 function operationOf(route: RouteContract): ZodOpenApiOperationObject {
+  const examples = operationExamples[route.name] ?? {};
   const operation: ZodOpenApiOperationObject = {
     operationId: route.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
     summary: route.summary,
@@ -66,15 +97,7 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
     ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
     ...(route.query ? { requestParams: { query: route.query as z.ZodObject } } : {}),
     responses: {
-      "200": {
-        description: route.success.description,
-        content: {
-          [route.success.contentType]: {
-            schema: route.success.schema ?? (route.success.contentType === "application/json" ? z.object({}).loose() : z.string().meta({ format: "binary" })),
-            ...(route.success.example !== undefined ? { example: route.success.example } : {}),
-          },
-        },
-      },
+      "200": successResponse(route, examples),
       ...errorResponses(route),
     },
   };
@@ -84,7 +107,11 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
       content: {
         "application/json": {
           schema: route.body.schema,
-          ...(route.body.example !== undefined ? { example: route.body.example } : {}),
+          ...(examples.request
+            ? { examples: examples.request }
+            : route.body.example !== undefined
+              ? { example: route.body.example }
+              : {}),
         },
       },
     };
@@ -94,12 +121,32 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
       description: route.body.description,
       content: {
         "multipart/form-data": {
-          schema: z.object({ file: z.string().meta({ format: "binary", description: "The file to convert." }) }),
+          schema: z.object({ file: z.string().meta({ format: "binary", description: "The file to convert; its name gives the answer's file name." }) }),
+          encoding: { file: { contentType: "application/octet-stream" } },
         },
       },
     };
   }
   return operation;
+}
+
+/** gatewayErrorResponses documents the errors of requests no route takes (404, 405), shared by every path. */
+function gatewayErrorResponses() {
+  const entry = (code: "NOT_FOUND" | "METHOD_NOT_ALLOWED") => {
+    const { status } = errorTable[code];
+    const example = genericErrorExamples[code];
+    return {
+      description: `\`${code}\`: ${errorTable[code].description}`,
+      headers: requestIdHeader,
+      content: {
+        "application/json": {
+          schema: errorBodySchema,
+          examples: { [code]: { summary: errorTable[code].description, value: { code, error: reasonPhrases[status], message: example.message, requestId: REQUEST_ID_EXAMPLE } } },
+        },
+      },
+    };
+  };
+  return { NotFound: entry("NOT_FOUND"), MethodNotAllowed: entry("METHOD_NOT_ALLOWED") };
 }
 
 /** openApiDocument generates the OpenAPI 3.1 document of exactly the routes in the catalogue. */
@@ -130,6 +177,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "An API key `sgn_...` from /v1/auth/verify." },
       },
+      responses: gatewayErrorResponses(),
     },
     paths,
   });

@@ -1,0 +1,275 @@
+import type { ErrorCode, ErrorDetail } from "#domain/errors.ts";
+
+/** NamedExample is one entry of an OpenAPI `examples` map. */
+export interface NamedExample {
+  summary: string;
+  description?: string;
+  value: unknown;
+}
+
+/** OperationExamples are the documentation-only parts of one route, keyed by route name below. */
+export interface OperationExamples {
+  /** Request body examples (JSON routes). */
+  request?: Record<string, NamedExample>;
+  /** Success body examples. */
+  success?: Record<string, NamedExample>;
+  /** Success headers beyond X-Request-Id. */
+  successHeaders?: Record<string, { description: string; example: string }>;
+  /** Further success content types (binary answers), with what they carry. */
+  alternativeContent?: Record<string, string>;
+  /** Error examples specific to this route, replacing the generic one for the code. */
+  errors?: Partial<Record<ErrorCode, ErrorExample>>;
+}
+
+/** ErrorExample is the message (and details) an error example shows. */
+export interface ErrorExample {
+  message: string;
+  details?: ErrorDetail[];
+}
+
+/**
+ * minimalPdf is a valid one-page PDF (qpdf --check clean, 635 bytes) built here so that the sign
+ * and verify examples work as they stand in the reference page's try-it console.
+ */
+function minimalPdf(): string {
+  const content = "BT /F1 20 Tf 72 760 Td (Example contract) Tj 0 -30 Td /F1 12 Tf (Signed with Signet.) Tj ET";
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+  ];
+  let pdf = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((object, index) => {
+    offsets.push(pdf.length);
+    pdf += `${index + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = pdf.length;
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("")}`;
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(pdf, "latin1").toString("base64");
+}
+
+/** EXAMPLE_PDF_BASE64 is the example PDF, plain base64. */
+export const EXAMPLE_PDF_BASE64 = minimalPdf();
+
+// A 1x1 transparent PNG: the smallest picture every image field accepts.
+const PIXEL_PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const REQUEST_ID = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
+const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+
+const auditTrail = [
+  { type: "ready", timestamp: "2026-11-22T09:55:00Z", data: { page: 1 } },
+  { type: "scroll", timestamp: "2026-11-22T09:56:10Z", data: { percent: 100 } },
+  { type: "field_change", timestamp: "2026-11-22T09:57:00Z", data: { field: "name", value: "Ada Lovelace" } },
+  { type: "submit", timestamp: "2026-11-22T09:58:00Z" },
+];
+const signer = { name: "Ada Lovelace", email: "ada@example.com", ip: "203.0.113.7", userAgent: "Mozilla/5.0 (X11; Linux x86_64)" };
+
+/**
+ * genericErrorExamples is what each error code's example says unless a route has its own: a
+ * realistic message telling the caller what to fix.
+ */
+export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
+  VALIDATION_ERROR: {
+    message: "The request body does not match the schema; see details.",
+    details: [
+      { field: "signer.email", issue: "Invalid email address" },
+      { field: "body", issue: "unknown member(s): signature" },
+    ],
+  },
+  AUTHENTICATION_ERROR: { message: 'Missing API key: send the header "Authorization: Bearer sgn_...". Get a key from /v1/auth/register.' },
+  NOT_FOUND: { message: "There is no route /v1/sing. See /openapi.json for the API." },
+  METHOD_NOT_ALLOWED: { message: "/v1/sign does not answer GET; use POST." },
+  PAYLOAD_TOO_LARGE: { message: "The document is 31457280 bytes once decoded; the limit is 26214400. Send a smaller file." },
+  UNSUPPORTED_MEDIA_TYPE: { message: 'Send the body as JSON with "Content-Type: application/json" (got "text/plain").' },
+  INVALID_DOCUMENT: { message: "document.base64 is neither a PDF nor a DOCX (it starts with \"<htm\"). Send the file's bytes, base64-encoded." },
+  ENCRYPTED_DOCUMENT: { message: "The PDF is encrypted or password-protected; remove the protection and send it again." },
+  FIELD_NOT_FOUND: {
+    message: "2 fields match nothing in the template; see details.",
+    details: [
+      { field: "fields.0.id", issue: 'no content control or {{placeholder}} has the id "customer-nmae"' },
+      { field: "fields.3.group", issue: 'no content control has the group "billing"' },
+    ],
+  },
+  FIELD_TYPE_MISMATCH: {
+    message: "A field's type does not fit the control it targets; see details.",
+    details: [{ field: "fields.2", issue: 'a table cannot go into the inline control "items"; put the control around a table' }],
+  },
+  INVALID_IMAGE: { message: "fields.1.value is not a PNG, JPEG or GIF image (data URI or https URL)." },
+  MISSING_SUBMIT_EVENT: { message: 'auditTrail has no event of type "submit"; add the event that records the signer\'s submission.' },
+  INVALID_CODE: { message: "The code is wrong; 4 tries remain.", details: [{ field: "query.code", issue: "does not match; 4 tries remain" }] },
+  CODE_EXPIRED: { message: "The code has expired or was used up; request a new one with /v1/auth/register." },
+  RATE_LIMIT_ERROR: { message: "Too many codes requested for this address; retry in 840 seconds." },
+  INTERNAL_ERROR: { message: `Something went wrong on our side. Quote request id ${REQUEST_ID} when reporting it.` },
+  NOT_IMPLEMENTED: { message: "POST /v1/sign is not available in this build yet." },
+  FETCH_FAILED: { message: "document.url could not be fetched: the host resolves to a private address (10.0.0.5)." },
+  EMAIL_FAILED: { message: "The code could not be e-mailed; check the address or retry later." },
+  TSA_FAILED: { message: "The timestamp authority did not answer within 10 s; nothing was signed. Retry later." },
+  SERVICE_UNAVAILABLE: { message: "API keys cannot be checked right now; retry in a moment." },
+  CONVERSION_TIMEOUT: { message: "LibreOffice did not finish within 60 s; send a smaller or simpler document." },
+};
+
+/** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts). */
+export const operationExamples: Record<string, OperationExamples> = {
+  info: {
+    success: {
+      info: { summary: "Service information", value: { name: "Signet", version: "0.1.0", docs: "/docs", openapi: "/openapi.json", health: "/v1/health" } },
+    },
+  },
+  "auth-register": {
+    errors: { RATE_LIMIT_ERROR: { message: "Too many codes requested for this address; retry in 840 seconds." } },
+  },
+  "auth-verify": {
+    errors: {
+      VALIDATION_ERROR: { message: "A query parameter is missing or invalid; see details.", details: [{ field: "query.code", issue: "Invalid input: expected string, received undefined" }] },
+    },
+  },
+  sign: {
+    request: {
+      pdfBase64: {
+        summary: "Sign a PDF sent as base64",
+        description: "A complete request that works as it stands: a one-page PDF, a signer and an audit trail ending in submit.",
+        value: { document: { base64: EXAMPLE_PDF_BASE64 }, signer, auditTrail, eventId: "evt_123", metadata: { contract: "C-42", department: "Sales" } },
+      },
+      docxUrl: {
+        summary: "Sign a DOCX fetched by URL",
+        description: "DOCX input is converted to PDF first. URLs must be https and resolve to a public address.",
+        value: { document: { url: "https://example.com/contract.docx" }, signer: { name: "Ada Lovelace", email: "ada@example.com" }, auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }] },
+      },
+      noCertificatePage: {
+        summary: "Sign without the audit trail certificate page",
+        value: { document: { base64: EXAMPLE_PDF_BASE64 }, signer: { name: "Ada Lovelace", email: "ada@example.com" }, auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }], certificate: { enabled: false } },
+      },
+    },
+    success: {
+      signed: { summary: "The signed PDF (shortened)", value: { document: { base64: "JVBERi0xLjQKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyAvUGFnZXMgMiAwIFIgPj4K...", contentType: "application/pdf" } } },
+    },
+    errors: {
+      VALIDATION_ERROR: {
+        message: "The request body does not match the schema; see details.",
+        details: [
+          { field: "signer.name", issue: "Too small: expected string to have >=2 characters" },
+          { field: "body", issue: "unknown member(s): signature" },
+        ],
+      },
+    },
+  },
+  annotate: {
+    request: {
+      everyFieldType: {
+        summary: "Fill every kind of field",
+        description:
+          "One field of each type: text by SuperDoc field id or Word Tag, a group filling several controls, an image and a signature picture, table rows appended to a table inside a control, and a checkbox.",
+        value: {
+          document: { url: "https://example.com/template.docx" },
+          fields: [
+            { id: "customer-name", type: "text", value: "Ada Lovelace\nAnalytical Engines Ltd", options: { keepTextNodeStyles: true } },
+            { group: "company", type: "text", value: "Analytical Engines Ltd" },
+            { id: "logo", type: "image", value: PIXEL_PNG, options: { dimensions: { width: 120 } } },
+            { id: "signature", type: "signature", value: PIXEL_PNG, options: { dimensions: { width: "200", height: "60" } } },
+            { id: "items", type: "table", value: [["Widget", "2", "10.00"], ["Gadget", "1", "25.00"]], options: { copyRowStyle: true } },
+            { id: "agree", type: "checkbox", value: "true" },
+            { id: "contractNo", type: "text", value: "C-42" },
+          ],
+        },
+      },
+      text: { summary: "Text", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "customer-name", type: "text", value: "Ada Lovelace" }] } },
+      group: { summary: "Text into a group", value: { document: { url: "https://example.com/template.docx" }, fields: [{ group: "customer-info", type: "text", value: "Ada Lovelace" }] } },
+      image: { summary: "Image", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "logo", type: "image", value: "https://example.com/logo.png", options: { dimensions: { height: 48 } } }] } },
+      signature: { summary: "Signature picture", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "signature", type: "signature", value: PIXEL_PNG }] } },
+      table: { summary: "Table rows", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "items", type: "table", value: [["Widget", "2", "10.00"]], options: { copyRowStyle: true } }] } },
+      checkbox: { summary: "Checkbox", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "agree", type: "checkbox", value: "true" }] } },
+    },
+    success: {
+      docx: { summary: "to=docx (default)", value: { document: { base64: `data:${DOCX_TYPE};base64,UEsDBBQACAgIA...`, contentType: DOCX_TYPE } } },
+      pdf: { summary: "to=pdf", value: { document: { base64: "data:application/pdf;base64,JVBERi0xLjcK...", contentType: "application/pdf" } } },
+    },
+    errors: {
+      INVALID_DOCUMENT: { message: "The template is not a DOCX (a zip package with word/document.xml); annotate fills Word templates only." },
+    },
+  },
+  "annotate-fields": {
+    request: { template: { summary: "A template by URL", value: { document: { url: "https://example.com/template.docx" } } } },
+    success: {
+      fields: {
+        summary: "Fields found",
+        value: {
+          fields: [
+            { ids: ["customer-name", "12"], group: null, alias: "Customer name", kind: "text", location: { part: "word/document.xml", index: 0 } },
+            { ids: ["items"], group: null, alias: null, kind: "table", location: { part: "word/document.xml", index: 1 } },
+            { ids: ["agree"], group: null, alias: null, kind: "checkbox", location: { part: "word/document.xml", index: 2 } },
+          ],
+          placeholders: ["contractNo"],
+        },
+      },
+    },
+  },
+  convert: {
+    successHeaders: {
+      "Content-Disposition": { description: "The uploaded file's name with the new extension.", example: 'attachment; filename="contract.pdf"; filename*=UTF-8\'\'contract.pdf' },
+    },
+    alternativeContent: { [DOCX_TYPE]: "With to=docx: the DOCX file." },
+    errors: {
+      VALIDATION_ERROR: { message: "A query parameter is missing or invalid; see details.", details: [{ field: "query.from", issue: 'Invalid option: expected one of "docx"|"doc"|"odt"|"rtf"|"md"|"html"' }] },
+      UNSUPPORTED_MEDIA_TYPE: { message: 'Send the file as multipart/form-data with one part named "file" (got "application/json").' },
+      INVALID_DOCUMENT: { message: "The file is not a DOCX (a zip package with word/document.xml); check from=." },
+      RATE_LIMIT_ERROR: { message: "All converters are busy; retry in 5 seconds." },
+    },
+  },
+  verify: {
+    request: {
+      base64: { summary: "A PDF sent as base64", value: { document: { base64: EXAMPLE_PDF_BASE64 } } },
+      url: { summary: "A PDF fetched by URL", value: { document: { url: "https://example.com/signed.pdf" } } },
+    },
+    success: {
+      signed: {
+        summary: "One valid signature by this service",
+        value: {
+          valid: true,
+          reason: "1 signature; every signature is intact",
+          signatures: [
+            {
+              field: "Signature1",
+              subFilter: "ETSI.CAdES.detached",
+              signerName: "Ada Lovelace",
+              certificateSubject: "CN=Signet local signing,O=Signet",
+              fingerprint: "3F:A1:0C:77:5B:E2:19:8D:4A:60:C3:9E:21:F4:0B:6D:88:2A:17:C5:E0:93:5D:BB:4F:12:A6:7E:09:C1:D8:33",
+              signingTime: "2026-11-22T09:58:03.000Z",
+              coversWholeDocument: true,
+              integrity: "ok",
+              trusted: true,
+              modifiedAfter: false,
+            },
+          ],
+          signer: { name: "Ada Lovelace", email: "ada@example.com", certificateSubject: "CN=Signet local signing,O=Signet" },
+          signers: [{ name: "Ada Lovelace", email: "ada@example.com", certificateSubject: "CN=Signet local signing,O=Signet" }],
+          document: { pages: 2, sha256: "9f2c1e0b7d4a5c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60" },
+        },
+      },
+      unsigned: {
+        summary: "No signature",
+        value: { valid: false, reason: "the document has no signature", signatures: [], signer: null, signers: [], document: { pages: 1, sha256: "0b5e7d0c4f8a3e21a6c9d7b2e4f1a0c3d5e7f9b1a2c4d6e8f0a1b3c5d7e9f1a2" } },
+      },
+    },
+  },
+  "verify-key": {
+    success: {
+      key: {
+        summary: "The service certificate",
+        value: {
+          version: "v3",
+          algorithm: "RSA-SHA256",
+          publicKey: "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...\n-----END PUBLIC KEY-----\n",
+          certificate: "-----BEGIN CERTIFICATE-----\nMIIDazCCAlOgAwIBAgIU...\n-----END CERTIFICATE-----\n",
+          fingerprint: "3F:A1:0C:77:5B:E2:19:8D:4A:60:C3:9E:21:F4:0B:6D:88:2A:17:C5:E0:93:5D:BB:4F:12:A6:7E:09:C1:D8:33",
+          validFrom: "2026-11-22T10:00:00.000Z",
+          validTo: "2036-11-20T10:00:00.000Z",
+          issuer: "CN=Signet local signing,O=Signet",
+        },
+      },
+    },
+  },
+};

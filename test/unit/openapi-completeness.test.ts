@@ -1,0 +1,148 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import type * as z from "zod";
+import { errorCodes, type ErrorCode } from "#domain/errors.ts";
+import { errorBodySchema } from "#http/contracts/common.ts";
+import { errorTable, reasonPhrases } from "#http/error-table.ts";
+import { errorCodesOf, openApiDocument } from "#http/openapi.ts";
+import { routes } from "#http/routes.ts";
+
+interface Example {
+  summary?: string;
+  value: unknown;
+}
+interface Media {
+  schema?: Record<string, unknown>;
+  example?: unknown;
+  examples?: Record<string, Example>;
+}
+interface Response {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, Media>;
+}
+interface Operation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
+  requestBody?: { required: boolean; content: Record<string, Media> };
+  responses: Record<string, Response>;
+}
+
+const document = openApiDocument();
+const json = JSON.parse(JSON.stringify(document)) as { paths: Record<string, Record<string, Operation>>; components: { responses: Record<string, Response> } };
+const operationOf = (route: (typeof routes)[number]) => json.paths[route.path]?.[route.method.toLowerCase()];
+const examplesOf = (media: Media | undefined): Example[] =>
+  media ? [...Object.values(media.examples ?? {}), ...(media.example !== undefined ? [{ value: media.example }] : [])] : [];
+
+describe("the OpenAPI document is complete", () => {
+  it("validates as OpenAPI 3.1 with @seriousme/openapi-schema-validator", async () => {
+    const result = await new Validator().validate(structuredClone(document) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("lists exactly the routes of the catalogue", () => {
+    const listed = Object.entries(json.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(listed.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))("%s", (_name, route) => {
+    const operation = operationOf(route)!;
+
+    it("has an id, summary, description, tag and a documented 200 with the X-Request-Id header", () => {
+      expect(operation.operationId).toMatch(/^[a-zA-Z]+$/);
+      expect(operation.summary).toBeTruthy();
+      expect(operation.description).toBeTruthy();
+      expect(operation.tags).toEqual([route.tag]);
+      const ok = operation.responses["200"]!;
+      expect(ok.content?.[route.success.contentType]?.schema).toBeDefined();
+      for (const response of Object.values(operation.responses)) expect(Object.keys(response.headers ?? {})).toContain("X-Request-Id");
+    });
+
+    it("documents every query parameter", () => {
+      const shape = (route.query as z.ZodObject | undefined)?.shape ?? {};
+      const parameters = operation.parameters ?? [];
+      expect(parameters.map((parameter) => parameter.name).sort()).toEqual(Object.keys(shape).sort());
+      for (const parameter of parameters) {
+        expect(parameter.in).toBe("query");
+        const optional = (shape[parameter.name] as z.ZodType).safeParse(undefined).success;
+        expect(Boolean(parameter.required), `${parameter.name} required`).toBe(!optional);
+      }
+    });
+
+    it("documents the request body, and every example of it passes the route's own schema", () => {
+      if (route.body.kind === "none") {
+        expect(operation.requestBody).toBeUndefined();
+        return;
+      }
+      if (route.body.kind === "multipart") {
+        const media = operation.requestBody?.content["multipart/form-data"];
+        expect(media?.schema).toMatchObject({ properties: { file: { type: "string", format: "binary" } } });
+        return;
+      }
+      const media = operation.requestBody!.content["application/json"];
+      const examples = examplesOf(media);
+      expect(examples.length, "at least one request example").toBeGreaterThan(0);
+      for (const example of examples) {
+        const parsed = route.body.schema.safeParse(example.value);
+        expect(parsed.error?.issues ?? [], `example "${example.summary}"`).toEqual([]);
+      }
+    });
+
+    it("documents each error code it can answer with, with an example in the error layout", () => {
+      const codes = errorCodesOf(route);
+      if (route.auth) expect(codes).toContain("AUTHENTICATION_ERROR");
+      for (const code of codes) {
+        const status = errorTable[code].status;
+        const response = operation.responses[String(status)];
+        expect(response, `${code}: response ${status}`).toBeDefined();
+        expect(response!.description).toContain(code);
+        const example = response!.content?.["application/json"]?.examples?.[code];
+        expect(example, `${code}: example`).toBeDefined();
+        const body = errorBodySchema.parse(example!.value);
+        expect(body).toMatchObject({ code, error: reasonPhrases[status] });
+        expect(body.message.length).toBeGreaterThan(10);
+        if (status === 429) expect(Object.keys(response!.headers ?? {})).toContain("Retry-After");
+      }
+    });
+
+    it("has success examples that fit the success schema", () => {
+      const schema = route.success.schema;
+      const examples = examplesOf(operation.responses["200"]!.content?.[route.success.contentType]);
+      if (!schema) return;
+      for (const example of examples) {
+        const parsed = schema.safeParse(example.value);
+        expect(parsed.error?.issues ?? [], `example "${example.summary}"`).toEqual([]);
+      }
+    });
+  });
+
+  it("has a request example for sign (PDF and DOCX), annotate with every field type and a group, and verify", () => {
+    const values = (name: string) => examplesOf(operationOf(routes.find((route) => route.name === name)!)!.requestBody?.content["application/json"]).map((example) => example.value);
+    const sign = JSON.stringify(values("sign"));
+    expect(sign).toContain("JVBERi0"); // a real PDF, base64
+    expect(sign).toMatch(/\.docx"/);
+    const fields = values("annotate").flatMap((value) => (value as { fields: Array<{ type: string; group?: string }> }).fields);
+    expect(new Set(fields.map((field) => field.type))).toEqual(new Set(["text", "image", "signature", "table", "checkbox"]));
+    expect(fields.some((field) => field.group)).toBe(true);
+    expect(values("verify").length).toBeGreaterThan(0);
+  });
+
+  it("documents the binary answer of convert with its Content-Disposition, PDF and DOCX", () => {
+    const convert = operationOf(routes.find((route) => route.name === "convert")!)!;
+    const ok = convert.responses["200"]!;
+    expect(Object.keys(ok.content ?? {})).toEqual(expect.arrayContaining(["application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"]));
+    expect(Object.keys(ok.headers ?? {})).toContain("Content-Disposition");
+  });
+
+  it("has an example for every error code of SPEC 5 somewhere in the document", () => {
+    const text = JSON.stringify(json);
+    // NOT_IMPLEMENTED only exists while a route is a stub; when none is, the document need not mention it.
+    const required = errorCodes.filter((code): code is ErrorCode => code !== "NOT_IMPLEMENTED");
+    for (const code of required) expect(text, code).toContain(`"code":"${code}"`);
+    expect(Object.keys(json.components.responses)).toEqual(expect.arrayContaining(["NotFound", "MethodNotAllowed"]));
+  });
+});
