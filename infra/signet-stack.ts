@@ -101,13 +101,16 @@ export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
 
 /**
  * runtimeFiles are what a function reads from disk at run time, shipped beside its bundle (the
- * task root): the audit page fonts (resolve `./assets/fonts/` against the bundle's
- * import.meta.url), the reference UI of /docs (functions/http/docs-page.ts looks beside itself).
+ * task root): the audit page fonts (SIGNET_FONTS_DIR points at them), the reference UI of /docs
+ * (functions/http/docs-page.ts looks beside itself).
  */
 const runtimeFiles: Record<string, RuntimeFile[]> = {
   sign: [{ from: "assets", to: "assets" }],
   docs: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }],
 };
+
+/** lambdaTaskRoot is where Lambda puts a function's code (zip) and where the Dockerfile copies the bundles. */
+const lambdaTaskRoot = "/var/task";
 
 /** sofficeInImage is where the base image's RPM installs LibreOffice. */
 export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
@@ -196,6 +199,8 @@ export class SignetStack extends Stack {
       if (props.identityP12Password) bind(fns[name]!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
     }
     if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
+    // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
+    bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
 
     this.api = this.createApi(props);
 

@@ -58,6 +58,10 @@ describe("functions", () => {
     }
   });
 
+  it("points sign at the audit fonts shipped beside its bundle", () => {
+    expect(env("sign").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
+  });
+
   it("sizes conversion functions large and auth functions small, within the gateway's 29 s", () => {
     for (const name of libreOfficeFunctions) expect(fnProps(name)).toMatchObject({ MemorySize: 3008, Timeout: 29, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);

@@ -81,7 +81,7 @@ describe("npx cdk synth offline", () => {
     expect(images[0]!.source.platform).toBe("linux/amd64");
     const dir = join(outdir, images[0]!.source.directory!);
     expect(readFileSync(join(dir, "Dockerfile"), "utf8")).toMatch(/^FROM public\.ecr\.aws\/shelf\/lambda-libreoffice-base:25\.2-node22-x86_64$/m);
-    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
+    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts/DejaVuSans.ttf", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
       expect(existsSync(join(dir, file)), file).toBe(true);
     }
   });
@@ -96,7 +96,10 @@ describe("npx cdk synth offline", () => {
       .map(([id]) => id);
     const jobs = names.map((id) => {
       const name = id.replace(/Function$/, "").replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase();
-      return { name, file: bundleOf(name), env: lambdaEnv(name) };
+      const file = bundleOf(name);
+      // Paths into the task root (/var/task) point at the bundle's folder here.
+      const env = Object.fromEntries(Object.entries(lambdaEnv(name)).map(([k, v]) => [k, v.replace(/^\/var\/task(?=\/|$)/, join(file, ".."))]));
+      return { name, file, env };
     });
     const samples: Record<string, string> = { health: "health", docs: "docs", fallback: "fallback-not-found", info: "info" };
     // One child on the Node 22 of node_modules/.bin; config is read per bundle at its import.
