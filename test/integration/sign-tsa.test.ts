@@ -1,0 +1,45 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
+import { signPdf } from "#domain/pades-signer.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import { makePdf, pdfsig, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+
+let tsa: LoopbackTsa;
+let broken: http.Server;
+let brokenUrl: string;
+let identity: SigningIdentity;
+let input: Buffer;
+
+beforeAll(async () => {
+  tsa = await startLoopbackTsa();
+  broken = http.createServer((_req, res) => res.writeHead(503).end("down"));
+  await new Promise<void>((resolve) => broken.listen(0, "127.0.0.1", resolve));
+  brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/`;
+  identity = await generateIdentity({ keyType: "EC" });
+  input = await makePdf(1);
+}, 30_000);
+
+afterAll(async () => {
+  await tsa?.close();
+  await new Promise<void>((resolve) => broken?.close(() => resolve()));
+});
+
+const sign = (tsaUrl: string) => signPdf(input, { identity, signingTime: new Date(), signerName: "Ada", reason: "r", timestamper: createHttpTimestamper(tsaUrl, 5_000) });
+
+describe("RFC 3161 timestamps (PAdES B-T)", () => {
+  it("adds a token from a real TSA that pdfsig accepts", async () => {
+    const signed = await sign(tsa.url);
+    const [signature] = await pdfsig(signed);
+    expect(signature!.valid).toBe(true);
+    expect(signature!.type).toBe("ETSI.CAdES.detached");
+  });
+
+  it.each([
+    ["answers HTTP 503", () => brokenUrl],
+    ["refuses the connection", () => "http://127.0.0.1:9/"],
+  ])("fails the signing with TSA_FAILED when the TSA %s", async (_name, url) => {
+    await expect(sign(url())).rejects.toMatchObject({ code: "TSA_FAILED" });
+  });
+});
