@@ -1,0 +1,113 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Shutdown } from "#local/bootstrap.ts";
+import type { LocalServer } from "#local/server.ts";
+import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+
+const run = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), "signet-examples-"));
+const outDir = join(dataDir, "out");
+
+// Set before the server is imported: config is read once, at import.
+process.env.SIGNET_DATA_DIR = dataDir;
+process.env.SIGNET_TABLE = "signet-examples";
+process.env.SIGNET_LOG_LEVEL = "WARN";
+
+let standIns: StandIns;
+let server: LocalServer;
+let shutdowns: Shutdown[] = [];
+
+beforeAll(async () => {
+  standIns = await startStandIns({ sesPort: 0 });
+  Object.assign(process.env, standIns.env);
+  const { bootstrap } = await import("#local/bootstrap.ts");
+  const { startLocalServer } = await import("#local/server.ts");
+  shutdowns = await bootstrap();
+  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+}, 180_000);
+
+afterAll(async () => {
+  await server?.close();
+  for (const shutdown of shutdowns) await shutdown();
+  await standIns?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("examples/walkthrough.ts against the local server", () => {
+  it("walks the whole flow: key by e-mail code, sign PDF and DOCX, annotate to DOCX and PDF, convert, verify", async () => {
+    const { runWalkthrough } = await import("../../examples/walkthrough.ts");
+    const lines: string[] = [];
+    const result = await runWalkthrough({
+      baseUrl: server.url,
+      sesUrl: standIns.sesEndpoint,
+      email: "walkthrough@example.com",
+      outDir,
+      log: (line) => lines.push(line),
+    });
+    expect(result.stoppedAt, lines.join("\n")).toBeUndefined();
+    expect(result.steps).toEqual([
+      "health",
+      "register",
+      "sign a PDF",
+      "sign a DOCX",
+      "annotate a template to DOCX",
+      "annotate a template to PDF",
+      "convert a DOCX to PDF",
+      "verify a signature",
+    ]);
+
+    // The outputs themselves, checked by independent tools.
+    const original = readFileSync("examples/files/contract.pdf");
+    const signed = readFileSync(result.files["signed-contract.pdf"]!);
+    expect(signed.subarray(0, original.length).equals(original), "incremental update keeps the input").toBe(true);
+    const signatures = await run("pdfsig", [result.files["signed-contract.pdf"]!]).then(
+      (done) => done.stdout,
+      (failed: { stdout: string }) => failed.stdout, // pdfsig exits non-zero for an untrusted (self-signed) certificate
+    );
+    expect(signatures).toMatch(/Signature Validation: Signature is Valid/);
+    expect(readFileSync(result.files["signed-contract-docx.pdf"]!).subarray(0, 5).toString()).toBe("%PDF-");
+
+    const filledDocx = readFileSync(result.files["filled-template.docx"]!);
+    expect(filledDocx.subarray(0, 2).toString()).toBe("PK");
+    const filledText = (await run("pdftotext", [result.files["filled-template.pdf"]!, "-"])).stdout;
+    expect(filledText).toContain("Ada Lovelace");
+    expect(filledText).toContain("Analytical Engines Ltd");
+    expect(filledText).toContain("Difference engine");
+    expect(filledText).toContain("C-42");
+
+    const convertedText = (await run("pdftotext", [result.files["converted-contract.pdf"]!, "-"])).stdout;
+    expect(convertedText).toContain("Service agreement");
+  }, 180_000);
+
+  it("stops with a clear message at an endpoint that answers 501", async () => {
+    const { runWalkthrough } = await import("../../examples/walkthrough.ts");
+    const lines: string[] = [];
+    // A stand-in API that is healthy but offers nothing else yet.
+    const http = await import("node:http");
+    const stub = http.createServer((request, response) => {
+      const healthy = request.url === "/v1/health";
+      response.writeHead(healthy ? 200 : 501, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify(
+          healthy
+            ? { status: "healthy", timestamp: new Date().toISOString(), version: "0" }
+            : { code: "NOT_IMPLEMENTED", error: "Not Implemented", message: "not yet", requestId: "x" },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => stub.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (stub.address() as { port: number }).port;
+      const result = await runWalkthrough({ baseUrl: `http://127.0.0.1:${port}`, email: "stub@example.com", outDir, log: (line) => lines.push(line) });
+      expect(result.steps).toEqual(["health"]);
+      expect(result.stoppedAt).toBe("GET /v1/auth/register");
+      expect(lines.join("\n")).toContain("GET /v1/auth/register is not available on this server yet (501 NOT_IMPLEMENTED); stopping here.");
+    } finally {
+      stub.close();
+    }
+  });
+});
