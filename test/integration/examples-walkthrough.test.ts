@@ -83,6 +83,20 @@ describe("examples/walkthrough.ts against the local server", () => {
     expect(convertedText).toContain("Service agreement");
   }, 180_000);
 
+  it("examples/walkthrough.sh (curl + jq) walks the same flow", async () => {
+    const shellOut = join(dataDir, "shell-out");
+    const { stdout } = await run("bash", ["examples/walkthrough.sh"], {
+      env: { ...process.env, SIGNET_URL: server.url, SIGNET_SES_URL: standIns.sesEndpoint, SIGNET_EMAIL: "shell@example.com", SIGNET_OUT: shellOut },
+      timeout: 120_000,
+    });
+    expect(stdout).toContain("valid: true");
+    expect(stdout.trim().endsWith("Done.")).toBe(true);
+    for (const name of ["signed-contract.pdf", "signed-contract-docx.pdf", "filled-template.pdf", "converted-contract.pdf"]) {
+      expect(readFileSync(join(shellOut, name)).subarray(0, 5).toString(), name).toBe("%PDF-");
+    }
+    expect(readFileSync(join(shellOut, "filled-template.docx")).subarray(0, 2).toString()).toBe("PK");
+  }, 180_000);
+
   it("stops with a clear message at an endpoint that answers 501", async () => {
     const { runWalkthrough } = await import("../../examples/walkthrough.ts");
     const lines: string[] = [];
