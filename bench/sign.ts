@@ -1,0 +1,183 @@
+// npm run bench:sign — Signet's PAdES signing (with the audit certificate page) against a naive
+// pdf-lib + @signpdf pipeline, on a 100-page 10 MB PDF and a 1-page PDF, warm and in-process.
+// Memory is measured in a child process per case: peak RSS (getrusage high-water) minus the
+// RSS of the same process, warmed up and collected, before it reads the input (so the input
+// buffer itself counts against the budget).
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PDFDocument, StandardFonts, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } from "pdf-lib";
+import { drawAuditCertificate, type AuditCertificate } from "#domain/audit-certificate.ts";
+import { signPdf } from "#domain/pades-signer.ts";
+import type { FontFiles } from "#domain/pdf-text.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+
+const FIXTURES = join(process.cwd(), "test-output", "bench-sign");
+const RUNS = 30;
+const WARMUP = 5;
+
+async function makeFixture(pages: number, noiseBytesPerPage: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let index = 0; index < pages; index++) {
+    const page = doc.addPage([595, 842]);
+    page.drawText(`Page ${index + 1}`, { x: 50, y: 780, size: 24, font });
+    if (noiseBytesPerPage > 0) {
+      // Incompressible image data gives the file its size, like scans in real contracts.
+      const side = Math.floor(Math.sqrt(noiseBytesPerPage / 3));
+      const image = doc.context.flateStream(randomBytes(side * side * 3), { Type: "XObject", Subtype: "Image", Width: side, Height: side, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+      const name = page.node.newXObject("Im", doc.context.register(image));
+      page.pushOperators(pushGraphicsState(), concatTransformationMatrix(300, 0, 0, 300, 100, 300), drawObject(name), popGraphicsState());
+    }
+  }
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+async function fixture(name: string, pages: number, noise: number): Promise<Buffer> {
+  const path = join(FIXTURES, name);
+  if (!existsSync(path)) {
+    mkdirSync(FIXTURES, { recursive: true });
+    writeFileSync(path, await makeFixture(pages, noise));
+  }
+  return readFileSync(path);
+}
+
+function fonts(): FontFiles {
+  const dir = join(process.cwd(), "assets", "fonts");
+  return {
+    regular: readFileSync(join(dir, "DejaVuSans.ttf")),
+    bold: readFileSync(join(dir, "DejaVuSans-Bold.ttf")),
+    mono: readFileSync(join(dir, "DejaVuSansMono.ttf")),
+    cjk: readFileSync(join(dir, "DroidSansFallback.ttf")),
+  };
+}
+
+function certificate(identity: SigningIdentity, pages: number): AuditCertificate {
+  return {
+    documentName: "contract.pdf",
+    documentSha256: "3".repeat(64),
+    documentPages: pages,
+    eventId: "evt_bench",
+    signer: { name: "Ada Lovelace", email: "ada@example.com", ip: "203.0.113.7", userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36" },
+    events: [
+      { type: "ready", timestamp: "2026-11-22T09:55:00Z" },
+      { type: "scroll", timestamp: "2026-11-22T09:56:00Z", data: { percent: 100 } },
+      { type: "field_change", timestamp: "2026-11-22T09:57:00Z", data: { field: "name", value: "Ada Lovelace" } },
+      { type: "submit", timestamp: "2026-11-22T09:58:00Z" },
+    ],
+    signingTime: new Date(),
+    service: { subject: identity.certificate.subject, fingerprint: identity.certificate.fingerprint256, algorithm: "RSA-3072 with SHA-256" },
+    metadata: { contract: "C-42" },
+  };
+}
+
+type Pipeline = (input: Buffer) => Promise<Uint8Array>;
+
+async function signetPipeline(): Promise<Pipeline> {
+  const identity = await generateIdentity();
+  const files = fonts();
+  return async (input) => {
+    const signed = await signPdf(input, {
+      identity,
+      signingTime: new Date(),
+      signerName: "Ada Lovelace",
+      reason: "Signed by Ada Lovelace <ada@example.com>",
+      contactInfo: "ada@example.com",
+      decorate: (pdf) => drawAuditCertificate(pdf, certificate(identity, pdf.getPageCount()), files),
+    });
+    return signed;
+  };
+}
+
+/** naivePipeline: pdf-lib load + a certificate page (standard font) + placeholder + full re-save + @signpdf P12 signing. */
+async function naivePipeline(): Promise<Pipeline> {
+  const { pdflibAddPlaceholder } = await import("@signpdf/placeholder-pdf-lib");
+  const { P12Signer } = await import("@signpdf/signer-p12");
+  const { SignPdf } = await import("@signpdf/signpdf");
+  const dir = mkdtempSync(join(tmpdir(), "signet-bench-"));
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
+  openssl("req", "-x509", "-newkey", "rsa:3072", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Naive Signer");
+  openssl("pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "id.p12", "-passout", "pass:", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1");
+  const p12 = readFileSync(join(dir, "id.p12"));
+  const signer = new SignPdf();
+  return async (input) => {
+    const doc = await PDFDocument.load(input);
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const page = doc.addPage([595, 842]);
+    let y = 780;
+    for (const line of ["Audit Trail Certificate", "Signer: Ada Lovelace <ada@example.com>", "IP: 203.0.113.7", "ready 2026-11-22 09:55:00 UTC", "submit 2026-11-22 09:58:00 UTC"]) {
+      page.drawText(line, { x: 50, y, size: 11, font });
+      y -= 16;
+    }
+    pdflibAddPlaceholder({ pdfDoc: doc, reason: "Signed by Ada Lovelace", contactInfo: "ada@example.com", name: "Ada Lovelace", location: "" });
+    const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
+    // P12Signer instances cannot be reused: one per signature.
+    return signer.sign(prepared, new P12Signer(p12));
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function time(pipeline: Pipeline, input: Buffer): Promise<{ median: number; p95: number }> {
+  for (let index = 0; index < WARMUP; index++) await pipeline(input);
+  const times: number[] = [];
+  for (let index = 0; index < RUNS; index++) {
+    const start = performance.now();
+    await pipeline(input);
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { median: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+/** memoryChild runs in a fresh process: warm up on a 1-page file, collect, then read and sign the input once. */
+async function memoryChild(which: string, file: string): Promise<void> {
+  const pipeline = which === "signet" ? await signetPipeline() : await naivePipeline();
+  const small = await makeFixture(1, 0);
+  await pipeline(small);
+  await pipeline(small);
+  (globalThis as { gc?: () => void }).gc?.();
+  const idle = process.memoryUsage.rss();
+  const output = await pipeline(readFileSync(file));
+  const peak = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(JSON.stringify({ idle, peak, above: peak - idle, output: output.length }));
+}
+
+function peakAboveIdle(which: string, file: string): number {
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", "bench/sign.ts", "--memory", which, file], { encoding: "utf8", maxBuffer: 1024 * 1024 });
+  if (child.status !== 0) throw new Error(`memory child failed: ${child.stderr}`);
+  return (JSON.parse(child.stdout) as { above: number }).above;
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  if (process.argv[2] === "--memory") return memoryChild(process.argv[3]!, process.argv[4]!);
+  const big = await fixture("100-pages-10mb.pdf", 100, 100_000);
+  const one = await fixture("1-page.pdf", 1, 0);
+  const signet = await signetPipeline();
+  const naive = await naivePipeline();
+  console.log(`Signing benchmark: Node ${process.version}, ${RUNS} warm runs after ${WARMUP} warm-up runs, RSA-3072, certificate page included.`);
+  console.log(`Inputs: ${mb(big.length)} / 100 pages, ${(one.length / 1024).toFixed(1)} KB / 1 page.\n`);
+  for (const [label, input, file, target] of [
+    ["100 pages, 10 MB", big, join(FIXTURES, "100-pages-10mb.pdf"), 60],
+    ["1 page", one, join(FIXTURES, "1-page.pdf"), 15],
+  ] as const) {
+    const ours = await time(signet, input);
+    const theirs = await time(naive, input);
+    const ourMemory = peakAboveIdle("signet", file);
+    const theirMemory = peakAboveIdle("naive", file);
+    const ratio = (bytes: number) => (input.length > 1024 * 1024 ? ` (${(bytes / input.length).toFixed(2)}x input; target <= 2.5x)` : "");
+    console.log(`${label}`);
+    console.log(`  Signet (libpdf incremental + own CAdES): median ${ms(ours.median)}, p95 ${ms(ours.p95)}, peak RSS above idle ${mb(ourMemory)}${ratio(ourMemory)}   target: median <= ${target} ms`);
+    console.log(`  naive (pdf-lib re-save + @signpdf P12):  median ${ms(theirs.median)}, p95 ${ms(theirs.p95)}, peak RSS above idle ${mb(theirMemory)}${ratio(theirMemory)}`);
+    console.log(`  ratio naive/Signet: time ${(theirs.median / ours.median).toFixed(1)}x, memory ${(theirMemory / Math.max(1, ourMemory)).toFixed(1)}x\n`);
+  }
+}
+
+await main();
