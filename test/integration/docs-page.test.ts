@@ -64,6 +64,15 @@ describe("GET /docs in Chromium", () => {
     expect(requests).toContain(`GET ${base}/openapi.json`);
   });
 
+  it("answers 304 to a matching If-None-Match and serves the page with a long-lived validator", async () => {
+    const first = await fetch(`${base}/docs`);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"[A-Za-z0-9+/]+"$/);
+    expect((await first.text()).length).toBeGreaterThan(1_000_000); // the UI travels inline
+    const again = await fetch(`${base}/docs`, { headers: { "If-None-Match": etag! } });
+    expect(again.status).toBe(304);
+  });
+
   it("lists every path and method of /openapi.json", async () => {
     const document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => ({ path, method: method.toUpperCase() })));
