@@ -260,8 +260,8 @@ export const operationExamples: Record<string, OperationExamples> = {
       key: {
         summary: "The service certificate",
         value: {
-          version: "v3",
-          algorithm: "RSA-SHA256",
+          version: "0.1.0",
+          algorithm: "RSA-3072 with SHA-256",
           publicKey: "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...\n-----END PUBLIC KEY-----\n",
           certificate: "-----BEGIN CERTIFICATE-----\nMIIDazCCAlOgAwIBAgIU...\n-----END CERTIFICATE-----\n",
           fingerprint: "3F:A1:0C:77:5B:E2:19:8D:4A:60:C3:9E:21:F4:0B:6D:88:2A:17:C5:E0:93:5D:BB:4F:12:A6:7E:09:C1:D8:33",
