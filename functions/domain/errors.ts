@@ -16,7 +16,6 @@ export const errorCodes = [
   "CODE_EXPIRED",
   "RATE_LIMIT_ERROR",
   "INTERNAL_ERROR",
-  "NOT_IMPLEMENTED",
   "FETCH_FAILED",
   "EMAIL_FAILED",
   "TSA_FAILED",

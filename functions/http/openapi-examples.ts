@@ -104,7 +104,6 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   CODE_EXPIRED: { message: "The code has expired or was used up; request a new one with /v1/auth/register." },
   RATE_LIMIT_ERROR: { message: "Too many codes requested for this address; retry in 840 seconds." },
   INTERNAL_ERROR: { message: `Something went wrong on our side. Quote request id ${REQUEST_ID} when reporting it.` },
-  NOT_IMPLEMENTED: { message: "POST /v1/sign is not available in this build yet." },
   FETCH_FAILED: { message: "document.url could not be fetched: the host resolves to a private address (10.0.0.5)." },
   EMAIL_FAILED: { message: "The code could not be e-mailed; check the address or retry later." },
   TSA_FAILED: { message: "The timestamp authority did not answer within 10 s; nothing was signed. Retry later." },

@@ -13,7 +13,6 @@ import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 // the key); the authorizer gets its own TOKEN event.
 
 const eventsDir = new URL("../../events/", import.meta.url).pathname;
-const functionsDir = new URL("../../functions/", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "signet-events-"));
 let standIns: StandIns;
 let handlers: typeof import("#local/handlers.ts");
@@ -63,9 +62,6 @@ const proxyEventFiles = readdirSync(eventsDir)
 const readEvent = (name: string) => JSON.parse(readFileSync(join(eventsDir, `${name}.json`), "utf8")) as APIGatewayProxyEvent;
 const functionOf = (name: string) => (name.startsWith("fallback-") ? "fallback" : name);
 
-// A route whose feature has not landed still answers 501 from its stub; expect that until it does.
-const isStub = (fn: string) => readFileSync(join(functionsDir, `${fn}.ts`), "utf8").includes("notImplemented(");
-
 const context = (name: string) =>
   ({
     functionName: `signet-${name}`,
@@ -102,7 +98,7 @@ describe("events/", () => {
       const fn = functionOf(name);
       const handler = fn === "fallback" ? handlers.fallbackHandler : handlers.entryHandlers[fn]!;
       const response = await handler(readEvent(name), context(fn));
-      const want = isStub(fn) ? { status: 501, codes: ["NOT_IMPLEMENTED"] } : expected[name]!;
+      const want = expected[name]!;
       expect(response.statusCode, `${name}: ${response.body.slice(0, 300)}`).toBe(want.status);
       expect(response.headers?.["X-Request-Id"], name).toBe(readEvent(name).requestContext.requestId);
       if (want.codes) expect(want.codes, name).toContain((JSON.parse(response.body) as { code: string }).code);
