@@ -195,10 +195,12 @@ async function issueKey(deps: KeyServiceDeps, address: EmailAddress, now: number
   return { key, email: address.display, createdAt, message: ISSUED_MESSAGE };
 }
 
+// No double quotes or backslashes: API Gateway pastes these raw into a JSON string
+// ($context.authorizer.message in the ACCESS_DENIED gateway response).
 const denial = {
-  missing: 'Missing API key: send the header "Authorization: Bearer sgn_...". Get a key from /v1/auth/register.',
-  notBearer: 'Malformed Authorization header: send "Authorization: Bearer sgn_..." with your API key.',
-  malformed: 'Malformed API key: a key is "sgn_" followed by 38 letters and digits. Copy it again in full.',
+  missing: "Missing API key: send the header Authorization: Bearer sgn_... (get a key from /v1/auth/register).",
+  notBearer: "Malformed Authorization header: send Authorization: Bearer sgn_... with your API key.",
+  malformed: "Malformed API key: a key is sgn_ followed by 38 letters and digits. Copy it again in full.",
   checksum: "The API key's checksum does not match: it was mistyped or cut short. Copy it again in full.",
   unknown: "Unknown API key: it was never issued or has been revoked. Get a new one from /v1/auth/register.",
 } as const;

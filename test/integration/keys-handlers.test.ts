@@ -378,6 +378,8 @@ describe("the authorizer", () => {
       const decision = await authorize({ type: "TOKEN", authorizationToken: header, methodArn });
       expect(decision.policyDocument.Statement[0]!.Effect, header).toBe("Deny");
       expect(decision.context!.message).toMatch(message);
+      // The gateway pastes the message raw into a JSON string: it must need no escaping.
+      expect(decision.context!.message).not.toMatch(/["\\\u0000-\u001f]/);
       expect(JSON.stringify(decision)).not.toContain(key.slice(4, 36));
     }
     expect(spy.total()).toBe(0);
