@@ -1,21 +1,19 @@
 import { config } from "#config";
 import { converter } from "#adapters/libreoffice-converter.ts";
-import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { resolveDocument } from "#domain/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";
 
-const fetcher = createSafeFetcher({ allowHttp: config.fetch.allowHttp, timeoutMs: config.fetch.timeoutMs, maxRedirects: config.fetch.maxRedirects });
 const { limits } = config;
-const documentLimits = { maxDocumentBytes: limits.maxDocumentBytes, maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes };
 
 /** handler answers POST /v1/annotate: a DOCX template and fields in, the filled DOCX (or its PDF) out as a data URI. */
 export const handler = httpHandler(annotateRoute, async (req) => {
   checkFieldCount(req.body.fields.length, limits.maxFields);
-  const document = await resolveDocument(req.body.document, ["docx"], { fetcher, limits: documentLimits });
-  const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher, limits });
+  const document = await resolveDocument(req.body.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
+  const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher, limits });
   const pdf = req.query.to === "pdf";
   const output = pdf ? await converter.convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
   const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;

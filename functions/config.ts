@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { DocumentLimits } from "#domain/document.ts";
 import { fileURLToPath } from "node:url";
 
 /** Limits are the size and count caps of SPEC section 7; every one is configurable. */
@@ -25,6 +26,8 @@ export interface Config {
   runtime: "aws" | "local";
   region: string;
   limits: Limits;
+  /** The limits in the shape resolveDocument and the zip guard take (derived from limits). */
+  documentLimits: DocumentLimits;
   fetch: {
     /** Allow plain http:// URLs (local use only). */
     allowHttp: boolean;
@@ -147,6 +150,11 @@ export function loadConfig(env: Env = process.env): Config {
     runtime,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
     limits,
+    documentLimits: {
+      maxDocumentBytes: limits.maxDocumentBytes,
+      maxEntries: limits.maxDocxEntries,
+      maxUncompressedBytes: limits.maxDocxUncompressedBytes,
+    },
     fetch: {
       allowHttp: readBool(env, "SIGNET_ALLOW_HTTP", false),
       timeoutMs: readInt(env, "SIGNET_FETCH_TIMEOUT_MS", 10_000),

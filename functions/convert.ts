@@ -7,11 +7,7 @@ import { parseMultipartFile } from "#http/multipart.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
 
-const limits = {
-  maxDocumentBytes: config.limits.maxDocumentBytes,
-  maxEntries: config.limits.maxDocxEntries,
-  maxUncompressedBytes: config.limits.maxDocxUncompressedBytes,
-};
+const limits = config.documentLimits;
 
 /** handler answers POST /v1/convert: one uploaded file in, the converted file out. */
 export const handler = httpHandler(convertRoute, async (req) => {

@@ -3,7 +3,7 @@ import { fontFiles } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { identityStore } from "#adapters/identity.ts";
 import { converter } from "#adapters/libreoffice-converter.ts";
-import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { signDocument, type SignDependencies } from "#domain/sign-document.ts";
 import { signRoute } from "#http/contracts/sign.ts";
 import { httpHandler } from "#http/pipeline.ts";
@@ -12,14 +12,12 @@ import { json } from "#http/responses.ts";
 const { limits, signing } = config;
 
 const dependencies: SignDependencies = {
-  fetcher: createSafeFetcher({ allowHttp: config.fetch.allowHttp, timeoutMs: config.fetch.timeoutMs, maxRedirects: config.fetch.maxRedirects }),
+  fetcher: safeFetcher,
   converter,
   identities: identityStore,
   fonts: fontFiles,
   limits: {
-    maxDocumentBytes: limits.maxDocumentBytes,
-    maxEntries: limits.maxDocxEntries,
-    maxUncompressedBytes: limits.maxDocxUncompressedBytes,
+    ...config.documentLimits,
     maxAuditEvents: limits.maxAuditEvents,
     maxMetadataBytes: limits.maxMetadataBytes,
   },

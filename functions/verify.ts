@@ -1,16 +1,14 @@
 import { config } from "#config";
-import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { trustStore } from "#adapters/trust-anchors.ts";
 import { verifyDocument, type VerifyDependencies } from "#domain/verify-document.ts";
 import { verifyRoute } from "#http/contracts/verify.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";
 
-const { limits } = config;
-
 const dependencies: VerifyDependencies = {
-  fetcher: createSafeFetcher({ allowHttp: config.fetch.allowHttp, timeoutMs: config.fetch.timeoutMs, maxRedirects: config.fetch.maxRedirects }),
-  limits: { maxDocumentBytes: limits.maxDocumentBytes, maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes },
+  fetcher: safeFetcher,
+  limits: config.documentLimits,
   trust: trustStore,
 };
 

@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
+import { config } from "#config";
 import { SignetError } from "#domain/errors.ts";
 import type { FetchedResource, Fetcher } from "#domain/fetcher.ts";
 
@@ -126,3 +127,6 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
 function tooLarge(what: string, maxBytes: number): SignetError {
   return new SignetError("PAYLOAD_TOO_LARGE", `The ${what} at the URL is larger than the ${Math.floor(maxBytes / 1024 / 1024)} MB limit.`);
 }
+
+/** safeFetcher is the container's fetcher, configured from config.fetch (SIGNET_ALLOW_HTTP, SIGNET_FETCH_TIMEOUT_MS). */
+export const safeFetcher: Fetcher = createSafeFetcher(config.fetch);
