@@ -29,38 +29,6 @@ export async function sofficeConvert(bytes: Uint8Array, fromExtension: string, t
   }
 }
 
-/** pdfText extracts a PDF's text with pdftotext (layout kept). */
-export async function pdfText(pdf: Uint8Array): Promise<string> {
-  return withFile(pdf, async (path) => (await run("pdftotext", ["-layout", path, "-"])).stdout);
-}
-
-/** pdfPages reads the page count with pdfinfo. */
-export async function pdfPages(pdf: Uint8Array): Promise<number> {
-  return withFile(pdf, async (path) => Number(/Pages:\s+(\d+)/.exec((await run("pdfinfo", [path])).stdout)?.[1]));
-}
-
-/** pdfImages lists the images of a PDF (pdfimages -list): pixel size and drawn resolution (pixels per inch). */
-export async function pdfImages(pdf: Uint8Array): Promise<Array<{ width: number; height: number; ppi: number }>> {
-  return withFile(pdf, async (path) => {
-    const lines = (await run("pdfimages", ["-list", path])).stdout.split("\n").slice(2).filter((line) => line.trim());
-    return lines.map((line) => {
-      const columns = line.trim().split(/\s+/);
-      return { width: Number(columns[3]), height: Number(columns[4]), ppi: Number(columns[12]) };
-    });
-  });
-}
-
-async function withFile<T>(bytes: Uint8Array, use: (path: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), "signet-annotate-pdf-"));
-  try {
-    const path = join(dir, "file.pdf");
-    await writeFile(path, bytes);
-    return await use(path);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 let libreOfficeTemplate: Promise<Buffer> | undefined;
 
 /** libreOfficeTemplateDocx is test/fixtures/annotate-template.fodt saved as DOCX by LibreOffice (made once per test file). */

@@ -3,7 +3,9 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { APIGatewayProxyEvent, Context } from "aws-lambda";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import type { HttpResponse } from "#http/responses.ts";
+import { lambdaContext, type Invoke } from "#test/helpers/keys-harness.ts";
 
 /** convertEvent builds the proxy event API Gateway sends for POST /v1/convert (body base64-encoded). */
 export function convertEvent(query: Record<string, string>, body: Buffer, contentType?: string): APIGatewayProxyEvent {
@@ -27,8 +29,24 @@ export function convertEvent(query: Record<string, string>, body: Buffer, conten
   };
 }
 
-/** lambdaContext is a minimal Lambda context for calling a handler directly. */
-export const lambdaContext = { awsRequestId: "test", getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+/** ConvertHandler calls the convert Lambda handler directly and stops the converter it started. */
+export interface ConvertHandler {
+  invoke(query: Record<string, string>, body: Buffer, contentType?: string): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * loadConvertHandler imports the convert handler and its converter. Config is read at import: the
+ * test file sets process.env first; vitest gives each test file its own modules.
+ */
+export async function loadConvertHandler(): Promise<ConvertHandler> {
+  const { handler } = await import("#functions/convert.ts");
+  const { converter } = await import("#adapters/libreoffice-converter.ts");
+  return {
+    invoke: (query, body, contentType) => (handler as unknown as Invoke)(convertEvent(query, body, contentType), lambdaContext),
+    close: () => converter.close(),
+  };
+}
 
 /**
  * standInSoffice writes an executable that plays soffice: it reads the input file (last argument)
@@ -75,9 +93,4 @@ export function descendantsOf(pid: number): string[] {
   };
   walk(pid);
   return found;
-}
-
-/** pdfTool runs a poppler tool (pdftotext, pdfinfo, pdffonts, pdfimages) on a file and returns its output. */
-export function pdfTool(tool: string, args: string[]): string {
-  return execFileSync(tool, args, { encoding: "utf8" });
 }

@@ -4,11 +4,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+import { readElement } from "#domain/der.ts";
 import type { FontFiles } from "#domain/pdf-text.ts";
-
-const run = promisify(execFile);
 
 /** scratchDir makes a temporary folder for one test file. */
 export function scratchDir(prefix: string): string {
@@ -41,73 +39,13 @@ export async function makePdf(pages = 3, options: { title?: string } = {}): Prom
   return Buffer.from(await doc.save());
 }
 
-/** SignatureInfo is one signature as poppler's pdfsig reports it. */
-export interface PdfsigSignature {
-  type: string;
-  valid: boolean;
-  totalDocumentSigned: boolean;
-  text: string;
-}
-
-/** pdfsig runs poppler's independent validator on a file and splits its report per signature. */
-export async function pdfsig(bytes: Uint8Array): Promise<PdfsigSignature[]> {
-  const dir = scratchDir("pdfsig");
-  const path = join(dir, "in.pdf");
-  writeFileSync(path, bytes);
-  const { stdout } = await run("pdfsig", [path]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
-  return stdout
-    .split(/^Signature #\d+:$/m)
-    .slice(1)
-    .map((text) => ({
-      type: /Signature Type: (\S+)/.exec(text)?.[1] ?? "",
-      valid: /Signature Validation: Signature is Valid\./.test(text),
-      totalDocumentSigned: /- Total document signed/.test(text),
-      text,
-    }));
-}
-
-/** pdftotext extracts the text of pages first..last (1-based, inclusive; last = -1 for the end). */
-export async function pdftotext(bytes: Uint8Array, first = 1, last = -1): Promise<string> {
-  const dir = scratchDir("pdftotext");
-  const path = join(dir, "in.pdf");
-  writeFileSync(path, bytes);
-  const args = ["-f", String(first), ...(last > 0 ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
-  return (await run("pdftotext", args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
-}
-
-/** pdfPageCount asks pdfinfo for the page count. */
-export async function pdfPageCount(bytes: Uint8Array): Promise<number> {
-  const dir = scratchDir("pdfinfo");
-  const path = join(dir, "in.pdf");
-  writeFileSync(path, bytes);
-  const { stdout } = await run("pdfinfo", [path]);
-  return Number(/Pages:\s+(\d+)/.exec(stdout)?.[1]);
-}
-
-/** qpdfCheck runs qpdf --check and returns its exit status and output. */
-export function qpdfCheck(bytes: Uint8Array): { ok: boolean; output: string } {
-  const dir = scratchDir("qpdf");
-  const path = join(dir, "in.pdf");
-  writeFileSync(path, bytes);
-  try {
-    return { ok: true, output: execFileSync("qpdf", ["--check", path], { encoding: "utf8" }) };
-  } catch (error) {
-    return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };
-  }
-}
-
-/** renderPages rasterises pages with pdftoppm (gray, 50 dpi) and returns each page's PGM bytes. */
-export function renderPages(bytes: Uint8Array, first: number, last: number): Buffer[] {
-  const dir = scratchDir("ppm");
-  const path = join(dir, "in.pdf");
-  writeFileSync(path, bytes);
-  execFileSync("pdftoppm", ["-f", String(first), "-l", String(last), "-r", "50", "-gray", path, join(dir, "page")]);
-  const pages: Buffer[] = [];
-  for (let page = first; page <= last; page++) {
-    const digits = String(last).length;
-    pages.push(readFileSync(join(dir, `page-${String(page).padStart(digits, "0")}.pgm`)));
-  }
-  return pages;
+/** cmsOf returns the CMS DER of the last signature in a signed file (its /Contents hex without the zero padding). */
+export function cmsOf(pdf: Buffer): Buffer {
+  const text = pdf.toString("latin1");
+  const at = text.lastIndexOf("/Contents <");
+  const hex = text.slice(at + "/Contents <".length, text.indexOf(">", at));
+  const padded = Buffer.from(hex, "hex");
+  return padded.subarray(0, readElement(padded, 0).end);
 }
 
 /** openssl runs the openssl CLI in a folder. */

@@ -3,7 +3,8 @@ import { describeFields, fillTemplate, type Field } from "#domain/docx/annotate.
 import type { Fetcher } from "#domain/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
-import { libreOfficeTemplateDocx, pdfImages, pdfPages, pdfText, sofficeConvert } from "#test/helpers/annotate-office.ts";
+import { libreOfficeTemplateDocx, sofficeConvert } from "#test/helpers/annotate-office.ts";
+import { pdfImages, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 
 // Filled documents are checked from the outside: LibreOffice renders them to PDF, poppler reads it.
 const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024 };
@@ -42,8 +43,8 @@ describe("a filled template rendered by LibreOffice", () => {
     expect(body.match(/<w:tr>/g)).toHaveLength(5);
 
     const pdf = await sofficeConvert(filled, "docx", "pdf");
-    expect(await pdfPages(pdf)).toBe(1);
-    const text = await pdfText(pdf);
+    expect(await pdfPageCount(pdf)).toBe(1);
+    const text = await pdfText(pdf, { layout: true });
     for (const value of ["Analytical Engines Ltd", "REF-2024-77", "Ada Lovelace", "Payment within 30 days", "No refunds", "Gear wheel", "Punch card", "Steam valve", "400", "Greeting Countess end"]) {
       expect(text).toContain(value);
     }
@@ -69,8 +70,8 @@ describe("a filled template rendered by LibreOffice", () => {
       { id: "fee", type: "text", value: "£ 1,200" },
     ]);
     const pdf = await sofficeConvert(filled, "docx", "pdf");
-    expect(await pdfPages(pdf)).toBe(1);
-    const text = await pdfText(pdf);
+    expect(await pdfPageCount(pdf)).toBe(1);
+    const text = await pdfText(pdf, { layout: true });
     for (const value of ["Contract C-1843", "Prepared for Babbage & Co", "made with Babbage & Co on 10 December 1843", "Difference engine upkeep", "£ 1,200", "Untouched: {{notAField}}"]) {
       expect(text).toContain(value);
     }

@@ -1,55 +1,22 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalServer } from "#local/server.ts";
-import { startStandIns, type StandIns } from "#local/stand-ins.ts";
-import { latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, readPart, run, table } from "#test/helpers/docx-builder.ts";
-import { pdfPages, pdfText } from "#test/helpers/annotate-office.ts";
+import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 
-// Config is read at import: set the environment first, then import the server.
-process.env.SIGNET_TABLE = "signet-annotate-server";
-process.env.SIGNET_MAX_FIELDS = "6";
-process.env.SIGNET_CONVERSION_MODE = "oneshot";
-
-const dataDir = mkdtempSync(join(tmpdir(), "signet-annotate-"));
-let standIns: StandIns;
-let server: LocalServer;
+let api: LocalApi;
 let key: string;
-let closeConverter: () => Promise<void>;
 
 beforeAll(async () => {
-  standIns = await startStandIns({ dataDir, sesPort: 0 });
-  Object.assign(process.env, standIns.env);
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
-  const { startLocalServer } = await import("#local/server.ts");
-  const { converter } = await import("#adapters/libreoffice-converter.ts");
-  closeConverter = () => converter.close();
-  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
-  const email = uniqueEmail("annotate");
-  await fetch(`${server.url}/v1/auth/register?email=${encodeURIComponent(email)}`);
-  const code = await latestCode(standIns.env.SIGNET_SES_ENDPOINT!, email);
-  const verified = (await (await fetch(`${server.url}/v1/auth/verify?email=${encodeURIComponent(email)}&code=${code}`)).json()) as { key: string };
-  key = verified.key;
+  // Config is read at import: startLocalApi sets the environment before it imports the server.
+  api = await startLocalApi("annotate-server", { SIGNET_TABLE: "signet-annotate-server", SIGNET_MAX_FIELDS: "6", SIGNET_CONVERSION_MODE: "oneshot" });
+  key = await obtainKey(api, "annotate");
 }, 60_000);
 
 afterAll(async () => {
-  await server?.close();
-  await closeConverter?.();
-  await standIns?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await api?.close();
 });
 
-async function post(path: string, body: unknown) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
+const post = (path: string, body: unknown) => api.postJson(path, body, key);
 
 const template = buildDocx({
   header: p(run("Header ") + inlineControl({ tag: "company" })),
@@ -86,8 +53,8 @@ describe("POST /v1/annotate over the local server", () => {
     expect(json.document.contentType).toBe("application/pdf");
     const pdf = Buffer.from(json.document.base64.replace(/^data:application\/pdf;base64,/, ""), "base64");
     expect(pdf.subarray(0, 5).toString("latin1")).toBe("%PDF-");
-    expect(await pdfPages(pdf)).toBe(1);
-    const text = await pdfText(pdf);
+    expect(await pdfPageCount(pdf)).toBe(1);
+    const text = await pdfText(pdf, { layout: true });
     for (const value of ["Grace Hopper", "Header Eckert-Mauchly", "COBOL manual", "\u2612"]) expect(text).toContain(value);
     expect(text).not.toContain("Click here");
   });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
-import { convertEvent, lambdaContext, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
+import { loadConvertHandler, processesMatching, standInSoffice, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
 const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
@@ -12,23 +12,19 @@ process.env.SIGNET_SOFFICE = standInSoffice(root, marker);
 process.env.SIGNET_CONVERSION_MODE = "oneshot";
 process.env.SIGNET_CONVERSION_TIMEOUT_MS = "2000";
 
-type Handler = (event: ReturnType<typeof convertEvent>, context: typeof lambdaContext) => Promise<{ statusCode: number; body: string }>;
-let handler: Handler;
-let close: () => Promise<void>;
+let convert: ConvertHandler;
 
 beforeAll(async () => {
-  handler = (await import("#functions/convert.ts")).handler as unknown as Handler;
-  const { converter } = await import("#adapters/libreoffice-converter.ts");
-  close = () => converter.close();
+  convert = await loadConvertHandler();
 });
 afterAll(async () => {
-  await close();
+  await convert?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
 async function convertRtf(content: string) {
   const { body, contentType } = multipartBody([{ name: "file", fileName: "letter.rtf", data: content }]);
-  const response = await handler(convertEvent({ from: "rtf" }, body, contentType), lambdaContext);
+  const response = await convert.invoke({ from: "rtf" }, body, contentType);
   return { status: response.statusCode, json: JSON.parse(response.body) as Record<string, string> };
 }
 

@@ -1,35 +1,26 @@
 // POST /v1/convert through the handler (the pipeline API Gateway would invoke) with real LibreOffice.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureDocx, fixtureText, multipartBody, oleFile } from "#test/helpers/convert-fixtures.ts";
-import { convertEvent, lambdaContext } from "#test/helpers/convert-runtime.ts";
+import { loadConvertHandler, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
+import { pdfText } from "#test/helpers/pdf-tools.ts";
 
 process.env.SIGNET_CONVERSION_CONCURRENCY = "1";
 process.env.SIGNET_MAX_DOCUMENT_BYTES = String(2 * 1024 * 1024);
 
-type Handler = (event: ReturnType<typeof convertEvent>, context: typeof lambdaContext) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: string; isBase64Encoded?: boolean }>;
-let handler: Handler;
-let close: () => Promise<void>;
-const root = mkdtempSync(join(tmpdir(), "signet-convert-handler-"));
+let convert: ConvertHandler;
 
 beforeAll(async () => {
-  handler = (await import("#functions/convert.ts")).handler as unknown as Handler;
-  const { converter } = await import("#adapters/libreoffice-converter.ts");
-  close = () => converter.close();
+  convert = await loadConvertHandler();
 });
 afterAll(async () => {
-  await close();
-  rmSync(root, { recursive: true, force: true });
+  await convert?.close();
 });
 
 const file = (data: Buffer | string, fileName = "contract.docx") => multipartBody([{ name: "file", fileName, data }]);
 
 async function call(query: Record<string, string>, request: { body: Buffer; contentType?: string }) {
-  const response = await handler(convertEvent(query, request.body, request.contentType), lambdaContext);
+  const response = await convert.invoke(query, request.body, request.contentType);
   const bytes = response.isBase64Encoded ? Buffer.from(response.body, "base64") : Buffer.from(response.body);
   const json = response.headers?.["Content-Type"] === "application/json; charset=utf-8" ? (JSON.parse(bytes.toString()) as Record<string, unknown>) : {};
   return { status: response.statusCode, headers: response.headers ?? {}, bytes, json };
@@ -74,9 +65,7 @@ describe("POST /v1/convert, success", () => {
     expect(response.status).toBe(200);
     expect(response.headers["Content-Type"]).toBe("application/pdf");
     expect(response.headers["Content-Disposition"]).toContain('filename="Contract 2026.pdf"');
-    const pdf = join(root, "out.pdf");
-    writeFileSync(pdf, response.bytes);
-    expect(execFileSync("pdftotext", [pdf, "-"], { encoding: "utf8" })).toContain(fixtureText.title);
+    expect(await pdfText(response.bytes)).toContain(fixtureText.title);
   });
 
   it("answers a DOCX for Markdown with to=docx", async () => {

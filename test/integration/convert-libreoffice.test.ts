@@ -11,6 +11,7 @@ import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters
 import { isSignetError, type SignetError } from "#domain/errors.ts";
 import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { descendantsOf, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
+import { pdfFonts, pdfImageRows, pdfMetadata, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-it-"));
 let warm: LibreOfficeConverter;
@@ -22,9 +23,7 @@ function save(name: string, bytes: Buffer): string {
   return path;
 }
 
-const text = (pdf: string) => execFileSync("pdftotext", ["-layout", pdf, "-"], { encoding: "utf8" });
-const pages = (pdf: string) => Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [pdf], { encoding: "utf8" }))?.[1]);
-const fonts = (pdf: string) => execFileSync("pdffonts", [pdf], { encoding: "utf8" });
+const text = (pdf: string) => pdfText(pdf, { layout: true });
 
 async function failure(promise: Promise<unknown>): Promise<SignetError> {
   try {
@@ -60,31 +59,31 @@ describe("LibreOffice converter, warm path", () => {
     const pdf = save("fixture.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
     expect(warm.state().mode).toBe("warm");
     const t = fixtureText;
-    const content = text(pdf);
+    const content = await text(pdf);
     expectInOrder(content, [t.header, t.title, t.body, `1. ${t.list[0]}`, `2. ${t.list[1]}`, `3. ${t.list[2]}`, ...t.table.flat(), t.footer]);
-    expect(pages(pdf)).toBe(1);
-    const fontTable = fonts(pdf);
+    expect(await pdfPageCount(pdf)).toBe(1);
+    const fontTable = await pdfFonts(pdf);
     expect(fontTable).toMatch(/\+Carlito\s+TrueType\s+\S+\s+yes/);
     expect(fontTable).not.toMatch(/DejaVu|Liberation/);
-    const images = execFileSync("pdfimages", ["-list", pdf], { encoding: "utf8" }).trim().split("\n").slice(2);
+    const images = await pdfImageRows(pdf);
     expect(images).toHaveLength(1);
     expect(images[0]).toMatch(/image\s+96\s+48/);
   });
 
   it.each(["docx", "doc", "odt", "rtf"] as const)("converts a LibreOffice-made %s: two pages, table order, Caladea", async (format) => {
     const pdf = save(`made-${format}.pdf`, await warm.convert({ bytes: produced[format], from: format, to: "pdf" }));
-    expect(pages(pdf)).toBe(2);
-    expectInOrder(text(pdf), [flatOdtText.first, ...flatOdtText.cells, flatOdtText.second]);
-    expect(fonts(pdf)).toMatch(/\+Caladea-Regular\s+TrueType\s+\S+\s+yes/);
+    expect(await pdfPageCount(pdf)).toBe(2);
+    expectInOrder(await text(pdf), [flatOdtText.first, ...flatOdtText.cells, flatOdtText.second]);
+    expect(await pdfFonts(pdf)).toMatch(/\+Caladea-Regular\s+TrueType\s+\S+\s+yes/);
   });
 
   it("exports PDF/A-2b when asked, and plain PDF otherwise", async () => {
     const pdfa = save("pdfa.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf", pdfa: true }));
-    const meta = execFileSync("pdfinfo", ["-meta", pdfa], { encoding: "utf8" });
+    const meta = await pdfMetadata(pdfa);
     expect(meta).toMatch(/<pdfaid:part>2<\/pdfaid:part>/);
     expect(meta).toMatch(/<pdfaid:conformance>B<\/pdfaid:conformance>/);
     const plain = save("plain.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
-    expect(execFileSync("pdfinfo", ["-meta", plain], { encoding: "utf8" })).not.toMatch(/pdfaid/);
+    expect(await pdfMetadata(plain)).not.toMatch(/pdfaid/);
   });
 
   it("turns Markdown into a DOCX with its heading, list and table", async () => {
@@ -109,9 +108,9 @@ describe("LibreOffice converter, warm path", () => {
 <body background="${base}/bg.png"><h1>Invoice</h1><p style="background:url(${base}/c.png)">Total due</p>
 <img src="${base}/logo.png" alt="Logo"><iframe src="${base}/frame"></iframe><img src="data:image/png;base64,${solidPng(8, 8).toString("base64")}"></body></html>`;
       const pdf = save("html.pdf", await warm.convert({ bytes: Buffer.from(html), from: "html", to: "pdf" }));
-      const content = text(pdf);
+      const content = await text(pdf);
       expectInOrder(content, ["Invoice", "Total due", "[Logo]"]);
-      expect(execFileSync("pdfimages", ["-list", pdf], { encoding: "utf8" }).trim().split("\n").slice(2)).toHaveLength(1);
+      expect(await pdfImageRows(pdf)).toHaveLength(1);
       expect(hits).toBe(0);
     } finally {
       server.close();
@@ -125,7 +124,7 @@ describe("LibreOffice converter, warm path", () => {
     const error = await failure(warm.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }));
     expect(error.code).toBe("INVALID_DOCUMENT");
     // The warm instance survives a document it cannot read.
-    expect(text(save("after-invalid.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
+    expect(await text(save("after-invalid.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
   });
 
   it("runs 8 simultaneous conversions, all valid, and leaves no LibreOffice behind after close", async () => {
@@ -134,7 +133,7 @@ describe("LibreOffice converter, warm path", () => {
     const outputs = await Promise.all(
       Array.from({ length: 8 }, (_, i) => many.convert({ bytes: fixtureDocx({ title: `Concurrent document ${i}` }), from: "docx", to: "pdf" })),
     );
-    outputs.forEach((pdf, i) => expect(text(save(`many-${i}.pdf`, pdf))).toContain(`Concurrent document ${i}`));
+    for (const [i, pdf] of outputs.entries()) expect(await text(save(`many-${i}.pdf`, pdf))).toContain(`Concurrent document ${i}`);
     expect(processesMatching(join(root, "many")).length).toBeGreaterThan(0); // warm instances stay up between jobs
     await many.close();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -158,8 +157,8 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     const oneshot = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, workDir: join(root, "oneshot") });
     const pdf = save("oneshot.pdf", await oneshot.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
     expect(oneshot.state().mode).toBe("oneshot");
-    expectInOrder(text(pdf), [fixtureText.header, fixtureText.title, ...fixtureText.table.flat(), fixtureText.footer]);
-    expect(fonts(pdf)).toMatch(/\+Carlito\s+TrueType\s+\S+\s+yes/);
+    expectInOrder(await text(pdf), [fixtureText.header, fixtureText.title, ...fixtureText.table.flat(), fixtureText.footer]);
+    expect(await pdfFonts(pdf)).toMatch(/\+Carlito\s+TrueType\s+\S+\s+yes/);
     await oneshot.close();
     expect(processesMatching(join(root, "oneshot"))).toEqual([]);
   });
@@ -171,7 +170,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     chmodSync(driver, 0o755);
     const crashing = createLibreOfficeConverter({ mode: "warm", concurrency: 1, python: driver, workDir: join(root, "crashing") });
     const pdf = save("retried.pdf", await crashing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
-    expect(text(pdf)).toContain(fixtureText.title);
+    expect(await text(pdf)).toContain(fixtureText.title);
     await crashing.close();
   });
 
@@ -195,7 +194,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     expect(error.code).toBe("CONVERSION_TIMEOUT");
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesMatching(join(root, "stuck"))).toEqual([]);
-    expect(text(save("after-stuck.pdf", await stuck.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
+    expect(await text(save("after-stuck.pdf", await stuck.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
     await stuck.close();
   });
 

@@ -1,65 +1,30 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as pkijs from "pkijs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { oids } from "#domain/cades-signature.ts";
-import { readElement } from "#domain/der.ts";
-import type { LocalServer } from "#local/server.ts";
-import { startStandIns, type StandIns } from "#local/stand-ins.ts";
-import { latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
-import { makePdf, pdfPageCount, pdfsig, pdftotext, qpdfCheck, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
-
-// Config is read at import: set the environment first (a TSA on loopback: PAdES B-T), then import the server.
-const dataDir = mkdtempSync(join(tmpdir(), "signet-sign-server-"));
-process.env.SIGNET_TABLE = "signet-sign-server";
-process.env.SIGNET_DATA_DIR = dataDir;
-process.env.SIGNET_CONVERSION_MODE = "oneshot";
+import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { pdfPageCount, pdfsig, pdfText, qpdfCheck } from "#test/helpers/pdf-tools.ts";
+import { cmsOf, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
-let standIns: StandIns;
-let server: LocalServer;
+let api: LocalApi;
 let key: string;
-let closeConverter: () => Promise<void>;
 let input: Buffer;
 
 beforeAll(async () => {
   tsa = await startLoopbackTsa();
-  process.env.SIGNET_TSA_URL = tsa.url;
-  standIns = await startStandIns({ dataDir, sesPort: 0 });
-  Object.assign(process.env, standIns.env);
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
-  const { identityStore } = await import("#adapters/identity.ts");
-  await identityStore.load();
-  const { startLocalServer } = await import("#local/server.ts");
-  const { converter } = await import("#adapters/libreoffice-converter.ts");
-  closeConverter = () => converter.close();
-  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
-  const email = uniqueEmail("sign");
-  await fetch(`${server.url}/v1/auth/register?email=${encodeURIComponent(email)}`);
-  const code = await latestCode(standIns.env.SIGNET_SES_ENDPOINT!, email);
-  key = ((await (await fetch(`${server.url}/v1/auth/verify?email=${encodeURIComponent(email)}&code=${code}`)).json()) as { key: string }).key;
+  // Config is read at import: startLocalApi sets the environment (a TSA on loopback: PAdES B-T) before it imports the server.
+  api = await startLocalApi("sign-server", { SIGNET_TABLE: "signet-sign-server", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_TSA_URL: tsa.url });
+  key = await obtainKey(api, "sign");
   input = await makePdf(3);
 }, 90_000);
 
 afterAll(async () => {
-  await server?.close();
-  await closeConverter?.();
-  await standIns?.close();
+  await api?.close();
   await tsa?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function post(path: string, body: unknown, auth = true) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${key}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
+const post = (path: string, body: unknown, auth = true) => api.postJson(path, body, auth ? key : undefined);
 
 const signBody = (document: { base64: string }) => ({
   document,
@@ -82,15 +47,12 @@ describe("sign and verify over HTTP", () => {
     expect(signed.subarray(0, input.length).equals(input)).toBe(true);
     const [signature] = await pdfsig(signed);
     expect(signature).toMatchObject({ type: "ETSI.CAdES.detached", valid: true, totalDocumentSigned: true });
-    expect(qpdfCheck(signed).ok).toBe(true);
+    expect((await qpdfCheck(signed)).ok).toBe(true);
 
     // The CMS carries the timestamp token as an unsigned attribute.
-    const text = signed.toString("latin1");
-    const at = text.lastIndexOf("/Contents <");
-    const padded = Buffer.from(text.slice(at + 11, text.indexOf(">", at)), "hex");
-    const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(padded.subarray(0, readElement(padded, 0).end)).content });
+    const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(cmsOf(signed)).content });
     expect(signedData.signerInfos[0]!.unsignedAttrs?.attributes.map((attribute) => attribute.type)).toEqual([oids.signatureTimeStampToken]);
-    expect(await pdftotext(signed, 4)).toContain("B-T");
+    expect(await pdfText(signed, { first: 4 })).toContain("B-T");
 
     const verified = await post("/v1/verify", { document: { base64: json.document.base64 } }, false);
     expect(verified.status).toBe(200);
@@ -101,7 +63,7 @@ describe("sign and verify over HTTP", () => {
   }, 30_000);
 
   it("publishes the signing certificate on GET /v1/verify/key", async () => {
-    const response = await fetch(`${server.url}/v1/verify/key`);
+    const response = await fetch(`${api.url}/v1/verify/key`);
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, string>;
     expect(body.certificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
@@ -118,7 +80,7 @@ describe("sign and verify over HTTP", () => {
     expect(status).toBe(200);
     const signed = Buffer.from(json.document.base64 as string, "base64");
     expect((await pdfsig(signed))[0]!.valid).toBe(true);
-    expect(await pdftotext(signed, 1, 1)).toContain("Statement of work");
+    expect(await pdfText(signed, { first: 1, last: 1 })).toContain("Statement of work");
     expect(await pdfPageCount(signed)).toBe(2);
   }, 90_000);
 

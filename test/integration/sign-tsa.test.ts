@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
-import { makePdf, pdfsig, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { pdfsig } from "#test/helpers/pdf-tools.ts";
+import { makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
 let broken: http.Server;

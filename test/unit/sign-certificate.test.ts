@@ -4,7 +4,8 @@ import type { Converter } from "#domain/converter.ts";
 import type { Fetcher } from "#domain/fetcher.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
-import { makePdf, pdfPageCount, pdfsig, pdftotext, qpdfCheck, testFonts } from "#test/helpers/sign-tools.ts";
+import { pdfPageCount, pdfsig, pdfText, qpdfCheck } from "#test/helpers/pdf-tools.ts";
+import { makePdf, testFonts } from "#test/helpers/sign-tools.ts";
 
 let identity: SigningIdentity;
 let input: Buffer;
@@ -73,7 +74,7 @@ describe("audit trail certificate page", () => {
     const signed = await signDocument(request(), deps());
     expect((await pdfsig(signed))[0]!.valid).toBe(true);
     expect(await pdfPageCount(signed)).toBe(3);
-    const page = normalise(await pdftotext(signed, 3));
+    const page = normalise(await pdfText(signed, { first: 3 }));
     for (const name of Object.values(names)) expect(page).toContain(name);
     expect(page).toContain("2001:db8::7");
     expect(squash(page)).toContain(squash(userAgent));
@@ -88,7 +89,7 @@ describe("audit trail certificate page", () => {
   });
 
   it("lists events in time order with UTC times", async () => {
-    const page = await pdftotext(await signDocument(request(), deps()), 3);
+    const page = await pdfText(await signDocument(request(), deps()), { first: 3 });
     const order = ["2026-11-22 08:56:00 UTC", "2026-11-22 09:55:00 UTC", "2026-11-22 09:57:00.250 UTC", "2026-11-22 09:59:30 UTC"].map((time) => page.indexOf(time));
     expect(order.every((position) => position >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
@@ -104,11 +105,11 @@ describe("audit trail certificate page", () => {
     const pages = await pdfPageCount(signed);
     const certificatePages = pages - 2;
     expect(certificatePages).toBeGreaterThan(50);
-    const text = await pdftotext(signed, 3);
+    const text = await pdfText(signed, { first: 3 });
     expect(text).toContain(`Page ${certificatePages} of ${certificatePages}`);
     expect(text).toContain("position: 9999");
     expect((await pdfsig(signed))[0]!.valid).toBe(true);
-    expect(qpdfCheck(signed).ok).toBe(true);
+    expect((await qpdfCheck(signed)).ok).toBe(true);
   }, 60_000);
 
   it("adds no page when certificate.enabled is false", async () => {
@@ -125,7 +126,7 @@ describe("audit trail certificate page", () => {
     expect(fakeConverter.calls).toBe(before + 1);
     expect(await pdfPageCount(signed)).toBe(2);
     // The certificate names the DOCX as received, not the converted PDF.
-    expect(await pdftotext(signed, 2)).toContain(createHash("sha256").update(docx).digest("hex"));
+    expect(await pdfText(signed, { first: 2 })).toContain(createHash("sha256").update(docx).digest("hex"));
   });
 });
 

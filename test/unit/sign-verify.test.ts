@@ -3,7 +3,8 @@ import { PDF } from "@libpdf/core";
 import { signPdf } from "#domain/pades-signer.ts";
 import { verifySignatures, type TrustStore } from "#domain/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
-import { makePdf, pdfsig, signWithSignpdf } from "#test/helpers/sign-tools.ts";
+import { pdfsig } from "#test/helpers/pdf-tools.ts";
+import { makePdf, signWithSignpdf } from "#test/helpers/sign-tools.ts";
 
 let service: SigningIdentity;
 let input: Buffer;

@@ -1,0 +1,67 @@
+// The local Signet API for integration tests over HTTP: stand-ins on free ports, the local
+// bootstrap (key table, signing identity, converter) and the local server, plus a real API key
+// obtained the way a user gets one (register, code from the SES store, verify).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StandIns } from "#local/stand-ins.ts";
+import { latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
+
+/** LocalApi is a running local server with its stand-ins. */
+export interface LocalApi {
+  url: string;
+  standIns: StandIns;
+  /** dataDir is the temporary SIGNET_DATA_DIR (dynalite files, signing identity); removed by close. */
+  dataDir: string;
+  /** postJson POSTs a JSON body, with `Authorization: Bearer <key>` when a key is given, and parses the JSON answer. */
+  postJson(path: string, body: unknown, key?: string): Promise<{ status: number; json: Record<string, any> }>;
+  close(): Promise<void>;
+}
+
+/**
+ * startLocalApi starts the stand-ins (ports 0), puts `env`, SIGNET_DATA_DIR and the stand-in
+ * endpoints into process.env, then imports and runs the local bootstrap and starts the local server
+ * on 127.0.0.1:0. Config is read at import, so call it before the test file imports any Signet
+ * module that reads config (vitest gives each test file its own modules).
+ */
+export async function startLocalApi(name: string, env: Record<string, string> = {}): Promise<LocalApi> {
+  const dataDir = mkdtempSync(join(tmpdir(), `signet-${name}-`));
+  Object.assign(process.env, env, { SIGNET_DATA_DIR: dataDir });
+  const { startStandIns } = await import("#local/stand-ins.ts");
+  const standIns = await startStandIns({ dataDir, sesPort: 0 });
+  Object.assign(process.env, standIns.env);
+  const { bootstrap } = await import("#local/bootstrap.ts");
+  const shutdowns = await bootstrap();
+  const { startLocalServer } = await import("#local/server.ts");
+  const server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  return {
+    url: server.url,
+    standIns,
+    dataDir,
+    async postJson(path, body, key) {
+      const response = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, json: (await response.json()) as Record<string, any> };
+    },
+    async close() {
+      await server.close();
+      for (const shutdown of shutdowns) await shutdown();
+      await standIns.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** obtainKey registers a fresh address, reads its code from the SES store and verifies it: a real API key. */
+export async function obtainKey(api: LocalApi, tag: string): Promise<string> {
+  const email = uniqueEmail(tag);
+  const registered = await fetch(`${api.url}/v1/auth/register?email=${encodeURIComponent(email)}`);
+  if (registered.status !== 200) throw new Error(`register answered ${registered.status}`);
+  const code = await latestCode(api.standIns.sesEndpoint, email);
+  const verified = await fetch(`${api.url}/v1/auth/verify?email=${encodeURIComponent(email)}&code=${code}`);
+  if (verified.status !== 200) throw new Error(`verify answered ${verified.status}`);
+  return ((await verified.json()) as { key: string }).key;
+}

@@ -1,0 +1,105 @@
+// Independent PDF checks for the tests: poppler (pdftotext, pdfinfo, pdffonts, pdfimages, pdfsig,
+// pdftoppm) and qpdf run on what Signet produced. Each takes the PDF bytes or the path of a PDF file.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** PdfSource is a PDF as bytes, or the path of a PDF file. */
+export type PdfSource = Uint8Array | string;
+
+/** pdfText extracts text with pdftotext: pages first..last (1-based, inclusive; default all), layout kept when asked. */
+export async function pdfText(pdf: PdfSource, options: { first?: number; last?: number; layout?: boolean } = {}): Promise<string> {
+  const { first = 1, last, layout = false } = options;
+  return withFile(pdf, async (path) => {
+    const args = [...(layout ? ["-layout"] : []), "-f", String(first), ...(last ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
+    return (await run("pdftotext", args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
+  });
+}
+
+/** pdfPageCount reads the page count with pdfinfo. */
+export async function pdfPageCount(pdf: PdfSource): Promise<number> {
+  return withFile(pdf, async (path) => Number(/Pages:\s+(\d+)/.exec((await run("pdfinfo", [path])).stdout)?.[1]));
+}
+
+/** pdfMetadata is the XMP metadata stream as pdfinfo -meta prints it. */
+export async function pdfMetadata(pdf: PdfSource): Promise<string> {
+  return withFile(pdf, async (path) => (await run("pdfinfo", ["-meta", path])).stdout);
+}
+
+/** pdfFonts is the font table pdffonts prints (name, type, encoding, emb, sub, uni, object). */
+export async function pdfFonts(pdf: PdfSource): Promise<string> {
+  return withFile(pdf, async (path) => (await run("pdffonts", [path])).stdout);
+}
+
+/** pdfImageRows lists the images of a PDF as pdfimages -list prints them, one row each (headings left out). */
+export async function pdfImageRows(pdf: PdfSource): Promise<string[]> {
+  return withFile(pdf, async (path) => (await run("pdfimages", ["-list", path])).stdout.trim().split("\n").slice(2).filter((line) => line.trim()));
+}
+
+/** pdfImages lists the images of a PDF (pdfimages -list): pixel size and drawn resolution (pixels per inch). */
+export async function pdfImages(pdf: PdfSource): Promise<Array<{ width: number; height: number; ppi: number }>> {
+  return (await pdfImageRows(pdf)).map((line) => {
+    const columns = line.trim().split(/\s+/);
+    return { width: Number(columns[3]), height: Number(columns[4]), ppi: Number(columns[12]) };
+  });
+}
+
+/** PdfsigSignature is one signature as poppler's pdfsig reports it. */
+export interface PdfsigSignature {
+  type: string;
+  valid: boolean;
+  totalDocumentSigned: boolean;
+  text: string;
+}
+
+/** pdfsig runs poppler's independent validator and splits its report per signature (it exits non-zero for untrusted certificates). */
+export async function pdfsig(pdf: PdfSource): Promise<PdfsigSignature[]> {
+  const stdout = await withFile(pdf, async (path) => (await run("pdfsig", [path]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }))).stdout);
+  return stdout
+    .split(/^Signature #\d+:$/m)
+    .slice(1)
+    .map((text) => ({
+      type: /Signature Type: (\S+)/.exec(text)?.[1] ?? "",
+      valid: /Signature Validation: Signature is Valid\./.test(text),
+      totalDocumentSigned: /- Total document signed/.test(text),
+      text,
+    }));
+}
+
+/** qpdfCheck runs qpdf --check: ok is true only for exit status 0 (no errors, no warnings). */
+export async function qpdfCheck(pdf: PdfSource): Promise<{ ok: boolean; output: string }> {
+  return withFile(pdf, async (path) => {
+    try {
+      return { ok: true, output: (await run("qpdf", ["--check", path])).stdout };
+    } catch (error) {
+      return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };
+    }
+  });
+}
+
+/** renderPages rasterises pages first..last with pdftoppm (gray, 50 dpi) and returns each page's PGM bytes. */
+export async function renderPages(pdf: PdfSource, first: number, last: number): Promise<Buffer[]> {
+  return withFile(pdf, async (path, dir) => {
+    await run("pdftoppm", ["-f", String(first), "-l", String(last), "-r", "50", "-gray", path, join(dir, "page")]);
+    const digits = String(last).length;
+    const pages: Buffer[] = [];
+    for (let page = first; page <= last; page++) pages.push(await readFile(join(dir, `page-${String(page).padStart(digits, "0")}.pgm`)));
+    return pages;
+  });
+}
+
+/** withFile hands a tool a path: the given one, or the bytes written to a temporary folder removed afterwards. */
+async function withFile<T>(pdf: PdfSource, use: (path: string, dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "signet-pdf-tools-"));
+  try {
+    const path = typeof pdf === "string" ? pdf : join(dir, "in.pdf");
+    if (typeof pdf !== "string") await writeFile(path, pdf);
+    return await use(path, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
