@@ -81,6 +81,7 @@ describe("API", () => {
     synth.template.hasResourceProperties("AWS::ApiGateway::RestApi", {
       EndpointConfiguration: { Types: ["REGIONAL"] },
       BinaryMediaTypes: ["*/*"],
+      MinimumCompressionSize: 1024,
     });
   });
 
