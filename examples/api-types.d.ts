@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * Send a verification code
-         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per address (3 codes per 15 minutes) and per source IP.
+         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per address (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT) and per source IP (20 per hour by default); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count.
          */
         get: operations["authRegister"];
         put?: never;

@@ -20,6 +20,6 @@ export const handler = createVerifyHandler({
   store: defaultKeyStore(),
   mailer: defaultMailer(),
   now: Date.now,
-  limits: { perAddress: REGISTER_PER_ADDRESS, perIp: config.keys.registerPerIp },
+  limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: config.keys.registerPerAddressDaily, perIp: config.keys.registerPerIp },
   warn: (message, data) => logger.warn(message, data),
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { DocumentLimits } from "#domain/document.ts";
+import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/rate-limit.ts";
 import { fileURLToPath } from "node:url";
 
 /** Limits are the size and count caps of SPEC section 7; every one is configurable. */
@@ -41,6 +42,8 @@ export interface Config {
     dynamodbEndpoint?: string;
     /** Register calls (codes sent) allowed per source IP in a sliding window. */
     registerPerIp: { limit: number; windowSeconds: number };
+    /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides SPEC 6's 3 per 15 minutes). */
+    registerPerAddressDaily: { limit: number; windowSeconds: number };
   };
   mail: {
     sender: string;
@@ -168,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
         limit: readInt(env, "SIGNET_REGISTER_IP_LIMIT", 20),
         windowSeconds: readInt(env, "SIGNET_REGISTER_IP_WINDOW_SECONDS", 3600),
       },
+      registerPerAddressDaily: { limit: readInt(env, "SIGNET_REGISTER_DAILY_LIMIT", 10), windowSeconds: REGISTER_DAILY_WINDOW_SECONDS },
     },
     mail: {
       sender: required(env, "SIGNET_SENDER_EMAIL", runtime, "noreply@signet.local"),

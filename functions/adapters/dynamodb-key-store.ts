@@ -13,7 +13,8 @@
  *                 codeId, salt, codeHash (S), wrongTries, createdAt, expiresAtMs (N, epoch ms),
  *                 consumedAt? (N), expiresAt (N, TTL)
  *   rate slot     pk `RATE#<bucket>`                sk `SLOT#<nnn>`
- *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<ip>` or `email#<address>`
+ *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<ip>`,
+ *                 `email#<address>` (15-minute rule) or `email-day#<address>` (24-hour rule)
  */
 import {
   CreateTableCommand,

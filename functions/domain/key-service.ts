@@ -4,7 +4,7 @@ import { SignetError } from "#domain/errors.ts";
 import { codeMail, keyNoticeMail } from "#domain/key-mail.ts";
 import type { KeyStore, RateSlotStore } from "#domain/key-store.ts";
 import type { Mailer } from "#domain/mailer.ts";
-import { planSlots, type RateLimit } from "#domain/rate-limit.ts";
+import { describeWindow, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_PATTERN,
@@ -14,9 +14,12 @@ import {
   newCodeRecord,
 } from "#domain/verification-code.ts";
 
-/** RegisterLimits are the register rate limits: per address (SPEC 6) and per source IP. */
+/** RegisterLimits are the register rate limits: per address (SPEC 6), per address per day, per source IP. */
 export interface RegisterLimits {
+  /** SPEC 6: 3 codes per 15 minutes. */
   perAddress: RateLimit;
+  /** Caps slow guessing: each code allows 5 tries, so this bounds tries per address per day. */
+  perAddressDaily: RateLimit;
   perIp: RateLimit;
 }
 
@@ -71,15 +74,23 @@ interface TakenSlot {
   at: number;
 }
 
-async function takeSlot(store: RateSlotStore, bucket: string, rule: RateLimit, now: number, tooMany: string): Promise<TakenSlot> {
+/** SlotRule is one register rate limit: its bucket of slots and the words of its 429. */
+interface SlotRule {
+  bucket: string;
+  rule: RateLimit;
+  tooMany: string;
+}
+
+const tooManyError = (tooMany: string, retryAfterSeconds: number) =>
+  new SignetError("RATE_LIMIT_ERROR", `${tooMany} Retry in ${retryAfterSeconds} seconds.`, { retryAfterSeconds });
+
+/** takeSlot claims one slot of a rule, starting from slots already read; re-reads after losing races. */
+async function takeSlot(store: RateSlotStore, { bucket, rule, tooMany }: SlotRule, now: number, firstRead: Map<number, number>): Promise<TakenSlot> {
+  let used = firstRead;
   for (let round = 0; round < MAX_RACE_ROUNDS; round++) {
-    const used = await store.readRateSlots(bucket);
+    if (round > 0) used = await store.readRateSlots(bucket);
     const plan = planSlots(used, rule, now);
-    if (!plan.allowed) {
-      throw new SignetError("RATE_LIMIT_ERROR", `${tooMany} Retry in ${plan.retryAfterSeconds} seconds.`, {
-        retryAfterSeconds: plan.retryAfterSeconds,
-      });
-    }
+    if (!plan.allowed) throw tooManyError(tooMany, plan.retryAfterSeconds);
     for (const slot of plan.freeSlots) {
       if (await store.claimRateSlot(bucket, slot, used.get(slot), now, rule.windowSeconds)) return { bucket, slot, at: now };
     }
@@ -93,32 +104,47 @@ async function releaseAll(store: RateSlotStore, slots: TakenSlot[]): Promise<voi
 }
 
 /**
+ * takeSlots takes one slot under every rule, or none. All buckets are read first, so a refusal
+ * carries the longest wait of all refusing rules (a correct Retry-After: waiting for a shorter
+ * rule alone would only earn another 429). A rule refused while claiming (a concurrent caller took
+ * the last slot) releases the slots already taken.
+ */
+async function takeSlots(store: RateSlotStore, rules: SlotRule[], now: number): Promise<TakenSlot[]> {
+  const reads = await Promise.all(rules.map((rule) => store.readRateSlots(rule.bucket)));
+  const plan = planRules(rules.map((rule, i) => ({ used: reads[i]!, rule: rule.rule })), now);
+  if (!plan.allowed) throw tooManyError(rules[plan.rule]!.tooMany, plan.retryAfterSeconds);
+  const taken: TakenSlot[] = [];
+  try {
+    for (const [i, rule] of rules.entries()) taken.push(await takeSlot(store, rule, now, reads[i]!));
+  } catch (error) {
+    await releaseAll(store, taken);
+    throw error;
+  }
+  return taken;
+}
+
+const perAddressTooMany = ({ limit, windowSeconds }: RateLimit) =>
+  `Too many codes were requested for this address (at most ${limit} per ${describeWindow(windowSeconds)}).`;
+
+/**
  * requestCode sends a fresh 6-digit code to an address. It answers the same for every well-formed
  * address; it never reads whether the address holds keys. A code that could not be sent is
- * deleted and does not count against the rate limits.
+ * deleted and does not count against the rate limits (per source IP, per address in 15 minutes,
+ * per address in 24 hours).
  */
 export async function requestCode(deps: KeyServiceDeps, input: { email: string; sourceIp: string }): Promise<RegisterAnswer> {
   const address = addressOf(input.email);
   const now = deps.now();
-  const taken: TakenSlot[] = [];
-  taken.push(
-    await takeSlot(deps.store, `ip#${input.sourceIp || "unknown"}`, deps.limits.perIp, now, "Too many codes were requested from your network."),
+  const { perIp, perAddress, perAddressDaily } = deps.limits;
+  const taken = await takeSlots(
+    deps.store,
+    [
+      { bucket: `ip#${input.sourceIp || "unknown"}`, rule: perIp, tooMany: "Too many codes were requested from your network." },
+      { bucket: `email#${address.lookup}`, rule: perAddress, tooMany: perAddressTooMany(perAddress) },
+      { bucket: `email-day#${address.lookup}`, rule: perAddressDaily, tooMany: perAddressTooMany(perAddressDaily) },
+    ],
+    now,
   );
-  try {
-    const { limit, windowSeconds } = deps.limits.perAddress;
-    taken.push(
-      await takeSlot(
-        deps.store,
-        `email#${address.lookup}`,
-        deps.limits.perAddress,
-        now,
-        `Too many codes were requested for this address (at most ${limit} per ${Math.round(windowSeconds / 60)} minutes).`,
-      ),
-    );
-  } catch (error) {
-    await releaseAll(deps.store, taken);
-    throw error;
-  }
 
   const code = generateCode();
   const record = newCodeRecord(address.lookup, code, now);

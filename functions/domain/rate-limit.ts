@@ -7,6 +7,12 @@ export interface RateLimit {
 /** REGISTER_PER_ADDRESS is SPEC 6's limit of codes per address: 3 per 15 minutes. */
 export const REGISTER_PER_ADDRESS: RateLimit = { limit: 3, windowSeconds: 15 * 60 };
 
+/**
+ * REGISTER_DAILY_WINDOW_SECONDS is the window of the second per-address rule (its limit is
+ * configurable, default 10): it caps slow code guessing at limit x 5 tries per address per day.
+ */
+export const REGISTER_DAILY_WINDOW_SECONDS = 24 * 60 * 60;
+
 /** SlotPlan says which slots may take a new event now, or how long until one frees up. */
 export type SlotPlan = { allowed: true; freeSlots: number[] } | { allowed: false; retryAfterSeconds: number };
 
@@ -27,4 +33,30 @@ export function planSlots(used: ReadonlyMap<number, number>, rule: RateLimit, no
   }
   if (freeSlots.length > 0) return { allowed: true, freeSlots };
   return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
+}
+
+/** RulePlan is the verdict on several rules at once: all allow, or the one that makes the caller wait longest. */
+export type RulePlan = { allowed: true; plans: Array<{ allowed: true; freeSlots: number[] }> } | { allowed: false; rule: number; retryAfterSeconds: number };
+
+/**
+ * planRules plans each rule on its own slots. An event needs a slot under every rule, so when any
+ * rule refuses, the caller must wait until the last of the refusing rules frees a slot: the
+ * answer names the refusing rule with the longest wait (the first such on a tie).
+ */
+export function planRules(rules: ReadonlyArray<{ used: ReadonlyMap<number, number>; rule: RateLimit }>, now: number): RulePlan {
+  const plans: Array<{ allowed: true; freeSlots: number[] }> = [];
+  let refusal: { allowed: false; rule: number; retryAfterSeconds: number } | undefined;
+  rules.forEach(({ used, rule }, index) => {
+    const plan = planSlots(used, rule, now);
+    if (plan.allowed) plans.push(plan);
+    else if (!refusal || plan.retryAfterSeconds > refusal.retryAfterSeconds) refusal = { allowed: false, rule: index, retryAfterSeconds: plan.retryAfterSeconds };
+  });
+  return refusal ?? { allowed: true, plans };
+}
+
+/** describeWindow words a window for messages: "15 minutes", "24 hours", "1 hour", "90 seconds". */
+export function describeWindow(windowSeconds: number): string {
+  const [count, unit] =
+    windowSeconds % 3600 === 0 ? [windowSeconds / 3600, "hour"] : windowSeconds % 60 === 0 ? [windowSeconds / 60, "minute"] : [windowSeconds, "second"];
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
 }

@@ -77,7 +77,7 @@ function deps(overrides: Partial<KeyServiceDeps> = {}): KeyServiceDeps {
     store: modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()),
     mailer: modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
     now: Date.now,
-    limits: { perAddress: { limit: 3, windowSeconds: 900 }, perIp: { limit: 1000, windowSeconds: 3600 } },
+    limits: { perAddress: { limit: 3, windowSeconds: 900 }, perAddressDaily: { limit: 10, windowSeconds: 86_400 }, perIp: { limit: 1000, windowSeconds: 3600 } },
     ...overrides,
   };
 }
@@ -284,7 +284,7 @@ describe("register rate limits", () => {
   it("limits per source IP in a sliding window and frees up when the window has passed", async () => {
     let now = Date.now();
     const handler = modules.registerEntry.createRegisterHandler(
-      deps({ now: () => now, limits: { perAddress: { limit: 3, windowSeconds: 900 }, perIp: { limit: 2, windowSeconds: 3600 } } }),
+      deps({ now: () => now, limits: { ...deps().limits, perIp: { limit: 2, windowSeconds: 3600 } } }),
     );
     const ip = "198.51.100.23";
     expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(200);
@@ -297,6 +297,53 @@ describe("register rate limits", () => {
     now += 3540_000; // the first request left the window
     expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(200);
     expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(429);
+  });
+
+  it("allows 10 codes per address in 24 hours even when spread past the 15-minute rule, with the day's Retry-After", async () => {
+    const t0 = Date.now();
+    let now = t0;
+    const handler = modules.registerEntry.createRegisterHandler(deps({ now: () => now }));
+    const email = uniqueEmail("daily");
+    const at = async (minutes: number, expected: number) => {
+      now = t0 + minutes * 60_000;
+      return expect((await doRegister(email, handler)).status, `at ${minutes} minutes`).toBe(expected);
+    };
+    for (const minutes of [0, 0, 0, 15, 15, 15, 30, 45, 45, 45]) await at(minutes, 200);
+    // Both address rules are full now; the 15-minute one frees a slot in 15 minutes, the day only
+    // when the first code turns 24 hours old: Retry-After is the day's wait.
+    const limited = await doRegister(email, handler);
+    expectError(limited, 429, "RATE_LIMIT_ERROR", /at most 10 per 24 hours/);
+    expect(Number(limited.headers["retry-after"])).toBe(24 * 3600 - 45 * 60);
+    await at(60 + 1, 429); // the 15-minute rule is free again, the day is not
+    now = t0 + 24 * 3600_000 - 1000; // a second before the first codes turn a day old
+    const almost = await doRegister(email, handler);
+    expectError(almost, 429, "RATE_LIMIT_ERROR", /at most 10 per 24 hours/);
+    expect(almost.headers["retry-after"]).toBe("1");
+    for (let i = 0; i < 3; i++) await at(24 * 60, 200); // the three codes of minute 0 left the day
+    await at(24 * 60, 429);
+    expect((await mailsTo(standIns.sesEndpoint, email)).length).toBe(13);
+  });
+
+  it("answers the daily limit identically for an address that holds a key and one that does not", async () => {
+    let now = Date.now();
+    const handler = modules.registerEntry.createRegisterHandler(deps({ now: () => now }));
+    const known = { email: uniqueEmail("dailyknown") };
+    const unknown = uniqueEmail("dailyunknown");
+    expect((await doRegister(known.email, handler)).status).toBe(200);
+    expect((await doRegister(unknown, handler)).status).toBe(200);
+    expect((await doVerify(known.email, await codeFor(known.email))).status).toBe(200); // the known address now holds a key
+    for (let i = 0; i < 9; i++) {
+      now += 15 * 60_000;
+      expect((await doRegister(known.email, handler)).status).toBe(200);
+      expect((await doRegister(unknown, handler)).status).toBe(200);
+    }
+    now += 15 * 60_000;
+    const [a, b] = [await doRegister(known.email, handler), await doRegister(unknown, handler)];
+    expectError(a, 429, "RATE_LIMIT_ERROR", /at most 10 per 24 hours/);
+    const { requestId: _a, ...bodyA } = a.json;
+    const { requestId: _b, ...bodyB } = b.json;
+    expect(bodyA).toEqual(bodyB);
+    expect(a.headers["retry-after"]).toBe(b.headers["retry-after"]);
   });
 });
 
@@ -315,6 +362,23 @@ describe("failures of the outside world", () => {
       expect(ses.requests()).toBeGreaterThanOrEqual(4);
       expectError(await doVerify(email, "123456"), 422, "CODE_EXPIRED", /No code is pending/);
       for (let i = 0; i < 3; i++) expect((await doRegister(email)).status).toBe(200); // no attempt counted
+    } finally {
+      await ses.close();
+    }
+  });
+
+  it("does not count a refused code against the daily rule either", async () => {
+    const ses = await startRefusingSes();
+    try {
+      // The 15-minute rule is opened wide so that only the daily rule (2 a day here) can refuse.
+      const limits = { ...deps().limits, perAddress: { limit: 100, windowSeconds: 900 }, perAddressDaily: { limit: 2, windowSeconds: 86_400 } };
+      const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
+      const refusing = modules.registerEntry.createRegisterHandler(deps({ mailer, limits }));
+      const working = modules.registerEntry.createRegisterHandler(deps({ limits }));
+      const email = uniqueEmail("dailyrefused");
+      for (let i = 0; i < 3; i++) expectError(await doRegister(email, refusing), 502, "EMAIL_FAILED");
+      for (let i = 0; i < 2; i++) expect((await doRegister(email, working)).status).toBe(200);
+      expectError(await doRegister(email, working), 429, "RATE_LIMIT_ERROR", /at most 2 per 24 hours/);
     } finally {
       await ses.close();
     }

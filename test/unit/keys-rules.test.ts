@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "#config";
 import { normalizeEmail } from "#domain/email-address.ts";
-import { REGISTER_PER_ADDRESS, planSlots } from "#domain/rate-limit.ts";
+import { REGISTER_DAILY_WINDOW_SECONDS, REGISTER_PER_ADDRESS, describeWindow, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_TTL_SECONDS,
@@ -109,3 +110,86 @@ describe("sliding-window rate limit slots", () => {
     expect(planSlots(new Map(used), rule, now)).toEqual(expected);
   });
 });
+
+describe("the daily per-address rule", () => {
+  const daily: RateLimit = { limit: 10, windowSeconds: REGISTER_DAILY_WINDOW_SECONDS };
+  const hour = 3_600_000;
+  const now = 100 * hour;
+  /** times spreads `count` events `stepMs` apart, the newest at `newest`, into slots 0..count-1. */
+  const times = (count: number, newest: number, stepMs: number): Array<[number, number]> =>
+    Array.from({ length: count }, (_, i) => [i, newest - (count - 1 - i) * stepMs]);
+  // One row: slot -> time used, expected plan.
+  const rows: Array<[string, Array<[number, number]>, ReturnType<typeof planSlots>]> = [
+    ["nine codes today", times(9, now, hour), { allowed: true, freeSlots: [9] }],
+    ["ten codes in the last 9 hours", times(10, now, hour), { allowed: false, retryAfterSeconds: 15 * 3600 }],
+    ["ten codes, the oldest a second short of a day ago", times(10, now, (24 * hour - 1000) / 9), { allowed: false, retryAfterSeconds: 1 }],
+    ["ten codes, the oldest exactly a day ago", times(10, now, (24 * hour) / 9), { allowed: true, freeSlots: [0] }],
+    ["ten codes this very millisecond", times(10, now, 0), { allowed: false, retryAfterSeconds: 86_400 }],
+  ];
+  it.each(rows)("%s", (_name, used, expected) => {
+    expect(planSlots(new Map(used), daily, now)).toEqual(expected);
+  });
+
+  it("caps guessing at 10 codes x 5 tries a day, against 1,440 with the 15-minute rule alone", () => {
+    const tries = (rule: RateLimit) => (rule.limit * CODE_MAX_WRONG_TRIES * 86_400) / rule.windowSeconds;
+    expect(tries(REGISTER_PER_ADDRESS)).toBe(1440);
+    expect(tries(daily)).toBe(50);
+  });
+});
+
+describe("several rules at once (IP, address per 15 minutes, address per day)", () => {
+  const min = 60_000;
+  const now = 10_000 * min;
+  const ip: RateLimit = { limit: 20, windowSeconds: 3600 };
+  const quarter = REGISTER_PER_ADDRESS;
+  const daily: RateLimit = { limit: 10, windowSeconds: REGISTER_DAILY_WINDOW_SECONDS };
+  const slots = (...ages: number[]) => new Map(ages.map((age, i) => [i, now - age * min] as [number, number]));
+  const none = new Map<number, number>();
+  const dayFull = slots(45, 45, 45, 30, 15, 15, 15, 1, 1, 1); // oldest 45 minutes ago
+  const quarterFull = slots(10, 5, 1); // oldest 10 minutes ago
+  // One row: the slots of [ip, 15 minutes, day], expected verdict.
+  const rows: Array<[string, [Map<number, number>, Map<number, number>, Map<number, number>], ReturnType<typeof planRules>]> = [
+    ["all free", [none, none, none], { allowed: true, plans: [{ allowed: true, freeSlots: range(20) }, { allowed: true, freeSlots: [0, 1, 2] }, { allowed: true, freeSlots: range(10) }] }],
+    ["only the 15-minute rule full", [none, quarterFull, slots(10, 5, 1)], { allowed: false, rule: 1, retryAfterSeconds: 5 * 60 }],
+    ["only the day full", [none, slots(45), dayFull], { allowed: false, rule: 2, retryAfterSeconds: 24 * 3600 - 45 * 60 }],
+    ["both address rules full: the day's longer wait wins", [none, quarterFull, dayFull], { allowed: false, rule: 2, retryAfterSeconds: 24 * 3600 - 45 * 60 }],
+    ["IP full for longer than the 15-minute rule", [slots(...Array(20).fill(1)), quarterFull, none], { allowed: false, rule: 0, retryAfterSeconds: 59 * 60 }],
+    ["equal waits: the first rule is named", [slots(...Array(20).fill(59)), slots(14, 5, 1), none], { allowed: false, rule: 0, retryAfterSeconds: 60 }],
+  ];
+  it.each(rows)("%s", (_name, [ipUsed, quarterUsed, dayUsed], expected) => {
+    const plan = planRules([{ used: ipUsed, rule: ip }, { used: quarterUsed, rule: quarter }, { used: dayUsed, rule: daily }], now);
+    expect(plan).toEqual(expected);
+  });
+});
+
+describe("SIGNET_REGISTER_DAILY_LIMIT", () => {
+  // One row: the variable's value (undefined: unset), the limit it gives or the error it raises.
+  const rows: Array<[string | undefined, number | RegExp]> = [
+    [undefined, 10],
+    ["", 10],
+    ["4", 4],
+    ["0", /SIGNET_REGISTER_DAILY_LIMIT must be a positive integer/],
+    ["ten", /SIGNET_REGISTER_DAILY_LIMIT must be a positive integer/],
+    ["2.5", /SIGNET_REGISTER_DAILY_LIMIT must be a positive integer/],
+  ];
+  it.each(rows)("%j gives %s", (value, expected) => {
+    const load = () => loadConfig(value === undefined ? {} : { SIGNET_REGISTER_DAILY_LIMIT: value });
+    if (expected instanceof RegExp) expect(load).toThrow(expected);
+    else expect(load().keys.registerPerAddressDaily).toEqual({ limit: expected, windowSeconds: 86_400 });
+  });
+});
+
+describe("window words in messages", () => {
+  const rows: Array<[number, string]> = [
+    [900, "15 minutes"],
+    [86_400, "24 hours"],
+    [3600, "1 hour"],
+    [60, "1 minute"],
+    [90, "90 seconds"],
+  ];
+  it.each(rows)("%i seconds is %j", (seconds, words) => expect(describeWindow(seconds)).toBe(words));
+});
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
