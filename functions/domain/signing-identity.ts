@@ -192,11 +192,6 @@ async function toCryptoKey(identity: SigningIdentity): Promise<webcrypto.CryptoK
   return (await webcrypto.subtle.importKey("pkcs8", pkcs8, algorithm, false, ["sign"])) as webcrypto.CryptoKey;
 }
 
-/** certificateFingerprint is the SHA-256 fingerprint of a certificate as AA:BB:... */
-export function certificateFingerprint(certificate: X509Certificate): string {
-  return certificate.fingerprint256;
-}
-
 /** describeKey names an identity's algorithm, e.g. "RSA-3072 with SHA-256" or "ECDSA P-256 with SHA-256". */
 export function describeKey(identity: SigningIdentity): string {
   const details = identity.privateKey.asymmetricKeyDetails;
