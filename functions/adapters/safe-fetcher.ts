@@ -59,7 +59,8 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400 && res.headers.location) {
           res.resume();
-          resolve({ redirect: new URL(res.headers.location, url).toString() });
+          // Resolved and checked by the caller: nothing in this callback may throw (it would be uncaught).
+          resolve({ redirect: res.headers.location });
           return;
         }
         if (status !== 200) {
@@ -88,7 +89,7 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
           reject(signal.aborted ? fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error) : fail(what, "the connection broke", error)),
         );
         res.on("end", () => {
-          const name = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+          const name = fileNameOf(url);
           resolve({
             resource: {
               bytes: Buffer.concat(chunks, size),
@@ -115,13 +116,23 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
         if (resource) return resource;
         if (hop >= settings.maxRedirects) throw fail(what, `more than ${settings.maxRedirects} redirects`);
         try {
-          url = checkUrl(redirect!, what);
+          url = checkUrl(new URL(redirect!, url).toString(), what);
         } catch (error) {
           throw fail(what, `a redirect led to a URL that is not allowed (${(error as Error).message})`);
         }
       }
     },
   };
+}
+
+/** fileNameOf is the last path segment of a URL, decoded when it is valid percent-encoding. */
+function fileNameOf(url: URL): string {
+  const segment = url.pathname.split("/").pop() ?? "";
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function tooLarge(what: string, maxBytes: number): SignetError {

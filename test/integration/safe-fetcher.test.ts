@@ -11,7 +11,11 @@ beforeAll(async () => {
     const url = new URL(req.url ?? "/", "http://x");
     switch (url.pathname) {
       case "/doc.pdf":
+      case "/bad%ZZname.pdf":
         res.writeHead(200, { "content-type": "application/pdf" }).end(PDF);
+        return;
+      case "/bad-location":
+        res.writeHead(302, { location: "http://[bad" }).end();
         return;
       case "/redirect": // a hop to wherever ?to= says
         res.writeHead(302, { location: url.searchParams.get("to")! }).end();
@@ -100,6 +104,19 @@ describe("safe fetcher", () => {
       allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent("http://169.254.169.254/latest/meta-data/")}`), { maxBytes: 1024, what: "document" }),
     );
     expect(error.code).toBe("FETCH_FAILED");
+  });
+
+  // Both used to throw inside the response callback: an uncaught exception that killed the process.
+  it("survives a file name that is not valid percent-encoding", async () => {
+    const result = await allowLoopback().fetch(server.url("/bad%ZZname.pdf"), { maxBytes: 1024, what: "document" });
+    expect(result.bytes.equals(PDF)).toBe(true);
+    expect(result.fileName).toBe("bad%ZZname.pdf");
+  });
+
+  it("refuses a redirect to a malformed URL", async () => {
+    const error = await failure(allowLoopback().fetch(server.url("/bad-location"), { maxBytes: 1024, what: "document" }));
+    expect(error.code).toBe("FETCH_FAILED");
+    expect(error.message).toMatch(/redirect led to a URL that is not allowed/);
   });
 
   it("follows at most 3 redirects", async () => {
