@@ -28,9 +28,13 @@ async function readIfPresent(path: string): Promise<Buffer | undefined> {
 }
 
 function unreadable(file: string, error: unknown): SignetError {
-  // The message names the file and the reason only; the key material never appears.
+  if (error instanceof SignetError) return error;
+  // The caller sees the reason only (never the server's file path, never key material); the path
+  // and the original error travel in `cause`, which the pipeline logs.
   const reason = error instanceof IdentityFormatError ? error.message : "unreadable";
-  return new SignetError("SERVICE_UNAVAILABLE", `The signing identity ${file} cannot be used: ${reason}.`);
+  return new SignetError("SERVICE_UNAVAILABLE", `The service's signing identity cannot be used: ${reason}.`, {
+    cause: new Error(`signing identity file ${file}: ${reason}`, { cause: error }),
+  });
 }
 
 /**

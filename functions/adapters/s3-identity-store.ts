@@ -42,8 +42,12 @@ export function createS3IdentityStore(options: { bucket: string; p12Password: st
       const pem = await getObject(client, options.bucket, identityKeys.pem);
       return pem ? parsePemIdentity(pem.toString("utf8")) : undefined;
     } catch (error) {
+      // A bucket outage is already a SignetError with its cause: pass it on unchanged.
+      if (error instanceof SignetError) throw error;
       const reason = error instanceof IdentityFormatError ? error.message : "unreadable";
-      throw new SignetError("SERVICE_UNAVAILABLE", `The signing identity in the bucket cannot be used: ${reason}.`);
+      throw new SignetError("SERVICE_UNAVAILABLE", `The service's signing identity cannot be used: ${reason}.`, {
+        cause: new Error(`signing identity in bucket ${options.bucket}: ${reason}`, { cause: error }),
+      });
     }
   }
 

@@ -1,4 +1,6 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
@@ -50,5 +52,57 @@ describe("local identity store", () => {
     expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
     expect(String((failure as Error).message)).not.toContain(keyOnly.split("\n")[1]!);
     expect((failure as Error).message).toMatch(/no certificate in the bundle matches the private key/);
+  });
+});
+
+describe("identity store errors", () => {
+  it("keep the server's file path out of the caller's message and in the logged cause", async () => {
+    const dir = scratchDir("identity-leak");
+    writeFileSync(join(dir, "identity.pem"), "not a pem bundle at all");
+    const failure = (await createLocalIdentityStore({ dir, p12Password: "" }).load().catch((error: unknown) => error)) as Error;
+    expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    expect(failure.message).toMatch(/^The service's signing identity cannot be used: /);
+    expect(failure.message).not.toContain(dir);
+    expect(failure.message).not.toContain("identity.pem");
+    expect(String((failure.cause as Error).message)).toContain(join(dir, "identity.pem"));
+    expect((failure.cause as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it("pass a bucket outage on unchanged instead of calling the identity unreadable", async () => {
+    const { S3Client } = await import("@aws-sdk/client-s3");
+    const { createS3IdentityStore } = await import("#adapters/s3-identity-store.ts");
+    // A real HTTP endpoint: identity.p12 does not exist (404 NoSuchKey), then the connection drops on identity.pem.
+    const server = http.createServer((req, res) => {
+      if (req.url?.includes("identity.p12")) {
+        res.writeHead(404, { "content-type": "application/xml" }).end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>missing</Message></Error>');
+      } else req.socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = new S3Client({
+        region: "us-east-1",
+        endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        forcePathStyle: true,
+        maxAttempts: 1,
+        credentials: { accessKeyId: "test", secretAccessKey: "test" },
+      });
+      const failure = (await createS3IdentityStore({ bucket: "identity-bucket", p12Password: "", client }).load().catch((error: unknown) => error)) as Error & { code: string };
+      expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: "The signing identity bucket cannot be read; retry later." });
+      expect(failure.cause).toBeDefined();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe("random DER integers (certificate serials, TSA nonces)", () => {
+  it("are positive and minimal even when the random bytes start with zeros", async () => {
+    const { randomPositiveInteger } = await import("#domain/der.ts");
+    for (const first of [0x00, 0x01, 0x7f, 0x80, 0xff]) {
+      const value = randomPositiveInteger(Buffer.from([first, 0x00, 0x12]));
+      expect(value[0]! & 0x80).toBe(0);
+      expect(value[0]).not.toBe(0);
+      expect(value.subarray(1)).toEqual(Buffer.from([0x00, 0x12]));
+    }
   });
 });
