@@ -25,6 +25,17 @@ export const octetString = (bytes: Uint8Array): Buffer => tlv(0x04, bytes);
 /** integer encodes a small non-negative INTEGER. */
 export const integer = (value: number): Buffer => tlv(0x02, Buffer.from([value]));
 
+/**
+ * randomPositiveInteger returns `size` random bytes usable as the content of a DER INTEGER that is
+ * positive and minimal: the top bit clear (not negative) and the first byte never 0 (a leading zero
+ * before a byte below 0x80 is non-minimal, and OpenSSL refuses such certificates and requests).
+ */
+export function randomPositiveInteger(random: Uint8Array): Buffer {
+  const bytes = Buffer.from(random);
+  bytes[0] = 0x40 | (bytes[0]! & 0x3f);
+  return bytes;
+}
+
 /** DER NULL. */
 export const nullValue = Buffer.from([0x05, 0x00]);
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { oids } from "#domain/cades-signature.ts";
+import { randomPositiveInteger } from "#domain/der.ts";
 
 const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
@@ -13,8 +14,7 @@ export interface TimestampRequest {
 
 /** buildTimestampRequest encodes a TimeStampReq for a SHA-256 imprint, asking for the TSA certificate. */
 export function buildTimestampRequest(imprint: Buffer): TimestampRequest {
-  const nonce = randomBytes(8);
-  nonce[0] = nonce[0]! & 0x7f;
+  const nonce = randomPositiveInteger(randomBytes(8));
   const request = new pkijs.TimeStampReq({
     version: 1,
     messageImprint: new pkijs.MessageImprint({

@@ -2,6 +2,7 @@ import { KeyObject, X509Certificate, createPrivateKey, randomBytes, webcrypto } 
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { P12Signer } from "@libpdf/core";
+import { randomPositiveInteger } from "#domain/der.ts";
 
 /** SigningIdentity is the key and certificate chain Signet signs with. */
 export interface SigningIdentity {
@@ -143,8 +144,7 @@ export async function generateIdentity(options: Partial<GenerateIdentityOptions>
 
   const certificate = new pkijs.Certificate();
   certificate.version = 2;
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f;
+  const serial = randomPositiveInteger(randomBytes(16));
   certificate.serialNumber = new asn1js.Integer({ valueHex: serial });
   certificate.subject = rdn(settings.commonName);
   certificate.issuer = settings.issuer ? pkijs.Certificate.fromBER(settings.issuer.certificate.raw).subject : rdn(settings.commonName);
