@@ -4,7 +4,6 @@ import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Stage, type StackProps
 import {
   AccessLogFormat,
   AuthorizationType,
-  Cors,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -313,12 +312,10 @@ export class SignetStack extends Stack {
         // Codes by e-mail are the one thing worth abusing: register gets a tighter limit.
         methodOptions: registerRoute ? { [`${registerRoute.path}/${registerRoute.method}`]: { throttlingRateLimit: 5, throttlingBurstLimit: 10 } } : {},
       },
-      defaultCorsPreflightOptions: {
-        allowOrigins: Cors.ALL_ORIGINS,
-        allowMethods: ["GET", "POST", "OPTIONS"],
-        allowHeaders: ["Authorization", "Content-Type"],
-        maxAge: Duration.minutes(10),
-      },
+      // No defaultCorsPreflightOptions: they add MOCK OPTIONS integrations without contentHandling,
+      // and with binaryMediaTypes */* API Gateway answers those with 500 "Unable to transform
+      // request". OPTIONS falls through to the ANY fallback below (no authorizer), whose CORS
+      // middleware (functions/http/pipeline.ts) answers the preflight exactly as the local server does.
     });
 
     const authorizer = new TokenAuthorizer(this, "KeyAuthorizer", {
@@ -339,10 +336,12 @@ export class SignetStack extends Stack {
     }
 
     // The fallback answers what no route claims, in the error layout: 405 (with Allow) on a known
-    // path, 404 elsewhere. ANY loses to a specific method on the same resource.
+    // path, 404 elsewhere, and CORS preflight (OPTIONS) everywhere. ANY loses to a specific method
+    // on the same resource. Never behind the authorizer: browsers send preflights without the
+    // Authorization header, so an authorizer there would turn every preflight into a 401.
     const fallback = new LambdaIntegration(fns.fallback!, { scopePermissionToMethod: false });
     known.add(api.root.addResource("{proxy+}"));
-    for (const resource of known) resource.addMethod("ANY", fallback);
+    for (const resource of known) resource.addMethod("ANY", fallback, { authorizationType: AuthorizationType.NONE });
 
     addGatewayResponses(api, "*");
     // The stack outputs the URL as ApiUrl; drop RestApi's own output with a generated name.

@@ -144,9 +144,22 @@ describe("API", () => {
     });
   });
 
-  it("answers CORS preflight on the routes", () => {
-    const options = resourcesOfType(synth.json, "AWS::ApiGateway::Method").filter(([, m]) => m.Properties.HttpMethod === "OPTIONS");
-    expect(options.length).toBeGreaterThanOrEqual(routes.length);
+  it("leaves CORS preflight to the fallback function: no MOCK OPTIONS methods, an unauthorized ANY on every route's path", () => {
+    // MOCK OPTIONS integrations (defaultCorsPreflightOptions) have no contentHandling; with
+    // binaryMediaTypes */* API Gateway answers them 500 "Unable to transform request".
+    const methods = resourcesOfType(synth.json, "AWS::ApiGateway::Method").map(([, m]) => m.Properties);
+    expect(methods.filter((m) => m.HttpMethod === "OPTIONS")).toEqual([]);
+    expect(methods.filter((m) => (m.Integration as { Type?: string } | undefined)?.Type === "MOCK")).toEqual([]);
+    const paths = apiPaths(synth.json);
+    const pathOf = (m: Record<string, unknown>) => ((m.ResourceId as { Ref?: string }).Ref ? paths.get((m.ResourceId as { Ref: string }).Ref) : "/");
+    for (const route of routes) {
+      const any = methods.filter((m) => m.HttpMethod === "ANY" && pathOf(m) === route.path);
+      expect(any, route.path).toHaveLength(1);
+      // Browsers send preflights without Authorization: an authorizer here would answer them 401.
+      expect(any[0]!.AuthorizationType, route.path).toBe("NONE");
+      expect(any[0]!.AuthorizerId, route.path).toBeUndefined();
+      expect(JSON.stringify(any[0]!.Integration), route.path).toContain('"FallbackFunction","Arn"');
+    }
   });
 
   it("speaks the error layout in every gateway response", () => {

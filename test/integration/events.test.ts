@@ -35,6 +35,8 @@ afterAll(async () => {
 interface Expected {
   status: number;
   codes?: string[];
+  /** The function the event is for, when its file is not named after it. */
+  fn?: string;
 }
 
 // One row per event file. auth-verify sends a code nobody was mailed: 422 whatever the store holds.
@@ -51,8 +53,11 @@ const expected: Record<string, Expected> = {
   convert: { status: 200 },
   verify: { status: 200 },
   "verify-key": { status: 200 },
-  "fallback-not-found": { status: 404, codes: ["NOT_FOUND"] },
-  "fallback-method-not-allowed": { status: 405, codes: ["METHOD_NOT_ALLOWED"] },
+  "fallback-not-found": { status: 404, codes: ["NOT_FOUND"], fn: "fallback" },
+  "fallback-method-not-allowed": { status: 405, codes: ["METHOD_NOT_ALLOWED"], fn: "fallback" },
+  // A browser's CORS preflight for POST /v1/sign: no route claims OPTIONS, so the gateway's ANY
+  // method (no authorizer) hands it to the fallback, whose CORS middleware answers it.
+  "options-preflight": { status: 204, fn: "fallback" },
 };
 
 const proxyEventFiles = readdirSync(eventsDir)
@@ -60,7 +65,7 @@ const proxyEventFiles = readdirSync(eventsDir)
   .map((file) => file.replace(/\.json$/, ""))
   .sort();
 const readEvent = (name: string) => JSON.parse(readFileSync(join(eventsDir, `${name}.json`), "utf8")) as APIGatewayProxyEvent;
-const functionOf = (name: string) => (name.startsWith("fallback-") ? "fallback" : name);
+const functionOf = (name: string) => expected[name]?.fn ?? name;
 
 const context = (name: string) =>
   ({
@@ -99,8 +104,9 @@ describe("events/", () => {
       const handler = fn === "fallback" ? handlers.fallbackHandler : handlers.entryHandlers[fn]!;
       const response = await handler(readEvent(name), context(fn));
       const want = expected[name]!;
-      expect(response.statusCode, `${name}: ${response.body.slice(0, 300)}`).toBe(want.status);
-      expect(response.headers?.["X-Request-Id"], name).toBe(readEvent(name).requestContext.requestId);
+      expect(response.statusCode, `${name}: ${String(response.body).slice(0, 300)}`).toBe(want.status);
+      // The CORS middleware answers a preflight before the request-id step runs.
+      if (readEvent(name).httpMethod !== "OPTIONS") expect(response.headers?.["X-Request-Id"], name).toBe(readEvent(name).requestContext.requestId);
       if (want.codes) expect(want.codes, name).toContain((JSON.parse(response.body) as { code: string }).code);
       if (fn === "convert" && want.status === 200) {
         expect(response.isBase64Encoded).toBe(true);
@@ -109,6 +115,24 @@ describe("events/", () => {
       if (fn === "fallback" && want.status === 405) expect(response.headers?.Allow).toContain("POST");
     }, 120_000);
   }
+
+  it("options-preflight.json is a preflight for a protected route, answered with the allow headers and no body", async () => {
+    const event = readEvent("options-preflight");
+    expect(event).toMatchObject({ httpMethod: "OPTIONS", path: "/v1/sign", requestContext: { authorizer: null } });
+    expect(routes.find((route) => route.path === event.path)?.auth).toBe(true);
+    expect(event.headers).toMatchObject({ Origin: expect.any(String), "Access-Control-Request-Method": "POST" });
+    expect(event.headers.Authorization).toBeUndefined();
+    const response = await handlers.fallbackHandler(event, context("fallback"));
+    expect(response.statusCode).toBe(204);
+    expect(response.body ?? "").toBe("");
+    expect(response.headers).toMatchObject({
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Allow-Methods": expect.stringContaining("POST"),
+      "Access-Control-Allow-Headers": expect.stringMatching(/Authorization/),
+      "Access-Control-Max-Age": "600",
+    });
+    expect(String(response.headers?.["Access-Control-Allow-Headers"])).toMatch(/Content-Type/);
+  });
 
   it("authorizer.json (a key with a bad checksum) is denied with a message, before any database read", async () => {
     const event = JSON.parse(readFileSync(join(eventsDir, "authorizer.json"), "utf8"));
