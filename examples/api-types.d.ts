@@ -499,6 +499,25 @@ export interface operations {
                     "application/json": components["schemas"]["Info"];
                 };
             };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
@@ -545,6 +564,25 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
@@ -586,6 +624,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
@@ -623,6 +680,25 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
@@ -1007,6 +1083,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. */
             504: {
                 headers: {
@@ -1170,6 +1260,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. */
             504: {
                 headers: {
@@ -1283,6 +1387,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
@@ -1299,6 +1422,20 @@ export interface operations {
             };
             /** @description `FETCH_FAILED`: A document or image URL could not be fetched safely. */
             502: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
                 headers: {
                     /**
                      * @description The id of this request in Signet's logs; quote it when reporting a problem.
@@ -1576,6 +1713,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
@@ -1627,6 +1783,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifyKeyResponse"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { DocumentLimits } from "#domain/document.ts";
 import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/rate-limit.ts";
 import { fileURLToPath } from "node:url";
@@ -190,7 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     conversion: {
       ...(env.SIGNET_SOFFICE ? { soffice: env.SIGNET_SOFFICE } : {}),
       timeoutMs: readInt(env, "SIGNET_CONVERSION_TIMEOUT_MS", 60_000),
-      concurrency: readInt(env, "SIGNET_CONVERSION_CONCURRENCY", Math.max(1, (globalThis.navigator?.hardwareConcurrency ?? 2))),
+      concurrency: readInt(env, "SIGNET_CONVERSION_CONCURRENCY", availableParallelism()),
       queueLength: readInt(env, "SIGNET_CONVERSION_QUEUE", 16),
       mode,
     },

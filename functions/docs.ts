@@ -16,6 +16,15 @@ export const handler = httpHandler(docsRoute, async (request) => {
     "Cache-Control": "public, max-age=300",
     ETag: page.etag,
   };
-  if (request.headers["if-none-match"] === page.etag) return { statusCode: 304, headers, body: "" };
+  if (etagMatches(request.headers["if-none-match"], page.etag)) return { statusCode: 304, headers, body: "" };
   return text(200, page.html, "text/html; charset=utf-8", headers);
 });
+
+/** etagMatches reads If-None-Match as RFC 9110 does: a list, weak tags compared weakly, or *. */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((tag) => {
+    const candidate = tag.trim();
+    return candidate === "*" || candidate.replace(/^W\//, "") === etag.replace(/^W\//, "");
+  });
+}

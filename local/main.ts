@@ -5,6 +5,8 @@ import { startStandIns } from "#local/stand-ins.ts";
 
 const dataDir = resolve(process.env.SIGNET_DATA_DIR ?? ".signet");
 const port = Number(process.env.PORT ?? 3000);
+// Loopback unless asked: the local server issues keys and fetches URLs, so it is not for the LAN.
+const host = process.env.HOST ?? "127.0.0.1";
 const sesPort = Number(process.env.SIGNET_SES_PORT ?? 8005);
 
 const standIns = await startStandIns({ dataDir, sesPort });
@@ -14,7 +16,7 @@ Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
 const { bootstrap } = await import("#local/bootstrap.ts");
 const { startLocalServer } = await import("#local/server.ts");
 const shutdowns = await bootstrap();
-const server = await startLocalServer({ port });
+const server = await startLocalServer({ port, host });
 const mail = startMailEcho(standIns.sesEndpoint);
 
 process.stdout.write(

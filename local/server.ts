@@ -120,7 +120,7 @@ export async function startLocalServer(options: { port: number; host?: string })
   server.requestTimeout = 0; // conversions may take long; the handlers enforce their own limits
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.host ?? "0.0.0.0", () => resolve());
+    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   return {

@@ -73,7 +73,7 @@ export function buildDocsPage(bundle: string): DocsPage {
     '<link rel="icon" href="data:,">',
     "</head>",
     "<body>",
-    '<noscript>The API reference needs JavaScript. The raw OpenAPI document is at <a href="/openapi.json">/openapi.json</a>.</noscript>',
+    '<noscript>The API reference needs JavaScript. The raw OpenAPI document is at <a href="openapi.json">openapi.json</a>.</noscript>',
     '<div id="app"></div>',
     `<script>${script}</script>`,
     "</body>",

@@ -29,12 +29,16 @@ function errorExample(route: RouteContract, code: ErrorCode, status: number) {
 export function errorCodesOf(route: RouteContract): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   if (route.query || route.body.kind !== "none") codes.add("VALIDATION_ERROR");
-  if (route.auth) codes.add("AUTHENTICATION_ERROR");
+  if (route.auth) {
+    codes.add("AUTHENTICATION_ERROR");
+    codes.add("SERVICE_UNAVAILABLE"); // the key check itself cannot reach its store
+  }
   if (route.body.kind !== "none") {
     codes.add("PAYLOAD_TOO_LARGE");
     codes.add("UNSUPPORTED_MEDIA_TYPE");
   }
   for (const code of route.errors) codes.add(code);
+  codes.add("RATE_LIMIT_ERROR"); // the gateway throttles every route
   codes.add("INTERNAL_ERROR");
   return [...codes];
 }

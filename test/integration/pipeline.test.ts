@@ -37,6 +37,7 @@ describe("the local server and the pipeline", () => {
     expect(Number.isNaN(Date.parse(json.timestamp as string))).toBe(false);
     expect(headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(headers.get("x-content-type-options")).toBe("nosniff");
+    expect(headers.get("content-security-policy")).toMatch(/frame-ancestors 'none'.*sandbox/);
     expect(headers.get("strict-transport-security")).toContain("max-age");
     expect(headers.get("access-control-allow-origin")).toBe("*");
   });
