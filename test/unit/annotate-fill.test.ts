@@ -123,6 +123,20 @@ describe("text", () => {
     expect(xml.match(/Ada \{\{other\}\}/g)).toHaveLength(2);
   });
 
+  it("looks values up as own properties: {{constructor}} stays, {{__proto__}} can be filled", async () => {
+    const docx = buildDocx({ body: p(run("A {{constructor}} B {{toString}} C {{__proto__}}")) });
+    const xml = readPart(await fill(docx, [{ id: "__proto__", type: "text", value: "proto" }]), "word/document.xml");
+    expect(xml).toContain(">A {{constructor}} B {{toString}} C proto<");
+    expect(xml).not.toContain("[object");
+  });
+
+  it("leaves loop, section and raw tags that no field names as they were", async () => {
+    const text = "C {{#items}}KEEP ME{{/items}} D {{^none}}x{{/none}} E {{@raw}} F {{-w:p loop}}";
+    const docx = buildDocx({ body: p(run(`${text} G {{name}}`)) });
+    const xml = readPart(await fill(docx, [{ id: "name", type: "text", value: "Ada" }]), "word/document.xml");
+    expect(xml).toContain(`>${text} G Ada<`);
+  });
+
   it("counts a field matching only a placeholder as matched", async () => {
     const docx = buildDocx({ body: p(run("Total: {{ total }}")) });
     const xml = readPart(await fill(docx, [{ id: "total", type: "text", value: "42" }]), "word/document.xml");

@@ -177,7 +177,8 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
     }
   }
 
-  const placeholderValues: Record<string, string> = {};
+  // Null prototype: a field id "__proto__" is a plain key like any other.
+  const placeholderValues: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const field of fields) {
     if (field.type === "text" && field.id !== undefined && placeholders.has(field.id)) placeholderValues[field.id] = String(field.value);
   }

@@ -1,7 +1,6 @@
-import Docxtemplater from "docxtemplater";
+import Docxtemplater, { type DXT } from "docxtemplater";
 import { SignetError } from "#domain/errors.ts";
 import type { DocxPackage } from "#domain/docx/package.ts";
-import { escapeText } from "#domain/docx/xml.ts";
 
 interface TemplateErrorProperties {
   id?: string;
@@ -10,8 +9,20 @@ interface TemplateErrorProperties {
 }
 
 /**
+ * plainTags claims every tag as a plain placeholder named by its whole text, ahead of docxtemplater's
+ * loop (#, ^, /, -) and raw-XML (@) modules, so those tags are never interpreted: a template's
+ * {{#items}}...{{/items}} or {{@raw}} is looked up by that exact text and, when no field names it,
+ * written back unchanged like any other unknown placeholder (README: loops are not supported).
+ */
+function plainTags(): DXT.Module {
+  // A fresh object per Docxtemplater instance: docxtemplater refuses to attach one module twice.
+  return { name: "SignetPlainTags", matchers: () => [[(content: string) => content, undefined, { priority: 1_000_000 }]] } as unknown as DXT.Module;
+}
+
+/**
  * fillPlaceholders replaces {{name}} placeholders in the given parts with docxtemplater. Names not
- * in `values` are written back exactly as they were, so unrelated placeholders survive.
+ * in `values` (as own properties: {{constructor}} is not Object.prototype.constructor) are written
+ * back exactly as they were, so unrelated placeholders survive.
  */
 export function fillPlaceholders(pkg: DocxPackage, parts: readonly string[], values: Readonly<Record<string, string>>): void {
   const zip = pkg.toZip();
@@ -23,15 +34,14 @@ export function fillPlaceholders(pkg: DocxPackage, parts: readonly string[], val
       paragraphLoop: false,
       linebreaks: true,
       errorLogging: false,
-      parser: (tag) => ({ get: (scope: Record<string, unknown>) => (tag === "." ? undefined : scope[tag.trim()]) }),
-      nullGetter: (part) => {
-        const original = `{{${part.value}}}`;
-        // A raw-XML tag ({{@name}}) stands for a whole paragraph: give back a paragraph showing it.
-        if (part.module === "rawxml") return `<w:p><w:r><w:t xml:space="preserve">{{@${escapeText(part.value)}}}</w:t></w:r></w:p>`;
-        return part.module ? "" : original;
+      modules: [plainTags()],
+      parser: (tag) => {
+        const name = tag.trim();
+        return { get: () => (Object.hasOwn(values, name) ? values[name] : undefined) };
       },
+      nullGetter: (part) => `{{${part.value}}}`,
     });
-    doc.render(Object.fromEntries(Object.entries(values)));
+    doc.render({});
   } catch (error) {
     const properties = (error as { properties?: TemplateErrorProperties }).properties;
     const explanations = (properties?.errors ?? [{ properties }])
