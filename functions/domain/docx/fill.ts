@@ -1,4 +1,4 @@
-import type { Element, Node } from "@xmldom/xmldom";
+import type { Element } from "@xmldom/xmldom";
 import { SignetError } from "#domain/errors.ts";
 import type { Control } from "#domain/docx/template.ts";
 import { NS, attr, childElements, cloneInto, descendants, firstChild, removeChildren, type XmlWriter } from "#domain/docx/xml.ts";
@@ -192,9 +192,4 @@ function fillCell(writer: XmlWriter, cell: Element, value: string): void {
     if (!(child.namespaceURI === NS.w && child.localName === "pPr")) paragraph.removeChild(child);
   }
   if (value !== "") paragraph.appendChild(textRun(writer, value, rPr));
-}
-
-/** appendAll appends nodes to a parent. */
-export function appendAll(parent: Node, nodes: Node[]): void {
-  for (const node of nodes) parent.appendChild(node);
 }
