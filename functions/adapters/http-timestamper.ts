@@ -6,12 +6,27 @@ import { buildTimestampRequest, parseTimestampResponse } from "#domain/rfc3161.t
 
 const MAX_RESPONSE_BYTES = 256 * 1024;
 
+/**
+ * timestampAgents keep connections to the TSA open between signings: one pair per container,
+ * so a warm Lambda skips the TCP (and TLS) handshake on every timestamp.
+ */
+export const timestampAgents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
+};
+
 function post(url: URL, body: Buffer, timeoutMs: number): Promise<{ status: number; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const client = url.protocol === "https:" ? https : http;
+    const secure = url.protocol === "https:";
+    const client = secure ? https : http;
     const request = client.request(
       url,
-      { method: "POST", headers: { "content-type": "application/timestamp-query", "content-length": body.length, accept: "application/timestamp-reply" }, signal: AbortSignal.timeout(timeoutMs) },
+      {
+        method: "POST",
+        agent: secure ? timestampAgents.https : timestampAgents.http,
+        headers: { "content-type": "application/timestamp-query", "content-length": body.length, accept: "application/timestamp-reply" },
+        signal: AbortSignal.timeout(timeoutMs),
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;

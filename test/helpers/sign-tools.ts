@@ -57,6 +57,8 @@ export function openssl(dir: string, ...args: string[]): string {
 export interface LoopbackTsa {
   url: string;
   requests: number;
+  /** TCP connections accepted so far. */
+  connections: number;
   close(): Promise<void>;
 }
 
@@ -98,7 +100,7 @@ export async function startLoopbackTsa(): Promise<LoopbackTsa> {
   openssl(dir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "tsa.key", "-out", "tsa.csr", "-subj", "/CN=Signet Test TSA");
   openssl(dir, "x509", "-req", "-in", "tsa.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "tsa.crt", "-days", "2", "-extfile", "tsa.cnf", "-extensions", "tsa_ext");
 
-  const state = { requests: 0 };
+  const state = { requests: 0, connections: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -116,6 +118,7 @@ export async function startLoopbackTsa(): Promise<LoopbackTsa> {
       });
     });
   });
+  server.on("connection", () => state.connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -123,7 +126,14 @@ export async function startLoopbackTsa(): Promise<LoopbackTsa> {
     get requests() {
       return state.requests;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    get connections() {
+      return state.connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

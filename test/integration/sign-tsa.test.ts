@@ -37,6 +37,17 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
     expect(signature!.type).toBe("ETSI.CAdES.detached");
   });
 
+  it("reuses one kept-alive connection for consecutive timestamps", async () => {
+    const before = { requests: tsa.requests, connections: tsa.connections };
+    const timestamper = createHttpTimestamper(tsa.url, 5_000);
+    for (let index = 0; index < 3; index++) await timestamper.timestamp(Buffer.alloc(32, index + 1));
+    expect(tsa.requests - before.requests).toBe(3);
+    // Node 22's global agent keeps connections alive too; what matters is that ours holds the socket.
+    expect(tsa.connections - before.connections).toBeLessThanOrEqual(1);
+    const { timestampAgents } = await import("#adapters/http-timestamper.ts");
+    expect(Object.keys(timestampAgents.http.freeSockets).join(" ")).toContain(new URL(tsa.url).port);
+  });
+
   it.each([
     ["answers HTTP 503", () => brokenUrl],
     ["refuses the connection", () => "http://127.0.0.1:9/"],
