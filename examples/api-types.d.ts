@@ -303,7 +303,7 @@ export interface components {
             group?: string;
             /** @enum {string} */
             type: "text" | "image" | "signature" | "table" | "checkbox";
-            /** @description text: the text; image/signature: a data URI or URL; table: rows of cell strings; checkbox: true/false. */
+            /** @description text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false. */
             value: string | boolean | string[][];
             options?: {
                 keepTextNodeStyles?: boolean;

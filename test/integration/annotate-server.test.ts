@@ -27,6 +27,7 @@ const template = buildDocx({
 });
 const document = { base64: template.toString("base64") };
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const placeholderDocument = { base64: buildDocx({ body: p(run("Date: {{date}}")) }).toString("base64") };
 
 describe("POST /v1/annotate over the local server", () => {
   it("answers the filled DOCX as a data URI", async () => {
@@ -57,6 +58,21 @@ describe("POST /v1/annotate over the local server", () => {
     const text = await pdfText(pdf, { layout: true });
     for (const value of ["Grace Hopper", "Header Eckert-Mauchly", "COBOL manual", "\u2612"]) expect(text).toContain(value);
     expect(text).not.toContain("Click here");
+  });
+
+  it("keeps tab and newline in text, table cells and placeholders (w:tab, w:br)", async () => {
+    const fields = [
+      { id: "name", type: "text", value: "A\tB\nC" },
+      { id: "items", type: "table", value: [["x\ty", "1\r\n2"]] },
+    ];
+    const { status, json } = await post("/v1/annotate", { document, fields });
+    expect(status).toBe(200);
+    const xml = readPart(Buffer.from(json.document.base64.replace(/^data:[^,]*,/, ""), "base64"), "word/document.xml");
+    expect(xml).toMatch(/>A<\/w:t><w:tab\/><w:t xml:space="preserve">B<\/w:t><w:br\/><w:t xml:space="preserve">C</);
+    expect(xml).toMatch(/>x<\/w:t><w:tab\/><w:t xml:space="preserve">y</);
+    expect(xml).toMatch(/>1<\/w:t><w:br\/><w:t xml:space="preserve">2</);
+    const placeholder = await post("/v1/annotate", { document: placeholderDocument, fields: [{ id: "date", type: "text", value: "10\tMay" }] });
+    expect(placeholder.status).toBe(200);
   });
 
   // One row per failure: request, expected status and code, and what the details say.
@@ -95,6 +111,30 @@ describe("POST /v1/annotate over the local server", () => {
       status: 422,
       code: "INVALID_IMAGE",
       details: [{ field: "fields.0.value", issue: expect.stringContaining("not a PNG, JPEG or GIF") }],
+    },
+    {
+      name: "control characters in a text value",
+      body: { document, fields: [{ id: "name", type: "text", value: "A\u0001\u000bB" }] },
+      status: 400,
+      code: "VALIDATION_ERROR",
+      details: [{ field: "fields.0.value", issue: expect.stringContaining("U+0001 at position 1") }],
+    },
+    {
+      name: "control characters in a {{placeholder}} value (not blamed on the template)",
+      body: { document: placeholderDocument, fields: [{ id: "date", type: "text", value: "10\u0008 May" }] },
+      status: 400,
+      code: "VALIDATION_ERROR",
+      details: [{ field: "fields.0.value", issue: expect.stringContaining("U+0008") }],
+    },
+    {
+      name: "U+FFFF and an unpaired surrogate in table cells",
+      body: { document, fields: [{ id: "items", type: "table", value: [["ok", "bad\uFFFF"], ["\uD800x", "fine"]] }] },
+      status: 400,
+      code: "VALIDATION_ERROR",
+      details: [
+        { field: "fields.0.value.0.1", issue: expect.stringContaining("U+FFFF at position 3") },
+        { field: "fields.0.value.1.0", issue: expect.stringContaining("U+D800 at position 0") },
+      ],
     },
     {
       name: "more fields than SIGNET_MAX_FIELDS",

@@ -12,7 +12,10 @@ export const annotationFieldSchema = z
     type: z.enum(["text", "image", "signature", "table", "checkbox"]),
     value: z
       .union([z.string(), z.boolean(), z.array(z.array(z.string()))])
-      .meta({ description: "text: the text; image/signature: a data URI or URL; table: rows of cell strings; checkbox: true/false." }),
+      .meta({
+        description:
+          "text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false.",
+      }),
     options: z
       .strictObject({
         keepTextNodeStyles: z.boolean().optional(),
@@ -26,7 +29,28 @@ export const annotationFieldSchema = z
     message: "value does not fit type: text, image and signature take a string, table an array of rows of strings, checkbox true or false",
     path: ["value"],
   })
+  .superRefine((field, ctx) => {
+    // Values are written into <w:t>; XML 1.0 has no way to carry these characters.
+    const check = (text: string, path: Array<string | number>) => {
+      const issue = xmlTextIssue(text);
+      if (issue) ctx.addIssue({ code: "custom", message: issue, path });
+    };
+    if (typeof field.value === "string") check(field.value, ["value"]);
+    else if (Array.isArray(field.value)) field.value.forEach((row, r) => row.forEach((cell, c) => check(cell, ["value", r, c])));
+  })
   .meta({ id: "AnnotationField" });
+
+// Characters XML 1.0 cannot hold: C0 controls other than tab, newline and carriage return,
+// U+FFFE/U+FFFF, and unpaired surrogates (the u flag reads a lone surrogate as one code point).
+const XML_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/** xmlTextIssue describes the first character of a value a DOCX cannot hold, or returns undefined. */
+export function xmlTextIssue(text: string): string | undefined {
+  const match = XML_INVALID.exec(text);
+  if (!match) return undefined;
+  const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  return `contains U+${code} at position ${match.index}; text may hold tab, newline and carriage return but no other control characters, U+FFFE, U+FFFF or unpaired surrogates`;
+}
 
 function valueFits(type: string, value: unknown): boolean {
   if (type === "table") return Array.isArray(value);
