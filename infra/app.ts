@@ -28,6 +28,12 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   }
   const tsaUrl = context("tsaUrl");
   if (tsaUrl && !/^https?:\/\//.test(tsaUrl)) throw new Error(`Context tsaUrl "${tsaUrl}" must be an http(s) URL.`);
+  // One origin, as SIGNET_CORS_ORIGIN takes it locally; it also lands inside single quotes in the
+  // gateway responses' header mappings, so nothing but an origin or * is accepted.
+  const corsOrigin = context("corsOrigin") ?? "*";
+  if (corsOrigin !== "*" && !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(corsOrigin)) {
+    throw new Error(`Context corsOrigin "${corsOrigin}" must be * or one origin such as https://app.example.com (scheme, host, optional port; no path).`);
+  }
   const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
   return {
     senderEmail,
@@ -36,6 +42,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...optional("tsaUrl", tsaUrl),
     ...optional("identityP12Password", context("identityP12Password")),
     ...optional("alarmEmail", context("alarmEmail")),
+    corsOrigin,
     sesSandbox: context("sesSandbox") === "true",
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -55,6 +55,8 @@ export interface SignetStackProps extends StackProps {
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
   alarmEmail?: string;
+  /** The CORS origin browsers may call from (SIGNET_CORS_ORIGIN of every function and the gateway's own error answers); "*" when unset. */
+  corsOrigin?: string;
   /** Stage throttling: steady requests per second and burst. */
   throttle?: { rate: number; burst: number };
 }
@@ -152,6 +154,7 @@ export class SignetStack extends Stack {
   constructor(scope: Construct, id: string, props: SignetStackProps) {
     super(scope, id, props);
     const version = packageVersion();
+    const corsOrigin = props.corsOrigin ?? "*";
 
     // Data: keys and codes (schema in functions/adapters/dynamodb-key-store.ts), retained on destroy.
     const table = new Table(this, "KeyTable", {
@@ -184,6 +187,8 @@ export class SignetStack extends Stack {
       // config.ts requires both names at cold start in every function; a name grants nothing.
       fn.addEnvironment("SIGNET_TABLE", table.tableName);
       fn.addEnvironment("SIGNET_SENDER_EMAIL", props.senderEmail);
+      // The CORS middleware of every function (functions/http/pipeline.ts) answers with this origin.
+      bind(fn, setting("SIGNET_CORS_ORIGIN", corsOrigin));
       this.functions[name] = fn;
     }
 
@@ -201,7 +206,7 @@ export class SignetStack extends Stack {
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
 
-    this.api = this.createApi(props);
+    this.api = this.createApi(props, corsOrigin);
 
     this.createAlarms(props);
 
@@ -273,7 +278,7 @@ export class SignetStack extends Stack {
     return fn;
   }
 
-  private createApi(props: SignetStackProps): RestApi {
+  private createApi(props: SignetStackProps, corsOrigin: string): RestApi {
     const fns = this.functions as Record<string, LambdaFunction>;
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const throttle = props.throttle ?? { rate: 50, burst: 100 };
@@ -343,7 +348,8 @@ export class SignetStack extends Stack {
     known.add(api.root.addResource("{proxy+}"));
     for (const resource of known) resource.addMethod("ANY", fallback, { authorizationType: AuthorizationType.NONE });
 
-    addGatewayResponses(api, "*");
+    // The gateway's own errors carry the same origin as the functions' answers.
+    addGatewayResponses(api, corsOrigin);
     // The stack outputs the URL as ApiUrl; drop RestApi's own output with a generated name.
     api.node.tryRemoveChild("Endpoint");
     return api;

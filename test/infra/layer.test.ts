@@ -6,7 +6,7 @@ import { defaultLayerSoffice, functionLogicalId, libreOfficeFunctions } from "..
 import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // The alternative deployment: every function a zip, LibreOffice from a layer; plus the optional
-// contexts (TSA, SES sandbox, alarm e-mail). Synthesized once.
+// contexts (TSA, SES sandbox, alarm e-mail, CORS origin). Synthesized once.
 const layerArn = "arn:aws:lambda:eu-west-1:123456789012:layer:libreoffice:7";
 let synth: Synthesized;
 beforeAll(() => {
@@ -16,6 +16,7 @@ beforeAll(() => {
     tsaUrl: "https://freetsa.org/tsr",
     sesSandbox: "true",
     alarmEmail: "ops@example.com",
+    corsOrigin: "https://app.example.com",
   });
 }, 180_000);
 
@@ -59,6 +60,21 @@ describe("LibreOffice from a layer", () => {
     const wide = statements.find((s) => s.Condition);
     expect(wide!.Condition).toEqual({ StringEquals: { "ses:FromAddress": "noreply@example.com" } });
     expect(JSON.stringify(wide!.Resource)).toContain(":identity/*");
+  });
+
+  it("answers CORS with the corsOrigin context, from every function and from the gateway's own errors", () => {
+    for (const name of allNames) expect(env(name).SIGNET_CORS_ORIGIN, name).toBe("https://app.example.com");
+    const responses = resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse");
+    expect(responses.length).toBeGreaterThan(5);
+    for (const [id, response] of responses) {
+      expect((response.Properties.ResponseParameters as Record<string, string>)["gatewayresponse.header.Access-Control-Allow-Origin"], id).toBe("'https://app.example.com'");
+    }
+  });
+
+  it("rejects a corsOrigin that is not * or one origin", () => {
+    for (const corsOrigin of ["https://app.example.com/", "app.example.com", "https://a.example.com,https://b.example.com", "'*'"]) {
+      expect(() => synthesize({ senderEmail: "noreply@example.com", corsOrigin }), corsOrigin).toThrow(/corsOrigin/);
+    }
   });
 
   it("mails every alarm to the alarm address", () => {

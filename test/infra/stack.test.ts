@@ -52,9 +52,9 @@ describe("functions", () => {
     }
   });
 
-  it("sets SIGNET_VERSION and the names config.ts requires in every function", () => {
+  it("sets SIGNET_VERSION, the names config.ts requires and the CORS origin (default *) in every function", () => {
     for (const name of allNames) {
-      expect(env(name), name).toMatchObject({ SIGNET_VERSION: version, SIGNET_SENDER_EMAIL: "noreply@example.com", SIGNET_TABLE: { Ref: tableId() } });
+      expect(env(name), name).toMatchObject({ SIGNET_VERSION: version, SIGNET_SENDER_EMAIL: "noreply@example.com", SIGNET_TABLE: { Ref: tableId() }, SIGNET_CORS_ORIGIN: "*" });
     }
   });
 
