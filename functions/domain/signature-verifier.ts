@@ -4,6 +4,7 @@ import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF } from "@libpdf/core";
 import { oids } from "#domain/cades-signature.ts";
 import { children, readElement } from "#domain/der.ts";
+import { SignetError } from "#domain/errors.ts";
 import { readTimestampToken } from "#domain/rfc3161.ts";
 
 /** SignatureReport is what /v1/verify says about one signature (SPEC 4). */
@@ -51,6 +52,35 @@ const hashNames: Record<string, string> = {
 const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
 class BrokenSignature extends Error {}
+
+/**
+ * MAX_SIGNATURES caps the signatures one verification examines: /v1/verify needs no key, and each
+ * signature costs a CMS parse and a public-key operation. Real documents carry a handful.
+ */
+export const MAX_SIGNATURES = 100;
+
+/**
+ * RangeDigests hashes the signed byte ranges of one file, once per (algorithm, ranges): many
+ * signature dictionaries pointing at the same whole-file /ByteRange cost one pass over the file.
+ */
+export class RangeDigests {
+  private readonly cache = new Map<string, Buffer>();
+  /** How many digests were actually computed (the rest came from the cache). */
+  computed = 0;
+
+  constructor(private readonly bytes: Buffer) {}
+
+  digest(hash: string, firstLength: number, secondStart: number, signedEnd: number): Buffer {
+    const key = `${hash}:${firstLength}:${secondStart}:${signedEnd}`;
+    let digest = this.cache.get(key);
+    if (!digest) {
+      digest = createHash(hash).update(this.bytes.subarray(0, firstLength)).update(this.bytes.subarray(secondStart, signedEnd)).digest();
+      this.cache.set(key, digest);
+      this.computed++;
+    }
+    return digest;
+  }
+}
 
 function subjectLine(certificate: X509Certificate): string {
   return certificate.subject.split("\n").join(", ");
@@ -158,7 +188,7 @@ function text(dict: PdfDict, key: string): string | null {
   return null;
 }
 
-function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore): SignatureReport {
+function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore, digests: RangeDigests): SignatureReport {
   const { dict } = entry;
   const subFilter = text(dict, "SubFilter") ?? "unknown";
   const name = text(dict, "Name");
@@ -209,7 +239,7 @@ function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore):
 
     const hash = hashNames[signerInfo.digestAlgorithm.algorithmId];
     if (!hash) throw new BrokenSignature(`the digest algorithm ${signerInfo.digestAlgorithm.algorithmId} is not supported`);
-    const digest = createHash(hash).update(bytes.subarray(0, firstLength)).update(bytes.subarray(secondStart, signedEnd)).digest();
+    const digest = digests.digest(hash, firstLength, secondStart, signedEnd);
     const signature = Buffer.from(signerInfo.signature.valueBlock.valueHexView);
     const signedAttributes = rawSignedAttributes(der);
     let signedContent: Buffer = digest;
@@ -255,8 +285,15 @@ function summarize(report: SignatureReport): SignerSummary {
  * whether bytes follow the signed range. Works for any ETSI.CAdES.detached or
  * adbe.pkcs7.detached signature, not only Signet's.
  */
-export function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore): VerifyReport {
-  const reports = signatureDictionaries(pdf).map((entry) => checkOne(bytes, entry, trust));
+export function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore, digests = new RangeDigests(bytes)): VerifyReport {
+  const entries = signatureDictionaries(pdf);
+  if (entries.length > MAX_SIGNATURES) {
+    throw new SignetError(
+      "INVALID_DOCUMENT",
+      `The PDF has ${entries.length} signature fields; Signet verifies documents with at most ${MAX_SIGNATURES} signatures.`,
+    );
+  }
+  const reports = entries.map((entry) => checkOne(bytes, entry, trust, digests));
   const broken = reports.filter((report) => report.integrity === "broken");
   let reason: string;
   if (reports.length === 0) reason = "The document has no signatures.";

@@ -151,3 +151,17 @@ export async function signWithSignpdf(pdf: Buffer): Promise<Buffer> {
   const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
   return Buffer.from(await new SignPdf().sign(withPlaceholder, new P12Signer(readFileSync(join(dir, "id.p12")))));
 }
+
+/**
+ * withSharedSignatureFields appends (incrementally) `count` more signature fields whose /V is the
+ * signature dictionary of the file's first signature: the shape of a verify-amplification attack.
+ */
+export async function withSharedSignatureFields(signed: Buffer, count: number): Promise<Buffer> {
+  const { PDF, PdfDict } = await import("@libpdf/core");
+  const pdf = await PDF.load(signed);
+  const form = pdf.getOrCreateForm();
+  const first = form.getFields().find((field) => field.type === "signature")!;
+  const value = (first as unknown as { getDict(): InstanceType<typeof PdfDict> }).getDict().get("V")!;
+  for (let index = 0; index < count; index++) form.createSignatureField(`Copy_${index}`).getDict().set("V", value);
+  return Buffer.from(await pdf.save({ incremental: true }));
+}

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDF } from "@libpdf/core";
 import { signPdf } from "#domain/pades-signer.ts";
-import { verifySignatures, type TrustStore } from "#domain/signature-verifier.ts";
+import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { makePdf, signWithSignpdf } from "#test/helpers/sign-tools.ts";
+import { makePdf, signWithSignpdf, withSharedSignatureFields } from "#test/helpers/sign-tools.ts";
 
 let service: SigningIdentity;
 let input: Buffer;
@@ -94,6 +94,22 @@ describe("verifySignatures", () => {
     ]);
     expect(report.signer?.name).toBe("Ada Lovelace");
     expect(report.signers).toHaveLength(2);
+  }, 30_000);
+
+  it("hashes a /ByteRange shared by many signature fields once", async () => {
+    const copies = await withSharedSignatureFields(signed, MAX_SIGNATURES - 1);
+    const digests = new RangeDigests(copies);
+    const report = verifySignatures(await PDF.load(copies), copies, trust, digests);
+    expect(report.signatures).toHaveLength(MAX_SIGNATURES);
+    expect(report.signatures.every((signature) => signature.integrity === "ok" && signature.modifiedAfter)).toBe(true);
+    expect(digests.computed).toBe(1);
+  }, 30_000);
+
+  it(`refuses a PDF with more than ${MAX_SIGNATURES} signatures (422 INVALID_DOCUMENT)`, async () => {
+    expect(MAX_SIGNATURES).toBe(100);
+    const copies = await withSharedSignatureFields(signed, MAX_SIGNATURES);
+    const failure = await verify(copies).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringMatching(/101 signature fields; .* at most 100 signatures/) });
   }, 30_000);
 
   it("says so when there is no signature", async () => {
