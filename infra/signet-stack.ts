@@ -79,15 +79,29 @@ const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
 // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
 const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: integrationTimeoutSeconds };
 
+/**
+ * The key functions wait on DynamoDB and SES through AWS SDK clients with bounded retries. Their
+ * time-outs must stay ABOVE the worst-case SDK budgets (attempts x (connection + request
+ * time-out) + back-off) of functions/adapters/dynamodb-key-store.ts and
+ * functions/adapters/sesv2-mailer.ts, summed over the calls one request makes, so a slow
+ * dependency ends in Signet's own 503 SERVICE_UNAVAILABLE / 502 EMAIL_FAILED rather than a
+ * Lambda time-out (a bare 502 from the gateway). Register and verify-code make several table
+ * calls and one SES call: 20 s. The authorizer makes one lookup and one stamp: 10 s (its failure
+ * becomes the gateway's 503). All stay below API Gateway's 29 s. Change the SDK budgets and these
+ * together.
+ */
+const keyFunction: Sizing = { memoryMb: 256, timeoutSeconds: 20 };
+const authorizerSizing: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
+
 /** sizing sets memory and time-out per function: conversion large, auth and metadata small. */
 const sizing: Record<string, Sizing> = {
   info: small,
   health: small,
   openapi: { memoryMb: 512, timeoutSeconds: 10 },
   docs: small,
-  "auth-register": small,
-  "auth-verify": small,
-  authorizer: { memoryMb: 256, timeoutSeconds: 5 },
+  "auth-register": keyFunction,
+  "auth-verify": keyFunction,
+  authorizer: authorizerSizing,
   fallback: small,
   "verify-key": { memoryMb: 512, timeoutSeconds: 15 },
   verify: { memoryMb: 1024, timeoutSeconds: integrationTimeoutSeconds },

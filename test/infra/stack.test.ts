@@ -68,6 +68,14 @@ describe("functions", () => {
     for (const name of allNames) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
   });
 
+  it("gives the key functions time-outs above their AWS SDK retry budgets: register and verify 20 s, the authorizer 10 s", () => {
+    // Below these, a slow DynamoDB or SES ends in a Lambda time-out (a bare 502) instead of
+    // Signet's 503/502; functions/adapters/dynamodb-key-store.ts and sesv2-mailer.ts must stay under them.
+    expect(fnProps("auth-register").Timeout).toBe(20);
+    expect(fnProps("auth-verify").Timeout).toBe(20);
+    expect(fnProps("authorizer").Timeout).toBe(10);
+  });
+
   it("gives every function a log group with a retention", () => {
     for (const name of allNames) {
       const group = (fnProps(name).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
