@@ -15,6 +15,8 @@ export interface Limits {
   /** Entries in a DOCX zip (zip-bomb guard). */
   maxDocxEntries: number;
   maxImageBytes: number;
+  /** All images of one annotate call together (after removing repeated values), in bytes. */
+  maxTotalImageBytes: number;
   maxFields: number;
   maxAuditEvents: number;
   maxMetadataBytes: number;
@@ -85,6 +87,7 @@ const defaultLimits: Limits = {
   maxDocxUncompressedBytes: 200 * MB,
   maxDocxEntries: 5000,
   maxImageBytes: 10 * MB,
+  maxTotalImageBytes: 50 * MB,
   maxFields: 500,
   maxAuditEvents: 10_000,
   maxMetadataBytes: 16 * 1024,
@@ -139,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxDocxUncompressedBytes: readInt(env, "SIGNET_MAX_DOCX_UNCOMPRESSED_BYTES", defaultLimits.maxDocxUncompressedBytes),
     maxDocxEntries: readInt(env, "SIGNET_MAX_DOCX_ENTRIES", defaultLimits.maxDocxEntries),
     maxImageBytes: readInt(env, "SIGNET_MAX_IMAGE_BYTES", defaultLimits.maxImageBytes),
+    maxTotalImageBytes: readInt(env, "SIGNET_MAX_TOTAL_IMAGE_BYTES", defaultLimits.maxTotalImageBytes),
     maxFields: readInt(env, "SIGNET_MAX_FIELDS", defaultLimits.maxFields),
     maxAuditEvents: readInt(env, "SIGNET_MAX_AUDIT_EVENTS", defaultLimits.maxAuditEvents),
     maxMetadataBytes: readInt(env, "SIGNET_MAX_METADATA_BYTES", defaultLimits.maxMetadataBytes),

@@ -7,7 +7,7 @@ import { libreOfficeTemplateDocx, sofficeConvert } from "#test/helpers/annotate-
 import { pdfImages, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 
 // Filled documents are checked from the outside: LibreOffice renders them to PDF, poppler reads it.
-const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024 };
+const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
 const noFetch: Fetcher = { fetch: async () => { throw new Error("no network here"); } };
 const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits });
 

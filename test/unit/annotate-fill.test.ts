@@ -5,7 +5,7 @@ import type { Fetcher } from "#domain/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, partNames, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 
-const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024 };
+const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
 const noFetch: Fetcher = { fetch: async () => { throw new Error("no network in unit tests"); } };
 const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits });
 

@@ -127,7 +127,7 @@ describe("text width", () => {
     const fetcher: Fetcher = { fetch: async () => { throw new Error("unused"); } };
     const out = await fillTemplate(docx, [{ id: "pic", type: "image", value: dataUri(makePng(1000, 500)) }], {
       fetcher,
-      limits: { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxImageBytes: 1_000_000 },
+      limits: { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxImageBytes: 1_000_000, maxTotalImageBytes: 50_000_000 },
     });
     expect(readPart(out, "word/document.xml")).toContain(`<wp:extent cx="${Math.round((6391 / 15) * 9525)}" cy="${Math.round((6391 / 30) * 9525)}"/>`);
   });

@@ -1,4 +1,4 @@
-import { SignetError, type ErrorDetail } from "#domain/errors.ts";
+import { SignetError, isSignetError, type ErrorDetail } from "#domain/errors.ts";
 import type { Fetcher } from "#domain/fetcher.ts";
 import { fillCheckbox, fillTable, fillText } from "#domain/docx/fill.ts";
 import { ImageWriter, loadImage, type Dimensions, type LoadedImage } from "#domain/docx/image.ts";
@@ -29,6 +29,8 @@ export interface AnnotateLimits {
   maxDocxEntries: number;
   maxDocxUncompressedBytes: number;
   maxImageBytes: number;
+  /** All distinct images of one call together, in bytes. */
+  maxTotalImageBytes: number;
 }
 
 /** AnnotateDeps are the ports and limits the filler uses. */
@@ -170,12 +172,7 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   const placeholders = new Set(template.placeholders());
   checkFields(template, fields, placeholders);
 
-  const images = new Map<string, LoadedImage>();
-  for (const [i, field] of fields.entries()) {
-    if ((field.type === "image" || field.type === "signature") && !images.has(field.value as string)) {
-      images.set(field.value as string, await loadImage(field.value as string, fieldName(i), { fetcher: deps.fetcher, maxImageBytes: deps.limits.maxImageBytes }));
-    }
-  }
+  const images = await loadImages(fields, deps);
 
   // Null prototype: a field id "__proto__" is a plain key like any other.
   const placeholderValues: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -200,6 +197,76 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   template.save();
   imageWriter.save();
   return pkg.toBuffer();
+}
+
+/** IMAGE_FETCH_CONCURRENCY is how many image URLs one call fetches at a time. */
+export const IMAGE_FETCH_CONCURRENCY = 4;
+
+/**
+ * loadImages decodes or fetches every distinct image value once. Data URIs (already in the request)
+ * are decoded first; URLs are then fetched IMAGE_FETCH_CONCURRENCY at a time. The bytes of all
+ * images stay within maxTotalImageBytes: each fetch reserves what it may receive (the per-image cap,
+ * or what is left of the budget) before it starts and is capped at that, so what is held, received
+ * or in flight never exceeds the budget. Beyond it the call is PAYLOAD_TOO_LARGE.
+ */
+async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise<Map<string, LoadedImage>> {
+  const { maxImageBytes, maxTotalImageBytes: budget } = deps.limits;
+  const first = new Map<string, number>();
+  fields.forEach((field, i) => {
+    if ((field.type === "image" || field.type === "signature") && !first.has(field.value as string)) first.set(field.value as string, i);
+  });
+  const overBudget = (i: number) =>
+    new SignetError("PAYLOAD_TOO_LARGE", `The images of this request add up to more than the ${Math.floor(budget / 1024 / 1024)} MB total image limit; send fewer or smaller images.`, {
+      details: [{ field: `${fieldName(i)}.value`, issue: `exceeds the total image budget of ${budget} bytes` }],
+    });
+  const images = new Map<string, LoadedImage>();
+  let used = 0;
+  const urls: Array<[string, number]> = [];
+  for (const [value, i] of first) {
+    if (!value.startsWith("data:")) {
+      urls.push([value, i]);
+      continue;
+    }
+    const image = await loadImage(value, fieldName(i), { fetcher: deps.fetcher, maxImageBytes });
+    used += image.bytes.length;
+    if (used > budget) throw overBudget(i);
+    images.set(value, image);
+  }
+
+  let reserved = 0;
+  let failure: { error: unknown } | undefined;
+  const running = new Set<Promise<void>>();
+  for (const [value, i] of urls) {
+    let allowance: number;
+    for (;;) {
+      if (failure) throw failure.error;
+      if (budget - used <= 0) throw overBudget(i);
+      allowance = Math.min(maxImageBytes, budget - used);
+      if (running.size < IMAGE_FETCH_CONCURRENCY && budget - used - reserved >= allowance) break;
+      await Promise.race(running);
+    }
+    const cap = allowance;
+    reserved += cap;
+    const task = loadImage(value, fieldName(i), { fetcher: deps.fetcher, maxImageBytes: cap })
+      .then(
+        (image) => {
+          used += image.bytes.length;
+          images.set(value, image);
+        },
+        (error: unknown) => {
+          const budgetCut = cap < maxImageBytes && isSignetError(error) && error.code === "PAYLOAD_TOO_LARGE";
+          failure ??= { error: budgetCut ? overBudget(i) : error };
+        },
+      )
+      .finally(() => {
+        reserved -= cap;
+        running.delete(task);
+      });
+    running.add(task);
+  }
+  await Promise.all(running);
+  if (failure) throw failure.error;
+  return images;
 }
 
 function fillControl(control: Control, field: Field, index: number, imageWriter: ImageWriter, images: ReadonlyMap<string, LoadedImage>): void {
