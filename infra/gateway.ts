@@ -9,8 +9,8 @@ interface GatewayErrorRow {
   code: ErrorCode;
   /** A literal message, or a VTL expression that renders a JSON string (quotes included). */
   message: string | { vtl: string };
-  /** Status to answer with; the error table's status for the code when omitted. */
-  status?: number;
+  /** Status to answer with; the error table's status for the code when omitted; "gateway" keeps the gateway's own. */
+  status?: number | "gateway";
   headers?: Record<string, string>;
 }
 
@@ -34,7 +34,22 @@ const gatewayErrors: GatewayErrorRow[] = [
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, code: "NOT_FOUND", message: "There is no such route. See /openapi.json for the API." },
   { type: ResponseType.RESOURCE_NOT_FOUND, code: "NOT_FOUND", message: "There is no such route. See /openapi.json for the API." },
   { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, code: "UNSUPPORTED_MEDIA_TYPE", message: { vtl: "$context.error.messageString" } },
-  { type: ResponseType.DEFAULT_4XX, code: "VALIDATION_ERROR", message: { vtl: "$context.error.messageString" } },
+  // Request validation (none configured today): these really are validation errors.
+  { type: ResponseType.BAD_REQUEST_PARAMETERS, code: "VALIDATION_ERROR", message: { vtl: "$context.error.messageString" } },
+  { type: ResponseType.BAD_REQUEST_BODY, code: "VALIDATION_ERROR", message: { vtl: "$context.error.messageString" } },
+  // Usage-plan quota (none configured today): a rate limit, but no Retry-After, since the quota
+  // period (day, week, month) is not known here.
+  { type: ResponseType.QUOTA_EXCEEDED, code: "RATE_LIMIT_ERROR", message: { vtl: "$context.error.messageString" } },
+  // The gateway's 403s: a WAF rule (if an operator attaches a web ACL), API-key or IAM signature
+  // checks (not used by Signet). SPEC 5 has no 403 code: they keep their 403 and say
+  // AUTHENTICATION_ERROR, "not let in", which is what they mean to a client; the gateway's message
+  // says why. A dedicated code (REQUEST_REJECTED, 403) would fit better: the lead decides.
+  ...[ResponseType.WAF_FILTERED, ResponseType.INVALID_API_KEY, ResponseType.EXPIRED_TOKEN, ResponseType.INVALID_SIGNATURE].map(
+    (type): GatewayErrorRow => ({ type, code: "AUTHENTICATION_ERROR", status: 403, message: { vtl: "$context.error.messageString" } }),
+  ),
+  // Whatever 4xx is left (types AWS may add): keep the gateway's own status, so a 403 or 429 is not
+  // turned into a 400; the code is the "not let in" one of the 403s above, the message the gateway's.
+  { type: ResponseType.DEFAULT_4XX, code: "AUTHENTICATION_ERROR", status: "gateway", message: { vtl: "$context.error.messageString" } },
   {
     type: ResponseType.DEFAULT_5XX,
     code: "INTERNAL_ERROR",
@@ -42,7 +57,17 @@ const gatewayErrors: GatewayErrorRow[] = [
   },
 ];
 
-function template(row: GatewayErrorRow, status: number): string {
+/** phrases adds the 403 the gateway answers with to the error table's reason phrases. */
+const phrases: Record<number, string> = { ...reasonPhrases, 403: "Forbidden" };
+
+/**
+ * classPhrase stands in for the reason phrase when the status is the gateway's own: templates of
+ * gateway responses only substitute variables and none holds the status, so the body names the
+ * RFC 9110 class ("Client Error 4xx").
+ */
+const classPhrase = "Client Error";
+
+function template(row: GatewayErrorRow, status: number | "gateway"): string {
   let message: string;
   if (typeof row.message === "string") {
     // VTL would read $ and # as references and directives.
@@ -51,7 +76,7 @@ function template(row: GatewayErrorRow, status: number): string {
   } else {
     message = row.message.vtl;
   }
-  const error = reasonPhrases[status] ?? "Error";
+  const error = status === "gateway" ? classPhrase : (phrases[status] ?? "Error");
   return `{"code":"${row.code}","error":"${error}","message":${message},"requestId":"$context.requestId"}`;
 }
 
@@ -62,7 +87,7 @@ export function addGatewayResponses(api: RestApi, corsOrigin: string): void {
     const headers: Record<string, string> = { "Access-Control-Allow-Origin": corsOrigin, ...row.headers };
     api.addGatewayResponse(`Gateway${row.type.responseType}`, {
       type: row.type,
-      statusCode: String(status),
+      ...(status === "gateway" ? {} : { statusCode: String(status) }),
       responseHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
       templates: { "application/json": template(row, status) },
     });

@@ -179,14 +179,22 @@ describe("API", () => {
       THROTTLED: ["429", "RATE_LIMIT_ERROR"],
       REQUEST_TOO_LARGE: ["413", "PAYLOAD_TOO_LARGE"],
       INTEGRATION_TIMEOUT: ["504", "CONVERSION_TIMEOUT"],
-      DEFAULT_4XX: ["400", "VALIDATION_ERROR"],
+      BAD_REQUEST_PARAMETERS: ["400", "VALIDATION_ERROR"],
+      BAD_REQUEST_BODY: ["400", "VALIDATION_ERROR"],
+      QUOTA_EXCEEDED: ["429", "RATE_LIMIT_ERROR"],
+      WAF_FILTERED: ["403", "AUTHENTICATION_ERROR"],
+      INVALID_API_KEY: ["403", "AUTHENTICATION_ERROR"],
+      EXPIRED_TOKEN: ["403", "AUTHENTICATION_ERROR"],
+      INVALID_SIGNATURE: ["403", "AUTHENTICATION_ERROR"],
+      // No status: the gateway keeps its own (a 403 stays a 403), and it is no validation error.
+      DEFAULT_4XX: ["", "AUTHENTICATION_ERROR"],
       DEFAULT_5XX: ["500", "INTERNAL_ERROR"],
     };
     const responses = new Map(resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse").map(([, r]) => [r.Properties.ResponseType as string, r.Properties]));
     for (const [type, [status, code]] of Object.entries(expected)) {
       const response = responses.get(type);
       expect(response, type).toBeDefined();
-      expect(response!.StatusCode, type).toBe(status);
+      expect(response!.StatusCode, type).toBe(status || undefined);
       // Render the template the way the gateway would, with sample context values.
       const rendered = (response!.ResponseTemplates as Record<string, string>)["application/json"]!
         .replace("$context.requestId", "req-1")
@@ -199,6 +207,12 @@ describe("API", () => {
       expect((response!.ResponseParameters as Record<string, string>)["gatewayresponse.header.Access-Control-Allow-Origin"]).toBe("'*'");
     }
     expect(responses.get("THROTTLED")!.ResponseParameters).toMatchObject({ "gatewayresponse.header.Retry-After": "'1'" });
+    const errorOf = (type: string) => (JSON.parse((responses.get(type)!.ResponseTemplates as Record<string, string>)["application/json"]!.replace("$context.error.messageString", '"x"')) as { error: string }).error;
+    expect(errorOf("WAF_FILTERED")).toBe("Forbidden");
+    expect(errorOf("DEFAULT_4XX")).toBe("Client Error");
+    // Every 4xx the gateway makes on its own has a row of its own; DEFAULT_4XX is only a backstop.
+    const gateway4xx = ["ACCESS_DENIED", "BAD_REQUEST_BODY", "BAD_REQUEST_PARAMETERS", "EXPIRED_TOKEN", "INVALID_API_KEY", "INVALID_SIGNATURE", "MISSING_AUTHENTICATION_TOKEN", "QUOTA_EXCEEDED", "REQUEST_TOO_LARGE", "RESOURCE_NOT_FOUND", "THROTTLED", "UNAUTHORIZED", "UNSUPPORTED_MEDIA_TYPE", "WAF_FILTERED"];
+    for (const type of gateway4xx) expect(responses.has(type), type).toBe(true);
     expect((responses.get("ACCESS_DENIED")!.ResponseTemplates as Record<string, string>)["application/json"]).toContain("$context.authorizer.message");
   });
 });
