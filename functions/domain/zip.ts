@@ -1,3 +1,4 @@
+import { createInflateRaw, inflateRawSync } from "node:zlib";
 import { SignetError } from "#domain/errors.ts";
 
 /** ZipEntry is one central-directory record of a zip file. */
@@ -59,6 +60,7 @@ export function readZipDirectory(bytes: Uint8Array, limits: ZipLimits, what = "d
     const nameLength = view.getUint16(p + 28, true);
     const extraLength = view.getUint16(p + 30, true);
     const commentLength = view.getUint16(p + 32, true);
+    if (p + 46 + nameLength + extraLength + commentLength > eocd) throw invalid("broken central directory");
     const entry: ZipEntry = {
       name: decoder.decode(bytes.subarray(p + 46, p + 46 + nameLength)),
       method: view.getUint16(p + 10, true),
@@ -78,4 +80,105 @@ export function readZipDirectory(bytes: Uint8Array, limits: ZipLimits, what = "d
     p += 46 + nameLength + extraLength + commentLength;
   }
   return entries;
+}
+
+const LOCAL = 0x04034b50;
+
+/**
+ * entryData returns the compressed bytes of one entry after checking its local header: the
+ * signature, the name and extra fields and the compressed range must all lie inside the buffer,
+ * the entry must not be encrypted and must use stored (0) or deflate (8).
+ */
+function entryData(bytes: Uint8Array, entry: ZipEntry, what: string): Uint8Array {
+  const invalid = (why: string) => new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (entry ${entry.name} ${why}).`);
+  if (entry.encrypted) throw new SignetError("ENCRYPTED_DOCUMENT", `The ${what} has encrypted entries; remove the password and save it again.`);
+  if (entry.method !== 0 && entry.method !== 8) throw invalid(`uses unsupported compression method ${entry.method}`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = entry.localHeaderOffset;
+  if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL) throw invalid("has no local header");
+  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
+  const end = start + entry.compressedSize;
+  if (start > bytes.length || end > bytes.length) throw invalid("is truncated");
+  if (entry.method === 0 && entry.compressedSize !== entry.uncompressedSize) throw invalid("is stored with two different sizes");
+  return bytes.subarray(start, end);
+}
+
+function tooLarge(what: string, name: string): SignetError {
+  return new SignetError(
+    "PAYLOAD_TOO_LARGE",
+    `The ${what} entry ${name} inflates beyond its declared size or the size limit; it is refused as a possible zip bomb.`,
+  );
+}
+
+function sizeMismatch(what: string, name: string): SignetError {
+  return new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (entry ${name} does not match its declared size).`);
+}
+
+/**
+ * readZipEntry returns one entry's bytes, with every offset checked against the buffer. Inflation
+ * is capped (zlib maxOutputLength) at the declared size: an entry that inflates to more than it
+ * declares, or declares more than maxBytes, is PAYLOAD_TOO_LARGE; a broken entry INVALID_DOCUMENT.
+ */
+export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number, what = "document"): Buffer {
+  const raw = entryData(bytes, entry, what);
+  if (entry.uncompressedSize > maxBytes) throw tooLarge(what, entry.name);
+  if (entry.method === 0) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  let data: Buffer;
+  try {
+    // maxOutputLength 0 would mean "no cap": an empty entry gets a cap of 1 and the size check below.
+    data = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(what, entry.name);
+    throw new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (entry ${entry.name} cannot be inflated).`);
+  }
+  if (data.length !== entry.uncompressedSize) throw sizeMismatch(what, entry.name);
+  return data;
+}
+
+/**
+ * checkZipInflation inflates every entry, one at a time through a streaming inflater whose output
+ * is counted and discarded (memory stays at one zlib window and chunk), and refuses an entry that
+ * inflates to more than it declares and a package whose actual total exceeds maxUncompressedBytes.
+ * readZipDirectory only checks the declared sizes; this is the check before a tool without such
+ * a cap (LibreOffice) unpacks the file.
+ */
+export async function checkZipInflation(bytes: Uint8Array, entries: readonly ZipEntry[], limits: ZipLimits, what = "document"): Promise<void> {
+  let total = 0;
+  for (const entry of entries) {
+    const raw = entryData(bytes, entry, what);
+    const size = entry.method === 0 ? raw.length : await inflatedSize(raw, entry.uncompressedSize, what, entry.name);
+    if (size !== entry.uncompressedSize) throw sizeMismatch(what, entry.name);
+    total += size;
+    if (total > limits.maxUncompressedBytes) {
+      throw new SignetError(
+        "PAYLOAD_TOO_LARGE",
+        `The ${what} unpacks to more than ${Math.floor(limits.maxUncompressedBytes / 1024 / 1024)} MB; it is refused as a possible zip bomb.`,
+      );
+    }
+  }
+}
+
+// Streams raw through an inflater, counting output bytes and stopping as soon as they pass cap.
+function inflatedSize(raw: Uint8Array, cap: number, what: string, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const inflater = createInflateRaw({ chunkSize: 64 * 1024 });
+    let size = 0;
+    let settled = false;
+    const finish = (outcome: number | SignetError) => {
+      if (settled) return;
+      settled = true;
+      if (typeof outcome === "number") resolve(outcome);
+      else {
+        inflater.destroy();
+        reject(outcome);
+      }
+    };
+    inflater.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > cap) finish(tooLarge(what, name));
+    });
+    inflater.on("end", () => finish(size));
+    inflater.on("error", () => finish(new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (entry ${name} cannot be inflated).`)));
+    inflater.end(raw);
+  });
 }

@@ -1,9 +1,7 @@
-import { inflateRawSync } from "node:zlib";
 import PizZip from "pizzip";
 import { SignetError } from "#domain/errors.ts";
-import { readZipDirectory, type ZipLimits } from "#domain/zip.ts";
+import { readZipDirectory, readZipEntry, type ZipLimits } from "#domain/zip.ts";
 
-const LOCAL_HEADER = 0x04034b50;
 const textDecoder = new TextDecoder("utf-8", { fatal: false });
 
 /**
@@ -19,27 +17,11 @@ export class DocxPackage {
   /** DocxPackage.read loads a DOCX after the entry-count and size guards of SPEC 7. */
   static read(bytes: Uint8Array, limits: ZipLimits): DocxPackage {
     const entries = readZipDirectory(bytes, limits);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const pkg = new DocxPackage();
     let budget = limits.maxUncompressedBytes;
     for (const entry of entries) {
       if (entry.name.endsWith("/")) continue;
-      if (entry.encrypted) throw new SignetError("ENCRYPTED_DOCUMENT", "The DOCX has encrypted entries; remove the password and save it again.");
-      const at = entry.localHeaderOffset;
-      if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL_HEADER) throw invalid(`entry ${entry.name} has no local header`);
-      const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
-      const end = start + entry.compressedSize;
-      if (end > bytes.length) throw invalid(`entry ${entry.name} is truncated`);
-      const raw = bytes.subarray(start, end);
-      let data: Uint8Array;
-      if (entry.method === 0) {
-        data = raw;
-      } else if (entry.method === 8) {
-        data = inflateBounded(raw, Math.min(entry.uncompressedSize, budget), entry.name);
-      } else {
-        throw invalid(`entry ${entry.name} uses unsupported compression method ${entry.method}`);
-      }
-      if (data.length !== entry.uncompressedSize) throw invalid(`entry ${entry.name} does not match its declared size`);
+      const data = readZipEntry(bytes, entry, budget, "DOCX");
       budget -= data.length;
       pkg.parts.set(entry.name, data);
     }
@@ -82,20 +64,4 @@ export class DocxPackage {
   toBuffer(): Buffer {
     return this.toZip().generate({ type: "nodebuffer", compression: "DEFLATE" });
   }
-}
-
-function inflateBounded(raw: Uint8Array, cap: number, name: string): Uint8Array {
-  try {
-    // maxOutputLength stops inflation at the declared size: a lying header cannot make us inflate more.
-    return inflateRawSync(raw, { maxOutputLength: Math.max(1, cap) });
-  } catch (error) {
-    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
-      throw new SignetError("PAYLOAD_TOO_LARGE", `The DOCX entry ${name} inflates beyond its declared size or the size limit; it is refused as a possible zip bomb.`);
-    }
-    throw invalid(`entry ${name} cannot be inflated`);
-  }
-}
-
-function invalid(why: string): SignetError {
-  return new SignetError("INVALID_DOCUMENT", `The document is not a valid DOCX package (${why}).`);
 }
