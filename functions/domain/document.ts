@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { SignetError } from "#domain/errors.ts";
 import type { Fetcher } from "#domain/fetcher.ts";
-import { isZip, readZipDirectory, type ZipLimits } from "#domain/zip.ts";
+import { oleKind } from "#domain/ole.ts";
+import { isZip, readZipDirectory, type ZipEntry, type ZipLimits } from "#domain/zip.ts";
 
 /** DocumentType is what the bytes of a document are, decided by content, never by a claim. */
 export type DocumentType = "pdf" | "docx" | "ole" | "zip" | "unknown";
@@ -53,20 +54,37 @@ export function decodeBase64(value: string, what: string): { bytes: Buffer; medi
   return mediaType ? { bytes, mediaType } : { bytes };
 }
 
-/** detectDocumentType looks at magic bytes (and a zip's directory) to tell what a document is. */
-export function detectDocumentType(bytes: Uint8Array, limits: ZipLimits): DocumentType {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString("latin1");
-  if (head.startsWith("%PDF-") || head.includes("%PDF-")) return "pdf";
-  if (bytes.length >= 8 && bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0) return "ole";
+/** InspectedDocument is a document's type plus, for zip packages, the directory read to decide it. */
+export interface InspectedDocument {
+  type: DocumentType;
+  /** The central directory of a zip ("docx" or "zip"), read once with the limits. */
+  entries?: ZipEntry[];
+}
+
+/**
+ * inspectDocument looks at magic bytes to tell what a document is: the exact zip and OLE
+ * signatures at offset 0 first (a zip's directory then tells a DOCX from another zip), and only
+ * then a "%PDF-" header within the first 1 KB (PDF readers accept leading junk, so the PDF rule is
+ * the loosest and runs last: a stored zip entry containing "%PDF-" must not make a DOCX a PDF).
+ */
+export function inspectDocument(bytes: Uint8Array, limits: ZipLimits): InspectedDocument {
   if (isZip(bytes)) {
     const entries = readZipDirectory(bytes, limits);
-    return entries.some((entry) => entry.name === "word/document.xml") ? "docx" : "zip";
+    return { type: entries.some((entry) => entry.name === "word/document.xml") ? "docx" : "zip", entries };
   }
-  return "unknown";
+  if (bytes.length >= 8 && bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0) return { type: "ole" };
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString("latin1");
+  if (head.includes("%PDF-")) return { type: "pdf" };
+  return { type: "unknown" };
+}
+
+/** detectDocumentType is inspectDocument's type alone. */
+export function detectDocumentType(bytes: Uint8Array, limits: ZipLimits): DocumentType {
+  return inspectDocument(bytes, limits).type;
 }
 
 const describe: Record<Exclude<DocumentType, "pdf" | "docx">, string> = {
-  ole: "an old binary Office file or a password-protected Office document",
+  ole: "an OLE compound file (an old binary Office format) that is neither a Word document nor a password-protected Office file",
   zip: "a zip archive without word/document.xml (not a DOCX)",
   unknown: "neither a PDF nor a DOCX",
 };
@@ -97,11 +115,20 @@ export async function resolveDocument(
   if (bytes.length > limits.maxDocumentBytes) throw documentTooLarge(limits);
   if (bytes.length === 0) throw new SignetError("INVALID_DOCUMENT", "The document is empty.");
   const type = detectDocumentType(bytes, limits);
-  if (type === "ole" && accept.includes("docx")) {
-    throw new SignetError(
-      "ENCRYPTED_DOCUMENT",
-      "The document is an OLE container: a password-protected DOCX or a legacy .doc. Remove the password and save it as .docx.",
-    );
+  if (type === "ole") {
+    // Only an encryption marker means password-protected; a plain Word 97 file is a format to convert.
+    const kind = oleKind(bytes);
+    if (kind === "encrypted" && accept.includes("docx")) {
+      throw new SignetError("ENCRYPTED_DOCUMENT", "The document is a password-protected Office file. Remove the password and save it as .docx.");
+    }
+    if (kind === "encrypted") throw new SignetError("INVALID_DOCUMENT", `The document is a password-protected Office file; send ${accept.map((t) => t.toUpperCase()).join(" or ")}.`);
+    if (kind === "word") {
+      const to = accept.includes("docx") ? "docx" : "pdf";
+      throw new SignetError(
+        "INVALID_DOCUMENT",
+        `The document is a Word 97-2003 .doc file, not ${accept.map((t) => t.toUpperCase()).join(" or ")}; convert it first with POST /v1/convert?from=doc&to=${to} and send the result.`,
+      );
+    }
   }
   if (type !== "pdf" && type !== "docx") {
     throw new SignetError("INVALID_DOCUMENT", `The document is ${describe[type]}; send ${accept.map((t) => t.toUpperCase()).join(" or ")}.`);

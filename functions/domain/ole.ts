@@ -24,6 +24,22 @@ export function wordDocumentEncrypted(bytes: Uint8Array): boolean | undefined {
   return ((bytes[offset + 0x0b] ?? 0) & 0x01) === 1;
 }
 
+/**
+ * OleKind is what an OLE compound file holds, as far as Signet cares: an encrypted Office file (an
+ * OOXML package under EncryptedPackage/EncryptionInfo, or a Word 97 file with fEncrypted set), a
+ * plain Word 97-2003 document, another OLE file, or bytes that are no readable compound file.
+ */
+export type OleKind = "encrypted" | "word" | "other" | "unreadable";
+
+/** oleKind classifies an OLE compound file with oleStreamNames and wordDocumentEncrypted. */
+export function oleKind(bytes: Uint8Array): OleKind {
+  const names = oleStreamNames(bytes);
+  if (!names) return "unreadable";
+  if (names.includes("EncryptedPackage") || names.includes("EncryptionInfo")) return "encrypted";
+  if (!names.includes("WordDocument")) return "other";
+  return wordDocumentEncrypted(bytes) ? "encrypted" : "word";
+}
+
 interface Layout {
   sectorSize: number;
   fat: number[];

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { decodeBase64, detectDocumentType, resolveDocument, type DocumentLimits } from "#domain/document.ts";
+import { decodeBase64, detectDocumentType, inspectDocument, resolveDocument, type DocumentLimits } from "#domain/document.ts";
 import { SignetError } from "#domain/errors.ts";
 import type { Fetcher } from "#domain/fetcher.ts";
-import { readZipDirectory } from "#domain/zip.ts";
-import { buildZip, minimalDocx } from "#test/helpers/zip-builder.ts";
+import { checkZipInflation, readZipDirectory, readZipEntry } from "#domain/zip.ts";
+import { oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
+import { buildZip, minimalDocx, type ZipInput } from "#test/helpers/zip-builder.ts";
 
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF\n");
 const limits: DocumentLimits = { maxDocumentBytes: 1024 * 1024, maxEntries: 100, maxUncompressedBytes: 10 * 1024 * 1024 };
@@ -54,6 +55,99 @@ describe("detectDocumentType", () => {
     ["unknown", Buffer.from("hello world, not a document")],
   ])("recognises %s", (type, bytes) => {
     expect(detectDocumentType(bytes, limits)).toBe(type);
+  });
+
+  it("checks the zip signature at offset 0 before looking for %PDF- in the first 1 KB", () => {
+    const docx = buildZip([
+      { name: "notes.txt", data: "see the attached %PDF-1.7 sample", stored: true },
+      { name: "word/document.xml", data: "<w:document/>" },
+    ]);
+    expect(docx.subarray(0, 1024).toString("latin1")).toContain("%PDF-");
+    expect(detectDocumentType(docx, limits)).toBe("docx");
+  });
+
+  it("still accepts a PDF with leading junk", () => {
+    expect(detectDocumentType(Buffer.concat([Buffer.from("junk\n"), PDF]), limits)).toBe("pdf");
+  });
+
+  it("returns the zip directory it read, so callers need not read it again", () => {
+    const inspected = inspectDocument(minimalDocx(), limits);
+    expect(inspected.type).toBe("docx");
+    expect(inspected.entries?.map((entry) => entry.name)).toEqual(["[Content_Types].xml", "word/document.xml"]);
+  });
+});
+
+describe("readZipEntry", () => {
+  const entryOf = (files: ZipInput[], name = files[0]!.name) => {
+    const zip = buildZip(files);
+    return { zip, entry: readZipDirectory(zip, limits).find((e) => e.name === name)! };
+  };
+  const codeOf = (run: () => unknown) => {
+    try {
+      run();
+      return "ok";
+    } catch (error) {
+      return error instanceof SignetError ? error.code : `unexpected ${String(error)}`;
+    }
+  };
+
+  it("reads deflated and stored entries", () => {
+    const deflated = entryOf([{ name: "a.xml", data: "hello hello hello" }]);
+    expect(readZipEntry(deflated.zip, deflated.entry, 1024).toString()).toBe("hello hello hello");
+    const stored = entryOf([{ name: "mimetype", data: "application/vnd.oasis.opendocument.text", stored: true }]);
+    expect(readZipEntry(stored.zip, stored.entry, 1024).toString()).toBe("application/vnd.oasis.opendocument.text");
+  });
+
+  it.each<[string, ZipInput, string]>([
+    ["an extra-field length past the end of the file", { name: "a.xml", data: "x", localExtraLength: 0xffff }, "INVALID_DOCUMENT"],
+    ["an unsupported compression method", { name: "a.xml", data: "x", method: 12 }, "INVALID_DOCUMENT"],
+    ["an entry that inflates beyond its declared size", { name: "a.xml", data: "x".repeat(5000), declaredSize: 100 }, "PAYLOAD_TOO_LARGE"],
+    ["an entry declaring more than maxBytes", { name: "a.xml", data: "x".repeat(5000) }, "PAYLOAD_TOO_LARGE"],
+    ["an entry smaller than it declares", { name: "a.xml", data: "x", declaredSize: 100 }, "INVALID_DOCUMENT"],
+    ["an encrypted entry", { name: "a.xml", data: "x", encrypted: true }, "ENCRYPTED_DOCUMENT"],
+  ])("refuses %s with a SignetError", (_name, file, code) => {
+    const { zip, entry } = entryOf([file]);
+    expect(codeOf(() => readZipEntry(zip, entry, 1000))).toBe(code);
+  });
+
+  it("refuses a local header offset or compressed range outside the buffer", () => {
+    const { zip, entry } = entryOf([{ name: "a.xml", data: "hello" }]);
+    expect(codeOf(() => readZipEntry(zip, { ...entry, localHeaderOffset: zip.length - 10 }, 1000))).toBe("INVALID_DOCUMENT");
+    expect(codeOf(() => readZipEntry(zip, { ...entry, localHeaderOffset: 4 }, 1000))).toBe("INVALID_DOCUMENT");
+    expect(codeOf(() => readZipEntry(zip, { ...entry, compressedSize: zip.length }, 1000))).toBe("INVALID_DOCUMENT");
+  });
+});
+
+describe("checkZipInflation", () => {
+  const check = async (files: ZipInput[], max = limits.maxUncompressedBytes) => {
+    const zip = buildZip(files);
+    const entries = readZipDirectory(zip, limits);
+    return checkZipInflation(zip, entries, { ...limits, maxUncompressedBytes: max }).then(
+      () => "ok",
+      (error: unknown) => (error instanceof SignetError ? error.code : `unexpected ${String(error)}`),
+    );
+  };
+
+  it("passes an honest package", async () => {
+    expect(await check([{ name: "a.xml", data: "a".repeat(100_000) }, { name: "b.bin", data: "b", stored: true }])).toBe("ok");
+  });
+
+  it("refuses an entry whose declared size lies (a 2 MB entry declared as 1 KB)", async () => {
+    expect(await check([{ name: "word/document.xml", data: Buffer.alloc(2 * 1024 * 1024), declaredSize: 1024 }])).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("counts the actual total against maxUncompressedBytes", async () => {
+    const files = [0, 1, 2].map((i) => ({ name: `part${i}.xml`, data: Buffer.alloc(400_000) }));
+    expect(await check(files, 1_000_000)).toBe("PAYLOAD_TOO_LARGE");
+    expect(await check(files, 1_300_000)).toBe("ok");
+  });
+
+  it("refuses corrupt deflate data and out-of-bounds headers", async () => {
+    expect(await check([{ name: "a.xml", data: "x", localExtraLength: 0xffff }])).toBe("INVALID_DOCUMENT");
+    const zip = buildZip([{ name: "a.xml", data: "hello world hello world" }]);
+    const entries = readZipDirectory(zip, limits);
+    zip.fill(0xff, 30 + 5, 30 + 5 + entries[0]!.compressedSize);
+    await expect(checkZipInflation(zip, entries, limits)).rejects.toMatchObject({ code: "INVALID_DOCUMENT" });
   });
 });
 
@@ -110,7 +204,10 @@ describe("resolveDocument", () => {
     ["random bytes", { base64: Buffer.from("just some text").toString("base64") }, ["pdf", "docx"], "INVALID_DOCUMENT", /neither a PDF nor a DOCX/],
     ["a zip that is not a DOCX", { base64: buildZip([{ name: "a.txt", data: "a" }]).toString("base64") }, ["docx"], "INVALID_DOCUMENT", /without word\/document.xml/],
     ["a PDF where DOCX is required", { base64: PDF.toString("base64") }, ["docx"], "INVALID_DOCUMENT", /takes DOCX/],
-    ["an encrypted office file", { base64: Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
+    ["an encrypted office file", { base64: oleFile(["EncryptionInfo", "EncryptedPackage"]).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
+    ["a password-protected Word 97 file", { base64: wordFile(true).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
+    ["a plain Word 97 .doc", { base64: wordFile(false).toString("base64") }, ["pdf", "docx"], "INVALID_DOCUMENT", /Word 97-2003 \.doc.*\/v1\/convert\?from=doc&to=docx/],
+    ["a bare OLE header (no readable directory)", { base64: Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).toString("base64") }, ["docx"], "INVALID_DOCUMENT", /OLE compound file/],
     ["an empty document", { base64: "" }, ["pdf"], "VALIDATION_ERROR", /not valid base64/],
     ["an oversize document", { base64: Buffer.alloc(limits.maxDocumentBytes + 10).toString("base64") }, ["pdf"], "PAYLOAD_TOO_LARGE", /1 MB limit/],
   ];
