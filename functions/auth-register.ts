@@ -1,9 +1,5 @@
-import { config } from "#config";
-import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
-import { logger } from "#adapters/powertools-logger.ts";
-import { defaultMailer } from "#adapters/sesv2-mailer.ts";
+import { keyServiceDeps } from "#adapters/key-service-deps.ts";
 import { requestCode, type KeyServiceDeps } from "#domain/key-service.ts";
-import { REGISTER_PER_ADDRESS } from "#domain/rate-limit.ts";
 import { registerRoute } from "#http/contracts/auth.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";
@@ -16,10 +12,4 @@ export function createRegisterHandler(deps: KeyServiceDeps) {
 }
 
 /** handler answers GET /v1/auth/register with DynamoDB, SES and the system clock. */
-export const handler = createRegisterHandler({
-  store: defaultKeyStore(),
-  mailer: defaultMailer(),
-  now: Date.now,
-  limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: config.keys.registerPerAddressDaily, perIp: config.keys.registerPerIp },
-  warn: (message, data) => logger.warn(message, data),
-});
+export const handler = createRegisterHandler(keyServiceDeps());

@@ -13,8 +13,9 @@
  *                 codeId, salt, codeHash (S), wrongTries, createdAt, expiresAtMs (N, epoch ms),
  *                 consumedAt? (N), expiresAt (N, TTL)
  *   rate slot     pk `RATE#<bucket>`                sk `SLOT#<nnn>`
- *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<ip>`,
- *                 `email#<address>` (15-minute rule) or `email-day#<address>` (24-hour rule)
+ *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<IPv4>` or
+ *                 `ip#<IPv6 /64 network>`, `email#<mailbox>` (15-minute rule) or
+ *                 `email-day#<mailbox>` (24-hour rule); mailbox is the address without a +tag
  */
 import {
   CreateTableCommand,
@@ -25,6 +26,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "#config";
+import { withDeadline } from "#adapters/call-deadline.ts";
 import { SignetError } from "#domain/errors.ts";
 import type { ApiKeyRecord, KeyStore } from "#domain/key-store.ts";
 import { CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/verification-code.ts";
@@ -50,33 +52,85 @@ function toStoreError(error: unknown): unknown {
   return new SignetError("SERVICE_UNAVAILABLE", "The key store cannot be reached right now; retry in a moment.", { cause: error });
 }
 
+/**
+ * DYNAMODB_CLIENT_LIMITS bound each DynamoDB call: 2 attempts (1 retry), each at most 1 s to
+ * connect and 2 s to answer. Single-item calls normally answer in milliseconds.
+ */
+export const DYNAMODB_CLIENT_LIMITS = { maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000 } as const;
+
+/**
+ * DYNAMODB_CALL_BUDGET_MS is the most one key-store call can take, retries and back-off included
+ * (enforced by a deadline): 2 x (1 s + 2 s) = 6 s. A caller that must still clean up after a
+ * failure elsewhere (register) needs one of these left in its time-out.
+ */
+export const DYNAMODB_CALL_BUDGET_MS = DYNAMODB_CLIENT_LIMITS.maxAttempts * (DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs + DYNAMODB_CLIENT_LIMITS.requestTimeoutMs);
+
+/** TOUCH_BUDGET_MS bounds the best-effort lastUsedAt update, so it adds little to the authorizer's time. */
+export const TOUCH_BUDGET_MS = 1_000;
+
 function createClient(options: DynamoKeyStoreOptions): DynamoDBClient {
   return new DynamoDBClient({
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     // Fail within a few seconds when the store is down, so the caller gets a 503, not a gateway time-out.
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
+    maxAttempts: DYNAMODB_CLIENT_LIMITS.maxAttempts,
+    requestHandler: { connectionTimeout: DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs, requestTimeout: DYNAMODB_CLIENT_LIMITS.requestTimeoutMs, throwOnRequestTimeout: true },
   });
+}
+
+/** codeItem is the table item of a code record (consumedAt kept, so a restored record is exact). */
+function codeItem(record: CodeRecord): Record<string, unknown> {
+  return {
+    pk: `CODE#${record.address}`,
+    sk: "CODE",
+    codeId: record.codeId,
+    salt: record.salt,
+    codeHash: record.codeHash,
+    wrongTries: record.wrongTries,
+    createdAt: record.createdAt,
+    expiresAtMs: record.expiresAt,
+    expiresAt: seconds(record.expiresAt),
+    consumedAt: record.consumedAt,
+  };
+}
+
+function codeRecordOf(address: string, item: Record<string, unknown>): CodeRecord {
+  const record: CodeRecord = {
+    address,
+    codeId: String(item.codeId),
+    salt: String(item.salt),
+    codeHash: String(item.codeHash),
+    wrongTries: Number(item.wrongTries),
+    createdAt: Number(item.createdAt),
+    expiresAt: Number(item.expiresAtMs),
+  };
+  if (item.consumedAt !== undefined) record.consumedAt = Number(item.consumedAt);
+  return record;
 }
 
 /** createDynamoKeyStore returns a KeyStore on one DynamoDB table (schema in this file's header). */
 export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
   const db = DynamoDBDocumentClient.from(createClient(options), { marshallOptions: { removeUndefinedValues: true } });
   const TableName = options.tableName;
+  // Every call runs under a deadline: the call budget, or the shorter one of the lastUsedAt touch.
+  const within = (budgetMs: number) =>
+    ((command: never) => withDeadline(budgetMs, (abortSignal) => db.send(command, { abortSignal }))) as typeof db.send;
+  const send = within(DYNAMODB_CALL_BUDGET_MS);
+  const sendTouch = within(TOUCH_BUDGET_MS);
 
-  async function call<T>(send: () => Promise<T>): Promise<T> {
+  async function call<T>(run: () => Promise<T>): Promise<T> {
     try {
-      return await send();
+      return await run();
     } catch (error) {
       throw toStoreError(error);
     }
   }
 
   /** conditional runs a conditional write; false when the condition did not hold. */
-  async function conditional(send: () => Promise<unknown>): Promise<boolean> {
+  async function conditional(run: () => Promise<unknown>): Promise<boolean> {
     try {
-      await send();
+      await run();
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -87,7 +141,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
   return {
     async readRateSlots(bucket) {
       const out = await call(() =>
-        db.send(new QueryCommand({ TableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `RATE#${bucket}` }, ConsistentRead: true })),
+        send(new QueryCommand({ TableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `RATE#${bucket}` }, ConsistentRead: true })),
       );
       const used = new Map<number, number>();
       for (const item of out.Items ?? []) used.set(Number(String(item.sk).slice(5)), Number(item.usedAt));
@@ -96,7 +150,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
 
     async claimRateSlot(bucket, slot, expected, at, windowSeconds) {
       return conditional(() =>
-        db.send(
+        send(
           new PutCommand({
             TableName,
             Item: { pk: `RATE#${bucket}`, sk: slotKey(slot), usedAt: at, expiresAt: seconds(at) + windowSeconds },
@@ -110,7 +164,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
 
     async releaseRateSlot(bucket, slot, at) {
       await conditional(() =>
-        db.send(
+        send(
           new DeleteCommand({
             TableName,
             Key: { pk: `RATE#${bucket}`, sk: slotKey(slot) },
@@ -122,46 +176,19 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
     },
 
     async putCode(record) {
-      await call(() =>
-        db.send(
-          new PutCommand({
-            TableName,
-            Item: {
-              pk: `CODE#${record.address}`,
-              sk: "CODE",
-              codeId: record.codeId,
-              salt: record.salt,
-              codeHash: record.codeHash,
-              wrongTries: record.wrongTries,
-              createdAt: record.createdAt,
-              expiresAtMs: record.expiresAt,
-              expiresAt: seconds(record.expiresAt),
-            },
-          }),
-        ),
-      );
+      // ALL_OLD: the replaced code comes back from the same write, so nothing can slip in between.
+      const out = await call(() => send(new PutCommand({ TableName, Item: codeItem(record), ReturnValues: "ALL_OLD" })));
+      return out.Attributes ? codeRecordOf(record.address, out.Attributes) : undefined;
     },
 
     async getCode(address) {
-      const out = await call(() => db.send(new GetCommand({ TableName, Key: { pk: `CODE#${address}`, sk: "CODE" }, ConsistentRead: true })));
-      const item = out.Item;
-      if (!item) return undefined;
-      const record: CodeRecord = {
-        address,
-        codeId: String(item.codeId),
-        salt: String(item.salt),
-        codeHash: String(item.codeHash),
-        wrongTries: Number(item.wrongTries),
-        createdAt: Number(item.createdAt),
-        expiresAt: Number(item.expiresAtMs),
-      };
-      if (item.consumedAt !== undefined) record.consumedAt = Number(item.consumedAt);
-      return record;
+      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `CODE#${address}`, sk: "CODE" }, ConsistentRead: true })));
+      return out.Item ? codeRecordOf(address, out.Item) : undefined;
     },
 
     async addWrongTry(address, codeId, now) {
       try {
-        const out = await db.send(
+        const out = await send(
           new UpdateCommand({
             TableName,
             Key: { pk: `CODE#${address}`, sk: "CODE" },
@@ -180,7 +207,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
 
     async consumeCode(address, codeId, now) {
       return conditional(() =>
-        db.send(
+        send(
           new UpdateCommand({
             TableName,
             Key: { pk: `CODE#${address}`, sk: "CODE" },
@@ -192,22 +219,18 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       );
     },
 
-    async deleteCode(address, codeId) {
+    async withdrawCode(address, codeId, previous) {
+      const ours = { ConditionExpression: "codeId = :id", ExpressionAttributeValues: { ":id": codeId } };
       await conditional(() =>
-        db.send(
-          new DeleteCommand({
-            TableName,
-            Key: { pk: `CODE#${address}`, sk: "CODE" },
-            ConditionExpression: "codeId = :id",
-            ExpressionAttributeValues: { ":id": codeId },
-          }),
-        ),
+        previous
+          ? send(new PutCommand({ TableName, Item: codeItem(previous), ...ours }))
+          : send(new DeleteCommand({ TableName, Key: { pk: `CODE#${address}`, sk: "CODE" }, ...ours })),
       );
     },
 
     async putKey(record) {
       await call(() =>
-        db.send(
+        send(
           new PutCommand({
             TableName,
             Item: { pk: `KEY#${record.keyHash}`, sk: "KEY", keyId: record.keyId, email: record.email, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt },
@@ -218,7 +241,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
     },
 
     async getKey(keyHash) {
-      const out = await call(() => db.send(new GetCommand({ TableName, Key: { pk: `KEY#${keyHash}`, sk: "KEY" }, ConsistentRead: true })));
+      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `KEY#${keyHash}`, sk: "KEY" }, ConsistentRead: true })));
       const item = out.Item;
       if (!item) return undefined;
       return { keyHash, keyId: String(item.keyId), email: String(item.email), createdAt: String(item.createdAt), lastUsedAt: String(item.lastUsedAt ?? item.createdAt) } satisfies ApiKeyRecord;
@@ -226,7 +249,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
 
     async touchKey(keyHash, at, notBefore) {
       await conditional(() =>
-        db.send(
+        sendTouch(
           new UpdateCommand({
             TableName,
             Key: { pk: `KEY#${keyHash}`, sk: "KEY" },

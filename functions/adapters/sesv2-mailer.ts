@@ -1,5 +1,6 @@
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { config } from "#config";
+import { withDeadline } from "#adapters/call-deadline.ts";
 import { SignetError } from "#domain/errors.ts";
 import type { Mailer } from "#domain/mailer.ts";
 
@@ -27,29 +28,41 @@ function toMailError(error: unknown): SignetError {
   );
 }
 
+/**
+ * SES_CLIENT_LIMITS bound each SendEmail: 2 attempts (1 retry), each at most 1 s to connect and
+ * 3 s to answer (SES normally answers within a few hundred milliseconds).
+ */
+export const SES_CLIENT_LIMITS = { maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000 } as const;
+
+/**
+ * SES_SEND_BUDGET_MS is the most one send can take, retries and back-off included (enforced by a
+ * deadline): 2 x (1 s + 3 s) = 8 s.
+ */
+export const SES_SEND_BUDGET_MS = SES_CLIENT_LIMITS.maxAttempts * (SES_CLIENT_LIMITS.connectionTimeoutMs + SES_CLIENT_LIMITS.requestTimeoutMs);
+
 /** createSesMailer returns a Mailer sending through SES v2 (SendEmail, simple content). */
 export function createSesMailer(options: SesMailerOptions): Mailer {
   const client = new SESv2Client({
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+    // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
+    maxAttempts: SES_CLIENT_LIMITS.maxAttempts,
+    requestHandler: { connectionTimeout: SES_CLIENT_LIMITS.connectionTimeoutMs, requestTimeout: SES_CLIENT_LIMITS.requestTimeoutMs, throwOnRequestTimeout: true },
   });
   return {
     async send(message) {
       try {
-        await client.send(
-          new SendEmailCommand({
-            FromEmailAddress: options.sender,
-            Destination: { ToAddresses: [message.to] },
-            Content: {
-              Simple: {
-                Subject: { Data: message.subject, Charset: "UTF-8" },
-                Body: { Text: { Data: message.text, Charset: "UTF-8" }, Html: { Data: message.html, Charset: "UTF-8" } },
-              },
+        const command = new SendEmailCommand({
+          FromEmailAddress: options.sender,
+          Destination: { ToAddresses: [message.to] },
+          Content: {
+            Simple: {
+              Subject: { Data: message.subject, Charset: "UTF-8" },
+              Body: { Text: { Data: message.text, Charset: "UTF-8" }, Html: { Data: message.html, Charset: "UTF-8" } },
             },
-          }),
-        );
+          },
+        });
+        await withDeadline(SES_SEND_BUDGET_MS, (abortSignal) => client.send(command, { abortSignal }));
       } catch (error) {
         throw toMailError(error);
       }

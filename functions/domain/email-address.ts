@@ -38,3 +38,16 @@ export function normalizeEmail(raw: string): EmailCheck {
   const display = `${local}@${domain}`;
   return { ok: true, address: { display, lookup: display.toLowerCase() } };
 }
+
+/**
+ * mailboxOf is the rate-limit key of an address in lookup form: the local part without a
+ * "+tag" (me+1@example.com and me+2@example.com reach one mailbox, so they share the per-address
+ * limits). Codes stay per exact address; only the limits use this.
+ */
+export function mailboxOf(lookup: string): string {
+  const at = lookup.lastIndexOf("@");
+  const plus = lookup.indexOf("+");
+  // A local part that starts with "+" has no base to share: it counts as given.
+  if (plus <= 0 || plus > at) return lookup;
+  return `${lookup.slice(0, plus)}${lookup.slice(at)}`;
+}

@@ -1,20 +1,25 @@
 import { checkApiKeyFormat, generateApiKey, hashApiKey, keyHint, keyIdOf, parseBearer } from "#domain/api-key.ts";
-import { normalizeEmail, type EmailAddress } from "#domain/email-address.ts";
+import { mailboxOf, normalizeEmail, type EmailAddress } from "#domain/email-address.ts";
 import { SignetError } from "#domain/errors.ts";
 import { codeMail, keyNoticeMail } from "#domain/key-mail.ts";
 import type { KeyStore, RateSlotStore } from "#domain/key-store.ts";
 import type { Mailer } from "#domain/mailer.ts";
-import { describeWindow, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
+import { describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_PATTERN,
   CODE_TTL_SECONDS,
+  type CodeRecord,
   checkCode,
   generateCode,
   newCodeRecord,
 } from "#domain/verification-code.ts";
 
-/** RegisterLimits are the register rate limits: per address (SPEC 6), per address per day, per source IP. */
+/**
+ * RegisterLimits are the register rate limits: per address (SPEC 6), per address per day, per
+ * source IP. "Per address" counts per mailbox (a +tag in the local part is ignored) and "per IP"
+ * counts an IPv6 client per /64 network (see ipBucketOf, mailboxOf).
+ */
 export interface RegisterLimits {
   /** SPEC 6: 3 codes per 15 minutes. */
   perAddress: RateLimit;
@@ -33,6 +38,9 @@ export interface KeyServiceDeps {
   /** Reports a failure the caller does not see (the key notice e-mail). Never given codes or keys. */
   warn?: (message: string, data: Record<string, unknown>) => void;
 }
+
+/** VerifyDeps is what verifying a code needs (no rate limits: wrong tries are counted on the code). */
+export type VerifyDeps = Pick<KeyServiceDeps, "store" | "mailer" | "now" | "warn">;
 
 /** RegisterAnswer is the body of a register response: identical for every well-formed address. */
 export interface RegisterAnswer {
@@ -129,31 +137,35 @@ const perAddressTooMany = ({ limit, windowSeconds }: RateLimit) =>
 /**
  * requestCode sends a fresh 6-digit code to an address. It answers the same for every well-formed
  * address; it never reads whether the address holds keys. A code that could not be sent is
- * deleted and does not count against the rate limits (per source IP, per address in 15 minutes,
- * per address in 24 hours).
+ * withdrawn (the code it replaced, if any, is put back) and does not count against the rate
+ * limits (per source IP or IPv6 /64, per mailbox in 15 minutes, per mailbox in 24 hours).
  */
 export async function requestCode(deps: KeyServiceDeps, input: { email: string; sourceIp: string }): Promise<RegisterAnswer> {
   const address = addressOf(input.email);
   const now = deps.now();
   const { perIp, perAddress, perAddressDaily } = deps.limits;
+  const mailbox = mailboxOf(address.lookup);
   const taken = await takeSlots(
     deps.store,
     [
-      { bucket: `ip#${input.sourceIp || "unknown"}`, rule: perIp, tooMany: "Too many codes were requested from your network." },
-      { bucket: `email#${address.lookup}`, rule: perAddress, tooMany: perAddressTooMany(perAddress) },
-      { bucket: `email-day#${address.lookup}`, rule: perAddressDaily, tooMany: perAddressTooMany(perAddressDaily) },
+      { bucket: `ip#${ipBucketOf(input.sourceIp)}`, rule: perIp, tooMany: "Too many codes were requested from your network." },
+      { bucket: `email#${mailbox}`, rule: perAddress, tooMany: perAddressTooMany(perAddress) },
+      { bucket: `email-day#${mailbox}`, rule: perAddressDaily, tooMany: perAddressTooMany(perAddressDaily) },
     ],
     now,
   );
 
   const code = generateCode();
   const record = newCodeRecord(address.lookup, code, now);
+  let replaced: CodeRecord | undefined;
   try {
-    await deps.store.putCode(record);
+    replaced = await deps.store.putCode(record);
     await deps.mailer.send(codeMail(address.display, code, new Date(record.expiresAt)));
   } catch (error) {
-    // No half-state: the unsent code is deleted and the attempt does not count.
-    await Promise.allSettled([deps.store.deleteCode(address.lookup, record.codeId)]);
+    // No half-state: the unsent code is withdrawn, the code it replaced (still valid, perhaps
+    // already in the user's inbox) is put back, and the attempt does not count. Both writes are
+    // conditional on the unsent code still being there, so a concurrent register's code stays.
+    await Promise.allSettled([deps.store.withdrawCode(address.lookup, record.codeId, replaced)]);
     await releaseAll(deps.store, taken);
     throw error;
   }
@@ -167,7 +179,7 @@ const requestNew = "Request a new one with GET /v1/auth/register?email=...";
  * the code; consumption is one conditional write, so a code mints exactly one key even when many
  * calls race with the right code.
  */
-export async function verifyCode(deps: KeyServiceDeps, input: { email: string; code: string }): Promise<IssuedKey> {
+export async function verifyCode(deps: VerifyDeps, input: { email: string; code: string }): Promise<IssuedKey> {
   const address = addressOf(input.email);
   if (!CODE_PATTERN.test(input.code)) {
     throw new SignetError("VALIDATION_ERROR", "The code is not valid; see details.", {
@@ -207,7 +219,7 @@ export async function verifyCode(deps: KeyServiceDeps, input: { email: string; c
   throw new SignetError("CODE_EXPIRED", `The code changed while it was being checked. ${requestNew}`);
 }
 
-async function issueKey(deps: KeyServiceDeps, address: EmailAddress, now: number): Promise<IssuedKey> {
+async function issueKey(deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">, address: EmailAddress, now: number): Promise<IssuedKey> {
   const key = generateApiKey();
   const keyHash = hashApiKey(key);
   const createdAt = new Date(now).toISOString();
@@ -221,9 +233,13 @@ async function issueKey(deps: KeyServiceDeps, address: EmailAddress, now: number
   return { key, email: address.display, createdAt, message: ISSUED_MESSAGE };
 }
 
-// No double quotes or backslashes: API Gateway pastes these raw into a JSON string
-// ($context.authorizer.message in the ACCESS_DENIED gateway response).
-const denial = {
+/**
+ * denialMessages are the words of every 401 the API-key check gives; the gateway's own
+ * missing-key answer and the OpenAPI example use `missing` too. No double quotes or backslashes:
+ * API Gateway pastes these raw into a JSON string ($context.authorizer.message in the
+ * ACCESS_DENIED gateway response).
+ */
+export const denialMessages = {
   missing: "Missing API key: send the header Authorization: Bearer sgn_... (get a key from /v1/auth/register).",
   notBearer: "Malformed Authorization header: send Authorization: Bearer sgn_... with your API key.",
   malformed: "Malformed API key: a key is sgn_ followed by 38 letters and digits. Copy it again in full.",
@@ -237,12 +253,12 @@ const denial = {
  */
 export async function authorize(deps: Pick<KeyServiceDeps, "store" | "now" | "warn">, header: string | undefined): Promise<AuthDecision> {
   const bearer = parseBearer(header);
-  if (!bearer.ok) return { allow: false, message: bearer.reason === "missing" ? denial.missing : denial.notBearer };
+  if (!bearer.ok) return { allow: false, message: bearer.reason === "missing" ? denialMessages.missing : denialMessages.notBearer };
   const format = checkApiKeyFormat(bearer.token);
-  if (!format.ok) return { allow: false, message: format.reason === "checksum" ? denial.checksum : denial.malformed };
+  if (!format.ok) return { allow: false, message: format.reason === "checksum" ? denialMessages.checksum : denialMessages.malformed };
   const keyHash = hashApiKey(bearer.token);
   const record = await deps.store.getKey(keyHash);
-  if (!record) return { allow: false, message: denial.unknown };
+  if (!record) return { allow: false, message: denialMessages.unknown };
   const now = deps.now();
   const notBefore = new Date(now - TOUCH_INTERVAL_MS).toISOString();
   if (record.lastUsedAt < notBefore) {

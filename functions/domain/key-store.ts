@@ -27,14 +27,18 @@ export interface RateSlotStore {
 
 /** CodeStore keeps one pending e-mail code per address; a new code replaces the previous one. */
 export interface CodeStore {
-  putCode(record: CodeRecord): Promise<void>;
+  /** putCode stores a new code in place of the pending one, in one write; the record it replaced, if any. */
+  putCode(record: CodeRecord): Promise<CodeRecord | undefined>;
   getCode(address: string): Promise<CodeRecord | undefined>;
   /** addWrongTry counts a wrong try if the code is still live; the new count, or undefined if it was not. */
   addWrongTry(address: string, codeId: string, now: number): Promise<number | undefined>;
   /** consumeCode marks a live code used; true for exactly one caller. */
   consumeCode(address: string, codeId: string, now: number): Promise<boolean>;
-  /** deleteCode removes the code if it is still the one with codeId. */
-  deleteCode(address: string, codeId: string): Promise<void>;
+  /**
+   * withdrawCode undoes putCode if the code is still the one with codeId: puts `previous` back
+   * exactly as it was, or deletes the code when there was none. A newer code is left alone.
+   */
+  withdrawCode(address: string, codeId: string, previous: CodeRecord | undefined): Promise<void>;
 }
 
 /** ApiKeyStore keeps issued keys by hash. */

@@ -1,3 +1,5 @@
+import ipaddr from "ipaddr.js";
+
 /** RateLimit allows `limit` events per sliding window of `windowSeconds`. */
 export interface RateLimit {
   limit: number;
@@ -59,4 +61,18 @@ export function describeWindow(windowSeconds: number): string {
   const [count, unit] =
     windowSeconds % 3600 === 0 ? [windowSeconds / 3600, "hour"] : windowSeconds % 60 === 0 ? [windowSeconds / 60, "minute"] : [windowSeconds, "second"];
   return `${count} ${unit}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * ipBucketOf is the rate-limit bucket of a source address. An IPv6 client usually holds a whole
+ * /64 and can rotate through it, so IPv6 addresses count per /64 network; an IPv4-mapped IPv6
+ * address (::ffff:198.51.100.7) counts as its IPv4 address. Anything unparseable counts as given.
+ */
+export function ipBucketOf(sourceIp: string): string {
+  const text = sourceIp.trim();
+  if (!ipaddr.isValid(text)) return text === "" ? "unknown" : text;
+  const address = ipaddr.process(text);
+  if (address.kind() === "ipv4") return address.toString();
+  const network = (address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${network.join(":")}::/64`;
 }

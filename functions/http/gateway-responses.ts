@@ -1,4 +1,5 @@
 import type { ErrorCode } from "#domain/errors.ts";
+import { denialMessages } from "#domain/key-service.ts";
 
 /** GatewayAnswer is an error API Gateway itself produces before a function runs. */
 export interface GatewayAnswer {
@@ -15,7 +16,7 @@ export const gatewayAnswers = {
   /** No Authorization header at all (the TOKEN authorizer is not even called). */
   missingKey: {
     code: "AUTHENTICATION_ERROR",
-    message: "Missing API key: send the header \"Authorization: Bearer sgn_...\". Get a key from /v1/auth/register.",
+    message: denialMessages.missing,
   },
   /** The authorizer crashed or timed out (its dependencies are down). */
   authorizerFailure: {

@@ -1,4 +1,5 @@
 import type { ErrorCode, ErrorDetail } from "#domain/errors.ts";
+import { denialMessages } from "#domain/key-service.ts";
 
 /** NamedExample is one entry of an OpenAPI `examples` map. */
 export interface NamedExample {
@@ -80,7 +81,7 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
       { field: "body", issue: "unknown member(s): signature" },
     ],
   },
-  AUTHENTICATION_ERROR: { message: 'Missing API key: send the header "Authorization: Bearer sgn_...". Get a key from /v1/auth/register.' },
+  AUTHENTICATION_ERROR: { message: denialMessages.missing },
   NOT_FOUND: { message: "There is no route /v1/sing. See /openapi.json for the API." },
   METHOD_NOT_ALLOWED: { message: "/v1/sign does not answer GET; use POST." },
   PAYLOAD_TOO_LARGE: { message: "The document is 31457280 bytes once decoded; the limit is 26214400. Send a smaller file." },

@@ -135,3 +135,19 @@ export async function startRefusingSes(): Promise<{ endpoint: string; requests: 
     close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
 }
+
+/** startSilentServer accepts requests and never answers them, like a service that hangs; it counts them. */
+export async function startSilentServer(): Promise<{ endpoint: string; requests: () => number; close(): Promise<void> }> {
+  let count = 0;
+  const server = http.createServer((req) => {
+    count++;
+    req.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    requests: () => count,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}

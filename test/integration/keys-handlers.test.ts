@@ -1,6 +1,7 @@
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayAuthorizerResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SignetError } from "#domain/errors.ts";
 import type { KeyStore } from "#domain/key-store.ts";
 import type { KeyServiceDeps } from "#domain/key-service.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
@@ -12,6 +13,7 @@ import {
   latestCode,
   mailsTo,
   startRefusingSes,
+  startSilentServer,
   uniqueEmail,
   type CallResult,
 } from "#test/helpers/keys-harness.ts";
@@ -299,6 +301,32 @@ describe("register rate limits", () => {
     expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(429);
   });
 
+  it("counts an IPv6 client per /64 network and an IPv4-mapped address as its IPv4 address", async () => {
+    const handler = modules.registerEntry.createRegisterHandler(deps({ limits: { ...deps().limits, perIp: { limit: 2, windowSeconds: 3600 } } }));
+    expect((await doRegister(uniqueEmail("ip6"), handler, "2001:db8:7:42::1")).status).toBe(200);
+    expect((await doRegister(uniqueEmail("ip6"), handler, "2001:db8:7:42:ffff:1:2:3")).status).toBe(200);
+    expectError(await doRegister(uniqueEmail("ip6"), handler, "2001:0db8:0007:0042::abcd"), 429, "RATE_LIMIT_ERROR", /from your network/);
+    expect((await doRegister(uniqueEmail("ip6"), handler, "2001:db8:7:43::1")).status).toBe(200); // the next /64 is another client
+
+    expect((await doRegister(uniqueEmail("ip4"), handler, "198.51.100.77")).status).toBe(200);
+    expect((await doRegister(uniqueEmail("ip4"), handler, "::ffff:198.51.100.77")).status).toBe(200);
+    expectError(await doRegister(uniqueEmail("ip4"), handler, "198.51.100.77"), 429, "RATE_LIMIT_ERROR", /from your network/);
+  });
+
+  it("counts +tag variants of an address as one mailbox for the limits, while each keeps its own code", async () => {
+    const base = uniqueEmail("mailbox");
+    const tagged = (tag: string) => base.replace("@", `+${tag}@`);
+    for (const email of [tagged("a"), tagged("b"), base]) expect((await doRegister(email)).status).toBe(200);
+    expectError(await doRegister(tagged("c")), 429, "RATE_LIMIT_ERROR", /at most 3 per 15 minutes/);
+    expectError(await doRegister(base.toUpperCase().replace("EXAMPLE.COM", "example.com")), 429, "RATE_LIMIT_ERROR");
+    // The codes stay per exact address: +a's code works for +a only, and was not replaced by +b's.
+    const codeA = await codeFor(tagged("a"));
+    const codeB = await codeFor(tagged("b"));
+    if (codeA !== codeB) expectError(await doVerify(tagged("b"), codeA), 422, "INVALID_CODE");
+    expect((await doVerify(tagged("a"), codeA)).json.email).toBe(tagged("a"));
+    expect((await doVerify(tagged("b"), codeB)).json.email).toBe(tagged("b"));
+  });
+
   it("allows 10 codes per address in 24 hours even when spread past the 15-minute rule, with the day's Retry-After", async () => {
     const t0 = Date.now();
     let now = t0;
@@ -381,6 +409,71 @@ describe("failures of the outside world", () => {
       expectError(await doRegister(email, working), 429, "RATE_LIMIT_ERROR", /at most 2 per 24 hours/);
     } finally {
       await ses.close();
+    }
+  });
+
+  it("keeps the pending code usable when a newer code cannot be sent", async () => {
+    const email = uniqueEmail("keepcode");
+    expect((await doRegister(email)).status).toBe(200);
+    const code = await codeFor(email);
+    const refusing = { send: async () => Promise.reject(new SignetError("EMAIL_FAILED", "The e-mail service refused to send the code.")) };
+    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer: refusing }))), 502, "EMAIL_FAILED");
+    const verified = await doVerify(email, code);
+    expect(verified.status, JSON.stringify(verified.json)).toBe(200);
+  });
+
+  it("keeps the pending code's wrong tries when it puts it back", async () => {
+    const email = uniqueEmail("keeptries");
+    await doRegister(email);
+    const code = await codeFor(email);
+    expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE", /4 tries remain/);
+    const refusing = { send: async () => Promise.reject(new SignetError("SERVICE_UNAVAILABLE", "down")) };
+    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer: refusing }))), 503, "SERVICE_UNAVAILABLE");
+    expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE", /3 tries remain/);
+  });
+
+  it("leaves a concurrent register's newer code alone when its own send fails", async () => {
+    const email = uniqueEmail("racecode");
+    await doRegister(email);
+    const first = await codeFor(email);
+    // While the failing send is in flight, another register stores and sends a newer code.
+    const racing = {
+      send: async () => {
+        expect((await doRegister(email)).status).toBe(200);
+        throw new SignetError("SERVICE_UNAVAILABLE", "down");
+      },
+    };
+    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer: racing }))), 503, "SERVICE_UNAVAILABLE");
+    const newest = await codeFor(email);
+    expect((await doVerify(email, newest)).status).toBe(200);
+  });
+
+  it("gives up on a hanging DynamoDB after 2 attempts with a 503", async () => {
+    const silent = await startSilentServer();
+    try {
+      const store = modules.store.createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: silent.endpoint });
+      const result = await doVerify(uniqueEmail("dbhang"), "123456", modules.verifyEntry.createVerifyHandler(deps({ store })));
+      expectError(result, 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
+      expect(silent.requests()).toBe(modules.store.DYNAMODB_CLIENT_LIMITS.maxAttempts);
+      expect(silent.requests()).toBe(2);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("gives up on a hanging SES after 2 attempts with a 503, and puts the pending code back", async () => {
+    const silent = await startSilentServer();
+    try {
+      const email = uniqueEmail("seshang");
+      await doRegister(email);
+      const code = await codeFor(email);
+      const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: silent.endpoint });
+      const result = await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer })));
+      expectError(result, 503, "SERVICE_UNAVAILABLE", /e-mail service cannot be reached/);
+      expect(silent.requests()).toBe(2);
+      expect((await doVerify(email, code)).status).toBe(200);
+    } finally {
+      await silent.close();
     }
   });
 

@@ -1,7 +1,12 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "#config";
-import { normalizeEmail } from "#domain/email-address.ts";
-import { REGISTER_DAILY_WINDOW_SECONDS, REGISTER_PER_ADDRESS, describeWindow, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
+import { DYNAMODB_CALL_BUDGET_MS, DYNAMODB_CLIENT_LIMITS } from "#adapters/dynamodb-key-store.ts";
+import { KEY_FUNCTION_TIMEOUT_SECONDS, KEY_FUNCTION_WORST_CASE_MS } from "#adapters/key-service-deps.ts";
+import { SES_CLIENT_LIMITS, SES_SEND_BUDGET_MS } from "#adapters/sesv2-mailer.ts";
+import { mailboxOf, normalizeEmail } from "#domain/email-address.ts";
+import { denialMessages } from "#domain/key-service.ts";
+import { REGISTER_DAILY_WINDOW_SECONDS, REGISTER_PER_ADDRESS, describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_TTL_SECONDS,
@@ -193,3 +198,55 @@ describe("window words in messages", () => {
 function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
+
+describe("rate-limit buckets", () => {
+  const ips: Array<[string, string]> = [
+    ["198.51.100.7", "198.51.100.7"],
+    ["::ffff:198.51.100.7", "198.51.100.7"],
+    ["::ffff:c633:6407", "198.51.100.7"],
+    ["2001:db8:7:42::1", "2001:db8:7:42::/64"],
+    ["2001:0DB8:0007:0042:ffff:1:2:3", "2001:db8:7:42::/64"],
+    ["2001:db8::1", "2001:db8:0:0::/64"],
+    ["", "unknown"],
+    ["not-an-ip", "not-an-ip"],
+  ];
+  it.each(ips)("source %j counts as %j", (ip, bucket) => expect(ipBucketOf(ip)).toBe(bucket));
+
+  const mailboxes: Array<[string, string]> = [
+    ["me@example.com", "me@example.com"],
+    ["me+1@example.com", "me@example.com"],
+    ["me+a+b@example.com", "me@example.com"],
+    ["+tag@example.com", "+tag@example.com"],
+    ["me.name+x@sub.example.org", "me.name@sub.example.org"],
+  ];
+  it.each(mailboxes)("address %j counts as mailbox %j", (lookup, mailbox) => expect(mailboxOf(lookup)).toBe(mailbox));
+});
+
+describe("one wording and one pattern", () => {
+  it("the gateway, the authorizer and the OpenAPI example say the same about a missing key", async () => {
+    const { gatewayAnswers } = await import("#http/gateway-responses.ts");
+    const { genericErrorExamples } = await import("#http/openapi-examples.ts");
+    expect(gatewayAnswers.missingKey.message).toBe(denialMessages.missing);
+    expect(genericErrorExamples.AUTHENTICATION_ERROR.message).toBe(denialMessages.missing);
+    expect(Object.values(denialMessages).join("")).not.toMatch(/["\\]/);
+  });
+
+  it("the verify contract checks codes with the domain's pattern", async () => {
+    const { verifyCodeRoute } = await import("#http/contracts/auth.ts");
+    const query = verifyCodeRoute.query as unknown as { parse(v: unknown): unknown };
+    for (const code of ["123456", "000000"]) expect(() => query.parse({ email: "me@example.com", code })).not.toThrow();
+    for (const code of ["12345", "1234567", "12345a", " 123456"]) expect(() => query.parse({ email: "me@example.com", code })).toThrow();
+    expect(readFileSync(new URL("../../functions/http/contracts/auth.ts", import.meta.url), "utf8")).toContain(".regex(CODE_PATTERN");
+  });
+});
+
+describe("time budgets of the API-key functions", () => {
+  it("bound each SDK call and add up per function", () => {
+    expect(DYNAMODB_CLIENT_LIMITS).toEqual({ maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
+    expect(SES_CLIENT_LIMITS).toEqual({ maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000 });
+    expect(DYNAMODB_CALL_BUDGET_MS).toBe(6_000);
+    expect(SES_SEND_BUDGET_MS).toBe(8_000);
+    expect(KEY_FUNCTION_WORST_CASE_MS).toEqual({ "auth-register": 15_000, "auth-verify": 9_000, authorizer: 7_000 });
+    expect(KEY_FUNCTION_TIMEOUT_SECONDS).toEqual({ "auth-register": 16, "auth-verify": 10, authorizer: 8 });
+  });
+});
