@@ -38,7 +38,7 @@ async function plain(path: string): Promise<void> {
 const oneshot = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, timeoutMs: 120_000 });
 const warm = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 120_000 });
 async function service(converter: typeof warm, bytes: Buffer): Promise<void> {
-  checkConversionInput(bytes, "docx", limits);
+  await checkConversionInput(bytes, "docx", limits);
   const pdf = await converter.convert({ bytes, from: "docx", to: "pdf" });
   if (pdf.subarray(0, 5).toString() !== "%PDF-") throw new Error("not a PDF");
 }

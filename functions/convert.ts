@@ -13,8 +13,8 @@ const limits = config.documentLimits;
 export const handler = httpHandler(convertRoute, async (req) => {
   const options = conversionOptions(req.query);
   const upload = await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
-  checkConversionInput(upload.bytes, options.from, limits);
-  const output = await converter.convert({ bytes: upload.bytes, ...options });
+  const checked = await checkConversionInput(upload.bytes, options.from, limits);
+  const output = await converter.convert({ bytes: upload.bytes, ...options, ...checked });
   const { contentType, extension } = targetMediaTypes[options.to];
   const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;
   return binary(200, output, contentType, { "Content-Disposition": attachmentDisposition(fileName) });

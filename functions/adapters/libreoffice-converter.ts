@@ -204,8 +204,9 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     let bytes: Uint8Array | string = request.bytes;
     // LibreOffice 7.4 has no Markdown import, and its HTML import fetches linked resources:
     // both arrive as sanitized, self-contained HTML.
-    if (request.from === "md") bytes = markdownToHtml(decodeText(request.bytes, "Markdown"));
-    if (request.from === "html") bytes = sanitizeHtml(decodeText(request.bytes, "HTML"));
+    // The text is decoded once: by checkConversionInput (request.text) or, for other callers, here.
+    if (request.from === "md") bytes = markdownToHtml(request.text ?? decodeText(request.bytes, "Markdown"));
+    if (request.from === "html") bytes = sanitizeHtml(request.text ?? decodeText(request.bytes, "HTML"));
     await writeFile(inputPath, bytes, { mode: 0o600 });
     const outDir = join(jobDir, "out");
     await mkdir(outDir, { mode: 0o700 });

@@ -1,10 +1,9 @@
-import { inflateRawSync } from "node:zlib";
 import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/converter.ts";
 import type { DocumentLimits } from "#domain/document.ts";
-import { detectDocumentType } from "#domain/document.ts";
+import { detectDocumentType, inspectDocument } from "#domain/document.ts";
 import { SignetError } from "#domain/errors.ts";
-import { oleStreamNames, wordDocumentEncrypted } from "#domain/ole.ts";
-import { isZip, readZipDirectory, type ZipEntry } from "#domain/zip.ts";
+import { oleKind } from "#domain/ole.ts";
+import { checkZipInflation, isZip, readZipDirectory, readZipEntry } from "#domain/zip.ts";
 
 /** conversionTargets says which outputs each input format may be converted to. */
 export const conversionTargets: Record<SourceFormat, readonly TargetFormat[]> = {
@@ -51,52 +50,44 @@ function encrypted(what: string): SignetError {
   return new SignetError("ENCRYPTED_DOCUMENT", `The ${what} is password-protected; remove the password and upload it again.`);
 }
 
-// Reads one zip entry's bytes, inflating at most `cap` bytes (declared sizes can lie).
-function zipEntryBytes(bytes: Uint8Array, entry: ZipEntry, cap: number): Buffer | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const at = entry.localHeaderOffset;
-  if (at + 30 > bytes.length || view.getUint32(at, true) !== 0x04034b50) return undefined;
-  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
-  const data = Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, Math.min(entry.compressedSize, bytes.length - start)));
-  if (entry.method === 0) return data.subarray(0, cap);
-  if (entry.method !== 8) return undefined;
-  try {
-    return inflateRawSync(data, { maxOutputLength: cap });
-  } catch {
-    return undefined;
+async function checkDocx(bytes: Uint8Array, limits: DocumentLimits): Promise<void> {
+  const { type, entries } = inspectDocument(bytes, limits);
+  if (type === "ole") {
+    const kind = oleKind(bytes);
+    if (kind === "encrypted") throw encrypted("DOCX (an OLE container holding an encrypted package)");
+    if (kind === "word") throw invalid("The file is a Word 97-2003 .doc file, not a DOCX; convert it with from=doc.");
+    throw invalid("The file is an OLE compound file (an old binary Office format), not a DOCX; upload a .docx file or set from= to its real format.");
   }
-}
-
-function checkDocx(bytes: Uint8Array, limits: DocumentLimits): void {
-  const type = detectDocumentType(bytes, limits);
-  if (type === "ole") throw encrypted("DOCX (an OLE container holding an encrypted package)");
   if (type === "zip") throw invalid("The file is a zip archive without word/document.xml, so it is not a DOCX; check that you uploaded the right file.");
-  if (type !== "docx") throw invalid(`The file is ${type === "pdf" ? "a PDF" : "not a DOCX (not a zip package)"}; upload a .docx file or set from= to its real format.`);
-  if (readZipDirectory(bytes, limits).some((entry) => entry.encrypted)) throw encrypted("DOCX");
+  if (type !== "docx" || !entries) throw invalid(`The file is ${type === "pdf" ? "a PDF" : "not a DOCX (not a zip package)"}; upload a .docx file or set from= to its real format.`);
+  if (entries.some((entry) => entry.encrypted)) throw encrypted("DOCX");
+  // LibreOffice inflates without a cap: check what the entries really unpack to first.
+  await checkZipInflation(bytes, entries, limits, "DOCX");
 }
 
 function checkDoc(bytes: Uint8Array): void {
-  const names = oleStreamNames(bytes);
-  if (!names) {
+  const kind = oleKind(bytes);
+  if (kind === "unreadable") {
     const hint = isZip(bytes) ? " It looks like a zip package: try from=docx or from=odt." : "";
     throw invalid(`The file is not a Word 97-2003 document (no OLE container).${hint}`);
   }
-  if (names.includes("EncryptedPackage") || names.includes("EncryptionInfo")) throw encrypted("document");
-  if (!names.includes("WordDocument")) throw invalid("The file is an OLE container without a WordDocument stream, so it is not a .doc file.");
-  if (wordDocumentEncrypted(bytes)) throw encrypted("document");
+  if (kind === "encrypted") throw encrypted("document");
+  if (kind === "other") throw invalid("The file is an OLE container without a WordDocument stream, so it is not a .doc file.");
 }
 
-function checkOdt(bytes: Uint8Array, limits: DocumentLimits): void {
+async function checkOdt(bytes: Uint8Array, limits: DocumentLimits): Promise<void> {
   if (!isZip(bytes)) throw invalid("The file is not an OpenDocument text (not a zip package); upload a .odt file or set from= to its real format.");
   const entries = readZipDirectory(bytes, limits);
+  const what = "OpenDocument file";
   const mimetype = entries.find((entry) => entry.name === "mimetype");
-  const declared = mimetype ? zipEntryBytes(bytes, mimetype, 256)?.toString("latin1").trim() : undefined;
+  const declared = mimetype && mimetype.uncompressedSize <= 256 ? readZipEntry(bytes, mimetype, 256, what).toString("latin1").trim() : undefined;
   if (declared !== ODT_MIMETYPE) {
     throw invalid(`The file is not an OpenDocument text (mimetype ${declared ? `"${declared}"` : "missing"}); upload a .odt file.`);
   }
   const manifest = entries.find((entry) => entry.name === "META-INF/manifest.xml");
-  const text = manifest ? zipEntryBytes(bytes, manifest, 4 * 1024 * 1024)?.toString("utf8") : undefined;
-  if (text?.includes("encryption-data")) throw encrypted("OpenDocument file");
+  const text = manifest ? readZipEntry(bytes, manifest, 4 * 1024 * 1024, what).toString("utf8") : undefined;
+  if (text?.includes("encryption-data")) throw encrypted(what);
+  await checkZipInflation(bytes, entries, limits, what);
 }
 
 function checkRtf(bytes: Uint8Array): void {
@@ -115,12 +106,20 @@ export function decodeText(bytes: Uint8Array, what: string): string {
   }
 }
 
+/** CheckedInput is what checkConversionInput learned that the converter can reuse. */
+export interface CheckedInput {
+  /** The upload decoded as UTF-8, for md and html (decoded once, here). */
+  text?: string;
+}
+
 /**
  * checkConversionInput looks at the bytes before LibreOffice does: size, emptiness, and whether the
  * content is what `from` claims (a DOCX is a zip with word/document.xml, a .doc an OLE file with
- * a WordDocument stream, ...). Password-protected files are ENCRYPTED_DOCUMENT.
+ * a WordDocument stream, ...). Password-protected files are ENCRYPTED_DOCUMENT. Zip packages (DOCX,
+ * ODT) are inflated entry by entry with a cap first (their declared sizes can lie), so LibreOffice
+ * never unpacks more than maxUncompressedBytes.
  */
-export function checkConversionInput(bytes: Uint8Array, from: SourceFormat, limits: DocumentLimits): void {
+export async function checkConversionInput(bytes: Uint8Array, from: SourceFormat, limits: DocumentLimits): Promise<CheckedInput> {
   if (bytes.length === 0) {
     throw new SignetError("VALIDATION_ERROR", "The uploaded file is empty; attach the document in the `file` part.", {
       details: [{ field: "file", issue: "empty" }],
@@ -129,13 +128,22 @@ export function checkConversionInput(bytes: Uint8Array, from: SourceFormat, limi
   if (bytes.length > limits.maxDocumentBytes) {
     throw new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${Math.floor(limits.maxDocumentBytes / 1024 / 1024)} MB limit.`);
   }
-  const checks: Record<SourceFormat, () => void> = {
-    docx: () => checkDocx(bytes, limits),
-    doc: () => checkDoc(bytes),
-    odt: () => checkOdt(bytes, limits),
-    rtf: () => checkRtf(bytes),
-    md: () => void decodeText(bytes, "Markdown"),
-    html: () => void decodeText(bytes, "HTML"),
-  };
-  checks[from]();
+  switch (from) {
+    case "docx":
+      await checkDocx(bytes, limits);
+      return {};
+    case "doc":
+      checkDoc(bytes);
+      return {};
+    case "odt":
+      await checkOdt(bytes, limits);
+      return {};
+    case "rtf":
+      checkRtf(bytes);
+      return {};
+    case "md":
+      return { text: decodeText(bytes, "Markdown") };
+    case "html":
+      return { text: decodeText(bytes, "HTML") };
+  }
 }

@@ -9,6 +9,8 @@ export interface ConversionRequest {
   bytes: Uint8Array;
   from: SourceFormat;
   to: TargetFormat;
+  /** The bytes decoded as UTF-8 (md, html) when the caller already did so; decoded from bytes otherwise. */
+  text?: string;
   /** Export PDF/A-2b (only with to = "pdf"). */
   pdfa?: boolean;
 }

@@ -1,5 +1,6 @@
 import { drawAuditCertificate, type AuditEvent } from "#domain/audit-certificate.ts";
 import type { Timestamper } from "#domain/cades-signature.ts";
+import { checkConversionInput } from "#domain/conversion.ts";
 import type { Converter } from "#domain/converter.ts";
 import { resolveDocument, type DocumentLimits } from "#domain/document.ts";
 import { SignetError } from "#domain/errors.ts";
@@ -62,6 +63,11 @@ export function checkSignInput(input: SignInput, limits: SignDependencies["limit
 export async function signDocument(input: SignInput, deps: SignDependencies): Promise<Buffer> {
   checkSignInput(input, deps.limits);
   const document = await resolveDocument(input.document, ["pdf", "docx"], { fetcher: deps.fetcher, limits: deps.limits });
+  if (document.type === "docx") {
+    // The convert path's full check: encrypted entries, and what the entries really inflate to
+    // (resolveDocument only read the declared sizes; LibreOffice inflates without a cap).
+    await checkConversionInput(document.bytes, "docx", deps.limits);
+  }
   const pdfBytes = document.type === "docx" ? await deps.converter.convert({ bytes: document.bytes, from: "docx", to: "pdf" }) : document.bytes;
   const identity = await deps.identities.load();
   const signingTime = (deps.now ?? (() => new Date()))();

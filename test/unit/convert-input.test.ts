@@ -4,7 +4,9 @@ import { checkConversionInput, conversionOptions } from "#domain/conversion.ts";
 import type { SourceFormat } from "#domain/converter.ts";
 import { isSignetError } from "#domain/errors.ts";
 import { wordDocumentEncrypted } from "#domain/ole.ts";
+import { signDocument, type SignDependencies } from "#domain/sign-document.ts";
 import { fixtureDocx, oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
+import { buildZip } from "#test/helpers/zip-builder.ts";
 
 const limits = { maxDocumentBytes: 1024 * 1024, maxEntries: 100, maxUncompressedBytes: 10 * 1024 * 1024 };
 
@@ -17,12 +19,52 @@ function codeOf(run: () => unknown): string {
   }
 }
 
+async function asyncCodeOf(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+    return "ok";
+  } catch (error) {
+    return isSignetError(error) ? error.code : `unexpected ${String(error)}`;
+  }
+}
+
 function odt(manifestExtra = ""): Buffer {
   const zip = new PizZip();
   zip.file("mimetype", "application/vnd.oasis.opendocument.text", { compression: "STORE" });
   zip.file("content.xml", "<office:document-content/>");
   zip.file("META-INF/manifest.xml", `<manifest:manifest><manifest:file-entry manifest:full-path="content.xml">${manifestExtra}</manifest:file-entry></manifest:manifest>`);
   return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+}
+
+// word/document.xml really inflates to 2 MB but the central directory says 1 KB (within the 10 MB limit).
+function lyingDocx(): Buffer {
+  return buildZip([
+    { name: "[Content_Types].xml", data: "<Types/>" },
+    { name: "word/document.xml", data: Buffer.alloc(2 * 1024 * 1024, 0x20), declaredSize: 1024 },
+  ]);
+}
+
+// Honest sizes, but `mb` MB of parts in total (over the 10 MB limit when mb > 10).
+function bigDocx(mb: number): Buffer {
+  return buildZip([
+    { name: "word/document.xml", data: "<w:document/>" },
+    ...Array.from({ length: mb }, (_, i) => ({ name: `word/media/blob${i}.bin`, data: Buffer.alloc(1024 * 1024 + 1) })),
+  ]);
+}
+
+function craftedOdt(): Buffer {
+  return buildZip([
+    { name: "mimetype", data: "application/vnd.oasis.opendocument.text", stored: true, localExtraLength: 0xffff },
+    { name: "content.xml", data: "<office:document-content/>" },
+  ]);
+}
+
+function lyingOdt(): Buffer {
+  return buildZip([
+    { name: "mimetype", data: "application/vnd.oasis.opendocument.text", stored: true },
+    { name: "META-INF/manifest.xml", data: "<manifest:manifest/>" },
+    { name: "content.xml", data: Buffer.alloc(3 * 1024 * 1024, 0x20), declaredSize: 2048 },
+  ]);
 }
 
 function zipWith(name: string): Buffer {
@@ -74,13 +116,66 @@ describe("checkConversionInput", () => {
     ["Latin-1 bytes as md", "md", Buffer.from([0x48, 0xe9, 0x6c]), "INVALID_DOCUMENT"],
     ["HTML", "html", Buffer.from("<p>Hello</p>"), "ok"],
     ["binary as html", "html", Buffer.from([0x3c, 0x00, 0x01]), "INVALID_DOCUMENT"],
+    ["a plain Word 97 file as docx", "docx", wordFile(false), "INVALID_DOCUMENT"],
+    ["a password-protected Word 97 file as docx", "docx", wordFile(true), "ENCRYPTED_DOCUMENT"],
+    ["a DOCX with encrypted entries", "docx", buildZip([{ name: "word/document.xml", data: "<w:document/>", encrypted: true }]), "ENCRYPTED_DOCUMENT"],
+    ["a DOCX whose entry inflates beyond its declared size", "docx", lyingDocx(), "PAYLOAD_TOO_LARGE"],
+    ["a DOCX whose entries really unpack beyond the limit", "docx", bigDocx(11), "PAYLOAD_TOO_LARGE"],
+    ["a DOCX with an unsupported compression method", "docx", buildZip([{ name: "word/document.xml", data: "x", method: 14 }]), "INVALID_DOCUMENT"],
+    ["an ODT whose first local header has extra-field length 0xffff", "odt", craftedOdt(), "INVALID_DOCUMENT"],
+    ["an ODT whose content inflates beyond its declared size", "odt", lyingOdt(), "PAYLOAD_TOO_LARGE"],
   ];
-  it.each(rows)("%s (from=%s) -> %s", (_name, from, bytes, expected) => {
-    expect(codeOf(() => checkConversionInput(bytes, from, limits))).toBe(expected);
+  it.each(rows)("%s (from=%s)", async (_name, from, bytes, expected) => {
+    expect(await asyncCodeOf(() => checkConversionInput(bytes, from, limits))).toBe(expected);
+  });
+
+  it("returns the decoded text of Markdown and HTML, so the converter does not decode it again", async () => {
+    expect(await checkConversionInput(Buffer.from("# Title ü"), "md", limits)).toEqual({ text: "# Title ü" });
+    expect(await checkConversionInput(Buffer.from("<p>Hi</p>"), "html", limits)).toEqual({ text: "<p>Hi</p>" });
+    expect(await checkConversionInput(fixtureDocx(), "docx", limits)).toEqual({});
   });
 
   it("reads the fEncrypted flag of a Word 97 file", () => {
     expect(wordDocumentEncrypted(wordFile(true))).toBe(true);
     expect(wordDocumentEncrypted(wordFile(false))).toBe(false);
+  });
+});
+
+describe("signDocument with DOCX input runs the same check before converting", () => {
+  const converted: string[] = [];
+  const deps: SignDependencies = {
+    fetcher: { fetch: () => Promise.reject(new Error("no fetch expected")) },
+    converter: {
+      convert: async (request) => {
+        converted.push(request.from);
+        throw new Error("the converter must not be reached");
+      },
+    },
+    identities: { load: () => Promise.reject(new Error("no identity expected")) },
+    fonts: () => {
+      throw new Error("no fonts expected");
+    },
+    limits: { ...limits, maxAuditEvents: 100, maxMetadataBytes: 1024 },
+  };
+  const sign = (docx: Buffer) =>
+    asyncCodeOf(() =>
+      signDocument(
+        {
+          document: { base64: docx.toString("base64") },
+          signer: { email: "a@example.com", name: "A" },
+          auditTrail: [{ type: "submit", timestamp: "2024-01-01T00:00:00Z" }],
+        },
+        deps,
+      ),
+    );
+
+  it.each<[string, () => Buffer, string]>([
+    ["encrypted entries", () => buildZip([{ name: "word/document.xml", data: "<w:document/>", encrypted: true }]), "ENCRYPTED_DOCUMENT"],
+    ["an entry that inflates beyond its declared size", lyingDocx, "PAYLOAD_TOO_LARGE"],
+    ["entries that really unpack beyond the limit", () => bigDocx(11), "PAYLOAD_TOO_LARGE"],
+  ])("refuses a DOCX with %s before LibreOffice runs", async (_name, docx, code) => {
+    converted.length = 0;
+    expect(await sign(docx())).toBe(code);
+    expect(converted).toEqual([]);
   });
 });
