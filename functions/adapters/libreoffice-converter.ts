@@ -214,6 +214,13 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     return { inputPath, outDir, outputPath, from: request.from, to: request.to, pdfa: request.pdfa === true };
   }
 
+  async function freshOutput(job: Prepared, name: string): Promise<Prepared> {
+    await rm(job.outDir, { recursive: true, force: true });
+    const outDir = join(job.outDir, "..", `out-${name}`);
+    await mkdir(outDir, { mode: 0o700 });
+    return { ...job, outDir, outputPath: join(outDir, `document.${targetMediaTypes[job.to].extension}`) };
+  }
+
   // Reads and checks the output: success is a file of the target type, not an exit code.
   async function readOutput(job: Prepared): Promise<Buffer | undefined> {
     let bytes: Buffer;
@@ -309,8 +316,15 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     const jobDir = await mkdtemp(join(env.workDir, "jobs", "job-"));
     try {
       const job = await writeInput(request, jobDir);
-      let output = warmUsable && env.python ? await runWarm(env, index, job, deadline) : "fallback";
-      if (output === "fallback") output = await runOneShot(env, index, job, deadline);
+      let output: Buffer | "fallback" = "fallback";
+      let oneShotJob = job;
+      if (warmUsable && env.python) {
+        output = await runWarm(env, index, job, deadline);
+        // A failed warm attempt can leave a partial output; the retry writes into a fresh folder so
+        // readOutput can never take that leftover for the retry's result.
+        if (output === "fallback") oneShotJob = await freshOutput(job, "retry");
+      }
+      if (output === "fallback") output = await runOneShot(env, index, oneShotJob, deadline);
       averageMs = averageMs * 0.8 + (Date.now() - started) * 0.2;
       return output;
     } finally {

@@ -94,3 +94,30 @@ export function descendantsOf(pid: number): string[] {
   walk(pid);
   return found;
 }
+
+/**
+ * standInUnoDriver writes an executable that plays the python of the warm path: `-c "import uno"`
+ * succeeds; run as the driver it reports ready, then answers every job by writing a partial PDF
+ * (a "%PDF-" header and nothing else) to the output and failing the store, as a LibreOffice that
+ * breaks half-way through an export would.
+ */
+export function standInUnoDriver(dir: string): string {
+  const path = join(dir, "python-stand-in.mjs");
+  writeFileSync(
+    path,
+    `#!${process.execPath}
+import { writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+if (process.argv[2] === "-c") process.exit(0);
+console.log(JSON.stringify({ event: "ready" }));
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const job = JSON.parse(line);
+  writeFileSync(fileURLToPath(job.output), "%PDF-1.7\\n% partial\\n");
+  console.log(JSON.stringify({ ok: false, kind: "store", error: "stand-in: export failed half-way" }));
+});
+`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}

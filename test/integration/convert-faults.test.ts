@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
-import { loadConvertHandler, processesMatching, standInSoffice, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
+import { loadConvertHandler, processesMatching, standInSoffice, standInUnoDriver, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
 const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
@@ -45,5 +45,31 @@ describe("POST /v1/convert with a misbehaving LibreOffice", () => {
     expect(response.status).toBe(500);
     expect(response.json.code).toBe("INTERNAL_ERROR");
     expect(response.json.message).not.toMatch(/stand-in|exit|soffice/i);
+  });
+});
+
+describe("a warm LibreOffice that fails during the store", () => {
+  it("does not return its partial output when the one-shot retry also fails", async () => {
+    const { createLibreOfficeConverter } = await import("#adapters/libreoffice-converter.ts");
+    const { isSignetError } = await import("#domain/errors.ts");
+    const converter = createLibreOfficeConverter({
+      soffice: process.env.SIGNET_SOFFICE!,
+      python: standInUnoDriver(root),
+      mode: "warm",
+      concurrency: 1,
+      timeoutMs: 5_000,
+      workDir: mkdtempSync(join(root, "work-")),
+    });
+    try {
+      // The warm stand-in leaves "%PDF-1.7 partial" at the output path; the one-shot stand-in crashes.
+      const outcome = await converter.convert({ bytes: Buffer.from("{\\rtf1 CRASH}"), from: "rtf", to: "pdf" }).then(
+        (pdf) => `success with ${pdf.length} bytes: ${pdf.toString("latin1").slice(0, 30)}`,
+        (error: unknown) => (isSignetError(error) ? error.code : "failed"),
+      );
+      expect(outcome).toBe("failed");
+      expect(converter.state().mode).toBe("warm");
+    } finally {
+      await converter.close();
+    }
   });
 });
