@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import type { Timestamper } from "#domain/cades-signature.ts";
@@ -52,8 +53,8 @@ function post(url: URL, body: Buffer, timeoutMs: number): Promise<{ status: numb
 export function createHttpTimestamper(tsaUrl: string, timeoutMs = 10_000): Timestamper {
   const url = new URL(tsaUrl);
   return {
-    async timestamp(imprint) {
-      const request = buildTimestampRequest(imprint);
+    async timestamp(data) {
+      const request = buildTimestampRequest(createHash("sha256").update(data).digest());
       let answer: { status: number; bytes: Buffer };
       try {
         answer = await post(url, request.der, timeoutMs);
@@ -64,7 +65,7 @@ export function createHttpTimestamper(tsaUrl: string, timeoutMs = 10_000): Times
         throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} answered HTTP ${answer.status}; nothing was signed. Retry later.`);
       }
       try {
-        return parseTimestampResponse(answer.bytes, request, imprint);
+        return await parseTimestampResponse(answer.bytes, request, data);
       } catch (error) {
         throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} gave an unusable answer (${(error as Error).message}); nothing was signed.`, { cause: error });
       }

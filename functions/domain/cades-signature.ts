@@ -21,10 +21,13 @@ export const oids = {
   ecdsaWithSha256: "1.2.840.10045.4.3.2",
 } as const;
 
-/** Timestamper obtains an RFC 3161 timestamp token for a SHA-256 message imprint. */
+/** Timestamper obtains an RFC 3161 timestamp token over the SHA-256 of some bytes. */
 export interface Timestamper {
-  /** Returns the DER TimeStampToken (a CMS ContentInfo) over `imprint`. */
-  timestamp(imprint: Buffer): Promise<Buffer>;
+  /**
+   * Returns the DER TimeStampToken (a CMS ContentInfo) whose message imprint is the SHA-256 of
+   * `data` (for PAdES B-T: the CMS signature value), checked against `data`.
+   */
+  timestamp(data: Buffer): Promise<Buffer>;
 }
 
 /** CertificateIds are the DER pieces of a certificate a CMS signer info refers to. */

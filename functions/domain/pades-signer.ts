@@ -172,8 +172,7 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
   const digest = createHash("sha256").update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
   const cms = createCadesSignature(options.identity, digest);
   if (options.timestamper) {
-    const imprint = createHash("sha256").update(cms.signatureValue).digest();
-    cms.addTimestampToken(await options.timestamper.timestamp(imprint));
+    cms.addTimestampToken(await options.timestamper.timestamp(cms.signatureValue));
   }
   const der = cms.toDer();
   if (der.length > reserved) {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { oids } from "#domain/cades-signature.ts";
@@ -30,6 +30,8 @@ export function buildTimestampRequest(imprint: Buffer): TimestampRequest {
 /** TimestampInfo is what a timestamp token asserts. */
 export interface TimestampInfo {
   genTime: Date;
+  /** OID of the hash algorithm of the message imprint. */
+  imprintAlgorithm: string;
   imprint: Buffer;
   nonce?: Buffer;
   policy: string;
@@ -38,22 +40,72 @@ export interface TimestampInfo {
   authority?: string;
 }
 
-/** readTimestampToken parses a TimeStampToken (CMS ContentInfo over a TSTInfo). */
-export function readTimestampToken(token: Uint8Array): TimestampInfo {
+const TIME_STAMPING_EKU = "1.3.6.1.5.5.7.3.8";
+
+function signedDataOf(token: Uint8Array): pkijs.SignedData {
   const contentInfo = pkijs.ContentInfo.fromBER(toArrayBuffer(token));
+  if (contentInfo.contentType !== oids.signedData) throw new Error("not a timestamp token");
   const signedData = new pkijs.SignedData({ schema: contentInfo.content });
-  const content = signedData.encapContentInfo.eContent;
-  if (signedData.encapContentInfo.eContentType !== oids.tstInfo || !content) throw new Error("not a timestamp token");
-  const tstInfo = pkijs.TSTInfo.fromBER(content.getValue());
+  if (signedData.encapContentInfo.eContentType !== oids.tstInfo || !signedData.encapContentInfo.eContent) throw new Error("not a timestamp token");
+  return signedData;
+}
+
+function authorityName(certificate: pkijs.Certificate): string {
+  return certificate.subject.typesAndValues.map((tv) => `${shortName(tv.type)}=${tv.value.valueBlock.value}`).join(", ");
+}
+
+/**
+ * readTimestampToken parses a TimeStampToken (CMS ContentInfo over a TSTInfo). It checks nothing:
+ * use verifyTimestampToken before trusting what it says.
+ */
+export function readTimestampToken(token: Uint8Array): TimestampInfo {
+  const signedData = signedDataOf(token);
+  const tstInfo = pkijs.TSTInfo.fromBER(signedData.encapContentInfo.eContent!.getValue());
   const signerCertificate = signedData.certificates?.find((certificate): certificate is pkijs.Certificate => certificate instanceof pkijs.Certificate);
   return {
     genTime: tstInfo.genTime,
+    imprintAlgorithm: tstInfo.messageImprint.hashAlgorithm.algorithmId,
     imprint: Buffer.from(tstInfo.messageImprint.hashedMessage.getValue()),
     ...(tstInfo.nonce ? { nonce: Buffer.from(tstInfo.nonce.valueBlock.valueHexView) } : {}),
     policy: tstInfo.policy,
     serialNumber: Buffer.from(tstInfo.serialNumber.valueBlock.valueHexView).toString("hex"),
-    ...(signerCertificate ? { authority: signerCertificate.subject.typesAndValues.map((tv) => `${shortName(tv.type)}=${tv.value.valueBlock.value}`).join(", ") } : {}),
+    ...(signerCertificate ? { authority: authorityName(signerCertificate) } : {}),
   };
+}
+
+/**
+ * verifyTimestampToken checks the TSA's CMS signature over the TSTInfo with the signer
+ * certificate carried in the token (its chain is not checked: trust in the TSA is a separate
+ * question), and that this certificate is a timestamping certificate (critical extended key
+ * usage id-kp-timeStamping, RFC 3161 2.3). Returns what the token asserts, the authority being
+ * the signer certificate's subject; throws an Error with a readable reason otherwise.
+ */
+export async function verifyTimestampToken(token: Uint8Array, data: Uint8Array): Promise<TimestampInfo> {
+  let signedData: pkijs.SignedData;
+  let info: TimestampInfo;
+  try {
+    signedData = signedDataOf(token);
+    info = readTimestampToken(token);
+  } catch {
+    throw new Error("the timestamp token is not a readable RFC 3161 token");
+  }
+  let result: pkijs.SignedDataVerifyResult;
+  try {
+    // With a TSTInfo, pkijs also checks the imprint against the hash of `data`.
+    result = await signedData.verify({ signer: 0, data: toArrayBuffer(data), checkChain: false, extendedMode: true });
+  } catch (error) {
+    const message = (error as pkijs.SignedDataVerifyResult | undefined)?.message ?? (error as Error)?.message;
+    throw new Error(`the timestamp token's signature does not verify${message ? ` (${message})` : ""}`);
+  }
+  if (!result.signatureVerified) throw new Error("the timestamp token's signature does not verify");
+  const signer = result.signerCertificate;
+  if (!signer) throw new Error("the timestamp token does not carry its signer's certificate");
+  const eku = signer.extensions?.find((extension) => extension.extnID === "2.5.29.37");
+  const purposes = eku?.parsedValue instanceof pkijs.ExtKeyUsage ? eku.parsedValue.keyPurposes : [];
+  if (!eku?.critical || !purposes.includes(TIME_STAMPING_EKU)) {
+    throw new Error("the timestamp token's certificate is not a timestamping certificate (critical extended key usage timeStamping)");
+  }
+  return { ...info, authority: authorityName(signer) };
 }
 
 function shortName(type: string): string {
@@ -62,9 +114,10 @@ function shortName(type: string): string {
 
 /**
  * parseTimestampResponse checks a TimeStampResp: status granted, the token's imprint and nonce are
- * the ones asked for. Returns the token's DER; throws an Error with a readable reason otherwise.
+ * the ones asked for, its signature verifies with its timestamping certificate. Returns the
+ * token's DER; throws an Error with a readable reason otherwise.
  */
-export function parseTimestampResponse(bytes: Uint8Array, request: TimestampRequest, imprint: Buffer): Buffer {
+export async function parseTimestampResponse(bytes: Uint8Array, request: TimestampRequest, data: Uint8Array): Promise<Buffer> {
   let response: pkijs.TimeStampResp;
   try {
     response = pkijs.TimeStampResp.fromBER(toArrayBuffer(bytes));
@@ -76,8 +129,10 @@ export function parseTimestampResponse(bytes: Uint8Array, request: TimestampRequ
   if (!response.timeStampToken) throw new Error("the answer carries no timestamp token");
   const token = Buffer.from(response.timeStampToken.toSchema().toBER(false));
   const info = readTimestampToken(token);
-  if (!info.imprint.equals(imprint)) throw new Error("the timestamp token covers a different digest");
+  const imprint = createHash("sha256").update(data).digest();
+  if (info.imprintAlgorithm !== oids.sha256 || !info.imprint.equals(imprint)) throw new Error("the timestamp token covers a different digest");
   if (!info.nonce || !stripZeros(info.nonce).equals(stripZeros(request.nonce))) throw new Error("the timestamp token's nonce does not match the request");
+  await verifyTimestampToken(token, data);
   return token;
 }
 

@@ -5,7 +5,7 @@ import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF } from "@lib
 import { oids } from "#domain/cades-signature.ts";
 import { children, readElement } from "#domain/der.ts";
 import { SignetError } from "#domain/errors.ts";
-import { readTimestampToken } from "#domain/rfc3161.ts";
+import { readTimestampToken, verifyTimestampToken } from "#domain/rfc3161.ts";
 
 /** SignatureReport is what /v1/verify says about one signature (SPEC 4). */
 export interface SignatureReport {
@@ -19,9 +19,22 @@ export interface SignatureReport {
   coversWholeDocument: boolean;
   integrity: "ok" | "broken";
   trusted: boolean;
-  timestamp?: { time: string; authority: string | null; imprintValid: boolean };
+  timestamp?: TimestampReport;
   modifiedAfter: boolean;
   /** Why integrity is broken (for the report's reason). */
+  problem?: string;
+}
+
+/** TimestampReport is what /v1/verify says about a signature's RFC 3161 timestamp. */
+export interface TimestampReport {
+  /** The TSA's genTime; null unless the token verified (an unverified time is not reported). */
+  time: string | null;
+  authority: string | null;
+  /** The token verified and its imprint (by the token's own hash algorithm) matches the signature value. */
+  imprintValid: boolean;
+  /** The TSA's CMS signature over the token verifies with its timestamping certificate. */
+  tokenValid: boolean;
+  /** Why the token did not verify. */
   problem?: string;
 }
 
@@ -188,7 +201,29 @@ function text(dict: PdfDict, key: string): string | null {
   return null;
 }
 
-function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore, digests: RangeDigests): SignatureReport {
+/**
+ * checkTimestamp reports on a signature timestamp token: the TSA's signature and certificate are
+ * checked before its time or imprint are believed.
+ */
+async function checkTimestamp(token: Uint8Array, signatureValue: Buffer): Promise<TimestampReport> {
+  let claimed: ReturnType<typeof readTimestampToken>;
+  try {
+    claimed = readTimestampToken(token);
+  } catch {
+    return { time: null, authority: null, imprintValid: false, tokenValid: false, problem: "the timestamp token is not a readable RFC 3161 token" };
+  }
+  const hash = hashNames[claimed.imprintAlgorithm];
+  const imprintMatches = hash !== undefined && createHash(hash).update(signatureValue).digest().equals(claimed.imprint);
+  try {
+    const verified = await verifyTimestampToken(token, signatureValue);
+    return { time: verified.genTime.toISOString(), authority: verified.authority ?? null, imprintValid: imprintMatches, tokenValid: true };
+  } catch (error) {
+    const problem = imprintMatches ? (error as Error).message : "the timestamp token covers a different signature value";
+    return { time: null, authority: claimed.authority ?? null, imprintValid: false, tokenValid: false, problem };
+  }
+}
+
+async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore, digests: RangeDigests): Promise<SignatureReport> {
   const { dict } = entry;
   const subFilter = text(dict, "SubFilter") ?? "unknown";
   const name = text(dict, "Name");
@@ -258,15 +293,7 @@ function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore, 
       throw new BrokenSignature("the CMS signature value does not verify with the signer's certificate");
     }
     const token = attributeValue(signerInfo, oids.signatureTimeStampToken, true) as asn1js.Sequence | undefined;
-    if (token) {
-      const info = readTimestampToken(new Uint8Array(token.toBER(false)));
-      const imprintHash = { 20: "sha1", 32: "sha256", 48: "sha384", 64: "sha512" }[info.imprint.length] ?? "sha256";
-      report.timestamp = {
-        time: info.genTime.toISOString(),
-        authority: info.authority ?? null,
-        imprintValid: createHash(imprintHash).update(signature).digest().equals(info.imprint),
-      };
-    }
+    if (token) report.timestamp = await checkTimestamp(new Uint8Array(token.toBER(false)), signature);
     report.integrity = "ok";
   } catch (error) {
     report.problem = error instanceof BrokenSignature ? error.message : "the signature value is not a readable CMS structure";
@@ -285,7 +312,7 @@ function summarize(report: SignatureReport): SignerSummary {
  * whether bytes follow the signed range. Works for any ETSI.CAdES.detached or
  * adbe.pkcs7.detached signature, not only Signet's.
  */
-export function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore, digests = new RangeDigests(bytes)): VerifyReport {
+export async function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore, digests = new RangeDigests(bytes)): Promise<VerifyReport> {
   const entries = signatureDictionaries(pdf);
   if (entries.length > MAX_SIGNATURES) {
     throw new SignetError(
@@ -293,7 +320,8 @@ export function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore, dig
       `The PDF has ${entries.length} signature fields; Signet verifies documents with at most ${MAX_SIGNATURES} signatures.`,
     );
   }
-  const reports = entries.map((entry) => checkOne(bytes, entry, trust, digests));
+  const reports: SignatureReport[] = [];
+  for (const entry of entries) reports.push(await checkOne(bytes, entry, trust, digests));
   const broken = reports.filter((report) => report.integrity === "broken");
   let reason: string;
   if (reports.length === 0) reason = "The document has no signatures.";
@@ -301,6 +329,9 @@ export function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore, dig
   else {
     reason = `${reports.length === 1 ? "The signature is" : `All ${reports.length} signatures are`} intact.`;
     if (reports.at(-1)!.modifiedAfter) reason += " Bytes were added after the last signature; they are not covered by any signature.";
+  }
+  for (const report of reports) {
+    if (report.timestamp && !report.timestamp.tokenValid) reason += ` The timestamp of signature "${report.field}" does not verify: ${report.timestamp.problem}; its time is not reported.`;
   }
   const signers = reports.map(summarize);
   return {

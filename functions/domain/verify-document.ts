@@ -26,5 +26,5 @@ export async function verifyDocument(input: { base64?: string | undefined; url?:
     throw new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged.", { cause: error });
   }
   if (pdf.isEncrypted) throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is encrypted; verification of encrypted PDFs is not supported.");
-  return verifySignatures(pdf, document.bytes, await deps.trust());
+  return await verifySignatures(pdf, document.bytes, await deps.trust());
 }

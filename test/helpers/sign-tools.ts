@@ -66,7 +66,7 @@ export interface LoopbackTsa {
  * startLoopbackTsa makes a CA and a TSA certificate (extendedKeyUsage timeStamping, critical)
  * with openssl in a temp folder and answers timestamp queries with `openssl ts -reply`.
  */
-export async function startLoopbackTsa(): Promise<LoopbackTsa> {
+export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Buffer } = {}): Promise<LoopbackTsa> {
   const dir = scratchDir("tsa");
   writeFileSync(
     join(dir, "tsa.cnf"),
@@ -114,7 +114,8 @@ export async function startLoopbackTsa(): Promise<LoopbackTsa> {
           res.writeHead(500).end();
           return;
         }
-        res.writeHead(200, { "content-type": "application/timestamp-reply" }).end(readFileSync(replyPath));
+        const reply = readFileSync(replyPath);
+        res.writeHead(200, { "content-type": "application/timestamp-reply" }).end(options.tamper ? options.tamper(reply) : reply);
       });
     });
   });
@@ -135,6 +136,18 @@ export async function startLoopbackTsa(): Promise<LoopbackTsa> {
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * forgeGenTime changes the year of the first GeneralizedTime (a TSTInfo's genTime) found in DER
+ * bytes, keeping the length: the token still parses, but its TSA signature no longer matches.
+ */
+export function forgeGenTime(der: Buffer): Buffer {
+  const forged = Buffer.from(der);
+  const at = forged.findIndex((byte, index) => byte === 0x18 && forged[index + 1]! >= 0x0f && forged[index + 1]! < 0x20 && forged.subarray(index + 2, index + 4).toString("latin1") === "20");
+  if (at < 0) throw new Error("no GeneralizedTime in the token");
+  forged[at + 5] = forged[at + 5] === 0x39 ? 0x38 : forged[at + 5]! + 1;
+  return forged;
 }
 
 /** signWithSignpdf signs a PDF with another library (@signpdf, adbe.pkcs7.detached, an RSA P12 made by openssl). */

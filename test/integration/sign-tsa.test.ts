@@ -5,9 +5,12 @@ import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { PDF } from "@libpdf/core";
+import { verifySignatures } from "#domain/signature-verifier.ts";
+import { cmsOf, forgeGenTime, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
+let forging: LoopbackTsa;
 let broken: http.Server;
 let brokenUrl: string;
 let identity: SigningIdentity;
@@ -15,6 +18,7 @@ let input: Buffer;
 
 beforeAll(async () => {
   tsa = await startLoopbackTsa();
+  forging = await startLoopbackTsa({ tamper: forgeGenTime });
   broken = http.createServer((_req, res) => res.writeHead(503).end("down"));
   await new Promise<void>((resolve) => broken.listen(0, "127.0.0.1", resolve));
   brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/`;
@@ -24,6 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await tsa?.close();
+  await forging?.close();
   await new Promise<void>((resolve) => broken?.close(() => resolve()));
 });
 
@@ -35,6 +40,32 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
     const [signature] = await pdfsig(signed);
     expect(signature!.valid).toBe(true);
     expect(signature!.type).toBe("ETSI.CAdES.detached");
+  });
+
+  it("refuses a reply whose token was changed after the TSA signed it (forged genTime)", async () => {
+    const failure = await sign(forging.url).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "TSA_FAILED", message: expect.stringMatching(/signature does not verify/) });
+    expect(forging.requests).toBe(1);
+  });
+
+  it("reports a verified timestamp, and an honest failure when the embedded token was changed", async () => {
+    const signed = await sign(tsa.url);
+    const report = await verifySignatures(await PDF.load(signed), signed, { anchors: [identity.certificate] });
+    expect(report.valid).toBe(true);
+    const timestamp = report.signatures[0]!.timestamp!;
+    expect(timestamp).toMatchObject({ authority: "CN=Signet Test TSA", imprintValid: true, tokenValid: true });
+    expect(Math.abs(Date.parse(timestamp.time!) - Date.now())).toBeLessThan(120_000);
+
+    // The token is an unsigned attribute inside /Contents, outside the ByteRange: swap in a forged one.
+    // The token's genTime is the CMS's only GeneralizedTime (certificates use UTCTime; B-B has no signing-time).
+    const cms = cmsOf(signed);
+    const forged = Buffer.from(signed);
+    const hexAt = forged.lastIndexOf(Buffer.from(cms.toString("hex").toUpperCase(), "latin1"));
+    expect(hexAt).toBeGreaterThan(0);
+    forged.write(forgeGenTime(cms).toString("hex").toUpperCase(), hexAt, "latin1");
+    const after = await verifySignatures(await PDF.load(forged), forged, { anchors: [identity.certificate] });
+    expect(after.signatures[0]).toMatchObject({ integrity: "ok", timestamp: { time: null, imprintValid: false, tokenValid: false } });
+    expect(after.reason).toMatch(/timestamp of signature "Signet_1" does not verify/);
   });
 
   it("reuses one kept-alive connection for consecutive timestamps", async () => {

@@ -99,7 +99,7 @@ describe("verifySignatures", () => {
   it("hashes a /ByteRange shared by many signature fields once", async () => {
     const copies = await withSharedSignatureFields(signed, MAX_SIGNATURES - 1);
     const digests = new RangeDigests(copies);
-    const report = verifySignatures(await PDF.load(copies), copies, trust, digests);
+    const report = await verifySignatures(await PDF.load(copies), copies, trust, digests);
     expect(report.signatures).toHaveLength(MAX_SIGNATURES);
     expect(report.signatures.every((signature) => signature.integrity === "ok" && signature.modifiedAfter)).toBe(true);
     expect(digests.computed).toBe(1);

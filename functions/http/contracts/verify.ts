@@ -26,9 +26,13 @@ export const verifyReportSchema = z
         trusted: z.boolean(),
         timestamp: z
           .object({
-            time: z.string().meta({ description: "The TSA's genTime, ISO-8601." }),
+            time: z.string().nullable().meta({ description: "The TSA's genTime, ISO-8601; null when the token does not verify." }),
             authority: z.string().nullable().meta({ description: "Subject of the TSA certificate carried in the token." }),
-            imprintValid: z.boolean().meta({ description: "The token's imprint matches the signature value." }),
+            imprintValid: z.boolean().meta({ description: "The token verifies and its imprint (by the token's hash algorithm) matches the signature value." }),
+            tokenValid: z
+              .boolean()
+              .meta({ description: "The TSA's CMS signature over the token verifies with the certificate in the token, which has the critical extended key usage timeStamping (its chain is not checked)." }),
+            problem: z.string().optional().meta({ description: "Why the token does not verify." }),
           })
           .optional()
           .meta({ description: "The RFC 3161 signature timestamp (PAdES B-T), when present." }),
