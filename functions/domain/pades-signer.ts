@@ -62,6 +62,24 @@ export async function loadPdf(bytes: Uint8Array): Promise<PDF> {
   return pdf;
 }
 
+/**
+ * certificationPermission reads the DocMDP access permission P (1: no changes, 2: form filling
+ * and signing, 3: also annotations) of a certified document, or undefined when it is not
+ * certified (ISO 32000-1 12.8.2.2; P defaults to 2).
+ */
+export function certificationPermission(pdf: PDF): number | undefined {
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  const signature = pdf.getCatalog().getDict("Perms", resolve)?.getDict("DocMDP", resolve);
+  if (!signature) return undefined;
+  const references = signature.getArray("Reference", resolve);
+  for (let index = 0; index < (references?.length ?? 0); index++) {
+    const reference = references!.at(index, resolve);
+    if (!(reference instanceof PdfDict) || reference.getName("TransformMethod", resolve)?.value !== "DocMDP") continue;
+    return reference.getDict("TransformParams", resolve)?.getNumber("P", resolve)?.value ?? 2;
+  }
+  return 2;
+}
+
 function contentsSize(options: PadesSignOptions): number {
   if (options.contentsBytes) return options.contentsBytes;
   const certificates = [options.identity.certificate, ...options.identity.chain].reduce((sum, certificate) => sum + certificate.raw.length, 0);
@@ -138,6 +156,12 @@ function compressNewStreams(pdf: PDF): void {
  */
 export async function signPdf(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
   const pdf = await loadPdf(input);
+  if (certificationPermission(pdf) === 1) {
+    throw new SignetError(
+      "INVALID_DOCUMENT",
+      "The document is certified against changes; adding a signature would invalidate its certification. Send the document before it was certified, or ask its author for a certification that allows signing.",
+    );
+  }
   // libpdf refuses incremental saves of linearized files; an appended update is valid PDF there
   // (it only ends the fast-web-view optimisation), and a full rewrite would break earlier signatures.
   (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;

@@ -178,3 +178,28 @@ export async function withSharedSignatureFields(signed: Buffer, count: number): 
   for (let index = 0; index < count; index++) form.createSignatureField(`Copy_${index}`).getDict().set("V", value);
   return Buffer.from(await pdf.save({ incremental: true }));
 }
+
+/**
+ * certify marks a PDF as certified with DocMDP permission `p` (an incremental update adding
+ * /Perms /DocMDP and its signature dictionary's DocMDP reference; the signature value itself is
+ * a placeholder: the signer must refuse from the permission alone).
+ */
+export async function certify(bytes: Buffer, p: 1 | 2 | 3): Promise<Buffer> {
+  const { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfString } = await import("@libpdf/core");
+  const pdf = await PDF.load(bytes);
+  const signature = PdfDict.of({
+    Type: PdfName.of("Sig"),
+    Filter: PdfName.of("Adobe.PPKLite"),
+    SubFilter: PdfName.of("ETSI.CAdES.detached"),
+    Contents: new PdfString(new Uint8Array(16), "hex"),
+    Reference: new PdfArray([
+      PdfDict.of({
+        Type: PdfName.of("SigRef"),
+        TransformMethod: PdfName.of("DocMDP"),
+        TransformParams: PdfDict.of({ Type: PdfName.of("TransformParams"), P: PdfNumber.of(p), V: PdfName.of("1.2") }),
+      }),
+    ]),
+  });
+  pdf.getCatalog().set("Perms", PdfDict.of({ DocMDP: pdf.register(signature) }));
+  return Buffer.from(await pdf.save({ incremental: true }));
+}

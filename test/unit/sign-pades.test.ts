@@ -5,7 +5,7 @@ import { oids } from "#domain/cades-signature.ts";
 import { signPdf, type PadesSignOptions } from "#domain/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
 import { pdfPageCount, pdfsig, qpdfCheck, renderPages } from "#test/helpers/pdf-tools.ts";
-import { cmsOf, makePdf, testFonts } from "#test/helpers/sign-tools.ts";
+import { certify, cmsOf, makePdf, testFonts } from "#test/helpers/sign-tools.ts";
 
 let rsa: SigningIdentity;
 let ec: SigningIdentity;
@@ -119,5 +119,21 @@ describe("PAdES signing", () => {
     writeFileSync(`${dir}/in.pdf`, input);
     execFileSync("qpdf", ["--encrypt", "user", "owner", "256", "--", `${dir}/in.pdf`, `${dir}/out.pdf`]);
     await expect(signPdf(readFileSync(`${dir}/out.pdf`), options(rsa))).rejects.toMatchObject({ code: "ENCRYPTED_DOCUMENT" });
+  });
+});
+
+describe("certified documents (DocMDP)", () => {
+  it("refuses a document certified against any change (P=1) with INVALID_DOCUMENT", async () => {
+    const certified = await certify(input, 1);
+    await expect(signPdf(certified, options(ec))).rejects.toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: expect.stringMatching(/^The document is certified against changes; /),
+    });
+  });
+
+  it("signs a document whose certification allows signing (P=2)", async () => {
+    const certified = await certify(input, 2);
+    const signed = await signPdf(certified, options(ec));
+    expect(signed.subarray(0, certified.length).equals(certified)).toBe(true);
   });
 });

@@ -54,7 +54,7 @@ export const signRoute = defineRoute({
   tag: "Sign",
   summary: "Sign a PDF or DOCX",
   description:
-    "Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page. DOCX input is converted to PDF first.",
+    "Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.",
   body: {
     kind: "json",
     schema: signRequestSchema,
