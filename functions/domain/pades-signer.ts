@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, PdfString, type PdfRef } from "@libpdf/core";
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, PdfString, type PdfRef } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/cades-signature.ts";
 import { SignetError } from "#domain/errors.ts";
+import { openPdf } from "#domain/open-pdf.ts";
 import type { SigningIdentity } from "#domain/signing-identity.ts";
 
 /** PadesSignOptions describe one PAdES signature. */
@@ -28,35 +29,15 @@ export interface PadesSignOptions {
 const PLACEHOLDER = 9_999_999_999;
 const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 9999999999]", "latin1");
 
-/** looksEncrypted tells whether a trailer (or xref stream dictionary) names an /Encrypt dictionary. */
-export function looksEncrypted(bytes: Uint8Array): boolean {
-  return /\/Encrypt\s*(?:\d+\s+\d+\s+R|<<)/.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"));
-}
-
 /**
  * loadPdf opens a PDF for an incremental update, rejecting what cannot be signed safely:
- * encrypted files, unreadable ones, files without pages, and files whose structure had to be
- * rebuilt (an appended update would point into a broken cross-reference chain).
+ * encrypted files, unreadable ones (openPdf), files without pages, and files whose structure had
+ * to be rebuilt (an appended update would point into a broken cross-reference chain).
  */
 export async function loadPdf(bytes: Uint8Array): Promise<PDF> {
-  let pdf: PDF;
-  try {
-    pdf = await PDF.load(bytes);
-  } catch (error) {
-    if (looksEncrypted(bytes) || /encrypt|password|decrypt/i.test(String((error as Error)?.message))) {
-      throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is password-protected; remove the password and send it again.", { cause: error });
-    }
-    throw new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged. Open and re-save it, then send it again.", { cause: error });
-  }
-  if (pdf.isEncrypted) throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is encrypted; remove the password or protection and send it again.");
+  const { pdf, pages } = await openPdf(bytes);
   if (pdf.recoveredViaBruteForce) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
-  }
-  let pages = 0;
-  try {
-    pages = pdf.getPageCount();
-  } catch (error) {
-    throw new SignetError("INVALID_DOCUMENT", "The PDF's page tree could not be read; re-save it, then send it again.", { cause: error });
   }
   if (pages === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
   return pdf;

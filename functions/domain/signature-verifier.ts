@@ -2,6 +2,7 @@ import { X509Certificate, constants, createHash, verify as verifySignature } fro
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF } from "@libpdf/core";
+import type { OpenedPdf } from "#domain/open-pdf.ts";
 import { oids } from "#domain/cades-signature.ts";
 import { children, readElement } from "#domain/der.ts";
 import { SignetError } from "#domain/errors.ts";
@@ -312,8 +313,8 @@ function summarize(report: SignatureReport): SignerSummary {
  * whether bytes follow the signed range. Works for any ETSI.CAdES.detached or
  * adbe.pkcs7.detached signature, not only Signet's.
  */
-export async function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStore, digests = new RangeDigests(bytes)): Promise<VerifyReport> {
-  const entries = signatureDictionaries(pdf);
+export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust: TrustStore, digests = new RangeDigests(bytes)): Promise<VerifyReport> {
+  const entries = signatureDictionaries(document.pdf);
   if (entries.length > MAX_SIGNATURES) {
     throw new SignetError(
       "INVALID_DOCUMENT",
@@ -340,6 +341,6 @@ export async function verifySignatures(pdf: PDF, bytes: Buffer, trust: TrustStor
     signatures: reports.map(({ problem: _problem, signerEmail: _email, ...rest }) => rest),
     signer: signers.at(-1) ?? null,
     signers,
-    document: { pages: pdf.getPageCount(), sha256: createHash("sha256").update(bytes).digest("hex") },
+    document: { pages: document.pages, sha256: createHash("sha256").update(bytes).digest("hex") },
   };
 }

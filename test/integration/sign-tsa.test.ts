@@ -5,7 +5,7 @@ import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { PDF } from "@libpdf/core";
+import { openPdf } from "#domain/open-pdf.ts";
 import { verifySignatures } from "#domain/signature-verifier.ts";
 import { cmsOf, forgeGenTime, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
@@ -50,7 +50,7 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
 
   it("reports a verified timestamp, and an honest failure when the embedded token was changed", async () => {
     const signed = await sign(tsa.url);
-    const report = await verifySignatures(await PDF.load(signed), signed, { anchors: [identity.certificate] });
+    const report = await verifySignatures(await openPdf(signed), signed, { anchors: [identity.certificate] });
     expect(report.valid).toBe(true);
     const timestamp = report.signatures[0]!.timestamp!;
     expect(timestamp).toMatchObject({ authority: "CN=Signet Test TSA", imprintValid: true, tokenValid: true });
@@ -63,7 +63,7 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
     const hexAt = forged.lastIndexOf(Buffer.from(cms.toString("hex").toUpperCase(), "latin1"));
     expect(hexAt).toBeGreaterThan(0);
     forged.write(forgeGenTime(cms).toString("hex").toUpperCase(), hexAt, "latin1");
-    const after = await verifySignatures(await PDF.load(forged), forged, { anchors: [identity.certificate] });
+    const after = await verifySignatures(await openPdf(forged), forged, { anchors: [identity.certificate] });
     expect(after.signatures[0]).toMatchObject({ integrity: "ok", timestamp: { time: null, imprintValid: false, tokenValid: false } });
     expect(after.reason).toMatch(/timestamp of signature "Signet_1" does not verify/);
   });

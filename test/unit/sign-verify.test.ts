@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { PDF } from "@libpdf/core";
+import { openPdf } from "#domain/open-pdf.ts";
 import { signPdf } from "#domain/pades-signer.ts";
 import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
@@ -19,7 +19,7 @@ beforeAll(async () => {
 }, 30_000);
 
 async function verify(bytes: Buffer, store = trust) {
-  return verifySignatures(await PDF.load(bytes), bytes, store);
+  return verifySignatures(await openPdf(bytes), bytes, store);
 }
 
 describe("verifySignatures", () => {
@@ -99,7 +99,7 @@ describe("verifySignatures", () => {
   it("hashes a /ByteRange shared by many signature fields once", async () => {
     const copies = await withSharedSignatureFields(signed, MAX_SIGNATURES - 1);
     const digests = new RangeDigests(copies);
-    const report = await verifySignatures(await PDF.load(copies), copies, trust, digests);
+    const report = await verifySignatures(await openPdf(copies), copies, trust, digests);
     expect(report.signatures).toHaveLength(MAX_SIGNATURES);
     expect(report.signatures.every((signature) => signature.integrity === "ok" && signature.modifiedAfter)).toBe(true);
     expect(digests.computed).toBe(1);
@@ -115,5 +115,19 @@ describe("verifySignatures", () => {
   it("says so when there is no signature", async () => {
     const report = await verify(input);
     expect(report).toMatchObject({ valid: false, reason: "The document has no signatures.", signatures: [], signer: null });
+  });
+});
+
+describe("openPdf (shared by signing and verification)", () => {
+  it("names encrypted and damaged PDFs, and counts pages once", async () => {
+    await expect(openPdf(Buffer.from("%PDF-1.7\nthis is not a pdf"))).rejects.toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringMatching(/damaged/) });
+    const { execFileSync } = await import("node:child_process");
+    const { writeFileSync, readFileSync } = await import("node:fs");
+    const { scratchDir } = await import("#test/helpers/sign-tools.ts");
+    const dir = scratchDir("verify-encrypted");
+    writeFileSync(`${dir}/in.pdf`, signed);
+    execFileSync("qpdf", ["--encrypt", "user", "owner", "256", "--", `${dir}/in.pdf`, `${dir}/out.pdf`]);
+    await expect(openPdf(readFileSync(`${dir}/out.pdf`))).rejects.toMatchObject({ code: "ENCRYPTED_DOCUMENT", message: expect.stringMatching(/password/) });
+    expect((await openPdf(input)).pages).toBe(2);
   });
 });
