@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * Send a verification code
-         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per address (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT) and per source IP (20 per hour by default); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count.
+         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count.
          */
         get: operations["authRegister"];
         put?: never;
@@ -132,7 +132,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a PDF or DOCX
-         * @description Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page. DOCX input is converted to PDF first.
+         * @description Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.
          */
         post: operations["sign"];
         delete?: never;
@@ -212,7 +212,7 @@ export interface paths {
         put?: never;
         /**
          * Check a PDF's signatures
-         * @description Reports every signature of a PDF: integrity, coverage, signer certificate, trust and changes made after signing.
+         * @description Reports every signature of a PDF: integrity, coverage, signer certificate, trust and changes made after signing. A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).
          */
         post: operations["verify"];
         delete?: never;
@@ -323,7 +323,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT";
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT";
             /**
              * @description The HTTP reason phrase.
              * @example Bad Request
@@ -404,12 +404,16 @@ export interface components {
                 trusted: boolean;
                 /** @description The RFC 3161 signature timestamp (PAdES B-T), when present. */
                 timestamp?: {
-                    /** @description The TSA's genTime, ISO-8601. */
-                    time: string;
+                    /** @description The TSA's genTime, ISO-8601; null when the token does not verify. */
+                    time: string | null;
                     /** @description Subject of the TSA certificate carried in the token. */
                     authority: string | null;
-                    /** @description The token's imprint matches the signature value. */
+                    /** @description The token verifies and its imprint (by the token's hash algorithm) matches the signature value. */
                     imprintValid: boolean;
+                    /** @description The TSA's CMS signature over the token verifies with the certificate in the token, which has the critical extended key usage timeStamping (its chain is not checked). */
+                    tokenValid: boolean;
+                    /** @description Why the token does not verify. */
+                    problem?: string;
                 };
                 modifiedAfter: boolean;
             }[];
@@ -456,6 +460,20 @@ export interface components {
         };
         /** @description `METHOD_NOT_ALLOWED`: The route exists but not for this HTTP method. */
         MethodNotAllowed: {
+            headers: {
+                /**
+                 * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                 * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                 */
+                "X-Request-Id"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `REQUEST_REJECTED`: The gateway refused the request before Signet saw it (a firewall rule of the operator, for example). */
+        RequestRejected: {
             headers: {
                 /**
                  * @description The id of this request in Signet's logs; quote it when reporting a problem.

@@ -41,15 +41,14 @@ const gatewayErrors: GatewayErrorRow[] = [
   // period (day, week, month) is not known here.
   { type: ResponseType.QUOTA_EXCEEDED, code: "RATE_LIMIT_ERROR", message: { vtl: "$context.error.messageString" } },
   // The gateway's 403s: a WAF rule (if an operator attaches a web ACL), API-key or IAM signature
-  // checks (not used by Signet). SPEC 5 has no 403 code: they keep their 403 and say
-  // AUTHENTICATION_ERROR, "not let in", which is what they mean to a client; the gateway's message
-  // says why. A dedicated code (REQUEST_REJECTED, 403) would fit better: the lead decides.
+  // checks (not used by Signet). They keep their 403 with Signet's REQUEST_REJECTED code; the
+  // gateway's message says why.
   ...[ResponseType.WAF_FILTERED, ResponseType.INVALID_API_KEY, ResponseType.EXPIRED_TOKEN, ResponseType.INVALID_SIGNATURE].map(
-    (type): GatewayErrorRow => ({ type, code: "AUTHENTICATION_ERROR", status: 403, message: { vtl: "$context.error.messageString" } }),
+    (type): GatewayErrorRow => ({ type, code: "REQUEST_REJECTED", status: 403, message: { vtl: "$context.error.messageString" } }),
   ),
   // Whatever 4xx is left (types AWS may add): keep the gateway's own status, so a 403 or 429 is not
-  // turned into a 400; the code is the "not let in" one of the 403s above, the message the gateway's.
-  { type: ResponseType.DEFAULT_4XX, code: "AUTHENTICATION_ERROR", status: "gateway", message: { vtl: "$context.error.messageString" } },
+  // turned into a 400; the code is the "refused" one of the 403s above, the message the gateway's.
+  { type: ResponseType.DEFAULT_4XX, code: "REQUEST_REJECTED", status: "gateway", message: { vtl: "$context.error.messageString" } },
   {
     type: ResponseType.DEFAULT_5XX,
     code: "INTERNAL_ERROR",

@@ -82,6 +82,7 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
     ],
   },
   AUTHENTICATION_ERROR: { message: denialMessages.missing },
+  REQUEST_REJECTED: { message: "Forbidden" },
   NOT_FOUND: { message: "There is no route /v1/sing. See /openapi.json for the API." },
   METHOD_NOT_ALLOWED: { message: "/v1/sign does not answer GET; use POST." },
   PAYLOAD_TOO_LARGE: { message: "The document is 31457280 bytes once decoded; the limit is 26214400. Send a smaller file." },

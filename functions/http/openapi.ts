@@ -134,9 +134,12 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
   return operation;
 }
 
-/** gatewayErrorResponses documents the errors of requests no route takes (404, 405), shared by every path. */
+/**
+ * gatewayErrorResponses documents the errors of requests no route takes (404, 405) and of requests
+ * the deployed gateway refuses itself (403, e.g. an operator's firewall rule), shared by every path.
+ */
 function gatewayErrorResponses() {
-  const entry = (code: "NOT_FOUND" | "METHOD_NOT_ALLOWED") => {
+  const entry = (code: "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_REJECTED") => {
     const { status } = errorTable[code];
     const example = genericErrorExamples[code];
     return {
@@ -150,7 +153,7 @@ function gatewayErrorResponses() {
       },
     };
   };
-  return { NotFound: entry("NOT_FOUND"), MethodNotAllowed: entry("METHOD_NOT_ALLOWED") };
+  return { NotFound: entry("NOT_FOUND"), MethodNotAllowed: entry("METHOD_NOT_ALLOWED"), RequestRejected: entry("REQUEST_REJECTED") };
 }
 
 /** openApiDocument generates the OpenAPI 3.1 document of exactly the routes in the catalogue. */

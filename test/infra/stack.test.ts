@@ -182,12 +182,12 @@ describe("API", () => {
       BAD_REQUEST_PARAMETERS: ["400", "VALIDATION_ERROR"],
       BAD_REQUEST_BODY: ["400", "VALIDATION_ERROR"],
       QUOTA_EXCEEDED: ["429", "RATE_LIMIT_ERROR"],
-      WAF_FILTERED: ["403", "AUTHENTICATION_ERROR"],
-      INVALID_API_KEY: ["403", "AUTHENTICATION_ERROR"],
-      EXPIRED_TOKEN: ["403", "AUTHENTICATION_ERROR"],
-      INVALID_SIGNATURE: ["403", "AUTHENTICATION_ERROR"],
+      WAF_FILTERED: ["403", "REQUEST_REJECTED"],
+      INVALID_API_KEY: ["403", "REQUEST_REJECTED"],
+      EXPIRED_TOKEN: ["403", "REQUEST_REJECTED"],
+      INVALID_SIGNATURE: ["403", "REQUEST_REJECTED"],
       // No status: the gateway keeps its own (a 403 stays a 403), and it is no validation error.
-      DEFAULT_4XX: ["", "AUTHENTICATION_ERROR"],
+      DEFAULT_4XX: ["", "REQUEST_REJECTED"],
       DEFAULT_5XX: ["500", "INTERNAL_ERROR"],
     };
     const responses = new Map(resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse").map(([, r]) => [r.Properties.ResponseType as string, r.Properties]));
