@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import type { DocumentLimits } from "#domain/document.ts";
 import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/rate-limit.ts";
-import { fileURLToPath } from "node:url";
 
 /** Limits are the size and count caps of SPEC section 7; every one is configurable. */
 export interface Limits {
