@@ -1778,6 +1778,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyKey: {

@@ -10,6 +10,7 @@ import type { HttpResponse } from "#http/responses.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, type ProxyHandler } from "#local/handlers.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** LocalServer is a running local API. */
 export interface LocalServer {
@@ -75,7 +76,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
   const route = routes.find((candidate) => candidate.path === url.pathname && candidate.method === req.method);
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {
-    send(res, gatewayError(gatewayAnswers.tooLarge, `The request body is over the ${Math.floor(config.limits.maxRequestBytes / 1024 / 1024)} MB limit; send large documents by URL.`));
+    send(res, gatewayError(gatewayAnswers.tooLarge, `The request body is over the ${formatBytes(config.limits.maxRequestBytes)} limit; send large documents by URL.`));
     return;
   }
   const event = toProxyEvent(req, url, body, route?.path ?? "/{proxy+}");

@@ -53,11 +53,16 @@ const wanted = [
   { ok: () => hasFont("Carlito"), pkg: "fonts-crosextra-carlito", why: "Calibri-compatible metrics" },
   { ok: () => hasFont("Caladea"), pkg: "fonts-crosextra-caladea", why: "Cambria-compatible metrics" },
   { ok: () => hasFont("Liberation Sans"), pkg: "fonts-liberation2", why: "Arial/Times/Courier-compatible metrics" },
-  ...(forTests ? [{ ok: () => existsSync("/usr/bin/chromium"), pkg: "chromium", why: "the API reference browser test" }] : []),
+  ...(forTests
+    ? [
+        { ok: () => existsSync("/usr/bin/chromium"), pkg: "chromium", why: "the API reference browser test" },
+        { ok: () => has("curl") && has("jq"), pkg: "curl jq", why: "the shell walk-through test" },
+      ]
+    : []),
 ];
 const missing = wanted.filter((item) => !item.ok());
 if (missing.length > 0) {
-  const packages = missing.map((item) => item.pkg);
+  const packages = missing.flatMap((item) => item.pkg.split(" "));
   const canApt = process.getuid?.() === 0 && existsSync("/etc/debian_version") && has("apt-get");
   if (canApt) {
     log(`installing ${packages.join(", ")} with apt-get (${missing.map((item) => item.why).join("; ")})`);

@@ -4,6 +4,7 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-f
 import { config } from "#config";
 import { SignetError } from "#domain/errors.ts";
 import type { FetchedResource, Fetcher } from "#domain/fetcher.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** SafeFetcherOptions tune the fetcher; the defaults are the SPEC 7 values. */
 export interface SafeFetcherOptions {
@@ -136,7 +137,7 @@ function fileNameOf(url: URL): string {
 }
 
 function tooLarge(what: string, maxBytes: number): SignetError {
-  return new SignetError("PAYLOAD_TOO_LARGE", `The ${what} at the URL is larger than the ${Math.floor(maxBytes / 1024 / 1024)} MB limit.`);
+  return new SignetError("PAYLOAD_TOO_LARGE", `The ${what} at the URL is larger than the ${formatBytes(maxBytes)} limit.`);
 }
 
 /** safeFetcher is the container's fetcher, configured from config.fetch (SIGNET_ALLOW_HTTP, SIGNET_FETCH_TIMEOUT_MS). */

@@ -4,6 +4,7 @@ import { detectDocumentType, inspectDocument } from "#domain/document.ts";
 import { SignetError } from "#domain/errors.ts";
 import { oleKind } from "#domain/ole.ts";
 import { checkZipInflation, isZip, readZipDirectory, readZipEntry } from "#domain/zip.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** conversionTargets says which outputs each input format may be converted to. */
 export const conversionTargets: Record<SourceFormat, readonly TargetFormat[]> = {
@@ -126,7 +127,7 @@ export async function checkConversionInput(bytes: Uint8Array, from: SourceFormat
     });
   }
   if (bytes.length > limits.maxDocumentBytes) {
-    throw new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${Math.floor(limits.maxDocumentBytes / 1024 / 1024)} MB limit.`);
+    throw new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${formatBytes(limits.maxDocumentBytes)} limit.`);
   }
   switch (from) {
     case "docx":

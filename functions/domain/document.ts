@@ -3,6 +3,7 @@ import { SignetError } from "#domain/errors.ts";
 import type { Fetcher } from "#domain/fetcher.ts";
 import { oleKind } from "#domain/ole.ts";
 import { isZip, readZipDirectory, type ZipEntry, type ZipLimits } from "#domain/zip.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** DocumentType is what the bytes of a document are, decided by content, never by a claim. */
 export type DocumentType = "pdf" | "docx" | "ole" | "zip" | "unknown";
@@ -147,6 +148,6 @@ export async function resolveDocument(
 function documentTooLarge(limits: DocumentLimits): SignetError {
   return new SignetError(
     "PAYLOAD_TOO_LARGE",
-    `The document is larger than the ${Math.floor(limits.maxDocumentBytes / 1024 / 1024)} MB limit.`,
+    `The document is larger than the ${formatBytes(limits.maxDocumentBytes)} limit.`,
   );
 }

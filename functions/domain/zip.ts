@@ -1,5 +1,6 @@
 import { createInflateRaw, inflateRawSync } from "node:zlib";
 import { SignetError } from "#domain/errors.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** ZipEntry is one central-directory record of a zip file. */
 export interface ZipEntry {
@@ -73,7 +74,7 @@ export function readZipDirectory(bytes: Uint8Array, limits: ZipLimits, what = "d
     if (total > limits.maxUncompressedBytes) {
       throw new SignetError(
         "PAYLOAD_TOO_LARGE",
-        `The ${what} unpacks to more than ${Math.floor(limits.maxUncompressedBytes / 1024 / 1024)} MB; it is refused as a possible zip bomb.`,
+        `The ${what} unpacks to more than ${formatBytes(limits.maxUncompressedBytes)}; it is refused as a possible zip bomb.`,
       );
     }
     entries.push(entry);
@@ -152,7 +153,7 @@ export async function checkZipInflation(bytes: Uint8Array, entries: readonly Zip
     if (total > limits.maxUncompressedBytes) {
       throw new SignetError(
         "PAYLOAD_TOO_LARGE",
-        `The ${what} unpacks to more than ${Math.floor(limits.maxUncompressedBytes / 1024 / 1024)} MB; it is refused as a possible zip bomb.`,
+        `The ${what} unpacks to more than ${formatBytes(limits.maxUncompressedBytes)}; it is refused as a possible zip bomb.`,
       );
     }
   }

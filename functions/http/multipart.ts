@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import busboy from "busboy";
 import { SignetError, type ErrorDetail } from "#domain/errors.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** UploadedFile is the one file part of a multipart request. */
 export interface UploadedFile {
@@ -64,7 +65,7 @@ export function parseMultipartFile(body: Buffer, contentType: string | undefined
     });
     parser.on("close", () => {
       if (tooLarge) {
-        reject(new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${Math.floor(options.maxBytes / 1024 / 1024)} MB limit.`));
+        reject(new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${formatBytes(options.maxBytes)} limit.`));
         return;
       }
       const wanted = files.filter((file) => file.field === options.field);

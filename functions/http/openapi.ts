@@ -172,7 +172,8 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
         "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`.",
       license: { name: "MIT", identifier: "MIT" },
     },
-    servers: [{ url: "/", description: "This server" }],
+    // Relative to this document, so a client generator keeps a stage prefix (/prod/openapi.json).
+    servers: [{ url: ".", description: "This server" }],
     tags: [
       { name: "API keys", description: "Register an e-mail address and receive an API key." },
       { name: "Sign", description: "Sign documents and check signatures." },

@@ -12,6 +12,7 @@ import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** Principal is the caller an API key identified (set by the authorizer). */
 export interface Principal {
@@ -182,7 +183,7 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
         if (config.runtime === "aws" && body.length > LAMBDA_RESPONSE_LIMIT) {
           throw new SignetError(
             "PAYLOAD_TOO_LARGE",
-            `The result is ${Math.round(body.length / 1024 / 1024)} MB encoded, over the ${6} MB a Lambda response may carry; split the document or use the local server.`,
+            `The result is ${formatBytes(body.length)} encoded, over the 6 MB a Lambda response may carry; split the document or use the local server.`,
           );
         }
       },

@@ -5,8 +5,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+import { expect } from "vitest";
 import { readElement } from "#domain/der.ts";
 import type { FontFiles } from "#domain/pdf-text.ts";
+import { pdfsig, qpdfCheck, type PdfSource, type PdfsigSignature } from "#test/helpers/pdf-tools.ts";
 
 /** scratchDir makes a temporary folder for one test file. */
 export function scratchDir(prefix: string): string {
@@ -37,6 +39,45 @@ export async function makePdf(pages = 3, options: { title?: string } = {}): Prom
     page.drawCircle({ x: 420, y: 300, size: 60, color: rgb(0.2, 0.7, 0.4) });
   }
   return Buffer.from(await doc.save());
+}
+
+/** SignedPdfExpectations says what expectSignedPdf knows about how a signed file was made. */
+export interface SignedPdfExpectations {
+  /** The PDF that was signed, when known: it must be a byte prefix of the output (an incremental update). */
+  input?: Uint8Array | string;
+  /** How many signatures pdfsig must find (default 1). */
+  signatures?: number;
+  /** The expected signature type of each signature, in file order (default ETSI.CAdES.detached for all). */
+  types?: string[];
+}
+
+/**
+ * expectSignedPdf runs the independent checks on a signed output (bytes or a file path): pdfsig
+ * finds the expected number of signatures, each "Signature is Valid" and of the expected type
+ * (ETSI.CAdES.detached), the last one "Total document signed"; qpdf --check is clean; and when
+ * the input is known, it is a byte prefix of the output. It returns pdfsig's signatures.
+ */
+export async function expectSignedPdf(signed: PdfSource, expectations: SignedPdfExpectations = {}): Promise<PdfsigSignature[]> {
+  const { signatures: count = 1 } = expectations;
+  const bytes = typeof signed === "string" ? readFileSync(signed) : Buffer.from(signed);
+  expect(bytes.subarray(0, 5).toString("latin1"), "a PDF").toBe("%PDF-");
+  if (expectations.input !== undefined) {
+    const input = typeof expectations.input === "string" ? readFileSync(expectations.input) : Buffer.from(expectations.input);
+    expect(input.length, "the input is shorter than the output").toBeLessThan(bytes.length);
+    expect(bytes.subarray(0, input.length).equals(input), "the input is a byte prefix of the output (incremental update)").toBe(true);
+  }
+  const found = await pdfsig(bytes);
+  const report = found.map((signature, index) => `#${index + 1}:${signature.text}`).join("\n");
+  expect(found, `pdfsig signature count\n${report}`).toHaveLength(count);
+  const types = expectations.types ?? found.map(() => "ETSI.CAdES.detached");
+  found.forEach((signature, index) => {
+    expect(signature.type, `signature #${index + 1} type\n${report}`).toBe(types[index]);
+    expect(signature.valid, `signature #${index + 1}: Signature is Valid\n${report}`).toBe(true);
+  });
+  expect(found.at(-1)!.totalDocumentSigned, `last signature: Total document signed\n${report}`).toBe(true);
+  const qpdf = await qpdfCheck(bytes);
+  expect(qpdf.ok, `qpdf --check\n${qpdf.output}`).toBe(true);
+  return found;
 }
 
 /** cmsOf returns the CMS DER of the last signature in a signed file (its /Contents hex without the zero padding). */

@@ -5,6 +5,7 @@ import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
 
 // The sample events in events/ are what API Gateway (REST, payload v1, binaryMediaTypes */*)
 // hands each function, and what `sam local invoke -e events/<name>.json` feeds it. Here they go
@@ -113,6 +114,13 @@ describe("events/", () => {
         expect(Buffer.from(response.body, "base64").subarray(0, 5).toString("latin1")).toBe("%PDF-");
       }
       if (fn === "fallback" && want.status === 405) expect(response.headers?.Allow).toContain("POST");
+      if (fn === "sign" && want.status === 200) {
+        // The signed PDF itself, checked by pdfsig and qpdf; the event's document is its prefix.
+        const request = JSON.parse(Buffer.from(readEvent(name).body!, "base64").toString("utf8")) as { document: { base64: string } };
+        const answer = JSON.parse(response.body) as { document: { base64: string; contentType: string } };
+        expect(answer.document.contentType).toBe("application/pdf");
+        await expectSignedPdf(Buffer.from(answer.document.base64, "base64"), { input: Buffer.from(request.document.base64, "base64") });
+      }
     }, 120_000);
   }
 

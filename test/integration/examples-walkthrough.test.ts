@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig, pdfText } from "#test/helpers/pdf-tools.ts";
+import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
 
 const run = promisify(execFile);
 
@@ -50,7 +51,11 @@ describe("examples/walkthrough.ts against the local server", () => {
     expect(signed.subarray(0, original.length).equals(original), "incremental update keeps the input").toBe(true);
     const signatures = await pdfsig(result.files["signed-contract.pdf"]!);
     expect(signatures.map((signature) => signature.text).join("\n")).toMatch(/Signature Validation: Signature is Valid/);
+    // pdfsig valid, ETSI.CAdES.detached, total document signed; qpdf --check clean; the input a prefix.
+    await expectSignedPdf(result.files["signed-contract.pdf"]!, { input: original });
     expect(readFileSync(result.files["signed-contract-docx.pdf"]!).subarray(0, 5).toString()).toBe("%PDF-");
+    // A DOCX input: the PDF LibreOffice made from it is the signed prefix, not known here.
+    await expectSignedPdf(result.files["signed-contract-docx.pdf"]!);
 
     const filledDocx = readFileSync(result.files["filled-template.docx"]!);
     expect(filledDocx.subarray(0, 2).toString()).toBe("PK");
@@ -76,6 +81,8 @@ describe("examples/walkthrough.ts against the local server", () => {
       expect(readFileSync(join(shellOut, name)).subarray(0, 5).toString(), name).toBe("%PDF-");
     }
     expect(readFileSync(join(shellOut, "filled-template.docx")).subarray(0, 2).toString()).toBe("PK");
+    await expectSignedPdf(join(shellOut, "signed-contract.pdf"), { input: "examples/files/contract.pdf" });
+    await expectSignedPdf(join(shellOut, "signed-contract-docx.pdf"));
   }, 180_000);
 
   it("stops with a clear message at an endpoint that answers 501", async () => {

@@ -72,9 +72,10 @@ describe("API keys over HTTP through the local server", () => {
     secrets.push(key);
     expect(key).toMatch(/^sgn_[0-9A-Za-z]{38}$/);
 
+    // The key passed the authorizer when sign itself judges the (empty) body.
     const signed = await signWith(`Bearer ${key}`);
-    expect(signed.status, JSON.stringify(signed.json)).not.toBe(401);
-    expect(signed.json.code).not.toBe("AUTHENTICATION_ERROR");
+    expect(signed.status, JSON.stringify(signed.json)).toBe(400);
+    expect(signed.json.code).toBe("VALIDATION_ERROR");
   });
 
   // One row: Authorization header (from the issued key), message pattern.
@@ -105,7 +106,8 @@ describe("API keys over HTTP through the local server", () => {
     await stop();
     await start();
     const signed = await signWith(`Bearer ${key}`);
-    expect(signed.status, JSON.stringify(signed.json)).not.toBe(401);
+    expect(signed.status, JSON.stringify(signed.json)).toBe(400);
+    expect(signed.json.code).toBe("VALIDATION_ERROR");
     // And a used code stays used across the restart.
     const again = await get(`/v1/auth/verify?${q({ email, code: secrets[0]! })}`);
     expect(again.status).toBe(422);

@@ -1,40 +1,75 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
-const dataDir = mkdtempSync(join(tmpdir(), "signet-main-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const dataDirs: string[] = [];
+afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-describe("npm start's entry point (local/main.ts)", () => {
-  it("starts the stand-ins and the API, answers health, and stops cleanly on SIGTERM", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "local/main.ts"], {
-      env: { ...process.env, PORT: "0", SIGNET_SES_PORT: "0", SIGNET_DATA_DIR: dataDir, SIGNET_LOG_LEVEL: "WARN" },
-      stdio: ["ignore", "pipe", "pipe"],
+/** launch starts a command in its own process group (as a terminal would) and waits for the banner. */
+async function launch(command: string, args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "signet-main-"));
+  dataDirs.push(dataDir);
+  const child = spawn(command, args, {
+    env: { ...process.env, PORT: "0", SIGNET_SES_PORT: "0", SIGNET_DATA_DIR: dataDir, SIGNET_LOG_LEVEL: "WARN" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
+    child.stdout!.on("data", () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
     });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
-      child.stdout.on("data", () => {
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    });
-    expect(output).toMatch(/mail \(browser\): http:\/\/127\.0\.0\.1:\d+/);
-    const health = await fetch(`${url}/v1/health`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: "healthy" });
+    child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+  return { child, url, output: () => output };
+}
 
-    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+async function expectHealthy(url: string): Promise<void> {
+  const health = await fetch(`${url}/v1/health`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toMatchObject({ status: "healthy" });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+
+async function expectGroupGone(pid: number): Promise<void> {
+  // Nothing of the group survives: the server, the stand-ins, a warm LibreOffice.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(() => process.kill(-pid, 0)).toThrow();
+}
+
+describe("the local server's start and stop", () => {
+  it("npm start runs the setup, serves the API with its stand-ins, and stops cleanly on Ctrl+C", async () => {
+    // Exactly the README's command: prestart (scripts/setup.mjs, a no-op here) then local/main.ts.
+    const { child, url, output } = await launch("npm", ["start"]);
+    expect(output()).toMatch(/mail \(browser\): http:\/\/127\.0\.0\.1:\d+/);
+    await expectHealthy(url);
+    const exit = exited(child);
+    process.kill(-child.pid!, "SIGINT"); // what Ctrl+C sends: the whole foreground group
+    // npm re-raises the signal its script ended on, after the server's clean-up.
+    expect(await exit).toEqual({ code: null, signal: "SIGINT" });
+    expect(output()).toContain("SIGINT: finishing requests under way");
+    expect(output()).not.toMatch(/ERR|Error/);
+    await expectGroupGone(child.pid!);
+  }, 120_000);
+
+  it("local/main.ts stops with exit code 0 on SIGTERM (a process manager)", async () => {
+    const { child, url, output } = await launch(process.execPath, ["--import", "tsx", "local/main.ts"]);
+    await expectHealthy(url);
+    const exit = exited(child);
     child.kill("SIGTERM");
-    expect(await exit).toBe(0);
-    expect(output).toContain("SIGTERM: finishing requests under way");
+    expect(await exit).toEqual({ code: 0, signal: null });
+    expect(output()).toContain("SIGTERM: finishing requests under way");
+    await expectGroupGone(child.pid!);
   }, 120_000);
 });

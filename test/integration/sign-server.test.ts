@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { oids } from "#domain/cades-signature.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { pdfPageCount, pdfsig, pdfText, qpdfCheck } from "#test/helpers/pdf-tools.ts";
-import { cmsOf, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
+import { cmsOf, expectSignedPdf, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;
@@ -44,10 +44,8 @@ describe("sign and verify over HTTP", () => {
     expect(json.document.contentType).toBe("application/pdf");
     const signed = Buffer.from(json.document.base64 as string, "base64");
     expect(tsa.requests).toBe(before + 1);
-    expect(signed.subarray(0, input.length).equals(input)).toBe(true);
-    const [signature] = await pdfsig(signed);
+    const [signature] = await expectSignedPdf(signed, { input });
     expect(signature).toMatchObject({ type: "ETSI.CAdES.detached", valid: true, totalDocumentSigned: true });
-    expect((await qpdfCheck(signed)).ok).toBe(true);
 
     // The CMS carries the timestamp token as an unsigned attribute.
     const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(cmsOf(signed)).content });
@@ -79,7 +77,8 @@ describe("sign and verify over HTTP", () => {
     const { status, json } = await post("/v1/sign", signBody({ base64: docx.toString("base64") }));
     expect(status).toBe(200);
     const signed = Buffer.from(json.document.base64 as string, "base64");
-    expect((await pdfsig(signed))[0]!.valid).toBe(true);
+    // The input is a DOCX: LibreOffice's PDF is the signed prefix, not known here.
+    await expectSignedPdf(signed);
     expect(await pdfText(signed, { first: 1, last: 1 })).toContain("Statement of work");
     expect(await pdfPageCount(signed)).toBe(2);
   }, 90_000);

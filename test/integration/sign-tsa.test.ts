@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
-import { pdfsig } from "#test/helpers/pdf-tools.ts";
 import { openPdf } from "#domain/open-pdf.ts";
 import { verifySignatures } from "#domain/signature-verifier.ts";
-import { cmsOf, forgeGenTime, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { cmsOf, expectSignedPdf, forgeGenTime, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
 let forging: LoopbackTsa;
@@ -37,7 +36,7 @@ const sign = (tsaUrl: string) => signPdf(input, { identity, signingTime: new Dat
 describe("RFC 3161 timestamps (PAdES B-T)", () => {
   it("adds a token from a real TSA that pdfsig accepts", async () => {
     const signed = await sign(tsa.url);
-    const [signature] = await pdfsig(signed);
+    const [signature] = await expectSignedPdf(signed, { input });
     expect(signature!.valid).toBe(true);
     expect(signature!.type).toBe("ETSI.CAdES.detached");
   });
@@ -50,6 +49,7 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
 
   it("reports a verified timestamp, and an honest failure when the embedded token was changed", async () => {
     const signed = await sign(tsa.url);
+    await expectSignedPdf(signed, { input });
     const report = await verifySignatures(await openPdf(signed), signed, { anchors: [identity.certificate] });
     expect(report.valid).toBe(true);
     const timestamp = report.signatures[0]!.timestamp!;

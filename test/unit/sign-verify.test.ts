@@ -4,7 +4,7 @@ import { signPdf } from "#domain/pades-signer.ts";
 import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { makePdf, signWithSignpdf, withSharedSignatureFields } from "#test/helpers/sign-tools.ts";
+import { expectSignedPdf, makePdf, signWithSignpdf, withSharedSignatureFields } from "#test/helpers/sign-tools.ts";
 
 let service: SigningIdentity;
 let input: Buffer;
@@ -16,6 +16,7 @@ beforeAll(async () => {
   trust = { anchors: [service.certificate] };
   input = await makePdf(2);
   signed = await signPdf(input, { identity: service, signingTime: new Date("2026-11-22T10:00:00Z"), signerName: "Ada Lovelace", reason: "r", contactInfo: "ada@example.com" });
+  await expectSignedPdf(signed, { input });
 }, 30_000);
 
 async function verify(bytes: Buffer, store = trust) {
@@ -74,6 +75,7 @@ describe("verifySignatures", () => {
     const root = await generateIdentity({ keyType: "EC", commonName: "Customer Root", isCa: true });
     const leaf = await generateIdentity({ keyType: "RSA", rsaBits: 2048, commonName: "Customer Signer", issuer: root });
     const bytes = await signPdf(input, { identity: leaf, signingTime: new Date(), signerName: "Customer", reason: "r" });
+    await expectSignedPdf(bytes, { input });
     expect((await verify(bytes, { anchors: [root.certificate] })).signatures[0]!.trusted).toBe(true);
     expect((await verify(bytes)).signatures[0]!.trusted).toBe(false);
   });
@@ -86,6 +88,8 @@ describe("verifySignatures", () => {
     expect(foreignReport.signatures[0]).toMatchObject({ subFilter: "adbe.pkcs7.detached", integrity: "ok", trusted: false, certificateSubject: "CN=Other Tool Signer" });
 
     const both = await signPdf(foreign, { identity: service, signingTime: new Date(), signerName: "Ada Lovelace", reason: "r" });
+    // pdfsig agrees: the other tool's signature stays valid beside ours.
+    await expectSignedPdf(both, { input: foreign, signatures: 2, types: ["adbe.pkcs7.detached", "ETSI.CAdES.detached"] });
     const report = await verify(both);
     expect(report.valid).toBe(true);
     expect(report.signatures.map((signature) => [signature.integrity, signature.modifiedAfter])).toEqual([

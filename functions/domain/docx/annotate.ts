@@ -5,6 +5,7 @@ import { ImageWriter, loadImage, type Dimensions, type LoadedImage } from "#doma
 import { DocxPackage } from "#domain/docx/package.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** FieldType is what a field writes. */
 export type FieldType = "text" | "image" | "signature" | "table" | "checkbox";
@@ -216,7 +217,7 @@ async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise
     if ((field.type === "image" || field.type === "signature") && !first.has(field.value as string)) first.set(field.value as string, i);
   });
   const overBudget = (i: number) =>
-    new SignetError("PAYLOAD_TOO_LARGE", `The images of this request add up to more than the ${Math.floor(budget / 1024 / 1024)} MB total image limit; send fewer or smaller images.`, {
+    new SignetError("PAYLOAD_TOO_LARGE", `The images of this request add up to more than the ${formatBytes(budget)} total image limit; send fewer or smaller images.`, {
       details: [{ field: `${fieldName(i)}.value`, issue: `exceeds the total image budget of ${budget} bytes` }],
     });
   const images = new Map<string, LoadedImage>();

@@ -8,6 +8,7 @@ import { RelationshipType, Relationships, ensureContentTypeDefault } from "#doma
 import { placeRun } from "#domain/docx/fill.ts";
 import type { Control, Template } from "#domain/docx/template.ts";
 import { NS, cloneInto, escapeAttribute, parseXml } from "#domain/docx/xml.ts";
+import { formatBytes } from "#domain/sizes.ts";
 
 /** EMU_PER_PX converts CSS pixels (1/96 in) to English Metric Units. */
 export const EMU_PER_PX = 9525;
@@ -40,7 +41,7 @@ export async function loadImage(value: string, fieldName: string, deps: { fetche
       throw error;
     }
     if (bytes.length > deps.maxImageBytes) {
-      throw new SignetError("PAYLOAD_TOO_LARGE", `${fieldName} is larger than the ${Math.floor(deps.maxImageBytes / 1024 / 1024)} MB image limit.`);
+      throw new SignetError("PAYLOAD_TOO_LARGE", `${fieldName} is larger than the ${formatBytes(deps.maxImageBytes)} image limit.`);
     }
   } else if (/^https?:\/\//i.test(value)) {
     bytes = (await deps.fetcher.fetch(value, { maxBytes: deps.maxImageBytes, what: `${fieldName} image` })).bytes;

@@ -57,7 +57,7 @@ export const verifyRoute = defineRoute({
     "Reports every signature of a PDF: integrity, coverage, signer certificate, trust and changes made after signing. A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).",
   body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "VerifyRequest" }), example: { document: { base64: "JVBERi0xLjcK..." } } },
   success: { description: "The verification report.", contentType: "application/json", schema: verifyReportSchema },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "SERVICE_UNAVAILABLE"],
 });
 
 /** verifyKeyRoute: GET /v1/verify/key publishes the service's signing certificate. */
