@@ -244,3 +244,60 @@ export function multipartBody(parts: Array<{ name: string; fileName?: string; co
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
+
+// Drives a private LibreOffice over UNO to store a document with a password (soffice --convert-to
+// cannot: LibreOffice 7.4 ignores a "Password" in the filter options). argv: source, profile URL,
+// then pairs of output path and export filter.
+const storeWithPassword = `
+import os, signal, subprocess, sys, time, uno
+from com.sun.star.beans import PropertyValue
+def pv(name, value):
+    p = PropertyValue(); p.Name = name; p.Value = value; return p
+source, profile, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
+pipe = "signetpw%d" % (time.time() * 1000)
+proc = subprocess.Popen(["soffice", "-env:UserInstallation=" + profile, "--headless", "--norestore", "--invisible", "--accept=pipe,name=%s;urp;" % pipe], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+try:
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    doc = None
+    for _ in range(300):
+        try:
+            ctx = resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe)
+            desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+            doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(source), "_blank", 0, (pv("Hidden", True),))
+            if doc is not None: break
+        except Exception:
+            pass
+        time.sleep(0.1)
+    if doc is None: sys.exit("could not load the source document")
+    for out, flt in zip(pairs[0::2], pairs[1::2]):
+        doc.storeToURL(uno.systemPathToFileUrl(out), (pv("FilterName", flt), pv("Password", "secret")))
+    doc.close(True)
+finally:
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+`;
+
+/**
+ * passwordProtectedFixtures has a real LibreOffice save the flat ODF document with the password
+ * "secret" as ODT (writer8: encrypted package entries, <manifest:encryption-data>) and as Word 97
+ * (RC4, fEncrypted in the FIB), through UNO with a private profile. LibreOffice 7.4 cannot write a
+ * password-protected DOCX headless (the OOXML export ignores the password), so there is no DOCX here.
+ */
+export async function passwordProtectedFixtures(python = "/usr/bin/python3"): Promise<Record<"odt" | "doc", Buffer>> {
+  const dir = await mkdtemp(join(tmpdir(), "signet-convert-encrypted-"));
+  try {
+    const source = join(dir, "fixture.fodt");
+    const script = join(dir, "store-with-password.py");
+    await writeFile(source, flatOdt());
+    await writeFile(script, storeWithPassword);
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir };
+    const profile = pathToFileURL(join(dir, "profile")).href;
+    // A first plain run creates the profile, so the UNO run does not meet LibreOffice's first-start restart.
+    await run("soffice", [`-env:UserInstallation=${profile}`, "--headless", "--norestore", "--convert-to", "odt:writer8", "--outdir", join(dir, "plain"), source], { env, timeout: 60_000 });
+    await run(python, [script, source, profile, join(dir, "secret.odt"), "writer8", join(dir, "secret.doc"), "MS Word 97"], { env, timeout: 90_000 });
+    return { odt: await readFile(join(dir, "secret.odt")), doc: await readFile(join(dir, "secret.doc")) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

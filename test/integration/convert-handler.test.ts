@@ -1,7 +1,7 @@
 // POST /v1/convert through the handler (the pipeline API Gateway would invoke) with real LibreOffice.
 import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureDocx, fixtureText, multipartBody, oleFile } from "#test/helpers/convert-fixtures.ts";
+import { fixtureDocx, fixtureText, multipartBody, oleFile, passwordProtectedFixtures } from "#test/helpers/convert-fixtures.ts";
 import { loadConvertHandler, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 
@@ -56,6 +56,30 @@ describe("POST /v1/convert, bad input", () => {
     const response = await call(query, request);
     expect(response.status).toBe(status);
     expect(response.json).toMatchObject({ code, requestId: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe("POST /v1/convert, files LibreOffice saved with a password", () => {
+  // The synthetic OLE case above stands for a password-protected DOCX: LibreOffice 7.4 cannot
+  // write one headless, so the real encrypted files here are ODT and Word 97.
+  let secret: Awaited<ReturnType<typeof passwordProtectedFixtures>>;
+  beforeAll(async () => {
+    secret = await passwordProtectedFixtures();
+  }, 120_000);
+
+  it("the fixtures really are encrypted", () => {
+    const manifest = new PizZip(secret.odt).file("META-INF/manifest.xml")!.asText();
+    expect(manifest).toMatch(/<manifest:encryption-data/);
+    expect(secret.doc.subarray(0, 8)).toEqual(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]));
+  });
+
+  it.each([
+    ["odt", "secret.odt"],
+    ["doc", "secret.doc"],
+  ] as const)("a password-protected %s -> 422 ENCRYPTED_DOCUMENT", async (from, name) => {
+    const response = await call({ from }, file(secret[from], name));
+    expect(response.status).toBe(422);
+    expect(response.json).toMatchObject({ code: "ENCRYPTED_DOCUMENT", requestId: expect.any(String) });
   });
 });
 
