@@ -127,19 +127,40 @@ describe("LibreOffice converter, warm path", () => {
     expect(await text(save("after-invalid.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
   });
 
-  it("runs 8 simultaneous conversions, all valid, and leaves no LibreOffice behind after close", async () => {
+  it("runs 8 conversions truly at once (8 LibreOffice processes), all valid, none left after close", async () => {
     const before = new Set(descendantsOf(process.pid));
-    const many = createLibreOfficeConverter({ mode: "warm", concurrency: 2, queueLength: 16, workDir: join(root, "many") });
-    const outputs = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => many.convert({ bytes: fixtureDocx({ title: `Concurrent document ${i}` }), from: "docx", to: "pdf" })),
-    );
-    for (const [i, pdf] of outputs.entries()) expect(await text(save(`many-${i}.pdf`, pdf))).toContain(`Concurrent document ${i}`);
-    expect(processesMatching(join(root, "many")).length).toBeGreaterThan(0); // warm instances stay up between jobs
+    const dir = join(root, "many");
+    const many = createLibreOfficeConverter({ mode: "warm", concurrency: 8, queueLength: 8, timeoutMs: 120_000, workDir: dir });
+    // Sample the process table while the jobs run: soffice.bin processes started for this work folder.
+    let peak = 0;
+    const profiles = new Set<string>();
+    const liveSoffice = () => {
+      // "pid stat args": the executable itself, not a wrapper or driver that mentions it.
+      const lines = processesMatching(dir).filter((line) => line.split(/\s+/)[2]?.endsWith("/soffice.bin"));
+      for (const line of lines) profiles.add(/-env:UserInstallation=(\S+)/.exec(line)?.[1] ?? "none");
+      return lines.length;
+    };
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, liveSoffice());
+    }, 100);
+    try {
+      const outputs = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => many.convert({ bytes: fixtureDocx({ title: `Concurrent document ${i}` }), from: "docx", to: "pdf" })),
+      );
+      peak = Math.max(peak, liveSoffice());
+      for (const [i, pdf] of outputs.entries()) expect(await text(save(`many-${i}.pdf`, pdf))).toContain(`Concurrent document ${i}`);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peak).toBeGreaterThan(2);
+    expect(peak).toBeLessThanOrEqual(8);
+    expect(profiles.size, "one private profile per LibreOffice").toBeGreaterThan(2);
+    expect(profiles.has("none")).toBe(false);
     await many.close();
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(processesMatching(join(root, "many"))).toEqual([]);
+    expect(processesMatching(dir)).toEqual([]);
     expect(descendantsOf(process.pid).filter((line) => !before.has(line))).toEqual([]);
-  });
+  }, 300_000);
 
   it("refuses work beyond the queue with RATE_LIMIT_ERROR and a retry time", async () => {
     const small = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, queueLength: 1, workDir: join(root, "small") });
