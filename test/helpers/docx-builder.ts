@@ -17,6 +17,8 @@ export interface DocxParts {
   footer?: string;
   /** Inner XML of footnote id 1 (paragraphs). */
   footnote?: string;
+  /** Inner XML of endnote id 1 (paragraphs). */
+  endnote?: string;
   /** Section properties; a Letter page with 1-inch margins when absent. */
   sectPr?: string;
 }
@@ -51,6 +53,17 @@ export function buildDocx(parts: DocxParts): Buffer {
     );
     overrides.push('<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"/>');
     relationships.push('<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes" Target="footnotes.xml"/>');
+  }
+  if (parts.endnote !== undefined) {
+    zip.file(
+      "word/endnotes.xml",
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:endnotes ${W_NAMESPACES}>` +
+        '<w:endnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:endnote>' +
+        '<w:endnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:endnote>' +
+        `<w:endnote w:id="1">${parts.endnote}</w:endnote></w:endnotes>`,
+    );
+    overrides.push('<Override PartName="/word/endnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.endnotes+xml"/>');
+    relationships.push('<Relationship Id="rIdEn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/endnotes" Target="endnotes.xml"/>');
   }
   const sectPr = (parts.sectPr ?? DEFAULT_SECT_PR).replace("<w:sectPr>", `<w:sectPr>${references.join("")}`);
   zip.file(

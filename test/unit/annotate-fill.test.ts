@@ -1,3 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type Field } from "#domain/docx/annotate.ts";
 import { SignetError } from "#domain/errors.ts";
@@ -114,6 +119,35 @@ describe("text", () => {
     expect(body).toContain("value-cell");
     expect(body).toContain("value-boxed");
   });
+
+  it("fills a control in an endnote (word/endnotes.xml), and LibreOffice renders the value", async () => {
+    const docx = buildDocx({
+      body: p(run("Body text") + '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:endnoteReference w:id="1"/></w:r>'),
+      endnote: p(run("Endnote: ") + inlineControl({ tag: "endnote-field", placeholder: "Endnote placeholder" })),
+    });
+    expect(describeFields(docx, limits).fields.map((field) => field.location.part)).toEqual(["word/endnotes.xml"]);
+    const out = await fill(docx, [{ id: "endnote-field", type: "text", value: "Filled in the endnote" }]);
+    const endnotes = readPart(out, "word/endnotes.xml");
+    expect(endnotes).toContain("Filled in the endnote");
+    expect(endnotes).not.toContain("Endnote placeholder");
+    expect(endnotes).not.toContain("w:showingPlcHdr");
+    expect(readPart(out, "word/document.xml")).not.toContain("Filled in the endnote");
+    // The filled endnote as LibreOffice lays it out (one-shot soffice, private profile).
+    const dir = mkdtempSync(join(tmpdir(), "signet-annotate-endnote-"));
+    try {
+      writeFileSync(join(dir, "filled.docx"), out);
+      execFileSync("soffice", [`-env:UserInstallation=${pathToFileURL(join(dir, "profile")).href}`, "--headless", "--norestore", "--convert-to", "pdf", "--outdir", dir, join(dir, "filled.docx")], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+        timeout: 60_000,
+        stdio: "ignore",
+      });
+      const text = execFileSync("pdftotext", [join(dir, "filled.pdf"), "-"], { encoding: "utf8" });
+      expect(text).toContain("Endnote: Filled in the endnote");
+      expect(text).not.toContain("Endnote placeholder");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it("fills {{id}} placeholders, leaves unknown ones and never re-reads values as tags", async () => {
     const docx = buildDocx({ body: p(run("Dear {{first")+ run("Name}}, ref {{other}}")) + p(inlineControl({ tag: "firstName" })) });
