@@ -265,7 +265,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   async function runWarm(env: Setup, index: number, job: Prepared, deadline: number): Promise<Buffer | "fallback"> {
     const slot = slots[index]!;
     if (!slot.warm?.alive || slot.warm.conversions >= settings.maxConversionsPerProcess) {
-      slot.warm?.stop();
+      await slot.warm?.terminate(); // one LibreOffice per slot, never two at once
       slot.generation++;
       const profile = await seedProfile(join(env.workDir, "profiles", `warm-${index}`));
       slot.warm = new WarmOffice({
@@ -295,6 +295,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
       case "load":
         throw unreadable(job.from);
       case "unavailable":
+        await slot.warm.terminate();
         if (++startFailures >= 2) {
           warmUsable = false;
           logger.warn("warm LibreOffice does not start; using one-shot conversions from now on", { error: outcome.error });
@@ -304,7 +305,8 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
         // A crash or a failed export: LibreOffice is restarted for the next job and this one is
         // retried once with a fresh one-shot process, which survives documents the warm one does not.
         logger.warn("warm LibreOffice failed during a conversion; retrying one-shot", { kind: outcome.kind, error: outcome.error });
-        slot.warm.stop();
+        // Gone before the retry starts, so the slot never holds two LibreOffice processes.
+        await slot.warm.terminate();
         return "fallback";
     }
   }

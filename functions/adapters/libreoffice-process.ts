@@ -19,6 +19,24 @@ export function killGroup(pgid: number | undefined): void {
   }
 }
 
+/**
+ * groupGone resolves once no process of the group is left (SIGKILL is asynchronous), or after
+ * maxWaitMs, so a replacement LibreOffice never runs beside the one it replaces.
+ */
+export async function groupGone(pgid: number | undefined, maxWaitMs = 3000): Promise<void> {
+  if (!pgid || pgid <= 1) return;
+  const until = Date.now() + maxWaitMs;
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return; // ESRCH: the group is empty
+    }
+    if (Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const STDERR_TAIL = 4096;
 
 /**

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
-import { killGroup } from "#adapters/libreoffice-process.ts";
+import { groupGone, killGroup } from "#adapters/libreoffice-process.ts";
 
 /** WarmJob is one conversion for a running LibreOffice (file URLs and filter names). */
 export interface WarmJob {
@@ -79,6 +79,12 @@ export class WarmOffice {
     this.dead = true;
     killGroup(this.officePgid);
     killGroup(this.child?.pid);
+  }
+
+  /** terminate stops this instance and resolves once its processes are gone. */
+  async terminate(): Promise<void> {
+    this.stop();
+    await Promise.all([groupGone(this.officePgid), groupGone(this.child?.pid)]);
   }
 
   private async start(deadline: number): Promise<WarmOutcome | undefined> {
