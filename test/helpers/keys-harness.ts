@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type { HttpResponse } from "#http/responses.ts";
+import { startFixtureServer } from "#test/helpers/http-fixture-server.ts";
 
 /** Invoke is a Lambda proxy handler as the tests call it. */
 export type Invoke = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
@@ -111,43 +111,37 @@ export function captureOutput(): OutputCapture {
 
 /** closedPort is a loopback port nothing listens on (bound, then released). */
 export async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  const server = await startFixtureServer(() => undefined);
+  await server.close();
+  return server.port;
+}
+
+/** CountingServer is a loopback HTTP stand-in that counts the requests it got. */
+export interface CountingServer {
+  endpoint: string;
+  requests: () => number;
+  close(): Promise<void>;
+}
+
+async function startCountingServer(answer: (res: ServerResponse) => void): Promise<CountingServer> {
+  let count = 0;
+  const server = await startFixtureServer((req, res) => {
+    count++;
+    req.resume();
+    answer(res);
+  });
+  return { endpoint: server.url(""), requests: () => count, close: () => server.close() };
 }
 
 /** startRefusingSes serves an SES v2 endpoint that refuses every message, as SES does for an unverified address. */
-export async function startRefusingSes(): Promise<{ endpoint: string; requests: () => number; close(): Promise<void> }> {
-  let count = 0;
-  const server = http.createServer((req, res) => {
-    count++;
-    req.resume();
+export function startRefusingSes(): Promise<CountingServer> {
+  return startCountingServer((res) => {
     res.writeHead(400, { "content-type": "application/json", "x-amzn-errortype": "MessageRejected" });
     res.end(JSON.stringify({ message: "Email address is not verified. The following identities failed the check in region US-EAST-1: x" }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    requests: () => count,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
-  };
 }
 
 /** startSilentServer accepts requests and never answers them, like a service that hangs; it counts them. */
-export async function startSilentServer(): Promise<{ endpoint: string; requests: () => number; close(): Promise<void> }> {
-  let count = 0;
-  const server = http.createServer((req) => {
-    count++;
-    req.resume();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    requests: () => count,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
-  };
+export function startSilentServer(): Promise<CountingServer> {
+  return startCountingServer(() => undefined);
 }
