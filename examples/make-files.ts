@@ -71,4 +71,6 @@ function png(width: number, height: number, ink: (x: number, y: number) => boole
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
 }
 writeFileSync(new URL("signature.png", dir), png(160, 48, (x, y) => Math.abs(y - (24 + 14 * Math.sin(x / 12))) < 2));
-process.stdout.write("wrote examples/files/: contract.pdf, contract.docx, template.docx, signature.png\n");
+// A short Markdown note (a GitHub table too), for converting Markdown to Word.
+writeFileSync(new URL("notes.md", dir), "# Meeting notes\n\nSigned off the **service agreement** with Analytical Engines Ltd.\n\n| item | quantity |\n|---|---|\n| Difference engine | 1 |\n| Punched cards | 500 |\n\n- send the contract for signature\n- archive the signed PDF\n");
+process.stdout.write("wrote examples/files/: contract.pdf, contract.docx, template.docx, signature.png, notes.md\n");

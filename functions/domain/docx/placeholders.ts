@@ -12,7 +12,7 @@ interface TemplateErrorProperties {
  * plainTags claims every tag as a plain placeholder named by its whole text, ahead of docxtemplater's
  * loop (#, ^, /, -) and raw-XML (@) modules, so those tags are never interpreted: a template's
  * {{#items}}...{{/items}} or {{@raw}} is looked up by that exact text and, when no field names it,
- * written back unchanged like any other unknown placeholder (README: loops are not supported).
+ * written back unchanged like any other unknown placeholder (docs/api.md: loops are not supported).
  */
 function plainTags(): DXT.Module {
   // A fresh object per Docxtemplater instance: docxtemplater refuses to attach one module twice.
