@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
+import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { errorResponse } from "#http/pipeline.ts";
 import type { HttpResponse } from "#http/responses.ts";
@@ -111,6 +112,8 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
 
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
 export async function startLocalServer(options: { port: number; host?: string }): Promise<LocalServer> {
+  // No error of one request may end the server and drop every other request under way.
+  guardUncaughtExceptions();
   const server = http.createServer((req, res) => {
     handleRequest(req, res).catch((error: unknown) => {
       logger.error("local server failure", { error: error as Error });
