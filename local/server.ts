@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Context } from "aws-lambda";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
+import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
 import type { HttpResponse } from "#http/responses.ts";
 import { routes } from "#http/routes.ts";
@@ -110,18 +111,78 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
   send(res, response);
 }
 
+/** clientErrorAnswer is the error a malformed or late request gets, in Signet's JSON layout. */
+function clientErrorAnswer(error: NodeJS.ErrnoException): HttpResponse {
+  const id = randomUUID();
+  switch (error.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT": {
+      const seconds = config.http.requestTimeoutMs / 1000;
+      return errorResponse("REQUEST_TIMEOUT", `The request's headers and body did not arrive within ${seconds} s; send the whole request at once (the limit is SIGNET_REQUEST_TIMEOUT_MS).`, id);
+    }
+    case "HPE_HEADER_OVERFLOW":
+      return errorResponse("HEADERS_TOO_LARGE", `The request headers are larger than the ${formatBytes(http.maxHeaderSize)} the server accepts; send fewer or shorter headers.`, id);
+    default:
+      return errorResponse(
+        "VALIDATION_ERROR",
+        `The request is not valid HTTP/1.1 (${error.code ?? "parse error"}); check the request line, the headers, Content-Length and Transfer-Encoding.`,
+        id,
+      );
+  }
+}
+
+/**
+ * onClientError replaces Node's own plain-text 400/408/431 answers with the JSON error layout.
+ * Like Node, it answers only when nothing of a response has gone out on the socket yet.
+ */
+function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (error.code !== "ECONNRESET" && socket.writable && (!inFlight || !inFlight.headersSent)) {
+    const answer = clientErrorAnswer(error);
+    const body = Buffer.from(answer.body, "utf8");
+    const head = [
+      `HTTP/1.1 ${answer.statusCode} ${reasonPhrases[answer.statusCode] ?? "Error"}`,
+      ...Object.entries(answer.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`),
+      `Content-Length: ${body.length}`,
+      "Connection: close",
+      "",
+      "",
+    ].join("\r\n");
+    socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
+    // end() flushes the answer; destroy soon after in case the client never reads it.
+    setTimeout(() => socket.destroy(), 1000).unref();
+    return;
+  }
+  socket.destroy();
+}
+
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
 export async function startLocalServer(options: { port: number; host?: string }): Promise<LocalServer> {
   // No error of one request may end the server and drop every other request under way.
   guardUncaughtExceptions();
-  const server = http.createServer((req, res) => {
-    handleRequest(req, res).catch((error: unknown) => {
-      logger.error("local server failure", { error: error as Error });
-      if (!res.headersSent) send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", randomUUID()));
-      else res.destroy();
-    });
-  });
-  server.requestTimeout = 0; // conversions may take long; the handlers enforce their own limits
+  const timeoutMs = config.http.requestTimeoutMs;
+  const server = http.createServer(
+    {
+      // Headers and body must arrive within timeoutMs (408 otherwise): a client trickling or
+      // withholding its body cannot hold a connection. The handler's own work is not counted
+      // (conversions enforce their own limits). Node checks at connectionsCheckingInterval.
+      requestTimeout: timeoutMs,
+      headersTimeout: timeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(timeoutMs / 4))),
+    },
+    (req, res) => {
+      handleRequest(req, res).catch((error: unknown) => {
+        if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
+          // The client went away (or the request timed out) before its body arrived: nobody to answer.
+          logger.info("request abandoned before its body arrived", { path: req.url });
+          return;
+        }
+        logger.error("local server failure", { error: error as Error });
+        if (!res.headersSent) send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", randomUUID()));
+        else res.destroy();
+      });
+    },
+  );
+  server.on("clientError", onClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
