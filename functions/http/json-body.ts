@@ -39,9 +39,11 @@ export function parseJsonBody(text: string, maxDepth: number): unknown {
   }
 }
 
-/** isJsonContentType accepts application/json and +json types, with any parameters. */
+/**
+ * isJsonContentType accepts application/json only, with any parameters (SPEC 1: anything else,
+ * application/vnd.api+json included, is 415).
+ */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const type = contentType.split(";")[0]!.trim().toLowerCase();
-  return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+  return contentType.split(";")[0]!.trim().toLowerCase() === "application/json";
 }

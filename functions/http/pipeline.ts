@@ -58,7 +58,8 @@ export function errorResponse(
 ): HttpResponse {
   const { status } = errorTable[code];
   const headers: Record<string, string> = { ...extra.headers };
-  if (extra.retryAfterSeconds !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(extra.retryAfterSeconds)));
+  // 0 means "act now" (e.g. ask for a new code); any positive wait rounds up to whole seconds.
+  if (extra.retryAfterSeconds !== undefined) headers["Retry-After"] = String(Math.max(0, Math.ceil(extra.retryAfterSeconds)));
   return json(
     status,
     {
@@ -108,6 +109,14 @@ function decodeBody(event: APIGatewayProxyEvent): Buffer {
 }
 
 function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewayProxyEvent): unknown {
+  // API Gateway keeps only the last value in queryStringParameters: a repeated parameter
+  // (?to=xyz&to=docx) would silently win last, so it is refused.
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, values]) => (values?.length ?? 0) > 1);
+  if (repeated.length > 0) {
+    throw new SignetError("VALIDATION_ERROR", `Send each query parameter once; ${repeated.map(([name]) => `"${name}"`).join(", ")} appeared more than once.`, {
+      details: repeated.map(([name, values]) => ({ field: `query.${name}`, issue: `given ${values!.length} times; send it once` })),
+    });
+  }
   const raw = event.queryStringParameters ?? {};
   if (!schema) {
     const names = Object.keys(raw);

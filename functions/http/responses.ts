@@ -34,6 +34,7 @@ export function text(statusCode: number, body: string, contentType: string, head
 
 /** attachmentDisposition builds a Content-Disposition header safe for any file name. */
 export function attachmentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  // RFC 6266: an ASCII fallback (accents dropped: résumé -> resume) and the exact name as RFC 5987 UTF-8.
+  const ascii = fileName.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[^\x20-\x7e]|["\\%]/g, "_");
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
