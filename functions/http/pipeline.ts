@@ -12,6 +12,7 @@ import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#d
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
+import { rawBodyOf } from "#http/raw-body.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
 import { formatBytes } from "#domain/sizes.ts";
 
@@ -104,6 +105,8 @@ export function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {
 }
 
 function decodeBody(event: APIGatewayProxyEvent): Buffer {
+  const attached = rawBodyOf(event); // the local server's bytes: no base64 round trip
+  if (attached) return attached;
   if (event.body === null || event.body === undefined) return Buffer.alloc(0);
   return event.isBase64Encoded ? Buffer.from(event.body, "base64") : Buffer.from(event.body, "utf8");
 }
