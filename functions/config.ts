@@ -39,6 +39,13 @@ export interface Config {
     maxRedirects: number;
   };
   cors: { origin: string };
+  http: {
+    /**
+     * Time for a request's headers and body to arrive (local server), in ms; a client that
+     * withholds or trickles them gets 408. The handler's own work is not counted.
+     */
+    requestTimeoutMs: number;
+  };
   keys: {
     tableName: string;
     /** Endpoint of a DynamoDB-compatible store (dynalite locally); unset on AWS. */
@@ -169,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxRedirects: 3,
     },
     cors: { origin: env.SIGNET_CORS_ORIGIN ?? "*" },
+    http: { requestTimeoutMs: readInt(env, "SIGNET_REQUEST_TIMEOUT_MS", 60_000) },
     keys: {
       tableName: required(env, "SIGNET_TABLE", runtime, "signet"),
       ...(env.SIGNET_DYNAMODB_ENDPOINT ? { dynamodbEndpoint: env.SIGNET_DYNAMODB_ENDPOINT } : {}),

@@ -7,7 +7,7 @@ import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { signDocument, type SignDependencies } from "#domain/sign-document.ts";
 import { signRoute } from "#http/contracts/sign.ts";
 import { httpHandler } from "#http/pipeline.ts";
-import { json } from "#http/responses.ts";
+import { base64Text, json } from "#http/responses.ts";
 
 const { limits, signing } = config;
 
@@ -27,5 +27,6 @@ const dependencies: SignDependencies = {
 /** handler answers POST /v1/sign: the document signed PAdES B-B (B-T with a TSA), plain base64. */
 export const handler = httpHandler(signRoute, async (req) => {
   const signed = await signDocument(req.body, dependencies);
-  return json(200, { document: { base64: signed.toString("base64"), contentType: "application/pdf" } });
+  // base64Text: the megabytes go into the JSON answer without a second scan and copy (issue 16).
+  return json(200, { document: { base64: base64Text(signed), contentType: "application/pdf" } });
 });

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { attachRawBody } from "#http/raw-body.ts";
 
 /**
  * toProxyEvent builds the API Gateway REST (payload v1) event the deployed stack delivers for a
- * request. The stack sets binaryMediaTypes to *&#47;*, so every body arrives base64-encoded.
+ * request. The stack sets binaryMediaTypes to *&#47;*, so every body arrives base64-encoded: event.body
+ * is that base64 text, computed only when read; the pipeline takes the bytes themselves (raw-body.ts).
  */
 export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resourcePath: string): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
@@ -24,7 +26,7 @@ export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resou
   const hasQuery = Object.keys(query).length > 0;
   const requestId = randomUUID();
   const sourceIp = (req.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
-  return {
+  const event: APIGatewayProxyEvent = {
     resource: resourcePath,
     path: url.pathname,
     httpMethod: req.method ?? "GET",
@@ -34,7 +36,7 @@ export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resou
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
     pathParameters: null,
     stageVariables: null,
-    body: body.length > 0 ? body.toString("base64") : null,
+    body: null, // replaced by the lazy property below
     isBase64Encoded: body.length > 0,
     requestContext: {
       accountId: "000000000000",
@@ -67,4 +69,15 @@ export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resou
       },
     },
   };
+  let encoded: string | null | undefined;
+  Object.defineProperty(event, "body", {
+    enumerable: true,
+    configurable: true,
+    get: () => (encoded ??= body.length > 0 ? body.toString("base64") : null),
+    set: (value: string | null) => {
+      encoded = value;
+    },
+  });
+  if (body.length > 0) attachRawBody(event, body);
+  return event;
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Context } from "aws-lambda";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
+import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
+import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
 import type { HttpResponse } from "#http/responses.ts";
 import { routes } from "#http/routes.ts";
@@ -37,30 +39,60 @@ function lambdaContext(name: string, requestId: string): Context {
   };
 }
 
+/**
+ * readBody collects the request body. With a Content-Length (the usual case) the bytes go straight
+ * into one buffer of that size: one copy, and no list of chunks beside the result.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too-large"> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isSafeInteger(declared) && declared > limit) {
+      resolve("too-large");
+      req.resume();
+      return;
+    }
+    let target = Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = false;
     req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
+      if (tooLarge) return;
+      if (size + chunk.length > limit) {
+        tooLarge = true;
         resolve("too-large");
         req.resume();
         return;
       }
-      chunks.push(chunk);
+      if (target && size + chunk.length > target.length) {
+        // More than declared (Node's parser does not allow it, but never overrun): collect chunks.
+        chunks.push(target.subarray(0, size));
+        target = undefined;
+      }
+      if (target) chunk.copy(target, size);
+      else chunks.push(chunk);
+      size += chunk.length;
     });
-    req.on("end", () => resolve(Buffer.concat(chunks, size)));
+    req.on("end", () => {
+      if (tooLarge) return;
+      resolve(target ? target.subarray(0, size) : Buffer.concat(chunks, size));
+    });
     req.on("error", reject);
   });
 }
 
 function send(res: ServerResponse, response: HttpResponse): void {
-  const body = response.isBase64Encoded ? Buffer.from(response.body, "base64") : Buffer.from(response.body ?? "", "utf8");
   const headers: Record<string, string | number | boolean> = { ...(response.headers ?? {}) };
   for (const [name, values] of Object.entries(response.multiValueHeaders ?? {})) headers[name] = values.join(", ");
-  res.writeHead(response.statusCode, { ...headers, "Content-Length": body.length });
-  res.end(body);
+  if (response.isBase64Encoded) {
+    const body = Buffer.from(response.body, "base64");
+    res.writeHead(response.statusCode, { ...headers, "Content-Length": body.length });
+    res.end(body);
+    return;
+  }
+  // Text goes out as it is: Node encodes it while writing, no UTF-8 copy of the whole body first.
+  const body = response.body ?? "";
+  res.writeHead(response.statusCode, { ...headers, "Content-Length": Buffer.byteLength(body, "utf8") });
+  res.end(body, "utf8");
 }
 
 function gatewayError(answer: GatewayAnswer, message = answer.message): HttpResponse {
@@ -109,16 +141,78 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
   send(res, response);
 }
 
+/** clientErrorAnswer is the error a malformed or late request gets, in Signet's JSON layout. */
+function clientErrorAnswer(error: NodeJS.ErrnoException): HttpResponse {
+  const id = randomUUID();
+  switch (error.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT": {
+      const seconds = config.http.requestTimeoutMs / 1000;
+      return errorResponse("REQUEST_TIMEOUT", `The request's headers and body did not arrive within ${seconds} s; send the whole request at once (the limit is SIGNET_REQUEST_TIMEOUT_MS).`, id);
+    }
+    case "HPE_HEADER_OVERFLOW":
+      return errorResponse("HEADERS_TOO_LARGE", `The request headers are larger than the ${formatBytes(http.maxHeaderSize)} the server accepts; send fewer or shorter headers.`, id);
+    default:
+      return errorResponse(
+        "VALIDATION_ERROR",
+        `The request is not valid HTTP/1.1 (${error.code ?? "parse error"}); check the request line, the headers, Content-Length and Transfer-Encoding.`,
+        id,
+      );
+  }
+}
+
+/**
+ * onClientError replaces Node's own plain-text 400/408/431 answers with the JSON error layout.
+ * Like Node, it answers only when nothing of a response has gone out on the socket yet.
+ */
+function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (error.code !== "ECONNRESET" && socket.writable && (!inFlight || !inFlight.headersSent)) {
+    const answer = clientErrorAnswer(error);
+    const body = Buffer.from(answer.body, "utf8");
+    const head = [
+      `HTTP/1.1 ${answer.statusCode} ${reasonPhrases[answer.statusCode] ?? "Error"}`,
+      ...Object.entries(answer.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`),
+      `Content-Length: ${body.length}`,
+      "Connection: close",
+      "",
+      "",
+    ].join("\r\n");
+    socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
+    // end() flushes the answer; destroy soon after in case the client never reads it.
+    setTimeout(() => socket.destroy(), 1000).unref();
+    return;
+  }
+  socket.destroy();
+}
+
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
 export async function startLocalServer(options: { port: number; host?: string }): Promise<LocalServer> {
-  const server = http.createServer((req, res) => {
-    handleRequest(req, res).catch((error: unknown) => {
-      logger.error("local server failure", { error: error as Error });
-      if (!res.headersSent) send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", randomUUID()));
-      else res.destroy();
-    });
-  });
-  server.requestTimeout = 0; // conversions may take long; the handlers enforce their own limits
+  // No error of one request may end the server and drop every other request under way.
+  guardUncaughtExceptions();
+  const timeoutMs = config.http.requestTimeoutMs;
+  const server = http.createServer(
+    {
+      // Headers and body must arrive within timeoutMs (408 otherwise): a client trickling or
+      // withholding its body cannot hold a connection. The handler's own work is not counted
+      // (conversions enforce their own limits). Node checks at connectionsCheckingInterval.
+      requestTimeout: timeoutMs,
+      headersTimeout: timeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(timeoutMs / 4))),
+    },
+    (req, res) => {
+      handleRequest(req, res).catch((error: unknown) => {
+        if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
+          // The client went away (or the request timed out) before its body arrived: nobody to answer.
+          logger.info("request abandoned before its body arrived", { path: req.url });
+          return;
+        }
+        logger.error("local server failure", { error: error as Error });
+        if (!res.headersSent) send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", randomUUID()));
+        else res.destroy();
+      });
+    },
+  );
+  server.on("clientError", onClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());

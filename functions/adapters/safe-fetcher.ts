@@ -1,6 +1,11 @@
+import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import ipaddr from "ipaddr.js";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
+import { classifyAddress } from "#domain/address-policy.ts";
 import { config } from "#config";
 import { SignetError } from "#domain/errors.ts";
 import type { FetchedResource, Fetcher } from "#domain/fetcher.ts";
@@ -20,6 +25,62 @@ export interface SafeFetcherOptions {
 
 const defaults: SafeFetcherOptions = { allowHttp: false, timeoutMs: 10_000, maxRedirects: 3, allowAddresses: [] };
 
+/** AddressRefused is the connect-time refusal of an address by classifyAddress. */
+class AddressRefused extends Error {
+  constructor(readonly reason: string) {
+    super(`connecting to ${reason}: the address is not allowed`);
+  }
+}
+
+/** addressGuard checks one resolved or literal address against the policy and the test-only allow-list. */
+function addressGuard(allowAddresses: string[]): (address: string) => AddressRefused | undefined {
+  const allowed = allowAddresses.map((entry) => (entry.includes("/") ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), entry.includes(":") ? 128 : 32] as const)));
+  return (address) => {
+    try {
+      const parsed = ipaddr.process(address.replace(/%.*$/, ""));
+      if (allowed.some(([base, bits]) => base.kind() === parsed.kind() && parsed.match(base, bits))) return undefined;
+    } catch {
+      // not an IP address: classifyAddress says so
+    }
+    const verdict = classifyAddress(address);
+    return verdict.allowed ? undefined : new AddressRefused(verdict.reason);
+  };
+}
+
+type CreateConnection = (options: http.ClientRequestArgs & net.NetConnectOpts, callback?: (error: Error | null, socket: Duplex) => void) => Duplex;
+
+/**
+ * withAddressPolicy makes an agent check every address with classifyAddress: the literal host
+ * before connecting, every resolved address in the DNS lookup. request-filtering-agent's own
+ * check stays underneath; this one adds the IPv6 forms that embed IPv4 (::7f00:1 and the like).
+ */
+function withAddressPolicy<A extends http.Agent>(agent: A, check: (address: string) => AddressRefused | undefined): A {
+  const inner = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(agent);
+  const lookup = ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      for (const { address } of addresses) {
+        const refused = check(address);
+        if (refused) return callback(refused);
+      }
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  }) as unknown as net.LookupFunction;
+  (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, callback) => {
+    const host = (options.host ?? "").replace(/^\[|\]$/g, "");
+    const refused = net.isIP(host) !== 0 ? check(host) : undefined;
+    if (refused) {
+      const socket = new net.Socket();
+      if (callback) callback(refused, socket);
+      else process.nextTick(() => socket.destroy(refused));
+      return socket;
+    }
+    return inner({ ...options, lookup }, callback);
+  };
+  return agent;
+}
+
 const fail = (what: string, reason: string, cause?: unknown) =>
   new SignetError("FETCH_FAILED", `Could not fetch the ${what}: ${reason}.`, cause === undefined ? {} : { cause });
 
@@ -32,7 +93,11 @@ const fail = (what: string, reason: string, cause?: unknown) =>
 export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fetcher {
   const settings = { ...defaults, ...options };
   const filter = { allowIPAddressList: settings.allowAddresses, keepAlive: false };
-  const agents = { "http:": new RequestFilteringHttpAgent(filter), "https:": new RequestFilteringHttpsAgent(filter) };
+  const check = addressGuard(settings.allowAddresses);
+  const agents = {
+    "http:": withAddressPolicy(new RequestFilteringHttpAgent(filter), check),
+    "https:": withAddressPolicy(new RequestFilteringHttpsAgent(filter), check),
+  };
 
   function checkUrl(raw: string, what: string): URL {
     let url: URL;
@@ -102,6 +167,7 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
       });
       req.on("error", (error) => {
         if (signal.aborted) reject(fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error));
+        else if (error instanceof AddressRefused) reject(fail(what, error.reason, error));
         else if (/is not allowed/.test(error.message)) reject(fail(what, "the address is private, loopback, link-local or otherwise not public", error));
         else reject(fail(what, `the connection failed (${(error as NodeJS.ErrnoException).code ?? "network error"})`, error));
       });

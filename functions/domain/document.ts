@@ -23,9 +23,82 @@ export interface DocumentLimits extends ZipLimits {
   maxDocumentBytes: number;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
 const DATA_URI = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)?((?:;[a-z0-9-]+=[^;,]*)*);base64,/i;
+
+// Character classes of base64 text: 1 both alphabets, 2 standard only (+ /), 3 URL-safe only (- _),
+// 4 padding (=), 5 whitespace (ignored), 0 anything else.
+const BASE64_CLASS = (() => {
+  const table = new Uint8Array(128);
+  for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") table[c.charCodeAt(0)] = 1;
+  table[0x2b] = table[0x2f] = 2;
+  table[0x2d] = table[0x5f] = 3;
+  table[0x3d] = 4;
+  for (const c of " \t\n\v\f\r") table[c.charCodeAt(0)] = 5;
+  return table;
+})();
+
+/**
+ * matchesEncoding tells whether payload is exactly `bytes` encoded (padding optional), comparing
+ * 64 KB windows: native encode and compare, no regex, and only small short-lived strings (a whole
+ * re-encoded copy would be one more large string per request for the garbage collector).
+ */
+function matchesEncoding(bytes: Buffer, payload: string, encoding: "base64" | "base64url"): boolean {
+  const WINDOW = 49_152; // bytes, a multiple of 3: every window but the last encodes without padding
+  let position = 0;
+  for (let offset = 0; offset < bytes.length; offset += WINDOW) {
+    const end = Math.min(offset + WINDOW, bytes.length);
+    const chunk = bytes.toString(encoding, offset, end);
+    if (end < bytes.length) {
+      if (payload.slice(position, position + chunk.length) !== chunk) return false;
+      position += chunk.length;
+      continue;
+    }
+    let core = chunk.length;
+    while (core > 0 && chunk.charCodeAt(core - 1) === 0x3d) core--;
+    const bare = chunk.slice(0, core);
+    const rest = payload.slice(position);
+    return rest === bare || rest === bare + "=".repeat((4 - (core % 4)) % 4);
+  }
+  return payload.length === 0;
+}
+
+/**
+ * fastDecode decodes well-formed base64 or base64url without whitespace in native code only:
+ * decode, then check that the text is exactly those bytes encoded. Anything else (line breaks,
+ * non-canonical trailing bits, invalid text) returns undefined for the careful path.
+ */
+function fastDecode(payload: string): Buffer | undefined {
+  const bytes = Buffer.from(payload, "base64"); // Node's decoder reads both alphabets
+  if (matchesEncoding(bytes, payload, "base64") || matchesEncoding(bytes, payload, "base64url")) return bytes;
+  return undefined;
+}
+
+/**
+ * isBase64Text checks base64 or base64url text in one pass without regex: one alphabet only,
+ * whitespace anywhere, at most two padding characters and only at the end, and a length (without
+ * whitespace) that is not 1 mod 4.
+ */
+function isBase64Text(payload: string): boolean {
+  let count = 0;
+  let padding = 0;
+  let standard = false;
+  let urlSafe = false;
+  for (let i = 0; i < payload.length; i++) {
+    const code = payload.charCodeAt(i);
+    const kind = code < 128 ? BASE64_CLASS[code]! : 0;
+    if (kind === 5) continue;
+    if (kind === 0) return false;
+    if (kind === 4) {
+      if (++padding > 2) return false;
+    } else {
+      if (padding > 0) return false; // data after padding
+      if (kind === 2) standard = true;
+      else if (kind === 3) urlSafe = true;
+    }
+    count++;
+  }
+  return count > 0 && count % 4 !== 1 && !(standard && urlSafe);
+}
 
 /**
  * decodeBase64 decodes plain base64, base64url or a base64 data URI, rejecting anything else
@@ -35,7 +108,7 @@ export function decodeBase64(value: string, what: string): { bytes: Buffer; medi
   let payload = value;
   let mediaType: string | undefined;
   if (value.startsWith("data:")) {
-    const match = DATA_URI.exec(value);
+    const match = DATA_URI.exec(value.slice(0, 1024)); // the header is short; never scan the payload
     if (!match) {
       throw new SignetError("VALIDATION_ERROR", `${what} is a data URI but not of the form data:<type>;base64,<data>.`, {
         details: [{ field: what, issue: "malformed data URI" }],
@@ -44,14 +117,15 @@ export function decodeBase64(value: string, what: string): { bytes: Buffer; medi
     mediaType = match[1]?.toLowerCase();
     payload = value.slice(match[0].length);
   }
-  payload = payload.replace(/\s+/g, "");
-  const valid = payload.length > 0 && (payload.length % 4 !== 1) && (BASE64.test(payload) || BASE64URL.test(payload));
-  if (!valid) {
-    throw new SignetError("VALIDATION_ERROR", `${what} is not valid base64.`, {
-      details: [{ field: what, issue: "invalid base64" }],
-    });
+  let bytes = payload.length > 0 ? fastDecode(payload) : undefined;
+  if (!bytes) {
+    if (!isBase64Text(payload)) {
+      throw new SignetError("VALIDATION_ERROR", `${what} is not valid base64.`, {
+        details: [{ field: what, issue: "invalid base64" }],
+      });
+    }
+    bytes = Buffer.from(payload, "base64"); // skips the whitespace, reads either alphabet
   }
-  const bytes = Buffer.from(payload, BASE64.test(payload) ? "base64" : "base64url");
   return mediaType ? { bytes, mediaType } : { bytes };
 }
 

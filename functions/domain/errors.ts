@@ -22,6 +22,8 @@ export const errorCodes = [
   "TSA_FAILED",
   "SERVICE_UNAVAILABLE",
   "CONVERSION_TIMEOUT",
+  "REQUEST_TIMEOUT",
+  "HEADERS_TOO_LARGE",
 ] as const;
 
 /** ErrorCode is one of the codes in errorCodes. */

@@ -198,8 +198,9 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
       case "used":
         throw new SignetError("CODE_EXPIRED", `The code has already been used to create a key; each code works once. ${requestNew}`);
       case "dead":
+        // Waiting does not revive the code, and a new one can be asked at once: Retry-After 0.
         throw new SignetError("RATE_LIMIT_ERROR", `Too many wrong codes: this code no longer works. ${requestNew}`, {
-          retryAfterSeconds: check.retryAfterSeconds,
+          retryAfterSeconds: 0,
         });
       case "wrong": {
         const tries = await deps.store.addWrongTry(address.lookup, record!.codeId, now);

@@ -31,6 +31,8 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   TSA_FAILED: { status: 502, description: "The configured timestamp authority failed; nothing was signed." },
   SERVICE_UNAVAILABLE: { status: 503, description: "A backing service (database, e-mail, converter) is unreachable; retry later." },
   CONVERSION_TIMEOUT: { status: 504, description: "LibreOffice did not finish within the time limit." },
+  REQUEST_TIMEOUT: { status: 408, description: "The request's headers or body did not arrive within the request time-out (SIGNET_REQUEST_TIMEOUT_MS on the local server)." },
+  HEADERS_TOO_LARGE: { status: 431, description: "The request's headers are larger than the server accepts." },
 };
 
 /** reasonPhrases gives the HTTP reason phrase for each status used above (the `error` member). */
@@ -40,10 +42,12 @@ export const reasonPhrases: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
   422: "Unprocessable Entity",
   429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   502: "Bad Gateway",
   503: "Service Unavailable",

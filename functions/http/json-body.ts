@@ -2,18 +2,23 @@ import { SignetError } from "#domain/errors.ts";
 
 /**
  * jsonDepthExceeds tells whether the JSON text nests objects/arrays deeper than maxDepth. It scans
- * the text before parsing so a hostile body costs one pass and no allocations.
+ * the text before parsing so a hostile body costs one pass and no allocations; strings are skipped
+ * with indexOf (native), so a body that is mostly one long base64 string costs next to nothing.
  */
 export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
+    if (c === 0x22) {
+      // Find the closing quote: one not preceded by an odd number of backslashes.
+      for (;;) {
+        const close = text.indexOf('"', i + 1);
+        if (close === -1) return false; // unterminated: JSON.parse reports it
+        let backslashes = 0;
+        while (text.charCodeAt(close - 1 - backslashes) === 0x5c) backslashes++;
+        i = close;
+        if (backslashes % 2 === 0) break;
+      }
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > maxDepth) return true;
     } else if (c === 0x7d || c === 0x5d) {
@@ -39,9 +44,11 @@ export function parseJsonBody(text: string, maxDepth: number): unknown {
   }
 }
 
-/** isJsonContentType accepts application/json and +json types, with any parameters. */
+/**
+ * isJsonContentType accepts application/json only, with any parameters (SPEC 1: anything else,
+ * application/vnd.api+json included, is 415).
+ */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const type = contentType.split(";")[0]!.trim().toLowerCase();
-  return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+  return contentType.split(";")[0]!.trim().toLowerCase() === "application/json";
 }

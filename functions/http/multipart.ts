@@ -40,6 +40,8 @@ export function parseMultipartFile(body: Buffer, contentType: string | undefined
     try {
       parser = busboy({
         headers: { "content-type": contentType },
+        // Browsers and curl send UTF-8 file names; busboy's default (latin1) would turn résumé into mojibake.
+        defParamCharset: "utf8",
         limits: { files: 5, fields: 20, parts: 25, fileSize: options.maxBytes, headerPairs: 50 },
       });
     } catch (error) {
@@ -49,9 +51,19 @@ export function parseMultipartFile(body: Buffer, contentType: string | undefined
     const files: Array<UploadedFile & { field: string }> = [];
     const strayFields: string[] = [];
     let tooLarge = false;
+    let failed = false;
+    const fail = (error: SignetError) => {
+      if (failed) return;
+      failed = true;
+      reject(error);
+    };
     parser.on("file", (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      // busboy also emits the parser's error on the open file stream; without a listener there it
+      // would be an uncaught exception that ends the process (issue 11). The parser's own error
+      // listener below answers the request.
+      stream.on("error", () => undefined);
       stream.on("limit", () => {
         tooLarge = true;
       });
@@ -61,9 +73,14 @@ export function parseMultipartFile(body: Buffer, contentType: string | undefined
     });
     parser.on("field", (name) => strayFields.push(name));
     parser.on("error", (error: Error) => {
-      reject(badRequest(`The multipart body is malformed (${error.message}); let your HTTP client build it, e.g. curl -F ${options.field}=@document.docx.`, [{ field: "body", issue: "malformed multipart" }]));
+      if (/unexpected end of form/i.test(error.message)) {
+        fail(badRequest("The multipart body ended before its closing boundary; send the whole body (let your HTTP client build it, e.g. curl -F " + `${options.field}=@document.docx).`, [{ field: "body", issue: "the multipart body ended before its closing boundary" }]));
+        return;
+      }
+      fail(badRequest(`The multipart body is malformed (${error.message}); let your HTTP client build it, e.g. curl -F ${options.field}=@document.docx.`, [{ field: "body", issue: "malformed multipart" }]));
     });
     parser.on("close", () => {
+      if (failed) return;
       if (tooLarge) {
         reject(new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${formatBytes(options.maxBytes)} limit.`));
         return;

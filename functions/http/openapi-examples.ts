@@ -111,6 +111,8 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   TSA_FAILED: { message: "The timestamp authority did not answer within 10 s; nothing was signed. Retry later." },
   SERVICE_UNAVAILABLE: { message: "API keys cannot be checked right now; retry in a moment." },
   CONVERSION_TIMEOUT: { message: "LibreOffice did not finish within 60 s; send a smaller or simpler document." },
+  REQUEST_TIMEOUT: { message: "The request body did not arrive within 60 s; send it in one go (the server stops waiting after SIGNET_REQUEST_TIMEOUT_MS)." },
+  HEADERS_TOO_LARGE: { message: "The request headers are larger than the server accepts (16 KB); send fewer or shorter headers." },
 };
 
 /** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts). */

@@ -36,7 +36,9 @@ export function errorCodesOf(route: RouteContract): ErrorCode[] {
   if (route.body.kind !== "none") {
     codes.add("PAYLOAD_TOO_LARGE");
     codes.add("UNSUPPORTED_MEDIA_TYPE");
+    codes.add("REQUEST_TIMEOUT"); // the body did not arrive in time
   }
+  codes.add("HEADERS_TOO_LARGE");
   for (const code of route.errors) codes.add(code);
   codes.add("RATE_LIMIT_ERROR"); // the gateway throttles every route
   codes.add("INTERNAL_ERROR");

@@ -7,10 +7,12 @@ import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type * as z from "zod";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
+import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
+import { rawBodyOf } from "#http/raw-body.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
 import { formatBytes } from "#domain/sizes.ts";
 
@@ -42,6 +44,9 @@ export type RouteHandler<Q extends z.ZodType, B extends z.ZodType> = (
   request: HttpRequest<Output<Q>, Output<B>>,
 ) => Promise<HttpResponse>;
 
+// Every entry point loads this module: a rejection one request leaves behind must not end the process.
+guardUnhandledRejections();
+
 // Lambda refuses synchronous responses above 6 MB (the payload includes headers and the envelope).
 const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024 - 32 * 1024;
 
@@ -54,7 +59,8 @@ export function errorResponse(
 ): HttpResponse {
   const { status } = errorTable[code];
   const headers: Record<string, string> = { ...extra.headers };
-  if (extra.retryAfterSeconds !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(extra.retryAfterSeconds)));
+  // 0 means "act now" (e.g. ask for a new code); any positive wait rounds up to whole seconds.
+  if (extra.retryAfterSeconds !== undefined) headers["Retry-After"] = String(Math.max(0, Math.ceil(extra.retryAfterSeconds)));
   return json(
     status,
     {
@@ -99,11 +105,21 @@ export function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {
 }
 
 function decodeBody(event: APIGatewayProxyEvent): Buffer {
+  const attached = rawBodyOf(event); // the local server's bytes: no base64 round trip
+  if (attached) return attached;
   if (event.body === null || event.body === undefined) return Buffer.alloc(0);
   return event.isBase64Encoded ? Buffer.from(event.body, "base64") : Buffer.from(event.body, "utf8");
 }
 
 function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewayProxyEvent): unknown {
+  // API Gateway keeps only the last value in queryStringParameters: a repeated parameter
+  // (?to=xyz&to=docx) would silently win last, so it is refused.
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, values]) => (values?.length ?? 0) > 1);
+  if (repeated.length > 0) {
+    throw new SignetError("VALIDATION_ERROR", `Send each query parameter once; ${repeated.map(([name]) => `"${name}"`).join(", ")} appeared more than once.`, {
+      details: repeated.map(([name, values]) => ({ field: `query.${name}`, issue: `given ${values!.length} times; send it once` })),
+    });
+  }
   const raw = event.queryStringParameters ?? {};
   if (!schema) {
     const names = Object.keys(raw);

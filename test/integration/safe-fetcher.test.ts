@@ -79,6 +79,12 @@ describe("safe fetcher", () => {
     ["octal-ish dotted spelling", (port) => `http://0177.0.0.1:${port}/doc.pdf`],
     ["IPv4-mapped IPv6", (port) => `http://[::ffff:127.0.0.1]:${port}/doc.pdf`],
     ["IPv6 loopback", (port) => `http://[::1]:${port}/doc.pdf`],
+    // IPv4 inside IPv6 (issue 11 item 6): refused before any connection, naming the loopback address.
+    ["IPv4-compatible IPv6 loopback", (port) => `http://[::127.0.0.1]:${port}/doc.pdf`],
+    ["IPv4-compatible IPv6 loopback, hex", (port) => `http://[::7f00:1]:${port}/doc.pdf`],
+    ["NAT64 loopback", (port) => `http://[64:ff9b::7f00:1]:${port}/doc.pdf`],
+    ["6to4 loopback", (port) => `http://[2002:7f00:1::1]:${port}/doc.pdf`],
+    ["Teredo client loopback", (port) => `http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:${port}/doc.pdf`],
     ["cloud metadata", () => "http://169.254.169.254/latest/meta-data/"],
     ["AWS IPv6 metadata", () => "http://[fd00:ec2::254]/latest/meta-data/"],
     ["private 10/8", () => "http://10.0.0.1/doc.pdf"],
@@ -89,6 +95,7 @@ describe("safe fetcher", () => {
     const error = await failure(strict().fetch(url(server.port), { maxBytes: 1024, what: "document" }));
     expect(error.code).toBe("FETCH_FAILED");
     expect(error.message).toMatch(/private|not public/);
+    if (/127\.0\.0\.1|7f00/.test(url(server.port)) && url(server.port).includes("[")) expect(error.message).toMatch(/carrying 127\.0\.0\.1, which is loopback/);
   });
 
   it("re-checks every redirect hop", async () => {

@@ -41,6 +41,32 @@ describe("decodeBase64", () => {
     expect(() => decodeBase64(value, "document.base64")).toThrowError(/document.base64 (is not valid base64|is a data URI)/);
   });
 
+  // The single-pass validator (issue 16): large inputs, window edges, both alphabets, padding.
+  const big = Buffer.from(Array.from({ length: 200_003 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
+  it.each([
+    ["a large document (many 48 KB windows, with padding)", big.toString("base64")],
+    ["a large document without padding", big.toString("base64").replace(/=+$/, "")],
+    ["a large base64url document", big.toString("base64url")],
+    ["a large base64url document with padding", big.toString("base64url") + "="],
+    ["a large document wrapped at 76 columns (MIME)", big.toString("base64").replace(/(.{76})/g, "$1\r\n")],
+  ])("decodes %s", (_name, value) => {
+    expect(decodeBase64(value, "document.base64").bytes.equals(big)).toBe(true);
+  });
+
+  it.each([
+    ["both alphabets mixed", "ab+_"],
+    ["three padding characters", "QQ==="],
+    ["data after padding", "QQ==QQ=="],
+    ["a non-ASCII character", "QQé="],
+    ["an invalid character deep inside a large document", big.toString("base64").slice(0, 150_000) + "*" + big.toString("base64").slice(150_001)],
+  ])("rejects %s", (_name, value) => {
+    expect(() => decodeBase64(value, "document.base64")).toThrowError(/not valid base64/);
+  });
+
+  it("accepts non-canonical trailing bits as Node decodes them", () => {
+    expect(decodeBase64("QR==", "x").bytes.equals(Buffer.from("A"))).toBe(true);
+  });
+
   it("returns the data URI's media type", () => {
     expect(decodeBase64(`data:image/PNG;base64,${PDF.toString("base64")}`, "value").mediaType).toBe("image/png");
   });

@@ -10,6 +10,11 @@ describe("jsonDepthExceeds", () => {
     ['{"a":"\\"[[[[["}', 1, false],
     ["[".repeat(33) + "]".repeat(33), 32, true],
     ["[".repeat(32) + "]".repeat(32), 32, false],
+    // An escaped backslash ends right before the closing quote: the brackets after it count.
+    ['{"a":"x\\\\","b":[[1]]}', 2, true],
+    ['{"a":"x\\\\","b":[[1]]}', 3, false],
+    ['{"a":"' + "A".repeat(100_000) + '","b":[[1]]}', 2, true],
+    ['{"a":"unterminated [[[[', 1, false],
   ])("%s at max %i -> %s", (text, max, expected) => {
     expect(jsonDepthExceeds(text, max)).toBe(expected);
   });
@@ -27,7 +32,8 @@ describe("isJsonContentType", () => {
     ["application/json", true],
     ["application/json; charset=utf-8", true],
     ["Application/JSON", true],
-    ["application/problem+json", true],
+    ["application/problem+json", false],
+    ["application/vnd.api+json", false],
     ["text/plain", false],
     ["application/x-www-form-urlencoded", false],
     [undefined, false],

@@ -36,7 +36,7 @@ export const verifyCodeRoute = defineRoute({
   tag: "API keys",
   summary: "Exchange the code for an API key",
   description:
-    "Checks the code and issues a new API key (\"sgn_\" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once, expires after 15 minutes and dies after 5 wrong tries (then 429).",
+    "Checks the code and issues a new API key (\"sgn_\" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once, expires after 15 minutes and dies after 5 wrong tries (then 429 with Retry-After: 0: request a new code, which works at once).",
   query: z.strictObject({
     email,
     code: z

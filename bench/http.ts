@@ -1,0 +1,260 @@
+// npm run bench:http — the HTTP path as a client sees it (issue 16): the real local server in its
+// own process, a keep-alive client, sequential medians for sign 10 MB / 100 pages (base64 JSON) and
+// sign 1 page, 8 concurrent clients on 1-page signs, and the server's peak RSS from /proc. Beside
+// each row: the naive pdf-lib + @signpdf stack in-process in this same run, as a ratio.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { PDFDocument, StandardFonts, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } from "pdf-lib";
+
+const FIXTURES = join(process.cwd(), "test-output", "bench-http");
+const BIG_RUNS = 20;
+const SMALL_RUNS = 200;
+const WARMUP = 5;
+const CONCURRENT_CLIENTS = 8;
+const CONCURRENT_SECONDS = 10;
+
+// ---- the server process -------------------------------------------------------------------
+
+/** serverMain runs in the child: stand-ins, bootstrap, local server, one API key; prints them as JSON. */
+async function serverMain(): Promise<void> {
+  const { obtainKey, startLocalApi } = await import("#test/helpers/local-api.ts");
+  const api = await startLocalApi("bench-http", { SIGNET_TABLE: "signet-bench-http", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_LOG_LEVEL: process.env.SIGNET_LOG_LEVEL ?? "WARN" });
+  const key = await obtainKey(api, "bench");
+  process.stdout.write(`${JSON.stringify({ url: api.url, key, pid: process.pid })}\n`);
+  process.on("SIGTERM", () => void api.close().then(() => process.exit(0)));
+}
+
+interface ServerHandle {
+  url: string;
+  key: string;
+  pid: number;
+  child: ChildProcess;
+}
+
+function startServer(): Promise<ServerHandle> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/http.ts", "--server"], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env } });
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (text: string) => {
+      buffered += text;
+      const line = buffered.split("\n").find((candidate) => candidate.startsWith("{\"url\""));
+      if (line) resolve({ ...(JSON.parse(line) as { url: string; key: string; pid: number }), child });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+/** procStatus reads VmRSS and VmHWM (peak RSS) of a process, in bytes. */
+function procStatus(pid: number): { rss: number; peak: number } {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)![1]) * 1024;
+  return { rss: kb("VmRSS"), peak: kb("VmHWM") };
+}
+
+// ---- the client ---------------------------------------------------------------------------
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENT_CLIENTS });
+
+function post(url: string, key: string, body: Buffer): Promise<{ status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length, authorization: `Bearer ${key}` } }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const signBody = (pdf: Buffer) =>
+  Buffer.from(
+    JSON.stringify({
+      document: { base64: pdf.toString("base64") },
+      signer: { name: "Ada Lovelace", email: "ada@example.com", ip: "203.0.113.7", userAgent: "Mozilla/5.0" },
+      auditTrail: [
+        { type: "ready", timestamp: "2026-11-22T09:55:00Z" },
+        { type: "submit", timestamp: "2026-11-22T09:58:00Z" },
+      ],
+      eventId: "evt_bench",
+    }),
+  );
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function sequential(server: ServerHandle, body: Buffer, runs: number): Promise<number> {
+  const url = `${server.url}/v1/sign`;
+  for (let i = 0; i < WARMUP; i++) {
+    const { status } = await post(url, server.key, body);
+    if (status !== 200) throw new Error(`sign answered ${status}`);
+  }
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await post(url, server.key, body);
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+async function concurrent(server: ServerHandle, body: Buffer): Promise<number> {
+  const url = `${server.url}/v1/sign`;
+  const until = performance.now() + CONCURRENT_SECONDS * 1000;
+  let done = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENT_CLIENTS }, async () => {
+      while (performance.now() < until) {
+        const { status } = await post(url, server.key, body);
+        if (status !== 200) throw new Error(`sign answered ${status}`);
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - start) / 1000);
+}
+
+// ---- the naive stack, in-process ------------------------------------------------------------
+
+async function makeFixture(pages: number, noiseBytesPerPage: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let index = 0; index < pages; index++) {
+    const page = doc.addPage([595, 842]);
+    page.drawText(`Page ${index + 1}`, { x: 50, y: 780, size: 24, font });
+    if (noiseBytesPerPage > 0) {
+      const side = Math.floor(Math.sqrt(noiseBytesPerPage / 3));
+      const image = doc.context.flateStream(randomBytes(side * side * 3), { Type: "XObject", Subtype: "Image", Width: side, Height: side, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+      const name = page.node.newXObject("Im", doc.context.register(image));
+      page.pushOperators(pushGraphicsState(), concatTransformationMatrix(300, 0, 0, 300, 100, 300), drawObject(name), popGraphicsState());
+    }
+  }
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+async function fixture(name: string, pages: number, noise: number): Promise<string> {
+  const path = join(FIXTURES, name);
+  if (!existsSync(path)) {
+    mkdirSync(FIXTURES, { recursive: true });
+    writeFileSync(path, await makeFixture(pages, noise));
+  }
+  return path;
+}
+
+type Pipeline = (input: Buffer) => Promise<Uint8Array>;
+
+/** naivePipeline: pdf-lib load + a certificate page + placeholder + full re-save + @signpdf P12 signing. */
+async function naivePipeline(): Promise<Pipeline> {
+  const { pdflibAddPlaceholder } = await import("@signpdf/placeholder-pdf-lib");
+  const { P12Signer } = await import("@signpdf/signer-p12");
+  const { SignPdf } = await import("@signpdf/signpdf");
+  const dir = mkdtempSync(join(tmpdir(), "signet-bench-http-"));
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
+  openssl("req", "-x509", "-newkey", "rsa:3072", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Naive Signer");
+  openssl("pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "id.p12", "-passout", "pass:", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1");
+  const p12 = readFileSync(join(dir, "id.p12"));
+  rmSync(dir, { recursive: true, force: true });
+  const signer = new SignPdf();
+  return async (input) => {
+    const doc = await PDFDocument.load(input);
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const page = doc.addPage([595, 842]);
+    let y = 780;
+    for (const line of ["Audit Trail Certificate", "Signer: Ada Lovelace <ada@example.com>", "IP: 203.0.113.7", "ready 2026-11-22 09:55:00 UTC", "submit 2026-11-22 09:58:00 UTC"]) {
+      page.drawText(line, { x: 50, y, size: 11, font });
+      y -= 16;
+    }
+    pdflibAddPlaceholder({ pdfDoc: doc, reason: "Signed by Ada Lovelace", contactInfo: "ada@example.com", name: "Ada Lovelace", location: "" });
+    const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
+    return signer.sign(prepared, new P12Signer(p12));
+  };
+}
+
+async function naiveMedian(pipeline: Pipeline, input: Buffer, runs: number): Promise<number> {
+  for (let i = 0; i < WARMUP; i++) await pipeline(input);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await pipeline(input);
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+/** naivePeakAboveIdle: the naive stack signing the file once in a fresh process (peak RSS minus warmed idle RSS). */
+async function naiveMemoryChild(file: string): Promise<void> {
+  const pipeline = await naivePipeline();
+  const small = await makeFixture(1, 0);
+  await pipeline(small);
+  (globalThis as { gc?: () => void }).gc?.();
+  const idle = process.memoryUsage.rss();
+  await pipeline(readFileSync(file));
+  process.stdout.write(JSON.stringify({ above: procStatus(process.pid).peak - idle }));
+}
+
+function naivePeakAboveIdle(file: string): number {
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", "bench/http.ts", "--naive-memory", file], { encoding: "utf8" });
+  if (child.status !== 0) throw new Error(`naive memory child failed: ${child.stderr}`);
+  return (JSON.parse(child.stdout) as { above: number }).above;
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  if (process.argv[2] === "--server") return serverMain();
+  if (process.argv[2] === "--naive-memory") return naiveMemoryChild(process.argv[3]!);
+
+  const bigFile = await fixture("100-pages-10mb.pdf", 100, 100_000);
+  const oneFile = await fixture("1-page.pdf", 1, 0);
+  const big = readFileSync(bigFile);
+  const one = readFileSync(oneFile);
+  const bigBody = signBody(big);
+  const oneBody = signBody(one);
+
+  const server = await startServer();
+  try {
+    const idle = procStatus(server.pid).rss;
+    const bigMs = await sequential(server, bigBody, BIG_RUNS);
+    const afterBig = procStatus(server.pid);
+    const oneMs = await sequential(server, oneBody, SMALL_RUNS);
+    const rps = await concurrent(server, oneBody);
+
+    const naive = await naivePipeline();
+    const naiveBig = await naiveMedian(naive, big, BIG_RUNS);
+    const naiveOne = await naiveMedian(naive, one, SMALL_RUNS / 4);
+    const naiveMemory = naivePeakAboveIdle(bigFile);
+
+    const peakAbove = afterBig.peak - idle;
+    console.log(`HTTP benchmark: Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}; local server in its own process (log level WARN), keep-alive client.`);
+    console.log(`Inputs: ${(big.length / 1024 / 1024).toFixed(1)} MB / 100 pages (${(bigBody.length / 1024 / 1024).toFixed(1)} MB JSON), ${(one.length / 1024).toFixed(1)} KB / 1 page. Naive = pdf-lib + @signpdf in this process.\n`);
+    const rows: Array<[string, string, string, string, string]> = [
+      ["sign 10 MB / 100 pages, base64 JSON", `median ${ms(bigMs)}`, "<= 150 ms", `naive in-process ${ms(naiveBig)}`, `HTTP/naive ${(bigMs / naiveBig).toFixed(2)}x`],
+      ["sign 1 page", `median ${ms(oneMs)}`, "<= 10 ms", `naive in-process ${ms(naiveOne)}`, `HTTP/naive ${(oneMs / naiveOne).toFixed(2)}x`],
+      [`sign 1 page, ${CONCURRENT_CLIENTS} concurrent clients`, `${rps.toFixed(0)} requests/s`, ">= 250 requests/s", `naive in-process ${(1000 / naiveOne).toFixed(0)} requests/s (one core)`, `HTTP/naive ${(rps / (1000 / naiveOne)).toFixed(2)}x`],
+      [
+        "server peak RSS after 10 MB signs",
+        `${mb(afterBig.peak)} (idle ${mb(idle)}, +${mb(peakAbove)} = ${(peakAbove / big.length).toFixed(1)}x the document)`,
+        `<= idle + 15x (${mb(idle + 15 * big.length)})`,
+        `naive peak above idle ${mb(naiveMemory)} (${(naiveMemory / big.length).toFixed(1)}x)`,
+        `HTTP/naive ${(peakAbove / naiveMemory).toFixed(2)}x`,
+      ],
+    ];
+    console.log("| through HTTP (local server, warm) | Signet | target | naive stack | ratio |");
+    console.log("|---|---|---|---|---|");
+    for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+  } finally {
+    server.child.kill("SIGTERM");
+    agent.destroy();
+  }
+}
+
+await main();

@@ -1,0 +1,30 @@
+// The response helpers: JSON with spliced base64 (issue 16) and Content-Disposition (issue 11).
+import { describe, expect, it } from "vitest";
+import { attachmentDisposition, base64Text, json } from "#http/responses.ts";
+
+describe("json with base64Text members", () => {
+  it("gives the same text JSON.stringify would", () => {
+    const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => i & 0xff));
+    const body = { document: { base64: base64Text(bytes), contentType: "application/pdf" }, list: [base64Text(bytes.subarray(0, 10), "data:image/png;base64,"), "plain"] };
+    const expected = JSON.stringify({ document: { base64: bytes.toString("base64"), contentType: "application/pdf" }, list: [`data:image/png;base64,${bytes.subarray(0, 10).toString("base64")}`, "plain"] });
+    expect(json(200, body).body).toBe(expected);
+  });
+
+  it("cannot be fooled by a caller's string that looks like a marker", () => {
+    const body = { note: "\u0000safe0\u0000", data: base64Text(Buffer.from("hi")) };
+    expect(JSON.parse(json(200, body).body)).toEqual({ note: "\u0000safe0\u0000", data: "aGk=" });
+  });
+
+  it("refuses a prefix that would need escaping", () => {
+    expect(() => base64Text(Buffer.from("x"), 'data:"x";base64,')).toThrowError(/escaping/);
+  });
+});
+
+describe("attachmentDisposition", () => {
+  it.each([
+    ["contract.pdf", `attachment; filename="contract.pdf"; filename*=UTF-8''contract.pdf`],
+    ["résumé.pdf", `attachment; filename="resume.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`],
+    ["契約.pdf", `attachment; filename="__.pdf"; filename*=UTF-8''%E5%A5%91%E7%B4%84.pdf`],
+    ['a"b\\c%.pdf', `attachment; filename="a_b_c_.pdf"; filename*=UTF-8''a%22b%5Cc%25.pdf`],
+  ])("%s", (name, expected) => expect(attachmentDisposition(name)).toBe(expected));
+});
