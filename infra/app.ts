@@ -1,5 +1,14 @@
 import { App } from "aws-cdk-lib";
-import { SignetStack, type SignetStackProps } from "./signet-stack.ts";
+import { SignetStack, reservedConcurrencyDefaults, type SignetStackProps } from "./signet-stack.ts";
+
+/** camel turns a route name into its context prefix (verify-key -> verifyKey). */
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+function wholeNumber(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`Context ${name} must be a whole number >= 1 (or reservedConcurrency=off), got "${raw}".`);
+  return value;
+}
 
 /** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them. */
 export function stackPropsFromContext(app: App): SignetStackProps {
@@ -34,6 +43,28 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   if (corsOrigin !== "*" && !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(corsOrigin)) {
     throw new Error(`Context corsOrigin "${corsOrigin}" must be * or one origin such as https://app.example.com (scheme, host, optional port; no path).`);
   }
+  // Reserved concurrency: "off" (or false/0) turns it off, a number sets every reserved function,
+  // <name>Concurrency (signConcurrency, ...) overrides one. See reservedConcurrencyDefaults.
+  const reservedSetting = context("reservedConcurrency");
+  let reservedConcurrency: Record<string, number> | false;
+  if (reservedSetting !== undefined && ["off", "false", "0", "none"].includes(reservedSetting.toLowerCase())) {
+    reservedConcurrency = false;
+  } else {
+    const all = reservedSetting === undefined ? undefined : wholeNumber("reservedConcurrency", reservedSetting);
+    reservedConcurrency = Object.fromEntries(
+      Object.entries(reservedConcurrencyDefaults).map(([name, fallback]) => {
+        const own = context(`${camel(name)}Concurrency`);
+        return [name, own === undefined ? (all ?? fallback) : wholeNumber(`${camel(name)}Concurrency`, own)];
+      }),
+    );
+  }
+  const alarmEmail = context("alarmEmail");
+  if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context alarmEmail "${alarmEmail}" is not an e-mail address.`);
+  const budgetRaw = context("budgetUsd");
+  const budgetUsd = budgetRaw === undefined ? undefined : number("budgetUsd", 0);
+  if (budgetUsd !== undefined && !alarmEmail) {
+    throw new Error("Context budgetUsd needs alarmEmail: the budget alarm is mailed there. Add -c alarmEmail=you@example.com.");
+  }
   const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
   return {
     senderEmail,
@@ -41,7 +72,9 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...optional("sofficePath", context("sofficePath")),
     ...optional("tsaUrl", tsaUrl),
     ...optional("identityP12Password", context("identityP12Password")),
-    ...optional("alarmEmail", context("alarmEmail")),
+    ...optional("alarmEmail", alarmEmail),
+    ...(budgetUsd === undefined ? {} : { budgetUsd }),
+    reservedConcurrency,
     corsOrigin,
     sesSandbox: context("sesSandbox") === "true",
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },

@@ -13,6 +13,7 @@ import {
   TokenAuthorizer,
   type IResource,
 } from "aws-cdk-lib/aws-apigateway";
+import { CfnBudget } from "aws-cdk-lib/aws-budgets";
 import { Alarm, ComparisonOperator, Stats, TreatMissingData, type IAlarmAction } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
@@ -57,6 +58,13 @@ export interface SignetStackProps extends StackProps {
   alarmEmail?: string;
   /** The CORS origin browsers may call from (SIGNET_CORS_ORIGIN of every function and the gateway's own error answers); "*" when unset. */
   corsOrigin?: string;
+  /**
+   * Reserved concurrency per function (reservedConcurrencyDefaults when unset); false reserves
+   * nothing (accounts whose Lambda concurrency quota is still 10 cannot reserve any).
+   */
+  reservedConcurrency?: Record<string, number> | false;
+  /** A monthly AWS Budgets cost alarm at this many USD, mailed to alarmEmail. */
+  budgetUsd?: number;
   /** Stage throttling: steady requests per second and burst. */
   throttle?: { rate: number; burst: number };
 }
@@ -110,6 +118,17 @@ const sizing: Record<string, Sizing> = {
   annotate: conversion,
   convert: conversion,
 };
+
+/**
+ * reservedConcurrencyDefaults cap the expensive functions anyone with a key (or anyone at all, for
+ * verify) can start: at most this many containers of each run at once, so a flood costs at most
+ * about (3 x 5 x 3 GB + 10 x 1 GB) = 55 GB-seconds per second (about USD 3.30 an hour at
+ * USD 0.0000167 per GB-second) instead of the account's whole concurrency. Lambda throttles
+ * invocations above the cap (the gateway answers them with an error, the Throttles alarm fires). 25 reserved in all: AWS keeps at least 100 of the account's concurrency
+ * unreserved, so this fits a default 1,000 quota with 975 to spare, but not a new account's 10
+ * (deploy with -c reservedConcurrency=off there, or ask for the quota to be raised).
+ */
+export const reservedConcurrencyDefaults: Record<string, number> = { sign: 5, annotate: 5, convert: 5, verify: 10 };
 
 /** libreOfficeFunctions run LibreOffice: DOCX input of sign, annotate with to=pdf, convert. */
 export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
@@ -206,6 +225,15 @@ export class SignetStack extends Stack {
       this.functions[name] = fn;
     }
 
+    const reserved = props.reservedConcurrency ?? reservedConcurrencyDefaults;
+    if (reserved) {
+      for (const [name, count] of Object.entries(reserved)) {
+        const fn = this.functions[name];
+        if (!fn) throw new Error(`Reserved concurrency names ${name}, which is no function of this stack.`);
+        (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+      }
+    }
+
     // Least privilege: each function gets the calls its adapters make, nothing else.
     const fns = this.functions as Record<string, LambdaFunction>;
     const mail = sender(senderIdentity, props.senderEmail, { sandbox: props.sesSandbox ?? false });
@@ -223,6 +251,7 @@ export class SignetStack extends Stack {
     this.api = this.createApi(props, corsOrigin);
 
     this.createAlarms(props);
+    if (props.budgetUsd !== undefined) this.createBudget(props.budgetUsd, props.alarmEmail!);
 
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
     new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });
@@ -367,6 +396,26 @@ export class SignetStack extends Stack {
     // The stack outputs the URL as ApiUrl; drop RestApi's own output with a generated name.
     api.node.tryRemoveChild("Endpoint");
     return api;
+  }
+
+  /**
+   * createBudget adds a monthly cost budget for the whole account (AWS Budgets sees the account's
+   * bill, not one stack's): mail at 80 % of actual spend and when the forecast passes 100 %.
+   */
+  private createBudget(limitUsd: number, email: string): void {
+    const subscribers = [{ subscriptionType: "EMAIL", address: email }];
+    new CfnBudget(this, "CostBudget", {
+      budget: {
+        budgetName: `${this.stackName}-monthly-cost`,
+        budgetType: "COST",
+        timeUnit: "MONTHLY",
+        budgetLimit: { amount: limitUsd, unit: "USD" },
+      },
+      notificationsWithSubscribers: [
+        { notification: { notificationType: "ACTUAL", comparisonOperator: "GREATER_THAN", threshold: 80, thresholdType: "PERCENTAGE" }, subscribers },
+        { notification: { notificationType: "FORECASTED", comparisonOperator: "GREATER_THAN", threshold: 100, thresholdType: "PERCENTAGE" }, subscribers },
+      ],
+    });
   }
 
   private createAlarms(props: SignetStackProps): void {
