@@ -43,23 +43,29 @@ export function keyTable(table: ITable, actions: readonly string[]): Binding {
 }
 
 /**
- * identityObjects are the objects functions/adapters/s3-identity-store.ts reads (identity.p12 wins
- * over identity.pem) and, when neither exists, writes (a generated identity.pem).
+ * identityObjects are the objects of functions/adapters/s3-identity-store.ts, per side. Signing
+ * reads the key (identity.p12 wins over identity.pem), writes a generated identity.pem when
+ * neither exists, and publishes the public chain identity-chain.pem. The certificate side
+ * (verify, verify-key) reads identity-chain.pem only: it never holds the key.
  */
-export const identityObjects = { read: ["identity.p12", "identity.pem"], write: ["identity.pem"] } as const;
+export const identityObjects = {
+  signing: { read: ["identity.p12", "identity.pem", "identity-chain.pem"], write: ["identity.pem", "identity-chain.pem"] },
+  certificate: { read: ["identity-chain.pem"], write: [] },
+} as const;
 
 /**
- * identityBucket binds the signing-identity bucket (SIGNET_IDENTITY_BUCKET): GetObject on the two
- * identity objects, PutObject on identity.pem for "create on first use". ListBucket lets a missing
- * object answer 404 NoSuchKey instead of 403, so the store can tell "absent" from "forbidden".
+ * identityBucket binds the signing-identity bucket (SIGNET_IDENTITY_BUCKET): GetObject and
+ * PutObject on exactly the objects of that side. ListBucket lets a missing object answer 404
+ * NoSuchKey instead of 403, so the store can tell "absent" from "forbidden" (it shows names only).
  */
-export function identityBucket(bucket: IBucket, access: "read" | "read-write"): Binding {
+export function identityBucket(bucket: IBucket, side: keyof typeof identityObjects): Binding {
+  const objects = identityObjects[side];
   const statements = [
-    new PolicyStatement({ actions: ["s3:GetObject"], resources: identityObjects.read.map((key) => bucket.arnForObjects(key)) }),
+    new PolicyStatement({ actions: ["s3:GetObject"], resources: objects.read.map((key) => bucket.arnForObjects(key)) }),
     new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
   ];
-  if (access === "read-write") {
-    statements.push(new PolicyStatement({ actions: ["s3:PutObject"], resources: identityObjects.write.map((key) => bucket.arnForObjects(key)) }));
+  if (objects.write.length > 0) {
+    statements.push(new PolicyStatement({ actions: ["s3:PutObject"], resources: objects.write.map((key) => bucket.arnForObjects(key)) }));
   }
   return { env: { SIGNET_IDENTITY_BUCKET: bucket.bucketName }, statements };
 }

@@ -240,10 +240,11 @@ export class SignetStack extends Stack {
     bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));
-    for (const name of ["sign", "verify", "verify-key"]) {
-      bind(fns[name]!, identityBucket(bucket, "read-write"));
-      if (props.identityP12Password) bind(fns[name]!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
-    }
+    // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the
+    // certificate chain sign publishes, and nothing else of the bucket.
+    bind(fns.sign!, identityBucket(bucket, "signing"));
+    if (props.identityP12Password) bind(fns.sign!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
+    for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
     if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));

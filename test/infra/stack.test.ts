@@ -269,8 +269,8 @@ describe("least privilege", () => {
     "auth-verify": [...table, "ses:SendEmail"].sort(),
     authorizer: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
     sign: identity,
-    verify: identity,
-    "verify-key": identity,
+    verify: ["s3:GetObject", "s3:ListBucket"],
+    "verify-key": ["s3:GetObject", "s3:ListBucket"],
   };
 
   it("grants each function exactly the calls its adapters make", () => {
@@ -284,8 +284,9 @@ describe("least privilege", () => {
 
   it("names the same identity objects as the S3 identity store", async () => {
     const { identityKeys } = await import("#adapters/s3-identity-store.ts");
-    expect([...identityObjects.read].sort()).toEqual([identityKeys.p12, identityKeys.pem].sort());
-    expect(identityObjects.write).toEqual([identityKeys.pem]);
+    expect([...identityObjects.signing.read].sort()).toEqual([identityKeys.p12, identityKeys.pem, identityKeys.chain].sort());
+    expect([...identityObjects.signing.write].sort()).toEqual([identityKeys.pem, identityKeys.chain].sort());
+    expect(identityObjects.certificate.read).toEqual([identityKeys.chain]);
   });
 
   it("scopes every statement to the table, the bucket or the sender identity; * only where AWS requires it", () => {
@@ -302,13 +303,57 @@ describe("least privilege", () => {
         if (actions.includes("s3:ListBucket")) expect(statement.Resource, name).toEqual({ "Fn::GetAtt": [bucketId(), "Arn"] });
         if (actions.includes("s3:GetObject") || actions.includes("s3:PutObject")) {
           expect(resources, name).toContain(`"${bucketId()}","Arn"`);
-          const keys = [...resources.matchAll(/"\/(identity\.[a-z0-9]+)"/g)].map((m) => m[1]).sort();
-          expect(keys, name).toEqual(actions.includes("s3:PutObject") ? ["identity.pem"] : ["identity.p12", "identity.pem"]);
+          const keys = [...resources.matchAll(/"\/(identity[a-z-]*\.[a-z0-9]+)"/g)].map((m) => m[1]).sort();
+          const expectedKeys =
+            name === "sign"
+              ? actions.includes("s3:PutObject")
+                ? ["identity-chain.pem", "identity.pem"]
+                : ["identity-chain.pem", "identity.p12", "identity.pem"]
+              : ["identity-chain.pem"];
+          expect(keys, name).toEqual(expectedKeys);
         }
         if (actions.includes("ses:SendEmail")) expect(resources, name).toMatch(/:identity\/",\{"Ref":"SenderIdentity[0-9A-F]+"\}/);
         expect(resources, name).not.toMatch(/"\*"|:\*"/);
       }
     }
+  });
+});
+
+describe("the private key (issue 17 item 2)", () => {
+  // Every statement of a role that could reach an object key: s3:GetObject / s3:PutObject / s3:*
+  // (or *) on a resource ARN that matches it, wildcards included.
+  function canReach(name: string, verb: "s3:GetObject" | "s3:PutObject", key: string): boolean {
+    return statementsOf(name).some((statement) => {
+      if (statement.Effect !== "Allow") return false;
+      const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+      if (!actions.some((action) => action === verb || action === "s3:*" || action === "*" || (action.endsWith("*") && verb.startsWith(action.slice(0, -1))))) return false;
+      const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+      return resources.some((resource) => {
+        const text = JSON.stringify(resource);
+        if (text === '"*"') return true;
+        const suffix = /"\/([^"]*)"\]\]\}$/.exec(text)?.[1];
+        if (suffix === undefined) return false;
+        const pattern = new RegExp(`^${suffix.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
+        return pattern.test(key);
+      });
+    });
+  }
+
+  it("lets only sign read identity.p12 / identity.pem or write them", () => {
+    for (const name of allNames) {
+      for (const key of ["identity.p12", "identity.pem"]) {
+        expect(canReach(name, "s3:GetObject", key), `${name} reads ${key}`).toBe(name === "sign");
+        expect(canReach(name, "s3:PutObject", key), `${name} writes ${key}`).toBe(name === "sign" && key === "identity.pem");
+      }
+    }
+  });
+
+  it("lets verify and verify-key read the published chain, and write nothing", () => {
+    for (const name of ["verify", "verify-key"]) {
+      expect(canReach(name, "s3:GetObject", "identity-chain.pem"), name).toBe(true);
+      expect(canReach(name, "s3:PutObject", "identity-chain.pem"), name).toBe(false);
+    }
+    expect(canReach("sign", "s3:PutObject", "identity-chain.pem")).toBe(true);
   });
 });
 
