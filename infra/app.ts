@@ -58,6 +58,17 @@ export function stackPropsFromContext(app: App): SignetStackProps {
       }),
     );
   }
+  if (context("identityP12Password") !== undefined) {
+    throw new Error(
+      "Context identityP12Password is no longer accepted: it would put the password in plain text in the template, cdk.out and the Lambda environment. " +
+        "Store it as an SSM SecureString (aws ssm put-parameter --type SecureString --name /signet/identity-p12-password --value '...') " +
+        "and deploy with -c identityP12PasswordParameter=/signet/identity-p12-password.",
+    );
+  }
+  const passwordParameter = context("identityP12PasswordParameter");
+  if (passwordParameter && !/^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(passwordParameter)) {
+    throw new Error(`Context identityP12PasswordParameter "${passwordParameter}" is not an SSM parameter name (such as /signet/identity-p12-password).`);
+  }
   const alarmEmail = context("alarmEmail");
   if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context alarmEmail "${alarmEmail}" is not an e-mail address.`);
   const budgetRaw = context("budgetUsd");
@@ -71,7 +82,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...optional("libreOfficeLayerArn", layerArn),
     ...optional("sofficePath", context("sofficePath")),
     ...optional("tsaUrl", tsaUrl),
-    ...optional("identityP12Password", context("identityP12Password")),
+    ...optional("identityP12PasswordParameter", passwordParameter),
     ...optional("alarmEmail", alarmEmail),
     ...(budgetUsd === undefined ? {} : { budgetUsd }),
     reservedConcurrency,

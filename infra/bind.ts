@@ -4,6 +4,7 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
 import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
+import type { IConstruct } from "constructs";
 
 /**
  * Binding is what a function needs from one resource: the environment variables that tell the
@@ -88,6 +89,17 @@ export function sender(identity: IEmailIdentity, address: string, options: { san
     );
   }
   return { env: { SIGNET_SENDER_EMAIL: address }, statements };
+}
+
+/**
+ * secureParameter binds an SSM Parameter Store SecureString by name (functions/adapters/
+ * ssm-secure-parameter.ts): the variable holds the name, never the value, and the function may
+ * ssm:GetParameter that one parameter. The default aws/ssm KMS key lets any principal of the
+ * account decrypt through SSM, so no kms statement is needed (a customer key would need one).
+ */
+export function secureParameter(scope: IConstruct, variable: string, name: string): Binding {
+  const arn = Stack.of(scope).formatArn({ service: "ssm", resource: "parameter", resourceName: name.replace(/^\//, "") });
+  return { env: { [variable]: name }, statements: [new PolicyStatement({ actions: ["ssm:GetParameter"], resources: [arn] })] };
 }
 
 /** setting binds a plain environment variable that needs no permission. */

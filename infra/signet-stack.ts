@@ -36,7 +36,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
-import { bind, identityBucket, keyTable, keyTableActions, sender, setting } from "./bind.ts";
+import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
 
@@ -50,8 +50,11 @@ export interface SignetStackProps extends StackProps {
   sofficePath?: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
-  /** Password of an operator's identity.p12 in the bucket (lands in the functions' environment). */
-  identityP12Password?: string;
+  /**
+   * Name of the SSM SecureString holding the password of an operator's identity.p12. Only the
+   * name reaches the template; sign reads the value at run time.
+   */
+  identityP12PasswordParameter?: string;
   /** The account is in the SES sandbox (see bind.ts sender). */
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
@@ -243,7 +246,7 @@ export class SignetStack extends Stack {
     // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the
     // certificate chain sign publishes, and nothing else of the bucket.
     bind(fns.sign!, identityBucket(bucket, "signing"));
-    if (props.identityP12Password) bind(fns.sign!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
+    if (props.identityP12PasswordParameter) bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
     for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
     if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.

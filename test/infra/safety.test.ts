@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { functionLogicalId, reservedConcurrencyDefaults } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
@@ -14,6 +16,7 @@ beforeAll(() => {
     budgetUsd: "20",
     reservedConcurrency: "3",
     verifyConcurrency: "7",
+    identityP12PasswordParameter: "/signet/identity-p12-password",
   });
 }, 240_000);
 
@@ -62,5 +65,46 @@ describe("budget", () => {
 
   it("refuses a budget without an address to mail", () => {
     expect(() => synthesize({ senderEmail: "noreply@example.com", budgetUsd: "20" })).toThrow(/budgetUsd needs alarmEmail/);
+  });
+});
+
+describe("the identity.p12 password (item 3)", () => {
+  const env = (synth: Synthesized, name: string) => ((fnProps(synth, name).Environment as { Variables: Record<string, unknown> }).Variables ?? {});
+
+  it("refuses the password itself as context, naming the SecureString way instead", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", identityP12Password: "hunter2-do-not-ship" })).toThrow(
+      /identityP12Password is no longer accepted.*SecureString.*identityP12PasswordParameter/s,
+    );
+  });
+
+  it("gives sign only the parameter's name and ssm:GetParameter on that parameter; no function gets a password variable", () => {
+    expect(env(guarded, "sign").SIGNET_IDENTITY_P12_PASSWORD_PARAMETER).toBe("/signet/identity-p12-password");
+    for (const [id, fn] of resourcesOfType(guarded.json, "AWS::Lambda::Function")) {
+      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD");
+      if (id !== functionLogicalId("sign")) expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER");
+    }
+    const ssmStatements = resourcesOfType(guarded.json, "AWS::IAM::Policy").flatMap(([, policy]) =>
+      (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.filter((s) => JSON.stringify(s.Action).includes("ssm:")).map((s) => ({ s, roles: policy.Properties.Roles })),
+    );
+    expect(ssmStatements).toHaveLength(1);
+    expect(ssmStatements[0]!.s.Action).toBe("ssm:GetParameter");
+    expect(JSON.stringify(ssmStatements[0]!.s.Resource)).toContain(":parameter/signet/identity-p12-password");
+    expect(JSON.stringify(ssmStatements[0]!.roles)).toContain("SignFunction");
+  });
+
+  it("leaves no password-looking value anywhere in cdk.out", () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir)) {
+        const path = join(dir, entry);
+        if (statSync(path).isDirectory()) {
+          if (!entry.startsWith("asset.") && entry !== ".signet-image") walk(path);
+        } else files.push(path);
+      }
+    };
+    walk(guarded.outdir);
+    expect(files.some((file) => file.endsWith("tree.json"))).toBe(true);
+    for (const file of files) expect(readFileSync(file, "utf8"), file).not.toMatch(/SIGNET_IDENTITY_P12_PASSWORD"/);
   });
 });

@@ -93,3 +93,34 @@ describe("published certificate chain", () => {
     expect(asked).toBe(1);
   });
 });
+
+describe("the P12 password from SSM Parameter Store (issue 17 item 3)", () => {
+  it("reads the SecureString decrypted, and turns a failure into SERVICE_UNAVAILABLE without the value", async () => {
+    const { SSMClient } = await import("@aws-sdk/client-ssm");
+    const { readSecureParameter } = await import("#adapters/ssm-secure-parameter.ts");
+    const seen: Array<{ target: string | undefined; body: { Name: string; WithDecryption: boolean } }> = [];
+    const ssm = await startFixtureServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { Name: string; WithDecryption: boolean };
+        seen.push({ target: req.headers["x-amz-target"] as string | undefined, body });
+        if (body.Name === "/signet/p12") {
+          res.writeHead(200, { "content-type": "application/x-amz-json-1.1" }).end(JSON.stringify({ Parameter: { Name: body.Name, Type: "SecureString", Value: "s3cret-pw" } }));
+        } else {
+          res.writeHead(400, { "content-type": "application/x-amz-json-1.1" }).end(JSON.stringify({ __type: "ParameterNotFound", message: "not found" }));
+        }
+      });
+    });
+    try {
+      const client = new SSMClient({ region: "us-east-1", endpoint: ssm.url(""), maxAttempts: 1, credentials: { accessKeyId: "test", secretAccessKey: "test" } });
+      expect(await readSecureParameter("/signet/p12", client)).toBe("s3cret-pw");
+      expect(seen[0]).toEqual({ target: "AmazonSSM.GetParameter", body: { Name: "/signet/p12", WithDecryption: true } });
+      const failure = (await readSecureParameter("/signet/missing", client).catch((error: unknown) => error)) as Error & { code: string };
+      expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: "The signing identity's password cannot be read; retry later." });
+      expect(String((failure.cause as Error).message)).toContain("/signet/missing");
+    } finally {
+      await ssm.close();
+    }
+  });
+});
