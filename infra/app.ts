@@ -80,6 +80,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   return {
     senderEmail,
     ...optional("libreOfficeLayerArn", layerArn),
+    ...optional("libreOfficeBaseImageDigest", context("libreOfficeBaseImageDigest")),
     ...optional("sofficePath", context("sofficePath")),
     ...optional("tsaUrl", tsaUrl),
     ...optional("identityP12PasswordParameter", passwordParameter),

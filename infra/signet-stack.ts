@@ -44,6 +44,11 @@ import { addGatewayResponses } from "./gateway.ts";
 export interface SignetStackProps extends StackProps {
   /** The address codes are sent from; SES verifies it (required). */
   senderEmail: string;
+  /**
+   * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage): the image's
+   * FROM is pinned to it. Required for the container image.
+   */
+  libreOfficeBaseImageDigest?: string;
   /** Use zip functions with this LibreOffice layer instead of the container image. */
   libreOfficeLayerArn?: string;
   /** Where soffice lives inside that layer. */
@@ -149,6 +154,25 @@ const runtimeFiles: Record<string, RuntimeFile[]> = {
 /** lambdaTaskRoot is where Lambda puts a function's code (zip) and where the Dockerfile copies the bundles. */
 const lambdaTaskRoot = "/var/task";
 
+/**
+ * libreOfficeBaseImage is the base of the container image (layers/libreoffice/Dockerfile), always
+ * pulled by digest: the tag says which release line, the digest which bytes.
+ */
+export const libreOfficeBaseImage = "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64";
+
+/** baseImageDigestPattern is the only digest form accepted (an OCI sha256 content digest). */
+export const baseImageDigestPattern = /^sha256:[0-9a-f]{64}$/;
+
+/** missingDigestMessage says how to get the digest to pin. */
+export function missingDigestMessage(given: string | undefined): string {
+  return (
+    (given === undefined ? "Context libreOfficeBaseImageDigest is missing" : `Context libreOfficeBaseImageDigest "${given}" is not sha256:<64 hex digits>`) +
+    `: the LibreOffice image is built FROM ${libreOfficeBaseImage} pinned by digest. Look the digest up and review it once: ` +
+    `docker buildx imagetools inspect ${libreOfficeBaseImage} (the "Digest:" line), then pass -c libreOfficeBaseImageDigest=sha256:... ` +
+    `(or add it to the "context" of cdk.json so every deploy uses the same bytes).`
+  );
+}
+
 /** sofficeInImage is where the base image's RPM installs LibreOffice. */
 export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
 
@@ -216,10 +240,13 @@ export class SignetStack extends Stack {
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
+    if (!props.libreOfficeLayerArn && !baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? "")) {
+      throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest));
+    }
     const imageDir = props.libreOfficeLayerArn ? undefined : this.prepareImage();
     const layer = props.libreOfficeLayerArn ? LayerVersion.fromLayerVersionArn(this, "LibreOfficeLayer", props.libreOfficeLayerArn) : undefined;
     for (const name of names) {
-      const fn = this.createFunction(name, version, imageDir, layer, props.sofficePath);
+      const fn = this.createFunction(name, version, imageDir, layer, props.sofficePath, props.libreOfficeBaseImageDigest);
       // config.ts requires both names at cold start in every function; a name grants nothing.
       fn.addEnvironment("SIGNET_TABLE", table.tableName);
       fn.addEnvironment("SIGNET_SENDER_EMAIL", props.senderEmail);
@@ -274,7 +301,14 @@ export class SignetStack extends Stack {
     return dir;
   }
 
-  private createFunction(name: string, version: string, imageDir: string | undefined, layer: ILayerVersion | undefined, sofficePath: string | undefined): LambdaFunction {
+  private createFunction(
+    name: string,
+    version: string,
+    imageDir: string | undefined,
+    layer: ILayerVersion | undefined,
+    sofficePath: string | undefined,
+    baseDigest: string | undefined,
+  ): LambdaFunction {
     const entry = join(repoRoot, "functions", `${name}.ts`);
     if (!existsSync(entry)) throw new Error(`Route ${name} has no entry file functions/${name}.ts`);
     const size = sizing[name] ?? small;
@@ -295,6 +329,7 @@ export class SignetStack extends Stack {
         ...common,
         code: DockerImageCode.fromImageAsset(imageDir, {
           cmd: [`${name}.handler`],
+          buildArgs: { BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: baseDigest! },
           platform: Platform.LINUX_AMD64,
         }),
         ephemeralStorageSize: Size.mebibytes(1024),

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { functionLogicalId, reservedConcurrencyDefaults } from "../../infra/signet-stack.ts";
-import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { repoRoot } from "../../infra/bundling.ts";
+import { functionLogicalId, libreOfficeBaseImage, libreOfficeFunctions, reservedConcurrencyDefaults } from "../../infra/signet-stack.ts";
+import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // Issue 17, "safe to run on a personal AWS account": the guard rails of the stack, checked on the
 // default deployment and on one with every optional guard rail asked for. Synthesized once each.
@@ -106,5 +107,34 @@ describe("the identity.p12 password (item 3)", () => {
     walk(guarded.outdir);
     expect(files.some((file) => file.endsWith("tree.json"))).toBe(true);
     for (const file of files) expect(readFileSync(file, "utf8"), file).not.toMatch(/SIGNET_IDENTITY_P12_PASSWORD"/);
+  });
+});
+
+describe("the LibreOffice image (item 4)", () => {
+  const dockerfile = () => readFileSync(join(repoRoot, "layers", "libreoffice", "Dockerfile"), "utf8");
+
+  it("builds FROM the base image pinned by the digest from context, never the bare tag", () => {
+    const froms = dockerfile().split("\n").filter((line) => /^FROM\s/i.test(line));
+    expect(froms).toEqual(["FROM ${BASE_IMAGE}@${BASE_DIGEST}"]);
+    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
+      dockerImages: Record<string, { source: { dockerBuildArgs?: Record<string, string> } }>;
+    };
+    const images = Object.values(assets.dockerImages);
+    expect(images).toHaveLength(1);
+    expect(images[0]!.source.dockerBuildArgs).toEqual({ BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: testBaseImageDigest });
+    for (const name of libreOfficeFunctions) expect(fnProps(plain, name).PackageType).toBe("Image");
+  });
+
+  it("refuses to synthesize the image without a well-formed digest, saying how to look it up", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(/libreOfficeBaseImageDigest is missing.*imagetools inspect/s);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "latest" })).toThrow(/not sha256:<64 hex digits>/);
+  });
+
+  it("fails the build when fc-cache is missing, and checks that the warm path's python can import uno", () => {
+    const text = dockerfile();
+    expect(text).not.toMatch(/if command -v fc-cache[^\n]*then fc-cache -f; fi/);
+    expect(text).toMatch(/if ! command -v fc-cache >\/dev\/null; then [^\n]*exit 1; fi/);
+    expect(text).toMatch(/-c "import uno"/);
+    expect(text).toMatch(/echo "no python in the image can import uno[^\n]*exit 1/);
   });
 });
