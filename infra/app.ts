@@ -31,9 +31,13 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     if (!Number.isFinite(value) || value <= 0) throw new Error(`Context ${name} must be a positive number, got "${raw}".`);
     return value;
   };
-  const layerArn = context("libreOfficeLayerArn");
-  if (layerArn && !/^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]+:\d+$/.test(layerArn)) {
-    throw new Error(`Context libreOfficeLayerArn "${layerArn}" is not a layer version ARN (arn:aws:lambda:<region>:<account>:layer:<name>:<version>).`);
+  for (const removed of ["libreOfficeLayerArn", "sofficePath"]) {
+    if (context(removed) !== undefined) {
+      throw new Error(
+        `Context ${removed} is no longer accepted: the LibreOffice layer mode was removed (no maintained layer provides LibreOffice for Node.js 22). ` +
+          "LibreOffice runs from the container image (layers/libreoffice/Dockerfile); drop the option.",
+      );
+    }
   }
   const tsaUrl = context("tsaUrl");
   if (tsaUrl && !/^https?:\/\//.test(tsaUrl)) throw new Error(`Context tsaUrl "${tsaUrl}" must be an http(s) URL.`);
@@ -79,9 +83,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
   return {
     senderEmail,
-    ...optional("libreOfficeLayerArn", layerArn),
-    ...optional("libreOfficeBaseImageDigest", context("libreOfficeBaseImageDigest")),
-    ...optional("sofficePath", context("sofficePath")),
+    libreOfficeBaseImageDigest: context("libreOfficeBaseImageDigest") ?? "",
     ...optional("tsaUrl", tsaUrl),
     ...optional("identityP12PasswordParameter", passwordParameter),
     ...optional("alarmEmail", alarmEmail),

@@ -23,9 +23,7 @@ import {
   CfnFunction,
   DockerImageCode,
   DockerImageFunction,
-  LayerVersion,
   Runtime,
-  type ILayerVersion,
   type Function as LambdaFunction,
 } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
@@ -46,13 +44,9 @@ export interface SignetStackProps extends StackProps {
   senderEmail: string;
   /**
    * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage): the image's
-   * FROM is pinned to it. Required for the container image.
+   * FROM is pinned to it.
    */
-  libreOfficeBaseImageDigest?: string;
-  /** Use zip functions with this LibreOffice layer instead of the container image. */
-  libreOfficeLayerArn?: string;
-  /** Where soffice lives inside that layer. */
-  sofficePath?: string;
+  libreOfficeBaseImageDigest: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
   /**
@@ -176,9 +170,6 @@ export function missingDigestMessage(given: string | undefined): string {
 /** sofficeInImage is where the base image's RPM installs LibreOffice. */
 export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
 
-/** defaultLayerSoffice is where unpacked LibreOffice layers usually put soffice. */
-export const defaultLayerSoffice = "/opt/instdir/program/soffice";
-
 /** logicalId turns a route name into the CloudFormation id of its function (sign -> SignFunction). */
 export function functionLogicalId(name: string): string {
   return `${name.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}Function`;
@@ -191,7 +182,7 @@ function packageVersion(): string {
 /**
  * SignetStack deploys the API: one Lambda per route of functions/http/routes.ts behind a REST
  * API, the API-key authorizer, the key table, the SES sender, the signing-identity bucket,
- * LibreOffice for the converting functions, logs and alarms.
+ * LibreOffice for the converting functions (one container image; no layer mode), logs and alarms.
  *
  * Why a REST API (v1 payload), Regional, and not an HTTP API:
  * - binary bodies: binaryMediaTypes `*` + `/` + `*` hands every body to the function as base64 and
@@ -240,13 +231,10 @@ export class SignetStack extends Stack {
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
-    if (!props.libreOfficeLayerArn && !baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? "")) {
-      throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest));
-    }
-    const imageDir = props.libreOfficeLayerArn ? undefined : this.prepareImage();
-    const layer = props.libreOfficeLayerArn ? LayerVersion.fromLayerVersionArn(this, "LibreOfficeLayer", props.libreOfficeLayerArn) : undefined;
+    if (!baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? "")) throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest || undefined));
+    const imageDir = this.prepareImage();
     for (const name of names) {
-      const fn = this.createFunction(name, version, imageDir, layer, props.sofficePath, props.libreOfficeBaseImageDigest);
+      const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
       // config.ts requires both names at cold start in every function; a name grants nothing.
       fn.addEnvironment("SIGNET_TABLE", table.tableName);
       fn.addEnvironment("SIGNET_SENDER_EMAIL", props.senderEmail);
@@ -304,10 +292,8 @@ export class SignetStack extends Stack {
   private createFunction(
     name: string,
     version: string,
-    imageDir: string | undefined,
-    layer: ILayerVersion | undefined,
-    sofficePath: string | undefined,
-    baseDigest: string | undefined,
+    imageDir: string,
+    baseDigest: string,
   ): LambdaFunction {
     const entry = join(repoRoot, "functions", `${name}.ts`);
     if (!existsSync(entry)) throw new Error(`Route ${name} has no entry file functions/${name}.ts`);
@@ -324,12 +310,12 @@ export class SignetStack extends Stack {
     };
     const isLibreOffice = (libreOfficeFunctions as readonly string[]).includes(name);
     let fn: LambdaFunction;
-    if (isLibreOffice && imageDir) {
+    if (isLibreOffice) {
       fn = new DockerImageFunction(this, id, {
         ...common,
         code: DockerImageCode.fromImageAsset(imageDir, {
           cmd: [`${name}.handler`],
-          buildArgs: { BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: baseDigest! },
+          buildArgs: { BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: baseDigest },
           platform: Platform.LINUX_AMD64,
         }),
         ephemeralStorageSize: Size.mebibytes(1024),
@@ -345,9 +331,7 @@ export class SignetStack extends Stack {
         projectRoot: repoRoot,
         depsLockFilePath: join(repoRoot, "package-lock.json"),
         bundling: nodejsBundling(runtimeFiles[name] ?? []),
-        ...(isLibreOffice && layer ? { layers: [layer], ephemeralStorageSize: Size.mebibytes(1024) } : {}),
       });
-      if (isLibreOffice) fn.addEnvironment("SIGNET_SOFFICE", sofficePath ?? defaultLayerSoffice);
     }
     if (isLibreOffice) {
       // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
