@@ -73,6 +73,11 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   if (passwordParameter && !/^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(passwordParameter)) {
     throw new Error(`Context identityP12PasswordParameter "${passwordParameter}" is not an SSM parameter name (such as /signet/identity-p12-password).`);
   }
+  // New accounts are in the SES sandbox: the safe default is true, so the first deploy can mail a
+  // verified recipient. Production access granted: -c sesSandbox=false.
+  const sandboxSetting = (context("sesSandbox") ?? "true").toLowerCase();
+  if (sandboxSetting !== "true" && sandboxSetting !== "false") throw new Error(`Context sesSandbox must be true or false, got "${context("sesSandbox")}".`);
+  const sesSandbox = sandboxSetting === "true";
   const alarmEmail = context("alarmEmail");
   if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context alarmEmail "${alarmEmail}" is not an e-mail address.`);
   const budgetRaw = context("budgetUsd");
@@ -90,7 +95,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...(budgetUsd === undefined ? {} : { budgetUsd }),
     reservedConcurrency,
     corsOrigin,
-    sesSandbox: context("sesSandbox") === "true",
+    sesSandbox,
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   };

@@ -3,7 +3,7 @@ import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
-import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
+import type { IConfigurationSet, IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import type { IConstruct } from "constructs";
 
 /**
@@ -73,11 +73,17 @@ export function identityBucket(bucket: IBucket, side: keyof typeof identityObjec
 
 /**
  * sender binds the SES sender (SIGNET_SENDER_EMAIL): ses:SendEmail from that identity only.
- * In the SES sandbox, SES also authorises against the recipient's (verified) identity; `sandbox`
+ * With a configuration set, also ses:SendEmail on that set. In the SES sandbox, SES also authorises against the recipient's (verified) identity; `sandbox`
  * widens the resource to the account's identities but keeps the From address pinned.
  */
-export function sender(identity: IEmailIdentity, address: string, options: { sandbox?: boolean } = {}): Binding {
+export function sender(identity: IEmailIdentity, address: string, options: { sandbox?: boolean; configurationSet?: IConfigurationSet } = {}): Binding {
   const statements = [new PolicyStatement({ actions: ["ses:SendEmail"], resources: [identity.emailIdentityArn] })];
+  if (options.configurationSet) {
+    // SES authorises a send against the configuration set it goes through (the identity's default) too.
+    const stack = Stack.of(identity);
+    const setArn = stack.formatArn({ service: "ses", resource: "configuration-set", resourceName: options.configurationSet.configurationSetName });
+    statements.push(new PolicyStatement({ actions: ["ses:SendEmail"], resources: [setArn] }));
+  }
   if (options.sandbox) {
     const stack = Stack.of(identity);
     statements.push(

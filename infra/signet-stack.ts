@@ -14,7 +14,7 @@ import {
   type IResource,
 } from "aws-cdk-lib/aws-apigateway";
 import { CfnBudget } from "aws-cdk-lib/aws-budgets";
-import { Alarm, ComparisonOperator, Stats, TreatMissingData, type IAlarmAction } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData, type IAlarmAction } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
@@ -29,7 +29,7 @@ import {
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
-import { EmailIdentity, Identity } from "aws-cdk-lib/aws-ses";
+import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from "aws-cdk-lib/aws-ses";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
@@ -54,7 +54,7 @@ export interface SignetStackProps extends StackProps {
    * name reaches the template; sign reads the value at run time.
    */
   identityP12PasswordParameter?: string;
-  /** The account is in the SES sandbox (see bind.ts sender). */
+  /** The account is in the SES sandbox (see bind.ts sender); true (safe for new accounts) unless false. */
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
   alarmEmail?: string;
@@ -201,6 +201,7 @@ export class SignetStack extends Stack {
   /** functions maps route names (and authorizer, fallback) to their Lambda functions. */
   readonly functions: Record<string, LambdaFunction> = {};
   readonly api: RestApi;
+  readonly mailConfiguration: ConfigurationSet;
 
   constructor(scope: Construct, id: string, props: SignetStackProps) {
     super(scope, id, props);
@@ -227,7 +228,15 @@ export class SignetStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const senderIdentity = new EmailIdentity(this, "SenderIdentity", { identity: Identity.email(props.senderEmail) });
+    // Every mail goes through one configuration set (the identity's default): reputation metrics
+    // (bounce and complaint rates) for the alarms below, and the account suppression list for
+    // addresses that bounced or complained, so a typo'd address is not mailed again.
+    this.mailConfiguration = new ConfigurationSet(this, "MailConfiguration", {
+      reputationMetrics: true,
+      sendingEnabled: true,
+      suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
+    });
+    const senderIdentity = new EmailIdentity(this, "SenderIdentity", { identity: Identity.email(props.senderEmail), configurationSet: this.mailConfiguration });
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
@@ -254,7 +263,7 @@ export class SignetStack extends Stack {
 
     // Least privilege: each function gets the calls its adapters make, nothing else.
     const fns = this.functions as Record<string, LambdaFunction>;
-    const mail = sender(senderIdentity, props.senderEmail, { sandbox: props.sesSandbox ?? false });
+    const mail = sender(senderIdentity, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
     bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));
@@ -455,6 +464,33 @@ export class SignetStack extends Stack {
         metric: this.api.metricServerError({ statistic: Stats.AVERAGE, period: Duration.minutes(5) }),
         threshold: 0.05,
         evaluationPeriods: 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    // SES reviews an account at a 5 % bounce rate or a 0.1 % complaint rate; warn well before.
+    const reputation = (metricName: string) =>
+      new Metric({
+        namespace: "AWS/SES",
+        metricName,
+        dimensionsMap: { "ses:configuration-set": this.mailConfiguration.configurationSetName },
+        statistic: Stats.MAXIMUM,
+        period: Duration.hours(1),
+      });
+    alarms.push(
+      new Alarm(this, "MailBounceRateAlarm", {
+        alarmDescription: "Bounce rate of Signet's mail above 2% (SES reviews the account at 5%)",
+        metric: reputation("Reputation.BounceRate"),
+        threshold: 0.02,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "MailComplaintRateAlarm", {
+        alarmDescription: "Complaint rate of Signet's mail above 0.05% (SES reviews the account at 0.1%)",
+        metric: reputation("Reputation.ComplaintRate"),
+        threshold: 0.0005,
+        evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),

@@ -54,7 +54,7 @@ describe("optional contexts", () => {
   it("mails every alarm to the alarm address", () => {
     synth.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
     const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm");
-    expect(alarms.length).toBe(1 + 2 * allNames.length);
+    expect(alarms.length).toBe(1 + 2 + 2 * allNames.length);
     for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toHaveLength(1);
   });
 

@@ -138,3 +138,43 @@ describe("the LibreOffice image (item 4)", () => {
     expect(text).toMatch(/echo "no python in the image can import uno[^\n]*exit 1/);
   });
 });
+
+describe("SES (item 6)", () => {
+  const sesStatements = (synth: Synthesized) =>
+    resourcesOfType(synth.json, "AWS::IAM::Policy")
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement)
+      .filter((s) => s.Action === "ses:SendEmail");
+
+  it("assumes the SES sandbox unless told otherwise, so a first deploy can mail a verified recipient", () => {
+    expect(sesStatements(plain).filter((s) => JSON.stringify(s.Resource).includes(":identity/*")).length).toBeGreaterThan(0);
+  });
+
+  it("drops the sandbox permission with sesSandbox=false, and refuses other values", () => {
+    const production = synthesize({ senderEmail: "noreply@example.com", sesSandbox: "false" });
+    expect(sesStatements(production).filter((s) => JSON.stringify(s.Resource).includes(":identity/*"))).toEqual([]);
+    expect(sesStatements(production).length).toBeGreaterThan(0);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", sesSandbox: "yes" })).toThrow(/sesSandbox must be true or false/);
+  }, 120_000);
+
+  it("sends through a configuration set with reputation metrics and the suppression list, the identity's default", () => {
+    const [setId] = resourcesOfType(plain.json, "AWS::SES::ConfigurationSet")[0]!;
+    plain.template.hasResourceProperties("AWS::SES::ConfigurationSet", {
+      ReputationOptions: { ReputationMetricsEnabled: true },
+      SuppressionOptions: { SuppressedReasons: ["BOUNCE", "COMPLAINT"] },
+    });
+    plain.template.hasResourceProperties("AWS::SES::EmailIdentity", { ConfigurationSetAttributes: { ConfigurationSetName: { Ref: setId } } });
+  });
+
+  it("alarms on the configuration set's bounce and complaint rates below SES's review levels", () => {
+    const [setId] = resourcesOfType(guarded.json, "AWS::SES::ConfigurationSet")[0]!;
+    const alarms = resourcesOfType(guarded.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties).filter((a) => a.Namespace === "AWS/SES");
+    const byMetric = Object.fromEntries(alarms.map((a) => [a.MetricName as string, a]));
+    expect(Object.keys(byMetric).sort()).toEqual(["Reputation.BounceRate", "Reputation.ComplaintRate"]);
+    expect(byMetric["Reputation.BounceRate"]!.Threshold as number).toBeLessThan(0.05);
+    expect(byMetric["Reputation.ComplaintRate"]!.Threshold as number).toBeLessThan(0.001);
+    for (const alarm of alarms) {
+      expect(alarm.Dimensions).toEqual([{ Name: "ses:configuration-set", Value: { Ref: setId } }]);
+      expect(alarm.AlarmActions).toHaveLength(1);
+    }
+  });
+});

@@ -265,8 +265,11 @@ describe("least privilege", () => {
   const table = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"];
   const identity = ["s3:GetObject", "s3:ListBucket", "s3:PutObject"];
   const expected: Record<string, string[]> = {
-    "auth-register": [...table, "ses:SendEmail"].sort(),
-    "auth-verify": [...table, "ses:SendEmail"].sort(),
+    // SendEmail twice: on the sender identity and its configuration set (one statement, two
+    // resources), and (SES sandbox, the default) on any verified recipient identity, From the
+    // sender address only.
+    "auth-register": [...table, "ses:SendEmail", "ses:SendEmail"].sort(),
+    "auth-verify": [...table, "ses:SendEmail", "ses:SendEmail"].sort(),
     authorizer: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
     sign: identity,
     verify: ["s3:GetObject", "s3:ListBucket"],
@@ -312,7 +315,13 @@ describe("least privilege", () => {
               : ["identity-chain.pem"];
           expect(keys, name).toEqual(expectedKeys);
         }
-        if (actions.includes("ses:SendEmail")) expect(resources, name).toMatch(/:identity\/",\{"Ref":"SenderIdentity[0-9A-F]+"\}/);
+        if (actions.includes("ses:SendEmail")) {
+          if (resources.includes(":identity/*")) {
+            expect(statement.Condition, name).toEqual({ StringEquals: { "ses:FromAddress": "noreply@example.com" } });
+          } else {
+            expect(resources, name).toMatch(/:identity\/",\{"Ref":"SenderIdentity[0-9A-F]+"\}|:configuration-set\/",\{"Ref":"MailConfiguration[0-9A-F]+"\}/);
+          }
+        }
         expect(resources, name).not.toMatch(/"\*"|:\*"/);
       }
     }
@@ -374,7 +383,8 @@ describe("operations", () => {
       expect(duration, name).toHaveLength(1);
       expect(duration[0]!.Threshold, name).toBe(Math.round((fnProps(name).Timeout as number) * 1000 * 0.8));
     }
-    expect(alarms).toHaveLength(1 + 2 * allNames.length);
+    // Plus the mail bounce and complaint rate alarms.
+    expect(alarms).toHaveLength(1 + 2 + 2 * allNames.length);
     // No alarmEmail context: no topic, no actions.
     synth.template.resourceCountIs("AWS::SNS::Topic", 0);
   });
