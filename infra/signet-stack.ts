@@ -33,6 +33,7 @@ import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from "a
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
+import { KEY_LENGTH, KEY_PREFIX } from "#domain/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
@@ -132,6 +133,13 @@ const sizing: Record<string, Sizing> = {
  */
 export const reservedConcurrencyDefaults: Record<string, number> = { sign: 5, annotate: 5, convert: 5, verify: 10 };
 
+/**
+ * authorizationHeaderPattern is the one Authorization header shape the TOKEN authorizer is invoked
+ * for: "Bearer " and a key as functions/domain/api-key.ts makes them (sgn_ + base62 random part and
+ * checksum). The scheme is case-sensitive here, unlike parseBearer.
+ */
+export const authorizationHeaderPattern = `^Bearer ${KEY_PREFIX}[0-9A-Za-z]{${KEY_LENGTH - KEY_PREFIX.length}}$`;
+
 /** libreOfficeFunctions run LibreOffice: DOCX input of sign, annotate with to=pdf, convert. */
 export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
 
@@ -218,8 +226,21 @@ export class SignetStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // Who read or wrote the signing key, and when: S3 server access logs of the identity bucket,
+    // kept a year in a bucket of their own (retained on destroy, like the key itself).
+    const identityAccessLogs = new Bucket(this, "IdentityAccessLogs", {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
     // The signing identity (P12/PEM); created by the service on first use, replaceable by an operator.
     const bucket = new Bucket(this, "IdentityBucket", {
+      serverAccessLogsBucket: identityAccessLogs,
+      serverAccessLogsPrefix: "identity-bucket/",
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -278,7 +299,8 @@ export class SignetStack extends Stack {
 
     this.api = this.createApi(props, corsOrigin);
 
-    this.createAlarms(props);
+    // Alarms nobody hears are noise on the bill: only with an address to mail them to.
+    if (props.alarmEmail) this.createAlarms(props.alarmEmail);
     if (props.budgetUsd !== undefined) this.createBudget(props.budgetUsd, props.alarmEmail!);
 
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
@@ -329,7 +351,6 @@ export class SignetStack extends Stack {
         }),
         ephemeralStorageSize: Size.mebibytes(1024),
       });
-      fn.addEnvironment("NODE_OPTIONS", "--enable-source-maps");
       fn.addEnvironment("SIGNET_SOFFICE", sofficeInImage);
     } else {
       fn = new NodejsFunction(this, id, {
@@ -342,6 +363,8 @@ export class SignetStack extends Stack {
         bundling: nodejsBundling(runtimeFiles[name] ?? []),
       });
     }
+    // Every bundle ships a linked source map (esbuildSettings): make Node use it in stack traces.
+    fn.addEnvironment("NODE_OPTIONS", "--enable-source-maps");
     if (isLibreOffice) {
       // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
       fn.addEnvironment("HOME", "/tmp");
@@ -401,6 +424,8 @@ export class SignetStack extends Stack {
     const authorizer = new TokenAuthorizer(this, "KeyAuthorizer", {
       handler: fns.authorizer!,
       identitySource: IdentitySource.header("Authorization"),
+      // Malformed headers are answered 401 by the gateway without invoking (or paying for) the authorizer.
+      validationRegex: authorizationHeaderPattern,
       resultsCacheTtl: Duration.seconds(300),
     });
 
@@ -450,13 +475,11 @@ export class SignetStack extends Stack {
     });
   }
 
-  private createAlarms(props: SignetStackProps): void {
-    let action: IAlarmAction | undefined;
-    if (props.alarmEmail) {
-      const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms" });
-      topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      action = new SnsAction(topic);
-    }
+  private createAlarms(alarmEmail: string): void {
+    // SNS encrypts the topic with its AWS managed key; alarms from CloudWatch may publish to it.
+    const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms", enforceSSL: true });
+    topic.addSubscription(new EmailSubscription(alarmEmail));
+    const action: IAlarmAction = new SnsAction(topic);
     const alarms: Alarm[] = [];
     alarms.push(
       new Alarm(this, "Api5xxRateAlarm", {
@@ -517,6 +540,6 @@ export class SignetStack extends Stack {
         }),
       );
     }
-    if (action) for (const alarm of alarms) alarm.addAlarmAction(action);
+    for (const alarm of alarms) alarm.addAlarmAction(action);
   }
 }

@@ -51,6 +51,24 @@ describe("optional contexts", () => {
     }
   });
 
+  it("alarms on the API 5xx rate, and on throttles and near-time-out durations of every function", () => {
+    synth.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "5XXError",
+      Namespace: "AWS/ApiGateway",
+      Statistic: "Average",
+      Threshold: 0.05,
+    });
+    const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+    for (const name of allNames) {
+      const of = (metric: string) =>
+        alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(`"Ref":"${functionLogicalId(name)}"`));
+      expect(of("Throttles"), name).toHaveLength(1);
+      const duration = of("Duration");
+      expect(duration, name).toHaveLength(1);
+      expect(duration[0]!.Threshold, name).toBe(Math.round((fnProps(name).Timeout as number) * 1000 * 0.8));
+    }
+  });
+
   it("mails every alarm to the alarm address", () => {
     synth.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
     const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm");
