@@ -65,8 +65,10 @@ export interface Config {
     bucket?: string;
     /** Folder holding the signing identity (local). */
     dataDir: string;
-    /** Password of an operator-supplied identity.p12 (empty when unset). */
+    /** Password of an operator-supplied identity.p12 (empty when unset; local). */
     p12Password: string;
+    /** SSM Parameter Store SecureString holding that password (AWS): read once per container, never in the environment. */
+    p12PasswordParameter?: string;
   };
   signing: {
     /** Folder of the certificate page's TTF fonts (assets/fonts in the repository). */
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
       ...(env.SIGNET_IDENTITY_BUCKET ? { bucket: env.SIGNET_IDENTITY_BUCKET } : {}),
       dataDir,
       p12Password: env.SIGNET_IDENTITY_P12_PASSWORD ?? "",
+      ...(env.SIGNET_IDENTITY_P12_PASSWORD_PARAMETER ? { p12PasswordParameter: env.SIGNET_IDENTITY_P12_PASSWORD_PARAMETER } : {}),
     },
     signing: {
       fontsDir: env.SIGNET_FONTS_DIR ?? fileURLToPath(new URL("../assets/fonts/", import.meta.url)),

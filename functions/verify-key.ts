@@ -1,5 +1,6 @@
 import { config } from "#config";
-import { identityStore } from "#adapters/identity.ts";
+import { certificateStore } from "#adapters/identity.ts";
+import { SignetError } from "#domain/errors.ts";
 import { describeKey } from "#domain/signing-identity.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
 import { httpHandler } from "#http/pipeline.ts";
@@ -7,7 +8,10 @@ import { json } from "#http/responses.ts";
 
 /** handler answers GET /v1/verify/key: the certificate and public key Signet signs with. */
 export const handler = httpHandler(verifyKeyRoute, async () => {
-  const identity = await identityStore.load();
+  const identity = await certificateStore.load();
+  if (!identity) {
+    throw new SignetError("SERVICE_UNAVAILABLE", "The service has no signing certificate yet: it is created and published by the first successful POST /v1/sign.");
+  }
   const { certificate } = identity;
   return json(200, {
     version: config.version,

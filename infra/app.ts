@@ -1,5 +1,14 @@
 import { App } from "aws-cdk-lib";
-import { SignetStack, type SignetStackProps } from "./signet-stack.ts";
+import { SignetStack, reservedConcurrencyDefaults, type SignetStackProps } from "./signet-stack.ts";
+
+/** camel turns a route name into its context prefix (verify-key -> verifyKey). */
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+function wholeNumber(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`Context ${name} must be a whole number >= 1 (or reservedConcurrency=off), got "${raw}".`);
+  return value;
+}
 
 /** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them. */
 export function stackPropsFromContext(app: App): SignetStackProps {
@@ -22,9 +31,13 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     if (!Number.isFinite(value) || value <= 0) throw new Error(`Context ${name} must be a positive number, got "${raw}".`);
     return value;
   };
-  const layerArn = context("libreOfficeLayerArn");
-  if (layerArn && !/^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]+:\d+$/.test(layerArn)) {
-    throw new Error(`Context libreOfficeLayerArn "${layerArn}" is not a layer version ARN (arn:aws:lambda:<region>:<account>:layer:<name>:<version>).`);
+  for (const removed of ["libreOfficeLayerArn", "sofficePath"]) {
+    if (context(removed) !== undefined) {
+      throw new Error(
+        `Context ${removed} is no longer accepted: the LibreOffice layer mode was removed (no maintained layer provides LibreOffice for Node.js 22). ` +
+          "LibreOffice runs from the container image (layers/libreoffice/Dockerfile); drop the option.",
+      );
+    }
   }
   const tsaUrl = context("tsaUrl");
   if (tsaUrl && !/^https?:\/\//.test(tsaUrl)) throw new Error(`Context tsaUrl "${tsaUrl}" must be an http(s) URL.`);
@@ -34,16 +47,55 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   if (corsOrigin !== "*" && !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(corsOrigin)) {
     throw new Error(`Context corsOrigin "${corsOrigin}" must be * or one origin such as https://app.example.com (scheme, host, optional port; no path).`);
   }
+  // Reserved concurrency: "off" (or false/0) turns it off, a number sets every reserved function,
+  // <name>Concurrency (signConcurrency, ...) overrides one. See reservedConcurrencyDefaults.
+  const reservedSetting = context("reservedConcurrency");
+  let reservedConcurrency: Record<string, number> | false;
+  if (reservedSetting !== undefined && ["off", "false", "0", "none"].includes(reservedSetting.toLowerCase())) {
+    reservedConcurrency = false;
+  } else {
+    const all = reservedSetting === undefined ? undefined : wholeNumber("reservedConcurrency", reservedSetting);
+    reservedConcurrency = Object.fromEntries(
+      Object.entries(reservedConcurrencyDefaults).map(([name, fallback]) => {
+        const own = context(`${camel(name)}Concurrency`);
+        return [name, own === undefined ? (all ?? fallback) : wholeNumber(`${camel(name)}Concurrency`, own)];
+      }),
+    );
+  }
+  if (context("identityP12Password") !== undefined) {
+    throw new Error(
+      "Context identityP12Password is no longer accepted: it would put the password in plain text in the template, cdk.out and the Lambda environment. " +
+        "Store it as an SSM SecureString (aws ssm put-parameter --type SecureString --name /signet/identity-p12-password --value '...') " +
+        "and deploy with -c identityP12PasswordParameter=/signet/identity-p12-password.",
+    );
+  }
+  const passwordParameter = context("identityP12PasswordParameter");
+  if (passwordParameter && !/^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(passwordParameter)) {
+    throw new Error(`Context identityP12PasswordParameter "${passwordParameter}" is not an SSM parameter name (such as /signet/identity-p12-password).`);
+  }
+  // New accounts are in the SES sandbox: the safe default is true, so the first deploy can mail a
+  // verified recipient. Production access granted: -c sesSandbox=false.
+  const sandboxSetting = (context("sesSandbox") ?? "true").toLowerCase();
+  if (sandboxSetting !== "true" && sandboxSetting !== "false") throw new Error(`Context sesSandbox must be true or false, got "${context("sesSandbox")}".`);
+  const sesSandbox = sandboxSetting === "true";
+  const alarmEmail = context("alarmEmail");
+  if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context alarmEmail "${alarmEmail}" is not an e-mail address.`);
+  const budgetRaw = context("budgetUsd");
+  const budgetUsd = budgetRaw === undefined ? undefined : number("budgetUsd", 0);
+  if (budgetUsd !== undefined && !alarmEmail) {
+    throw new Error("Context budgetUsd needs alarmEmail: the budget alarm is mailed there. Add -c alarmEmail=you@example.com.");
+  }
   const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
   return {
     senderEmail,
-    ...optional("libreOfficeLayerArn", layerArn),
-    ...optional("sofficePath", context("sofficePath")),
+    libreOfficeBaseImageDigest: context("libreOfficeBaseImageDigest") ?? "",
     ...optional("tsaUrl", tsaUrl),
-    ...optional("identityP12Password", context("identityP12Password")),
-    ...optional("alarmEmail", context("alarmEmail")),
+    ...optional("identityP12PasswordParameter", passwordParameter),
+    ...optional("alarmEmail", alarmEmail),
+    ...(budgetUsd === undefined ? {} : { budgetUsd }),
+    reservedConcurrency,
     corsOrigin,
-    sesSandbox: context("sesSandbox") === "true",
+    sesSandbox,
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   };

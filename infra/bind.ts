@@ -3,7 +3,8 @@ import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
-import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
+import type { IConfigurationSet, IEmailIdentity } from "aws-cdk-lib/aws-ses";
+import type { IConstruct } from "constructs";
 
 /**
  * Binding is what a function needs from one resource: the environment variables that tell the
@@ -43,34 +44,46 @@ export function keyTable(table: ITable, actions: readonly string[]): Binding {
 }
 
 /**
- * identityObjects are the objects functions/adapters/s3-identity-store.ts reads (identity.p12 wins
- * over identity.pem) and, when neither exists, writes (a generated identity.pem).
+ * identityObjects are the objects of functions/adapters/s3-identity-store.ts, per side. Signing
+ * reads the key (identity.p12 wins over identity.pem), writes a generated identity.pem when
+ * neither exists, and publishes the public chain identity-chain.pem. The certificate side
+ * (verify, verify-key) reads identity-chain.pem only: it never holds the key.
  */
-export const identityObjects = { read: ["identity.p12", "identity.pem"], write: ["identity.pem"] } as const;
+export const identityObjects = {
+  signing: { read: ["identity.p12", "identity.pem", "identity-chain.pem"], write: ["identity.pem", "identity-chain.pem"] },
+  certificate: { read: ["identity-chain.pem"], write: [] },
+} as const;
 
 /**
- * identityBucket binds the signing-identity bucket (SIGNET_IDENTITY_BUCKET): GetObject on the two
- * identity objects, PutObject on identity.pem for "create on first use". ListBucket lets a missing
- * object answer 404 NoSuchKey instead of 403, so the store can tell "absent" from "forbidden".
+ * identityBucket binds the signing-identity bucket (SIGNET_IDENTITY_BUCKET): GetObject and
+ * PutObject on exactly the objects of that side. ListBucket lets a missing object answer 404
+ * NoSuchKey instead of 403, so the store can tell "absent" from "forbidden" (it shows names only).
  */
-export function identityBucket(bucket: IBucket, access: "read" | "read-write"): Binding {
+export function identityBucket(bucket: IBucket, side: keyof typeof identityObjects): Binding {
+  const objects = identityObjects[side];
   const statements = [
-    new PolicyStatement({ actions: ["s3:GetObject"], resources: identityObjects.read.map((key) => bucket.arnForObjects(key)) }),
+    new PolicyStatement({ actions: ["s3:GetObject"], resources: objects.read.map((key) => bucket.arnForObjects(key)) }),
     new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
   ];
-  if (access === "read-write") {
-    statements.push(new PolicyStatement({ actions: ["s3:PutObject"], resources: identityObjects.write.map((key) => bucket.arnForObjects(key)) }));
+  if (objects.write.length > 0) {
+    statements.push(new PolicyStatement({ actions: ["s3:PutObject"], resources: objects.write.map((key) => bucket.arnForObjects(key)) }));
   }
   return { env: { SIGNET_IDENTITY_BUCKET: bucket.bucketName }, statements };
 }
 
 /**
  * sender binds the SES sender (SIGNET_SENDER_EMAIL): ses:SendEmail from that identity only.
- * In the SES sandbox, SES also authorises against the recipient's (verified) identity; `sandbox`
+ * With a configuration set, also ses:SendEmail on that set. In the SES sandbox, SES also authorises against the recipient's (verified) identity; `sandbox`
  * widens the resource to the account's identities but keeps the From address pinned.
  */
-export function sender(identity: IEmailIdentity, address: string, options: { sandbox?: boolean } = {}): Binding {
+export function sender(identity: IEmailIdentity, address: string, options: { sandbox?: boolean; configurationSet?: IConfigurationSet } = {}): Binding {
   const statements = [new PolicyStatement({ actions: ["ses:SendEmail"], resources: [identity.emailIdentityArn] })];
+  if (options.configurationSet) {
+    // SES authorises a send against the configuration set it goes through (the identity's default) too.
+    const stack = Stack.of(identity);
+    const setArn = stack.formatArn({ service: "ses", resource: "configuration-set", resourceName: options.configurationSet.configurationSetName });
+    statements.push(new PolicyStatement({ actions: ["ses:SendEmail"], resources: [setArn] }));
+  }
   if (options.sandbox) {
     const stack = Stack.of(identity);
     statements.push(
@@ -82,6 +95,17 @@ export function sender(identity: IEmailIdentity, address: string, options: { san
     );
   }
   return { env: { SIGNET_SENDER_EMAIL: address }, statements };
+}
+
+/**
+ * secureParameter binds an SSM Parameter Store SecureString by name (functions/adapters/
+ * ssm-secure-parameter.ts): the variable holds the name, never the value, and the function may
+ * ssm:GetParameter that one parameter. The default aws/ssm KMS key lets any principal of the
+ * account decrypt through SSM, so no kms statement is needed (a customer key would need one).
+ */
+export function secureParameter(scope: IConstruct, variable: string, name: string): Binding {
+  const arn = Stack.of(scope).formatArn({ service: "ssm", resource: "parameter", resourceName: name.replace(/^\//, "") });
+  return { env: { [variable]: name }, statements: [new PolicyStatement({ actions: ["ssm:GetParameter"], resources: [arn] })] };
 }
 
 /** setting binds a plain environment variable that needs no permission. */

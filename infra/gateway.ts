@@ -3,6 +3,10 @@ import type { ErrorCode } from "#domain/errors.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { gatewayAnswers } from "#http/gateway-responses.ts";
 
+/** unauthorizedMessage answers a missing or malformed Authorization header on AWS. */
+export const unauthorizedMessage =
+  "Missing or malformed API key: send the header Authorization: Bearer sgn_... with your whole key (sgn_ and 38 letters and digits; get one from /v1/auth/register).";
+
 /** GatewayErrorRow is one gateway response: which gateway failure, answered how. */
 interface GatewayErrorRow {
   type: ResponseType;
@@ -20,9 +24,11 @@ interface GatewayErrorRow {
  * (functions/http/gateway-responses.ts).
  */
 const gatewayErrors: GatewayErrorRow[] = [
-  // No Authorization header: the TOKEN authorizer is not even called. The authorizer throwing
+  // No Authorization header, or one that fails the authorizer's validation expression
+  // (authorizationHeaderPattern): the TOKEN authorizer is not even called. The authorizer throwing
   // "Unauthorized" lands here too; it should answer Deny with a message instead (ACCESS_DENIED).
-  { type: ResponseType.UNAUTHORIZED, code: gatewayAnswers.missingKey.code, message: gatewayAnswers.missingKey.message },
+  // Locally the authorizer sees malformed headers itself and says more precisely what is wrong.
+  { type: ResponseType.UNAUTHORIZED, code: gatewayAnswers.missingKey.code, message: unauthorizedMessage },
   // The authorizer answered Deny; its context.message says why (unknown key, bad checksum, ...).
   { type: ResponseType.ACCESS_DENIED, code: "AUTHENTICATION_ERROR", status: 401, message: { vtl: '"$context.authorizer.message"' } },
   { type: ResponseType.AUTHORIZER_FAILURE, code: gatewayAnswers.authorizerFailure.code, message: gatewayAnswers.authorizerFailure.message },

@@ -13,7 +13,8 @@ import {
   TokenAuthorizer,
   type IResource,
 } from "aws-cdk-lib/aws-apigateway";
-import { Alarm, ComparisonOperator, Stats, TreatMissingData, type IAlarmAction } from "aws-cdk-lib/aws-cloudwatch";
+import { CfnBudget } from "aws-cdk-lib/aws-budgets";
+import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData, type IAlarmAction } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
@@ -22,20 +23,19 @@ import {
   CfnFunction,
   DockerImageCode,
   DockerImageFunction,
-  LayerVersion,
   Runtime,
-  type ILayerVersion,
   type Function as LambdaFunction,
 } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
-import { EmailIdentity, Identity } from "aws-cdk-lib/aws-ses";
+import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from "aws-cdk-lib/aws-ses";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
+import { KEY_LENGTH, KEY_PREFIX } from "#domain/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
-import { bind, identityBucket, keyTable, keyTableActions, sender, setting } from "./bind.ts";
+import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
 
@@ -43,20 +43,31 @@ import { addGatewayResponses } from "./gateway.ts";
 export interface SignetStackProps extends StackProps {
   /** The address codes are sent from; SES verifies it (required). */
   senderEmail: string;
-  /** Use zip functions with this LibreOffice layer instead of the container image. */
-  libreOfficeLayerArn?: string;
-  /** Where soffice lives inside that layer. */
-  sofficePath?: string;
+  /**
+   * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage): the image's
+   * FROM is pinned to it.
+   */
+  libreOfficeBaseImageDigest: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
-  /** Password of an operator's identity.p12 in the bucket (lands in the functions' environment). */
-  identityP12Password?: string;
-  /** The account is in the SES sandbox (see bind.ts sender). */
+  /**
+   * Name of the SSM SecureString holding the password of an operator's identity.p12. Only the
+   * name reaches the template; sign reads the value at run time.
+   */
+  identityP12PasswordParameter?: string;
+  /** The account is in the SES sandbox (see bind.ts sender); true (safe for new accounts) unless false. */
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
   alarmEmail?: string;
   /** The CORS origin browsers may call from (SIGNET_CORS_ORIGIN of every function and the gateway's own error answers); "*" when unset. */
   corsOrigin?: string;
+  /**
+   * Reserved concurrency per function (reservedConcurrencyDefaults when unset); false reserves
+   * nothing (accounts whose Lambda concurrency quota is still 10 cannot reserve any).
+   */
+  reservedConcurrency?: Record<string, number> | false;
+  /** A monthly AWS Budgets cost alarm at this many USD, mailed to alarmEmail. */
+  budgetUsd?: number;
   /** Stage throttling: steady requests per second and burst. */
   throttle?: { rate: number; burst: number };
 }
@@ -111,6 +122,24 @@ const sizing: Record<string, Sizing> = {
   convert: conversion,
 };
 
+/**
+ * reservedConcurrencyDefaults cap the expensive functions anyone with a key (or anyone at all, for
+ * verify) can start: at most this many containers of each run at once, so a flood costs at most
+ * about (3 x 5 x 3 GB + 10 x 1 GB) = 55 GB-seconds per second (about USD 3.30 an hour at
+ * USD 0.0000167 per GB-second) instead of the account's whole concurrency. Lambda throttles
+ * invocations above the cap (the gateway answers them with an error, the Throttles alarm fires). 25 reserved in all: AWS keeps at least 100 of the account's concurrency
+ * unreserved, so this fits a default 1,000 quota with 975 to spare, but not a new account's 10
+ * (deploy with -c reservedConcurrency=off there, or ask for the quota to be raised).
+ */
+export const reservedConcurrencyDefaults: Record<string, number> = { sign: 5, annotate: 5, convert: 5, verify: 10 };
+
+/**
+ * authorizationHeaderPattern is the one Authorization header shape the TOKEN authorizer is invoked
+ * for: "Bearer " and a key as functions/domain/api-key.ts makes them (sgn_ + base62 random part and
+ * checksum). The scheme is case-sensitive here, unlike parseBearer.
+ */
+export const authorizationHeaderPattern = `^Bearer ${KEY_PREFIX}[0-9A-Za-z]{${KEY_LENGTH - KEY_PREFIX.length}}$`;
+
 /** libreOfficeFunctions run LibreOffice: DOCX input of sign, annotate with to=pdf, convert. */
 export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
 
@@ -127,11 +156,27 @@ const runtimeFiles: Record<string, RuntimeFile[]> = {
 /** lambdaTaskRoot is where Lambda puts a function's code (zip) and where the Dockerfile copies the bundles. */
 const lambdaTaskRoot = "/var/task";
 
+/**
+ * libreOfficeBaseImage is the base of the container image (layers/libreoffice/Dockerfile), always
+ * pulled by digest: the tag says which release line, the digest which bytes.
+ */
+export const libreOfficeBaseImage = "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64";
+
+/** baseImageDigestPattern is the only digest form accepted (an OCI sha256 content digest). */
+export const baseImageDigestPattern = /^sha256:[0-9a-f]{64}$/;
+
+/** missingDigestMessage says how to get the digest to pin. */
+export function missingDigestMessage(given: string | undefined): string {
+  return (
+    (given === undefined ? "Context libreOfficeBaseImageDigest is missing" : `Context libreOfficeBaseImageDigest "${given}" is not sha256:<64 hex digits>`) +
+    `: the LibreOffice image is built FROM ${libreOfficeBaseImage} pinned by digest. Look the digest up and review it once: ` +
+    `docker buildx imagetools inspect ${libreOfficeBaseImage} (the "Digest:" line), then pass -c libreOfficeBaseImageDigest=sha256:... ` +
+    `(or add it to the "context" of cdk.json so every deploy uses the same bytes).`
+  );
+}
+
 /** sofficeInImage is where the base image's RPM installs LibreOffice. */
 export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
-
-/** defaultLayerSoffice is where unpacked LibreOffice layers usually put soffice. */
-export const defaultLayerSoffice = "/opt/instdir/program/soffice";
 
 /** logicalId turns a route name into the CloudFormation id of its function (sign -> SignFunction). */
 export function functionLogicalId(name: string): string {
@@ -145,7 +190,7 @@ function packageVersion(): string {
 /**
  * SignetStack deploys the API: one Lambda per route of functions/http/routes.ts behind a REST
  * API, the API-key authorizer, the key table, the SES sender, the signing-identity bucket,
- * LibreOffice for the converting functions, logs and alarms.
+ * LibreOffice for the converting functions (one container image; no layer mode), logs and alarms.
  *
  * Why a REST API (v1 payload), Regional, and not an HTTP API:
  * - binary bodies: binaryMediaTypes `*` + `/` + `*` hands every body to the function as base64 and
@@ -164,6 +209,7 @@ export class SignetStack extends Stack {
   /** functions maps route names (and authorizer, fallback) to their Lambda functions. */
   readonly functions: Record<string, LambdaFunction> = {};
   readonly api: RestApi;
+  readonly mailConfiguration: ConfigurationSet;
 
   constructor(scope: Construct, id: string, props: SignetStackProps) {
     super(scope, id, props);
@@ -180,8 +226,21 @@ export class SignetStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // Who read or wrote the signing key, and when: S3 server access logs of the identity bucket,
+    // kept a year in a bucket of their own (retained on destroy, like the key itself).
+    const identityAccessLogs = new Bucket(this, "IdentityAccessLogs", {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
     // The signing identity (P12/PEM); created by the service on first use, replaceable by an operator.
     const bucket = new Bucket(this, "IdentityBucket", {
+      serverAccessLogsBucket: identityAccessLogs,
+      serverAccessLogsPrefix: "identity-bucket/",
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -190,14 +249,22 @@ export class SignetStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const senderIdentity = new EmailIdentity(this, "SenderIdentity", { identity: Identity.email(props.senderEmail) });
+    // Every mail goes through one configuration set (the identity's default): reputation metrics
+    // (bounce and complaint rates) for the alarms below, and the account suppression list for
+    // addresses that bounced or complained, so a typo'd address is not mailed again.
+    this.mailConfiguration = new ConfigurationSet(this, "MailConfiguration", {
+      reputationMetrics: true,
+      sendingEnabled: true,
+      suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
+    });
+    const senderIdentity = new EmailIdentity(this, "SenderIdentity", { identity: Identity.email(props.senderEmail), configurationSet: this.mailConfiguration });
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
-    const imageDir = props.libreOfficeLayerArn ? undefined : this.prepareImage();
-    const layer = props.libreOfficeLayerArn ? LayerVersion.fromLayerVersionArn(this, "LibreOfficeLayer", props.libreOfficeLayerArn) : undefined;
+    if (!baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? "")) throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest || undefined));
+    const imageDir = this.prepareImage();
     for (const name of names) {
-      const fn = this.createFunction(name, version, imageDir, layer, props.sofficePath);
+      const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
       // config.ts requires both names at cold start in every function; a name grants nothing.
       fn.addEnvironment("SIGNET_TABLE", table.tableName);
       fn.addEnvironment("SIGNET_SENDER_EMAIL", props.senderEmail);
@@ -206,23 +273,35 @@ export class SignetStack extends Stack {
       this.functions[name] = fn;
     }
 
+    const reserved = props.reservedConcurrency ?? reservedConcurrencyDefaults;
+    if (reserved) {
+      for (const [name, count] of Object.entries(reserved)) {
+        const fn = this.functions[name];
+        if (!fn) throw new Error(`Reserved concurrency names ${name}, which is no function of this stack.`);
+        (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+      }
+    }
+
     // Least privilege: each function gets the calls its adapters make, nothing else.
     const fns = this.functions as Record<string, LambdaFunction>;
-    const mail = sender(senderIdentity, props.senderEmail, { sandbox: props.sesSandbox ?? false });
+    const mail = sender(senderIdentity, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
     bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));
-    for (const name of ["sign", "verify", "verify-key"]) {
-      bind(fns[name]!, identityBucket(bucket, "read-write"));
-      if (props.identityP12Password) bind(fns[name]!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
-    }
+    // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the
+    // certificate chain sign publishes, and nothing else of the bucket.
+    bind(fns.sign!, identityBucket(bucket, "signing"));
+    if (props.identityP12PasswordParameter) bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
+    for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
     if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
 
     this.api = this.createApi(props, corsOrigin);
 
-    this.createAlarms(props);
+    // Alarms nobody hears are noise on the bill: only with an address to mail them to.
+    if (props.alarmEmail) this.createAlarms(props.alarmEmail);
+    if (props.budgetUsd !== undefined) this.createBudget(props.budgetUsd, props.alarmEmail!);
 
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
     new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });
@@ -241,7 +320,12 @@ export class SignetStack extends Stack {
     return dir;
   }
 
-  private createFunction(name: string, version: string, imageDir: string | undefined, layer: ILayerVersion | undefined, sofficePath: string | undefined): LambdaFunction {
+  private createFunction(
+    name: string,
+    version: string,
+    imageDir: string,
+    baseDigest: string,
+  ): LambdaFunction {
     const entry = join(repoRoot, "functions", `${name}.ts`);
     if (!existsSync(entry)) throw new Error(`Route ${name} has no entry file functions/${name}.ts`);
     const size = sizing[name] ?? small;
@@ -257,16 +341,16 @@ export class SignetStack extends Stack {
     };
     const isLibreOffice = (libreOfficeFunctions as readonly string[]).includes(name);
     let fn: LambdaFunction;
-    if (isLibreOffice && imageDir) {
+    if (isLibreOffice) {
       fn = new DockerImageFunction(this, id, {
         ...common,
         code: DockerImageCode.fromImageAsset(imageDir, {
           cmd: [`${name}.handler`],
+          buildArgs: { BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: baseDigest },
           platform: Platform.LINUX_AMD64,
         }),
         ephemeralStorageSize: Size.mebibytes(1024),
       });
-      fn.addEnvironment("NODE_OPTIONS", "--enable-source-maps");
       fn.addEnvironment("SIGNET_SOFFICE", sofficeInImage);
     } else {
       fn = new NodejsFunction(this, id, {
@@ -277,10 +361,10 @@ export class SignetStack extends Stack {
         projectRoot: repoRoot,
         depsLockFilePath: join(repoRoot, "package-lock.json"),
         bundling: nodejsBundling(runtimeFiles[name] ?? []),
-        ...(isLibreOffice && layer ? { layers: [layer], ephemeralStorageSize: Size.mebibytes(1024) } : {}),
       });
-      if (isLibreOffice) fn.addEnvironment("SIGNET_SOFFICE", sofficePath ?? defaultLayerSoffice);
     }
+    // Every bundle ships a linked source map (esbuildSettings): make Node use it in stack traces.
+    fn.addEnvironment("NODE_OPTIONS", "--enable-source-maps");
     if (isLibreOffice) {
       // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
       fn.addEnvironment("HOME", "/tmp");
@@ -340,6 +424,8 @@ export class SignetStack extends Stack {
     const authorizer = new TokenAuthorizer(this, "KeyAuthorizer", {
       handler: fns.authorizer!,
       identitySource: IdentitySource.header("Authorization"),
+      // Malformed headers are answered 401 by the gateway without invoking (or paying for) the authorizer.
+      validationRegex: authorizationHeaderPattern,
       resultsCacheTtl: Duration.seconds(300),
     });
 
@@ -369,13 +455,31 @@ export class SignetStack extends Stack {
     return api;
   }
 
-  private createAlarms(props: SignetStackProps): void {
-    let action: IAlarmAction | undefined;
-    if (props.alarmEmail) {
-      const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms" });
-      topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      action = new SnsAction(topic);
-    }
+  /**
+   * createBudget adds a monthly cost budget for the whole account (AWS Budgets sees the account's
+   * bill, not one stack's): mail at 80 % of actual spend and when the forecast passes 100 %.
+   */
+  private createBudget(limitUsd: number, email: string): void {
+    const subscribers = [{ subscriptionType: "EMAIL", address: email }];
+    new CfnBudget(this, "CostBudget", {
+      budget: {
+        budgetName: `${this.stackName}-monthly-cost`,
+        budgetType: "COST",
+        timeUnit: "MONTHLY",
+        budgetLimit: { amount: limitUsd, unit: "USD" },
+      },
+      notificationsWithSubscribers: [
+        { notification: { notificationType: "ACTUAL", comparisonOperator: "GREATER_THAN", threshold: 80, thresholdType: "PERCENTAGE" }, subscribers },
+        { notification: { notificationType: "FORECASTED", comparisonOperator: "GREATER_THAN", threshold: 100, thresholdType: "PERCENTAGE" }, subscribers },
+      ],
+    });
+  }
+
+  private createAlarms(alarmEmail: string): void {
+    // SNS encrypts the topic with its AWS managed key; alarms from CloudWatch may publish to it.
+    const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms", enforceSSL: true });
+    topic.addSubscription(new EmailSubscription(alarmEmail));
+    const action: IAlarmAction = new SnsAction(topic);
     const alarms: Alarm[] = [];
     alarms.push(
       new Alarm(this, "Api5xxRateAlarm", {
@@ -383,6 +487,33 @@ export class SignetStack extends Stack {
         metric: this.api.metricServerError({ statistic: Stats.AVERAGE, period: Duration.minutes(5) }),
         threshold: 0.05,
         evaluationPeriods: 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    // SES reviews an account at a 5 % bounce rate or a 0.1 % complaint rate; warn well before.
+    const reputation = (metricName: string) =>
+      new Metric({
+        namespace: "AWS/SES",
+        metricName,
+        dimensionsMap: { "ses:configuration-set": this.mailConfiguration.configurationSetName },
+        statistic: Stats.MAXIMUM,
+        period: Duration.hours(1),
+      });
+    alarms.push(
+      new Alarm(this, "MailBounceRateAlarm", {
+        alarmDescription: "Bounce rate of Signet's mail above 2% (SES reviews the account at 5%)",
+        metric: reputation("Reputation.BounceRate"),
+        threshold: 0.02,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "MailComplaintRateAlarm", {
+        alarmDescription: "Complaint rate of Signet's mail above 0.05% (SES reviews the account at 0.1%)",
+        metric: reputation("Reputation.ComplaintRate"),
+        threshold: 0.0005,
+        evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
@@ -409,6 +540,6 @@ export class SignetStack extends Stack {
         }),
       );
     }
-    if (action) for (const alarm of alarms) alarm.addAlarmAction(action);
+    for (const alarm of alarms) alarm.addAlarmAction(action);
   }
 }

@@ -1,11 +1,20 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { config } from "#config";
 import { SignetError } from "#domain/errors.ts";
-import { createIdentityStore, identityFileNames, type IdentityFiles } from "#domain/identity-store.ts";
-import type { SigningIdentityStore } from "#domain/signing-identity.ts";
+import {
+  certificateChainFileName,
+  certificateChainPem,
+  createIdentityStore,
+  identityFileNames,
+  parseCertificateChain,
+  publicIdentity,
+  type CertificateStore,
+  type IdentityFiles,
+} from "#domain/identity-store.ts";
+import { IdentityFormatError, type SigningIdentityStore } from "#domain/signing-identity.ts";
 
-/** identityKeys are the object keys an operator may put in the identity bucket. */
-export const identityKeys = identityFileNames;
+/** identityKeys are the object keys an operator may put in the identity bucket, and the published chain. */
+export const identityKeys = { ...identityFileNames, chain: certificateChainFileName } as const;
 
 const s3 = new S3Client({ region: config.region });
 
@@ -19,11 +28,17 @@ async function getObject(client: S3Client, bucket: string, key: string): Promise
   }
 }
 
+/** P12Password is the operator's identity.p12 password, or where to fetch it once (Parameter Store). */
+export type P12Password = string | (() => Promise<string>);
+
 /**
- * createS3IdentityStore keeps the signing identity in a private bucket. A generated identity is
- * stored with a put-if-absent (If-None-Match: *), so concurrent cold starts settle on one key.
+ * createS3IdentityStore keeps the signing identity in a private bucket (the signing function's
+ * store: the only one that reads the key). A generated identity is stored with a put-if-absent
+ * (If-None-Match: *), so concurrent cold starts settle on one key. Once loaded, the identity's
+ * certificate chain is published as identity-chain.pem (rewritten when it differs, e.g. after an
+ * operator replaced the identity) for the functions that may not read the key.
  */
-export function createS3IdentityStore(options: { bucket: string; p12Password: string; client?: S3Client }): SigningIdentityStore {
+export function createS3IdentityStore(options: { bucket: string; p12Password: P12Password; client?: S3Client }): SigningIdentityStore {
   const client = options.client ?? s3;
   const files: IdentityFiles = {
     read: (name) => getObject(client, options.bucket, name),
@@ -39,5 +54,73 @@ export function createS3IdentityStore(options: { bucket: string; p12Password: st
     },
     describe: (name) => `s3://${options.bucket}/${name}`,
   };
-  return createIdentityStore(files, options);
+
+  async function publishChain(pem: string): Promise<void> {
+    const published = await getObject(client, options.bucket, certificateChainFileName);
+    if (published?.toString("utf8") === pem) return;
+    try {
+      await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: certificateChainFileName, Body: pem, ContentType: "application/x-pem-file" }));
+    } catch (error) {
+      throw new SignetError("SERVICE_UNAVAILABLE", "The signing certificate could not be published in its bucket; retry later.", { cause: error });
+    }
+  }
+
+  let inner: Promise<SigningIdentityStore> | undefined;
+  let loading: ReturnType<SigningIdentityStore["load"]> | undefined;
+  async function loadOnce() {
+    inner ??= (async () => {
+      const password = typeof options.p12Password === "string" ? options.p12Password : await options.p12Password();
+      return createIdentityStore(files, { p12Password: password });
+    })();
+    const identity = await (await inner).load();
+    await publishChain(certificateChainPem(identity));
+    return identity;
+  }
+  return {
+    load() {
+      loading ??= loadOnce().catch((error: unknown) => {
+        loading = undefined;
+        inner = undefined;
+        throw error;
+      });
+      return loading;
+    },
+  };
+}
+
+/**
+ * createS3CertificateStore reads the published certificate chain (identity-chain.pem) and nothing
+ * else: what verify and verify-key need, without any access to the private key. Before the first
+ * signature there is nothing to read: undefined, asked again on the next call.
+ */
+export function createS3CertificateStore(options: { bucket: string; client?: S3Client }): CertificateStore {
+  const client = options.client ?? s3;
+  let loading: ReturnType<CertificateStore["load"]> | undefined;
+  async function loadOnce() {
+    const bytes = await getObject(client, options.bucket, certificateChainFileName);
+    if (!bytes) return undefined;
+    try {
+      return publicIdentity(parseCertificateChain(bytes.toString("utf8")));
+    } catch (error) {
+      const reason = error instanceof IdentityFormatError ? error.message : "unreadable";
+      throw new SignetError("SERVICE_UNAVAILABLE", `The service's signing certificate cannot be used: ${reason}.`, {
+        cause: new Error(`s3://${options.bucket}/${certificateChainFileName}: ${reason}`, { cause: error }),
+      });
+    }
+  }
+  return {
+    load() {
+      loading ??= loadOnce().then(
+        (found) => {
+          if (!found) loading = undefined;
+          return found;
+        },
+        (error: unknown) => {
+          loading = undefined;
+          throw error;
+        },
+      );
+      return loading;
+    },
+  };
 }

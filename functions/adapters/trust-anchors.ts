@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { config } from "#config";
-import { identityStore } from "#adapters/identity.ts";
+import { certificateStore } from "#adapters/identity.ts";
 import type { TrustStore } from "#domain/signature-verifier.ts";
 
 let fileAnchors: X509Certificate[] | undefined;
@@ -12,11 +12,12 @@ function readAnchors(path: string): X509Certificate[] {
 }
 
 /**
- * trustStore is what /v1/verify calls trusted: this service's signing certificate plus the
+ * trustStore is what /v1/verify calls trusted: this service's published signing certificate plus the
  * certificates in SIGNET_TRUST_ANCHORS_FILE (PEM, read once per container).
  */
 export async function trustStore(): Promise<TrustStore> {
-  const identity = await identityStore.load();
+  const identity = await certificateStore.load();
   fileAnchors ??= config.signing.trustAnchorsFile ? readAnchors(config.signing.trustAnchorsFile) : [];
-  return { anchors: [identity.certificate, ...fileAnchors] };
+  // Before the first signature (AWS) no certificate is published: nothing of ours to trust yet.
+  return { anchors: [...(identity ? [identity.certificate] : []), ...fileAnchors] };
 }

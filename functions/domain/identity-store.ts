@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import { SignetError } from "#domain/errors.ts";
 import {
   IdentityFormatError,
@@ -11,6 +12,48 @@ import {
 
 /** identityFileNames are the files (or object keys) an operator may provide; the p12 wins. */
 export const identityFileNames = { p12: "identity.p12", pem: "identity.pem" } as const;
+
+/**
+ * certificateChainFileName is the public half of the identity: the signing certificate and its
+ * chain, leaf first, as PEM. The signing side publishes it; functions that only need to know the
+ * certificate (verify, verify-key on AWS) read this and nothing else, so they never hold the key.
+ */
+export const certificateChainFileName = "identity-chain.pem";
+
+/** PublicIdentity is what may be known of the signing identity without its private key. */
+export type PublicIdentity = Pick<SigningIdentity, "certificate" | "chain" | "keyType">;
+
+/** CertificateStore loads the published certificate chain of the signing identity. */
+export interface CertificateStore {
+  /** undefined while none is published (on AWS: before the first signature). */
+  load(): Promise<PublicIdentity | undefined>;
+}
+
+/** publicIdentity drops the private key. */
+export function publicIdentity(identity: PublicIdentity): PublicIdentity {
+  return { certificate: identity.certificate, chain: identity.chain, keyType: identity.keyType };
+}
+
+/** certificateChainPem writes the certificate and its chain, leaf first (no key). */
+export function certificateChainPem(identity: PublicIdentity): string {
+  return [identity.certificate, ...identity.chain].map((certificate) => certificate.toString().trim()).join("\n") + "\n";
+}
+
+/** parseCertificateChain reads what certificateChainPem wrote. */
+export function parseCertificateChain(pem: string): PublicIdentity {
+  const blocks = Array.from(pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g), (match) => match[0]);
+  if (blocks.length === 0) throw new IdentityFormatError("the published certificate chain holds no certificate");
+  let certificates: X509Certificate[];
+  try {
+    certificates = blocks.map((block) => new X509Certificate(block));
+  } catch {
+    throw new IdentityFormatError("a certificate of the published chain is not a readable X.509 certificate");
+  }
+  const [certificate, ...chain] = certificates as [X509Certificate, ...X509Certificate[]];
+  const type = certificate.publicKey.asymmetricKeyType;
+  if (type !== "rsa" && type !== "ec") throw new IdentityFormatError(`keys of type ${type ?? "unknown"} are not supported; use RSA or ECDSA P-256`);
+  return { certificate, chain, keyType: type === "rsa" ? "RSA" : "EC" };
+}
 
 /** IdentityFileName is one of identityFileNames. */
 export type IdentityFileName = (typeof identityFileNames)[keyof typeof identityFileNames];

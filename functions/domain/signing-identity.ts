@@ -193,7 +193,7 @@ async function toCryptoKey(identity: SigningIdentity): Promise<webcrypto.CryptoK
 }
 
 /** describeKey names an identity's algorithm, e.g. "RSA-3072 with SHA-256" or "ECDSA P-256 with SHA-256". */
-export function describeKey(identity: SigningIdentity): string {
-  const details = identity.privateKey.asymmetricKeyDetails;
+export function describeKey(identity: Pick<SigningIdentity, "certificate" | "keyType">): string {
+  const details = identity.certificate.publicKey.asymmetricKeyDetails;
   return identity.keyType === "RSA" ? `RSA-${details?.modulusLength ?? "?"} with SHA-256` : "ECDSA P-256 with SHA-256";
 }

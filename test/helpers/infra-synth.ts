@@ -19,10 +19,19 @@ export interface Synthesized {
   outdir: string;
 }
 
-/** synthesize builds the app in-process with cdk.json's flags plus the given `-c` context. */
+/**
+ * testBaseImageDigest stands in for the reviewed digest of the LibreOffice base image
+ * (libreOfficeBaseImageDigest): well-formed, never pulled (tests never run Docker).
+ */
+export const testBaseImageDigest = `sha256:${"0123456789abcdef".repeat(4)}`;
+
+/**
+ * synthesize builds the app in-process with cdk.json's flags plus the given `-c` context (and the
+ * test base image digest unless the context says otherwise).
+ */
 export function synthesize(context: Record<string, string>): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), "signet-cdk-"));
-  const app = new App({ outdir, context: { ...cdkJsonContext, ...context } });
+  const app = new App({ outdir, context: { ...cdkJsonContext, libreOfficeBaseImageDigest: testBaseImageDigest, ...context } });
   const { stack } = createApp(app);
   const template = Template.fromStack(stack);
   return { stack, template, json: template.toJSON() as Synthesized["json"], outdir };

@@ -29,7 +29,7 @@ function statementsOf(name: string): Array<{ Action: string | string[]; Resource
 }
 const actionsOf = (name: string) => statementsOf(name).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
 const tableId = () => resourcesOfType(synth.json, "AWS::DynamoDB::Table")[0]![0];
-const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket")[0]![0];
+const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("IdentityBucket"))![0];
 
 describe("functions", () => {
   it("creates one function per route plus the authorizer and the fallback, nothing else", () => {
@@ -42,12 +42,14 @@ describe("functions", () => {
       if ((libreOfficeFunctions as readonly string[]).includes(name)) {
         expect(props.PackageType, name).toBe("Image");
         expect(props.ImageConfig, name).toEqual({ Command: [`${name}.handler`] });
-        expect(env(name)).toMatchObject({ HOME: "/tmp", SIGNET_SOFFICE: sofficeInImage, NODE_OPTIONS: "--enable-source-maps" });
+        expect(env(name)).toMatchObject({ HOME: "/tmp", SIGNET_SOFFICE: sofficeInImage });
       } else {
         expect(props.Runtime, name).toBe("nodejs22.x");
         expect(props.Handler, name).toBe("index.handler");
         expect(env(name).HOME, name).toBeUndefined();
       }
+      // Every bundle ships a source map; Node reads it only when told to.
+      expect(env(name).NODE_OPTIONS, name).toBe("--enable-source-maps");
       expect(props.Architectures).toEqual(["x86_64"]);
     }
   });
@@ -136,6 +138,7 @@ describe("API", () => {
       Type: "TOKEN",
       IdentitySource: "method.request.header.Authorization",
       AuthorizerResultTtlInSeconds: 300,
+      IdentityValidationExpression: "^Bearer sgn_[0-9A-Za-z]{38}$",
     });
     const authorizer = resourcesOfType(synth.json, "AWS::ApiGateway::Authorizer")[0]![1];
     expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain('"AuthorizerFunction","Arn"');
@@ -247,7 +250,16 @@ describe("data", () => {
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
         PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
         VersioningConfiguration: { Status: "Enabled" },
+        LoggingConfiguration: { DestinationBucketName: { Ref: Match.stringLikeRegexp("^IdentityAccessLogs") }, LogFilePrefix: "identity-bucket/" },
       },
+    });
+    // The access logs: private, encrypted, TLS only, a year, retained.
+    synth.template.hasResource("AWS::S3::Bucket", {
+      DeletionPolicy: "Retain",
+      Properties: Match.objectLike({
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 365, Status: "Enabled" })] },
+      }),
     });
     synth.template.hasResourceProperties("AWS::S3::BucketPolicy", {
       PolicyDocument: {
@@ -265,27 +277,27 @@ describe("least privilege", () => {
   const table = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"];
   const identity = ["s3:GetObject", "s3:ListBucket", "s3:PutObject"];
   const expected: Record<string, string[]> = {
-    "auth-register": [...table, "ses:SendEmail"].sort(),
-    "auth-verify": [...table, "ses:SendEmail"].sort(),
+    // SendEmail twice: on the sender identity and its configuration set (one statement, two
+    // resources), and (SES sandbox, the default) on any verified recipient identity, From the
+    // sender address only.
+    "auth-register": [...table, "ses:SendEmail", "ses:SendEmail"].sort(),
+    "auth-verify": [...table, "ses:SendEmail", "ses:SendEmail"].sort(),
     authorizer: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
     sign: identity,
-    verify: identity,
-    "verify-key": identity,
+    verify: ["s3:GetObject", "s3:ListBucket"],
+    "verify-key": ["s3:GetObject", "s3:ListBucket"],
   };
 
   it("grants each function exactly the calls its adapters make", () => {
-    // Image functions also pull their image from the asset repository (ECR), as Lambda requires.
-    const ecr = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetAuthorizationToken", "ecr:GetDownloadUrlForLayer"];
-    for (const name of allNames) {
-      const actions = actionsOf(name).filter((action) => !(libreOfficeFunctions as readonly string[]).includes(name) || !ecr.includes(action));
-      expect(actions, name).toEqual(expected[name] ?? []);
-    }
+    // Image functions get no ECR rights of their own: Lambda fetches the image itself.
+    for (const name of allNames) expect(actionsOf(name), name).toEqual(expected[name] ?? []);
   });
 
   it("names the same identity objects as the S3 identity store", async () => {
     const { identityKeys } = await import("#adapters/s3-identity-store.ts");
-    expect([...identityObjects.read].sort()).toEqual([identityKeys.p12, identityKeys.pem].sort());
-    expect(identityObjects.write).toEqual([identityKeys.pem]);
+    expect([...identityObjects.signing.read].sort()).toEqual([identityKeys.p12, identityKeys.pem, identityKeys.chain].sort());
+    expect([...identityObjects.signing.write].sort()).toEqual([identityKeys.pem, identityKeys.chain].sort());
+    expect(identityObjects.certificate.read).toEqual([identityKeys.chain]);
   });
 
   it("scopes every statement to the table, the bucket or the sender identity; * only where AWS requires it", () => {
@@ -302,35 +314,69 @@ describe("least privilege", () => {
         if (actions.includes("s3:ListBucket")) expect(statement.Resource, name).toEqual({ "Fn::GetAtt": [bucketId(), "Arn"] });
         if (actions.includes("s3:GetObject") || actions.includes("s3:PutObject")) {
           expect(resources, name).toContain(`"${bucketId()}","Arn"`);
-          const keys = [...resources.matchAll(/"\/(identity\.[a-z0-9]+)"/g)].map((m) => m[1]).sort();
-          expect(keys, name).toEqual(actions.includes("s3:PutObject") ? ["identity.pem"] : ["identity.p12", "identity.pem"]);
+          const keys = [...resources.matchAll(/"\/(identity[a-z-]*\.[a-z0-9]+)"/g)].map((m) => m[1]).sort();
+          const expectedKeys =
+            name === "sign"
+              ? actions.includes("s3:PutObject")
+                ? ["identity-chain.pem", "identity.pem"]
+                : ["identity-chain.pem", "identity.p12", "identity.pem"]
+              : ["identity-chain.pem"];
+          expect(keys, name).toEqual(expectedKeys);
         }
-        if (actions.includes("ses:SendEmail")) expect(resources, name).toMatch(/:identity\/",\{"Ref":"SenderIdentity[0-9A-F]+"\}/);
+        if (actions.includes("ses:SendEmail")) {
+          if (resources.includes(":identity/*")) {
+            expect(statement.Condition, name).toEqual({ StringEquals: { "ses:FromAddress": "noreply@example.com" } });
+          } else {
+            expect(resources, name).toMatch(/:identity\/",\{"Ref":"SenderIdentity[0-9A-F]+"\}|:configuration-set\/",\{"Ref":"MailConfiguration[0-9A-F]+"\}/);
+          }
+        }
         expect(resources, name).not.toMatch(/"\*"|:\*"/);
       }
     }
   });
 });
 
-describe("operations", () => {
-  it("alarms on the API 5xx rate, and on throttles and near-time-out durations of every function", () => {
-    synth.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
-      MetricName: "5XXError",
-      Namespace: "AWS/ApiGateway",
-      Statistic: "Average",
-      Threshold: 0.05,
+describe("the private key (issue 17 item 2)", () => {
+  // Every statement of a role that could reach an object key: s3:GetObject / s3:PutObject / s3:*
+  // (or *) on a resource ARN that matches it, wildcards included.
+  function canReach(name: string, verb: "s3:GetObject" | "s3:PutObject", key: string): boolean {
+    return statementsOf(name).some((statement) => {
+      if (statement.Effect !== "Allow") return false;
+      const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+      if (!actions.some((action) => action === verb || action === "s3:*" || action === "*" || (action.endsWith("*") && verb.startsWith(action.slice(0, -1))))) return false;
+      const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+      return resources.some((resource) => {
+        const text = JSON.stringify(resource);
+        if (text === '"*"') return true;
+        const suffix = /"\/([^"]*)"\]\]\}$/.exec(text)?.[1];
+        if (suffix === undefined) return false;
+        const pattern = new RegExp(`^${suffix.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
+        return pattern.test(key);
+      });
     });
-    const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+  }
+
+  it("lets only sign read identity.p12 / identity.pem or write them", () => {
     for (const name of allNames) {
-      const of = (metric: string) =>
-        alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(`"Ref":"${functionLogicalId(name)}"`));
-      expect(of("Throttles"), name).toHaveLength(1);
-      const duration = of("Duration");
-      expect(duration, name).toHaveLength(1);
-      expect(duration[0]!.Threshold, name).toBe(Math.round((fnProps(name).Timeout as number) * 1000 * 0.8));
+      for (const key of ["identity.p12", "identity.pem"]) {
+        expect(canReach(name, "s3:GetObject", key), `${name} reads ${key}`).toBe(name === "sign");
+        expect(canReach(name, "s3:PutObject", key), `${name} writes ${key}`).toBe(name === "sign" && key === "identity.pem");
+      }
     }
-    expect(alarms).toHaveLength(1 + 2 * allNames.length);
-    // No alarmEmail context: no topic, no actions.
+  });
+
+  it("lets verify and verify-key read the published chain, and write nothing", () => {
+    for (const name of ["verify", "verify-key"]) {
+      expect(canReach(name, "s3:GetObject", "identity-chain.pem"), name).toBe(true);
+      expect(canReach(name, "s3:PutObject", "identity-chain.pem"), name).toBe(false);
+    }
+    expect(canReach("sign", "s3:PutObject", "identity-chain.pem")).toBe(true);
+  });
+});
+
+describe("operations", () => {
+  it("creates no alarms and no topic without alarmEmail: alarms that notify nobody only cost", () => {
+    synth.template.resourceCountIs("AWS::CloudWatch::Alarm", 0);
     synth.template.resourceCountIs("AWS::SNS::Topic", 0);
   });
 

@@ -5,6 +5,7 @@ import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
 import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
+import { testBaseImageDigest } from "#test/helpers/infra-synth.ts";
 
 // `npx cdk synth` exactly as a user runs it, on a machine with no AWS credentials and no Docker:
 // every AWS_* variable is removed (credential files pointed nowhere), PATH loses any folder with a
@@ -34,7 +35,7 @@ function offlineEnv(): NodeJS.ProcessEnv {
 }
 
 beforeAll(() => {
-  const run = spawnSync("npx", ["cdk", "synth", "-q", "-c", "senderEmail=noreply@example.com", "-o", outdir], {
+  const run = spawnSync("npx", ["cdk", "synth", "-q", "-c", "senderEmail=noreply@example.com", "-c", `libreOfficeBaseImageDigest=${testBaseImageDigest}`, "-o", outdir], {
     cwd: repoRoot,
     env: offlineEnv(),
     encoding: "utf8",

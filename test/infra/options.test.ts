@@ -1,18 +1,13 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
-import { defaultLayerSoffice, functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
+import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
-// The alternative deployment: every function a zip, LibreOffice from a layer; plus the optional
-// contexts (TSA, SES sandbox, alarm e-mail, CORS origin). Synthesized once.
-const layerArn = "arn:aws:lambda:eu-west-1:123456789012:layer:libreoffice:7";
+// The optional contexts (TSA, SES sandbox, alarm e-mail, CORS origin). Synthesized once.
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({
     senderEmail: "noreply@example.com",
-    libreOfficeLayerArn: layerArn,
     tsaUrl: "https://freetsa.org/tsr",
     sesSandbox: "true",
     alarmEmail: "ops@example.com",
@@ -24,28 +19,7 @@ const allNames = [...routes.map((route) => route.name), "authorizer", "fallback"
 const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 const env = (name: string) => (fnProps(name).Environment as { Variables: Record<string, unknown> }).Variables;
 
-describe("LibreOffice from a layer", () => {
-  it("builds every function as a nodejs22.x zip, without any container image", () => {
-    for (const name of allNames) {
-      expect(fnProps(name).PackageType, name).toBeUndefined();
-      expect(fnProps(name).Runtime, name).toBe("nodejs22.x");
-    }
-    const assets = JSON.parse(readFileSync(join(synth.outdir, `${synth.stack.stackName}.assets.json`), "utf8")) as { dockerImages: object };
-    expect(assets.dockerImages).toEqual({});
-  });
-
-  it("attaches the layer and points SIGNET_SOFFICE into it, only on the LibreOffice functions", () => {
-    for (const name of allNames) {
-      if ((libreOfficeFunctions as readonly string[]).includes(name)) {
-        expect(fnProps(name).Layers, name).toEqual([layerArn]);
-        expect(env(name), name).toMatchObject({ HOME: "/tmp", SIGNET_SOFFICE: defaultLayerSoffice, SIGNET_CONVERSION_CONCURRENCY: "1" });
-      } else {
-        expect(fnProps(name).Layers, name).toBeUndefined();
-        expect(env(name).SIGNET_SOFFICE, name).toBeUndefined();
-      }
-    }
-  });
-
+describe("optional contexts", () => {
   it("gives the timestamp authority to sign only", () => {
     for (const name of allNames) expect(env(name).SIGNET_TSA_URL, name).toBe(name === "sign" ? "https://freetsa.org/tsr" : undefined);
   });
@@ -77,14 +51,34 @@ describe("LibreOffice from a layer", () => {
     }
   });
 
+  it("alarms on the API 5xx rate, and on throttles and near-time-out durations of every function", () => {
+    synth.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "5XXError",
+      Namespace: "AWS/ApiGateway",
+      Statistic: "Average",
+      Threshold: 0.05,
+    });
+    const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+    for (const name of allNames) {
+      const of = (metric: string) =>
+        alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(`"Ref":"${functionLogicalId(name)}"`));
+      expect(of("Throttles"), name).toHaveLength(1);
+      const duration = of("Duration");
+      expect(duration, name).toHaveLength(1);
+      expect(duration[0]!.Threshold, name).toBe(Math.round((fnProps(name).Timeout as number) * 1000 * 0.8));
+    }
+  });
+
   it("mails every alarm to the alarm address", () => {
     synth.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
     const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm");
-    expect(alarms.length).toBe(1 + 2 * allNames.length);
+    expect(alarms.length).toBe(1 + 2 + 2 * allNames.length);
     for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toHaveLength(1);
   });
 
-  it("rejects a malformed layer ARN before synthesizing", () => {
-    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeLayerArn: "libreoffice" })).toThrow(/not a layer version ARN/);
+  it("refuses the removed layer mode's options, saying the image is the one way", () => {
+    for (const option of ["libreOfficeLayerArn", "sofficePath"]) {
+      expect(() => synthesize({ senderEmail: "noreply@example.com", [option]: "x" }), option).toThrow(/layer mode was removed.*container image/s);
+    }
   });
 });

@@ -1,0 +1,180 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../../infra/bundling.ts";
+import { functionLogicalId, libreOfficeBaseImage, libreOfficeFunctions, reservedConcurrencyDefaults } from "../../infra/signet-stack.ts";
+import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized } from "#test/helpers/infra-synth.ts";
+
+// Issue 17, "safe to run on a personal AWS account": the guard rails of the stack, checked on the
+// default deployment and on one with every optional guard rail asked for. Synthesized once each.
+let plain: Synthesized;
+let guarded: Synthesized;
+beforeAll(() => {
+  plain = synthesize({ senderEmail: "noreply@example.com" });
+  guarded = synthesize({
+    senderEmail: "noreply@example.com",
+    alarmEmail: "ops@example.com",
+    budgetUsd: "20",
+    reservedConcurrency: "3",
+    verifyConcurrency: "7",
+    identityP12PasswordParameter: "/signet/identity-p12-password",
+  });
+}, 240_000);
+
+const fnProps = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
+
+describe("reserved concurrency", () => {
+  it("caps sign, annotate, convert and verify by default, leaving 100 of a 1,000 quota unreserved", () => {
+    for (const [name, count] of Object.entries(reservedConcurrencyDefaults)) expect(fnProps(plain, name).ReservedConcurrentExecutions, name).toBe(count);
+    expect(Object.keys(reservedConcurrencyDefaults).sort()).toEqual(["annotate", "convert", "sign", "verify"]);
+    const total = resourcesOfType(plain.json, "AWS::Lambda::Function").reduce((sum, [, fn]) => sum + ((fn.Properties.ReservedConcurrentExecutions as number) ?? 0), 0);
+    expect(1000 - total).toBeGreaterThanOrEqual(100);
+  });
+
+  it("takes one number for all and a per-function override from context", () => {
+    expect(fnProps(guarded, "sign").ReservedConcurrentExecutions).toBe(3);
+    expect(fnProps(guarded, "convert").ReservedConcurrentExecutions).toBe(3);
+    expect(fnProps(guarded, "verify").ReservedConcurrentExecutions).toBe(7);
+    expect(fnProps(guarded, "health").ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it("reserves nothing with reservedConcurrency=off (new accounts with a quota of 10)", () => {
+    const off = synthesize({ senderEmail: "noreply@example.com", reservedConcurrency: "off" });
+    for (const [, fn] of resourcesOfType(off.json, "AWS::Lambda::Function")) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  }, 120_000);
+
+  it("refuses counts that are not whole numbers", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", signConcurrency: "2.5" })).toThrow(/signConcurrency must be a whole number/);
+  });
+});
+
+describe("budget", () => {
+  it("adds no budget unless asked", () => {
+    plain.template.resourceCountIs("AWS::Budgets::Budget", 0);
+  });
+
+  it("adds a monthly cost budget mailing alarmEmail at 80 % actual and 100 % forecast", () => {
+    guarded.template.resourceCountIs("AWS::Budgets::Budget", 1);
+    guarded.template.hasResourceProperties("AWS::Budgets::Budget", {
+      Budget: { BudgetType: "COST", TimeUnit: "MONTHLY", BudgetLimit: { Amount: 20, Unit: "USD" } },
+      NotificationsWithSubscribers: [
+        { Notification: { NotificationType: "ACTUAL", Threshold: 80 }, Subscribers: [{ SubscriptionType: "EMAIL", Address: "ops@example.com" }] },
+        { Notification: { NotificationType: "FORECASTED", Threshold: 100 }, Subscribers: [{ SubscriptionType: "EMAIL", Address: "ops@example.com" }] },
+      ],
+    });
+  });
+
+  it("refuses a budget without an address to mail", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", budgetUsd: "20" })).toThrow(/budgetUsd needs alarmEmail/);
+  });
+});
+
+describe("the identity.p12 password (item 3)", () => {
+  const env = (synth: Synthesized, name: string) => ((fnProps(synth, name).Environment as { Variables: Record<string, unknown> }).Variables ?? {});
+
+  it("refuses the password itself as context, naming the SecureString way instead", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", identityP12Password: "hunter2-do-not-ship" })).toThrow(
+      /identityP12Password is no longer accepted.*SecureString.*identityP12PasswordParameter/s,
+    );
+  });
+
+  it("gives sign only the parameter's name and ssm:GetParameter on that parameter; no function gets a password variable", () => {
+    expect(env(guarded, "sign").SIGNET_IDENTITY_P12_PASSWORD_PARAMETER).toBe("/signet/identity-p12-password");
+    for (const [id, fn] of resourcesOfType(guarded.json, "AWS::Lambda::Function")) {
+      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD");
+      if (id !== functionLogicalId("sign")) expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER");
+    }
+    const ssmStatements = resourcesOfType(guarded.json, "AWS::IAM::Policy").flatMap(([, policy]) =>
+      (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.filter((s) => JSON.stringify(s.Action).includes("ssm:")).map((s) => ({ s, roles: policy.Properties.Roles })),
+    );
+    expect(ssmStatements).toHaveLength(1);
+    expect(ssmStatements[0]!.s.Action).toBe("ssm:GetParameter");
+    expect(JSON.stringify(ssmStatements[0]!.s.Resource)).toContain(":parameter/signet/identity-p12-password");
+    expect(JSON.stringify(ssmStatements[0]!.roles)).toContain("SignFunction");
+  });
+
+  it("leaves no password-looking value anywhere in cdk.out", () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir)) {
+        const path = join(dir, entry);
+        if (statSync(path).isDirectory()) {
+          if (!entry.startsWith("asset.") && entry !== ".signet-image") walk(path);
+        } else files.push(path);
+      }
+    };
+    walk(guarded.outdir);
+    expect(files.some((file) => file.endsWith("tree.json"))).toBe(true);
+    for (const file of files) expect(readFileSync(file, "utf8"), file).not.toMatch(/SIGNET_IDENTITY_P12_PASSWORD"/);
+  });
+});
+
+describe("the LibreOffice image (item 4)", () => {
+  const dockerfile = () => readFileSync(join(repoRoot, "layers", "libreoffice", "Dockerfile"), "utf8");
+
+  it("builds FROM the base image pinned by the digest from context, never the bare tag", () => {
+    const froms = dockerfile().split("\n").filter((line) => /^FROM\s/i.test(line));
+    expect(froms).toEqual(["FROM ${BASE_IMAGE}@${BASE_DIGEST}"]);
+    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
+      dockerImages: Record<string, { source: { dockerBuildArgs?: Record<string, string> } }>;
+    };
+    const images = Object.values(assets.dockerImages);
+    expect(images).toHaveLength(1);
+    expect(images[0]!.source.dockerBuildArgs).toEqual({ BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: testBaseImageDigest });
+    for (const name of libreOfficeFunctions) expect(fnProps(plain, name).PackageType).toBe("Image");
+  });
+
+  it("refuses to synthesize the image without a well-formed digest, saying how to look it up", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(/libreOfficeBaseImageDigest is missing.*imagetools inspect/s);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "latest" })).toThrow(/not sha256:<64 hex digits>/);
+  });
+
+  it("fails the build when fc-cache is missing, and checks that the warm path's python can import uno", () => {
+    const text = dockerfile();
+    expect(text).not.toMatch(/if command -v fc-cache[^\n]*then fc-cache -f; fi/);
+    expect(text).toMatch(/if ! command -v fc-cache >\/dev\/null; then [^\n]*exit 1; fi/);
+    expect(text).toMatch(/-c "import uno"/);
+    expect(text).toMatch(/echo "no python in the image can import uno[^\n]*exit 1/);
+  });
+});
+
+describe("SES (item 6)", () => {
+  const sesStatements = (synth: Synthesized) =>
+    resourcesOfType(synth.json, "AWS::IAM::Policy")
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement)
+      .filter((s) => s.Action === "ses:SendEmail");
+
+  it("assumes the SES sandbox unless told otherwise, so a first deploy can mail a verified recipient", () => {
+    expect(sesStatements(plain).filter((s) => JSON.stringify(s.Resource).includes(":identity/*")).length).toBeGreaterThan(0);
+  });
+
+  it("drops the sandbox permission with sesSandbox=false, and refuses other values", () => {
+    const production = synthesize({ senderEmail: "noreply@example.com", sesSandbox: "false" });
+    expect(sesStatements(production).filter((s) => JSON.stringify(s.Resource).includes(":identity/*"))).toEqual([]);
+    expect(sesStatements(production).length).toBeGreaterThan(0);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", sesSandbox: "yes" })).toThrow(/sesSandbox must be true or false/);
+  }, 120_000);
+
+  it("sends through a configuration set with reputation metrics and the suppression list, the identity's default", () => {
+    const [setId] = resourcesOfType(plain.json, "AWS::SES::ConfigurationSet")[0]!;
+    plain.template.hasResourceProperties("AWS::SES::ConfigurationSet", {
+      ReputationOptions: { ReputationMetricsEnabled: true },
+      SuppressionOptions: { SuppressedReasons: ["BOUNCE", "COMPLAINT"] },
+    });
+    plain.template.hasResourceProperties("AWS::SES::EmailIdentity", { ConfigurationSetAttributes: { ConfigurationSetName: { Ref: setId } } });
+  });
+
+  it("alarms on the configuration set's bounce and complaint rates below SES's review levels", () => {
+    const [setId] = resourcesOfType(guarded.json, "AWS::SES::ConfigurationSet")[0]!;
+    const alarms = resourcesOfType(guarded.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties).filter((a) => a.Namespace === "AWS/SES");
+    const byMetric = Object.fromEntries(alarms.map((a) => [a.MetricName as string, a]));
+    expect(Object.keys(byMetric).sort()).toEqual(["Reputation.BounceRate", "Reputation.ComplaintRate"]);
+    expect(byMetric["Reputation.BounceRate"]!.Threshold as number).toBeLessThan(0.05);
+    expect(byMetric["Reputation.ComplaintRate"]!.Threshold as number).toBeLessThan(0.001);
+    for (const alarm of alarms) {
+      expect(alarm.Dimensions).toEqual([{ Name: "ses:configuration-set", Value: { Ref: setId } }]);
+      expect(alarm.AlarmActions).toHaveLength(1);
+    }
+  });
+});
