@@ -1,6 +1,7 @@
 /**
- * DynamoDB key store: one table, single-item conditional writes only (dynalite, the local
- * stand-in, has no transactions and no UpdateTimeToLive).
+ * DynamoDB key store: one table, conditional single-item writes, and one transaction
+ * (TransactWriteItems) where two items must change together: minting a key marks its code used.
+ * Locally dynalite lacks transactions; local/dynalite-transactions.ts adds them in front of it.
  *
  * Table schema (the CDK stack defines the same):
  *   partition key `pk` (S), sort key `sk` (S), billing PAY_PER_REQUEST,
@@ -11,7 +12,7 @@
  *                 keyId (S), email (S), createdAt (S, ISO), lastUsedAt (S, ISO); no TTL
  *   e-mail code   pk `CODE#<lower-case address>`    sk `CODE`
  *                 codeId, salt, codeHash (S), wrongTries, createdAt, expiresAtMs (N, epoch ms),
- *                 consumedAt? (N), expiresAt (N, TTL)
+ *                 consumedAt? (N), keyId? (S, the key it minted), expiresAt (N, TTL)
  *   rate slot     pk `RATE#<bucket>`                sk `SLOT#<nnn>`
  *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<IPv4>` or
  *                 `ip#<IPv6 /64 network>`, `email#<mailbox>` (15-minute rule) or
@@ -24,7 +25,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from "@aws-sdk/client-dynamodb";
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
 import { SignetError } from "#domain/errors.ts";
@@ -205,20 +206,6 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       }
     },
 
-    async consumeCode(address, codeId, now) {
-      return conditional(() =>
-        send(
-          new UpdateCommand({
-            TableName,
-            Key: { pk: `CODE#${address}`, sk: "CODE" },
-            UpdateExpression: "SET consumedAt = :now",
-            ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
-            ExpressionAttributeValues: { ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now },
-          }),
-        ),
-      );
-    },
-
     async withdrawCode(address, codeId, previous) {
       const ours = { ConditionExpression: "codeId = :id", ExpressionAttributeValues: { ":id": codeId } };
       await conditional(() =>
@@ -228,16 +215,39 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       );
     },
 
-    async putKey(record) {
-      await call(() =>
-        send(
-          new PutCommand({
-            TableName,
-            Item: { pk: `KEY#${record.keyHash}`, sk: "KEY", keyId: record.keyId, email: record.email, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt },
-            ConditionExpression: "attribute_not_exists(pk)",
+    async mintKey(claim, record) {
+      // One transaction (SPEC 6, issue 11): a crash or failure anywhere leaves the code unused and
+      // no key, or the code used and its key stored; never a used code without a key.
+      try {
+        await send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName,
+                  Key: { pk: `CODE#${claim.address}`, sk: "CODE" },
+                  UpdateExpression: "SET consumedAt = :now, keyId = :keyId",
+                  ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
+                  ExpressionAttributeValues: { ":id": claim.codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": claim.now, ":keyId": record.keyId },
+                },
+              },
+              {
+                Put: {
+                  TableName,
+                  Item: { pk: `KEY#${record.keyHash}`, sk: "KEY", keyId: record.keyId, email: record.email, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt },
+                  ConditionExpression: "attribute_not_exists(pk)",
+                },
+              },
+            ],
           }),
-        ),
-      );
+        );
+        return true;
+      } catch (error) {
+        const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+        // The code's condition failed, or a concurrent transaction on it won: the caller re-reads the code.
+        if ((error as Error).name === "TransactionCanceledException" && ["ConditionalCheckFailed", "TransactionConflict"].includes(reasons?.[0]?.Code ?? "")) return false;
+        throw toStoreError(error);
+      }
     },
 
     async getKey(keyHash) {

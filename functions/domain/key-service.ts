@@ -2,7 +2,7 @@ import { checkApiKeyFormat, generateApiKey, hashApiKey, keyHint, keyIdOf, parseB
 import { mailboxOf, normalizeEmail, type EmailAddress } from "#domain/email-address.ts";
 import { SignetError } from "#domain/errors.ts";
 import { codeMail, keyNoticeMail } from "#domain/key-mail.ts";
-import type { KeyStore, RateSlotStore } from "#domain/key-store.ts";
+import type { CodeClaim, KeyStore, RateSlotStore } from "#domain/key-store.ts";
 import type { Mailer } from "#domain/mailer.ts";
 import { describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
 import {
@@ -176,8 +176,9 @@ const requestNew = "Request a new one with GET /v1/auth/register?email=...";
 
 /**
  * verifyCode exchanges a live code for a new API key. Wrong tries are counted and the fifth kills
- * the code; consumption is one conditional write, so a code mints exactly one key even when many
- * calls race with the right code.
+ * the code; marking the code used and storing the key are one transaction, so a code mints
+ * exactly one key even when many calls race with the right code, and a failure in between
+ * leaves the code unused.
  */
 export async function verifyCode(deps: VerifyDeps, input: { email: string; code: string }): Promise<IssuedKey> {
   const address = addressOf(input.email);
@@ -211,19 +212,21 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
         });
       }
       case "match": {
-        if (!(await deps.store.consumeCode(address.lookup, record!.codeId, now))) continue; // lost the race
-        return issueKey(deps, address, now);
+        const issued = await issueKey(deps, address, { address: address.lookup, codeId: record!.codeId, now });
+        if (!issued) continue; // lost the race, or the code changed: judge again
+        return issued;
       }
     }
   }
   throw new SignetError("CODE_EXPIRED", `The code changed while it was being checked. ${requestNew}`);
 }
 
-async function issueKey(deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">, address: EmailAddress, now: number): Promise<IssuedKey> {
+/** issueKey mints a key from a live code (one transaction) and sends the notice; undefined if the code was taken. */
+async function issueKey(deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">, address: EmailAddress, claim: CodeClaim): Promise<IssuedKey | undefined> {
   const key = generateApiKey();
   const keyHash = hashApiKey(key);
-  const createdAt = new Date(now).toISOString();
-  await deps.store.putKey({ keyHash, keyId: keyIdOf(keyHash), email: address.display, createdAt, lastUsedAt: createdAt });
+  const createdAt = new Date(claim.now).toISOString();
+  if (!(await deps.store.mintKey(claim, { keyHash, keyId: keyIdOf(keyHash), email: address.display, createdAt, lastUsedAt: createdAt }))) return undefined;
   try {
     await deps.mailer.send(keyNoticeMail(address.display, keyHint(key), createdAt));
   } catch (error) {

@@ -32,8 +32,6 @@ export interface CodeStore {
   getCode(address: string): Promise<CodeRecord | undefined>;
   /** addWrongTry counts a wrong try if the code is still live; the new count, or undefined if it was not. */
   addWrongTry(address: string, codeId: string, now: number): Promise<number | undefined>;
-  /** consumeCode marks a live code used; true for exactly one caller. */
-  consumeCode(address: string, codeId: string, now: number): Promise<boolean>;
   /**
    * withdrawCode undoes putCode if the code is still the one with codeId: puts `previous` back
    * exactly as it was, or deletes the code when there was none. A newer code is left alone.
@@ -41,10 +39,22 @@ export interface CodeStore {
   withdrawCode(address: string, codeId: string, previous: CodeRecord | undefined): Promise<void>;
 }
 
+/** CodeClaim names the live code a new key is minted from. */
+export interface CodeClaim {
+  address: string;
+  codeId: string;
+  /** Epoch ms: the code must still be live at this time. */
+  now: number;
+}
+
 /** ApiKeyStore keeps issued keys by hash. */
 export interface ApiKeyStore {
-  /** putKey stores a new key; it never overwrites an existing hash. */
-  putKey(record: ApiKeyRecord): Promise<void>;
+  /**
+   * mintKey marks a live code used and stores the new key in one transaction: either both happen
+   * or neither (a code is unused or has minted exactly one key). False when the code was no
+   * longer live (used, dead, expired, replaced) or a concurrent call took it; nothing is written then.
+   */
+  mintKey(claim: CodeClaim, key: ApiKeyRecord): Promise<boolean>;
   getKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** touchKey sets lastUsedAt to `at` unless it is already at or after `notBefore` (ISO strings). */
   touchKey(keyHash: string, at: string, notBefore: string): Promise<void>;
