@@ -39,6 +39,8 @@ export interface Config {
     maxRedirects: number;
   };
   cors: { origin: string };
+  /** The API's public base URL for links in e-mails (SIGNET_PUBLIC_URL); derived from the request when unset. */
+  publicUrl?: string;
   keys: {
     tableName: string;
     /** Endpoint of a DynamoDB-compatible store (dynalite locally); unset on AWS. */
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxRedirects: 3,
     },
     cors: { origin: env.SIGNET_CORS_ORIGIN ?? "*" },
+    ...(env.SIGNET_PUBLIC_URL ? { publicUrl: env.SIGNET_PUBLIC_URL.replace(/\/+$/, "") } : {}),
     keys: {
       tableName: required(env, "SIGNET_TABLE", runtime, "signet"),
       ...(env.SIGNET_DYNAMODB_ENDPOINT ? { dynamodbEndpoint: env.SIGNET_DYNAMODB_ENDPOINT } : {}),

@@ -75,6 +75,9 @@ interface Sizing {
 const integrationTimeoutSeconds = 29;
 const conversionTimeoutMs = (integrationTimeoutSeconds - 5) * 1000;
 
+/** authorizerCacheSeconds is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
+export const authorizerCacheSeconds = 60;
+
 const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
 // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
 const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: integrationTimeoutSeconds };
@@ -101,6 +104,10 @@ const sizing: Record<string, Sizing> = {
   docs: small,
   "auth-register": keyFunction,
   "auth-verify": keyFunction,
+  // Listing and revoking: a few sequential table calls (read, then a transaction).
+  "keys-list": keyFunction,
+  "keys-revoke": keyFunction,
+  "keys-revoke-link": keyFunction,
   authorizer: authorizerSizing,
   fallback: small,
   "verify-key": { memoryMb: 512, timeoutSeconds: 15 },
@@ -212,6 +219,8 @@ export class SignetStack extends Stack {
     bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));
+    bind(fns["keys-list"]!, keyTable(table, keyTableActions.list));
+    for (const name of ["keys-revoke", "keys-revoke-link"]) bind(fns[name]!, keyTable(table, keyTableActions.revoke));
     for (const name of ["sign", "verify", "verify-key"]) {
       bind(fns[name]!, identityBucket(bucket, "read-write"));
       if (props.identityP12Password) bind(fns[name]!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
@@ -340,7 +349,8 @@ export class SignetStack extends Stack {
     const authorizer = new TokenAuthorizer(this, "KeyAuthorizer", {
       handler: fns.authorizer!,
       identitySource: IdentitySource.header("Authorization"),
-      resultsCacheTtl: Duration.seconds(300),
+      // Bounds how long a revoked key keeps working (DELETE /v1/keys/{id}): a cached Allow lives this long.
+      resultsCacheTtl: Duration.seconds(authorizerCacheSeconds),
     });
 
     const known = new Set<IResource>([api.root]);

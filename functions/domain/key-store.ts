@@ -3,13 +3,30 @@ import type { CodeRecord } from "#domain/verification-code.ts";
 /** ApiKeyRecord is a stored key: its SHA-256 hash, never the key. */
 export interface ApiKeyRecord {
   keyHash: string;
+  /** The key's public id (`key_` + random characters; not derived from the key). */
   keyId: string;
   /** The address the key was issued to (display form). */
   email: string;
+  /** The address in lookup form: the owner the key is listed under (absent on keys minted before listing existed). */
+  owner?: string;
+  /** The key's last 4 characters (what a person sees to tell keys apart). */
+  last4?: string;
   /** ISO-8601. */
   createdAt: string;
   /** ISO-8601; updated at most once a minute. */
   lastUsedAt: string;
+  /** ISO-8601, when the key was revoked; a revoked key is refused with 401. */
+  revokedAt?: string;
+  /** SHA-256 (hex) of the key's one-time revocation link token, while the link is pending. */
+  revokeTokenHash?: string;
+}
+
+/** RevokeLink is the stored half of a one-time revocation link: the token's hash and its key. */
+export interface RevokeLink {
+  tokenHash: string;
+  keyHash: string;
+  /** Epoch ms after which the link no longer works. */
+  expiresAt: number;
 }
 
 /**
@@ -54,8 +71,19 @@ export interface ApiKeyStore {
    * or neither (a code is unused or has minted exactly one key). False when the code was no
    * longer live (used, dead, expired, replaced) or a concurrent call took it; nothing is written then.
    */
-  mintKey(claim: CodeClaim, key: ApiKeyRecord): Promise<boolean>;
+  mintKey(claim: CodeClaim, key: ApiKeyRecord, link: RevokeLink): Promise<boolean>;
   getKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** listKeys returns the live (not revoked) keys listed under an owner (lookup form). */
+  listKeys(owner: string): Promise<ApiKeyRecord[]>;
+  /** findOwnedKey returns an owner's live key by public id; undefined for any other owner's id. */
+  findOwnedKey(owner: string, keyId: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * revokeKey marks a key revoked, unlists it and drops its revocation link, in one transaction.
+   * With `linkTokenHash` the link must still exist (so a link works once, even under races).
+   * False when the key was already revoked or the link already used.
+   */
+  revokeKey(key: ApiKeyRecord, at: string, linkTokenHash?: string): Promise<boolean>;
+  getRevokeLink(tokenHash: string): Promise<RevokeLink | undefined>;
   /** touchKey sets lastUsedAt to `at` unless it is already at or after `notBefore` (ISO strings). */
   touchKey(keyHash: string, at: string, notBefore: string): Promise<void>;
 }

@@ -99,7 +99,9 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
     description: route.description,
     tags: [route.tag],
     ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
-    ...(route.query ? { requestParams: { query: route.query as z.ZodObject } } : {}),
+    ...(route.query || route.params
+      ? { requestParams: { ...(route.query ? { query: route.query as z.ZodObject } : {}), ...(route.params ? { path: route.params } : {}) } }
+      : {}),
     responses: {
       "200": successResponse(route, examples),
       ...errorResponses(route),

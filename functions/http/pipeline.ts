@@ -23,6 +23,8 @@ export interface Principal {
 /** HttpRequest is what a handler receives: validated query and body plus request facts. */
 export interface HttpRequest<Q, B> {
   query: Q;
+  /** The validated path parameters (`{id}` in the route path), empty for routes without any. */
+  params: Record<string, string>;
   /** The validated JSON body, or undefined for routes without a JSON body. */
   body: B;
   /** The raw body bytes (decoded when API Gateway sent base64). */
@@ -123,6 +125,15 @@ function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewa
   return result.data;
 }
 
+function parseParams(contract: RouteContract, event: APIGatewayProxyEvent): Record<string, string> {
+  if (!contract.params) return {};
+  const result = contract.params.safeParse(event.pathParameters ?? {});
+  if (!result.success) {
+    throw new SignetError("VALIDATION_ERROR", "A path parameter is invalid; see details.", { details: zodDetails(result.error, "path") });
+  }
+  return result.data as Record<string, string>;
+}
+
 function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer): unknown {
   if (contract.body.kind !== "json") return undefined;
   if (!isJsonContentType(headers["content-type"])) {
@@ -158,7 +169,7 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
   const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
 
   return middy<APIGatewayProxyEvent, HttpResponse, Error, Context>()
-    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type", methods: "GET,POST,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
+    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type", methods: "GET,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
     // The docs page sends its own hash-based policy; every other answer keeps middy's strict default.
     .use(httpSecurityHeaders(contract.name === "docs" ? { contentSecurityPolicy: false } : {}))
     .use({
@@ -198,10 +209,12 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       }
       const headers = (event.headers ?? {}) as Record<string, string>;
       const query = parseQuery(contract.query, event);
+      const params = parseParams(contract as RouteContract, event);
       const body = parseBody(contract, headers, rawBody);
       const principal = principalOf(event);
       return handler({
         query: query as Output<Q>,
+        params,
         body: body as Output<B>,
         rawBody,
         headers,

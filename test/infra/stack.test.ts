@@ -130,12 +130,12 @@ describe("API", () => {
     }
   });
 
-  it("uses a TOKEN authorizer on the Authorization header, cached 300 s", () => {
+  it("uses a TOKEN authorizer on the Authorization header, cached 60 s (the bound on a revoked key still working)", () => {
     synth.template.resourceCountIs("AWS::ApiGateway::Authorizer", 1);
     synth.template.hasResourceProperties("AWS::ApiGateway::Authorizer", {
       Type: "TOKEN",
       IdentitySource: "method.request.header.Authorization",
-      AuthorizerResultTtlInSeconds: 300,
+      AuthorizerResultTtlInSeconds: 60,
     });
     const authorizer = resourcesOfType(synth.json, "AWS::ApiGateway::Authorizer")[0]![1];
     expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain('"AuthorizerFunction","Arn"');
@@ -268,6 +268,9 @@ describe("least privilege", () => {
     "auth-register": [...table, "ses:SendEmail"].sort(),
     "auth-verify": [...table, "ses:SendEmail"].sort(),
     authorizer: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+    "keys-list": ["dynamodb:GetItem", "dynamodb:Query"],
+    "keys-revoke": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
+    "keys-revoke-link": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
     sign: identity,
     verify: identity,
     "verify-key": identity,

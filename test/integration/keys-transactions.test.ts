@@ -185,7 +185,8 @@ describe("a code is unused or has minted exactly one key (issue 11 item 7)", () 
     const db = client();
     await db.send(new PutItemCommand({ TableName, Item: { pk: S(`KEY#${record.keyHash}`), sk: S("KEY"), keyId: S("key_other"), email: S("other@example.com") } }));
     db.destroy();
-    await expect(store.mintKey({ address: email, codeId: code!.codeId, now }, record)).rejects.toThrow();
+    const link = { tokenHash: "e".repeat(64), keyHash: record.keyHash, expiresAt: now + 60_000 };
+    await expect(store.mintKey({ address: email, codeId: code!.codeId, now }, record, link)).rejects.toThrow();
     expect((await store.getCode(email))?.consumedAt).toBeUndefined();
     expect((await getItem(`KEY#${record.keyHash}`, "KEY"))?.email).toEqual(S("other@example.com"));
   });
