@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * Send a verification code
-         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count.
+         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count. A deployment may allow only some addresses and domains (SIGNET_REGISTER_ALLOW); any other address gets this same answer, and no code.
          */
         get: operations["authRegister"];
         put?: never;
@@ -544,7 +544,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `NOT_FOUND`: No such route. */
+        /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
         NotFound: {
             headers: {
                 /**
@@ -1197,6 +1197,20 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedKey"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
+            400: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
             401: {
                 headers: {
@@ -1211,7 +1225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route. */
+            /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
             404: {
                 headers: {
                     /**
@@ -1326,7 +1340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route. */
+            /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
             404: {
                 headers: {
                     /**

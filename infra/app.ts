@@ -42,6 +42,8 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...optional("tsaUrl", tsaUrl),
     ...optional("identityP12Password", context("identityP12Password")),
     ...optional("alarmEmail", context("alarmEmail")),
+    ...optional("registerAllow", context("registerAllow")),
+    ...(context("keyRatePerMinute") ? { keyRatePerMinute: Math.floor(number("keyRatePerMinute", 60)) } : {}),
     corsOrigin,
     sesSandbox: context("sesSandbox") === "true",
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },

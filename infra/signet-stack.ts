@@ -55,6 +55,10 @@ export interface SignetStackProps extends StackProps {
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
   alarmEmail?: string;
+  /** Requests one API key may make per minute on authorised routes (SIGNET_KEY_RATE_LIMIT); 60 when unset. */
+  keyRatePerMinute?: number;
+  /** Who may register: addresses and domains, comma-separated (SIGNET_REGISTER_ALLOW); anyone when unset. */
+  registerAllow?: string;
   /** The CORS origin browsers may call from (SIGNET_CORS_ORIGIN of every function and the gateway's own error answers); "*" when unset. */
   corsOrigin?: string;
   /** Stage throttling: steady requests per second and burst. */
@@ -225,6 +229,12 @@ export class SignetStack extends Stack {
       bind(fns[name]!, identityBucket(bucket, "read-write"));
       if (props.identityP12Password) bind(fns[name]!, setting("SIGNET_IDENTITY_P12_PASSWORD", props.identityP12Password));
     }
+    // The per-key request limit (functions/http/pipeline.ts) counts in the table from every authorised function.
+    for (const route of routes.filter((candidate) => candidate.auth)) {
+      if (!["keys-list", "keys-revoke"].includes(route.name)) bind(fns[route.name]!, keyTable(table, keyTableActions.countRate));
+      if (props.keyRatePerMinute) bind(fns[route.name]!, setting("SIGNET_KEY_RATE_LIMIT", String(props.keyRatePerMinute)));
+    }
+    if (props.registerAllow) bind(fns["auth-register"]!, setting("SIGNET_REGISTER_ALLOW", props.registerAllow));
     if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));

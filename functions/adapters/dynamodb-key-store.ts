@@ -20,6 +20,8 @@
  *   e-mail code   pk `CODE#<lower-case address>`    sk `CODE`
  *                 codeId, salt, codeHash (S), wrongTries, createdAt, expiresAtMs (N, epoch ms),
  *                 consumedAt? (N), keyId? (S, the key it minted), expiresAt (N, TTL)
+ *   key rate      pk `KEYRATE#<keyId>`                sk `WINDOW#<epoch ms of the minute>`
+ *                 requests (N), expiresAt (N, TTL): the per-key request limit's counter
  *   rate slot     pk `RATE#<bucket>`                sk `SLOT#<nnn>`
  *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<IPv4>` or
  *                 `ip#<IPv6 /64 network>`, `email#<mailbox>` (15-minute rule) or
@@ -213,6 +215,20 @@ async function getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
             Key: { pk: `RATE#${bucket}`, sk: slotKey(slot) },
             ConditionExpression: "usedAt = :at",
             ExpressionAttributeValues: { ":at": at },
+          }),
+        ),
+      );
+    },
+
+    async countKeyRequest(keyId, windowStart, limit, expiresAt) {
+      return conditional(() =>
+        send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: `KEYRATE#${keyId}`, sk: `WINDOW#${windowStart}` },
+            UpdateExpression: "ADD requests :one SET expiresAt = :ttl",
+            ConditionExpression: "attribute_not_exists(requests) OR requests < :limit",
+            ExpressionAttributeValues: { ":one": 1, ":limit": limit, ":ttl": seconds(expiresAt) },
           }),
         ),
       );

@@ -5,6 +5,7 @@ import { codeMail, keyNoticeMail } from "#domain/key-mail.ts";
 import type { CodeClaim, KeyStore, RateSlotStore } from "#domain/key-store.ts";
 import type { Mailer } from "#domain/mailer.ts";
 import { describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
+import { registrationAllowed, type RegisterPolicy } from "#domain/register-policy.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_PATTERN,
@@ -35,6 +36,8 @@ export interface KeyServiceDeps {
   /** The clock, epoch milliseconds (injected so tests can move time). */
   now: () => number;
   limits: RegisterLimits;
+  /** Who may register; others get the same answer and no code (open when unset). */
+  registerPolicy?: RegisterPolicy;
   /** Reports a failure the caller does not see (the key notice e-mail). Never given codes or keys. */
   warn?: (message: string, data: Record<string, unknown>) => void;
 }
@@ -154,6 +157,11 @@ export async function requestCode(deps: KeyServiceDeps, input: { email: string; 
     ],
     now,
   );
+  // A personal deployment's allow-list: an address outside it gets the same answer (its rate
+  // slots counted the same), but no code and no mail, so the list cannot be probed.
+  if (deps.registerPolicy && !registrationAllowed(deps.registerPolicy, address.lookup)) {
+    return { message: REGISTER_MESSAGE, expiresInSeconds: CODE_TTL_SECONDS };
+  }
 
   const code = generateCode();
   const record = newCodeRecord(address.lookup, code, now);

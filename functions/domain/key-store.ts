@@ -42,6 +42,16 @@ export interface RateSlotStore {
   releaseRateSlot(bucket: string, slot: number, at: number): Promise<void>;
 }
 
+/** KeyRateStore counts a key's requests per fixed window (the per-key rate limit). */
+export interface KeyRateStore {
+  /**
+   * countKeyRequest adds one request to a key's count for the window starting at `windowStart`
+   * unless the count has reached `limit`; true when counted, false when the window is full.
+   * `expiresAt` (epoch ms) is when the counter may be deleted.
+   */
+  countKeyRequest(keyId: string, windowStart: number, limit: number, expiresAt: number): Promise<boolean>;
+}
+
 /** CodeStore keeps one pending e-mail code per address; a new code replaces the previous one. */
 export interface CodeStore {
   /** putCode stores a new code in place of the pending one, in one write; the record it replaced, if any. */
@@ -92,4 +102,4 @@ export interface ApiKeyStore {
  * KeyStore is everything the API-key feature keeps. Adapters raise SignetError
  * SERVICE_UNAVAILABLE when the store cannot be reached.
  */
-export interface KeyStore extends RateSlotStore, CodeStore, ApiKeyStore {}
+export interface KeyStore extends RateSlotStore, CodeStore, ApiKeyStore, KeyRateStore {}

@@ -7,6 +7,7 @@ import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type * as z from "zod";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
+import { defaultKeyRateGuard, type KeyRateGuard } from "#adapters/key-rate-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
@@ -158,12 +159,22 @@ function principalOf(event: APIGatewayProxyEvent): Principal | undefined {
   return { keyId: context.keyId, email: typeof context.email === "string" ? context.email : "" };
 }
 
+/** HandlerOptions replace parts of the chain (tests). */
+export interface HandlerOptions {
+  /** The per-key request limit of authorised routes; the key table's by default. */
+  keyRate?: KeyRateGuard;
+}
+
 /**
  * httpHandler wraps a route's logic in the one middleware chain: request id and log context,
- * header normalisation, size cap, JSON parsing, schema validation, the error table, response size
- * guard, security headers and CORS.
+ * header normalisation, the per-key request limit (authorised routes), size cap, JSON parsing,
+ * schema validation, the error table, response size guard, security headers and CORS.
+ *
+ * The per-key limit is counted here, in every authorised function, not in the authorizer: on AWS
+ * the gateway caches the authorizer's answer (60 s), so most requests never reach it.
  */
-export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>) {
+export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions = {}) {
+  const keyRate = contract.auth ? (options.keyRate ?? defaultKeyRateGuard()) : undefined;
   const requestIds = new WeakMap<object, string>();
   const startedAt = new WeakMap<object, number>();
   const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
@@ -200,6 +211,9 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       },
     })
     .handler(async (event) => {
+      const principal = principalOf(event);
+      // Counted before the body is even parsed: a refused request costs one table write.
+      if (keyRate && principal) await keyRate(principal.keyId);
       const rawBody = decodeBody(event);
       if (rawBody.length > config.limits.maxRequestBytes) {
         throw new SignetError(
@@ -211,7 +225,6 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       const query = parseQuery(contract.query, event);
       const params = parseParams(contract as RouteContract, event);
       const body = parseBody(contract, headers, rawBody);
-      const principal = principalOf(event);
       return handler({
         query: query as Output<Q>,
         params,

@@ -268,10 +268,14 @@ describe("least privilege", () => {
     "auth-register": [...table, "ses:SendEmail"].sort(),
     "auth-verify": [...table, "ses:SendEmail"].sort(),
     authorizer: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
-    "keys-list": ["dynamodb:GetItem", "dynamodb:Query"],
+    "keys-list": ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"],
     "keys-revoke": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
     "keys-revoke-link": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
-    sign: identity,
+    // The per-key request count: one conditional UpdateItem from every authorised function.
+    sign: [...identity, "dynamodb:UpdateItem"].sort(),
+    annotate: ["dynamodb:UpdateItem"],
+    "annotate-fields": ["dynamodb:UpdateItem"],
+    convert: ["dynamodb:UpdateItem"],
     verify: identity,
     "verify-key": identity,
   };
@@ -341,6 +345,16 @@ describe("operations", () => {
     expect(Object.keys(synth.json.Outputs).sort()).toEqual(["ApiUrl", "IdentityBucketName", "TableName"]);
     synth.template.hasOutput("TableName", { Value: { Ref: tableId() } });
     synth.template.hasOutput("IdentityBucketName", { Value: { Ref: bucketId() } });
+  });
+
+  it("passes the per-key rate limit and the registration allow-list only when given (issue 17)", async () => {
+    for (const name of routes.filter((route) => route.auth).map((route) => route.name)) expect(env(name).SIGNET_KEY_RATE_LIMIT, name).toBeUndefined();
+    expect(env("auth-register").SIGNET_REGISTER_ALLOW).toBeUndefined();
+    const { App } = await import("aws-cdk-lib");
+    const { stackPropsFromContext } = await import("../../infra/app.ts");
+    const props = stackPropsFromContext(new App({ context: { senderEmail: "noreply@example.com", keyRatePerMinute: "30", registerAllow: "me@example.com,example.org" } }));
+    expect(props).toMatchObject({ keyRatePerMinute: 30, registerAllow: "me@example.com,example.org" });
+    expect(() => stackPropsFromContext(new App({ context: { senderEmail: "noreply@example.com", keyRatePerMinute: "none" } }))).toThrow(/keyRatePerMinute/);
   });
 
   it("refuses to synthesize without a sender address, saying how to give one", () => {
