@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalServer } from "#local/server.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
-import { latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { captureOutput, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-manage";
+process.env.SIGNET_LOG_LEVEL = "DEBUG";
+const output = captureOutput();
+// Every key and revocation token the tests see; none may ever appear in the log output.
+const secrets: string[] = [];
 process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
 
 let standIns: StandIns;
@@ -19,6 +23,7 @@ beforeAll(async () => {
   server = await startLocalServer({ port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
+  output.stop();
   await server?.close();
   await standIns?.close();
 });
@@ -42,6 +47,7 @@ async function mint(email: string): Promise<string> {
   const code = await latestCode(standIns.sesEndpoint, email);
   const verified = await request("GET", `/v1/auth/verify?${q({ email, code })}`);
   expect(verified.status, verified.text).toBe(200);
+  secrets.push(verified.json.key as string);
   return verified.json.key as string;
 }
 /** opens tells whether a key passes the authorizer (sign then judges the missing body: 415). */
@@ -56,6 +62,7 @@ async function revokeLinkOf(email: string): Promise<string> {
   const notices = (await mailsTo(standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created");
   const match = /(http:\/\/\S+\/v1\/keys\/revoke\?token=rvk_[0-9A-Za-z]{32})/.exec(notices.at(-1)?.body.text ?? "");
   if (!match) throw new Error(`no revocation link in the notice to ${email}`);
+  secrets.push(match[1]!.slice(match[1]!.indexOf("rvk_")));
   return match[1]!;
 }
 
@@ -226,5 +233,14 @@ describe("keys for local work", () => {
     expect(next.key).not.toBe(first.key);
     expect(readFileSync(file, "utf8").trim()).toBe(next.key);
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("logging", () => {
+  it("never writes a key or a revocation token to the log", () => {
+    const text = output.text();
+    expect(text).toMatch(/"message":"request"/); // the capture did see the logger
+    expect(secrets.some((secret) => secret.startsWith("rvk_"))).toBe(true);
+    for (const secret of secrets) expect(text).not.toContain(secret);
   });
 });
