@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * Send a verification code
-         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count.
+         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count. A deployment may allow only some addresses and domains (SIGNET_REGISTER_ALLOW); any other address gets this same answer, and no code.
          */
         get: operations["authRegister"];
         put?: never;
@@ -113,6 +113,66 @@ export interface paths {
          * @description Checks the code and issues a new API key ("sgn_" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once, expires after 15 minutes and dies after 5 wrong tries (then 429 with Retry-After: 0: request a new code, which works at once).
          */
         get: operations["authVerify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your API keys
+         * @description Lists the live keys of the address the calling key was issued to: public id, last 4 characters, createdAt, lastUsedAt and which one made this call. Never a key or its hash. Revoked keys are not listed.
+         */
+        get: operations["keysList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes a key of the caller's address, the caller's own included. From then on every call with it answers 401 AUTHENTICATION_ERROR ("Revoked API key"); on AWS within the authorizer cache time of 60 seconds. An id of another address, an unknown id and an already revoked key all answer 404, so ids cannot be probed.
+         */
+        delete: operations["keysRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revoke a key by the link in its notice e-mail
+         * @description The notice e-mail of every new key carries a one-time link that needs no key. Opened as sent, it only shows which key it revokes (mail scanners that open links revoke nothing); with confirm=yes added it revokes the key. The link works once and for 7 days; after that, or once the key is revoked any other way, it answers 404.
+         */
+        get: operations["keysRevokeLink"];
         put?: never;
         post?: never;
         delete?: never;
@@ -362,6 +422,46 @@ export interface components {
             createdAt: string;
             message: string;
         };
+        KeyList: {
+            keys: components["schemas"]["KeySummary"][];
+        };
+        KeySummary: {
+            /**
+             * @description The key's public id (not the key, not derived from it).
+             * @example key_3hT9sQw0LmZp2xVb
+             */
+            id: string;
+            /**
+             * @description The key's last 4 characters.
+             * @example t9m1
+             */
+            last4: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Updated at most once a minute per key.
+             */
+            lastUsedAt: string;
+            /** @description True for the key this request was made with. */
+            current: boolean;
+        };
+        RevokedKey: {
+            id: string;
+            last4: string;
+            /** Format: date-time */
+            revokedAt: string;
+            message: string;
+        };
+        RevokeLinkPreview: {
+            key: {
+                id: string;
+                last4: string;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            message: string;
+        };
         SignResponse: {
             document: {
                 base64: string;
@@ -444,7 +544,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `NOT_FOUND`: No such route. */
+        /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
         NotFound: {
             headers: {
                 /**
@@ -1005,6 +1105,352 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    keysList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address's live keys, oldest first. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "key_3hT9sQw0LmZp2xVb",
+                     *           "last4": "t9m1",
+                     *           "createdAt": "2026-11-22T10:00:00.000Z",
+                     *           "lastUsedAt": "2026-11-22T10:05:00.000Z",
+                     *           "current": true
+                     *         },
+                     *         {
+                     *           "id": "key_Qe81rJkP0aZc7NnD",
+                     *           "last4": "Xa2b",
+                     *           "createdAt": "2026-11-22T11:00:00.000Z",
+                     *           "lastUsedAt": "2026-11-22T11:00:00.000Z",
+                     *           "current": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+            /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
+            401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    keysRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id from GET /v1/keys. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_Qe81rJkP0aZc7NnD",
+                     *       "last4": "Xa2b",
+                     *       "revokedAt": "2026-11-22T12:00:00.000Z",
+                     *       "message": "The key is revoked: every call with it now answers 401."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokedKey"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
+            400: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
+            401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
+            404: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    keysRevokeLink: {
+        parameters: {
+            query: {
+                /** @description The token from the e-mail's link. */
+                token: string;
+                /** @description yes revokes the key; without it the link only shows the key. */
+                confirm?: "yes";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Without confirm: the key the link revokes. With confirm=yes: the key is revoked. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "key_Qe81rJkP0aZc7NnD",
+                     *         "last4": "Xa2b",
+                     *         "createdAt": "2026-11-22T11:00:00.000Z"
+                     *       },
+                     *       "message": "Nothing is revoked yet. To revoke this key, open this link again with &confirm=yes added."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokeLinkPreview"] | components["schemas"]["RevokedKey"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
+            400: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
+            404: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

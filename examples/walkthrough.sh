@@ -7,6 +7,8 @@
 #
 # Locally the code is read from the SES stand-in (SIGNET_SES_URL, default http://127.0.0.1:8005);
 # against a deployed API run once to get the mail, then again with SIGNET_CODE, or pass SIGNET_KEY.
+# Locally the key is kept in SIGNET_KEY_FILE (default .signet/example-key) and reused while the
+# server accepts it (GET /v1/keys answers 200), so repeated runs need no new code.
 # Results go to SIGNET_OUT (default ${TMPDIR:-/tmp}/signet-walkthrough).
 set -euo pipefail
 
@@ -43,6 +45,14 @@ echo "-> health"
 call GET /v1/health | jq -r '"   \(.status), version \(.version)"'
 
 KEY="${SIGNET_KEY:-}"
+KEY_FILE="${SIGNET_KEY_FILE-.signet/example-key}"
+if [ -z "$KEY" ] && [ -z "${SIGNET_CODE:-}" ] && [ -n "$KEY_FILE" ] && [ -s "$KEY_FILE" ]; then
+  KEPT="$(tr -d '[:space:]' < "$KEY_FILE")"
+  if [ "$(curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEPT" "$BASE/v1/keys")" = 200 ]; then
+    KEY="$KEPT"
+    echo "-> reusing the key ${KEY:0:8}... kept in $KEY_FILE"
+  fi
+fi
 if [ -z "$KEY" ]; then
   echo "-> register"
   call GET "/v1/auth/register?email=$(jq -rn --arg e "$EMAIL" '$e|@uri')" | jq -r '"   \(.message)"'
@@ -56,6 +66,11 @@ if [ -z "$KEY" ]; then
   [ -n "$CODE" ] || { echo "no code arrived; set SIGNET_CODE to the code from your e-mail" >&2; exit 1; }
   KEY="$(call GET "/v1/auth/verify?email=$(jq -rn --arg e "$EMAIL" '$e|@uri')&code=$CODE" | jq -r .key)"
   echo "   got a key ${KEY:0:8}..."
+  if [ -n "$KEY_FILE" ] && [ -z "${SIGNET_CODE:-}" ]; then
+    mkdir -p "$(dirname "$KEY_FILE")"
+    (umask 077; printf '%s\n' "$KEY" > "$KEY_FILE")
+    echo "   kept it in $KEY_FILE for the next run"
+  fi
 fi
 AUTH=(-H "Authorization: Bearer $KEY" -H "Content-Type: application/json")
 

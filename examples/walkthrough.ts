@@ -6,13 +6,15 @@
 //
 // Locally the e-mail code is read from the SES stand-in's store (SIGNET_SES_URL, default
 // http://127.0.0.1:8005); against a deployed API, set SIGNET_CODE after reading your mail, or
-// skip registration with SIGNET_KEY. Results are written to SIGNET_OUT (default $TMPDIR/signet-walkthrough).
+// skip registration with SIGNET_KEY. Locally the key is kept in SIGNET_KEY_FILE (default
+// .signet/example-key) and reused while the server accepts it. Results are written to SIGNET_OUT (default $TMPDIR/signet-walkthrough).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api-types.d.ts";
+import { DEFAULT_KEY_FILE, cachedLocalKey } from "./local-key.ts";
 
 type ErrorBody = components["schemas"]["Error"];
 
@@ -26,6 +28,8 @@ export interface WalkthroughOptions {
   code?: string;
   /** An API key already held: registration is skipped. */
   key?: string;
+  /** A file to keep the local key in (local server only): reused while the server accepts it. */
+  keyFile?: string;
   outDir: string;
   log?: (line: string) => void;
 }
@@ -101,6 +105,14 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
     });
 
     let key = options.key;
+    if (!key && options.keyFile && options.sesUrl && !options.code) {
+      const { keyFile, sesUrl } = options;
+      await step("key", async () => {
+        const cached = await cachedLocalKey({ baseUrl: options.baseUrl, sesUrl, email: options.email, file: keyFile });
+        key = cached.key;
+        log(cached.reused ? `   reusing the key ${cached.key.slice(0, 8)}... kept in ${keyFile}` : `   got a key ${cached.key.slice(0, 8)}... and kept it in ${keyFile}`);
+      });
+    }
     if (!key) {
       await step("register", async () => {
         const since = Date.now();
@@ -206,6 +218,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     email: process.env.SIGNET_EMAIL ?? "walkthrough@example.com",
     ...(process.env.SIGNET_CODE ? { code: process.env.SIGNET_CODE } : {}),
     ...(process.env.SIGNET_KEY ? { key: process.env.SIGNET_KEY } : {}),
+    // Locally the key is kept and reused (SIGNET_KEY_FILE); set SIGNET_KEY_FILE= (empty) to mint one each run.
+    ...(process.env.SIGNET_KEY_FILE !== "" ? { keyFile: process.env.SIGNET_KEY_FILE ?? DEFAULT_KEY_FILE } : {}),
     outDir: process.env.SIGNET_OUT ?? join(tmpdir(), "signet-walkthrough"),
   });
   process.stdout.write(result.stoppedAt ? `Stopped at ${result.stoppedAt}.\n` : `Done: ${result.steps.length} steps.\n`);

@@ -2,12 +2,13 @@ import { keyServiceDeps } from "#adapters/key-service-deps.ts";
 import { verifyCode, type VerifyDeps } from "#domain/key-service.ts";
 import { verifyCodeRoute } from "#http/contracts/auth.ts";
 import { httpHandler } from "#http/pipeline.ts";
+import { publicBaseUrl } from "#http/public-url.ts";
 import { json } from "#http/responses.ts";
 
 /** createVerifyHandler builds GET /v1/auth/verify on the given store, mailer and clock. */
 export function createVerifyHandler(deps: VerifyDeps) {
   return httpHandler(verifyCodeRoute, async (req) =>
-    json(200, await verifyCode(deps, { email: req.query.email, code: req.query.code }), { "Cache-Control": "no-store" }),
+    json(200, await verifyCode(deps, { email: req.query.email, code: req.query.code, baseUrl: publicBaseUrl(req.event) }), { "Cache-Control": "no-store" }),
   );
 }
 

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { DocumentLimits } from "#domain/document.ts";
 import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/rate-limit.ts";
+import { parseRegisterPolicy, type RegisterPolicy } from "#domain/register-policy.ts";
 
 /** Limits are the size and count caps of SPEC section 7; every one is configurable. */
 export interface Limits {
@@ -46,6 +47,8 @@ export interface Config {
      */
     requestTimeoutMs: number;
   };
+  /** The API's public base URL for links in e-mails (SIGNET_PUBLIC_URL); derived from the request when unset. */
+  publicUrl?: string;
   keys: {
     tableName: string;
     /** Endpoint of a DynamoDB-compatible store (dynalite locally); unset on AWS. */
@@ -54,6 +57,10 @@ export interface Config {
     registerPerIp: { limit: number; windowSeconds: number };
     /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides SPEC 6's 3 per 15 minutes). */
     registerPerAddressDaily: { limit: number; windowSeconds: number };
+    /** Requests one API key may make per minute on authorised routes (SIGNET_KEY_RATE_LIMIT). */
+    ratePerMinute: number;
+    /** Who may register (SIGNET_REGISTER_ALLOW: addresses and domains; open when unset). */
+    registerPolicy: RegisterPolicy;
   };
   mail: {
     sender: string;
@@ -130,6 +137,14 @@ function required(env: Env, name: string, runtime: Config["runtime"], localDefau
   throw new Error(`Configuration error: ${name} is required when running on AWS`);
 }
 
+function readRegisterPolicy(env: Env): RegisterPolicy {
+  try {
+    return parseRegisterPolicy(env.SIGNET_REGISTER_ALLOW);
+  } catch (error) {
+    throw new Error(`Configuration error: SIGNET_REGISTER_ALLOW lists addresses and domains separated by commas: ${(error as Error).message}`);
+  }
+}
+
 function packageVersion(): string {
   // Bundled Lambdas get the version injected by esbuild (infra); locally package.json is read.
   if (typeof process.env.SIGNET_VERSION === "string" && process.env.SIGNET_VERSION) return process.env.SIGNET_VERSION;
@@ -179,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     cors: { origin: env.SIGNET_CORS_ORIGIN ?? "*" },
     http: { requestTimeoutMs: readInt(env, "SIGNET_REQUEST_TIMEOUT_MS", 60_000) },
+    ...(env.SIGNET_PUBLIC_URL ? { publicUrl: env.SIGNET_PUBLIC_URL.replace(/\/+$/, "") } : {}),
     keys: {
       tableName: required(env, "SIGNET_TABLE", runtime, "signet"),
       ...(env.SIGNET_DYNAMODB_ENDPOINT ? { dynamodbEndpoint: env.SIGNET_DYNAMODB_ENDPOINT } : {}),
@@ -187,6 +203,8 @@ export function loadConfig(env: Env = process.env): Config {
         windowSeconds: readInt(env, "SIGNET_REGISTER_IP_WINDOW_SECONDS", 3600),
       },
       registerPerAddressDaily: { limit: readInt(env, "SIGNET_REGISTER_DAILY_LIMIT", 10), windowSeconds: REGISTER_DAILY_WINDOW_SECONDS },
+      ratePerMinute: readInt(env, "SIGNET_KEY_RATE_LIMIT", 60),
+      registerPolicy: readRegisterPolicy(env),
     },
     mail: {
       sender: required(env, "SIGNET_SENDER_EMAIL", runtime, "noreply@signet.local"),

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { SignetError } from "#domain/errors.ts";
-import { defineRoute } from "#http/contract.ts";
+import { defineRoute, matchPath } from "#http/contract.ts";
 import { errorResponse, httpHandler } from "#http/pipeline.ts";
 import { routes } from "#http/routes.ts";
 
@@ -22,7 +22,9 @@ const fallbackRoute = defineRoute({
 /** handler answers every request no route claims: 404 for an unknown path, 405 for a wrong method. */
 export const handler = httpHandler(fallbackRoute, async (request) => {
   const path = request.event.path;
-  const allowed = routes.filter((route) => route.path === path).map((route) => route.method);
+  // A literal path shadows parameter routes (as on API Gateway): /v1/keys/revoke is not /v1/keys/{id}.
+  const literal = routes.filter((route) => route.path === path);
+  const allowed = (literal.length > 0 ? literal : routes.filter((route) => route.path.includes("{") && matchPath(route.path, path))).map((route) => route.method);
   if (allowed.length === 0) {
     throw new SignetError("NOT_FOUND", `There is no route ${path}. See /openapi.json for the API.`);
   }

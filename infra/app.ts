@@ -94,6 +94,8 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...optional("alarmEmail", alarmEmail),
     ...(budgetUsd === undefined ? {} : { budgetUsd }),
     reservedConcurrency,
+    ...optional("registerAllow", context("registerAllow")),
+    ...(context("keyRatePerMinute") ? { keyRatePerMinute: Math.floor(number("keyRatePerMinute", 60)) } : {}),
     corsOrigin,
     sesSandbox,
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },

@@ -33,6 +33,12 @@ export const keyTableActions = {
   readWrite: ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
   /** the authorizer: look a key hash up, stamp lastUsedAt. */
   authorize: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+  /** listing keys: the address's listing, then each key; UpdateItem for the per-key request count. */
+  list: ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+  /** every other authorised function: the per-key request count (one conditional ADD). */
+  countRate: ["dynamodb:UpdateItem"],
+  /** revoking keys (UpdateItem also serves the per-key request count): read the listing and keys, revoke in a transaction (update + deletes). */
+  revoke: ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
 } as const;
 
 /** keyTable binds the API-key table (SIGNET_TABLE) with the given actions on the table itself (no indexes exist). */

@@ -59,6 +59,10 @@ export interface SignetStackProps extends StackProps {
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
   alarmEmail?: string;
+  /** Requests one API key may make per minute on authorised routes (SIGNET_KEY_RATE_LIMIT); 60 when unset. */
+  keyRatePerMinute?: number;
+  /** Who may register: addresses and domains, comma-separated (SIGNET_REGISTER_ALLOW); anyone when unset. */
+  registerAllow?: string;
   /** The CORS origin browsers may call from (SIGNET_CORS_ORIGIN of every function and the gateway's own error answers); "*" when unset. */
   corsOrigin?: string;
   /**
@@ -86,6 +90,9 @@ interface Sizing {
 const integrationTimeoutSeconds = 29;
 const conversionTimeoutMs = (integrationTimeoutSeconds - 5) * 1000;
 
+/** authorizerCacheSeconds is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
+export const authorizerCacheSeconds = 60;
+
 const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
 // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
 const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: integrationTimeoutSeconds };
@@ -112,6 +119,10 @@ const sizing: Record<string, Sizing> = {
   docs: small,
   "auth-register": keyFunction,
   "auth-verify": keyFunction,
+  // Listing and revoking: a few sequential table calls (read, then a transaction).
+  "keys-list": keyFunction,
+  "keys-revoke": keyFunction,
+  "keys-revoke-link": keyFunction,
   authorizer: authorizerSizing,
   fallback: small,
   "verify-key": { memoryMb: 512, timeoutSeconds: 15 },
@@ -293,6 +304,14 @@ export class SignetStack extends Stack {
     bind(fns.sign!, identityBucket(bucket, "signing"));
     if (props.identityP12PasswordParameter) bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
     for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
+    bind(fns["keys-list"]!, keyTable(table, keyTableActions.list));
+    for (const name of ["keys-revoke", "keys-revoke-link"]) bind(fns[name]!, keyTable(table, keyTableActions.revoke));
+    // The per-key request limit (functions/http/pipeline.ts) counts in the table from every authorised function.
+    for (const route of routes.filter((candidate) => candidate.auth)) {
+      if (!["keys-list", "keys-revoke"].includes(route.name)) bind(fns[route.name]!, keyTable(table, keyTableActions.countRate));
+      if (props.keyRatePerMinute) bind(fns[route.name]!, setting("SIGNET_KEY_RATE_LIMIT", String(props.keyRatePerMinute)));
+    }
+    if (props.registerAllow) bind(fns["auth-register"]!, setting("SIGNET_REGISTER_ALLOW", props.registerAllow));
     if (props.tsaUrl) bind(fns.sign!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
@@ -426,7 +445,8 @@ export class SignetStack extends Stack {
       identitySource: IdentitySource.header("Authorization"),
       // Malformed headers are answered 401 by the gateway without invoking (or paying for) the authorizer.
       validationRegex: authorizationHeaderPattern,
-      resultsCacheTtl: Duration.seconds(300),
+      // Bounds how long a revoked key keeps working (DELETE /v1/keys/{id}): a cached Allow lives this long.
+      resultsCacheTtl: Duration.seconds(authorizerCacheSeconds),
     });
 
     const known = new Set<IResource>([api.root]);

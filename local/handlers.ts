@@ -10,6 +10,9 @@ import { handler as docs } from "#functions/docs.ts";
 import { handler as fallback } from "#functions/fallback.ts";
 import { handler as health } from "#functions/health.ts";
 import { handler as info } from "#functions/info.ts";
+import { handler as keysList } from "#functions/keys-list.ts";
+import { handler as keysRevoke } from "#functions/keys-revoke.ts";
+import { handler as keysRevokeLink } from "#functions/keys-revoke-link.ts";
 import { handler as openapi } from "#functions/openapi.ts";
 import { handler as sign } from "#functions/sign.ts";
 import { handler as verify } from "#functions/verify.ts";
@@ -36,6 +39,9 @@ export const entryHandlers: Record<string, ProxyHandler> = {
   docs,
   "auth-register": authRegister,
   "auth-verify": authVerify,
+  "keys-list": keysList,
+  "keys-revoke": keysRevoke,
+  "keys-revoke-link": keysRevokeLink,
   sign,
   annotate,
   "annotate-fields": annotateFields,

@@ -9,6 +9,7 @@ import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
 import type { HttpResponse } from "#http/responses.ts";
+import { findRoute } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, type ProxyHandler } from "#local/handlers.ts";
@@ -105,13 +106,15 @@ function gatewayError(answer: GatewayAnswer, message = answer.message): HttpResp
  */
 async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
-  const route = routes.find((candidate) => candidate.path === url.pathname && candidate.method === req.method);
+  const found = findRoute(routes, req.method ?? "GET", url.pathname);
+  const route = found?.route;
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {
     send(res, gatewayError(gatewayAnswers.tooLarge, `The request body is over the ${formatBytes(config.limits.maxRequestBytes)} limit; send large documents by URL.`));
     return;
   }
   const event = toProxyEvent(req, url, body, route?.path ?? "/{proxy+}");
+  if (found && Object.keys(found.params).length > 0) event.pathParameters = found.params;
   let handler: ProxyHandler = fallbackHandler;
   if (route) {
     handler = entryHandlers[route.name] ?? fallbackHandler;

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import dynalite from "dynalite";
 import sesModule from "aws-ses-v2-local";
+import { startTransactionShim } from "#local/dynalite-transactions.ts";
 
 /** StandIns are the embedded replacements of the AWS services, on loopback. */
 export interface StandIns {
@@ -37,8 +38,10 @@ function close(server: Server): Promise<void> {
 }
 
 /**
- * startStandIns starts dynalite (persisted under dataDir/dynamodb when a folder is given) and the
- * local SES v2 endpoint, both bound to 127.0.0.1 only.
+ * startStandIns starts dynalite (persisted under dataDir/dynamodb when a folder is given) behind
+ * a shim that adds TransactWriteItems (local/dynalite-transactions.ts), and the local SES v2
+ * endpoint, all bound to 127.0.0.1 only. dynamodbPort is the shim's port: the adapters never
+ * talk to dynalite directly.
  */
 export async function startStandIns(options: StandInOptions = {}): Promise<StandIns> {
   let path: string | undefined;
@@ -47,7 +50,9 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
     mkdirSync(path, { recursive: true });
   }
   const dynamo = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
-  const dynamoPort = await listen(dynamo, options.dynamodbPort ?? 0);
+  const dynalitePort = await listen(dynamo, 0);
+  const shim = await startTransactionShim(`http://127.0.0.1:${dynalitePort}`, options.dynamodbPort ?? 0);
+  const dynamoPort = shim.port;
 
   // aws-ses-v2-local is CommonJS: its ESM import is the module object with the server as .default.
   const imported = sesModule as unknown as { default?: unknown };
@@ -69,6 +74,7 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
     },
     close: async () => {
+      await close(shim.server);
       await Promise.all([close(dynamo), close(ses)]);
     },
   };

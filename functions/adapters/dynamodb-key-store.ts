@@ -1,6 +1,7 @@
 /**
- * DynamoDB key store: one table, single-item conditional writes only (dynalite, the local
- * stand-in, has no transactions and no UpdateTimeToLive).
+ * DynamoDB key store: one table, conditional single-item writes, and one transaction
+ * (TransactWriteItems) where two items must change together: minting a key marks its code used.
+ * Locally dynalite lacks transactions; local/dynalite-transactions.ts adds them in front of it.
  *
  * Table schema (the CDK stack defines the same):
  *   partition key `pk` (S), sort key `sk` (S), billing PAY_PER_REQUEST,
@@ -8,10 +9,19 @@
  *   validity itself (`expiresAtMs`).
  * Items:
  *   API key       pk `KEY#<sha256 hex of the key>`  sk `KEY`
- *                 keyId (S), email (S), createdAt (S, ISO), lastUsedAt (S, ISO); no TTL
+ *                 keyId (S, public id), email (S), owner (S, lookup form), last4 (S),
+ *                 createdAt, lastUsedAt, revokedAt? (S, ISO), revokeTokenHash? (S); no TTL;
+ *                 kept after revocation (revokedAt set) so a revoked key is told apart
+ *   key listing   pk `OWNER#<lower-case address>`   sk `KEY#<keyId>`
+ *                 keyHash (S); deleted when the key is revoked
+ *   revoke link   pk `REVOKE#<sha256 hex of token>` sk `REVOKE`
+ *                 keyHash (S), expiresAtMs (N), expiresAt (N, TTL); deleted when used or
+ *                 when the key is revoked otherwise
  *   e-mail code   pk `CODE#<lower-case address>`    sk `CODE`
  *                 codeId, salt, codeHash (S), wrongTries, createdAt, expiresAtMs (N, epoch ms),
- *                 consumedAt? (N), expiresAt (N, TTL)
+ *                 consumedAt? (N), keyId? (S, the key it minted), expiresAt (N, TTL)
+ *   key rate      pk `KEYRATE#<keyId>`                sk `WINDOW#<epoch ms of the minute>`
+ *                 requests (N), expiresAt (N, TTL): the per-key request limit's counter
  *   rate slot     pk `RATE#<bucket>`                sk `SLOT#<nnn>`
  *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<IPv4>` or
  *                 `ip#<IPv6 /64 network>`, `email#<mailbox>` (15-minute rule) or
@@ -24,7 +34,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from "@aws-sdk/client-dynamodb";
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
 import { SignetError } from "#domain/errors.ts";
@@ -109,6 +119,23 @@ function codeRecordOf(address: string, item: Record<string, unknown>): CodeRecor
   return record;
 }
 
+/** keyItem is the table item of a key record. */
+function keyItem(record: ApiKeyRecord): Record<string, unknown> {
+  const { keyHash, ...rest } = record;
+  return { pk: `KEY#${keyHash}`, sk: "KEY", ...rest };
+}
+
+/**
+ * cancelledBy tells whether a transaction was cancelled by a failed condition or a concurrent
+ * transaction (at item `index`, or at any item): a lost race, not a store failure.
+ */
+function cancelledBy(error: unknown, index?: number): boolean {
+  if ((error as Error | undefined)?.name !== "TransactionCanceledException") return false;
+  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+  const lost = (reason: { Code?: string } | undefined) => ["ConditionalCheckFailed", "TransactionConflict"].includes(reason?.Code ?? "");
+  return index === undefined ? reasons.some(lost) : lost(reasons[index]);
+}
+
 /** createDynamoKeyStore returns a KeyStore on one DynamoDB table (schema in this file's header). */
 export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
   const db = DynamoDBDocumentClient.from(createClient(options), { marshallOptions: { removeUndefinedValues: true } });
@@ -136,6 +163,24 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       if (isConditionFailure(error)) return false;
       throw toStoreError(error);
     }
+  }
+
+async function getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `KEY#${keyHash}`, sk: "KEY" }, ConsistentRead: true })));
+    const item = out.Item;
+    if (!item) return undefined;
+    const optional = (name: string) => (item[name] === undefined ? {} : { [name]: String(item[name]) });
+    return {
+      keyHash,
+      keyId: String(item.keyId),
+      email: String(item.email),
+      createdAt: String(item.createdAt),
+      lastUsedAt: String(item.lastUsedAt ?? item.createdAt),
+      ...optional("owner"),
+      ...optional("last4"),
+      ...optional("revokedAt"),
+      ...optional("revokeTokenHash"),
+    } satisfies ApiKeyRecord;
   }
 
   return {
@@ -175,6 +220,20 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       );
     },
 
+    async countKeyRequest(keyId, windowStart, limit, expiresAt) {
+      return conditional(() =>
+        send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: `KEYRATE#${keyId}`, sk: `WINDOW#${windowStart}` },
+            UpdateExpression: "ADD requests :one SET expiresAt = :ttl",
+            ConditionExpression: "attribute_not_exists(requests) OR requests < :limit",
+            ExpressionAttributeValues: { ":one": 1, ":limit": limit, ":ttl": seconds(expiresAt) },
+          }),
+        ),
+      );
+    },
+
     async putCode(record) {
       // ALL_OLD: the replaced code comes back from the same write, so nothing can slip in between.
       const out = await call(() => send(new PutCommand({ TableName, Item: codeItem(record), ReturnValues: "ALL_OLD" })));
@@ -205,20 +264,6 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       }
     },
 
-    async consumeCode(address, codeId, now) {
-      return conditional(() =>
-        send(
-          new UpdateCommand({
-            TableName,
-            Key: { pk: `CODE#${address}`, sk: "CODE" },
-            UpdateExpression: "SET consumedAt = :now",
-            ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
-            ExpressionAttributeValues: { ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now },
-          }),
-        ),
-      );
-    },
-
     async withdrawCode(address, codeId, previous) {
       const ours = { ConditionExpression: "codeId = :id", ExpressionAttributeValues: { ":id": codeId } };
       await conditional(() =>
@@ -228,24 +273,98 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       );
     },
 
-    async putKey(record) {
-      await call(() =>
-        send(
-          new PutCommand({
-            TableName,
-            Item: { pk: `KEY#${record.keyHash}`, sk: "KEY", keyId: record.keyId, email: record.email, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt },
-            ConditionExpression: "attribute_not_exists(pk)",
+    async mintKey(claim, record, link) {
+      // One transaction (SPEC 6, issue 11): a crash or failure anywhere leaves the code unused and
+      // no key, or the code used and its key stored (listed, with its revocation link); never a
+      // used code without a key.
+      try {
+        await send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName,
+                  Key: { pk: `CODE#${claim.address}`, sk: "CODE" },
+                  UpdateExpression: "SET consumedAt = :now, keyId = :keyId",
+                  ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
+                  ExpressionAttributeValues: { ":id": claim.codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": claim.now, ":keyId": record.keyId },
+                },
+              },
+              { Put: { TableName, Item: keyItem(record), ConditionExpression: "attribute_not_exists(pk)" } },
+              ...(record.owner
+                ? [{ Put: { TableName, Item: { pk: `OWNER#${record.owner}`, sk: `KEY#${record.keyId}`, keyHash: record.keyHash }, ConditionExpression: "attribute_not_exists(pk)" } }]
+                : []),
+              {
+                Put: {
+                  TableName,
+                  Item: { pk: `REVOKE#${link.tokenHash}`, sk: "REVOKE", keyHash: link.keyHash, expiresAtMs: link.expiresAt, expiresAt: seconds(link.expiresAt) },
+                  ConditionExpression: "attribute_not_exists(pk)",
+                },
+              },
+            ],
           }),
-        ),
-      );
+        );
+        return true;
+      } catch (error) {
+        // The code's condition failed, or a concurrent transaction on it won: the caller re-reads the code.
+        if (cancelledBy(error, 0)) return false;
+        throw toStoreError(error);
+      }
     },
 
-    async getKey(keyHash) {
-      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `KEY#${keyHash}`, sk: "KEY" }, ConsistentRead: true })));
-      const item = out.Item;
-      if (!item) return undefined;
-      return { keyHash, keyId: String(item.keyId), email: String(item.email), createdAt: String(item.createdAt), lastUsedAt: String(item.lastUsedAt ?? item.createdAt) } satisfies ApiKeyRecord;
+    async listKeys(owner) {
+      const out = await call(() =>
+        send(new QueryCommand({ TableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `OWNER#${owner}` }, ConsistentRead: true })),
+      );
+      // A handful of keys per address: one read each (GetItem only, no BatchGetItem grant needed).
+      const records = await Promise.all((out.Items ?? []).map((item) => getKey(String(item.keyHash))));
+      return records.filter((record): record is ApiKeyRecord => record !== undefined && !record.revokedAt && record.owner === owner);
     },
+
+    async findOwnedKey(owner, keyId) {
+      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `OWNER#${owner}`, sk: `KEY#${keyId}` }, ConsistentRead: true })));
+      if (!out.Item) return undefined;
+      const record = await getKey(String(out.Item.keyHash));
+      return record && !record.revokedAt && record.owner === owner && record.keyId === keyId ? record : undefined;
+    },
+
+    async revokeKey(record, at, linkTokenHash) {
+      const tokenHash = linkTokenHash ?? record.revokeTokenHash;
+      try {
+        await send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName,
+                  Key: { pk: `KEY#${record.keyHash}`, sk: "KEY" },
+                  UpdateExpression: "SET revokedAt = :at REMOVE revokeTokenHash",
+                  ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt)",
+                  ExpressionAttributeValues: { ":at": at },
+                },
+              },
+              ...(record.owner ? [{ Delete: { TableName, Key: { pk: `OWNER#${record.owner}`, sk: `KEY#${record.keyId}` } } }] : []),
+              // Through the link, the link must still be there: it works once, even when two clicks race.
+              ...(tokenHash
+                ? [{ Delete: { TableName, Key: { pk: `REVOKE#${tokenHash}`, sk: "REVOKE" }, ...(linkTokenHash ? { ConditionExpression: "attribute_exists(pk)" } : {}) } }]
+                : []),
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (cancelledBy(error)) return false;
+        throw toStoreError(error);
+      }
+    },
+
+    async getRevokeLink(tokenHash) {
+      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `REVOKE#${tokenHash}`, sk: "REVOKE" }, ConsistentRead: true })));
+      const item = out.Item;
+      return item ? { tokenHash, keyHash: String(item.keyHash), expiresAt: Number(item.expiresAtMs) } : undefined;
+    },
+
+    getKey,
 
     async touchKey(keyHash, at, notBefore) {
       await conditional(() =>

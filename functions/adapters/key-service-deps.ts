@@ -16,6 +16,7 @@ export function keyServiceDeps(): KeyServiceDeps {
     mailer: defaultMailer(),
     now: Date.now,
     limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: config.keys.registerPerAddressDaily, perIp: config.keys.registerPerIp },
+    registerPolicy: config.keys.registerPolicy,
     warn: (message, data) => logger.warn(message, data),
   };
 }

@@ -53,15 +53,34 @@ export function checkApiKeyFormat(key: string): KeyCheck {
   return checksum === base62Checksum(body) ? { ok: true } : { ok: false, reason: "checksum" };
 }
 
-/** hashApiKey is the SHA-256 (hex) under which a key is stored; the key itself never is. */
+/** hashApiKey is the SHA-256 (hex) under which a key (or a revocation token) is stored; the secret itself never is. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
 }
 
-/** keyIdOf is a short, non-secret identifier of a key (for logs and the authorizer context). */
+/**
+ * keyIdOf was the id of keys minted before ids became random (a prefix of the key's hash); such
+ * keys keep it. New keys get newKeyId, so a public id reveals nothing about the key or its hash.
+ */
 export function keyIdOf(keyHash: string): string {
   return `key_${keyHash.slice(0, 16)}`;
 }
+
+/** newKeyId is a fresh public id of a key: `key_` + 16 random base62 characters. */
+export function newKeyId(random?: (size: number) => Buffer): string {
+  return `key_${randomBase62(16, random)}`;
+}
+
+/** KEY_ID_PATTERN matches a public key id, old (hash prefix) or new (random). */
+export const KEY_ID_PATTERN = /^key_[0-9A-Za-z]{16}$/;
+
+/** newRevokeToken is the secret of a one-time revocation link: `rvk_` + 32 random base62 characters. */
+export function newRevokeToken(random?: (size: number) => Buffer): string {
+  return `rvk_${randomBase62(32, random)}`;
+}
+
+/** REVOKE_TOKEN_PATTERN matches a revocation link token. */
+export const REVOKE_TOKEN_PATTERN = /^rvk_[0-9A-Za-z]{32}$/;
 
 /** keyHint shows a key the way a notice may: the prefix and the last 4 characters only. */
 export function keyHint(key: string): string {

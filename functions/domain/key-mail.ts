@@ -25,18 +25,36 @@ export function codeMail(to: string, code: string, expiresAt: Date): MailMessage
   return { to, subject: "Your Signet verification code", text, html };
 }
 
-/** keyNoticeMail tells an address that a key was issued, naming it by hint only (never the key). */
-export function keyNoticeMail(to: string, hint: string, createdAt: string): MailMessage {
+/** RevokeHowTo is what the key notice says about revoking the key. */
+export interface RevokeHowTo {
+  keyId: string;
+  /** The one-time revocation link (no key needed). */
+  linkUrl: string;
+  /** When the link stops working (ISO-8601). */
+  linkExpiresAt: string;
+  /** The API's base URL, for the DELETE /v1/keys/{id} endpoint. */
+  baseUrl: string;
+}
+
+/** keyNoticeMail tells an address that a key was issued, naming it by hint only (never the key), and how to revoke it. */
+export function keyNoticeMail(to: string, hint: string, createdAt: string, revoke: RevokeHowTo): MailMessage {
+  const until = revoke.linkExpiresAt.replace("T", " ").slice(0, 16) + " UTC";
+  const endpoint = `DELETE ${revoke.baseUrl}/v1/keys/${revoke.keyId}`;
   const text = [
-    `A new Signet API key was created for ${to} at ${createdAt}: ${hint}`,
+    `A new Signet API key was created for ${to} at ${createdAt}: ${hint} (id ${revoke.keyId})`,
     "",
-    "If this was not you, someone can read this mailbox: ask the operator of this Signet installation to revoke the key.",
+    "If this was not you, someone can read this mailbox. Revoke the key:",
+    `- open this link (it shows the key, then asks you to confirm; it works once, until ${until}):`,
+    `  ${revoke.linkUrl}`,
+    `- or call ${endpoint} with any key of this address (GET ${revoke.baseUrl}/v1/keys lists them).`,
   ].join("\n");
   const html = [
     "<!doctype html><html><body style=\"font-family:sans-serif\">",
-    `<p>A new Signet API key was created for ${escapeHtml(to)} at ${escapeHtml(createdAt)}: <code>${escapeHtml(hint)}</code></p>`,
-    "<p>If this was not you, someone can read this mailbox: ask the operator of this Signet installation to revoke the key.</p>",
-    "</body></html>",
+    `<p>A new Signet API key was created for ${escapeHtml(to)} at ${escapeHtml(createdAt)}: <code>${escapeHtml(hint)}</code> (id <code>${escapeHtml(revoke.keyId)}</code>)</p>`,
+    "<p>If this was not you, someone can read this mailbox. Revoke the key:</p><ul>",
+    `<li><a href="${escapeHtml(revoke.linkUrl)}">open the revocation link</a> (it shows the key, then asks you to confirm; it works once, until ${escapeHtml(until)})</li>`,
+    `<li>or call <code>${escapeHtml(endpoint)}</code> with any key of this address (<code>GET /v1/keys</code> lists them).</li>`,
+    "</ul></body></html>",
   ].join("");
   return { to, subject: "A new Signet API key was created", text, html };
 }

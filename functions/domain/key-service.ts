@@ -1,10 +1,11 @@
-import { checkApiKeyFormat, generateApiKey, hashApiKey, keyHint, keyIdOf, parseBearer } from "#domain/api-key.ts";
+import { checkApiKeyFormat, generateApiKey, hashApiKey, keyHint, newKeyId, newRevokeToken, parseBearer } from "#domain/api-key.ts";
 import { mailboxOf, normalizeEmail, type EmailAddress } from "#domain/email-address.ts";
 import { SignetError } from "#domain/errors.ts";
 import { codeMail, keyNoticeMail } from "#domain/key-mail.ts";
-import type { KeyStore, RateSlotStore } from "#domain/key-store.ts";
+import type { CodeClaim, KeyStore, RateSlotStore } from "#domain/key-store.ts";
 import type { Mailer } from "#domain/mailer.ts";
 import { describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
+import { registrationAllowed, type RegisterPolicy } from "#domain/register-policy.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_PATTERN,
@@ -35,6 +36,8 @@ export interface KeyServiceDeps {
   /** The clock, epoch milliseconds (injected so tests can move time). */
   now: () => number;
   limits: RegisterLimits;
+  /** Who may register; others get the same answer and no code (open when unset). */
+  registerPolicy?: RegisterPolicy;
   /** Reports a failure the caller does not see (the key notice e-mail). Never given codes or keys. */
   warn?: (message: string, data: Record<string, unknown>) => void;
 }
@@ -154,6 +157,11 @@ export async function requestCode(deps: KeyServiceDeps, input: { email: string; 
     ],
     now,
   );
+  // A personal deployment's allow-list: an address outside it gets the same answer (its rate
+  // slots counted the same), but no code and no mail, so the list cannot be probed.
+  if (deps.registerPolicy && !registrationAllowed(deps.registerPolicy, address.lookup)) {
+    return { message: REGISTER_MESSAGE, expiresInSeconds: CODE_TTL_SECONDS };
+  }
 
   const code = generateCode();
   const record = newCodeRecord(address.lookup, code, now);
@@ -176,10 +184,11 @@ const requestNew = "Request a new one with GET /v1/auth/register?email=...";
 
 /**
  * verifyCode exchanges a live code for a new API key. Wrong tries are counted and the fifth kills
- * the code; consumption is one conditional write, so a code mints exactly one key even when many
- * calls race with the right code.
+ * the code; marking the code used and storing the key are one transaction, so a code mints
+ * exactly one key even when many calls race with the right code, and a failure in between
+ * leaves the code unused.
  */
-export async function verifyCode(deps: VerifyDeps, input: { email: string; code: string }): Promise<IssuedKey> {
+export async function verifyCode(deps: VerifyDeps, input: { email: string; code: string; baseUrl: string }): Promise<IssuedKey> {
   const address = addressOf(input.email);
   if (!CODE_PATTERN.test(input.code)) {
     throw new SignetError("VALIDATION_ERROR", "The code is not valid; see details.", {
@@ -212,24 +221,34 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
         });
       }
       case "match": {
-        if (!(await deps.store.consumeCode(address.lookup, record!.codeId, now))) continue; // lost the race
-        return issueKey(deps, address, now);
+        const issued = await issueKey(deps, address, { address: address.lookup, codeId: record!.codeId, now }, input.baseUrl);
+        if (!issued) continue; // lost the race, or the code changed: judge again
+        return issued;
       }
     }
   }
   throw new SignetError("CODE_EXPIRED", `The code changed while it was being checked. ${requestNew}`);
 }
 
-async function issueKey(deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">, address: EmailAddress, now: number): Promise<IssuedKey> {
+/** REVOKE_LINK_TTL_MS is how long the revocation link in a key notice works: 7 days. */
+export const REVOKE_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** issueKey mints a key from a live code (one transaction) and sends the notice; undefined if the code was taken. */
+async function issueKey(deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">, address: EmailAddress, claim: CodeClaim, baseUrl: string): Promise<IssuedKey | undefined> {
   const key = generateApiKey();
   const keyHash = hashApiKey(key);
-  const createdAt = new Date(now).toISOString();
-  await deps.store.putKey({ keyHash, keyId: keyIdOf(keyHash), email: address.display, createdAt, lastUsedAt: createdAt });
+  const keyId = newKeyId();
+  const token = newRevokeToken();
+  const link = { tokenHash: hashApiKey(token), keyHash, expiresAt: claim.now + REVOKE_LINK_TTL_MS };
+  const createdAt = new Date(claim.now).toISOString();
+  const record = { keyHash, keyId, email: address.display, owner: address.lookup, last4: key.slice(-4), createdAt, lastUsedAt: createdAt, revokeTokenHash: link.tokenHash };
+  if (!(await deps.store.mintKey(claim, record, link))) return undefined;
+  const revoke = { keyId, baseUrl, linkUrl: `${baseUrl}/v1/keys/revoke?token=${token}`, linkExpiresAt: new Date(link.expiresAt).toISOString() };
   try {
-    await deps.mailer.send(keyNoticeMail(address.display, keyHint(key), createdAt));
+    await deps.mailer.send(keyNoticeMail(address.display, keyHint(key), createdAt, revoke));
   } catch (error) {
     // The key exists and must be shown now; a lost notice is reported, not fatal.
-    deps.warn?.("key notice e-mail failed", { keyId: keyIdOf(keyHash), error: (error as Error).message });
+    deps.warn?.("key notice e-mail failed", { keyId, error: (error as Error).message });
   }
   return { key, email: address.display, createdAt, message: ISSUED_MESSAGE };
 }
@@ -245,7 +264,8 @@ export const denialMessages = {
   notBearer: "Malformed Authorization header: send Authorization: Bearer sgn_... with your API key.",
   malformed: "Malformed API key: a key is sgn_ followed by 38 letters and digits. Copy it again in full.",
   checksum: "The API key's checksum does not match: it was mistyped or cut short. Copy it again in full.",
-  unknown: "Unknown API key: it was never issued or has been revoked. Get a new one from /v1/auth/register.",
+  unknown: "Unknown API key: it was never issued. Get a new one from /v1/auth/register.",
+  revoked: "Revoked API key: it was revoked by its owner and no longer works. Get a new one from /v1/auth/register.",
 } as const;
 
 /**
@@ -260,6 +280,7 @@ export async function authorize(deps: Pick<KeyServiceDeps, "store" | "now" | "wa
   const keyHash = hashApiKey(bearer.token);
   const record = await deps.store.getKey(keyHash);
   if (!record) return { allow: false, message: denialMessages.unknown };
+  if (record.revokedAt) return { allow: false, message: denialMessages.revoked };
   const now = deps.now();
   const notBefore = new Date(now - TOUCH_INTERVAL_MS).toISOString();
   if (record.lastUsedAt < notBefore) {

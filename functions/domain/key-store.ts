@@ -3,13 +3,30 @@ import type { CodeRecord } from "#domain/verification-code.ts";
 /** ApiKeyRecord is a stored key: its SHA-256 hash, never the key. */
 export interface ApiKeyRecord {
   keyHash: string;
+  /** The key's public id (`key_` + random characters; not derived from the key). */
   keyId: string;
   /** The address the key was issued to (display form). */
   email: string;
+  /** The address in lookup form: the owner the key is listed under (absent on keys minted before listing existed). */
+  owner?: string;
+  /** The key's last 4 characters (what a person sees to tell keys apart). */
+  last4?: string;
   /** ISO-8601. */
   createdAt: string;
   /** ISO-8601; updated at most once a minute. */
   lastUsedAt: string;
+  /** ISO-8601, when the key was revoked; a revoked key is refused with 401. */
+  revokedAt?: string;
+  /** SHA-256 (hex) of the key's one-time revocation link token, while the link is pending. */
+  revokeTokenHash?: string;
+}
+
+/** RevokeLink is the stored half of a one-time revocation link: the token's hash and its key. */
+export interface RevokeLink {
+  tokenHash: string;
+  keyHash: string;
+  /** Epoch ms after which the link no longer works. */
+  expiresAt: number;
 }
 
 /**
@@ -25,6 +42,16 @@ export interface RateSlotStore {
   releaseRateSlot(bucket: string, slot: number, at: number): Promise<void>;
 }
 
+/** KeyRateStore counts a key's requests per fixed window (the per-key rate limit). */
+export interface KeyRateStore {
+  /**
+   * countKeyRequest adds one request to a key's count for the window starting at `windowStart`
+   * unless the count has reached `limit`; true when counted, false when the window is full.
+   * `expiresAt` (epoch ms) is when the counter may be deleted.
+   */
+  countKeyRequest(keyId: string, windowStart: number, limit: number, expiresAt: number): Promise<boolean>;
+}
+
 /** CodeStore keeps one pending e-mail code per address; a new code replaces the previous one. */
 export interface CodeStore {
   /** putCode stores a new code in place of the pending one, in one write; the record it replaced, if any. */
@@ -32,8 +59,6 @@ export interface CodeStore {
   getCode(address: string): Promise<CodeRecord | undefined>;
   /** addWrongTry counts a wrong try if the code is still live; the new count, or undefined if it was not. */
   addWrongTry(address: string, codeId: string, now: number): Promise<number | undefined>;
-  /** consumeCode marks a live code used; true for exactly one caller. */
-  consumeCode(address: string, codeId: string, now: number): Promise<boolean>;
   /**
    * withdrawCode undoes putCode if the code is still the one with codeId: puts `previous` back
    * exactly as it was, or deletes the code when there was none. A newer code is left alone.
@@ -41,11 +66,34 @@ export interface CodeStore {
   withdrawCode(address: string, codeId: string, previous: CodeRecord | undefined): Promise<void>;
 }
 
+/** CodeClaim names the live code a new key is minted from. */
+export interface CodeClaim {
+  address: string;
+  codeId: string;
+  /** Epoch ms: the code must still be live at this time. */
+  now: number;
+}
+
 /** ApiKeyStore keeps issued keys by hash. */
 export interface ApiKeyStore {
-  /** putKey stores a new key; it never overwrites an existing hash. */
-  putKey(record: ApiKeyRecord): Promise<void>;
+  /**
+   * mintKey marks a live code used and stores the new key in one transaction: either both happen
+   * or neither (a code is unused or has minted exactly one key). False when the code was no
+   * longer live (used, dead, expired, replaced) or a concurrent call took it; nothing is written then.
+   */
+  mintKey(claim: CodeClaim, key: ApiKeyRecord, link: RevokeLink): Promise<boolean>;
   getKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** listKeys returns the live (not revoked) keys listed under an owner (lookup form). */
+  listKeys(owner: string): Promise<ApiKeyRecord[]>;
+  /** findOwnedKey returns an owner's live key by public id; undefined for any other owner's id. */
+  findOwnedKey(owner: string, keyId: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * revokeKey marks a key revoked, unlists it and drops its revocation link, in one transaction.
+   * With `linkTokenHash` the link must still exist (so a link works once, even under races).
+   * False when the key was already revoked or the link already used.
+   */
+  revokeKey(key: ApiKeyRecord, at: string, linkTokenHash?: string): Promise<boolean>;
+  getRevokeLink(tokenHash: string): Promise<RevokeLink | undefined>;
   /** touchKey sets lastUsedAt to `at` unless it is already at or after `notBefore` (ISO strings). */
   touchKey(keyHash: string, at: string, notBefore: string): Promise<void>;
 }
@@ -54,4 +102,4 @@ export interface ApiKeyStore {
  * KeyStore is everything the API-key feature keeps. Adapters raise SignetError
  * SERVICE_UNAVAILABLE when the store cannot be reached.
  */
-export interface KeyStore extends RateSlotStore, CodeStore, ApiKeyStore {}
+export interface KeyStore extends RateSlotStore, CodeStore, ApiKeyStore, KeyRateStore {}

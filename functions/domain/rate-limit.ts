@@ -76,3 +76,29 @@ export function ipBucketOf(sourceIp: string): string {
   const network = (address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
   return `${network.join(":")}::/64`;
 }
+
+/** KEY_RATE_WINDOW_SECONDS is the window of the per-key request limit: one minute. */
+export const KEY_RATE_WINDOW_SECONDS = 60;
+
+/** FixedWindow is the counting window a moment falls in, and the seconds until it ends. */
+export interface FixedWindow {
+  /** Epoch ms of the window's start (its identity in the store). */
+  start: number;
+  /** Epoch ms of its end. */
+  end: number;
+  /** Whole seconds from now until the end (at least 1): the Retry-After of a refusal. */
+  resetsInSeconds: number;
+}
+
+/**
+ * fixedWindowOf places a moment in aligned windows of `windowSeconds` (12:00:00-12:00:59, ...).
+ * The per-key limit counts requests per window with one conditional increment per request (no
+ * read, no list of slots): exact across containers, at most 2 x limit in a minute that
+ * straddles two windows.
+ */
+export function fixedWindowOf(now: number, windowSeconds: number): FixedWindow {
+  const size = windowSeconds * 1000;
+  const start = Math.floor(now / size) * size;
+  const end = start + size;
+  return { start, end, resetsInSeconds: Math.max(1, Math.ceil((end - now) / 1000)) };
+}

@@ -2,7 +2,7 @@ import type * as z from "zod";
 import type { ErrorCode } from "#domain/errors.ts";
 
 /** HttpMethod is a method a route answers to. */
-export type HttpMethod = "GET" | "POST";
+export type HttpMethod = "GET" | "POST" | "DELETE";
 
 /** BodyKind says how the pipeline reads a request body. */
 export type BodyContract<B extends z.ZodType> =
@@ -22,10 +22,53 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
   description: string;
   tag: string;
   query?: Q;
+  /** Path parameters, named as in `path` (`/v1/keys/{id}`); each a string member. */
+  params?: z.ZodObject;
   body: BodyContract<B>;
   success: { description: string; contentType: string; schema?: z.ZodType; example?: unknown };
   /** Error codes this endpoint can answer with besides the ones every endpoint can. */
   errors: ErrorCode[];
+}
+
+/**
+ * matchPath matches a concrete path against a route path with `{name}` segments; the parameters,
+ * or undefined when it does not match. A parameter matches one non-empty segment.
+ */
+export function matchPath(template: string, path: string): Record<string, string> | undefined {
+  const want = template.split("/");
+  const got = path.split("/");
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, part] of want.entries()) {
+    const segment = got[i]!;
+    const name = /^\{([A-Za-z]+)\}$/.exec(part)?.[1];
+    if (name) {
+      if (segment === "") return undefined;
+      try {
+        params[name] = decodeURIComponent(segment);
+      } catch {
+        return undefined;
+      }
+    } else if (part !== segment) return undefined;
+  }
+  return params;
+}
+
+/**
+ * findRoute picks the route for a method and path the way API Gateway does: a literal path
+ * (`/v1/keys/revoke`) wins over a parameter (`/v1/keys/{id}`).
+ */
+export function findRoute<R extends Pick<RouteContract, "method" | "path">>(routes: readonly R[], method: string, path: string): { route: R; params: Record<string, string> } | undefined {
+  const exact = routes.find((route) => route.path === path && route.method === method);
+  if (exact) return { route: exact, params: {} };
+  // A literal resource at this path shadows any parameter route (its other methods answer 405).
+  if (routes.some((route) => route.path === path)) return undefined;
+  for (const route of routes) {
+    if (route.method !== method || !route.path.includes("{")) continue;
+    const params = matchPath(route.path, path);
+    if (params) return { route, params };
+  }
+  return undefined;
 }
 
 /** defineRoute keeps a contract's literal types. */

@@ -5,7 +5,7 @@ import type { ErrorCode } from "#domain/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
-import { genericErrorExamples, operationExamples, type OperationExamples } from "#http/openapi-examples.ts";
+import { genericErrorExamples, operationExamples, type ErrorExample, type OperationExamples } from "#http/openapi-examples.ts";
 import { routes } from "#http/routes.ts";
 
 const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
@@ -14,8 +14,12 @@ const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
 const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
 
 /** errorExample is the example body of one error code on one route. */
+// Authorised routes count each key's requests per minute (SIGNET_KEY_RATE_LIMIT, functions/domain/key-rate.ts).
+const perKeyRateExample: ErrorExample = { message: "This API key made its 60 requests for this minute (at most 60 per 1 minute per key). Retry in 23 seconds." };
+
 function errorExample(route: RouteContract, code: ErrorCode, status: number) {
-  const example = operationExamples[route.name]?.errors?.[code] ?? genericErrorExamples[code];
+  const perKey = route.auth && code === "RATE_LIMIT_ERROR" ? perKeyRateExample : undefined;
+  const example = operationExamples[route.name]?.errors?.[code] ?? perKey ?? genericErrorExamples[code];
   return {
     code,
     error: reasonPhrases[status],
@@ -28,7 +32,7 @@ function errorExample(route: RouteContract, code: ErrorCode, status: number) {
 /** errorCodesOf lists every error a route can answer with, the shared ones included. */
 export function errorCodesOf(route: RouteContract): ErrorCode[] {
   const codes = new Set<ErrorCode>();
-  if (route.query || route.body.kind !== "none") codes.add("VALIDATION_ERROR");
+  if (route.query || route.params || route.body.kind !== "none") codes.add("VALIDATION_ERROR");
   if (route.auth) {
     codes.add("AUTHENTICATION_ERROR");
     codes.add("SERVICE_UNAVAILABLE"); // the key check itself cannot reach its store
@@ -101,7 +105,9 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
     description: route.description,
     tags: [route.tag],
     ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
-    ...(route.query ? { requestParams: { query: route.query as z.ZodObject } } : {}),
+    ...(route.query || route.params
+      ? { requestParams: { ...(route.query ? { query: route.query as z.ZodObject } : {}), ...(route.params ? { path: route.params } : {}) } }
+      : {}),
     responses: {
       "200": successResponse(route, examples),
       ...errorResponses(route),
@@ -185,7 +191,12 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
     ],
     components: {
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "An API key `sgn_...` from /v1/auth/verify." },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An API key `sgn_...` from /v1/auth/verify. Each key may make 60 requests per minute (SIGNET_KEY_RATE_LIMIT) across all authorised routes, counted per aligned minute; over it the answer is 429 RATE_LIMIT_ERROR with Retry-After (the seconds until the minute ends).",
+        },
       },
       responses: gatewayErrorResponses(),
     },

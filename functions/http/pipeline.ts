@@ -8,6 +8,7 @@ import type * as z from "zod";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { guardUnhandledRejections } from "#adapters/process-guard.ts";
+import { defaultKeyRateGuard, type KeyRateGuard } from "#adapters/key-rate-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
@@ -25,6 +26,8 @@ export interface Principal {
 /** HttpRequest is what a handler receives: validated query and body plus request facts. */
 export interface HttpRequest<Q, B> {
   query: Q;
+  /** The validated path parameters (`{id}` in the route path), empty for routes without any. */
+  params: Record<string, string>;
   /** The validated JSON body, or undefined for routes without a JSON body. */
   body: B;
   /** The raw body bytes (decoded when API Gateway sent base64). */
@@ -139,6 +142,15 @@ function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewa
   return result.data;
 }
 
+function parseParams(contract: RouteContract, event: APIGatewayProxyEvent): Record<string, string> {
+  if (!contract.params) return {};
+  const result = contract.params.safeParse(event.pathParameters ?? {});
+  if (!result.success) {
+    throw new SignetError("VALIDATION_ERROR", "A path parameter is invalid; see details.", { details: zodDetails(result.error, "path") });
+  }
+  return result.data as Record<string, string>;
+}
+
 function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer): unknown {
   if (contract.body.kind !== "json") return undefined;
   if (!isJsonContentType(headers["content-type"])) {
@@ -163,18 +175,28 @@ function principalOf(event: APIGatewayProxyEvent): Principal | undefined {
   return { keyId: context.keyId, email: typeof context.email === "string" ? context.email : "" };
 }
 
+/** HandlerOptions replace parts of the chain (tests). */
+export interface HandlerOptions {
+  /** The per-key request limit of authorised routes; the key table's by default. */
+  keyRate?: KeyRateGuard;
+}
+
 /**
  * httpHandler wraps a route's logic in the one middleware chain: request id and log context,
- * header normalisation, size cap, JSON parsing, schema validation, the error table, response size
- * guard, security headers and CORS.
+ * header normalisation, the per-key request limit (authorised routes), size cap, JSON parsing,
+ * schema validation, the error table, response size guard, security headers and CORS.
+ *
+ * The per-key limit is counted here, in every authorised function, not in the authorizer: on AWS
+ * the gateway caches the authorizer's answer (60 s), so most requests never reach it.
  */
-export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>) {
+export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions = {}) {
+  const keyRate = contract.auth ? (options.keyRate ?? defaultKeyRateGuard()) : undefined;
   const requestIds = new WeakMap<object, string>();
   const startedAt = new WeakMap<object, number>();
   const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
 
   return middy<APIGatewayProxyEvent, HttpResponse, Error, Context>()
-    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type", methods: "GET,POST,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
+    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type", methods: "GET,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
     // The docs page sends its own hash-based policy; every other answer keeps middy's strict default.
     .use(httpSecurityHeaders(contract.name === "docs" ? { contentSecurityPolicy: false } : {}))
     .use({
@@ -205,6 +227,9 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       },
     })
     .handler(async (event) => {
+      const principal = principalOf(event);
+      // Counted before the body is even parsed: a refused request costs one table write.
+      if (keyRate && principal) await keyRate(principal.keyId);
       const rawBody = decodeBody(event);
       if (rawBody.length > config.limits.maxRequestBytes) {
         throw new SignetError(
@@ -214,10 +239,11 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       }
       const headers = (event.headers ?? {}) as Record<string, string>;
       const query = parseQuery(contract.query, event);
+      const params = parseParams(contract as RouteContract, event);
       const body = parseBody(contract, headers, rawBody);
-      const principal = principalOf(event);
       return handler({
         query: query as Output<Q>,
+        params,
         body: body as Output<B>,
         rawBody,
         headers,

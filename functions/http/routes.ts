@@ -1,6 +1,7 @@
 import { annotateFieldsRoute, annotateRoute } from "#http/contracts/annotate.ts";
 import { registerRoute, verifyCodeRoute } from "#http/contracts/auth.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
+import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
 import { signRoute } from "#http/contracts/sign.ts";
 import { verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
@@ -17,6 +18,9 @@ export const routes: readonly RouteContract[] = [
   docsRoute,
   registerRoute,
   verifyCodeRoute,
+  listKeysRoute,
+  revokeKeyRoute,
+  revokeLinkRoute,
   signRoute,
   annotateRoute,
   annotateFieldsRoute,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import { request as httpRequest, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type { HttpResponse } from "#http/responses.ts";
 import { startFixtureServer } from "#test/helpers/http-fixture-server.ts";
@@ -144,4 +144,52 @@ export function startRefusingSes(): Promise<CountingServer> {
 /** startSilentServer accepts requests and never answers them, like a service that hangs; it counts them. */
 export function startSilentServer(): Promise<CountingServer> {
   return startCountingServer(() => undefined);
+}
+
+/** FaultProxy passes DynamoDB calls through to a stand-in, dropping the ones a rule picks while armed. */
+export interface FaultProxy {
+  endpoint: string;
+  /** arm starts dropping calls for which `drop(operation, body)` is true; disarm passes everything again. */
+  arm(drop: (operation: string, body: string) => boolean): void;
+  disarm(): void;
+  /** dropped counts the calls dropped so far. */
+  dropped: () => number;
+  close(): Promise<void>;
+}
+
+/**
+ * startDynamoFaultProxy sits between an adapter and the DynamoDB stand-in and cuts the connection
+ * of chosen calls before they arrive, as a crash of the function at that point would: the write
+ * never happens, the caller sees a network error.
+ */
+export async function startDynamoFaultProxy(target: string): Promise<FaultProxy> {
+  let drop: ((operation: string, body: string) => boolean) | undefined;
+  let dropped = 0;
+  const server = await startFixtureServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(req.headers["x-amz-target"] ?? "").split(".").pop() ?? "";
+      if (drop?.(operation, body.toString("utf8"))) {
+        dropped++;
+        res.socket?.destroy();
+        return;
+      }
+      const url = new URL(target);
+      const forward = httpRequest({ hostname: url.hostname, port: url.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on("error", () => res.socket?.destroy());
+      forward.end(body);
+    });
+  });
+  return {
+    endpoint: server.url(""),
+    arm: (rule) => (drop = rule),
+    disarm: () => (drop = undefined),
+    dropped: () => dropped,
+    close: () => server.close(),
+  };
 }

@@ -132,12 +132,12 @@ describe("API", () => {
     }
   });
 
-  it("uses a TOKEN authorizer on the Authorization header, cached 300 s", () => {
+  it("uses a TOKEN authorizer on the Authorization header, cached 60 s (the bound on a revoked key still working)", () => {
     synth.template.resourceCountIs("AWS::ApiGateway::Authorizer", 1);
     synth.template.hasResourceProperties("AWS::ApiGateway::Authorizer", {
       Type: "TOKEN",
       IdentitySource: "method.request.header.Authorization",
-      AuthorizerResultTtlInSeconds: 300,
+      AuthorizerResultTtlInSeconds: 60,
       IdentityValidationExpression: "^Bearer sgn_[0-9A-Za-z]{38}$",
     });
     const authorizer = resourcesOfType(synth.json, "AWS::ApiGateway::Authorizer")[0]![1];
@@ -283,7 +283,14 @@ describe("least privilege", () => {
     "auth-register": [...table, "ses:SendEmail", "ses:SendEmail"].sort(),
     "auth-verify": [...table, "ses:SendEmail", "ses:SendEmail"].sort(),
     authorizer: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
-    sign: identity,
+    "keys-list": ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+    "keys-revoke": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
+    "keys-revoke-link": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
+    // The per-key request count: one conditional UpdateItem from every authorised function.
+    sign: [...identity, "dynamodb:UpdateItem"].sort(),
+    annotate: ["dynamodb:UpdateItem"],
+    "annotate-fields": ["dynamodb:UpdateItem"],
+    convert: ["dynamodb:UpdateItem"],
     verify: ["s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
   };
@@ -384,6 +391,16 @@ describe("operations", () => {
     expect(Object.keys(synth.json.Outputs).sort()).toEqual(["ApiUrl", "IdentityBucketName", "TableName"]);
     synth.template.hasOutput("TableName", { Value: { Ref: tableId() } });
     synth.template.hasOutput("IdentityBucketName", { Value: { Ref: bucketId() } });
+  });
+
+  it("passes the per-key rate limit and the registration allow-list only when given (issue 17)", async () => {
+    for (const name of routes.filter((route) => route.auth).map((route) => route.name)) expect(env(name).SIGNET_KEY_RATE_LIMIT, name).toBeUndefined();
+    expect(env("auth-register").SIGNET_REGISTER_ALLOW).toBeUndefined();
+    const { App } = await import("aws-cdk-lib");
+    const { stackPropsFromContext } = await import("../../infra/app.ts");
+    const props = stackPropsFromContext(new App({ context: { senderEmail: "noreply@example.com", keyRatePerMinute: "30", registerAllow: "me@example.com,example.org" } }));
+    expect(props).toMatchObject({ keyRatePerMinute: 30, registerAllow: "me@example.com,example.org" });
+    expect(() => stackPropsFromContext(new App({ context: { senderEmail: "noreply@example.com", keyRatePerMinute: "none" } }))).toThrow(/keyRatePerMinute/);
   });
 
   it("refuses to synthesize without a sender address, saying how to give one", () => {

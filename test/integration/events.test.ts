@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { matchPath } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
@@ -54,6 +55,10 @@ const expected: Record<string, Expected> = {
   convert: { status: 200 },
   verify: { status: 200 },
   "verify-key": { status: 200 },
+  // The sample caller's address holds no keys: an empty list, a 404 for any id, a 404 for an unknown link.
+  "keys-list": { status: 200 },
+  "keys-revoke": { status: 404, codes: ["NOT_FOUND"] },
+  "keys-revoke-link": { status: 404, codes: ["NOT_FOUND"] },
   "fallback-not-found": { status: 404, codes: ["NOT_FOUND"], fn: "fallback" },
   "fallback-method-not-allowed": { status: 405, codes: ["METHOD_NOT_ALLOWED"], fn: "fallback" },
   // A browser's CORS preflight for POST /v1/sign: no route claims OPTIONS, so the gateway's ANY
@@ -82,7 +87,8 @@ describe("events/", () => {
     for (const route of routes) {
       const event = readEvent(route.name);
       expect(event.httpMethod, route.name).toBe(route.method);
-      expect(event.path, route.name).toBe(route.path);
+      expect(matchPath(route.path, event.path), route.name).toBeDefined();
+      expect(event.pathParameters ?? {}, route.name).toEqual(matchPath(route.path, event.path));
       expect(event.resource, route.name).toBe(route.path);
       expect(event.requestContext.authorizer !== null, route.name).toBe(route.auth);
       expect(event.headers.Authorization !== undefined, route.name).toBe(route.auth);

@@ -72,11 +72,13 @@ describe("examples/walkthrough.ts against the local server", () => {
   it("examples/walkthrough.sh (curl + jq) walks the same flow", async () => {
     const shellOut = join(api.dataDir, "shell-out");
     const { stdout } = await run("bash", ["examples/walkthrough.sh"], {
-      env: { ...process.env, SIGNET_URL: api.url, SIGNET_SES_URL: api.standIns.sesEndpoint, SIGNET_EMAIL: "shell@example.com", SIGNET_OUT: shellOut },
+      env: { ...process.env, SIGNET_URL: api.url, SIGNET_SES_URL: api.standIns.sesEndpoint, SIGNET_EMAIL: "shell@example.com", SIGNET_OUT: shellOut, SIGNET_KEY_FILE: join(api.dataDir, "example-key") },
       timeout: 120_000,
     });
     expect(stdout).toContain("valid: true");
     expect(stdout.trim().endsWith("Done.")).toBe(true);
+    expect(stdout).toContain(`kept it in ${join(api.dataDir, "example-key")}`);
+    expect(readFileSync(join(api.dataDir, "example-key"), "utf8")).toMatch(/^sgn_[0-9A-Za-z]{38}\n$/);
     for (const name of ["signed-contract.pdf", "signed-contract-docx.pdf", "filled-template.pdf", "converted-contract.pdf"]) {
       expect(readFileSync(join(shellOut, name)).subarray(0, 5).toString(), name).toBe("%PDF-");
     }

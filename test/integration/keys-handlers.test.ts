@@ -147,7 +147,7 @@ describe("register and verify through the handlers", () => {
 
     const decision = await authorizer(`Bearer ${key}`);
     expect(decision.policyDocument.Statement[0]).toMatchObject({ Effect: "Allow", Resource: "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*" });
-    expect(decision.context).toEqual({ keyId: expect.stringMatching(/^key_[0-9a-f]{16}$/), email });
+    expect(decision.context).toEqual({ keyId: expect.stringMatching(/^key_[0-9A-Za-z]{16}$/), email });
     expect(decision.principalId).toBe(decision.context!.keyId);
 
     const notice = (await mailsTo(standIns.sesEndpoint, email)).find((m) => m.subject === "A new Signet API key was created");

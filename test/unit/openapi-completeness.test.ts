@@ -62,11 +62,16 @@ describe("the OpenAPI document is complete", () => {
       for (const response of Object.values(operation.responses)) expect(Object.keys(response.headers ?? {})).toContain("X-Request-Id");
     });
 
-    it("documents every query parameter", () => {
+    it("documents every query and path parameter", () => {
       const shape = (route.query as z.ZodObject | undefined)?.shape ?? {};
+      const pathShape = route.params?.shape ?? {};
       const parameters = operation.parameters ?? [];
-      expect(parameters.map((parameter) => parameter.name).sort()).toEqual(Object.keys(shape).sort());
-      for (const parameter of parameters) {
+      expect(parameters.filter((parameter) => parameter.in === "path").map((parameter) => parameter.name).sort()).toEqual(Object.keys(pathShape).sort());
+      for (const name of Object.keys(pathShape)) expect(route.path).toContain(`{${name}}`);
+      for (const parameter of parameters.filter((parameter) => parameter.in === "path")) expect(parameter.required).toBe(true);
+      const queryParameters = parameters.filter((parameter) => parameter.in !== "path");
+      expect(queryParameters.map((parameter) => parameter.name).sort()).toEqual(Object.keys(shape).sort());
+      for (const parameter of queryParameters) {
         expect(parameter.in).toBe("query");
         const optional = (shape[parameter.name] as z.ZodType).safeParse(undefined).success;
         expect(Boolean(parameter.required), `${parameter.name} required`).toBe(!optional);

@@ -13,7 +13,7 @@ export const registerRoute = defineRoute({
   tag: "API keys",
   summary: "Send a verification code",
   description:
-    "Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count.",
+    "Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count. A deployment may allow only some addresses and domains (SIGNET_REGISTER_ALLOW); any other address gets this same answer, and no code.",
   query: z.strictObject({ email }),
   body: { kind: "none" },
   success: {

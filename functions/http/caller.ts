@@ -1,0 +1,8 @@
+import { SignetError } from "#domain/errors.ts";
+import type { Principal } from "#http/pipeline.ts";
+
+/** callerOf is the key the authorizer let through; a protected route reached without one answers 401. */
+export function callerOf(principal: Principal | undefined): Principal {
+  if (!principal) throw new SignetError("AUTHENTICATION_ERROR", "Send the header Authorization: Bearer sgn_... with your API key.");
+  return principal;
+}

@@ -1,0 +1,14 @@
+import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
+import { listKeys, type KeyManagementDeps } from "#domain/key-management.ts";
+import { listKeysRoute } from "#http/contracts/keys.ts";
+import { callerOf } from "#http/caller.ts";
+import { httpHandler } from "#http/pipeline.ts";
+import { json } from "#http/responses.ts";
+
+/** createListKeysHandler builds GET /v1/keys on the given store. */
+export function createListKeysHandler(deps: Pick<KeyManagementDeps, "store">) {
+  return httpHandler(listKeysRoute, async (req) => json(200, await listKeys(deps, callerOf(req.principal)), { "Cache-Control": "no-store" }));
+}
+
+/** handler answers GET /v1/keys with DynamoDB. */
+export const handler = createListKeysHandler({ store: defaultKeyStore() });

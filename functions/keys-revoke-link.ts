@@ -1,0 +1,15 @@
+import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
+import { useRevokeLink, type KeyManagementDeps } from "#domain/key-management.ts";
+import { revokeLinkRoute } from "#http/contracts/keys.ts";
+import { httpHandler } from "#http/pipeline.ts";
+import { json } from "#http/responses.ts";
+
+/** createRevokeLinkHandler builds GET /v1/keys/revoke?token= on the given store and clock. */
+export function createRevokeLinkHandler(deps: KeyManagementDeps) {
+  return httpHandler(revokeLinkRoute, async (req) =>
+    json(200, await useRevokeLink(deps, { token: req.query.token, confirm: req.query.confirm === "yes" }), { "Cache-Control": "no-store" }),
+  );
+}
+
+/** handler answers GET /v1/keys/revoke with DynamoDB and the system clock. */
+export const handler = createRevokeLinkHandler({ store: defaultKeyStore(), now: Date.now });

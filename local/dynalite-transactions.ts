@@ -1,0 +1,224 @@
+/**
+ * A TransactWriteItems shim in front of dynalite, which lacks the call (dynalite 4.0 answers
+ * UnknownOperationException). Every other call is passed through unchanged. The shim makes the
+ * same adapter code run locally as on AWS: a transaction's items (Put, Update, Delete,
+ * ConditionCheck, each with its own condition) apply all or none.
+ *
+ * How: a readers-writer lock over the whole stand-in. Ordinary calls share it; a transaction takes
+ * it alone, so no other call sees or interleaves with its steps. Inside, it snapshots every target
+ * item, applies the items one by one as single-item calls with their conditions, and on the first
+ * failure puts every snapshot back and answers TransactionCanceledException with one cancellation
+ * reason per item, as DynamoDB does. Atomic for this one process (the local server); a crash of
+ * the process mid-transaction is not covered (dynalite itself has no journal for it).
+ */
+import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+type Json = Record<string, unknown>;
+type Release = () => void;
+
+/** RwLock lets many shared holders or one exclusive holder in, first come first served. */
+class RwLock {
+  private readers = 0;
+  private writer = false;
+  private readonly waiting: Array<{ exclusive: boolean; grant: () => void }> = [];
+
+  acquire(exclusive: boolean): Promise<Release> {
+    return new Promise((resolve) => {
+      this.waiting.push({
+        exclusive,
+        grant: () => {
+          let released = false;
+          resolve(() => {
+            if (released) return;
+            released = true;
+            if (exclusive) this.writer = false;
+            else this.readers--;
+            this.pump();
+          });
+        },
+      });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.waiting.length > 0 && !this.writer) {
+      const next = this.waiting[0]!;
+      if (next.exclusive && this.readers > 0) return;
+      this.waiting.shift();
+      if (next.exclusive) this.writer = true;
+      else this.readers++;
+      next.grant();
+      if (next.exclusive) return;
+    }
+  }
+}
+
+/** DynamoAnswer is one answer of the JSON protocol: status and parsed body. */
+interface DynamoAnswer {
+  status: number;
+  body: Json;
+  raw: Buffer;
+  headers: http.IncomingHttpHeaders;
+}
+
+function readAll(stream: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", () => resolve(Buffer.concat(chunks)));
+    stream.on("error", reject);
+  });
+}
+
+const TARGET_PREFIX = "DynamoDB_20120810.";
+const errorType = (body: Json) => String(body.__type ?? "").split("#").pop() ?? "";
+
+/** startTransactionShim serves dynalite (at target) with TransactWriteItems added, on 127.0.0.1. */
+export async function startTransactionShim(target: string, port = 0): Promise<{ server: Server; port: number }> {
+  const lock = new RwLock();
+  const keySchemas = new Map<string, string[]>();
+
+  /** send makes one call to dynalite; `headers` are the caller's (dynalite checks their form, not the signature). */
+  function send(headers: http.IncomingHttpHeaders, operation: string, body: Buffer | Json): Promise<DynamoAnswer> {
+    const payload = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
+    const url = new URL(target);
+    const outHeaders: http.OutgoingHttpHeaders = { ...headers, host: url.host, "x-amz-target": `${TARGET_PREFIX}${operation}`, "content-length": payload.length };
+    delete outHeaders["content-encoding"];
+    return new Promise((resolve, reject) => {
+      const req = http.request({ hostname: url.hostname, port: url.port, path: "/", method: "POST", headers: outHeaders }, (res) => {
+        readAll(res).then((raw) => {
+          let parsed: Json = {};
+          try {
+            parsed = raw.length > 0 ? (JSON.parse(raw.toString("utf8")) as Json) : {};
+          } catch {
+            // not JSON (a dynalite crash page): passed on as bytes
+          }
+          resolve({ status: res.statusCode ?? 500, body: parsed, raw, headers: res.headers });
+        }, reject);
+      });
+      req.on("error", reject);
+      req.end(payload);
+    });
+  }
+
+  async function keyAttributes(headers: http.IncomingHttpHeaders, table: string): Promise<string[]> {
+    const known = keySchemas.get(table);
+    if (known) return known;
+    const described = await send(headers, "DescribeTable", { TableName: table });
+    const schema = ((described.body.Table as Json | undefined)?.KeySchema as Array<{ AttributeName: string }> | undefined) ?? [];
+    const names = schema.map((entry) => entry.AttributeName);
+    if (names.length > 0) keySchemas.set(table, names);
+    return names;
+  }
+
+  /** transact runs a TransactWriteItems request all-or-nothing; the answer to send back. */
+  async function transact(headers: http.IncomingHttpHeaders, request: Json): Promise<{ status: number; body: Json }> {
+    const items = (request.TransactItems as Json[] | undefined) ?? [];
+    if (items.length === 0 || items.length > 100) {
+      return { status: 400, body: { __type: "com.amazon.coral.validate#ValidationException", message: "TransactItems must hold 1 to 100 items" } };
+    }
+    // Each item as the single-item call that applies it, with the item's key.
+    const steps: Array<{ operation: string; params: Json; table: string; key: Json; returnOld: boolean }> = [];
+    for (const entry of items) {
+      const [kind, spec] = Object.entries(entry)[0] as [string, Json];
+      const table = String(spec.TableName);
+      const names = await keyAttributes(headers, table);
+      const key = kind === "Put" ? Object.fromEntries(names.map((name) => [name, (spec.Item as Json)[name]])) : (spec.Key as Json);
+      const { ReturnValuesOnConditionCheckFailure, ...params } = spec;
+      const returnOld = ReturnValuesOnConditionCheckFailure === "ALL_OLD";
+      if (kind === "Put") steps.push({ operation: "PutItem", params, table, key, returnOld });
+      else if (kind === "Update") steps.push({ operation: "UpdateItem", params, table, key, returnOld });
+      else if (kind === "Delete") steps.push({ operation: "DeleteItem", params, table, key, returnOld });
+      else if (kind === "ConditionCheck") {
+        // A no-op update under the condition: it may create a bare item, which the snapshot undoes below.
+        steps.push({
+          operation: "UpdateItem",
+          params: { ...params, UpdateExpression: "REMOVE #signetTxCheck", ExpressionAttributeNames: { ...(params.ExpressionAttributeNames as Json | undefined), "#signetTxCheck": "signetTxCheck" } },
+          table,
+          key,
+          returnOld,
+        });
+      } else return { status: 400, body: { __type: "com.amazon.coral.validate#ValidationException", message: `Unknown transaction item ${kind}` } };
+    }
+    const seen = new Set(steps.map((step) => `${step.table}\u0000${JSON.stringify(step.key)}`));
+    if (seen.size !== steps.length) {
+      return { status: 400, body: { __type: "com.amazon.coral.validate#ValidationException", message: "Transaction request cannot include multiple operations on one item" } };
+    }
+
+    const before: Array<Json | undefined> = [];
+    for (const step of steps) {
+      const got = await send(headers, "GetItem", { TableName: step.table, Key: step.key, ConsistentRead: true });
+      if (got.status !== 200) return { status: got.status, body: got.body };
+      before.push(got.body.Item as Json | undefined);
+    }
+    const restoreOne = async (i: number) => {
+      const step = steps[i]!;
+      const old = before[i];
+      await (old ? send(headers, "PutItem", { TableName: step.table, Item: old }) : send(headers, "DeleteItem", { TableName: step.table, Key: step.key }));
+    };
+    const restore = async (upTo: number) => {
+      for (let i = upTo; i >= 0; i--) await restoreOne(i);
+    };
+
+    for (const [index, step] of steps.entries()) {
+      const answer = await send(headers, step.operation, { TableName: step.table, ...step.params });
+      if (answer.status === 200) {
+        if (step.params.UpdateExpression === "REMOVE #signetTxCheck") await restoreOne(index); // undo the check's side effect now
+        continue;
+      }
+      await restore(index);
+      if (errorType(answer.body) !== "ConditionalCheckFailedException") return { status: answer.status, body: answer.body };
+      const reasons = steps.map((other, i) =>
+        i === index
+          ? { Code: "ConditionalCheckFailed", Message: "The conditional request failed", ...(other.returnOld && before[i] ? { Item: before[i] } : {}) }
+          : { Code: "None" },
+      );
+      return {
+        status: 400,
+        body: {
+          __type: "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+          message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(", ")}]`,
+          CancellationReasons: reasons,
+        },
+      };
+    }
+    return { status: 200, body: {} };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readAll(req);
+    const operation = String(req.headers["x-amz-target"] ?? "").replace(TARGET_PREFIX, "");
+    const exclusive = operation === "TransactWriteItems";
+    const release = await lock.acquire(exclusive);
+    try {
+      if (exclusive) {
+        const answer = await transact(req.headers, JSON.parse(body.toString("utf8")) as Json);
+        res.writeHead(answer.status, { "content-type": "application/x-amz-json-1.0" });
+        res.end(JSON.stringify(answer.body));
+        return;
+      }
+      const answer = await send(req.headers, operation, body);
+      const headers = { ...answer.headers };
+      delete headers["transfer-encoding"];
+      res.writeHead(answer.status, headers);
+      res.end(answer.raw);
+    } finally {
+      release();
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) return res.destroy();
+      res.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
+      res.end(JSON.stringify({ __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: (error as Error).message }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { LocalServer } from "#local/server.ts";
+import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+import { call, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
+
+// Set before the server is imported: config is read once, at import.
+process.env.SIGNET_TABLE = "signet-keys-limits";
+process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
+process.env.SIGNET_KEY_RATE_LIMIT = "3";
+// A personal deployment: one address (and its +tags) and one domain may register.
+process.env.SIGNET_REGISTER_ALLOW = "owner@example.com, @example.org";
+
+let standIns: StandIns;
+let server: LocalServer;
+
+beforeAll(async () => {
+  standIns = await startStandIns({ sesPort: 0 });
+  Object.assign(process.env, standIns.env);
+  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
+  await ensureKeyTable(keyStoreOptions());
+  const { startLocalServer } = await import("#local/server.ts");
+  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+});
+afterAll(async () => {
+  await server?.close();
+  await standIns?.close();
+});
+
+async function request(method: string, path: string, key?: string) {
+  const response = await fetch(`${server.url}${path}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
+}
+const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+async function mint(email: string): Promise<string> {
+  expect((await request("GET", `/v1/auth/register?${q({ email })}`)).status).toBe(200);
+  const verified = await request("GET", `/v1/auth/verify?${q({ email, code: await latestCode(standIns.sesEndpoint, email) })}`);
+  expect(verified.status, verified.text).toBe(200);
+  return verified.json.key as string;
+}
+
+/**
+ * freshMinute waits, when needed, until the current minute has 20 s left, so a burst of a few
+ * requests falls in one counting window (not an assertion on time: the windows are aligned minutes).
+ */
+async function freshMinute(): Promise<void> {
+  const second = new Date().getUTCSeconds();
+  if (second > 40) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+}
+
+describe("the per-key rate limit through the local server (issue 17)", () => {
+  it("allows SIGNET_KEY_RATE_LIMIT requests per key per minute on authorised routes, then 429 with Retry-After", async () => {
+    const email = uniqueEmail("rate").replace("example.com", "example.org");
+    const key = await mint(email);
+    const other = await mint(email);
+    await freshMinute();
+
+    // Different authorised routes share one count per key.
+    expect((await request("GET", "/v1/keys", key)).status).toBe(200);
+    expect((await request("POST", "/v1/sign", key)).status).toBe(415); // through the limit to sign's own check
+    expect((await request("GET", "/v1/keys", key)).status).toBe(200);
+    const refused = await request("POST", "/v1/sign", key);
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.json).toMatchObject({ code: "RATE_LIMIT_ERROR", error: "Too Many Requests" });
+    expect(refused.json.message).toMatch(/at most 3 per 1 minute per key/);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await request("GET", "/v1/keys", key)).status).toBe(429);
+
+    // Another key of the same address has its own count; unauthorised routes have none.
+    expect((await request("GET", "/v1/keys", other)).status).toBe(200);
+    expect((await request("GET", "/v1/health")).status).toBe(200);
+  });
+
+  it("counts in the key table, so a second container (a fresh module graph) sees the same count", async () => {
+    const email = uniqueEmail("shared").replace("example.com", "example.org");
+    const key = await mint(email);
+    await freshMinute();
+    for (let i = 0; i < 3; i++) expect((await request("GET", "/v1/keys", key)).status).toBe(200);
+
+    vi.resetModules();
+    const { handler } = await import("#functions/keys-list.ts");
+    const { getEvent } = await import("#test/helpers/keys-harness.ts");
+    const event = getEvent("/v1/keys", {});
+    // The authorizer's context for this key, as API Gateway hands it to the function.
+    const { authorize } = await import("#domain/key-service.ts");
+    const { defaultKeyStore } = await import("#adapters/dynamodb-key-store.ts");
+    const decision = await authorize({ store: defaultKeyStore(), now: Date.now }, `Bearer ${key}`);
+    expect(decision.allow).toBe(true);
+    event.requestContext.authorizer = decision.allow ? { keyId: decision.keyId, email: decision.email } : null;
+    const result = await call(handler, event);
+    expect(result.status, JSON.stringify(result.json)).toBe(429);
+    expect(result.headers["retry-after"]).toMatch(/^\d+$/);
+  });
+});
+
+describe("the per-key limit's counting window", () => {
+  it("refuses the request after the limit until the aligned minute ends, then counts afresh", async () => {
+    const { createDynamoKeyStore, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
+    const { limitKeyRate } = await import("#domain/key-rate.ts");
+    const store = createDynamoKeyStore(keyStoreOptions());
+    let now = Date.UTC(2030, 0, 1, 12, 0, 15);
+    const deps = { store, now: () => now, perMinute: 2 };
+    const keyId = `key_${uniqueEmail("w").slice(2, 18).replace(/[^0-9A-Za-z]/g, "x")}`;
+    await limitKeyRate(deps, keyId);
+    await limitKeyRate(deps, keyId);
+    now += 30_000; // 12:00:45
+    await expect(limitKeyRate(deps, keyId)).rejects.toMatchObject({ code: "RATE_LIMIT_ERROR", retryAfterSeconds: 15 });
+    now += 15_000; // 12:01:00, a new window
+    await limitKeyRate(deps, keyId);
+    await limitKeyRate(deps, keyId);
+    await expect(limitKeyRate(deps, keyId)).rejects.toMatchObject({ retryAfterSeconds: 60 });
+  });
+
+  it("counts exactly under concurrency: 10 racing requests with a limit of 4 let 4 through", async () => {
+    const { createDynamoKeyStore, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
+    const { limitKeyRate } = await import("#domain/key-rate.ts");
+    const deps = { store: createDynamoKeyStore(keyStoreOptions()), now: () => Date.UTC(2030, 0, 1, 13, 0, 0), perMinute: 4 };
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => limitKeyRate(deps, "key_raceraceracerace")));
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(4);
+  });
+
+  it("lets the request through, and warns, when the counter cannot be reached", async () => {
+    const { limitKeyRate } = await import("#domain/key-rate.ts");
+    const warnings: unknown[] = [];
+    const down = { countKeyRequest: () => Promise.reject(new Error("table unreachable")) };
+    await limitKeyRate({ store: down, now: Date.now, perMinute: 1, warn: (...args) => warnings.push(args) }, "key_downdowndowndown");
+    expect(warnings).toEqual([["per-key rate count failed; request allowed", { keyId: "key_downdowndowndown", error: "table unreachable" }]]);
+  });
+});
+
+describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
+  const codeMails = async (email: string) => (await mailsTo(standIns.sesEndpoint, email)).filter((mail) => mail.subject === "Your Signet verification code");
+
+  it("sends codes to listed addresses (and their +tags) and listed domains", async () => {
+    for (const email of ["owner@example.com", "Owner+laptop@Example.com", uniqueEmail("member").replace("example.com", "example.org")]) {
+      const answer = await request("GET", `/v1/auth/register?${q({ email })}`);
+      expect(answer.status, email).toBe(200);
+      expect(await codeMails(email.replace(/@.*/, (domain) => domain.toLowerCase())), email).toHaveLength(1);
+    }
+  });
+
+  it("answers every other address exactly the same, with no code and no mail", async () => {
+    const allowed = await request("GET", `/v1/auth/register?${q({ email: uniqueEmail("member").replace("example.com", "example.org") })}`);
+    for (const email of [uniqueEmail("stranger"), "someone@sub.example.org", "owner@example.net"]) {
+      const answer = await request("GET", `/v1/auth/register?${q({ email })}`);
+      expect(answer.status, email).toBe(200);
+      expect(answer.json, email).toEqual(allowed.json);
+      expect(await mailsTo(standIns.sesEndpoint, email), email).toHaveLength(0);
+      const verify = await request("GET", `/v1/auth/verify?${q({ email, code: "123456" })}`);
+      expect(verify.json.code, email).toBe("CODE_EXPIRED");
+    }
+  });
+
+  it("still counts the register limits for refused addresses, so a 429 reveals nothing either", async () => {
+    const email = uniqueEmail("limited");
+    for (let i = 0; i < 3; i++) expect((await request("GET", `/v1/auth/register?${q({ email })}`)).status).toBe(200);
+    const fourth = await request("GET", `/v1/auth/register?${q({ email })}`);
+    expect(fourth.status).toBe(429);
+    expect(await mailsTo(standIns.sesEndpoint, email)).toHaveLength(0);
+  });
+});
