@@ -38,6 +38,7 @@ import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
+import { acknowledgeNagFindings } from "./nag.ts";
 
 /** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
 export interface SignetStackProps extends StackProps {
@@ -321,6 +322,9 @@ export class SignetStack extends Stack {
     // Alarms nobody hears are noise on the bill: only with an address to mail them to.
     if (props.alarmEmail) this.createAlarms(props.alarmEmail);
     if (props.budgetUsd !== undefined) this.createBudget(props.budgetUsd, props.alarmEmail!);
+
+    // cdk-nag AwsSolutions findings kept on purpose, each with its reason (test/infra/nag.test.ts).
+    acknowledgeNagFindings({ functions: this.functions, api: this.api, sesSandbox: props.sesSandbox ?? true });
 
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
     new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });

@@ -74,16 +74,16 @@ describe("npx cdk synth offline", () => {
 
   it("leaves the LibreOffice image as a build folder for deploy time: Dockerfile, fonts, warm-up, bundles", () => {
     const assets = JSON.parse(readFileSync(join(outdir, "Signet.assets.json"), "utf8")) as {
-      dockerImages: Record<string, { source: { directory?: string; executable?: string[]; platform?: string } }>;
+      dockerImages: Record<string, { source: { directory?: string; executable?: string[]; platform?: string; dockerBuildArgs?: Record<string, string> } }>;
     };
     const images = Object.values(assets.dockerImages);
     expect(images).toHaveLength(1); // convert, sign and annotate share one image
     expect(images[0]!.source.executable).toBeUndefined();
     expect(images[0]!.source.platform).toBe("linux/amd64");
     const dir = join(outdir, images[0]!.source.directory!);
-    const dockerfile = readFileSync(join(dir, "Dockerfile"), "utf8");
-    expect(dockerfile).toMatch(/^ARG BASE_IMAGE=public\.ecr\.aws\/shelf\/lambda-libreoffice-base:25\.2-node22-x86_64$/m);
-    expect(dockerfile).toMatch(/^FROM \$\{BASE_IMAGE\}@\$\{BASE_DIGEST\}$/m);
+    // FROM the base image pinned by the -c libreOfficeBaseImageDigest given above, never the bare tag.
+    expect(readFileSync(join(dir, "Dockerfile"), "utf8")).toMatch(/^FROM \$\{BASE_IMAGE\}@\$\{BASE_DIGEST\}$/m);
+    expect(images[0]!.source.dockerBuildArgs).toEqual({ BASE_IMAGE: "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64", BASE_DIGEST: testBaseImageDigest });
     for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts/DejaVuSans.ttf", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
       expect(existsSync(join(dir, file)), file).toBe(true);
     }

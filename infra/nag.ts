@@ -1,0 +1,60 @@
+import { Validations } from "aws-cdk-lib";
+import type { RestApi } from "aws-cdk-lib/aws-apigateway";
+import { Runtime, type Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
+
+/**
+ * acknowledgeNagFindings records, with its reason, every cdk-nag AwsSolutions finding the stack
+ * keeps on purpose (test/infra/nag.test.ts runs the checks; any finding not acknowledged here
+ * fails it). Each acknowledgement sits on the narrowest construct that raises it.
+ */
+export function acknowledgeNagFindings(parts: { functions: Record<string, LambdaFunction>; api: RestApi; sesSandbox: boolean }): void {
+  for (const [name, fn] of Object.entries(parts.functions)) {
+    Validations.of(fn).acknowledge({
+      id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
+      reason:
+        "AWSLambdaBasicExecutionRole is AWS's minimal logging policy (logs:CreateLogGroup/CreateLogStream/PutLogEvents); each function writes only to its own log group. Every other permission is an inline least-privilege statement (infra/bind.ts).",
+    });
+    if (fn.runtime.name === Runtime.NODEJS_22_X.name) {
+      Validations.of(fn).acknowledge({
+        id: "AwsSolutions-L1",
+        reason: `${name} runs on Node.js 22 (an LTS release supported by Lambda), the same major as the LibreOffice image's base (nodejs:22) and the local server, so every function runs what the tests ran. Moving to a newer runtime is a deliberate upgrade of all of them together.`,
+      });
+    }
+  }
+  if (parts.sesSandbox) {
+    for (const name of ["auth-register", "auth-verify"]) {
+      const fn = parts.functions[name];
+      if (!fn) continue;
+      Validations.of(fn).acknowledge({
+        id: "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]",
+        reason:
+          "In the SES sandbox SES authorises a send against the recipient's verified identity as well, which is any identity of the account; the statement is pinned to the sender address by the condition ses:FromAddress. Deploy with -c sesSandbox=false after production access to drop it.",
+      });
+    }
+  }
+  const api = Validations.of(parts.api);
+  api.acknowledge({
+    id: "AwsSolutions-APIG2",
+    reason: "Every request is validated by the function's zod contract (functions/http/contracts, one middy pipeline), which answers in Signet's error layout; gateway request validators would duplicate it with a different answer.",
+  });
+  api.acknowledge({
+    id: "AwsSolutions-APIG3",
+    reason: "No WAF by default: a web ACL costs at least USD 5 a month plus rules, too much for a personal deployment. Abuse is bounded by stage and register throttling, the API-key authorizer and reserved concurrency; a WAF can be attached to the stage (its 403s already speak the error layout).",
+  });
+  api.acknowledge({
+    id: "AwsSolutions-APIG6",
+    reason: "JSON access logs record every request (status, latency, authorizer and integration errors). Execution logging stays off: it costs per request and can record request details; turn it on in the stage while debugging.",
+  });
+  api.acknowledge({
+    id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
+    reason: "API Gateway's account-level CloudWatch role needs exactly this AWS managed policy to write the access logs; AWS documents it as the policy for that role.",
+  });
+  api.acknowledge({
+    id: "AwsSolutions-APIG4",
+    reason: "Only the public routes have no authorizer, by design (SPEC): health, info, openapi, docs, registration and code verification (how a key is obtained), verify and verify/key (anyone may check a signature), and the fallback that answers 404/405 and CORS preflights. test/infra/stack.test.ts checks that exactly the routes marked auth in functions/http/routes.ts use the authorizer.",
+  });
+  api.acknowledge({
+    id: "AwsSolutions-COG4",
+    reason: "Signet authenticates with its own API keys through a Lambda TOKEN authorizer (keys issued by e-mail, stored hashed in DynamoDB), not Cognito user pools; public routes are public by design (see APIG4).",
+  });
+}
