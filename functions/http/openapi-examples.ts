@@ -120,6 +120,14 @@ export const operationExamples: Record<string, OperationExamples> = {
       info: { summary: "Service information", value: { name: "Signet", version: "0.1.0", docs: "/docs", openapi: "/openapi.json", health: "/v1/health" } },
     },
   },
+  health: {
+    errors: {
+      SERVICE_UNAVAILABLE: {
+        message: "Not ready: libreoffice is down; see details.",
+        details: [{ field: "libreoffice", issue: "LibreOffice (soffice) was not found on PATH, in /opt or in /usr/lib/libreoffice: install it (apt-get install libreoffice-writer python3-uno) or set SIGNET_SOFFICE to its soffice binary" }],
+      },
+    },
+  },
   "auth-register": {
     errors: { RATE_LIMIT_ERROR: { message: "Too many codes requested for this address; retry in 840 seconds." } },
   },
