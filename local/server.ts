@@ -73,7 +73,9 @@ function gatewayError(answer: GatewayAnswer, message = answer.message): HttpResp
  */
 async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
-  const route = routes.find((candidate) => candidate.path === url.pathname && candidate.method === req.method);
+  // HEAD is GET without the body (Node leaves the body out of a HEAD answer itself).
+  const method = req.method === "HEAD" ? "GET" : req.method;
+  const route = routes.find((candidate) => candidate.path === url.pathname && candidate.method === method);
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {
     send(res, gatewayError(gatewayAnswers.tooLarge, `The request body is over the ${formatBytes(config.limits.maxRequestBytes)} limit; send large documents by URL.`));

@@ -133,7 +133,7 @@ export const operationExamples: Record<string, OperationExamples> = {
   },
   "auth-verify": {
     errors: {
-      VALIDATION_ERROR: { message: "A query parameter is missing or invalid; see details.", details: [{ field: "query.code", issue: "Invalid input: expected string, received undefined" }] },
+      VALIDATION_ERROR: { message: "A query parameter is missing or invalid; see details.", details: [{ field: "query.code", issue: "required" }] },
     },
   },
   sign: {

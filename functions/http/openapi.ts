@@ -12,7 +12,7 @@ import { routes } from "#http/routes.ts";
 const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
 
 // Every answer, success or error, carries the request id the logs are keyed by.
-const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
+const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
 
 /** errorExample is the example body of one error code on one route. */
 function errorExample(route: RouteContract, code: ErrorCode, status: number) {

@@ -136,7 +136,7 @@ describe("the local server and the pipeline", () => {
     if (row.details) {
       expect(json.details).toEqual(row.details.map((d) => ({ field: d.field, issue: typeof d.issue === "string" ? d.issue : expect.stringMatching(d.issue) })));
     }
-    if (status === 405) expect(headers.get("allow")).toBe("GET, OPTIONS");
+    if (status === 405) expect(headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 
   it("answers CORS preflight", async () => {
