@@ -4,6 +4,7 @@
 #
 #   examples/walkthrough.sh                                   # against http://localhost:3000 (npm start)
 #   SIGNET_URL=https://api.example.com SIGNET_EMAIL=me@example.com SIGNET_CODE=123456 examples/walkthrough.sh
+#   PORT=3100 SIGNET_SES_PORT=8100 examples/walkthrough.sh      # a local server started with those
 #
 # Locally the code is read from the SES stand-in (SIGNET_SES_URL, default http://127.0.0.1:8005);
 # against a deployed API run once to get the mail, then again with SIGNET_CODE, or pass SIGNET_KEY.
@@ -12,8 +13,9 @@
 # Results go to SIGNET_OUT (default ${TMPDIR:-/tmp}/signet-walkthrough).
 set -euo pipefail
 
-BASE="${SIGNET_URL:-http://localhost:3000}"
-SES="${SIGNET_SES_URL:-http://127.0.0.1:8005}"
+# The same variables npm start reads pick the local addresses, unless SIGNET_URL / SIGNET_SES_URL say otherwise.
+BASE="${SIGNET_URL:-http://localhost:${PORT:-3000}}"
+SES="${SIGNET_SES_URL:-http://127.0.0.1:${SIGNET_SES_PORT:-8005}}"
 EMAIL="${SIGNET_EMAIL:-walkthrough@example.com}"
 OUT="${SIGNET_OUT:-${TMPDIR:-/tmp}/signet-walkthrough}"
 FILES="$(cd "$(dirname "$0")" && pwd)/files"
@@ -26,7 +28,9 @@ call() {
   local method="$1" path="$2"; shift 2
   local body status
   body="$(mktemp)"
-  status="$(curl -sS -o "$body" -w '%{http_code}' -X "$method" "$BASE$path" "$@")"
+  status="$(curl -sS -o "$body" -w '%{http_code}' -X "$method" "$BASE$path" "$@" 2>/dev/null)" || {
+    [ "${status:-000}" = 000 ] && { echo "no Signet at $BASE: run npm start (or set SIGNET_URL, or PORT as npm start got it)" >&2; rm -f "$body"; exit 1; }
+  }
   if [ "$status" = 501 ]; then
     echo "!! $method ${path%%\?*} is not available on this server yet (501 NOT_IMPLEMENTED); stopping here." >&2
     rm -f "$body"; exit 2

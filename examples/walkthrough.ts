@@ -3,6 +3,7 @@
 //
 //   npx tsx examples/walkthrough.ts                      # against http://localhost:3000 (npm start)
 //   SIGNET_URL=https://api.example.com SIGNET_EMAIL=me@example.com npx tsx examples/walkthrough.ts
+//   PORT=3100 SIGNET_SES_PORT=8100 npx tsx examples/walkthrough.ts   # a local server started with those
 //
 // Locally the e-mail code is read from the SES stand-in's store (SIGNET_SES_URL, default
 // http://127.0.0.1:8005); against a deployed API, set SIGNET_CODE after reading your mail, or
@@ -100,7 +101,10 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
   const api = createClient<paths>({ baseUrl: options.baseUrl });
   try {
     await step("health", async () => {
-      const health = expectOk("GET /v1/health", await api.GET("/v1/health"));
+      const answer = await api.GET("/v1/health").catch((error: unknown) => {
+        throw new NoServerError(options.baseUrl, error);
+      });
+      const health = expectOk("GET /v1/health", answer);
       log(`   ${health.status}, version ${health.version}`);
     });
 
@@ -210,17 +214,29 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
   return result;
 }
 
+/** NoServerError means nothing answered at the base URL: the local server is not running there. */
+export class NoServerError extends Error {
+  constructor(baseUrl: string, cause: unknown) {
+    super(`no Signet at ${baseUrl}: run npm start (or set SIGNET_URL, or PORT as npm start got it)`, { cause });
+  }
+}
+
 // Run as a script (not when imported by the test).
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // The same variables npm start reads pick the local addresses, unless SIGNET_URL / SIGNET_SES_URL say otherwise.
   const result = await runWalkthrough({
-    baseUrl: process.env.SIGNET_URL ?? "http://localhost:3000",
-    sesUrl: process.env.SIGNET_SES_URL ?? "http://127.0.0.1:8005",
+    baseUrl: process.env.SIGNET_URL ?? `http://localhost:${process.env.PORT || 3000}`,
+    sesUrl: process.env.SIGNET_SES_URL ?? `http://127.0.0.1:${process.env.SIGNET_SES_PORT || 8005}`,
     email: process.env.SIGNET_EMAIL ?? "walkthrough@example.com",
     ...(process.env.SIGNET_CODE ? { code: process.env.SIGNET_CODE } : {}),
     ...(process.env.SIGNET_KEY ? { key: process.env.SIGNET_KEY } : {}),
     // Locally the key is kept and reused (SIGNET_KEY_FILE); set SIGNET_KEY_FILE= (empty) to mint one each run.
     ...(process.env.SIGNET_KEY_FILE !== "" ? { keyFile: process.env.SIGNET_KEY_FILE ?? DEFAULT_KEY_FILE } : {}),
     outDir: process.env.SIGNET_OUT ?? join(tmpdir(), "signet-walkthrough"),
+  }).catch((error: unknown) => {
+    if (!(error instanceof NoServerError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
   });
   process.stdout.write(result.stoppedAt ? `Stopped at ${result.stoppedAt}.\n` : `Done: ${result.steps.length} steps.\n`);
   process.exitCode = result.stoppedAt ? 2 : 0;

@@ -32,6 +32,6 @@ export const handler = httpHandler(fallbackRoute, async (request) => {
     "METHOD_NOT_ALLOWED",
     `${path} does not answer ${request.event.httpMethod}; use ${allowed.join(" or ")}.`,
     request.requestId,
-    { headers: { Allow: [...allowed, "OPTIONS"].join(", ") } },
+    { headers: { Allow: [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ") } },
   );
 });

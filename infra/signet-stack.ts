@@ -457,11 +457,11 @@ export class SignetStack extends Stack {
     for (const route of routes) {
       const resource = api.root.resourceForPath(route.path);
       for (let at: IResource | undefined = resource; at; at = at.parentResource) known.add(at);
-      resource.addMethod(
-        route.method,
-        new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout: Duration.seconds(integrationTimeoutSeconds) }),
-        route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
-      );
+      const integration = new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout: Duration.seconds(integrationTimeoutSeconds) });
+      const options = route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {};
+      resource.addMethod(route.method, integration, options);
+      // HEAD is GET without the body (monitors probe /v1/health with it); the gateway drops the body.
+      if (route.method === "GET") resource.addMethod("HEAD", integration, options);
     }
 
     // The fallback answers what no route claims, in the error layout: 405 (with Allow) on a known

@@ -19,7 +19,8 @@ export async function bootstrap(): Promise<Shutdown[]> {
   const identity = await identityStore.load();
   logger.info("signing identity ready", { subject: identity.certificate.subject, fingerprint: identity.certificate.fingerprint256 });
   // Conversion: start the warm LibreOffice instances now so the first request does not pay ~2 s.
-  // Without LibreOffice the server still starts; conversions then answer 503 with a hint.
+  // local/main.ts refuses to start when LibreOffice is missing; a warm-up that fails anyway (a
+  // crash) only warns: conversions then take the one-shot path or answer 503 with a hint.
   await converter.warm().catch((error: unknown) => logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error }));
   shutdowns.push(() => converter.close());
   return shutdowns;

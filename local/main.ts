@@ -1,47 +1,103 @@
 // The local server: embedded stand-ins for the AWS parts, then every handler on one port.
+// A start-up failure is one line on stderr naming the cause and the setting to change, exit code 1.
 import { resolve } from "node:path";
+import { lockDataDir } from "#local/data-lock.ts";
 import { startMailEcho } from "#local/mail-echo.ts";
 import { startStandIns } from "#local/stand-ins.ts";
+import { StartupError, assertPortFree, portInUse, readPort } from "#local/startup-errors.ts";
 
-const dataDir = resolve(process.env.SIGNET_DATA_DIR ?? ".signet");
-const port = Number(process.env.PORT ?? 3000);
-// Loopback unless asked: the local server issues keys and fetches URLs, so it is not for the LAN.
-const host = process.env.HOST ?? "127.0.0.1";
-const sesPort = Number(process.env.SIGNET_SES_PORT ?? 8005);
+/** cleanups undo what started so far, last first; run on a failed start and on stop. */
+const cleanups: Array<() => Promise<void> | void> = [];
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+}
 
-const standIns = await startStandIns({ dataDir, sesPort });
-Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
+async function start(): Promise<void> {
+  const dataDir = resolve(process.env.SIGNET_DATA_DIR ?? ".signet");
+  const port = readPort("PORT", 3000);
+  // Loopback unless asked: the local server issues keys and fetches URLs, so it is not for the LAN.
+  const host = process.env.HOST ?? "127.0.0.1";
+  const sesPort = readPort("SIGNET_SES_PORT", 8005);
 
-// Imported only now: configuration is read once, at import, from the environment set above.
-const { bootstrap } = await import("#local/bootstrap.ts");
-const { startLocalServer } = await import("#local/server.ts");
-const shutdowns = await bootstrap();
-const server = await startLocalServer({ port, host });
-const mail = startMailEcho(standIns.sesEndpoint);
+  // The cheap checks first, so a clash is reported at once, not after the stand-ins and LibreOffice start.
+  cleanups.push(lockDataDir(dataDir));
+  await assertPortFree("the API", host, port, "PORT");
+  await assertPortFree("the mail stand-in (local SES)", "127.0.0.1", sesPort, "SIGNET_SES_PORT");
 
-process.stdout.write(
-  [
-    "",
-    `Signet is listening on ${server.url}`,
-    `  health:         curl ${server.url}/v1/health`,
-    `  API reference:  ${server.url}/docs`,
-    `  mail (browser): ${standIns.sesEndpoint}   JSON: ${standIns.sesEndpoint}/store   (and printed below)`,
-    `  data folder:    ${dataDir}`,
-    "Press Ctrl+C to stop.",
-    "",
-  ].join("\n") + "\n",
-);
+  const standIns = await startStandIns({ dataDir, sesPort });
+  cleanups.push(() => standIns.close());
+  Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
+
+  // Imported only now: configuration is read once, at import, from the environment set above.
+  const { libreOfficeReadiness } = await import("#adapters/libreoffice-readiness.ts");
+  const libreOffice = await libreOfficeReadiness();
+  if (libreOffice.status === "down") throw new StartupError(libreOffice.message ?? "LibreOffice is not available: set SIGNET_SOFFICE");
+  const { bootstrap } = await import("#local/bootstrap.ts");
+  const { startLocalServer } = await import("#local/server.ts");
+  const shutdowns = await bootstrap();
+  cleanups.push(async () => {
+    for (const shutdown of shutdowns) await shutdown();
+  });
+  const server = await startLocalServer({ port, host }).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === "EADDRINUSE" ? portInUse("the API", host, port, "PORT") : error;
+  });
+  cleanups.push(() => server.close());
+  const mail = startMailEcho(standIns.sesEndpoint);
+  cleanups.push(() => mail.stop());
+
+  const examplesEnv = [
+    port === 3000 ? "" : `SIGNET_URL=${server.url} `,
+    sesPort === 8005 ? "" : `SIGNET_SES_URL=${standIns.sesEndpoint} `,
+  ].join("");
+  process.stdout.write(
+    [
+      "",
+      `Signet is listening on ${server.url}`,
+      `  health:         curl ${server.url}/v1/health`,
+      `  API reference:  ${server.url}/docs`,
+      `  mail (browser): ${standIns.sesEndpoint}   JSON: ${standIns.sesEndpoint}/store   (and printed below)`,
+      `  data folder:    ${dataDir}`,
+      `  examples:       ${examplesEnv}examples/walkthrough.sh`,
+      "Press Ctrl+C to stop.",
+      "",
+    ].join("\n") + "\n",
+  );
+}
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   process.stdout.write(`\n${signal}: finishing requests under way, then stopping.\n`);
-  mail.stop();
-  await server.close();
-  for (const shutdown of shutdowns) await shutdown();
-  await standIns.close();
+  await cleanUp();
   process.exit(0);
 }
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));
+
+/** failStart prints the one line for a failed start, cleans up and exits with 1. */
+async function failStart(error: unknown): Promise<never> {
+  await cleanUp();
+  const known = error instanceof StartupError || (error instanceof Error && error.message.startsWith("Configuration error"));
+  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  process.stderr.write(`Signet cannot start: ${message}${known ? "" : " (unexpected; SIGNET_LOG_LEVEL=DEBUG shows the stack trace)"}\n`);
+  if (!known && process.env.SIGNET_LOG_LEVEL === "DEBUG" && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  process.exit(1);
+}
+
+// dynalite reports a data folder another process holds (leveldb's LOCK) only as an uncaught
+// "Database is closed" from a callback; during start-up that means exactly this.
+const dataDirTaken = (error: unknown) =>
+  error instanceof Error && /Database is closed|IO error: lock/i.test(error.message)
+    ? new StartupError(
+        `the data folder ${resolve(process.env.SIGNET_DATA_DIR ?? ".signet")} is in use by another process (its database is locked): stop the other Signet server, or set SIGNET_DATA_DIR to another folder`,
+      )
+    : error;
+const onStartupCrash = (error: unknown) => void failStart(dataDirTaken(error));
+process.on("uncaughtException", onStartupCrash);
+try {
+  await start();
+  process.off("uncaughtException", onStartupCrash);
+} catch (error) {
+  await failStart(dataDirTaken(error));
+}

@@ -106,7 +106,9 @@ function gatewayError(answer: GatewayAnswer, message = answer.message): HttpResp
  */
 async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
-  const found = findRoute(routes, req.method ?? "GET", url.pathname);
+  // HEAD is GET without the body (Node leaves the body out of a HEAD answer itself).
+  const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
+  const found = findRoute(routes, method, url.pathname);
   const route = found?.route;
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {

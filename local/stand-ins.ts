@@ -5,6 +5,7 @@ import { join } from "node:path";
 import dynalite from "dynalite";
 import sesModule from "aws-ses-v2-local";
 import { startTransactionShim } from "#local/dynalite-transactions.ts";
+import { portInUse } from "#local/startup-errors.ts";
 
 /** StandIns are the embedded replacements of the AWS services, on loopback. */
 export interface StandIns {
@@ -58,7 +59,13 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   const imported = sesModule as unknown as { default?: unknown };
   const startSes = (imported.default ?? imported) as (config: { host: string; port: number }) => Promise<Server>;
   const ses = await startSes({ host: "127.0.0.1", port: options.sesPort ?? 8005 });
-  const sesPort = (ses.address() as AddressInfo).port;
+  // Express resolves even when listen failed (the port is taken): the server then has no address.
+  const sesAddress = ses.address() as AddressInfo | null;
+  if (!sesAddress) {
+    await close(dynamo);
+    throw portInUse("the mail stand-in (local SES)", "127.0.0.1", options.sesPort ?? 8005, "SIGNET_SES_PORT");
+  }
+  const sesPort = sesAddress.port;
 
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
   const sesEndpoint = `http://127.0.0.1:${sesPort}`;

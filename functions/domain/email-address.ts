@@ -25,6 +25,10 @@ export function normalizeEmail(raw: string): EmailCheck {
   if (/[\u0000-\u001f\u007f]/.test(raw)) return { ok: false, issue: "must not contain control characters (line breaks, tabs)" };
   if (text.length === 0) return { ok: false, issue: "is empty" };
   if (text.length > 254) return { ok: false, issue: "is longer than 254 characters" };
+  // "me+1@example.com" pasted unencoded into a URL query arrives as "me 1@example.com".
+  if (/^[\w.!#$%&'*+/=?^`{|}~-]+( [\w.!#$%&'*+/=?^`{|}~-]+)+@[^\s@]+$/.test(text)) {
+    return { ok: false, issue: "has a space before the @: a + in a URL query means a space, so write it as %2B (me%2B1@example.com)" };
+  }
   if (/[\s,;<>()[\]\\"]/.test(text)) return { ok: false, issue: "must be a bare address (no spaces, commas, quotes or angle brackets)" };
   const at = text.lastIndexOf("@");
   if (at <= 0 || at !== text.indexOf("@")) return { ok: false, issue: "must contain exactly one @ with a name before it" };

@@ -26,6 +26,9 @@ const scalarConfiguration = {
   documentDownloadType: "json",
   defaultOpenAllTags: true,
   defaultHttpClient: { targetKey: "shell", clientKey: "curl" },
+  // Only the document's hand-written, tested x-codeSamples: the generated clients got multipart
+  // wrong (Node.js convert sent body: undefined with a multipart header).
+  hiddenClients: true,
   authentication: { preferredSecurityScheme: "bearerAuth" },
 };
 

@@ -122,12 +122,20 @@ export const operationExamples: Record<string, OperationExamples> = {
       info: { summary: "Service information", value: { name: "Signet", version: "0.1.0", docs: "/docs", openapi: "/openapi.json", health: "/v1/health" } },
     },
   },
+  health: {
+    errors: {
+      SERVICE_UNAVAILABLE: {
+        message: "Not ready: libreoffice is down; see details.",
+        details: [{ field: "libreoffice", issue: "LibreOffice (soffice) was not found on PATH, in /opt or in /usr/lib/libreoffice: install it (apt-get install libreoffice-writer python3-uno) or set SIGNET_SOFFICE to its soffice binary" }],
+      },
+    },
+  },
   "auth-register": {
     errors: { RATE_LIMIT_ERROR: { message: "Too many codes requested for this address; retry in 840 seconds." } },
   },
   "auth-verify": {
     errors: {
-      VALIDATION_ERROR: { message: "A query parameter is missing or invalid; see details.", details: [{ field: "query.code", issue: "Invalid input: expected string, received undefined" }] },
+      VALIDATION_ERROR: { message: "A query parameter is missing or invalid; see details.", details: [{ field: "query.code", issue: "required" }] },
     },
   },
   sign: {

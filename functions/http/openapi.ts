@@ -5,13 +5,14 @@ import type { ErrorCode } from "#domain/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
+import { codeSamples } from "#http/openapi-code-samples.ts";
 import { genericErrorExamples, operationExamples, type ErrorExample, type OperationExamples } from "#http/openapi-examples.ts";
 import { routes } from "#http/routes.ts";
 
 const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
 
 // Every answer, success or error, carries the request id the logs are keyed by.
-const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
+const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
 
 /** errorExample is the example body of one error code on one route. */
 // Authorised routes count each key's requests per minute (SIGNET_KEY_RATE_LIMIT, functions/domain/key-rate.ts).
@@ -112,6 +113,8 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
       "200": successResponse(route, examples),
       ...errorResponses(route),
     },
+    // Hand-written, tested request samples; the reference page shows them instead of generated ones.
+    ...(codeSamples[route.name] ? { "x-codeSamples": codeSamples[route.name] } : {}),
   };
   if (route.body.kind === "json") {
     operation.requestBody = {
@@ -177,7 +180,15 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       version: config.version,
       description:
         "Self-hostable document engine: PAdES signatures with an audit trail certificate, Word template filling, office to PDF conversion. " +
-        "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`.",
+        "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`.\n\n" +
+        "**Getting a key.** Sign, annotate and convert need `Authorization: Bearer sgn_...`. Call `GET /v1/auth/register?email=you@example.com`: " +
+        "a 6-digit code is mailed to that address (valid 15 minutes, 5 tries). On the local server (`npm start`) no mail leaves the machine: the code is " +
+        "printed in the terminal running `npm start`, shown in a browser at http://127.0.0.1:8005 (the local mail stand-in; `SIGNET_SES_PORT` changes the port) " +
+        "and kept as JSON at http://127.0.0.1:8005/store. Exchange it with `GET /v1/auth/verify?email=you@example.com&code=123456`: the answer holds the key, " +
+        "shown once. To try a protected call on this page, paste the key into the Authentication field (bearerAuth).\n\n" +
+        "**Samples.** Each operation has hand-written curl, JavaScript (fetch, Node 20+) and Python (requests) samples, run by Signet's test suite against the " +
+        "local server. They call http://localhost:3000 (replace it by your deployment's address), read the key from the environment variable `SIGNET_KEY`, " +
+        "and send the sample files in `examples/files/` of the repository (run them from its root).",
       license: { name: "MIT", identifier: "MIT" },
     },
     // Relative to this document, so a client generator keeps a stage prefix (/prod/openapi.json).

@@ -114,6 +114,15 @@ function decodeBody(event: APIGatewayProxyEvent): Buffer {
   return event.isBase64Encoded ? Buffer.from(event.body, "base64") : Buffer.from(event.body, "utf8");
 }
 
+// A client's own X-Request-Id is kept (and echoed) when it is safe to log: at most 128 of [A-Za-z0-9._-].
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** clientRequestId is the caller's X-Request-Id header when valid, else undefined (a new id is made). */
+function clientRequestId(event: APIGatewayProxyEvent): string | undefined {
+  const entry = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === "x-request-id");
+  return entry?.[1] && CLIENT_REQUEST_ID.test(entry[1]) ? entry[1] : undefined;
+}
+
 function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewayProxyEvent): unknown {
   // API Gateway keeps only the last value in queryStringParameters: a repeated parameter
   // (?to=xyz&to=docx) would silently win last, so it is refused.
@@ -135,8 +144,10 @@ function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewa
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
+    // A parameter that is absent is "required", not zod's "expected string, received undefined".
+    const missing = (issue: z.core.$ZodIssue) => issue.path.length === 1 && !Object.hasOwn(raw, String(issue.path[0]));
     throw new SignetError("VALIDATION_ERROR", "A query parameter is missing or invalid; see details.", {
-      details: zodDetails(result.error, "query"),
+      details: zodDetails(result.error, "query").map((detail, index) => (missing(result.error.issues[index]!) ? { ...detail, issue: "required" } : detail)),
     });
   }
   return result.data;
@@ -196,12 +207,12 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
   const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
 
   return middy<APIGatewayProxyEvent, HttpResponse, Error, Context>()
-    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type", methods: "GET,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
+    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
     // The docs page sends its own hash-based policy; every other answer keeps middy's strict default.
     .use(httpSecurityHeaders(contract.name === "docs" ? { contentSecurityPolicy: false } : {}))
     .use({
       before: (request) => {
-        const id = request.event.requestContext?.requestId || randomUUID();
+        const id = clientRequestId(request.event) ?? (request.event.requestContext?.requestId || randomUUID());
         requestIds.set(request.event, id);
         startedAt.set(request.event, Date.now());
         logger.appendKeys({ requestId: id, route: `${contract.method} ${contract.path}` });

@@ -118,6 +118,27 @@ describe("API", () => {
     }
   });
 
+  it("answers HEAD on every GET route with that route's function and authorization", () => {
+    const paths = apiPaths(synth.json);
+    const methods = resourcesOfType(synth.json, "AWS::ApiGateway::Method").map(([, m]) => m.Properties);
+    const on = (path: string, verb: string) =>
+      methods.filter((m) => {
+        const resource = m.ResourceId as { Ref?: string };
+        return (resource.Ref ? paths.get(resource.Ref) : "/") === path && m.HttpMethod === verb;
+      });
+    for (const route of routes) {
+      const head = on(route.path, "HEAD");
+      if (route.method !== "GET") {
+        expect(head, route.path).toEqual([]);
+        continue;
+      }
+      expect(head, `HEAD ${route.path}`).toHaveLength(1);
+      const get = on(route.path, "GET")[0]!;
+      expect(head[0]!.Integration, route.name).toEqual(get.Integration);
+      expect(head[0]!.AuthorizationType, route.name).toBe(get.AuthorizationType);
+    }
+  });
+
   it("answers unknown paths and wrong methods through the fallback (ANY on every resource and /{proxy+})", () => {
     const paths = apiPaths(synth.json);
     const anyMethods = resourcesOfType(synth.json, "AWS::ApiGateway::Method")

@@ -90,6 +90,19 @@ describe("GET /docs in Chromium", () => {
     }
   });
 
+  it("shows the hand-written request samples (curl first), and the convert one sends a real multipart body", async () => {
+    const section = page.locator('section[id$="/POST/v1/convert"]');
+    await section.scrollIntoViewIfNeeded();
+    await expect.poll(() => section.innerText(), { message: "the curl sample is shown first" }).toContain("-F file=@examples/files/contract.docx");
+    const picker = section.getByRole("combobox").or(section.locator("button", { hasText: /curl/ })).first();
+    await picker.click();
+    await page.getByRole("option", { name: /fetch/ }).first().click();
+    await expect.poll(() => section.innerText(), { message: "the fetch sample" }).toContain("new FormData()");
+    expect(await section.innerText()).not.toContain("body: undefined");
+    await page.screenshot({ path: `${outputDir}/docs-code-sample.png` });
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('runs "try it" on GET /v1/health and shows the healthy answer', async () => {
     const section = page.locator('section[id$="/GET/v1/health"]');
     await section.getByRole("button", { name: /Test Request/ }).click();

@@ -36,7 +36,7 @@ async function launch(command: string, args: string[]): Promise<{ child: ChildPr
 async function expectHealthy(url: string): Promise<void> {
   const health = await fetch(`${url}/v1/health`);
   expect(health.status).toBe(200);
-  expect(await health.json()).toMatchObject({ status: "healthy" });
+  expect(await health.json()).toMatchObject({ status: "healthy", checks: { libreoffice: { status: "up" } } });
 }
 
 const exited = (child: ChildProcess) =>

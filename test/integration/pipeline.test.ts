@@ -33,7 +33,7 @@ describe("the local server and the pipeline", () => {
   it("answers the health check as the SPEC says", async () => {
     const { status, json, headers } = await call("GET", "/v1/health");
     expect(status).toBe(200);
-    expect(json).toEqual({ status: "healthy", timestamp: expect.any(String), version: expect.any(String) });
+    expect(json).toEqual({ status: "healthy", timestamp: expect.any(String), version: expect.any(String), checks: { libreoffice: { status: "up" } } });
     expect(Number.isNaN(Date.parse(json.timestamp as string))).toBe(false);
     expect(headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(headers.get("x-content-type-options")).toBe("nosniff");
@@ -137,7 +137,7 @@ describe("the local server and the pipeline", () => {
     if (row.details) {
       expect(json.details).toEqual(row.details.map((d) => ({ field: d.field, issue: typeof d.issue === "string" ? d.issue : expect.stringMatching(d.issue) })));
     }
-    if (status === 405) expect(headers.get("allow")).toBe("GET, OPTIONS");
+    if (status === 405) expect(headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 
   it("answers CORS preflight", async () => {

@@ -9,7 +9,10 @@ export const healthRoute = defineRoute({
   auth: false,
   tag: "Service",
   summary: "Health check",
-  description: "Answers 200 while the service can take requests.",
+  description:
+    "Answers 200 while the service can take requests, with the state of each part it checks (like Gotenberg's health: " +
+    "on the local server LibreOffice, found and executable; nothing is started, so the probe stays fast). " +
+    "When a required part is down it answers 503 `SERVICE_UNAVAILABLE`, one `details` entry per part saying what to fix.",
   body: { kind: "none" },
   success: {
     description: "The service is healthy.",
@@ -19,11 +22,14 @@ export const healthRoute = defineRoute({
         status: z.literal("healthy"),
         timestamp: z.iso.datetime(),
         version: z.string(),
+        checks: z
+          .record(z.string(), z.object({ status: z.enum(["up", "down"]), message: z.string().optional() }))
+          .meta({ description: "Each checked part by name (locally `libreoffice`); empty where nothing needs checking." }),
       })
       .meta({ id: "Health" }),
-    example: { status: "healthy", timestamp: "2026-11-22T10:00:00.000Z", version: "0.1.0" },
+    example: { status: "healthy", timestamp: "2026-11-22T10:00:00.000Z", version: "0.1.0", checks: { libreoffice: { status: "up" } } },
   },
-  errors: [],
+  errors: ["SERVICE_UNAVAILABLE"],
 });
 
 /** infoRoute: GET / (a short description of the service). */
