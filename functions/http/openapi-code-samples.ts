@@ -43,6 +43,24 @@ function getJson(path: string, curlNote = ""): CodeSample[] {
   ];
 }
 
+/** authed is the three samples of a call with the key from SIGNET_KEY that answers JSON. */
+function authed(method: "GET" | "DELETE", path: string, jsPath: string, pyPath: string): CodeSample[] {
+  const curlMethod = method === "GET" ? "" : ` -X ${method}`;
+  return [
+    { lang: "Shell", label: "curl", source: `curl --fail-with-body -sS${curlMethod} "${B}${path}" -H "Authorization: Bearer $SIGNET_KEY"` },
+    {
+      lang: "JavaScript",
+      label: "fetch",
+      source: `const response = await fetch(\`${B}${jsPath}\`, { method: "${method}", headers: { ${jsAuth} } });\n${jsCheck}\nconsole.log(await response.json());`,
+    },
+    {
+      lang: "Python",
+      label: "requests",
+      source: `${pyHead}\nresponse = requests.${method.toLowerCase()}(f"${B}${pyPath}", headers=${pyAuth}, timeout=30)\nresponse.raise_for_status()\nprint(response.json())`,
+    },
+  ];
+}
+
 /** getToFile is the three samples of a GET answering a page or document saved to a file. */
 function getToFile(path: string, file: string): CodeSample[] {
   return [
@@ -292,6 +310,25 @@ with open("examples/files/contract.docx", "rb") as docx:
                              files={"file": ("contract.docx", docx)}, timeout=120)
 response.raise_for_status()
 open("contract.pdf", "wb").write(response.content)`,
+    },
+  ],
+
+  "keys-list": authed("GET", "/v1/keys", "/v1/keys", "/v1/keys"),
+  // KEY_ID is the id GET /v1/keys lists (key_...); any key of the same address, the caller's own included.
+  "keys-revoke": authed("DELETE", "/v1/keys/$KEY_ID", "/v1/keys/${process.env.KEY_ID}", "/v1/keys/{os.environ['KEY_ID']}"),
+  // The one-time link from the new key's notice e-mail (REVOKE_TOKEN is its rvk_... token): opened
+  // as sent it shows the key; adding &confirm=yes revokes it.
+  "keys-revoke-link": [
+    { lang: "Shell", label: "curl", source: `curl --fail-with-body -sS "${B}/v1/keys/revoke?token=$REVOKE_TOKEN"` },
+    {
+      lang: "JavaScript",
+      label: "fetch",
+      source: `const response = await fetch(\`${B}/v1/keys/revoke?token=\${process.env.REVOKE_TOKEN}\`);\n${jsCheck}\nconsole.log(await response.text());`,
+    },
+    {
+      lang: "Python",
+      label: "requests",
+      source: `import os, requests\n\nresponse = requests.get("${B}/v1/keys/revoke", params={"token": os.environ["REVOKE_TOKEN"]}, timeout=30)\nresponse.raise_for_status()\nprint(response.text)`,
     },
   ],
 };

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { latestCode } from "#test/helpers/keys-harness.ts";
+import { latestCode, mailsTo } from "#test/helpers/keys-harness.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig, pdfText } from "#test/helpers/pdf-tools.ts";
 
@@ -17,7 +17,8 @@ let key: string;
 const folders: string[] = [];
 
 // The order a reader would run them in: sign writes signed.pdf, which verify reads.
-const order = ["info", "health", "openapi", "docs", "auth-register", "auth-verify", "sign", "verify", "verify-key", "annotate-fields", "annotate", "convert"];
+// The key samples come last: keys-revoke revokes the key the auth-verify sample minted.
+const order = ["info", "health", "openapi", "docs", "auth-register", "auth-verify", "sign", "verify", "verify-key", "annotate-fields", "annotate", "convert", "keys-list", "keys-revoke-link", "keys-revoke"];
 
 const pythonHasRequests = (() => {
   try {
@@ -38,9 +39,12 @@ afterAll(async () => {
   folders.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
 });
 
+// Extra variables the key samples read (KEY_ID, REVOKE_TOKEN, and SIGNET_KEY for revoking).
+let sampleEnv: Record<string, string> = {};
+
 function run(command: string, args: string[], cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(command, args, { cwd, env: { ...process.env, SIGNET_KEY: key }, timeout: 120_000 }, (error, stdout, stderr) =>
+    execFile(command, args, { cwd, env: { ...process.env, SIGNET_KEY: key, ...sampleEnv }, timeout: 120_000 }, (error, stdout, stderr) =>
       done({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -84,17 +88,33 @@ describe("x-codeSamples in /openapi.json", () => {
     folders.push(cwd);
     symlinkSync(resolve("examples"), join(cwd, "examples"));
     const email = `${label}@example.com`;
+    let minted = "";
 
+    sampleEnv = {};
     for (const name of order) {
+      if (name === "keys-revoke-link") {
+        // The sample's own address and key: its notice carries the link, and it is revoked last.
+        const notice = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created").at(-1);
+        const token = /token=(rvk_[0-9A-Za-z]+)/.exec(notice?.body.text ?? "")?.[1];
+        expect(token, `a revocation link in the notice to ${email}`).toBeDefined();
+        const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).json()) as { keys: Array<{ id: string; current: boolean }> };
+        sampleEnv = { REVOKE_TOKEN: token!, SIGNET_KEY: minted, KEY_ID: listed.keys.find((entry) => entry.current)!.id };
+      }
       const sample = byName.get(name)?.["x-codeSamples"].find((candidate) => candidate.label === label);
       expect(sample, `${name} has a ${label} sample`).toBeDefined();
       let source = sample!.source.replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
       if (name === "auth-verify") source = source.replaceAll("123456", await latestCode(api.standIns.sesEndpoint, email));
       const result = await runners[label](source, cwd);
       expect(result.status, `${name} (${label}) failed:\n${source}\n${result.stderr}\n${result.stdout}`).toBe(0);
-      if (name === "auth-verify") expect(result.stdout).toMatch(/sgn_[A-Za-z0-9]{38}/);
+      if (name === "auth-verify") minted = /sgn_[A-Za-z0-9]{38}/.exec(result.stdout)?.[0] ?? "";
+      if (name === "auth-verify") expect(minted).not.toBe("");
+      if (name === "keys-list") expect(result.stdout).toMatch(/key_/);
+      if (name === "keys-revoke-link") expect(result.stdout).toMatch(/confirm/i);
       if (name === "verify") expect(result.stdout).toMatch(/true.*The signature is intact\./i);
     }
+
+    // keys-revoke revoked the minted key.
+    expect((await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).status).toBe(401);
 
     // What the samples wrote, checked by independent tools.
     expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
