@@ -8,7 +8,7 @@ import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
-import type { HttpResponse } from "#http/responses.ts";
+import { bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, type ProxyHandler } from "#local/handlers.ts";
@@ -80,9 +80,49 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too-la
   });
 }
 
-function send(res: ServerResponse, response: HttpResponse): void {
+/** write writes one piece, waiting for the socket to drain when its buffer is full; false once the client is gone. */
+async function write(res: ServerResponse, chunk: string, encoding: BufferEncoding): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (!res.write(chunk, encoding)) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  }
+  return !res.destroyed;
+}
+
+/** sendParts writes a json() answer holding base64Text members piece by piece, base64 in 64 KB windows. */
+async function sendParts(res: ServerResponse, parts: BodyPart[]): Promise<void> {
+  const WINDOW = 49_152; // bytes, a multiple of 3: windows encode without padding but the last
+  for (const part of parts) {
+    if (typeof part === "string") {
+      if (part.length > 0 && !(await write(res, part, "utf8"))) return;
+      continue;
+    }
+    if (part.prefix && !(await write(res, part.prefix, "latin1"))) return;
+    for (let offset = 0; offset < part.bytes.length; offset += WINDOW) {
+      if (!(await write(res, part.bytes.toString("base64", offset, Math.min(offset + WINDOW, part.bytes.length)), "latin1"))) return;
+    }
+  }
+  res.end();
+}
+
+function send(res: ServerResponse, response: HttpResponse): void | Promise<void> {
   const headers: Record<string, string | number | boolean> = { ...(response.headers ?? {}) };
   for (const [name, values] of Object.entries(response.multiValueHeaders ?? {})) headers[name] = values.join(", ");
+  const parts = bodyPartsOf(response);
+  if (parts) {
+    // The big base64 members never exist as one string here: written from their bytes.
+    const length = parts.reduce((sum, part) => sum + (typeof part === "string" ? Buffer.byteLength(part, "utf8") : part.length), 0);
+    res.writeHead(response.statusCode, { ...headers, "Content-Length": length });
+    return sendParts(res, parts);
+  }
   if (response.isBase64Encoded) {
     const body = Buffer.from(response.body, "base64");
     res.writeHead(response.statusCode, { ...headers, "Content-Length": body.length });
@@ -138,7 +178,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
     }
   }
   const response = await handler(event, lambdaContext(route?.name ?? "fallback", event.requestContext.requestId));
-  send(res, response);
+  await send(res, response);
 }
 
 /** clientErrorAnswer is the error a malformed or late request gets, in Signet's JSON layout. */
