@@ -45,6 +45,12 @@ export interface Config {
      * withholds or trickles them gets 408. The handler's own work is not counted.
      */
     requestTimeoutMs: number;
+    /**
+     * Local server: seconds an allowing API-key decision is reused for the same Authorization
+     * header, as API Gateway caches the authorizer's answer (the stack's resultsCacheTtl, 300 s).
+     * 0 asks the key store on every request.
+     */
+    authorizerCacheSeconds: number;
   };
   keys: {
     tableName: string;
@@ -113,6 +119,16 @@ function readInt(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function readCount(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`Configuration error: ${name} must be 0 or a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
 function readBool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -176,7 +192,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxRedirects: 3,
     },
     cors: { origin: env.SIGNET_CORS_ORIGIN ?? "*" },
-    http: { requestTimeoutMs: readInt(env, "SIGNET_REQUEST_TIMEOUT_MS", 60_000) },
+    http: {
+      requestTimeoutMs: readInt(env, "SIGNET_REQUEST_TIMEOUT_MS", 60_000),
+      authorizerCacheSeconds: readCount(env, "SIGNET_AUTHORIZER_CACHE_SECONDS", 300),
+    },
     keys: {
       tableName: required(env, "SIGNET_TABLE", runtime, "signet"),
       ...(env.SIGNET_DYNAMODB_ENDPOINT ? { dynamodbEndpoint: env.SIGNET_DYNAMODB_ENDPOINT } : {}),

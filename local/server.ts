@@ -140,6 +140,20 @@ function gatewayError(answer: GatewayAnswer, message = answer.message): HttpResp
 }
 
 /**
+ * authorizerCache keeps allowing decisions per Authorization header for
+ * config.http.authorizerCacheSeconds, as API Gateway caches the TOKEN authorizer's answer (the
+ * deployed stack: 300 s). Refusals are not kept. Bounded: the oldest entry goes first.
+ */
+const authorizerCache = new Map<string, { context: Record<string, unknown>; expires: number }>();
+const AUTHORIZER_CACHE_ENTRIES = 10_000;
+
+function rememberDecision(header: string, context: Record<string, unknown>): void {
+  if (config.http.authorizerCacheSeconds === 0) return;
+  if (authorizerCache.size >= AUTHORIZER_CACHE_ENTRIES) authorizerCache.delete(authorizerCache.keys().next().value!);
+  authorizerCache.set(header, { context, expires: Date.now() + config.http.authorizerCacheSeconds * 1000 });
+}
+
+/**
  * handleRequest plays API Gateway for one request: route lookup, the TOKEN authorizer for
  * protected routes, the proxy event, the function's answer back onto the wire.
  */
@@ -158,22 +172,28 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
     if (route.auth) {
       const header = req.headers.authorization;
       if (!header) return send(res, gatewayError(gatewayAnswers.missingKey));
-      try {
-        const decision = await authorizerHandler(
-          { type: "TOKEN", authorizationToken: header, methodArn: `arn:aws:execute-api:local:000000000000:local/local/${req.method}${url.pathname}` },
-          lambdaContext("authorizer", event.requestContext.requestId),
-        );
-        if (decision.policyDocument.Statement[0]?.Effect !== "Allow") {
-          const message = typeof decision.context?.message === "string" ? decision.context.message : "The API key is not valid.";
-          return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message }));
+      const cached = authorizerCache.get(header);
+      if (cached && cached.expires > Date.now()) {
+        event.requestContext.authorizer = { ...cached.context };
+      } else {
+        try {
+          const decision = await authorizerHandler(
+            { type: "TOKEN", authorizationToken: header, methodArn: `arn:aws:execute-api:local:000000000000:local/local/${req.method}${url.pathname}` },
+            lambdaContext("authorizer", event.requestContext.requestId),
+          );
+          if (decision.policyDocument.Statement[0]?.Effect !== "Allow") {
+            const message = typeof decision.context?.message === "string" ? decision.context.message : "The API key is not valid.";
+            return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message }));
+          }
+          event.requestContext.authorizer = { ...decision.context, principalId: decision.principalId };
+          rememberDecision(header, event.requestContext.authorizer);
+        } catch (error) {
+          if (error instanceof Error && error.message === "Unauthorized") {
+            return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message: "The API key is not valid." }));
+          }
+          logger.error("authorizer failed", { error: error as Error });
+          return send(res, gatewayError(gatewayAnswers.authorizerFailure));
         }
-        event.requestContext.authorizer = { ...decision.context, principalId: decision.principalId };
-      } catch (error) {
-        if (error instanceof Error && error.message === "Unauthorized") {
-          return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message: "The API key is not valid." }));
-        }
-        logger.error("authorizer failed", { error: error as Error });
-        return send(res, gatewayError(gatewayAnswers.authorizerFailure));
       }
     }
   }
