@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -245,10 +246,21 @@ function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   socket.destroy();
 }
 
+/** inFlight is the response of the request whose code is running (AsyncLocalStorage follows callbacks and promises). */
+const inFlight = new AsyncLocalStorage<ServerResponse>();
+
+function answerRequestThatThrew(): void {
+  const res = inFlight.getStore();
+  if (!res || res.destroyed) return;
+  if (res.headersSent) res.destroy();
+  else send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side; the failure is logged.", randomUUID()));
+}
+
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
 export async function startLocalServer(options: { port: number; host?: string }): Promise<LocalServer> {
-  // No error of one request may end the server and drop every other request under way.
-  guardUncaughtExceptions();
+  // No error of one request may end the server and drop every other request under way; the request
+  // that threw gets a 500 when nothing of its answer went out yet.
+  guardUncaughtExceptions(answerRequestThatThrew);
   const timeoutMs = config.http.requestTimeoutMs;
   const server = http.createServer(
     {
@@ -260,7 +272,7 @@ export async function startLocalServer(options: { port: number; host?: string })
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(timeoutMs / 4))),
     },
     (req, res) => {
-      handleRequest(req, res).catch((error: unknown) => {
+      inFlight.run(res, () => handleRequest(req, res)).catch((error: unknown) => {
         if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
           // The client went away (or the request timed out) before its body arrived: nobody to answer.
           logger.info("request abandoned before its body arrived", { path: req.url });
