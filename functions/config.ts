@@ -46,6 +46,12 @@ export interface Config {
      * withholds or trickles them gets 408. The handler's own work is not counted.
      */
     requestTimeoutMs: number;
+    /**
+     * Local server: seconds an allowing API-key decision is reused for the same Authorization
+     * header, as API Gateway caches the authorizer's answer (the stack's resultsCacheTtl, 60 s).
+     * 0 (the default) asks the key store on every request.
+     */
+    authorizerCacheSeconds: number;
   };
   /** The API's public base URL for links in e-mails (SIGNET_PUBLIC_URL); derived from the request when unset. */
   publicUrl?: string;
@@ -122,6 +128,16 @@ function readInt(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function readCount(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`Configuration error: ${name} must be 0 or a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
 function readBool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -193,7 +209,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxRedirects: 3,
     },
     cors: { origin: env.SIGNET_CORS_ORIGIN ?? "*" },
-    http: { requestTimeoutMs: readInt(env, "SIGNET_REQUEST_TIMEOUT_MS", 60_000) },
+    http: {
+      requestTimeoutMs: readInt(env, "SIGNET_REQUEST_TIMEOUT_MS", 60_000),
+      authorizerCacheSeconds: readCount(env, "SIGNET_AUTHORIZER_CACHE_SECONDS", 0),
+    },
     ...(env.SIGNET_PUBLIC_URL ? { publicUrl: env.SIGNET_PUBLIC_URL.replace(/\/+$/, "") } : {}),
     keys: {
       tableName: required(env, "SIGNET_TABLE", runtime, "signet"),

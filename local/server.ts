@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -8,7 +9,7 @@ import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
-import type { HttpResponse } from "#http/responses.ts";
+import { bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
 import { findRoute } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
@@ -81,9 +82,49 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too-la
   });
 }
 
-function send(res: ServerResponse, response: HttpResponse): void {
+/** write writes one piece, waiting for the socket to drain when its buffer is full; false once the client is gone. */
+async function write(res: ServerResponse, chunk: string, encoding: BufferEncoding): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (!res.write(chunk, encoding)) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  }
+  return !res.destroyed;
+}
+
+/** sendParts writes a json() answer holding base64Text members piece by piece, base64 in 64 KB windows. */
+async function sendParts(res: ServerResponse, parts: BodyPart[]): Promise<void> {
+  const WINDOW = 49_152; // bytes, a multiple of 3: windows encode without padding but the last
+  for (const part of parts) {
+    if (typeof part === "string") {
+      if (part.length > 0 && !(await write(res, part, "utf8"))) return;
+      continue;
+    }
+    if (part.prefix && !(await write(res, part.prefix, "latin1"))) return;
+    for (let offset = 0; offset < part.bytes.length; offset += WINDOW) {
+      if (!(await write(res, part.bytes.toString("base64", offset, Math.min(offset + WINDOW, part.bytes.length)), "latin1"))) return;
+    }
+  }
+  res.end();
+}
+
+function send(res: ServerResponse, response: HttpResponse): void | Promise<void> {
   const headers: Record<string, string | number | boolean> = { ...(response.headers ?? {}) };
   for (const [name, values] of Object.entries(response.multiValueHeaders ?? {})) headers[name] = values.join(", ");
+  const parts = bodyPartsOf(response);
+  if (parts) {
+    // The big base64 members never exist as one string here: written from their bytes.
+    const length = parts.reduce((sum, part) => sum + (typeof part === "string" ? Buffer.byteLength(part, "utf8") : part.length), 0);
+    res.writeHead(response.statusCode, { ...headers, "Content-Length": length });
+    return sendParts(res, parts);
+  }
   if (response.isBase64Encoded) {
     const body = Buffer.from(response.body, "base64");
     res.writeHead(response.statusCode, { ...headers, "Content-Length": body.length });
@@ -98,6 +139,20 @@ function send(res: ServerResponse, response: HttpResponse): void {
 
 function gatewayError(answer: GatewayAnswer, message = answer.message): HttpResponse {
   return errorResponse(answer.code, message, randomUUID());
+}
+
+/**
+ * authorizerCache keeps allowing decisions per Authorization header for
+ * config.http.authorizerCacheSeconds (default 0: off, so a revoked key is refused at once), as API
+ * Gateway caches the TOKEN authorizer's answer (the deployed stack: 60 s). Refusals are not kept. Bounded: the oldest entry goes first.
+ */
+const authorizerCache = new Map<string, { context: Record<string, unknown>; expires: number }>();
+const AUTHORIZER_CACHE_ENTRIES = 10_000;
+
+function rememberDecision(header: string, context: Record<string, unknown>): void {
+  if (config.http.authorizerCacheSeconds === 0) return;
+  if (authorizerCache.size >= AUTHORIZER_CACHE_ENTRIES) authorizerCache.delete(authorizerCache.keys().next().value!);
+  authorizerCache.set(header, { context, expires: Date.now() + config.http.authorizerCacheSeconds * 1000 });
 }
 
 /**
@@ -123,27 +178,33 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
     if (route.auth) {
       const header = req.headers.authorization;
       if (!header) return send(res, gatewayError(gatewayAnswers.missingKey));
-      try {
-        const decision = await authorizerHandler(
-          { type: "TOKEN", authorizationToken: header, methodArn: `arn:aws:execute-api:local:000000000000:local/local/${req.method}${url.pathname}` },
-          lambdaContext("authorizer", event.requestContext.requestId),
-        );
-        if (decision.policyDocument.Statement[0]?.Effect !== "Allow") {
-          const message = typeof decision.context?.message === "string" ? decision.context.message : "The API key is not valid.";
-          return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message }));
+      const cached = authorizerCache.get(header);
+      if (cached && cached.expires > Date.now()) {
+        event.requestContext.authorizer = { ...cached.context };
+      } else {
+        try {
+          const decision = await authorizerHandler(
+            { type: "TOKEN", authorizationToken: header, methodArn: `arn:aws:execute-api:local:000000000000:local/local/${req.method}${url.pathname}` },
+            lambdaContext("authorizer", event.requestContext.requestId),
+          );
+          if (decision.policyDocument.Statement[0]?.Effect !== "Allow") {
+            const message = typeof decision.context?.message === "string" ? decision.context.message : "The API key is not valid.";
+            return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message }));
+          }
+          event.requestContext.authorizer = { ...decision.context, principalId: decision.principalId };
+          rememberDecision(header, event.requestContext.authorizer);
+        } catch (error) {
+          if (error instanceof Error && error.message === "Unauthorized") {
+            return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message: "The API key is not valid." }));
+          }
+          logger.error("authorizer failed", { error: error as Error });
+          return send(res, gatewayError(gatewayAnswers.authorizerFailure));
         }
-        event.requestContext.authorizer = { ...decision.context, principalId: decision.principalId };
-      } catch (error) {
-        if (error instanceof Error && error.message === "Unauthorized") {
-          return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message: "The API key is not valid." }));
-        }
-        logger.error("authorizer failed", { error: error as Error });
-        return send(res, gatewayError(gatewayAnswers.authorizerFailure));
       }
     }
   }
   const response = await handler(event, lambdaContext(route?.name ?? "fallback", event.requestContext.requestId));
-  send(res, response);
+  await send(res, response);
 }
 
 /** clientErrorAnswer is the error a malformed or late request gets, in Signet's JSON layout. */
@@ -190,10 +251,21 @@ function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   socket.destroy();
 }
 
+/** inFlight is the response of the request whose code is running (AsyncLocalStorage follows callbacks and promises). */
+const inFlight = new AsyncLocalStorage<ServerResponse>();
+
+function answerRequestThatThrew(): void {
+  const res = inFlight.getStore();
+  if (!res || res.destroyed) return;
+  if (res.headersSent) res.destroy();
+  else send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side; the failure is logged.", randomUUID()));
+}
+
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
 export async function startLocalServer(options: { port: number; host?: string }): Promise<LocalServer> {
-  // No error of one request may end the server and drop every other request under way.
-  guardUncaughtExceptions();
+  // No error of one request may end the server and drop every other request under way; the request
+  // that threw gets a 500 when nothing of its answer went out yet.
+  guardUncaughtExceptions(answerRequestThatThrew);
   const timeoutMs = config.http.requestTimeoutMs;
   const server = http.createServer(
     {
@@ -205,7 +277,7 @@ export async function startLocalServer(options: { port: number; host?: string })
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(timeoutMs / 4))),
     },
     (req, res) => {
-      handleRequest(req, res).catch((error: unknown) => {
+      inFlight.run(res, () => handleRequest(req, res)).catch((error: unknown) => {
         if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
           // The client went away (or the request timed out) before its body arrived: nobody to answer.
           logger.info("request abandoned before its body arrived", { path: req.url });

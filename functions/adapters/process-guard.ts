@@ -18,16 +18,30 @@ export function guardUnhandledRejections(): void {
   });
 }
 
+const exceptionHandlers = new Set<(error: Error) => void>();
+
+/** uncaughtExceptionListener is the process listener guardUncaughtExceptions installs (exported for tests). */
+export function uncaughtExceptionListener(error: Error): void {
+  logger.error("uncaught exception (a bug; the process keeps serving)", { error });
+  for (const handler of exceptionHandlers) {
+    try {
+      handler(error);
+    } catch {
+      // a failing handler must not take the guard down
+    }
+  }
+}
+
 /**
  * guardUncaughtExceptions keeps a long-running server (the local server) up when one request's
- * code throws outside any promise chain: the error is logged, the other requests carry on, and the
- * request that threw ends through the server's request time-out. Lambda's runtime handles these
- * itself (the container is replaced), so only the local server installs this.
+ * code throws outside any promise chain: the error is logged, `onError` may answer the request
+ * that threw (the local server finds it through AsyncLocalStorage), and the other requests carry
+ * on. Lambda's runtime handles these itself (the container is replaced), so only the local server
+ * installs this.
  */
-export function guardUncaughtExceptions(): void {
+export function guardUncaughtExceptions(onError?: (error: Error) => void): void {
+  if (onError) exceptionHandlers.add(onError);
   if (exceptionsGuarded) return;
   exceptionsGuarded = true;
-  process.on("uncaughtException", (error) => {
-    logger.error("uncaught exception (a bug; the process keeps serving)", { error });
-  });
+  process.on("uncaughtException", uncaughtExceptionListener);
 }

@@ -228,8 +228,9 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
     .use(httpHeaderNormalizer())
     .use({
       after: (request) => {
+        if (config.runtime !== "aws") return; // (reading body would build a lazy json() body)
         const body = request.response?.body ?? "";
-        if (config.runtime === "aws" && body.length > LAMBDA_RESPONSE_LIMIT) {
+        if (body.length > LAMBDA_RESPONSE_LIMIT) {
           throw new SignetError(
             "PAYLOAD_TOO_LARGE",
             `The result is ${formatBytes(body.length)} encoded, over the 6 MB a Lambda response may carry; split the document or use the local server.`,

@@ -5,49 +5,92 @@ import type { APIGatewayProxyResult } from "aws-lambda";
 export type HttpResponse = APIGatewayProxyResult;
 
 /**
- * JsonSafeText is a string known to need no JSON escaping (base64 we encoded ourselves). json()
- * splices it into the output as it is instead of letting JSON.stringify scan and copy megabytes.
+ * JsonSafeText is bytes to appear in a JSON answer as base64 (after an optional prefix such as a
+ * data: URI header): text that needs no JSON escaping. json() splices it in unscanned, and the
+ * local server writes it straight from the bytes (bodyPartsOf), never building the whole string.
  */
 export class JsonSafeText {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly bytes: Buffer,
+    readonly prefix: string,
+  ) {}
+
+  /** The encoded length in characters (base64 with padding). */
+  get length(): number {
+    return this.prefix.length + Math.ceil(this.bytes.length / 3) * 4;
+  }
+
+  get text(): string {
+    return this.prefix + this.bytes.toString("base64");
+  }
 }
 
 /** base64Text is bytes as base64 (with an optional safe prefix such as a data: URI header), for json(). */
 export function base64Text(bytes: Uint8Array, prefix = ""): JsonSafeText {
-  if (/["\\\u0000-\u001f]/.test(prefix)) throw new Error("base64Text: the prefix needs JSON escaping");
-  return new JsonSafeText(prefix + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"));
+  if (/["\\\u0000-\u001f\u007f-\uffff]/.test(prefix)) throw new Error("base64Text: the prefix must be ASCII that needs no JSON escaping");
+  return new JsonSafeText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), prefix);
 }
 
-/** stringify is JSON.stringify, with each JsonSafeText spliced in unscanned (the result is a rope, flattened once when sent). */
-function stringify(body: unknown): string {
-  const safe: string[] = [];
+/** BodyPart is a piece of a JSON answer: JSON text, or bytes written as base64 inside quotes. */
+export type BodyPart = string | JsonSafeText;
+
+const bodyParts = new WeakMap<object, BodyPart[]>();
+
+/**
+ * bodyPartsOf gives the pieces of a json() answer that holds base64Text members, so the local
+ * server can write them without the whole body as one string; undefined for any other answer.
+ */
+export function bodyPartsOf(response: HttpResponse): BodyPart[] | undefined {
+  return bodyParts.get(response);
+}
+
+/** jsonParts is JSON.stringify's text split around each JsonSafeText (found behind a random marker). */
+function jsonParts(body: unknown): BodyPart[] {
+  const safe: JsonSafeText[] = [];
   let nonce = "";
   const skeleton = JSON.stringify(body, (_key, value: unknown) => {
     if (!(value instanceof JsonSafeText)) return value;
     // A random marker: no string of the caller's can spell it.
     nonce ||= randomBytes(12).toString("hex");
-    safe.push(value.text);
+    safe.push(value);
     return `\u0000${nonce}:${safe.length - 1}\u0000`;
   });
-  if (safe.length === 0) return skeleton;
-  let out = "";
+  const parts: BodyPart[] = [];
   let from = 0;
-  for (const [index, text] of safe.entries()) {
+  for (const [index, value] of safe.entries()) {
     const marker = `"\\u0000${nonce}:${index}\\u0000"`;
     const at = skeleton.indexOf(marker, from);
-    out += `${skeleton.slice(from, at)}"${text}"`;
+    parts.push(`${skeleton.slice(from, at)}"`, value);
     from = at + marker.length;
+    parts.push('"');
   }
-  return out + skeleton.slice(from);
+  parts.push(skeleton.slice(from));
+  return parts;
 }
 
-/** json answers with a JSON body; JsonSafeText members go in without a scan or copy. */
+/**
+ * json answers with a JSON body. base64Text members go in without a scan or copy: the body string
+ * is built only when something reads it (Lambda's runtime does; the local server writes the parts).
+ */
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return {
-    statusCode,
-    headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
-    body: stringify(body),
-  };
+  const response: HttpResponse = { statusCode, headers: { "Content-Type": "application/json; charset=utf-8", ...headers }, body: "" };
+  const parts = jsonParts(body);
+  if (parts.length === 1) {
+    response.body = parts[0] as string;
+    return response;
+  }
+  let text: string | undefined;
+  Object.defineProperty(response, "body", {
+    enumerable: true,
+    configurable: true,
+    get: () => (text ??= parts.map((part) => (typeof part === "string" ? part : part.text)).join("")),
+    set: (value: string) => {
+      text = value;
+      bodyParts.delete(response);
+    },
+  });
+  bodyParts.set(response, parts);
+  return response;
 }
 
 /** binary answers with raw bytes, base64-encoded as API Gateway expects for binary media types. */

@@ -8,6 +8,8 @@ import { captureOutput, latestCode, uniqueEmail } from "#test/helpers/keys-harne
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-server";
+// Every request asks the key store (no gateway-style decision cache): the 503 case below needs it.
+process.env.SIGNET_AUTHORIZER_CACHE_SECONDS = "0";
 process.env.SIGNET_LOG_LEVEL = "DEBUG";
 const output = captureOutput();
 const secrets: string[] = [];

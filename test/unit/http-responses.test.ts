@@ -1,6 +1,6 @@
 // The response helpers: JSON with spliced base64 (issue 16) and Content-Disposition (issue 11).
 import { describe, expect, it } from "vitest";
-import { attachmentDisposition, base64Text, json } from "#http/responses.ts";
+import { attachmentDisposition, base64Text, bodyPartsOf, json } from "#http/responses.ts";
 
 describe("json with base64Text members", () => {
   it("gives the same text JSON.stringify would", () => {
@@ -13,6 +13,23 @@ describe("json with base64Text members", () => {
   it("cannot be fooled by a caller's string that looks like a marker", () => {
     const body = { note: "\u0000safe0\u0000", data: base64Text(Buffer.from("hi")) };
     expect(JSON.parse(json(200, body).body)).toEqual({ note: "\u0000safe0\u0000", data: "aGk=" });
+  });
+
+  it("keeps the pieces for the local server, whose lengths add up to the body's", () => {
+    const bytes = Buffer.alloc(100_001, 7);
+    const response = json(200, { document: { base64: base64Text(bytes), contentType: "application/pdf" }, name: "résumé" });
+    const parts = bodyPartsOf(response)!;
+    expect(parts.filter((part) => typeof part !== "string")).toHaveLength(1);
+    const length = parts.reduce((sum, part) => sum + (typeof part === "string" ? Buffer.byteLength(part) : part.length), 0);
+    expect(length).toBe(Buffer.byteLength(response.body));
+  });
+
+  it("has no pieces without base64Text, and drops them when the body is replaced", () => {
+    expect(bodyPartsOf(json(200, { a: 1 }))).toBeUndefined();
+    const response = json(200, { data: base64Text(Buffer.from("hi")) });
+    response.body = "{}";
+    expect(bodyPartsOf(response)).toBeUndefined();
+    expect(response.body).toBe("{}");
   });
 
   it("refuses a prefix that would need escaping", () => {
