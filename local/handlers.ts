@@ -12,6 +12,7 @@ import { handler as health } from "#functions/health.ts";
 import { handler as info } from "#functions/info.ts";
 import { handler as openapi } from "#functions/openapi.ts";
 import { handler as sign } from "#functions/sign.ts";
+import { handler as uploads } from "#functions/uploads.ts";
 import { handler as verify } from "#functions/verify.ts";
 import { handler as verifyKey } from "#functions/verify-key.ts";
 
@@ -42,6 +43,7 @@ export const entryHandlers: Record<string, ProxyHandler> = {
   convert,
   verify,
   "verify-key": verifyKey,
+  uploads,
 } as Record<string, ProxyHandler>;
 
 /** fallbackHandler answers what no route claims (404/405, CORS preflight). */

@@ -8,8 +8,9 @@ const port = Number(process.env.PORT ?? 3000);
 // Loopback unless asked: the local server issues keys and fetches URLs, so it is not for the LAN.
 const host = process.env.HOST ?? "127.0.0.1";
 const sesPort = Number(process.env.SIGNET_SES_PORT ?? 8005);
+const s3Port = Number(process.env.SIGNET_S3_PORT ?? 8006); // the S3 stand-in (uploads)
 
-const standIns = await startStandIns({ dataDir, sesPort });
+const standIns = await startStandIns({ dataDir, sesPort, s3Port });
 Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
 
 // Imported only now: configuration is read once, at import, from the environment set above.
@@ -26,6 +27,7 @@ process.stdout.write(
     `  health:         curl ${server.url}/v1/health`,
     `  API reference:  ${server.url}/docs`,
     `  mail (browser): ${standIns.sesEndpoint}   JSON: ${standIns.sesEndpoint}/store   (and printed below)`,
+    `  S3 (uploads):   ${standIns.s3Endpoint}   (SIGNET_S3_PORT; objects in ${dataDir}/s3)`,
     `  data folder:    ${dataDir}`,
     "Press Ctrl+C to stop.",
     "",

@@ -3,6 +3,7 @@ import { registerRoute, verifyCodeRoute } from "#http/contracts/auth.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
 import { signRoute } from "#http/contracts/sign.ts";
+import { uploadsRoute } from "#http/contracts/uploads.ts";
 import { verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
 import type { RouteContract } from "#http/contract.ts";
 
@@ -23,6 +24,7 @@ export const routes: readonly RouteContract[] = [
   convertRoute,
   verifyRoute,
   verifyKeyRoute,
+  uploadsRoute,
 ] as RouteContract[];
 
 /**

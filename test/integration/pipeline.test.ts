@@ -78,7 +78,7 @@ describe("the local server and the pipeline", () => {
       status: 400,
       code: "VALIDATION_ERROR",
       message: /see details/,
-      details: [{ field: "document", issue: "give exactly one of document.base64 or document.url" }],
+      details: [{ field: "document", issue: "give exactly one of document.base64, document.url or document.upload" }],
     },
     {
       name: "document with neither member",
@@ -89,7 +89,7 @@ describe("the local server and the pipeline", () => {
       status: 400,
       code: "VALIDATION_ERROR",
       message: /see details/,
-      details: [{ field: "document", issue: "give exactly one of document.base64 or document.url" }],
+      details: [{ field: "document", issue: "give exactly one of document.base64, document.url or document.upload" }],
     },
     {
       name: "unknown members (UTF-8 survives the base64 hop)",
