@@ -9,6 +9,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  ResponseTransferMode,
   RestApi,
   TokenAuthorizer,
   type IResource,
@@ -74,11 +75,20 @@ interface Sizing {
  * in Signet's own 504 CONVERSION_TIMEOUT rather than a cut connection.
  */
 const integrationTimeoutSeconds = 29;
-const conversionTimeoutMs = (integrationTimeoutSeconds - 5) * 1000;
+
+/**
+ * Streaming routes (issue 15; contract `streaming`: sign, annotate, convert) use
+ * ResponseTransferMode.STREAM: the gateway allows up to 15 minutes, but cuts a stream idle for
+ * 5 minutes (Regional), and these functions write their answer only once it is complete. 120 s
+ * covers a LibreOffice cold start plus a 25 MB document with room to spare, well inside both.
+ * LibreOffice stops 5 s earlier, so a slow conversion still ends in Signet's own 504.
+ */
+export const streamingTimeoutSeconds = 120;
+const conversionTimeoutMs = (streamingTimeoutSeconds - 5) * 1000;
 
 const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
 // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
-const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: integrationTimeoutSeconds };
+const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: streamingTimeoutSeconds };
 
 /**
  * The key functions wait on DynamoDB and SES through AWS SDK clients with bounded retries. Their
@@ -351,9 +361,12 @@ export class SignetStack extends Stack {
     for (const route of routes) {
       const resource = api.root.resourceForPath(route.path);
       for (let at: IResource | undefined = resource; at; at = at.parentResource) known.add(at);
+      // Streaming routes: InvokeWithResponseStream, answers beyond 6 MB and 29 s (issue 15).
+      const streamed = route.streaming === true ? { responseTransferMode: ResponseTransferMode.STREAM } : {};
+      const timeout = Duration.seconds(route.streaming === true ? streamingTimeoutSeconds : integrationTimeoutSeconds);
       resource.addMethod(
         route.method,
-        new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout: Duration.seconds(integrationTimeoutSeconds) }),
+        new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout, ...streamed }),
         route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
       );
     }

@@ -7,6 +7,7 @@ import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { genericErrorExamples, operationExamples, type OperationExamples } from "#http/openapi-examples.ts";
 import { routes } from "#http/routes.ts";
+import { awsLimitsText } from "#http/aws-limits.ts";
 
 const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
 
@@ -169,7 +170,8 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       version: config.version,
       description:
         "Self-hostable document engine: PAdES signatures with an audit trail certificate, Word template filling, office to PDF conversion. " +
-        "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`.",
+        "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`. " +
+        awsLimitsText(),
       license: { name: "MIT", identifier: "MIT" },
     },
     // Relative to this document, so a client generator keeps a stage prefix (/prod/openapi.json).
@@ -179,6 +181,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       { name: "Sign", description: "Sign documents and check signatures." },
       { name: "Annotate", description: "Fill DOCX templates." },
       { name: "Convert", description: "Convert office documents." },
+      { name: "Uploads", description: "Send documents too large for a request body on AWS straight to storage, then use them by reference." },
       { name: "Service", description: "Health, this document and the reference page." },
     ],
     components: {

@@ -62,10 +62,12 @@ describe("functions", () => {
     expect(env("sign").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
   });
 
-  it("sizes conversion functions large and auth functions small, within the gateway's 29 s", () => {
-    for (const name of libreOfficeFunctions) expect(fnProps(name)).toMatchObject({ MemorySize: 3008, Timeout: 29, EphemeralStorage: { Size: 1024 } });
+  it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
+    // The LibreOffice functions are the streaming routes (issue 15): 120 s, see test/infra/large-documents.test.ts.
+    for (const name of libreOfficeFunctions) expect(fnProps(name)).toMatchObject({ MemorySize: 3008, Timeout: 120, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
-    for (const name of allNames) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
+    const streamed = new Set(routes.filter((route) => route.streaming).map((route) => route.name));
+    for (const name of allNames.filter((n) => !streamed.has(n))) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
   });
 
   it("gives the key functions time-outs above their AWS SDK retry budgets: register and verify 20 s, the authorizer 10 s", () => {

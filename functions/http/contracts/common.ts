@@ -1,6 +1,7 @@
 import * as z from "zod";
 import "zod-openapi";
 import { errorCodes } from "#domain/errors.ts";
+import { awsLimitsText } from "#http/aws-limits.ts";
 
 /** documentInputSchema is the `document` member of sign, annotate and verify (SPEC 2.1). */
 export const documentInputSchema = z
@@ -24,7 +25,7 @@ export const documentInputSchema = z
   .refine((input) => [input.base64, input.url, input.upload].filter((value) => value !== undefined).length === 1, {
     message: "give exactly one of document.base64, document.url or document.upload",
   })
-  .meta({ id: "DocumentInput", description: "The input document: exactly one of base64, url or upload." });
+  .meta({ id: "DocumentInput", description: `The input document: exactly one of base64, url or upload. ${awsLimitsText()}` });
 
 /** DocumentInput is a validated `document` member. */
 export type DocumentInput = z.output<typeof documentInputSchema>;
