@@ -121,8 +121,10 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
       },
     };
   } else if (route.body.kind === "multipart") {
+    // A route taking ?upload= (convert; issue 15) may come without a body.
+    const takesUpload = route.query instanceof z.ZodObject && "upload" in route.query.shape;
     operation.requestBody = {
-      required: true,
+      required: !takesUpload,
       description: route.body.description,
       content: {
         "multipart/form-data": {
