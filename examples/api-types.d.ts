@@ -192,7 +192,7 @@ export interface paths {
         put?: never;
         /**
          * Convert an office document
-         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After.
+         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
          */
         post: operations["convert"];
         delete?: never;
@@ -241,6 +241,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare a large document upload
+         * @description On AWS a request body may carry about 3.4 MB of document as base64 JSON (about 4.5 MB as a multipart file), because the gateway and Lambda cap an invocation at 6 MB. For anything larger (up to the 25 MB document limit), ask for an upload: POST the file to `url` as multipart/form-data with every member of `fields` as a form field and the file last, in a part named `file`, before `expiresAt`. Then send `document: { "upload": "<upload>" }` to sign, annotate, annotate/fields or verify, or call convert with `?upload=<upload>` and no body. Only the API key that asked for an upload can use it; it is deleted after the first successful request that uses it, and a reference is refused one hour after it was issued. Uploaded files left unused are removed within a day.
+         */
+        post: operations["uploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -260,12 +280,14 @@ export interface components {
                 enabled: boolean;
             };
         };
-        /** @description The input document: exactly one of base64 or url. */
+        /** @description The input document: exactly one of base64, url or upload. On AWS a request reaches the function only up to 6 MB after the gateway's base64 encoding: about 3.3 MB of document as base64 JSON, about 4.5 MB as a multipart file. Larger documents, up to the 25 MB document limit, go through POST /v1/uploads (then document.upload, or convert ?upload=) or document.url. Answers of sign, annotate and convert are streamed, so they are not held to Lambda's 6 MB. */
         DocumentInput: {
             /** @description The document, base64-encoded; a data URI (data:...;base64,...) is accepted too. */
             base64?: string;
-            /** @description An https URL the document is fetched from (no credentials, public addresses only). */
+            /** @description An https URL the document is fetched from (no credentials, public addresses only); the same 25 MB document limit applies. */
             url?: string;
+            /** @description A reference from POST /v1/uploads whose file was uploaded; use it for documents above about 3.4 MB on AWS. */
+            upload?: string;
         };
         Signer: {
             /** Format: email */
@@ -442,9 +464,29 @@ export interface components {
             validTo: string;
             issuer: string;
         };
+        UploadGrant: {
+            /**
+             * @description The reference to send as document.upload (sign, annotate, annotate/fields, verify) or ?upload= (convert).
+             * @example upl_t4x2k1_Qm9vbXNoYWthbGFrYTEyMw
+             */
+            upload: string;
+            /** @description Where to POST the file (multipart/form-data). */
+            url: string;
+            /** @description Form fields to send, in this order, before the `file` part. */
+            fields: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description The POST is refused after this time.
+             */
+            expiresAt: string;
+            /** @description The largest file the POST accepts; S3 refuses anything larger. */
+            maxBytes: number;
+        };
     };
     responses: {
-        /** @description `NOT_FOUND`: No such route. */
+        /** @description `NOT_FOUND`: No such route, or no such upload (unknown, expired, used, or another key's). */
         NotFound: {
             headers: {
                 /**
@@ -1477,13 +1519,15 @@ export interface operations {
                 to?: "pdf" | "docx";
                 /** @description Export PDF/A-2b (to=pdf only). */
                 pdfa?: "2b";
+                /** @description A reference from POST /v1/uploads: convert that uploaded file instead of a multipart body (send no body). Use it for files above about 4.5 MB on AWS. */
+                upload?: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** @description multipart/form-data with exactly one file part named `file` (no other parts). */
-        requestBody: {
+        /** @description multipart/form-data with exactly one file part named `file` (no other parts); no body with `?upload=`. */
+        requestBody?: {
             content: {
                 "multipart/form-data": {
                     /**
@@ -1815,6 +1859,92 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifyKeyResponse"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where and how to upload, and the reference to use afterwards. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadGrant"];
+                };
+            };
+            /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
+            401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
