@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { makeLargeDocx, makeLargePdf, postUpload, requestUpload, upload } from "#test/helpers/large-docs.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
+import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
 
 // Issue 15: documents too large for a request body on AWS go to S3 first (the local S3 stand-in
@@ -80,6 +81,16 @@ describe("uploads through the presigned POST", () => {
     const pdf = Buffer.from(await response.arrayBuffer());
     expect(await pdfText(pdf)).toContain("Twenty megabytes of statement of work");
   }, 300_000);
+
+  it("annotates a template by reference (annotate/fields, then annotate with a second upload)", async () => {
+    const template = buildDocx({ body: p(run("Date: {{date}}")) });
+    const fields = await api.postJson("/v1/annotate/fields", { document: { upload: await upload(api.url, key, template) } }, key);
+    expect(fields.status).toBe(200);
+    expect(JSON.stringify(fields.json)).toContain("date");
+    const filled = await api.postJson("/v1/annotate", { document: { upload: await upload(api.url, key, template) }, fields: [{ id: "date", type: "text", value: "23 November" }] }, key);
+    expect(filled.status, JSON.stringify(filled.json).slice(0, 300)).toBe(200);
+    expect(filled.json.document.base64).toMatch(/^data:application\/vnd\.openxmlformats/);
+  });
 
   it("refuses an upload over the cap by the POST policy (S3's EntityTooLarge)", async () => {
     const { grant } = await requestUpload(api.url, key);
