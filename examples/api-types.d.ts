@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Answers 200 while the service can take requests.
+         * @description Answers 200 while the service can take requests, with the state of each part it checks (like Gotenberg's health: on the local server LibreOffice, found and executable; nothing is started, so the probe stays fast). When a required part is down it answers 503 `SERVICE_UNAVAILABLE`, one `details` entry per part saying what to fix.
          */
         get: operations["health"];
         put?: never;
@@ -252,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * Convert an office document
-         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After.
+         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
          */
         post: operations["convert"];
         delete?: never;
@@ -301,6 +301,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare a large document upload
+         * @description On AWS a request body may carry about 3.4 MB of document as base64 JSON (about 4.5 MB as a multipart file), because the gateway and Lambda cap an invocation at 6 MB. For anything larger (up to the 25 MB document limit), ask for an upload: POST the file to `url` as multipart/form-data with every member of `fields` as a form field and the file last, in a part named `file`, before `expiresAt`. Then send `document: { "upload": "<upload>" }` to sign, annotate, annotate/fields or verify, or call convert with `?upload=<upload>` and no body. Only the API key that asked for an upload can use it; it is deleted after the first successful request that uses it, and a reference is refused one hour after it was issued. Uploaded files left unused are removed within a day.
+         */
+        post: operations["uploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -320,12 +340,14 @@ export interface components {
                 enabled: boolean;
             };
         };
-        /** @description The input document: exactly one of base64 or url. */
+        /** @description The input document: exactly one of base64, url or upload. On AWS a request reaches the function only up to 6 MB after the gateway's base64 encoding: about 3.3 MB of document as base64 JSON, about 4.5 MB as a multipart file. Larger documents, up to the 25 MB document limit, go through POST /v1/uploads (then document.upload, or convert ?upload=) or document.url. Answers of sign, annotate and convert are streamed, so they are not held to Lambda's 6 MB. */
         DocumentInput: {
             /** @description The document, base64-encoded; a data URI (data:...;base64,...) is accepted too. */
             base64?: string;
-            /** @description An https URL the document is fetched from (no credentials, public addresses only). */
+            /** @description An https URL the document is fetched from (no credentials, public addresses only); the same 25 MB document limit applies. */
             url?: string;
+            /** @description A reference from POST /v1/uploads whose file was uploaded; use it for documents above about 3.4 MB on AWS. */
+            upload?: string;
         };
         Signer: {
             /** Format: email */
@@ -410,6 +432,14 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
             version: string;
+            /** @description Each checked part by name (locally `libreoffice`); empty where nothing needs checking. */
+            checks: {
+                [key: string]: {
+                    /** @enum {string} */
+                    status: "up" | "down";
+                    message?: string;
+                };
+            };
         };
         RegisterResponse: {
             message: string;
@@ -542,13 +572,33 @@ export interface components {
             validTo: string;
             issuer: string;
         };
+        UploadGrant: {
+            /**
+             * @description The reference to send as document.upload (sign, annotate, annotate/fields, verify) or ?upload= (convert).
+             * @example upl_t4x2k1_Qm9vbXNoYWthbGFrYTEyMw
+             */
+            upload: string;
+            /** @description Where to POST the file (multipart/form-data). */
+            url: string;
+            /** @description Form fields to send, in this order, before the `file` part. */
+            fields: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description The POST is refused after this time.
+             */
+            expiresAt: string;
+            /** @description The largest file the POST accepts; S3 refuses anything larger. */
+            maxBytes: number;
+        };
     };
     responses: {
-        /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
+        /** @description `NOT_FOUND`: No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's). */
         NotFound: {
             headers: {
                 /**
-                 * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                 * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                  * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                  */
                 "X-Request-Id"?: string;
@@ -562,7 +612,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 /**
-                 * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                 * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                  * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                  */
                 "X-Request-Id"?: string;
@@ -576,7 +626,7 @@ export interface components {
         RequestRejected: {
             headers: {
                 /**
-                 * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                 * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                  * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                  */
                 "X-Request-Id"?: string;
@@ -607,7 +657,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -621,7 +671,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -640,7 +690,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -654,7 +704,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -679,7 +729,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -690,7 +740,12 @@ export interface operations {
                      * @example {
                      *       "status": "healthy",
                      *       "timestamp": "2026-11-22T10:00:00.000Z",
-                     *       "version": "0.1.0"
+                     *       "version": "0.1.0",
+                     *       "checks": {
+                     *         "libreoffice": {
+                     *           "status": "up"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -700,7 +755,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -719,7 +774,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -733,7 +788,21 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -758,7 +827,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -774,7 +843,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -793,7 +862,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -807,7 +876,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -832,7 +901,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -846,7 +915,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -865,7 +934,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -879,7 +948,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -907,7 +976,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -927,7 +996,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -941,7 +1010,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -960,7 +1029,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -974,7 +1043,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -988,7 +1057,7 @@ export interface operations {
             502: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1002,7 +1071,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1032,7 +1101,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1054,7 +1123,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1068,7 +1137,7 @@ export interface operations {
             422: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1082,7 +1151,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1101,7 +1170,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1115,7 +1184,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1129,7 +1198,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1154,7 +1223,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1188,7 +1257,7 @@ export interface operations {
             401: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1202,7 +1271,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1217,11 +1286,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1235,7 +1318,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1263,7 +1346,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1285,7 +1368,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1299,7 +1382,7 @@ export interface operations {
             401: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1309,11 +1392,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
+            /** @description `NOT_FOUND`: No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's). */
             404: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1327,7 +1410,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1342,11 +1425,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1360,7 +1457,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1390,7 +1487,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1414,7 +1511,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1424,11 +1521,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired. */
+            /** @description `NOT_FOUND`: No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's). */
             404: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1442,7 +1539,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1457,11 +1554,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1475,7 +1586,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1504,7 +1615,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1518,7 +1629,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1532,7 +1643,7 @@ export interface operations {
             401: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1546,7 +1657,7 @@ export interface operations {
             408: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1560,7 +1671,7 @@ export interface operations {
             413: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1574,7 +1685,7 @@ export interface operations {
             415: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1588,7 +1699,7 @@ export interface operations {
             422: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1602,7 +1713,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1621,7 +1732,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1635,7 +1746,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1649,7 +1760,7 @@ export interface operations {
             502: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1663,7 +1774,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1677,7 +1788,7 @@ export interface operations {
             504: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1709,7 +1820,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1723,7 +1834,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1737,7 +1848,7 @@ export interface operations {
             401: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1751,7 +1862,7 @@ export interface operations {
             408: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1765,7 +1876,7 @@ export interface operations {
             413: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1779,7 +1890,7 @@ export interface operations {
             415: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1793,7 +1904,7 @@ export interface operations {
             422: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1807,7 +1918,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1826,7 +1937,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1840,7 +1951,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1854,7 +1965,7 @@ export interface operations {
             502: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1868,7 +1979,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1882,7 +1993,7 @@ export interface operations {
             504: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1911,7 +2022,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1925,7 +2036,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1939,7 +2050,7 @@ export interface operations {
             401: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1953,7 +2064,7 @@ export interface operations {
             408: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1967,7 +2078,7 @@ export interface operations {
             413: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1981,7 +2092,7 @@ export interface operations {
             415: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -1995,7 +2106,7 @@ export interface operations {
             422: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2009,7 +2120,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2028,7 +2139,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2042,7 +2153,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2056,7 +2167,7 @@ export interface operations {
             502: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2070,7 +2181,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2091,13 +2202,15 @@ export interface operations {
                 to?: "pdf" | "docx";
                 /** @description Export PDF/A-2b (to=pdf only). */
                 pdfa?: "2b";
+                /** @description A reference from POST /v1/uploads: convert that uploaded file instead of a multipart body (send no body). Use it for files above about 4.5 MB on AWS. */
+                upload?: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** @description multipart/form-data with exactly one file part named `file` (no other parts). */
-        requestBody: {
+        /** @description multipart/form-data with exactly one file part named `file` (no other parts); no body with `?upload=`. */
+        requestBody?: {
             content: {
                 "multipart/form-data": {
                     /**
@@ -2113,7 +2226,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2133,7 +2246,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2147,7 +2260,7 @@ export interface operations {
             401: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2161,7 +2274,7 @@ export interface operations {
             408: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2175,7 +2288,7 @@ export interface operations {
             413: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2189,7 +2302,7 @@ export interface operations {
             415: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2203,7 +2316,7 @@ export interface operations {
             422: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2217,7 +2330,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2236,7 +2349,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2250,7 +2363,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2264,7 +2377,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2278,7 +2391,7 @@ export interface operations {
             504: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2307,7 +2420,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2321,7 +2434,7 @@ export interface operations {
             400: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2335,7 +2448,7 @@ export interface operations {
             408: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2349,7 +2462,7 @@ export interface operations {
             413: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2363,7 +2476,7 @@ export interface operations {
             415: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2377,7 +2490,7 @@ export interface operations {
             422: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2391,7 +2504,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2410,7 +2523,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2424,7 +2537,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2438,7 +2551,7 @@ export interface operations {
             502: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2452,7 +2565,7 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2477,7 +2590,7 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2491,7 +2604,7 @@ export interface operations {
             429: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2510,7 +2623,7 @@ export interface operations {
             431: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2524,7 +2637,7 @@ export interface operations {
             500: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
@@ -2538,7 +2651,107 @@ export interface operations {
             503: {
                 headers: {
                     /**
-                     * @description The id of this request in Signet's logs; quote it when reporting a problem.
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where and how to upload, and the reference to use afterwards. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadGrant"];
+                };
+            };
+            /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
+            401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;

@@ -192,7 +192,7 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
           body: { file: "contract.docx" },
           bodySerializer: (body) => {
             const form = new FormData();
-            form.append("file", new Blob([sample("contract.docx")]), body.file);
+            form.append("file", new Blob([sample("contract.docx")]), body?.file ?? "contract.docx");
             return form;
           },
           parseAs: "arrayBuffer",

@@ -1,13 +1,20 @@
 import { config } from "#config";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
+import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { resolveDocument } from "#domain/document.ts";
 import { describeFields } from "#domain/docx/annotate.ts";
 import { annotateFieldsRoute } from "#http/contracts/annotate.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";
+import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
+
+const uploads = { store: uploadStore, settings: uploadSettings(config) };
 
 /** handler answers POST /v1/annotate/fields: the content controls and {{placeholders}} a template offers. */
 export const handler = httpHandler(annotateFieldsRoute, async (req) => {
-  const document = await resolveDocument(req.body.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
-  return json(200, describeFields(document.bytes, config.limits));
+  const input = await uploadedDocument(req.body.document, req.principal, uploads);
+  const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
+  const fields = describeFields(document.bytes, config.limits);
+  await input.consumed();
+  return json(200, fields);
 });

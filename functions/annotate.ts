@@ -1,21 +1,26 @@
 import { config } from "#config";
 import { converter } from "#adapters/libreoffice-converter.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
+import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { resolveDocument } from "#domain/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";
+import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
 
 const { limits } = config;
+const uploads = { store: uploadStore, settings: uploadSettings(config) };
 
 /** handler answers POST /v1/annotate: a DOCX template and fields in, the filled DOCX (or its PDF) out as a data URI. */
 export const handler = httpHandler(annotateRoute, async (req) => {
   checkFieldCount(req.body.fields.length, limits.maxFields);
-  const document = await resolveDocument(req.body.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
+  const input = await uploadedDocument(req.body.document, req.principal, uploads);
+  const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
   const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher, limits });
   const pdf = req.query.to === "pdf";
   const output = pdf ? await converter.convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
   const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;
+  await input.consumed();
   return json(200, { document: { base64: `data:${contentType};base64,${output.toString("base64")}`, contentType } });
 });

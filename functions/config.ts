@@ -90,6 +90,18 @@ export interface Config {
     /** Extra trust anchors for /v1/verify, PEM file path. */
     trustAnchorsFile?: string;
   };
+  // --- uploads (issue 15) ---
+  uploads: {
+    /** Bucket of uploaded documents (SIGNET_UPLOADS_BUCKET); "signet-uploads" locally, unset on functions that take no uploads. */
+    bucket?: string;
+    /** Endpoint of an S3-compatible store (the local stand-in); unset on AWS. */
+    s3Endpoint?: string;
+    /** Seconds a presigned upload POST is valid. */
+    postExpirySeconds: number;
+    /** Seconds after issue an upload reference may be used. */
+    referenceTtlSeconds: number;
+  };
+  // --- end uploads ---
   conversion: {
     /** Path of soffice; found on PATH or in the Lambda locations when unset. */
     soffice?: string;
@@ -240,6 +252,14 @@ export function loadConfig(env: Env = process.env): Config {
       ...(env.SIGNET_TSA_URL ? { tsaUrl: env.SIGNET_TSA_URL } : {}),
       ...(env.SIGNET_TRUST_ANCHORS_FILE ? { trustAnchorsFile: env.SIGNET_TRUST_ANCHORS_FILE } : {}),
     },
+    // --- uploads (issue 15) ---
+    uploads: {
+      ...(env.SIGNET_UPLOADS_BUCKET || runtime === "local" ? { bucket: env.SIGNET_UPLOADS_BUCKET || "signet-uploads" } : {}),
+      ...(env.SIGNET_S3_ENDPOINT ? { s3Endpoint: env.SIGNET_S3_ENDPOINT } : {}),
+      postExpirySeconds: readInt(env, "SIGNET_UPLOAD_POST_EXPIRY_SECONDS", 900),
+      referenceTtlSeconds: readInt(env, "SIGNET_UPLOAD_TTL_SECONDS", 3600),
+    },
+    // --- end uploads ---
     conversion: {
       ...(env.SIGNET_SOFFICE ? { soffice: env.SIGNET_SOFFICE } : {}),
       timeoutMs: readInt(env, "SIGNET_CONVERSION_TIMEOUT_MS", 60_000),

@@ -1,21 +1,29 @@
 import { parse } from "node:path";
 import { config } from "#config";
 import { converter } from "#adapters/libreoffice-converter.ts";
+import { uploadStore } from "#adapters/s3-upload-store.ts";
+import { readUpload } from "#domain/upload.ts";
 import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
+import { uploadSettings } from "#http/upload-input.ts";
 
 const limits = config.documentLimits;
+const uploads = { store: uploadStore, settings: uploadSettings(config), now: () => new Date() };
 
 /** handler answers POST /v1/convert: one uploaded file in, the converted file out. */
 export const handler = httpHandler(convertRoute, async (req) => {
   const options = conversionOptions(req.query);
-  const upload = await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
+  const uploaded = req.query.upload === undefined ? undefined : await readUpload(req.principal?.keyId ?? "", req.query.upload, uploads, "query.upload");
+  const upload = uploaded
+    ? { bytes: uploaded.bytes, fileName: "document" }
+    : await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
   const checked = await checkConversionInput(upload.bytes, options.from, limits);
   const output = await converter.convert({ bytes: upload.bytes, ...options, ...checked });
   const { contentType, extension } = targetMediaTypes[options.to];
   const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;
+  if (uploaded) await uploads.store.remove(uploaded.key).catch(() => undefined);
   return binary(200, output, contentType, { "Content-Disposition": attachmentDisposition(fileName) });
 });

@@ -9,6 +9,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  ResponseTransferMode,
   RestApi,
   TokenAuthorizer,
   type IResource,
@@ -39,6 +40,7 @@ import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sende
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
+import { addUploads } from "./uploads.ts";
 
 /** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
 export interface SignetStackProps extends StackProps {
@@ -89,14 +91,23 @@ interface Sizing {
  * in Signet's own 504 CONVERSION_TIMEOUT rather than a cut connection.
  */
 const integrationTimeoutSeconds = 29;
-const conversionTimeoutMs = (integrationTimeoutSeconds - 5) * 1000;
+
+/**
+ * Streaming routes (issue 15; contract `streaming`: sign, annotate, convert) use
+ * ResponseTransferMode.STREAM: the gateway allows up to 15 minutes, but cuts a stream idle for
+ * 5 minutes (Regional), and these functions write their answer only once it is complete. 120 s
+ * covers a LibreOffice cold start plus a 25 MB document with room to spare, well inside both.
+ * LibreOffice stops 5 s earlier, so a slow conversion still ends in Signet's own 504.
+ */
+export const streamingTimeoutSeconds = 120;
+const conversionTimeoutMs = (streamingTimeoutSeconds - 5) * 1000;
 
 /** authorizerCacheSeconds is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
 export const authorizerCacheSeconds = 60;
 
 const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
 // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
-const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: integrationTimeoutSeconds };
+const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: streamingTimeoutSeconds };
 
 /**
  * The key functions wait on DynamoDB and SES through AWS SDK clients with bounded retries. Their
@@ -317,6 +328,9 @@ export class SignetStack extends Stack {
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
 
+    // Large documents go to S3 first (issue 15; infra/uploads.ts).
+    addUploads(this, fns, corsOrigin);
+
     this.api = this.createApi(props, corsOrigin);
 
     // Alarms nobody hears are noise on the bill: only with an address to mail them to.
@@ -457,7 +471,10 @@ export class SignetStack extends Stack {
     for (const route of routes) {
       const resource = api.root.resourceForPath(route.path);
       for (let at: IResource | undefined = resource; at; at = at.parentResource) known.add(at);
-      const integration = new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout: Duration.seconds(integrationTimeoutSeconds) });
+      // Streaming routes: InvokeWithResponseStream, answers beyond 6 MB and 29 s (issue 15).
+      const streamed = route.streaming === true ? { responseTransferMode: ResponseTransferMode.STREAM } : {};
+      const timeout = Duration.seconds(route.streaming === true ? streamingTimeoutSeconds : integrationTimeoutSeconds);
+      const integration = new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout, ...streamed });
       const options = route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {};
       resource.addMethod(route.method, integration, options);
       // HEAD is GET without the body (monitors probe /v1/health with it); the gateway drops the body.

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from "aws-lambda";
 import type { HttpResponse } from "#http/responses.ts";
+import { isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
+import { invokeBuffered } from "#local/response-stream.ts";
 import { handler as annotate } from "#functions/annotate.ts";
 import { handler as annotateFields } from "#functions/annotate-fields.ts";
 import { handler as authRegister } from "#functions/auth-register.ts";
@@ -15,6 +17,7 @@ import { handler as keysRevoke } from "#functions/keys-revoke.ts";
 import { handler as keysRevokeLink } from "#functions/keys-revoke-link.ts";
 import { handler as openapi } from "#functions/openapi.ts";
 import { handler as sign } from "#functions/sign.ts";
+import { handler as uploads } from "#functions/uploads.ts";
 import { handler as verify } from "#functions/verify.ts";
 import { handler as verifyKey } from "#functions/verify-key.ts";
 
@@ -31,8 +34,8 @@ export interface AuthorizerResult {
 /** AuthorizerHandler is the TOKEN authorizer entry. */
 export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<AuthorizerResult>;
 
-/** entryHandlers maps each route name (functions/<name>.ts) to the handler the Lambda exports. */
-export const entryHandlers: Record<string, ProxyHandler> = {
+/** exported maps each route name (functions/<name>.ts) to the handler the Lambda exports. */
+const exported: Record<string, unknown> = {
   info,
   health,
   openapi,
@@ -48,7 +51,29 @@ export const entryHandlers: Record<string, ProxyHandler> = {
   convert,
   verify,
   "verify-key": verifyKey,
-} as Record<string, ProxyHandler>;
+  uploads,
+};
+
+/**
+ * streamingHandlers are the streamified entries (sign, annotate, convert; issue 15), which the
+ * local server invokes with a stream decoding the wire format onto the HTTP response.
+ */
+export const streamingHandlers: Record<string, StreamingHandler<APIGatewayProxyEvent, Context>> = Object.fromEntries(
+  Object.entries(exported).filter(([, handler]) => isStreamingHandler(handler)),
+) as Record<string, StreamingHandler<APIGatewayProxyEvent, Context>>;
+
+/**
+ * entryHandlers maps each route name to a buffered call of its Lambda handler: streaming entries
+ * run their real streaming path and are reassembled from the wire output (tests, events/).
+ */
+export const entryHandlers: Record<string, ProxyHandler> = Object.fromEntries(
+  Object.entries(exported).map(([name, handler]) => [
+    name,
+    isStreamingHandler(handler)
+      ? (event: APIGatewayProxyEvent, context: Context) => invokeBuffered(handler as StreamingHandler<APIGatewayProxyEvent, Context>, event, context)
+      : handler,
+  ]),
+) as Record<string, ProxyHandler>;
 
 /** fallbackHandler answers what no route claims (404/405, CORS preflight). */
 export const fallbackHandler = fallback as unknown as ProxyHandler;

@@ -18,13 +18,15 @@ async function start(): Promise<void> {
   // Loopback unless asked: the local server issues keys and fetches URLs, so it is not for the LAN.
   const host = process.env.HOST ?? "127.0.0.1";
   const sesPort = readPort("SIGNET_SES_PORT", 8005);
+  const s3Port = readPort("SIGNET_S3_PORT", 8006); // the S3 stand-in (uploads)
 
   // The cheap checks first, so a clash is reported at once, not after the stand-ins and LibreOffice start.
   cleanups.push(lockDataDir(dataDir));
   await assertPortFree("the API", host, port, "PORT");
   await assertPortFree("the mail stand-in (local SES)", "127.0.0.1", sesPort, "SIGNET_SES_PORT");
+  await assertPortFree("the S3 stand-in (uploads)", "127.0.0.1", s3Port, "SIGNET_S3_PORT");
 
-  const standIns = await startStandIns({ dataDir, sesPort });
+  const standIns = await startStandIns({ dataDir, sesPort, s3Port });
   cleanups.push(() => standIns.close());
   Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
 

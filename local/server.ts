@@ -13,7 +13,8 @@ import { bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.t
 import { findRoute } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
-import { authorizerHandler, entryHandlers, fallbackHandler, type ProxyHandler } from "#local/handlers.ts";
+import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
+import { GatewayStream } from "#local/response-stream.ts";
 import { formatBytes } from "#domain/sizes.ts";
 
 /** LocalServer is a running local API. */
@@ -167,7 +168,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
   const route = found?.route;
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {
-    send(res, gatewayError(gatewayAnswers.tooLarge, `The request body is over the ${formatBytes(config.limits.maxRequestBytes)} limit; send large documents by URL.`));
+    send(res, gatewayError(gatewayAnswers.tooLarge, `The request body is over the ${formatBytes(config.limits.maxRequestBytes)} limit; upload documents (up to ${formatBytes(config.limits.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`));
     return;
   }
   const event = toProxyEvent(req, url, body, route?.path ?? "/{proxy+}");
@@ -202,6 +203,13 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
         }
       }
     }
+  }
+  // Streaming routes (issue 15): the handler writes the gateway's wire format, decoded onto res.
+  const streaming = route ? streamingHandlers[route.name] : undefined;
+  if (streaming) {
+    const stream = new GatewayStream(res);
+    await streaming(event, stream, lambdaContext(route!.name, event.requestContext.requestId));
+    return;
   }
   const response = await handler(event, lambdaContext(route?.name ?? "fallback", event.requestContext.requestId));
   await send(res, response);

@@ -6,11 +6,14 @@ import dynalite from "dynalite";
 import sesModule from "aws-ses-v2-local";
 import { startTransactionShim } from "#local/dynalite-transactions.ts";
 import { portInUse } from "#local/startup-errors.ts";
+import { startS3StandIn } from "#local/s3-stand-in.ts";
 
 /** StandIns are the embedded replacements of the AWS services, on loopback. */
 export interface StandIns {
   dynamodbEndpoint: string;
   sesEndpoint: string;
+  /** The S3 stand-in (uploads bucket; issue 15). */
+  s3Endpoint: string;
   /** Environment variables that point the adapters at the stand-ins. */
   env: Record<string, string>;
   close(): Promise<void>;
@@ -22,6 +25,8 @@ export interface StandInOptions {
   dataDir?: string;
   dynamodbPort?: number;
   sesPort?: number;
+  /** Port of the S3 stand-in (SIGNET_S3_PORT in local/main.ts); 0 picks a free one. */
+  s3Port?: number;
 }
 
 function listen(server: Server, port: number): Promise<number> {
@@ -67,22 +72,31 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   }
   const sesPort = sesAddress.port;
 
+  // --- S3 stand-in (issue 15): uploads, persisted under dataDir/s3 when a folder is given ---
+  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? "local";
+  const uploadsBucket = process.env.SIGNET_UPLOADS_BUCKET || "signet-uploads";
+  const s3 = await startS3StandIn({ ...(options.dataDir ? { dataDir: join(options.dataDir, "s3") } : {}), port: options.s3Port ?? 0, buckets: [uploadsBucket], secretAccessKey });
+  // --- end S3 stand-in ---
+
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
   const sesEndpoint = `http://127.0.0.1:${sesPort}`;
   return {
     dynamodbEndpoint,
     sesEndpoint,
+    s3Endpoint: s3.endpoint,
     env: {
+      SIGNET_S3_ENDPOINT: s3.endpoint,
+      SIGNET_UPLOADS_BUCKET: uploadsBucket,
       SIGNET_DYNAMODB_ENDPOINT: dynamodbEndpoint,
       SIGNET_SES_ENDPOINT: sesEndpoint,
       // The SDK insists on credentials and signs requests; the stand-ins accept any.
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "local",
-      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? "local",
+      AWS_SECRET_ACCESS_KEY: secretAccessKey,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
     },
     close: async () => {
       await close(shim.server);
-      await Promise.all([close(dynamo), close(ses)]);
+      await Promise.all([close(dynamo), close(ses), s3.close()]);
     },
   };
 }

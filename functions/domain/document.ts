@@ -169,7 +169,7 @@ const describe: Record<Exclude<DocumentType, "pdf" | "docx">, string> = {
  * fetches the URL, enforces the size limit and the accepted types.
  */
 export async function resolveDocument(
-  input: { base64?: string | undefined; url?: string | undefined },
+  input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined },
   accept: ReadonlyArray<"pdf" | "docx">,
   deps: { fetcher: Fetcher; limits: DocumentLimits },
 ): Promise<ResolvedDocument> {
@@ -184,8 +184,10 @@ export async function resolveDocument(
     const fetched = await deps.fetcher.fetch(input.url, { maxBytes: limits.maxDocumentBytes, what: "document" });
     bytes = fetched.bytes;
     fileName = fetched.fileName;
+  } else if (input.bytes !== undefined) {
+    bytes = input.bytes; // an upload, read by the handler (issue 15)
   } else {
-    throw new SignetError("VALIDATION_ERROR", "Give exactly one of document.base64 or document.url.");
+    throw new SignetError("VALIDATION_ERROR", "Give exactly one of document.base64, document.url or document.upload.");
   }
   if (bytes.length > limits.maxDocumentBytes) throw documentTooLarge(limits);
   if (bytes.length === 0) throw new SignetError("INVALID_DOCUMENT", "The document is empty.");

@@ -11,7 +11,7 @@ import { describeKey, type SigningIdentityStore } from "#domain/signing-identity
 
 /** SignInput is a validated sign request (SPEC 2). */
 export interface SignInput {
-  document: { base64?: string | undefined; url?: string | undefined };
+  document: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined };
   signer: { email: string; name: string; ip?: string | undefined; userAgent?: string | undefined };
   auditTrail: AuditEvent[];
   eventId?: string | undefined;

@@ -26,6 +26,11 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
   params?: z.ZodObject;
   body: BodyContract<B>;
   success: { description: string; contentType: string; schema?: z.ZodType; example?: unknown };
+  /**
+   * Answer through Lambda response streaming (API Gateway ResponseTransferMode.STREAM; issue 15):
+   * for answers that can outgrow Lambda's 6 MB buffered limit. The pipeline and the stack read it.
+   */
+  streaming?: boolean;
   /** Error codes this endpoint can answer with besides the ones every endpoint can. */
   errors: ErrorCode[];
 }

@@ -12,7 +12,7 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   VALIDATION_ERROR: { status: 400, description: "The request is malformed: a member is missing, unknown or of the wrong type." },
   AUTHENTICATION_ERROR: { status: 401, description: "The Authorization header is missing, malformed, or holds an unknown key." },
   REQUEST_REJECTED: { status: 403, description: "The gateway refused the request before Signet saw it (a firewall rule of the operator, for example)." },
-  NOT_FOUND: { status: 404, description: "No such route, or no live key with that id for your address, or a revocation link that is unknown, used or expired." },
+  NOT_FOUND: { status: 404, description: "No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's)." },
   METHOD_NOT_ALLOWED: { status: 405, description: "The route exists but not for this HTTP method." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The body, the document, an image or a list is over its size limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },

@@ -1,5 +1,7 @@
 import type { ErrorCode } from "#domain/errors.ts";
 import { denialMessages } from "#domain/key-service.ts";
+import { formatBytes } from "#domain/sizes.ts";
+import { DEFAULT_DOCUMENT_BYTES, GATEWAY_REQUEST_BYTES, INLINE_DOCUMENT_BYTES, LAMBDA_INVOKE_BYTES, MULTIPART_FILE_BYTES } from "#http/aws-limits.ts";
 
 /** GatewayAnswer is an error API Gateway itself produces before a function runs. */
 export interface GatewayAnswer {
@@ -24,6 +26,13 @@ export const gatewayAnswers = {
     message: "API keys cannot be checked right now; retry in a moment.",
   },
   throttled: { code: "RATE_LIMIT_ERROR", message: "Too many requests; slow down and retry." },
-  tooLarge: { code: "PAYLOAD_TOO_LARGE", message: "The request is larger than the 10 MB the gateway accepts; send large documents by URL." },
+  // The real limits on AWS (issue 15, functions/http/aws-limits.ts); uploads are the way past them.
+  tooLarge: {
+    code: "PAYLOAD_TOO_LARGE",
+    message:
+      `The request is larger than the ${formatBytes(GATEWAY_REQUEST_BYTES)} API Gateway accepts, and a function receives at most ${formatBytes(LAMBDA_INVOKE_BYTES)} ` +
+      `(base64 included: about ${formatBytes(INLINE_DOCUMENT_BYTES)} of document as base64 JSON, ${formatBytes(MULTIPART_FILE_BYTES)} as a multipart file). ` +
+      `Upload larger documents, up to ${formatBytes(DEFAULT_DOCUMENT_BYTES)}, with POST /v1/uploads and send the reference (document.upload, or convert ?upload=).`,
+  },
   timeout: { code: "CONVERSION_TIMEOUT", message: "The request took longer than the gateway allows; retry, or send a smaller document." },
 } as const satisfies Record<string, GatewayAnswer>;

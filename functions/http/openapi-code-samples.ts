@@ -44,7 +44,7 @@ function getJson(path: string, curlNote = ""): CodeSample[] {
 }
 
 /** authed is the three samples of a call with the key from SIGNET_KEY that answers JSON. */
-function authed(method: "GET" | "DELETE", path: string, jsPath: string, pyPath: string): CodeSample[] {
+function authed(method: "GET" | "POST" | "DELETE", path: string, jsPath: string, pyPath: string): CodeSample[] {
   const curlMethod = method === "GET" ? "" : ` -X ${method}`;
   return [
     { lang: "Shell", label: "curl", source: `curl --fail-with-body -sS${curlMethod} "${B}${path}" -H "Authorization: Bearer $SIGNET_KEY"` },
@@ -313,6 +313,9 @@ open("contract.pdf", "wb").write(response.content)`,
     },
   ],
 
+  // The answer is a presigned S3 POST: send the file to `url` with every member of `fields`, then
+  // use `upload` as document.upload (or convert's ?upload=).
+  uploads: authed("POST", "/v1/uploads", "/v1/uploads", "/v1/uploads"),
   "keys-list": authed("GET", "/v1/keys", "/v1/keys", "/v1/keys"),
   // KEY_ID is the id GET /v1/keys lists (key_...); any key of the same address, the caller's own included.
   "keys-revoke": authed("DELETE", "/v1/keys/$KEY_ID", "/v1/keys/${process.env.KEY_ID}", "/v1/keys/{os.environ['KEY_ID']}"),

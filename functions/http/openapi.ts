@@ -8,6 +8,7 @@ import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { codeSamples } from "#http/openapi-code-samples.ts";
 import { genericErrorExamples, operationExamples, type ErrorExample, type OperationExamples } from "#http/openapi-examples.ts";
 import { routes } from "#http/routes.ts";
+import { awsLimitsText } from "#http/aws-limits.ts";
 
 const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
 
@@ -131,8 +132,10 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
       },
     };
   } else if (route.body.kind === "multipart") {
+    // A route taking ?upload= (convert; issue 15) may come without a body.
+    const takesUpload = route.query instanceof z.ZodObject && "upload" in route.query.shape;
     operation.requestBody = {
-      required: true,
+      required: !takesUpload,
       description: route.body.description,
       content: {
         "multipart/form-data": {
@@ -180,7 +183,9 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       version: config.version,
       description:
         "Self-hostable document engine: PAdES signatures with an audit trail certificate, Word template filling, office to PDF conversion. " +
-        "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`.\n\n" +
+        "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`. " +
+        awsLimitsText() +
+        "\n\n" +
         "**Getting a key.** Sign, annotate and convert need `Authorization: Bearer sgn_...`. Call `GET /v1/auth/register?email=you@example.com`: " +
         "a 6-digit code is mailed to that address (valid 15 minutes, 5 tries). On the local server (`npm start`) no mail leaves the machine: the code is " +
         "printed in the terminal running `npm start`, shown in a browser at http://127.0.0.1:8005 (the local mail stand-in; `SIGNET_SES_PORT` changes the port) " +
@@ -198,6 +203,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       { name: "Sign", description: "Sign documents and check signatures." },
       { name: "Annotate", description: "Fill DOCX templates." },
       { name: "Convert", description: "Convert office documents." },
+      { name: "Uploads", description: "Send documents too large for a request body on AWS straight to storage, then use them by reference." },
       { name: "Service", description: "Health, this document and the reference page." },
     ],
     components: {

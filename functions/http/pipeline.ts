@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import middy from "@middy/core";
+import { executionModeStreamifyResponse } from "@middy/core/StreamifyResponse";
 import httpCors from "@middy/http-cors";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import httpSecurityHeaders from "@middy/http-security-headers";
@@ -16,6 +17,7 @@ import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
 import { rawBodyOf } from "#http/raw-body.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
 import { formatBytes } from "#domain/sizes.ts";
+import { ensureStreamingRuntime, toStreamBody } from "#http/streaming.ts";
 
 /** Principal is the caller an API key identified (set by the authorizer). */
 export interface Principal {
@@ -206,7 +208,13 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
   const startedAt = new WeakMap<object, number>();
   const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
 
-  return middy<APIGatewayProxyEvent, HttpResponse, Error, Context>()
+  // --- streaming (issue 15, functions/http/streaming.ts): no 6 MB cap, binary bodies as raw bytes ---
+  const streaming = contract.streaming === true;
+  if (streaming) ensureStreamingRuntime(); // Middy's streamifyResponse mode calls awslambda.streamifyResponse
+  return middy<APIGatewayProxyEvent, HttpResponse, Error, Context>(streaming ? { executionMode: executionModeStreamifyResponse } : {})
+    // Runs last after the handler: a streamed binary answer goes out as raw bytes, not base64.
+    .use({ after: (request) => void (streaming && request.response && (request.response = toStreamBody(request.response))) })
+    // --- end streaming ---
     .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
     // The docs page sends its own hash-based policy; every other answer keeps middy's strict default.
     .use(httpSecurityHeaders(contract.name === "docs" ? { contentSecurityPolicy: false } : {}))
@@ -230,7 +238,7 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       after: (request) => {
         if (config.runtime !== "aws") return; // (reading body would build a lazy json() body)
         const body = request.response?.body ?? "";
-        if (body.length > LAMBDA_RESPONSE_LIMIT) {
+        if (config.runtime === "aws" && !streaming && body.length > LAMBDA_RESPONSE_LIMIT) {
           throw new SignetError(
             "PAYLOAD_TOO_LARGE",
             `The result is ${formatBytes(body.length)} encoded, over the 6 MB a Lambda response may carry; split the document or use the local server.`,
@@ -246,7 +254,7 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       if (rawBody.length > config.limits.maxRequestBytes) {
         throw new SignetError(
           "PAYLOAD_TOO_LARGE",
-          `The request body is ${rawBody.length} bytes; the limit is ${config.limits.maxRequestBytes}. Send large documents by URL.`,
+          `The request body is ${rawBody.length} bytes; the limit is ${config.limits.maxRequestBytes}. Upload documents (up to ${formatBytes(config.limits.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
         );
       }
       const headers = (event.headers ?? {}) as Record<string, string>;

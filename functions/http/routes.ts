@@ -4,6 +4,7 @@ import { convertRoute } from "#http/contracts/convert.ts";
 import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
 import { signRoute } from "#http/contracts/sign.ts";
+import { uploadsRoute } from "#http/contracts/uploads.ts";
 import { verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
 import type { RouteContract } from "#http/contract.ts";
 
@@ -27,6 +28,7 @@ export const routes: readonly RouteContract[] = [
   convertRoute,
   verifyRoute,
   verifyKeyRoute,
+  uploadsRoute,
 ] as RouteContract[];
 
 /**

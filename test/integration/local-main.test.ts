@@ -12,7 +12,7 @@ async function launch(command: string, args: string[]): Promise<{ child: ChildPr
   const dataDir = mkdtempSync(join(tmpdir(), "signet-main-"));
   dataDirs.push(dataDir);
   const child = spawn(command, args, {
-    env: { ...process.env, PORT: "0", SIGNET_SES_PORT: "0", SIGNET_DATA_DIR: dataDir, SIGNET_LOG_LEVEL: "WARN" },
+    env: { ...process.env, PORT: "0", SIGNET_SES_PORT: "0", SIGNET_S3_PORT: "0", SIGNET_DATA_DIR: dataDir, SIGNET_LOG_LEVEL: "WARN" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -53,6 +53,8 @@ describe("the local server's start and stop", () => {
     // Exactly the README's command: prestart (scripts/setup.mjs, a no-op here) then local/main.ts.
     const { child, url, output } = await launch("npm", ["start"]);
     expect(output()).toMatch(/mail \(browser\): http:\/\/127\.0\.0\.1:\d+/);
+    // Issue 15: the S3 stand-in for uploads, on its own port, objects in the data folder.
+    expect(output()).toMatch(/S3 \(uploads\): +http:\/\/127\.0\.0\.1:\d+ .*SIGNET_S3_PORT.*\/s3\)/);
     await expectHealthy(url);
     const exit = exited(child);
     process.kill(-child.pid!, "SIGINT"); // what Ctrl+C sends: the whole foreground group

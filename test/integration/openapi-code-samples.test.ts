@@ -18,7 +18,7 @@ const folders: string[] = [];
 
 // The order a reader would run them in: sign writes signed.pdf, which verify reads.
 // The key samples come last: keys-revoke revokes the key the auth-verify sample minted.
-const order = ["info", "health", "openapi", "docs", "auth-register", "auth-verify", "sign", "verify", "verify-key", "annotate-fields", "annotate", "convert", "keys-list", "keys-revoke-link", "keys-revoke"];
+const order = ["info", "health", "openapi", "docs", "auth-register", "auth-verify", "sign", "verify", "verify-key", "annotate-fields", "annotate", "convert", "uploads", "keys-list", "keys-revoke-link", "keys-revoke"];
 
 const pythonHasRequests = (() => {
   try {
@@ -109,6 +109,7 @@ describe("x-codeSamples in /openapi.json", () => {
       if (name === "auth-verify") minted = /sgn_[A-Za-z0-9]{38}/.exec(result.stdout)?.[0] ?? "";
       if (name === "auth-verify") expect(minted).not.toBe("");
       if (name === "keys-list") expect(result.stdout).toMatch(/key_/);
+      if (name === "uploads") expect(result.stdout).toMatch(/upl_/);
       if (name === "keys-revoke-link") expect(result.stdout).toMatch(/confirm/i);
       if (name === "verify") expect(result.stdout).toMatch(/true.*The signature is intact\./i);
     }

@@ -68,7 +68,7 @@ describe("the local server and the pipeline", () => {
     { name: "malformed JSON", method: "POST", path: "/v1/verify", body: '{"document": {', headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /not valid JSON/ },
     { name: "empty body", method: "POST", path: "/v1/verify", headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /empty/ },
     { name: "deep JSON", method: "POST", path: "/v1/verify", body: `{"document":${"[".repeat(40)}${"]".repeat(40)}}`, headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /deeper than 32/ },
-    { name: "body over the cap", method: "POST", path: "/v1/verify", body: JSON.stringify({ document: { base64: "A".repeat(300 * 1024) } }), headers: JSON_TYPE, status: 413, code: "PAYLOAD_TOO_LARGE", message: /^The request body is over the 256 KB limit; send large documents by URL\.$/ },
+    { name: "body over the cap", method: "POST", path: "/v1/verify", body: JSON.stringify({ document: { base64: "A".repeat(300 * 1024) } }), headers: JSON_TYPE, status: 413, code: "PAYLOAD_TOO_LARGE", message: /^The request body is over the 256 KB limit; upload documents \(up to .+\) with POST \/v1\/uploads and send the reference instead\.$/ },
     {
       name: "document with both members",
       method: "POST",
@@ -78,7 +78,7 @@ describe("the local server and the pipeline", () => {
       status: 400,
       code: "VALIDATION_ERROR",
       message: /see details/,
-      details: [{ field: "document", issue: "give exactly one of document.base64 or document.url" }],
+      details: [{ field: "document", issue: "give exactly one of document.base64, document.url or document.upload" }],
     },
     {
       name: "document with neither member",
@@ -89,7 +89,7 @@ describe("the local server and the pipeline", () => {
       status: 400,
       code: "VALIDATION_ERROR",
       message: /see details/,
-      details: [{ field: "document", issue: "give exactly one of document.base64 or document.url" }],
+      details: [{ field: "document", issue: "give exactly one of document.base64, document.url or document.upload" }],
     },
     {
       name: "unknown members (UTF-8 survives the base64 hop)",

@@ -72,6 +72,7 @@ export const annotateRoute = defineRoute({
   method: "POST",
   path: "/v1/annotate",
   auth: true,
+  streaming: true, // a filled DOCX or its PDF may outgrow Lambda's 6 MB buffered limit
   tag: "Annotate",
   summary: "Fill a DOCX template",
   description:

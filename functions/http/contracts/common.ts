@@ -1,6 +1,7 @@
 import * as z from "zod";
 import "zod-openapi";
 import { errorCodes } from "#domain/errors.ts";
+import { awsLimitsText } from "#http/aws-limits.ts";
 
 /** documentInputSchema is the `document` member of sign, annotate and verify (SPEC 2.1). */
 export const documentInputSchema = z
@@ -14,12 +15,17 @@ export const documentInputSchema = z
       .string()
       .min(1)
       .optional()
-      .meta({ description: "An https URL the document is fetched from (no credentials, public addresses only)." }),
+      .meta({ description: "An https URL the document is fetched from (no credentials, public addresses only); the same 25 MB document limit applies." }),
+    upload: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "A reference from POST /v1/uploads whose file was uploaded; use it for documents above about 3.4 MB on AWS." }),
   })
-  .refine((input) => (input.base64 === undefined) !== (input.url === undefined), {
-    message: "give exactly one of document.base64 or document.url",
+  .refine((input) => [input.base64, input.url, input.upload].filter((value) => value !== undefined).length === 1, {
+    message: "give exactly one of document.base64, document.url or document.upload",
   })
-  .meta({ id: "DocumentInput", description: "The input document: exactly one of base64 or url." });
+  .meta({ id: "DocumentInput", description: `The input document: exactly one of base64, url or upload. ${awsLimitsText()}` });
 
 /** DocumentInput is a validated `document` member. */
 export type DocumentInput = z.output<typeof documentInputSchema>;

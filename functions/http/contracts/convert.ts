@@ -7,6 +7,7 @@ export const convertRoute = defineRoute({
   method: "POST",
   path: "/v1/convert",
   auth: true,
+  streaming: true, // the converted file goes out as raw bytes, beyond Lambda's 6 MB buffered limit
   tag: "Convert",
   summary: "Convert an office document",
   description: [
@@ -17,13 +18,19 @@ export const convertRoute = defineRoute({
     "`application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion:",
     "a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an",
     "OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After.",
+    "On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.",
   ].join(" "),
   query: z.strictObject({
     from: z.enum(["docx", "doc", "odt", "rtf", "md", "html"]).meta({ description: "Format of the uploaded file (required)." }),
     to: z.enum(["pdf", "docx"]).default("pdf").meta({ description: "Output format; docx only from doc, odt, rtf, md, html." }),
     pdfa: z.enum(["2b"]).optional().meta({ description: "Export PDF/A-2b (to=pdf only)." }),
+    upload: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "A reference from POST /v1/uploads: convert that uploaded file instead of a multipart body (send no body). Use it for files above about 4.5 MB on AWS." }),
   }),
-  body: { kind: "multipart", description: "multipart/form-data with exactly one file part named `file` (no other parts)." },
+  body: { kind: "multipart", description: "multipart/form-data with exactly one file part named `file` (no other parts); no body with `?upload=`." },
   success: { description: "The converted file (PDF, or DOCX with to=docx).", contentType: "application/pdf" },
   errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONVERSION_TIMEOUT", "RATE_LIMIT_ERROR", "SERVICE_UNAVAILABLE"],
 });

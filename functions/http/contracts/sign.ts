@@ -51,6 +51,8 @@ export const signRoute = defineRoute({
   method: "POST",
   path: "/v1/sign",
   auth: true,
+  // A 25 MB document signs to a ~34 MB JSON answer: streamed, beyond Lambda's 6 MB buffered limit.
+  streaming: true,
   tag: "Sign",
   summary: "Sign a PDF or DOCX",
   description:

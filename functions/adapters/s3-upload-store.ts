@@ -1,0 +1,65 @@
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
+import { config } from "#config";
+import { SignetError } from "#domain/errors.ts";
+import type { UploadStore } from "#domain/upload.ts";
+
+/** s3Client is the S3 client of this container: the stand-in's endpoint (path style) locally, AWS otherwise. */
+export function s3ClientFor(options: { region: string; endpoint?: string | undefined }): S3Client {
+  return options.endpoint ? new S3Client({ region: options.region, endpoint: options.endpoint, forcePathStyle: true }) : new S3Client({ region: options.region });
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof NoSuchKey || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404);
+}
+
+/**
+ * createS3UploadStore keeps uploads in a bucket. The presigned POST pins the exact key and a
+ * content-length-range of 1..maxBytes, so S3 itself refuses anything larger or elsewhere.
+ */
+export function createS3UploadStore(options: { bucket: string | undefined; client: S3Client }): UploadStore {
+  const { client } = options;
+  const bucket = (): string => {
+    if (!options.bucket) throw new SignetError("SERVICE_UNAVAILABLE", "Uploads are not configured on this deployment (SIGNET_UPLOADS_BUCKET is unset).");
+    return options.bucket;
+  };
+  return {
+    async presignPost({ key, maxBytes, expiresInSeconds }) {
+      try {
+        const post = await createPresignedPost(client as never, {
+          Bucket: bucket(),
+          Key: key,
+          Conditions: [["content-length-range", 1, maxBytes]],
+          Expires: expiresInSeconds,
+        });
+        return { url: post.url, fields: post.fields };
+      } catch (error) {
+        if (error instanceof SignetError) throw error;
+        throw new SignetError("SERVICE_UNAVAILABLE", "An upload could not be prepared right now; retry in a moment.", { cause: error });
+      }
+    },
+    async read(key, maxBytes) {
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
+        if ((answer.ContentLength ?? 0) > maxBytes) {
+          await answer.Body?.transformToWebStream().cancel();
+          return "too-large";
+        }
+        return Buffer.from(await answer.Body!.transformToByteArray());
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        if (error instanceof SignetError) throw error;
+        throw new SignetError("SERVICE_UNAVAILABLE", "The upload cannot be read right now; retry in a moment.", { cause: error });
+      }
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket(), Key: key }));
+    },
+  };
+}
+
+/** uploadStore is this container's upload store (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally). */
+export const uploadStore: UploadStore = createS3UploadStore({
+  bucket: config.uploads.bucket,
+  client: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }),
+});

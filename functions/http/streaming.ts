@@ -1,0 +1,103 @@
+import { Readable, type Writable } from "node:stream";
+import type { HttpResponse } from "#http/responses.ts";
+
+/**
+ * Lambda response streaming for API Gateway REST (ResponseTransferMode.STREAM, issue 15).
+ *
+ * Wire format API Gateway expects from a streaming Lambda proxy integration: the response's
+ * metadata as JSON ({ statusCode, headers, multiValueHeaders, cookies }), then 8 NUL bytes, then
+ * the raw payload (bytes as they are: no base64, no binaryMediaTypes involved). The Node.js
+ * runtime's `awslambda.HttpResponseStream.from(stream, metadata)` writes the first two parts;
+ * Middy's streamifyResponse execution mode calls it with the response minus its body, then
+ * writes the body. The answer is not limited to Lambda's 6 MB (streamed answers may reach
+ * 200 MB) nor API Gateway's 10 MB (above 10 MB the gateway sends at 2 MB/s), and the gateway
+ * waits up to 15 minutes instead of 29 s.
+ */
+
+/** STREAMING_DELIMITER separates the metadata JSON from the payload. */
+export const STREAMING_DELIMITER = Buffer.alloc(8);
+
+/** The marker the Node.js runtime puts on a streamified handler (and reads to invoke it so). */
+export const HANDLER_STREAMING = Symbol.for("aws.lambda.runtime.handler.streaming");
+const STREAM_RESPONSE = "response";
+
+/** The content type the runtime gives the stream once HttpResponseStream.from wrote metadata. */
+export const HTTP_INTEGRATION_CONTENT_TYPE = "application/vnd.awslambda.http-integration-response";
+
+/** ResponseStream is the writable the runtime hands a streaming handler. */
+export type ResponseStream = Writable & { setContentType?(type: string): void };
+
+/** StreamingHandler is a streamified Lambda handler: (event, responseStream, context). */
+export type StreamingHandler<E = unknown, C = unknown> = ((event: E, responseStream: ResponseStream, context: C) => Promise<void>) & {
+  [HANDLER_STREAMING]?: string;
+};
+
+interface LambdaStreamingGlobal {
+  streamifyResponse<H>(handler: H): H;
+  HttpResponseStream: { from(stream: ResponseStream, metadata: Record<string, unknown>): ResponseStream };
+}
+
+/**
+ * localStreamingRuntime does outside Lambda what the Node.js runtime's `awslambda` global does:
+ * streamifyResponse marks the handler, HttpResponseStream.from writes the metadata JSON and the
+ * 8-byte delimiter to the stream it is given. The local server hands handlers a stream that
+ * decodes this format onto the HTTP response (local/response-stream.ts), as API Gateway does.
+ */
+export const localStreamingRuntime: LambdaStreamingGlobal = {
+  streamifyResponse<H>(handler: H): H {
+    (handler as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
+    return handler;
+  },
+  HttpResponseStream: {
+    from(stream, metadata) {
+      stream.setContentType?.(HTTP_INTEGRATION_CONTENT_TYPE);
+      stream.write(JSON.stringify(metadata));
+      stream.write(STREAMING_DELIMITER);
+      return stream;
+    },
+  },
+};
+
+/**
+ * ensureStreamingRuntime makes `awslambda.streamifyResponse` and `HttpResponseStream` available: on
+ * Lambda the runtime defines them before any module loads; anywhere else (local server, tests) the
+ * local runtime above is installed once.
+ */
+export function ensureStreamingRuntime(): void {
+  const scope = globalThis as { awslambda?: Partial<LambdaStreamingGlobal> };
+  // Other libraries (the SDK's invoke store) create an `awslambda` object of their own: complete it, never replace it.
+  const runtime = (scope.awslambda ??= {});
+  if (typeof runtime.streamifyResponse !== "function") runtime.streamifyResponse = localStreamingRuntime.streamifyResponse;
+  runtime.HttpResponseStream ??= localStreamingRuntime.HttpResponseStream;
+}
+
+/** isStreamingHandler tells a streamified handler from a buffered one. */
+export function isStreamingHandler(handler: unknown): handler is StreamingHandler {
+  return typeof handler === "function" && (handler as StreamingHandler)[HANDLER_STREAMING] === STREAM_RESPONSE;
+}
+
+/**
+ * toStreamBody prepares a buffered response for the stream: a base64 body (binary answers) is
+ * streamed as its bytes, since streamed payloads are raw; the metadata loses isBase64Encoded.
+ */
+export function toStreamBody(response: HttpResponse): HttpResponse {
+  if (!response.isBase64Encoded) return response;
+  const { isBase64Encoded: _, body, ...rest } = response;
+  return { ...rest, body: Readable.from([Buffer.from(body, "base64")]) as unknown as string };
+}
+
+/** StreamedResponse is a streamed answer split back into its parts. */
+export interface StreamedResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  multiValueHeaders?: Record<string, string[]>;
+  body: Buffer;
+}
+
+/** decodeStreamedResponse splits the wire format (metadata JSON, 8 NULs, payload) into its parts. */
+export function decodeStreamedResponse(bytes: Buffer): StreamedResponse {
+  const at = bytes.indexOf(STREAMING_DELIMITER);
+  if (at < 0) throw new Error("streamed response has no metadata delimiter (8 NUL bytes)");
+  const metadata = JSON.parse(bytes.subarray(0, at).toString("utf8")) as Omit<StreamedResponse, "body">;
+  return { ...metadata, headers: metadata.headers ?? {}, body: bytes.subarray(at + STREAMING_DELIMITER.length) };
+}

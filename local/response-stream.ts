@@ -1,0 +1,82 @@
+import type { ServerResponse } from "node:http";
+import { Writable } from "node:stream";
+import type { APIGatewayProxyEvent, Context } from "aws-lambda";
+import { STREAMING_DELIMITER, decodeStreamedResponse, type StreamingHandler } from "#http/streaming.ts";
+import type { HttpResponse } from "#http/responses.ts";
+
+/**
+ * GatewayStream plays API Gateway's side of a streaming Lambda integration: it reads the metadata
+ * JSON up to the 8 NUL bytes, writes status and headers onto the HTTP response, then passes the
+ * payload through as it arrives (with back-pressure).
+ */
+export class GatewayStream extends Writable {
+  private head: Buffer[] = [];
+  private headSize = 0;
+  private started = false;
+
+  constructor(private readonly res: ServerResponse) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.started) return this.pass(chunk, callback);
+    this.head.push(chunk);
+    this.headSize += chunk.length;
+    const buffered = Buffer.concat(this.head, this.headSize);
+    const at = buffered.indexOf(STREAMING_DELIMITER);
+    if (at < 0) return callback();
+    const { statusCode, headers, multiValueHeaders } = decodeStreamedResponse(buffered.subarray(0, at + STREAMING_DELIMITER.length));
+    const merged: Record<string, string> = { ...headers };
+    for (const [name, values] of Object.entries(multiValueHeaders ?? {})) merged[name] = values.join(", ");
+    this.res.writeHead(statusCode, merged);
+    this.started = true;
+    this.head = [];
+    const rest = buffered.subarray(at + STREAMING_DELIMITER.length);
+    if (rest.length === 0) return callback();
+    this.pass(rest, callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    if (!this.started) return callback(new Error("the streaming handler ended without metadata"));
+    this.res.end(() => callback());
+  }
+
+  private pass(chunk: Buffer, callback: (error?: Error | null) => void): void {
+    if (this.res.write(chunk)) callback();
+    else this.res.once("drain", () => callback());
+  }
+}
+
+/** CollectingStream keeps everything a streaming handler writes (event-level tests, buffered calls). */
+export class CollectingStream extends Writable {
+  private readonly chunks: Buffer[] = [];
+  contentType?: string;
+
+  setContentType(type: string): void {
+    this.contentType = type;
+  }
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    callback();
+  }
+
+  /** bytes is the raw wire output: metadata JSON, 8 NUL bytes, payload. */
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+const TEXT = /^(application\/json|text\/)/i;
+
+/**
+ * invokeBuffered calls a streaming handler and reassembles a buffered proxy result from its wire
+ * output (JSON and text as strings, anything else base64), for callers that want one object.
+ */
+export async function invokeBuffered(handler: StreamingHandler<APIGatewayProxyEvent, Context>, event: APIGatewayProxyEvent, context: Context): Promise<HttpResponse> {
+  const stream = new CollectingStream();
+  await handler(event, stream, context);
+  const { statusCode, headers, body } = decodeStreamedResponse(stream.bytes);
+  const text = TEXT.test(headers["Content-Type"] ?? headers["content-type"] ?? "");
+  return text ? { statusCode, headers, body: body.toString("utf8") } : { statusCode, headers, body: body.toString("base64"), isBase64Encoded: true };
+}

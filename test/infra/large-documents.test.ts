@@ -1,0 +1,115 @@
+import { Match } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { routes } from "#http/routes.ts";
+import { functionLogicalId, streamingTimeoutSeconds } from "../../infra/signet-stack.ts";
+import { uploadFunctions } from "../../infra/uploads.ts";
+import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+
+// Issue 15: large documents on AWS. Uploads go to a private bucket that empties itself.
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize({ senderEmail: "noreply@example.com" });
+}, 180_000);
+
+const uploadsBucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("UploadsBucket"))![0];
+const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
+
+function statementsOf(name: string): Array<{ Action: string | string[]; Resource: unknown }> {
+  const role = (fnProps(name).Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+  return resourcesOfType(synth.json, "AWS::IAM::Policy")
+    .filter(([, policy]) => (policy.Properties.Roles as Array<{ Ref: string }>).some((ref) => ref.Ref === role))
+    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: [] }).Statement);
+}
+
+/** integrationOf finds the API Gateway method of a route and answers its Integration properties. */
+function integrationOf(path: string, method: string): Record<string, unknown> {
+  const paths = apiPaths(synth.json);
+  const found = resourcesOfType(synth.json, "AWS::ApiGateway::Method").find(
+    ([, resource]) => {
+      const ref = (resource.Properties.ResourceId as { Ref?: string }).Ref;
+      return resource.Properties.HttpMethod === method && (ref ? paths.get(ref) : "/") === path;
+    },
+  );
+  return found![1].Properties.Integration as Record<string, unknown>;
+}
+
+describe("streamed answers", () => {
+  it("streams sign, annotate and convert (InvokeWithResponseStream), and only those", () => {
+    expect(routes.filter((route) => route.streaming).map((route) => route.name).sort()).toEqual(["annotate", "convert", "sign"]);
+    for (const route of routes) {
+      const integration = integrationOf(route.path, route.method);
+      const uri = JSON.stringify(integration.Uri);
+      if (route.streaming) {
+        expect(integration.ResponseTransferMode, route.name).toBe("STREAM");
+        expect(uri, route.name).toContain("/response-streaming-invocations");
+        expect(integration.TimeoutInMillis, route.name).toBe(streamingTimeoutSeconds * 1000);
+      } else {
+        expect(integration.ResponseTransferMode ?? "BUFFERED", route.name).toBe("BUFFERED");
+        expect(uri, route.name).toContain("/invocations");
+        expect(uri, route.name).not.toContain("response-streaming");
+      }
+    }
+  });
+
+  it("gives the streamed functions time beyond the 29 s a buffered integration allows, inside the 5-minute idle cut", () => {
+    for (const name of ["sign", "annotate", "convert"]) {
+      expect(fnProps(name).Timeout, name).toBe(streamingTimeoutSeconds);
+      expect(Number((fnProps(name).Environment as { Variables: Record<string, string> }).Variables.SIGNET_CONVERSION_TIMEOUT_MS), name).toBe((streamingTimeoutSeconds - 5) * 1000);
+    }
+    expect(streamingTimeoutSeconds).toBeGreaterThan(29);
+    expect(streamingTimeoutSeconds).toBeLessThan(300);
+  });
+});
+
+describe("the gateway's own 413", () => {
+  it("speaks the error layout and names the real limits and the way past them", () => {
+    const [, response] = resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse").find(([, r]) => r.Properties.ResponseType === "REQUEST_TOO_LARGE")!;
+    expect(response.Properties.StatusCode).toBe("413");
+    const body = JSON.parse(
+      (response.Properties.ResponseTemplates as Record<string, string>)["application/json"]!.replace("$context.requestId", "req-1"),
+    ) as { code: string; message: string; requestId: string };
+    expect(body.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(body.message).toContain("10 MB");
+    expect(body.message).toContain("6 MB");
+    expect(body.message).toMatch(/about 3\.3 MB of document as base64 JSON, 4\.5 MB as a multipart file/);
+    expect(body.message).toContain("POST /v1/uploads");
+    expect(body.message).not.toMatch(/by URL/i);
+  });
+});
+
+describe("uploads bucket", () => {
+  it("is private, encrypted and TLS-only, and expires objects after one day", () => {
+    const bucket = synth.json.Resources[uploadsBucketId()]!.Properties;
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.LifecycleConfiguration).toEqual({
+      Rules: [{ Id: "expire-uploads", Status: "Enabled", ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+    });
+    expect(bucket.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] });
+    synth.template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      Bucket: { Ref: uploadsBucketId() },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]) },
+    });
+  });
+
+  it("lets browsers POST the presigned form from the API's CORS origin", () => {
+    const bucket = synth.json.Resources[uploadsBucketId()]!.Properties;
+    expect(bucket.CorsConfiguration).toEqual({ CorsRules: [{ AllowedHeaders: ["*"], AllowedMethods: ["POST"], AllowedOrigins: ["*"], MaxAge: 600 }] });
+  });
+
+  it("tells the granting and consuming functions the bucket, and scopes their calls to uploads/*", () => {
+    for (const name of [...uploadFunctions.grant, ...uploadFunctions.consume]) {
+      expect((fnProps(name).Environment as { Variables: Record<string, unknown> }).Variables.SIGNET_UPLOADS_BUCKET, name).toEqual({ Ref: uploadsBucketId() });
+      const onBucket = statementsOf(name).filter((statement) => JSON.stringify(statement.Resource).includes(`"${uploadsBucketId()}"`));
+      expect(onBucket.length, name).toBeGreaterThan(0);
+      for (const statement of onBucket) {
+        const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+        const resource = JSON.stringify(statement.Resource);
+        // The bucket itself (ListBucket, merged by CDK with the identity bucket's where a function has both).
+        if (actions.includes("s3:ListBucket")) expect(resource).toContain(`{"Fn::GetAtt":["${uploadsBucketId()}","Arn"]}`);
+        else expect(resource, name).toContain('"/uploads/*"');
+      }
+    }
+    const granted = statementsOf("uploads").flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    expect(granted).toEqual(["s3:PutObject"]);
+  });
+});
