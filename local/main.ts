@@ -58,6 +58,7 @@ async function start(): Promise<void> {
       `  health:         curl ${server.url}/v1/health`,
       `  API reference:  ${server.url}/docs`,
       `  mail (browser): ${standIns.sesEndpoint}   JSON: ${standIns.sesEndpoint}/store   (and printed below)`,
+      `  S3 (uploads):   ${standIns.s3Endpoint}   (SIGNET_S3_PORT; objects in ${dataDir}/s3)`,
       `  data folder:    ${dataDir}`,
       `  examples:       ${examplesEnv}examples/walkthrough.sh`,
       "Press Ctrl+C to stop.",
