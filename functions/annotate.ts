@@ -1,5 +1,5 @@
 import { config } from "#config";
-import { converter } from "#adapters/libreoffice-converter.ts";
+import { converter } from "#adapters/libreoffice/converter.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { resolveDocument } from "#domain/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";

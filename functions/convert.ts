@@ -1,6 +1,6 @@
 import { parse } from "node:path";
 import { config } from "#config";
-import { converter } from "#adapters/libreoffice-converter.ts";
+import { converter } from "#adapters/libreoffice/converter.ts";
 import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { parseMultipartFile } from "#http/multipart.ts";

@@ -22,6 +22,7 @@ export const errorCodes = [
   "TSA_FAILED",
   "SERVICE_UNAVAILABLE",
   "CONVERSION_TIMEOUT",
+  "CONVERSION_FAILED",
 ] as const;
 
 /** ErrorCode is one of the codes in errorCodes. */

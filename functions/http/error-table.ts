@@ -31,6 +31,10 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   TSA_FAILED: { status: 502, description: "The configured timestamp authority failed; nothing was signed." },
   SERVICE_UNAVAILABLE: { status: 503, description: "A backing service (database, e-mail, converter) is unreachable; retry later." },
   CONVERSION_TIMEOUT: { status: 504, description: "LibreOffice did not finish within the time limit." },
+  CONVERSION_FAILED: {
+    status: 500,
+    description: "LibreOffice crashed or exited with an error on this document, also on a fresh retry; its exit status is logged under the request id.",
+  },
 };
 
 /** reasonPhrases gives the HTTP reason phrase for each status used above (the `error` member). */

@@ -111,6 +111,9 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   TSA_FAILED: { message: "The timestamp authority did not answer within 10 s; nothing was signed. Retry later." },
   SERVICE_UNAVAILABLE: { message: "API keys cannot be checked right now; retry in a moment." },
   CONVERSION_TIMEOUT: { message: "LibreOffice did not finish within 60 s; send a smaller or simpler document." },
+  CONVERSION_FAILED: {
+    message: "LibreOffice stopped with an error while converting this document. Open and save it again in a word processor, or remove unusual content, and retry.",
+  },
 };
 
 /** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts). */

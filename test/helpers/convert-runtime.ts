@@ -41,7 +41,7 @@ export interface ConvertHandler {
  */
 export async function loadConvertHandler(): Promise<ConvertHandler> {
   const { handler } = await import("#functions/convert.ts");
-  const { converter } = await import("#adapters/libreoffice-converter.ts");
+  const { converter } = await import("#adapters/libreoffice/converter.ts");
   return {
     invoke: (query, body, contentType) => (handler as unknown as Invoke)(convertEvent(query, body, contentType), lambdaContext),
     close: () => converter.close(),

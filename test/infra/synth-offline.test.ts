@@ -81,7 +81,7 @@ describe("npx cdk synth offline", () => {
     expect(images[0]!.source.platform).toBe("linux/amd64");
     const dir = join(outdir, images[0]!.source.directory!);
     expect(readFileSync(join(dir, "Dockerfile"), "utf8")).toMatch(/^FROM public\.ecr\.aws\/shelf\/lambda-libreoffice-base:25\.2-node22-x86_64$/m);
-    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts/DejaVuSans.ttf", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
+    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts/DejaVuSans.ttf", "app/uno-driver.py", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
       expect(existsSync(join(dir, file)), file).toBe(true);
     }
   });

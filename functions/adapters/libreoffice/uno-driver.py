@@ -1,19 +1,31 @@
-/**
- * unoDriverSource is the python3 program that keeps one LibreOffice running and converts over UNO.
- * It is kept as a string (written to the converter's private folder at start) so bundlers need no
- * extra asset. Usage: python3 driver.py '<json: {"argv": [...], "connect": "uno:pipe,...", "startTimeout": s}>'.
- * It starts soffice (argv, in a process group of its own whose id it reports at once as {"event":"spawned","pid"}),
- * connects, prints {"event":"ready"}, then reads one
- * JSON job per line on stdin and answers one JSON line per job on stdout:
- *   {"input", "output" (file URLs), "inFilter", "outFilter", "filterData": {name: value}}
- *   -> {"ok": true} | {"ok": false, "kind": "load"|"store", "error"} | {"ok": false, "kind": "crash", "error"} (then exits).
- * When stdin closes (the Node process went away) it kills LibreOffice and exits.
- */
-export const unoDriverSource = String.raw`
-import json, os, signal, subprocess, sys, time
+"""Signet's UNO driver: keeps one LibreOffice running and converts documents over UNO.
+
+Usage: python3 uno-driver.py '<json: {"argv": [...], "connect": "uno:pipe,...", "startTimeout": s, "parent": pid}>'
+
+It starts soffice (argv, in a process group of its own whose id it reports at once as
+{"event": "spawned", "pid"}), connects, prints {"event": "ready"}, then reads one JSON job per
+line on stdin and answers one JSON line per job on stdout:
+  {"input", "output" (file URLs), "inFilter", "outFilter", "filterData": {name: value}}
+  -> {"ok": true} | {"ok": false, "kind": "load"|"store", "error"} | {"ok": false, "kind": "crash", "error"} (then exits).
+
+LibreOffice never outlives the Node process that started the driver: when stdin closes, or when
+the parent is gone (a watchdog thread compares getppid() with "parent", so a kill -9 of Node
+is caught even while LibreOffice is still starting), the driver kills LibreOffice's process group
+and exits.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
 import uno
 from com.sun.star.beans import PropertyValue
 from com.sun.star.connection import NoConnectException
+
+office = None
 
 
 def reply(message):
@@ -31,18 +43,36 @@ def props(values):
     return tuple(out)
 
 
-def die(office, code):
+def die(code):
     # soffice is a launcher: kill its whole process group, soffice.bin included.
-    try:
-        os.killpg(office.pid, signal.SIGKILL)
-    except Exception:
-        pass
+    if office is not None:
+        try:
+            os.killpg(office.pid, signal.SIGKILL)
+        except Exception:
+            pass
     os._exit(code)
 
 
+def parent_gone(parent):
+    return os.getppid() != parent if parent else os.getppid() == 1
+
+
+def watch_parent(parent):
+    while True:
+        if parent_gone(parent):
+            die(6)
+        time.sleep(0.1)
+
+
 def main():
+    global office
     cfg = json.loads(sys.argv[1])
+    parent = cfg.get("parent")
+    if parent_gone(parent):
+        os._exit(6)
     office = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    # Started after office is set, so a parent that died at any point before is still caught.
+    threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
     reply({"event": "spawned", "pid": office.pid})
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
@@ -51,10 +81,10 @@ def main():
     while ctx is None:
         if office.poll() is not None:
             reply({"event": "exited", "code": office.returncode})
-            die(office, 3)
+            die(3)
         if time.monotonic() > deadline:
             reply({"event": "start-timeout"})
-            die(office, 4)
+            die(4)
         try:
             ctx = resolver.resolve(cfg["connect"])
         except NoConnectException:
@@ -92,7 +122,7 @@ def main():
             text = "%s: %s" % (name, getattr(error, "Message", str(error)))
             if not alive or name == "DisposedException" or "bridge" in text.lower():
                 reply({"ok": False, "kind": "crash", "error": text})
-                die(office, 5)
+                die(5)
             reply({"ok": False, "kind": stage, "error": text})
         finally:
             if doc is not None:
@@ -100,8 +130,8 @@ def main():
                     doc.close(True)
                 except Exception:
                     pass
-    die(office, 0)
+    die(0)
 
 
-main()
-`;
+if __name__ == "__main__":
+    main()

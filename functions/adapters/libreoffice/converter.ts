@@ -1,0 +1,278 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { config } from "#config";
+import { logger } from "#adapters/powertools-logger.ts";
+import { conversionTimeout, notInstalled, unreadable } from "#adapters/libreoffice/errors.ts";
+import { exportFilters, freshOutput, importFilters, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
+import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
+import { locateSoffice, pythonCandidates, seedProfile, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
+import { SlotPool, type Slot } from "#adapters/libreoffice/slot-pool.ts";
+import { unoDriverPath } from "#adapters/libreoffice/uno-driver.ts";
+import { WarmOffice, WarmStartError, type WarmJob } from "#adapters/libreoffice/warm-office.ts";
+import { createWorkDir, sweepStaleWorkDirs } from "#adapters/libreoffice/work-dir.ts";
+import type { ConversionRequest, Converter } from "#domain/converter.ts";
+
+/** LibreOfficeConverterOptions configure a converter; the defaults come from config.conversion. */
+export interface LibreOfficeConverterOptions {
+  /** soffice to run; located (PATH, Lambda layer folders) when unset. */
+  soffice?: string;
+  /** Hard limit for one conversion (LibreOffice start included); the process group is killed after it. */
+  timeoutMs: number;
+  /** Conversions running at once (one LibreOffice each). */
+  concurrency: number;
+  /** Conversions that may wait for a free slot; more are refused with RATE_LIMIT_ERROR. */
+  queueLength: number;
+  /** "warm": keep one LibreOffice per slot running between jobs; "oneshot": start one per job. */
+  mode: "warm" | "oneshot";
+  /** A warm LibreOffice is replaced after this many conversions (bounds leaks). */
+  maxConversionsPerProcess: number;
+  /** Python that can `import uno`; tried from pythonCandidates() when unset. */
+  python?: string;
+  /** Folder for profiles and job files; a fresh private one under the OS temp folder when unset. */
+  workDir?: string;
+  /** Environment the allow-list is taken from. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** LibreOfficeConverter is the Converter port plus the lifecycle the process owner needs. */
+export interface LibreOfficeConverter extends Converter {
+  /** warm locates LibreOffice and starts every warm instance now rather than on first use. */
+  warm(): Promise<void>;
+  /** close waits for running conversions, stops every LibreOffice and removes the work folder. */
+  close(): Promise<void>;
+  /** state reports the effective mode and the load, for logs and tests. */
+  state(): { mode: "warm" | "oneshot" | "unknown"; running: number; queued: number };
+}
+
+const defaults: LibreOfficeConverterOptions = {
+  timeoutMs: 60_000,
+  concurrency: 2,
+  queueLength: 16,
+  mode: "warm",
+  maxConversionsPerProcess: 200,
+};
+
+interface Setup {
+  soffice: string;
+  workDir: string;
+  home: string;
+  sourceEnv: NodeJS.ProcessEnv;
+  /** The python and driver for the warm path, or undefined when only one-shot is possible. */
+  warm?: { python: string; driverPath: string };
+}
+
+function canImportUno(python: string, env: Record<string, string>): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(python, ["-c", "import uno"], { env, timeout: 15_000 }, (error) => resolve(!error));
+  });
+}
+
+/** slotDir is a slot's own folder; its tmp/ is LibreOffice's TMPDIR, emptied after every kill. */
+function slotTmp(workDir: string, index: number): string {
+  return join(workDir, "slots", String(index), "tmp");
+}
+
+/**
+ * createLibreOfficeConverter composes the parts: a slot pool (queue, one process per slot), the
+ * warm runner (WarmOffice over uno-driver.py) and the one-shot runner (`soffice --convert-to`).
+ * It does nothing at creation: LibreOffice is located and started on first use (or on warm()).
+ * Every job gets a private folder; every LibreOffice its own seeded profile and TMPDIR, an
+ * allow-listed environment and a hard time-out that kills its whole process group, after which
+ * its temporary files are removed.
+ */
+export function createLibreOfficeConverter(options: Partial<LibreOfficeConverterOptions> = {}): LibreOfficeConverter {
+  const settings: LibreOfficeConverterOptions = { ...defaults, ...options };
+  let setup: Promise<Setup> | undefined;
+  let warmUsable = settings.mode === "warm";
+  let startFailures = 0;
+  const tag = randomBytes(4).toString("hex");
+
+  const pool = new SlotPool<WarmOffice>({
+    size: settings.concurrency,
+    queueLength: settings.queueLength,
+    maxJobsPerProcess: settings.maxConversionsPerProcess,
+    create: (slot) => createWarm(slot),
+    onStopped: (slot) => clearTmp(slot.index),
+  });
+  let prepared: Setup | undefined;
+  const killAll = () => pool.stopNow();
+
+  function slotEnv(env: Setup, index: number): Record<string, string> {
+    return sofficeEnvironment(env.home, env.sourceEnv, { TMPDIR: slotTmp(env.workDir, index) });
+  }
+
+  async function clearTmp(index: number): Promise<void> {
+    if (!prepared) return;
+    const dir = slotTmp(prepared.workDir, index);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  }
+
+  async function prepare(): Promise<Setup> {
+    const sourceEnv = settings.env ?? process.env;
+    const soffice = await locateSoffice(settings.soffice, sourceEnv);
+    if (!soffice) throw notInstalled();
+    if (!settings.workDir) await sweepStaleWorkDirs();
+    const workDir = settings.workDir ?? (await createWorkDir());
+    const home = join(workDir, "home");
+    await mkdir(join(workDir, "jobs"), { recursive: true, mode: 0o700 });
+    await mkdir(home, { recursive: true, mode: 0o700 });
+    for (let i = 0; i < settings.concurrency; i++) await mkdir(slotTmp(workDir, i), { recursive: true, mode: 0o700 });
+    let warm: Setup["warm"];
+    const driverPath = unoDriverPath();
+    if (settings.mode === "warm" && driverPath) {
+      const env = sofficeEnvironment(home, sourceEnv);
+      for (const candidate of settings.python ? [settings.python] : pythonCandidates(soffice)) {
+        if (await canImportUno(candidate, env)) {
+          warm = { python: candidate, driverPath };
+          break;
+        }
+      }
+    }
+    if (settings.mode === "warm" && !warm) logger.warn("python3-uno or uno-driver.py not found: LibreOffice runs one-shot per conversion (slower)");
+    warmUsable = warm !== undefined;
+    process.on("exit", killAll);
+    prepared = { soffice, workDir, home, sourceEnv, ...(warm ? { warm } : {}) };
+    return prepared;
+  }
+
+  function ready(): Promise<Setup> {
+    setup ??= prepare().catch((error: unknown) => {
+      setup = undefined;
+      throw error;
+    });
+    return setup;
+  }
+
+  function createWarm(slot: Slot<WarmOffice>): WarmOffice {
+    const env = prepared!;
+    const profile = pathToFileURL(join(env.workDir, "profiles", `warm-${slot.index}`)).href;
+    return new WarmOffice({
+      python: env.warm!.python,
+      driverPath: env.warm!.driverPath,
+      argv: [env.soffice, `-env:UserInstallation=${profile}`, ...SOFFICE_FLAGS],
+      pipeName: `signet-${process.pid}-${tag}-${slot.index}-${slot.generation}`,
+      env: slotEnv(env, slot.index),
+      cwd: env.home,
+    });
+  }
+
+  async function oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer> {
+    const profile = await seedProfile(join(env.workDir, "profiles", `oneshot-${slot.index}`));
+    try {
+      return await runOneShot({ soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs }, job, deadline);
+    } finally {
+      // The process group is gone: whatever it left in its TMPDIR goes too.
+      await clearTmp(slot.index);
+    }
+  }
+
+  /** warmRun converts on the slot's warm LibreOffice, or answers "fallback" when one-shot must do it. */
+  async function warmRun(slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer | "fallback"> {
+    await seedProfile(join(prepared!.workDir, "profiles", `warm-${slot.index}`));
+    let office: WarmOffice;
+    try {
+      office = await pool.process(slot, deadline);
+    } catch (error) {
+      if (error instanceof WarmStartError && error.kind === "timeout") throw conversionTimeout(settings.timeoutMs);
+      if (++startFailures >= 2) {
+        warmUsable = false;
+        logger.warn("warm LibreOffice does not start; using one-shot conversions from now on", { error: String(error) });
+      }
+      return "fallback";
+    }
+    const warmJob: WarmJob = {
+      input: pathToFileURL(job.inputPath).href,
+      output: pathToFileURL(job.outputPath).href,
+      inFilter: importFilters[job.from].filter,
+      outFilter: exportFilters[job.to],
+      ...(job.pdfa ? { filterData: { SelectPdfVersion: 2 } } : {}),
+    };
+    const outcome = await office.run(warmJob, deadline);
+    if (outcome.ok) {
+      startFailures = 0;
+      return (await readOutput(job)) ?? Promise.reject(unreadable(job.from));
+    }
+    switch (outcome.kind) {
+      case "timeout":
+        // Killed at the deadline: gone, with its temporary files, before the slot takes a job.
+        await pool.discard(slot);
+        throw conversionTimeout(settings.timeoutMs);
+      case "load":
+        throw unreadable(job.from);
+      default:
+        // A crash or a failed export: LibreOffice is replaced for the next job and this one is
+        // retried once with a fresh one-shot process, which survives documents the warm one does not.
+        logger.warn("warm LibreOffice failed during a conversion; retrying one-shot", { kind: outcome.kind, error: outcome.error });
+        // Gone before the retry starts, so the slot never holds two LibreOffice processes.
+        await pool.discard(slot);
+        return "fallback";
+    }
+  }
+
+  async function convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<Buffer> {
+    const env = await ready();
+    const deadline = Date.now() + settings.timeoutMs;
+    const jobDir = await mkdtemp(join(env.workDir, "jobs", "job-"));
+    try {
+      const job = await writeInput(request, jobDir);
+      let output: Buffer | "fallback" = "fallback";
+      let oneShotJob = job;
+      if (warmUsable && env.warm) {
+        output = await warmRun(slot, job, deadline);
+        // A failed warm attempt can leave a partial output; the retry writes into a fresh folder.
+        if (output === "fallback") oneShotJob = await freshOutput(job, "retry");
+      }
+      if (output === "fallback") output = await oneShot(env, slot, oneShotJob, deadline);
+      return output;
+    } finally {
+      await rm(jobDir, { recursive: true, force: true });
+    }
+  }
+
+  const self: LibreOfficeConverter = {
+    async convert(request) {
+      await ready();
+      return pool.run((slot) => convertInSlot(request, slot));
+    },
+
+    async warm() {
+      const env = await ready();
+      if (!warmUsable || !env.warm) return;
+      // A tiny HTML document per slot brings each LibreOffice up and through one conversion.
+      await Promise.all(Array.from({ length: settings.concurrency }, () => self.convert({ bytes: Buffer.from("<p>warm-up</p>"), from: "html", to: "pdf" })));
+    },
+
+    async close() {
+      await pool.close();
+      const env = await setup?.catch(() => undefined);
+      setup = undefined;
+      prepared = undefined;
+      warmUsable = settings.mode === "warm";
+      startFailures = 0;
+      process.off("exit", killAll);
+      if (env && !settings.workDir) await rm(env.workDir, { recursive: true, force: true });
+    },
+
+    state() {
+      const mode = setup === undefined ? "unknown" : warmUsable ? "warm" : "oneshot";
+      return { mode, ...pool.load() };
+    },
+  };
+  return self;
+}
+
+/**
+ * converter is the process-wide LibreOffice converter configured from config.conversion (sign,
+ * annotate and convert share it). Importing it starts nothing; the first conversion or warm() does.
+ */
+export const converter: LibreOfficeConverter = createLibreOfficeConverter({
+  ...(config.conversion.soffice ? { soffice: config.conversion.soffice } : {}),
+  timeoutMs: config.conversion.timeoutMs,
+  concurrency: config.conversion.concurrency,
+  queueLength: config.conversion.queueLength,
+  mode: config.conversion.mode,
+});
