@@ -4,34 +4,14 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import PizZip from "pizzip";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/errors.ts";
-import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
+import { fixtureDocx, slowDocx } from "#test/helpers/convert-fixtures.ts";
 import { processesMatching } from "#test/helpers/convert-runtime.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-cleanup-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** A 150 KB DOCX whose 44 MB document.xml keeps LibreOffice busy far longer than a few seconds. */
-function slowDocx(): Buffer {
-  const paragraph = "<w:p><w:r><w:t>Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor</w:t></w:r></w:p>";
-  const zip = new PizZip();
-  zip.file(
-    "[Content_Types].xml",
-    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-  );
-  zip.file(
-    "_rels/.rels",
-    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-  );
-  zip.file(
-    "word/document.xml",
-    `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraph.repeat(400_000)}</w:body></w:document>`,
-  );
-  return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
-}
 
 /** filesUnder lists every file below dir, and LibreOffice's temporary folders (lu*.tmp), relative to it. */
 function filesUnder(dir: string): string[] {
@@ -74,10 +54,13 @@ describe("a LibreOffice killed at the time-out", () => {
 });
 
 describe("a server killed with -9", () => {
-  it("takes its LibreOffice along, and the next start sweeps its folder", async () => {
+  it.each([
+    ["while its warm pool starts", "warm"],
+    ["during a one-shot conversion", "oneshot"],
+  ])("takes its LibreOffice along (%s), and the next start sweeps its folder", async (_when, mode) => {
     const temp = mkdtempSync(join(root, "tmp-"));
     // Its own process group, its own TMPDIR (so its work folder, signet-lo-<pid>-*, is found here).
-    const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/convert-warm-pool-child.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/convert-server-child.ts", mode], {
       cwd: process.cwd(),
       env: { ...process.env, TMPDIR: temp },
       detached: true,
@@ -89,7 +72,7 @@ describe("a server killed with -9", () => {
       return name ? processesMatching(join(temp, name)).filter((line) => /soffice|oosplash/.test(line)) : [];
     };
     try {
-      // Killed while the pool starts: as soon as a LibreOffice of its folder runs.
+      // Killed as soon as a LibreOffice of its folder runs.
       await until(() => office().length > 0, 60_000);
       expect(office().length).toBeGreaterThan(0);
       const name = folder()!;

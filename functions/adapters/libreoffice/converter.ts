@@ -8,6 +8,7 @@ import { logger } from "#adapters/powertools-logger.ts";
 import { conversionTimeout, notInstalled, unreadable } from "#adapters/libreoffice/errors.ts";
 import { exportFilters, freshOutput, importFilters, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
+import type { ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { locateSoffice, pythonCandidates, seedProfile, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
 import { SlotPool, type Slot } from "#adapters/libreoffice/slot-pool.ts";
 import { unoDriverPath } from "#adapters/libreoffice/uno-driver.ts";
@@ -62,11 +63,13 @@ interface Setup {
   sourceEnv: NodeJS.ProcessEnv;
   /** The python and driver for the warm path, or undefined when only one-shot is possible. */
   warm?: { python: string; driverPath: string };
+  /** The parent guard one-shot runs go through, when a python is at hand. */
+  guard?: ParentGuard;
 }
 
-function canImportUno(python: string, env: Record<string, string>): Promise<boolean> {
+function pythonRuns(python: string, env: Record<string, string>, code: string): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile(python, ["-c", "import uno"], { env, timeout: 15_000 }, (error) => resolve(!error));
+    execFile(python, ["-c", code], { env, timeout: 15_000 }, (error) => resolve(!error));
   });
 }
 
@@ -122,12 +125,24 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     await mkdir(home, { recursive: true, mode: 0o700 });
     for (let i = 0; i < settings.concurrency; i++) await mkdir(slotTmp(workDir, i), { recursive: true, mode: 0o700 });
     let warm: Setup["warm"];
+    let guard: ParentGuard | undefined;
     const driverPath = unoDriverPath();
+    const candidates = settings.python ? [settings.python] : pythonCandidates(soffice);
+    const env = sofficeEnvironment(home, sourceEnv);
     if (settings.mode === "warm" && driverPath) {
-      const env = sofficeEnvironment(home, sourceEnv);
-      for (const candidate of settings.python ? [settings.python] : pythonCandidates(soffice)) {
-        if (await canImportUno(candidate, env)) {
+      for (const candidate of candidates) {
+        if (await pythonRuns(candidate, env, "import uno")) {
           warm = { python: candidate, driverPath };
+          break;
+        }
+      }
+    }
+    // The guard's python is always a real one (the configured python may be a test's stand-in driver).
+    if (warm && !settings.python) guard = { python: warm.python, script: warm.driverPath };
+    if (!guard && driverPath) {
+      for (const candidate of pythonCandidates(soffice)) {
+        if (await pythonRuns(candidate, env, "import os, subprocess, threading")) {
+          guard = { python: candidate, script: driverPath };
           break;
         }
       }
@@ -135,7 +150,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     if (settings.mode === "warm" && !warm) logger.warn("python3-uno or uno-driver.py not found: LibreOffice runs one-shot per conversion (slower)");
     warmUsable = warm !== undefined;
     process.on("exit", killAll);
-    prepared = { soffice, workDir, home, sourceEnv, ...(warm ? { warm } : {}) };
+    prepared = { soffice, workDir, home, sourceEnv, ...(warm ? { warm } : {}), ...(guard ? { guard } : {}) };
     return prepared;
   }
 
@@ -163,7 +178,8 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   async function oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer> {
     const profile = await seedProfile(join(env.workDir, "profiles", `oneshot-${slot.index}`));
     try {
-      return await runOneShot({ soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs }, job, deadline);
+      const run = { soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs };
+      return await runOneShot({ ...run, ...(env.guard ? { guard: env.guard } : {}) }, job, deadline);
     } finally {
       // The process group is gone: whatever it left in its TMPDIR goes too.
       await clearTmp(slot.index);

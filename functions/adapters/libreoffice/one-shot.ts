@@ -1,6 +1,6 @@
 import { conversionFailed, conversionTimeout, notStarted, unreadable } from "#adapters/libreoffice/errors.ts";
 import { exportFilters, importFilters, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
-import { runGroup, type GroupResult } from "#adapters/libreoffice/process-group.ts";
+import { runGroup, type GroupResult, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { targetMediaTypes } from "#domain/conversion.ts";
 
 /** SOFFICE_FLAGS start LibreOffice with no window, no start centre, no recovery and no lock files. */
@@ -14,6 +14,8 @@ export interface OneShotRun {
   cwd: string;
   /** The converter's time limit, for the message of a time-out. */
   timeoutMs: number;
+  /** Runs soffice under the parent guard when a python is at hand. */
+  guard?: ParentGuard;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function runOneShot(run: OneShotRun, job: JobFiles, deadline: numbe
   ];
   let result: GroupResult;
   try {
-    result = await runGroup(run.soffice, args, { env: run.env, cwd: run.cwd, timeoutMs: Math.max(1, deadline - Date.now()) });
+    result = await runGroup(run.soffice, args, { env: run.env, cwd: run.cwd, timeoutMs: Math.max(1, deadline - Date.now()), ...(run.guard ? { guard: run.guard } : {}) });
   } catch (error) {
     throw notStarted(error);
   }

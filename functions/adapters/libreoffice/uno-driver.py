@@ -1,6 +1,7 @@
 """Signet's UNO driver: keeps one LibreOffice running and converts documents over UNO.
 
 Usage: python3 uno-driver.py '<json: {"argv": [...], "connect": "uno:pipe,...", "startTimeout": s, "parent": pid}>'
+       python3 uno-driver.py guard <parent pid> <command> [args...]   (no uno needed)
 
 It starts soffice (argv, in a process group of its own whose id it reports at once as
 {"event": "spawned", "pid"}), connects, prints {"event": "ready"}, then reads one JSON job per
@@ -12,6 +13,10 @@ LibreOffice never outlives the Node process that started the driver: when stdin 
 the parent is gone (a watchdog thread compares getppid() with "parent", so a kill -9 of Node
 is caught even while LibreOffice is still starting), the driver kills LibreOffice's process group
 and exits.
+
+The guard mode runs one command (a one-shot `soffice --convert-to`) in the guard's own process
+group, which Node made a new one, and exits with its status; when the parent is gone it kills the
+whole group, so a one-shot LibreOffice does not outlive a killed server either.
 """
 import json
 import os
@@ -21,16 +26,16 @@ import sys
 import threading
 import time
 
-import uno
-from com.sun.star.beans import PropertyValue
-from com.sun.star.connection import NoConnectException
-
 office = None
 
 
 def reply(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+    except Exception:
+        # Node is gone (broken pipe): take LibreOffice along rather than die with a traceback.
+        die(7)
 
 
 def props(values):
@@ -64,8 +69,27 @@ def watch_parent(parent):
         time.sleep(0.1)
 
 
+def guard(parent, argv):
+    child = subprocess.Popen(argv)
+
+    def watch():
+        while True:
+            if parent_gone(parent):
+                os.killpg(0, signal.SIGKILL)
+            time.sleep(0.1)
+
+    threading.Thread(target=watch, daemon=True).start()
+    code = child.wait()
+    os._exit(code if code >= 0 else 128 - code)
+
+
 def main():
-    global office
+    # uno is imported here, not at the top, so the guard mode starts without it.
+    global office, uno, PropertyValue
+    import uno
+    from com.sun.star.beans import PropertyValue
+    from com.sun.star.connection import NoConnectException
+
     cfg = json.loads(sys.argv[1])
     parent = cfg.get("parent")
     if parent_gone(parent):
@@ -134,4 +158,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 3 and sys.argv[1] == "guard":
+        guard(int(sys.argv[2]), sys.argv[3:])
+    else:
+        main()
