@@ -1,6 +1,7 @@
 import { parse } from "node:path";
 import { config } from "#config";
 import { converter } from "#adapters/libreoffice/converter.ts";
+import "#adapters/libreoffice/start-at-init.ts";
 import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
@@ -8,6 +9,10 @@ import { httpHandler } from "#http/pipeline.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
 
 const limits = config.documentLimits;
+
+// On Lambda, LibreOffice starts in the init phase (start-at-init.ts, above), so the first request
+// finds it running, or still starting; init waits for it at most 8 s (Lambda allows 10 s of init).
+if (config.runtime === "aws") await converter.startEarly(8_000);
 
 /** handler answers POST /v1/convert: one uploaded file in, the converted file out. */
 export const handler = httpHandler(convertRoute, async (req) => {

@@ -320,3 +320,16 @@ export function slowDocx(): Buffer {
   );
   return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
 }
+
+/** disguised moves word/comments.xml to another part name: LibreOffice follows the relationship, Signet's check does not see it. */
+export function hideComments(docx: Buffer): Buffer {
+  const zip = new PizZip(docx);
+  zip.file("word/remarks.xml", zip.file("word/comments.xml")!.asUint8Array());
+  zip.remove("word/comments.xml");
+  const rels = zip.file("word/_rels/document.xml.rels")!.asText();
+  const types = zip.file("[Content_Types].xml")!.asText();
+  if (!rels.includes('Target="comments.xml"') || !types.includes('"/word/comments.xml"')) throw new Error("no word/comments.xml to hide");
+  zip.file("word/_rels/document.xml.rels", rels.replace('Target="comments.xml"', 'Target="remarks.xml"'));
+  zip.file("[Content_Types].xml", types.replace('"/word/comments.xml"', '"/word/remarks.xml"'));
+  return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+}

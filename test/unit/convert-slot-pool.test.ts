@@ -109,6 +109,19 @@ describe("LibreOffice slot pool", () => {
     expect(cleared).toEqual([0]);
   });
 
+  it("refills the free slot that has no process, not another one", async () => {
+    const { pool, log } = makePool({ size: 2 });
+    await pool.warmAll(Date.now() + 1000);
+    await pool.run(async (slot) => {
+      expect(slot.index).toBe(0);
+      await pool.discard(slot); // slot 0 lost its process (a crashing document)
+    });
+    await pool.refill(Date.now() + 1000);
+    await pool.refill(Date.now() + 1000); // nothing left to refill
+    expect(log.filter((line) => line.startsWith("start"))).toEqual(["start p0.1", "start p1.1", "start p0.2"]);
+    await pool.close();
+  });
+
   it("stops a process that failed to start and passes the start error on", async () => {
     const { pool, live } = makePool({ failStart: true });
     await expect(pool.run((slot) => pool.process(slot, Date.now() + 1000))).rejects.toThrow(/cannot start/);

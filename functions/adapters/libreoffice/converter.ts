@@ -1,12 +1,13 @@
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { access, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { conversionTimeout, notInstalled, unreadable } from "#adapters/libreoffice/errors.ts";
-import { exportFilters, freshOutput, importFilters, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
+import { crashesUnoLoad, exportFilters, freshOutput, importFilters, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
 import type { ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { locateSoffice, pythonCandidates, seedProfile, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
@@ -15,6 +16,7 @@ import { unoDriverPath } from "#adapters/libreoffice/uno-driver.ts";
 import { WarmOffice, WarmStartError, type WarmJob } from "#adapters/libreoffice/warm-office.ts";
 import { createWorkDir, sweepStaleWorkDirs } from "#adapters/libreoffice/work-dir.ts";
 import type { ConversionRequest, Converter } from "#domain/converter.ts";
+import { isSignetError } from "#domain/errors.ts";
 
 /** LibreOfficeConverterOptions configure a converter; the defaults come from config.conversion. */
 export interface LibreOfficeConverterOptions {
@@ -42,6 +44,12 @@ export interface LibreOfficeConverterOptions {
 export interface LibreOfficeConverter extends Converter {
   /** warm locates LibreOffice and starts every warm instance now rather than on first use. */
   warm(): Promise<void>;
+  /**
+   * startEarly starts one warm instance (then the others) without a warm-up conversion, and
+   * resolves when it is ready or after maxWaitMs, whichever comes first; it never rejects (a
+   * failure is logged and the first conversion tries again). For a Lambda's init phase.
+   */
+  startEarly(maxWaitMs: number): Promise<void>;
   /** close waits for running conversions, stops every LibreOffice and removes the work folder. */
   close(): Promise<void>;
   /** state reports the effective mode and the load, for logs and tests. */
@@ -65,6 +73,15 @@ interface Setup {
   warm?: { python: string; driverPath: string };
   /** The parent guard one-shot runs go through, when a python is at hand. */
   guard?: ParentGuard;
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function pythonRuns(python: string, env: Record<string, string>, code: string): Promise<boolean> {
@@ -92,6 +109,8 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   let warmUsable = settings.mode === "warm";
   let startFailures = 0;
   const tag = randomBytes(4).toString("hex");
+  // Documents that crashed a warm LibreOffice (SHA-256 of input and options); they go one-shot at once.
+  const crashers = new Set<string>();
 
   const pool = new SlotPool<WarmOffice>({
     size: settings.concurrency,
@@ -101,6 +120,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     onStopped: (slot) => clearTmp(slot.index),
   });
   let prepared: Setup | undefined;
+  let early: Promise<void> | undefined;
   const killAll = () => pool.stopNow();
 
   function slotEnv(env: Setup, index: number): Record<string, string> {
@@ -130,8 +150,11 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     const candidates = settings.python ? [settings.python] : pythonCandidates(soffice);
     const env = sofficeEnvironment(home, sourceEnv);
     if (settings.mode === "warm" && driverPath) {
-      for (const candidate of candidates) {
-        if (await pythonRuns(candidate, env, "import uno")) {
+      // The bundled python (official builds) is taken when present without a probe: the driver's
+      // start imports uno anyway, and a probe would delay every cold start.
+      for (const [i, candidate] of candidates.entries()) {
+        const bundled = !settings.python && i === 0 && (await isExecutable(candidate));
+        if (bundled || (await pythonRuns(candidate, env, "import uno"))) {
           warm = { python: candidate, driverPath };
           break;
         }
@@ -175,19 +198,50 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     });
   }
 
-  async function oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer> {
-    const profile = await seedProfile(join(env.workDir, "profiles", `oneshot-${slot.index}`));
+  /**
+   * oneShot converts with `soffice --convert-to` in the slot. `profile` "warm" borrows the slot's
+   * warm profile (already initialised, so LibreOffice starts as fast as a plain soffice with its
+   * profile): only while the slot's warm instance is stopped.
+   */
+  async function oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number, profileOf: "warm" | "oneshot", keepTmp = false): Promise<Buffer> {
+    const profile = await seedProfile(join(env.workDir, "profiles", `${profileOf}-${slot.index}`));
     try {
       const run = { soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs };
       return await runOneShot({ ...run, ...(env.guard ? { guard: env.guard } : {}) }, job, deadline);
     } finally {
-      // The process group is gone: whatever it left in its TMPDIR goes too.
-      await clearTmp(slot.index);
+      // The process group is gone: whatever it left in its TMPDIR goes too (unless the slot's warm
+      // instance, which keeps its session folder there, took the job over).
+      if (!keepTmp) await clearTmp(slot.index);
     }
   }
 
-  /** warmRun converts on the slot's warm LibreOffice, or answers "fallback" when one-shot must do it. */
-  async function warmRun(slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer | "fallback"> {
+  /**
+   * handOver converts a document known to crash a load over UNO on the slot's warm instance all
+   * the same: a `soffice --convert-to` client with the warm profile passes the job to the running
+   * instance over LibreOffice's own pipe, where it runs in the main thread like a one-shot's (the
+   * driver vetoes the termination that follows). Falls back to a real one-shot when that fails.
+   */
+  async function handOver(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<{ output: Buffer; stopped: boolean }> {
+    const office = await pool.process(slot, deadline).catch(() => undefined);
+    if (office) {
+      try {
+        return { output: await oneShot(env, slot, job, deadline, "warm", true), stopped: false };
+      } catch (error) {
+        await pool.discard(slot);
+        if (isSignetError(error) && error.code === "CONVERSION_TIMEOUT") throw error;
+        logger.warn("warm LibreOffice could not take a document over; converting one-shot", { error: String(error) });
+        job = await freshOutput(job, "handover-retry");
+      }
+    }
+    await pool.discard(slot);
+    return { output: await oneShot(env, slot, job, deadline, "warm"), stopped: true };
+  }
+
+  /**
+   * warmRun converts on the slot's warm LibreOffice, or answers "crashed" (it died or failed the
+   * export on this document: retry one-shot) or "fallback" (it does not start: one-shot instead).
+   */
+  async function warmRun(slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer | "crashed" | "fallback"> {
     await seedProfile(join(prepared!.workDir, "profiles", `warm-${slot.index}`));
     let office: WarmOffice;
     try {
@@ -225,34 +279,50 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
         logger.warn("warm LibreOffice failed during a conversion; retrying one-shot", { kind: outcome.kind, error: outcome.error });
         // Gone before the retry starts, so the slot never holds two LibreOffice processes.
         await pool.discard(slot);
-        return "fallback";
+        return "crashed";
     }
   }
 
-  async function convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<Buffer> {
+  /**
+   * convertInSlot runs one job in its slot. Warm first; a document that crashes the warm instance
+   * is retried at once one-shot on the slot's (initialised) warm profile, and remembered (SHA-256)
+   * so that next time it is handed over to the warm instance as a `--convert-to` job (handOver);
+ * documents known to crash a load over UNO (crashesUnoLoad) are handed over on first sight.
+   * Answers whether the slot's warm instance was
+   * stopped for the job, so that the caller restarts it once the answer is out.
+   */
+  async function convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
     const env = await ready();
     const deadline = Date.now() + settings.timeoutMs;
     const jobDir = await mkdtemp(join(env.workDir, "jobs", "job-"));
+    const digest = env.warm ? createHash("sha256").update(request.bytes).update(`${request.from}>${request.to}:${request.pdfa === true}`).digest("hex") : "";
     try {
-      const job = await writeInput(request, jobDir);
-      let output: Buffer | "fallback" = "fallback";
-      let oneShotJob = job;
-      if (warmUsable && env.warm) {
-        output = await warmRun(slot, job, deadline);
-        // A failed warm attempt can leave a partial output; the retry writes into a fresh folder.
-        if (output === "fallback") oneShotJob = await freshOutput(job, "retry");
-      }
-      if (output === "fallback") output = await oneShot(env, slot, oneShotJob, deadline);
-      return output;
+      let job = await writeInput(request, jobDir);
+      if (!warmUsable || !env.warm) return { output: await oneShot(env, slot, job, deadline, "oneshot"), stopped: false };
+      if (crashers.has(digest) || crashesUnoLoad(request)) return await handOver(env, slot, job, deadline);
+      const output = await warmRun(slot, job, deadline);
+      if (Buffer.isBuffer(output)) return { output, stopped: false };
+      // A failed warm attempt can leave a partial output; the retry writes into a fresh folder.
+      job = await freshOutput(job, "retry");
+      if (output === "crashed") remember(digest);
+      return { output: await oneShot(env, slot, job, deadline, output === "crashed" ? "warm" : "oneshot"), stopped: output === "crashed" };
     } finally {
       await rm(jobDir, { recursive: true, force: true });
     }
   }
 
+  function remember(digest: string): void {
+    if (crashers.size >= 256) crashers.delete(crashers.values().next().value!);
+    crashers.add(digest);
+  }
+
   const self: LibreOfficeConverter = {
     async convert(request) {
       await ready();
-      return pool.run((slot) => convertInSlot(request, slot));
+      const { output, stopped } = await pool.run((slot) => convertInSlot(request, slot));
+      // The warm instance stopped for a crashing document comes back now, not in the next request.
+      if (stopped && warmUsable) void pool.refill(Date.now() + settings.timeoutMs).catch(() => undefined);
+      return output;
     },
 
     async warm() {
@@ -262,6 +332,20 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
       await Promise.all(Array.from({ length: settings.concurrency }, () => self.convert({ bytes: Buffer.from("<p>warm-up</p>"), from: "html", to: "pdf" })));
     },
 
+    async startEarly(maxWaitMs) {
+      early ??= (async () => {
+        const env = await ready();
+        if (!warmUsable || !env.warm) return;
+        const deadline = Date.now() + settings.timeoutMs;
+        // One first: a first request needs one, and two starting at once would share the CPU.
+        await pool.refill(deadline);
+        for (let i = 1; i < settings.concurrency; i++) void pool.refill(Date.now() + settings.timeoutMs).catch(() => undefined);
+      })().catch((error: unknown) => logger.warn("LibreOffice could not be started early; the first conversion starts it", { error: String(error) }));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([early, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
+      clearTimeout(timer);
+    },
+
     async close() {
       await pool.close();
       const env = await setup?.catch(() => undefined);
@@ -269,6 +353,8 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
       prepared = undefined;
       warmUsable = settings.mode === "warm";
       startFailures = 0;
+      crashers.clear();
+      early = undefined;
       process.off("exit", killAll);
       if (env && !settings.workDir) await rm(env.workDir, { recursive: true, force: true });
     },

@@ -4,6 +4,7 @@ import { decodeText, targetMediaTypes } from "#domain/conversion.ts";
 import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/converter.ts";
 import { detectDocumentType } from "#domain/document.ts";
 import { markdownToHtml, sanitizeHtml } from "#domain/markup.ts";
+import { readZipDirectory } from "#domain/zip.ts";
 
 // Import filters are forced (no type detection): the bytes were checked to be this format.
 export const importFilters: Record<SourceFormat, { filter: string; extension: string }> = {
@@ -56,6 +57,21 @@ export async function freshOutput(job: JobFiles, name: string): Promise<JobFiles
   const outDir = join(job.outDir, "..", `out-${name}`);
   await mkdir(outDir, { mode: 0o700 });
   return { ...job, outDir, outputPath: join(outDir, `document.${targetMediaTypes[job.to].extension}`) };
+}
+
+/**
+ * crashesUnoLoad tells a document that LibreOffice 7.4 cannot load over UNO without crashing (the
+ * warm path's loadComponentFromURL): a DOCX with comments (word/comments.xml), as
+ * shared/corpus/advanced-text.docx and resolved-comment.docx; the same file without its comment
+ * references loads fine. Such documents are handed over to the warm instance as a --convert-to job.
+ */
+export function crashesUnoLoad(request: ConversionRequest): boolean {
+  if (request.from !== "docx") return false;
+  try {
+    return readZipDirectory(request.bytes, { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER }).some((entry) => entry.name === "word/comments.xml");
+  } catch {
+    return false;
+  }
 }
 
 /** readOutput reads and checks the output: success is a file of the target type, not an exit code. */

@@ -43,6 +43,8 @@ export class SlotPool<P extends OfficeProcess> {
   private readonly slots: Array<Slot<P> & { busy: boolean }>;
   private readonly waiting: Array<{ resolve: (slot: number) => void; reject: (error: Error) => void }> = [];
   private readonly running = new Set<Promise<unknown>>();
+  // Every run from its call on (waiting ones included), so close() never misses one just begun.
+  private readonly pending = new Set<Promise<unknown>>();
   private averageMs = 2_000;
 
   constructor(private readonly options: SlotPoolOptions<P>) {
@@ -50,8 +52,16 @@ export class SlotPool<P extends OfficeProcess> {
   }
 
   /** run waits for a free slot (or refuses when the queue is full), runs work in it and frees it. */
-  async run<T>(work: (slot: Slot<P>) => Promise<T>): Promise<T> {
-    const index = await this.acquire();
+  run<T>(work: (slot: Slot<P>) => Promise<T>, prefer?: (slot: Slot<P>) => boolean): Promise<T> {
+    const task = this.runInSlot(work, prefer);
+    this.pending.add(task);
+    const forget = () => this.pending.delete(task);
+    task.then(forget, forget);
+    return task;
+  }
+
+  private async runInSlot<T>(work: (slot: Slot<P>) => Promise<T>, prefer?: (slot: Slot<P>) => boolean): Promise<T> {
+    const index = await this.acquire(prefer);
     const started = Date.now();
     const job = work(this.slots[index]!);
     this.running.add(job);
@@ -95,6 +105,17 @@ export class SlotPool<P extends OfficeProcess> {
     await this.options.onStopped?.(slot);
   }
 
+  /** refill starts the process of a free slot that has none (holding the slot while it starts). */
+  async refill(deadline: number): Promise<void> {
+    const empty = (slot: Slot<P>) => !slot.process;
+    if (!this.slots.some((slot) => !slot.busy && empty(slot))) return;
+    await this.run(async (slot) => {
+      if (slot.process) return;
+      await this.process(slot, deadline);
+      slot.jobs = 0;
+    }, empty);
+  }
+
   /** warmAll starts every slot's process now, each holding its slot while it starts. */
   async warmAll(deadline: number): Promise<void> {
     await Promise.all(this.slots.map(() => this.run((slot) => this.process(slot, deadline).then(() => undefined))));
@@ -103,7 +124,7 @@ export class SlotPool<P extends OfficeProcess> {
   /** close refuses the waiting jobs, waits for the running ones and stops every process. */
   async close(): Promise<void> {
     for (const waiter of this.waiting.splice(0)) waiter.reject(shuttingDown());
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.pending]);
     await Promise.all(this.slots.map((slot) => this.discard(slot)));
   }
 
@@ -117,8 +138,9 @@ export class SlotPool<P extends OfficeProcess> {
     return { running: this.running.size, queued: this.waiting.length };
   }
 
-  private acquire(): Promise<number> {
-    const free = this.slots.findIndex((slot) => !slot.busy);
+  private acquire(prefer?: (slot: Slot<P>) => boolean): Promise<number> {
+    const preferred = prefer ? this.slots.findIndex((slot) => !slot.busy && prefer(slot)) : -1;
+    const free = preferred >= 0 ? preferred : this.slots.findIndex((slot) => !slot.busy);
     if (free >= 0) {
       this.slots[free]!.busy = true;
       return Promise.resolve(free);

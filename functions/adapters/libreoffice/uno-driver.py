@@ -14,6 +14,10 @@ the parent is gone (a watchdog thread compares getppid() with "parent", so a kil
 is caught even while LibreOffice is still starting), the driver kills LibreOffice's process group
 and exits.
 
+A `soffice --convert-to` run with the same profile hands its job to the running instance (LibreOffice's
+own single-instance pipe), which converts it in its main thread as a one-shot would; the driver vetoes
+the termination that follows, so the instance stays up.
+
 The guard mode runs one command (a one-shot `soffice --convert-to`) in the guard's own process
 group, which Node made a new one, and exits with its status; when the parent is gone it kills the
 whole group, so a one-shot LibreOffice does not outlive a killed server either.
@@ -69,6 +73,25 @@ def watch_parent(parent):
         time.sleep(0.1)
 
 
+def terminate_veto():
+    import unohelper
+    from com.sun.star.frame import TerminationVetoException, XTerminateListener
+
+    class Veto(unohelper.Base, XTerminateListener):
+        def queryTermination(self, event):
+            raise TerminationVetoException()
+
+        def notifyTermination(self, event):
+            pass
+
+        def disposing(self, source):
+            pass
+
+    global veto
+    veto = Veto()  # kept referenced for the life of the driver
+    return veto
+
+
 def guard(parent, argv):
     child = subprocess.Popen(argv)
 
@@ -114,6 +137,10 @@ def main():
         except NoConnectException:
             time.sleep(0.05)
     desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+    # A `soffice --convert-to` started with this profile hands its job to this instance (the
+    # converter does so for documents that crash a load over UNO), which would then terminate:
+    # veto that, so the instance stays up. The driver stops LibreOffice with SIGKILL anyway.
+    desktop.addTerminateListener(terminate_veto())
     reply({"event": "ready", "pid": office.pid})
 
     for line in sys.stdin:
