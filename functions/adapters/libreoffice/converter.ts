@@ -295,16 +295,17 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     const env = await ready();
     const deadline = Date.now() + settings.timeoutMs;
     const jobDir = await mkdtemp(join(env.workDir, "jobs", "job-"));
-    const digest = env.warm ? createHash("sha256").update(request.bytes).update(`${request.from}>${request.to}:${request.pdfa === true}`).digest("hex") : "";
+    // Hashed only when there is something to look up or to remember (a 25 MB upload takes ~40 ms).
+    const digest = () => createHash("sha256").update(request.bytes).update(`${request.from}>${request.to}:${request.pdfa === true}`).digest("hex");
     try {
       let job = await writeInput(request, jobDir);
       if (!warmUsable || !env.warm) return { output: await oneShot(env, slot, job, deadline, "oneshot"), stopped: false };
-      if (crashers.has(digest) || crashesUnoLoad(request)) return await handOver(env, slot, job, deadline);
+      if ((crashers.size > 0 && crashers.has(digest())) || crashesUnoLoad(request)) return await handOver(env, slot, job, deadline);
       const output = await warmRun(slot, job, deadline);
       if (Buffer.isBuffer(output)) return { output, stopped: false };
       // A failed warm attempt can leave a partial output; the retry writes into a fresh folder.
       job = await freshOutput(job, "retry");
-      if (output === "crashed") remember(digest);
+      if (output === "crashed") remember(digest());
       return { output: await oneShot(env, slot, job, deadline, output === "crashed" ? "warm" : "oneshot"), stopped: output === "crashed" };
     } finally {
       await rm(jobDir, { recursive: true, force: true });
