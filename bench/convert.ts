@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { createLibreOfficeConverter } from "#adapters/libreoffice-converter.ts";
-import { locateSoffice } from "#adapters/libreoffice-profile.ts";
+import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
+import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import { checkConversionInput } from "#domain/conversion.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 

@@ -405,7 +405,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
             /**
              * @description The HTTP reason phrase.
              * @example Bad Request
@@ -1742,7 +1742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            /** @description `CONVERSION_FAILED`: LibreOffice crashed or exited with an error on this document, also on a fresh retry; its exit status is logged under the request id. `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
                     /**
@@ -1947,7 +1947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            /** @description `CONVERSION_FAILED`: LibreOffice crashed or exited with an error on this document, also on a fresh retry; its exit status is logged under the request id. `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
                     /**
@@ -2359,7 +2359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            /** @description `CONVERSION_FAILED`: LibreOffice crashed or exited with an error on this document, also on a fresh retry; its exit status is logged under the request id. `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
             500: {
                 headers: {
                     /**

@@ -1,5 +1,5 @@
 import { config } from "#config";
-import { converter } from "#adapters/libreoffice-converter.ts";
+import { converter } from "#adapters/libreoffice/converter.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { resolveDocument } from "#domain/document.ts";

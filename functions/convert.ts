@@ -1,6 +1,7 @@
 import { parse } from "node:path";
 import { config } from "#config";
-import { converter } from "#adapters/libreoffice-converter.ts";
+import { converter } from "#adapters/libreoffice/converter.ts";
+import "#adapters/libreoffice/start-at-init.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { readUpload } from "#domain/upload.ts";
 import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion.ts";
@@ -12,6 +13,10 @@ import { uploadSettings } from "#http/upload-input.ts";
 
 const limits = config.documentLimits;
 const uploads = { store: uploadStore, settings: uploadSettings(config), now: () => new Date() };
+
+// On Lambda, LibreOffice starts in the init phase (start-at-init.ts, above), so the first request
+// finds it running, or still starting; init waits for it at most 8 s (Lambda allows 10 s of init).
+if (config.runtime === "aws") await converter.startEarly(8_000);
 
 /** handler answers POST /v1/convert: one uploaded file in, the converted file out. */
 export const handler = httpHandler(convertRoute, async (req) => {

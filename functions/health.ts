@@ -1,5 +1,5 @@
 import { config } from "#config";
-import { libreOfficeReadiness } from "#adapters/libreoffice-readiness.ts";
+import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { SignetError } from "#domain/errors.ts";
 import { checkReadiness, type ReadinessCheck } from "#domain/readiness.ts";
 import { healthRoute } from "#http/contracts/meta.ts";

@@ -2,7 +2,7 @@ import { config } from "#config";
 import { fontFiles } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { identityStore } from "#adapters/identity.ts";
-import { converter } from "#adapters/libreoffice-converter.ts";
+import { converter } from "#adapters/libreoffice/converter.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { signDocument, type SignDependencies } from "#domain/sign-document.ts";

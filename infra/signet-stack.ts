@@ -171,8 +171,12 @@ export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
  * task root): the audit page fonts (SIGNET_FONTS_DIR points at them), the reference UI of /docs
  * (functions/http/docs-page.ts looks beside itself).
  */
+// uno-driver.py: the warm LibreOffice's UNO driver, looked up beside the bundle (functions/adapters/libreoffice/uno-driver.ts).
+const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-driver.py", to: "uno-driver.py" };
 const runtimeFiles: Record<string, RuntimeFile[]> = {
-  sign: [{ from: "assets", to: "assets" }],
+  sign: [{ from: "assets", to: "assets" }, unoDriver],
+  annotate: [unoDriver],
+  convert: [unoDriver],
   docs: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }],
 };
 

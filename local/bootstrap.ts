@@ -1,6 +1,6 @@
 import { ensureKeyTable, keyStoreOptions } from "#adapters/dynamodb-key-store.ts";
 import { identityStore } from "#adapters/identity.ts";
-import { converter } from "#adapters/libreoffice-converter.ts";
+import { converter } from "#adapters/libreoffice/converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 
 /** Shutdown releases what a bootstrap step started. */

@@ -31,7 +31,7 @@ async function start(): Promise<void> {
   Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
 
   // Imported only now: configuration is read once, at import, from the environment set above.
-  const { libreOfficeReadiness } = await import("#adapters/libreoffice-readiness.ts");
+  const { libreOfficeReadiness } = await import("#adapters/libreoffice/readiness.ts");
   const libreOffice = await libreOfficeReadiness();
   if (libreOffice.status === "down") throw new StartupError(libreOffice.message ?? "LibreOffice is not available: set SIGNET_SOFFICE");
   const { bootstrap } = await import("#local/bootstrap.ts");

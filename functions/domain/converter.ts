@@ -17,7 +17,8 @@ export interface ConversionRequest {
 
 /**
  * Converter turns office documents into PDF (or DOCX). Used by convert, by sign for DOCX input and
- * by annotate with to=pdf. Implementations raise SignetError: CONVERSION_TIMEOUT, RATE_LIMIT_ERROR
+ * by annotate with to=pdf. Implementations raise SignetError: CONVERSION_TIMEOUT, CONVERSION_FAILED
+ * (LibreOffice crashed or exited with an error, also on a retry), RATE_LIMIT_ERROR
  * (queue full, with retryAfterSeconds), INVALID_DOCUMENT (LibreOffice produced no valid output),
  * SERVICE_UNAVAILABLE (no LibreOffice installed).
  */

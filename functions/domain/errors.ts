@@ -24,6 +24,7 @@ export const errorCodes = [
   "CONVERSION_TIMEOUT",
   "REQUEST_TIMEOUT",
   "HEADERS_TOO_LARGE",
+  "CONVERSION_FAILED",
 ] as const;
 
 /** ErrorCode is one of the codes in errorCodes. */

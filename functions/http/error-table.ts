@@ -33,6 +33,10 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   CONVERSION_TIMEOUT: { status: 504, description: "LibreOffice did not finish within the time limit." },
   REQUEST_TIMEOUT: { status: 408, description: "The request's headers or body did not arrive within the request time-out (SIGNET_REQUEST_TIMEOUT_MS on the local server)." },
   HEADERS_TOO_LARGE: { status: 431, description: "The request's headers are larger than the server accepts." },
+  CONVERSION_FAILED: {
+    status: 500,
+    description: "LibreOffice crashed or exited with an error on this document, also on a fresh retry; its exit status is logged under the request id.",
+  },
 };
 
 /** reasonPhrases gives the HTTP reason phrase for each status used above (the `error` member). */

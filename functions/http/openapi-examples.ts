@@ -113,6 +113,9 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   CONVERSION_TIMEOUT: { message: "LibreOffice did not finish within 60 s; send a smaller or simpler document." },
   REQUEST_TIMEOUT: { message: "The request body did not arrive within 60 s; send it in one go (the server stops waiting after SIGNET_REQUEST_TIMEOUT_MS)." },
   HEADERS_TOO_LARGE: { message: "The request headers are larger than the server accepts (16 KB); send fewer or shorter headers." },
+  CONVERSION_FAILED: {
+    message: "LibreOffice stopped with an error while converting this document. Open and save it again in a word processor, or remove unusual content, and retry.",
+  },
 };
 
 /** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts). */

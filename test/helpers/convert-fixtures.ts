@@ -301,3 +301,35 @@ export async function passwordProtectedFixtures(python = "/usr/bin/python3"): Pr
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** A 150 KB DOCX whose 44 MB document.xml keeps LibreOffice busy far longer than a few seconds. */
+export function slowDocx(): Buffer {
+  const paragraph = "<w:p><w:r><w:t>Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor</w:t></w:r></w:p>";
+  const zip = new PizZip();
+  zip.file(
+    "[Content_Types].xml",
+    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+  );
+  zip.file(
+    "_rels/.rels",
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+  );
+  zip.file(
+    "word/document.xml",
+    `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraph.repeat(400_000)}</w:body></w:document>`,
+  );
+  return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+}
+
+/** disguised moves word/comments.xml to another part name: LibreOffice follows the relationship, Signet's check does not see it. */
+export function hideComments(docx: Buffer): Buffer {
+  const zip = new PizZip(docx);
+  zip.file("word/remarks.xml", zip.file("word/comments.xml")!.asUint8Array());
+  zip.remove("word/comments.xml");
+  const rels = zip.file("word/_rels/document.xml.rels")!.asText();
+  const types = zip.file("[Content_Types].xml")!.asText();
+  if (!rels.includes('Target="comments.xml"') || !types.includes('"/word/comments.xml"')) throw new Error("no word/comments.xml to hide");
+  zip.file("word/_rels/document.xml.rels", rels.replace('Target="comments.xml"', 'Target="remarks.xml"'));
+  zip.file("[Content_Types].xml", types.replace('"/word/comments.xml"', '"/word/remarks.xml"'));
+  return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+}

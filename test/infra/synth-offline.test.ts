@@ -84,7 +84,7 @@ describe("npx cdk synth offline", () => {
     // FROM the base image pinned by the -c libreOfficeBaseImageDigest given above, never the bare tag.
     expect(readFileSync(join(dir, "Dockerfile"), "utf8")).toMatch(/^FROM \$\{BASE_IMAGE\}@\$\{BASE_DIGEST\}$/m);
     expect(images[0]!.source.dockerBuildArgs).toEqual({ BASE_IMAGE: "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64", BASE_DIGEST: testBaseImageDigest });
-    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts/DejaVuSans.ttf", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
+    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts/DejaVuSans.ttf", "app/uno-driver.py", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
       expect(existsSync(join(dir, file)), file).toBe(true);
     }
   });

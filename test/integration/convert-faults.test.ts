@@ -43,14 +43,14 @@ describe("POST /v1/convert with a misbehaving LibreOffice", () => {
   it("answers 500 with a generic message when soffice crashes", async () => {
     const response = await convertRtf("{\\rtf1 CRASH}");
     expect(response.status).toBe(500);
-    expect(response.json.code).toBe("INTERNAL_ERROR");
+    expect(response.json.code).toBe("CONVERSION_FAILED");
     expect(response.json.message).not.toMatch(/stand-in|exit|soffice/i);
   });
 });
 
 describe("a warm LibreOffice that fails during the store", () => {
   it("does not return its partial output when the one-shot retry also fails", async () => {
-    const { createLibreOfficeConverter } = await import("#adapters/libreoffice-converter.ts");
+    const { createLibreOfficeConverter } = await import("#adapters/libreoffice/converter.ts");
     const { isSignetError } = await import("#domain/errors.ts");
     const converter = createLibreOfficeConverter({
       soffice: process.env.SIGNET_SOFFICE!,
@@ -66,7 +66,7 @@ describe("a warm LibreOffice that fails during the store", () => {
         (pdf) => `success with ${pdf.length} bytes: ${pdf.toString("latin1").slice(0, 30)}`,
         (error: unknown) => (isSignetError(error) ? error.code : "failed"),
       );
-      expect(outcome).toBe("failed");
+      expect(outcome).toBe("CONVERSION_FAILED");
       expect(converter.state().mode).toBe("warm");
     } finally {
       await converter.close();

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice-converter.ts";
+import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError, type SignetError } from "#domain/errors.ts";
 import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { descendantsOf, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
@@ -237,7 +237,9 @@ describe("LibreOffice converter, one-shot path and faults", () => {
       env: { ...process.env, AWS_SECRET_ACCESS_KEY: "secret", AWS_SESSION_TOKEN: "token", SIGNET_X: "y" },
       workDir: join(root, "probe"),
     });
-    await expect(probing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).rejects.toThrow(/exit 1/);
+    const error = await failure(probing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expect(error.code).toBe("CONVERSION_FAILED");
+    expect(String(error.cause)).toMatch(/status 1/);
     const env = execFileSync("cat", [dump], { encoding: "utf8" });
     expect(env).not.toMatch(/AWS_|SIGNET_/);
     expect(env).toMatch(new RegExp(`^HOME=${join(root, "probe")}`, "m"));

@@ -26,7 +26,7 @@ beforeAll(async () => {
   sign = (await import("#functions/sign.ts")).handler as unknown as Handler;
   convert = (await import("#functions/convert.ts")).handler as unknown as Handler;
   annotate = (await import("#functions/annotate.ts")).handler;
-  const { converter } = await import("#adapters/libreoffice-converter.ts");
+  const { converter } = await import("#adapters/libreoffice/converter.ts");
   closeConverter = () => converter.close();
 });
 

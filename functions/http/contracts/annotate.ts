@@ -97,7 +97,7 @@ export const annotateRoute = defineRoute({
     contentType: "application/json",
     schema: z.object({ document: z.object({ base64: z.string(), contentType: z.string() }) }).meta({ id: "AnnotateResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "FIELD_NOT_FOUND", "FIELD_TYPE_MISMATCH", "INVALID_IMAGE", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "CONVERSION_TIMEOUT", "RATE_LIMIT_ERROR"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "FIELD_NOT_FOUND", "FIELD_TYPE_MISMATCH", "INVALID_IMAGE", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR"],
 });
 
 /** annotateFieldsRoute: POST /v1/annotate/fields lists the fields of a template. */

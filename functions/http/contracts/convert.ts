@@ -32,5 +32,5 @@ export const convertRoute = defineRoute({
   }),
   body: { kind: "multipart", description: "multipart/form-data with exactly one file part named `file` (no other parts); no body with `?upload=`." },
   success: { description: "The converted file (PDF, or DOCX with to=docx).", contentType: "application/pdf" },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONVERSION_TIMEOUT", "RATE_LIMIT_ERROR", "SERVICE_UNAVAILABLE"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR", "SERVICE_UNAVAILABLE"],
 });

@@ -77,5 +77,5 @@ export const signRoute = defineRoute({
     contentType: "application/json",
     schema: z.object({ document: documentOutputSchema }).meta({ id: "SignResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "MISSING_SUBMIT_EVENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "TSA_FAILED", "CONVERSION_TIMEOUT", "RATE_LIMIT_ERROR"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "MISSING_SUBMIT_EVENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "TSA_FAILED", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR"],
 });

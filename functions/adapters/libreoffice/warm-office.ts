@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
-import { groupGone, killGroup } from "#adapters/libreoffice-process.ts";
+import { groupGone, killGroup } from "#adapters/libreoffice/process-group.ts";
+import type { OfficeProcess } from "#adapters/libreoffice/slot-pool.ts";
 
 /** WarmJob is one conversion for a running LibreOffice (file URLs and filter names). */
 export interface WarmJob {
@@ -21,6 +22,17 @@ export type WarmOutcome =
   | { ok: false; kind: "unavailable"; error: string }
   | { ok: false; kind: "timeout"; error: string };
 
+/** WarmStartError is why a warm LibreOffice did not come up: too slow, or not at all. */
+export class WarmStartError extends Error {
+  constructor(
+    readonly kind: "timeout" | "unavailable",
+    message: string,
+  ) {
+    super(message);
+    this.name = "WarmStartError";
+  }
+}
+
 /** WarmOfficeOptions describe how to start one long-lived LibreOffice. */
 export interface WarmOfficeOptions {
   python: string;
@@ -35,10 +47,11 @@ export interface WarmOfficeOptions {
 type Message = Record<string, unknown>;
 
 /**
- * WarmOffice is one long-lived soffice (with its own profile) driven by the python UNO driver.
- * One job at a time; the owner restarts it (new WarmOffice) after a crash, a time-out or N jobs.
+ * WarmOffice is one long-lived soffice (with its own profile) driven by the python UNO driver
+ * (uno-driver.py). One job at a time; the slot pool replaces it (new WarmOffice) after a crash,
+ * a time-out or N jobs. The driver kills LibreOffice when this Node process is gone.
  */
-export class WarmOffice {
+export class WarmOffice implements OfficeProcess {
   /** conversions counts jobs this instance ran. */
   conversions = 0;
   private child?: ChildProcessWithoutNullStreams;
@@ -51,18 +64,14 @@ export class WarmOffice {
 
   constructor(private readonly options: WarmOfficeOptions) {}
 
-  /** alive tells whether the instance can take a job (started or not yet started). */
-  get alive(): boolean {
+  /** healthy tells whether the instance can take a job (started or not yet started). */
+  healthy(): boolean {
     return !this.dead;
   }
 
-  /** run converts one job before the deadline (epoch ms), starting LibreOffice first if needed. */
+  /** run converts one job before the deadline (epoch ms) on the started instance. */
   async run(job: WarmJob, deadline: number): Promise<WarmOutcome> {
-    if (this.dead) return { ok: false, kind: "crash", error: "instance already stopped" };
-    if (!this.ready) {
-      const started = await this.start(deadline);
-      if (started) return started;
-    }
+    if (this.dead || !this.ready) return { ok: false, kind: "crash", error: "instance not running" };
     this.conversions++;
     this.child!.stdin.write(`${JSON.stringify(job)}\n`);
     const reply = await this.next(deadline);
@@ -70,30 +79,32 @@ export class WarmOffice {
     if (reply === "exit") return { ok: false, kind: "crash", error: `LibreOffice driver exited: ${this.stderr.slice(-500)}` };
     if (reply.ok === true) return { ok: true };
     const kind = reply.kind === "crash" || reply.kind === "store" ? reply.kind : "load";
-    if (kind === "crash") this.stop();
+    if (kind === "crash") this.kill();
     return { ok: false, kind, error: String(reply.error ?? "unknown") };
   }
 
-  /** stop kills the driver and LibreOffice (both process groups). */
-  stop(): void {
+  /** kill sends SIGKILL to the driver and LibreOffice (both process groups) without waiting. */
+  kill(): void {
     this.dead = true;
     killGroup(this.officePgid);
     killGroup(this.child?.pid);
   }
 
-  /** terminate stops this instance and resolves once its processes are gone. */
-  async terminate(): Promise<void> {
-    this.stop();
+  /** stop kills this instance and resolves once its processes are gone. */
+  async stop(): Promise<void> {
+    this.kill();
     await Promise.all([groupGone(this.officePgid), groupGone(this.child?.pid)]);
   }
 
-  private async start(deadline: number): Promise<WarmOutcome | undefined> {
+  /** start runs the driver and LibreOffice and resolves once it is ready; rejects with WarmStartError. */
+  async start(deadline: number): Promise<void> {
     const { python, driverPath, argv, pipeName, env, cwd } = this.options;
     const connect = `pipe,name=${pipeName};urp;StarOffice.ComponentContext`;
     const settings = {
       argv: [...argv, `--accept=${connect}`],
       connect: `uno:${connect}`,
       startTimeout: Math.max(1, (deadline - Date.now()) / 1000),
+      parent: process.pid,
     };
     const child = spawn(python, [driverPath, JSON.stringify(settings)], { env, cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
@@ -122,14 +133,13 @@ export class WarmOffice {
     });
     child.once("exit", () => this.exited());
     const hello = await this.next(deadline);
-    if (hello === "timeout") return { ok: false, kind: "timeout", error: "LibreOffice did not start in time" };
+    if (hello === "timeout") throw new WarmStartError("timeout", "LibreOffice did not start in time");
     if (hello === "exit" || hello.event !== "ready") {
-      this.stop();
+      this.kill();
       const why = hello === "exit" ? this.stderr.slice(-500) : JSON.stringify(hello);
-      return { ok: false, kind: "unavailable", error: `LibreOffice did not start: ${why}` };
+      throw new WarmStartError("unavailable", `LibreOffice did not start: ${why}`);
     }
     this.ready = true;
-    return undefined;
   }
 
   private exited(): void {
@@ -156,7 +166,7 @@ export class WarmOffice {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiter = undefined;
-        this.stop();
+        this.kill();
         resolve("timeout");
       }, Math.max(0, deadline - Date.now()));
       this.waiter = (message) => {

@@ -39,18 +39,28 @@ export async function groupGone(pgid: number | undefined, maxWaitMs = 3000): Pro
 
 const STDERR_TAIL = 4096;
 
+/** ParentGuard runs a command under `python uno-driver.py guard <pid>`, which kills its group when this process is gone. */
+export interface ParentGuard {
+  python: string;
+  script: string;
+}
+
 /**
  * runGroup runs a command (argument array, never a shell) as the leader of a new process group
  * and kills the whole group when it exceeds timeoutMs and again when the leader exits, so
- * grandchildren such as soffice.bin never outlive the run. Rejects only when it cannot start.
+ * grandchildren such as soffice.bin never outlive the run. With a guard, the leader is the guard
+ * (same group), so a kill -9 of this process takes the command along too. Rejects only when it
+ * cannot start.
  */
 export function runGroup(
   command: string,
   args: readonly string[],
-  options: { env: Record<string, string>; cwd: string; timeoutMs: number },
+  options: { env: Record<string, string>; cwd: string; timeoutMs: number; guard?: ParentGuard },
 ): Promise<GroupResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd, detached: true, stdio: ["ignore", "ignore", "pipe"] });
+    const { guard } = options;
+    const argv = guard ? [guard.script, "guard", String(process.pid), command, ...args] : [...args];
+    const child = spawn(guard ? guard.python : command, argv, { env: options.env, cwd: options.cwd, detached: true, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     let timedOut = false;
     child.stderr.setEncoding("utf8");

@@ -1,7 +1,7 @@
 // Whether LibreOffice can run here, for the local start-up check and the health probe. Cheap: it
 // only looks for the soffice binary (a few stat calls), it starts nothing.
 import { config } from "#config";
-import { locateSoffice } from "#adapters/libreoffice-profile.ts";
+import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import type { Readiness } from "#domain/readiness.ts";
 
 /** libreOfficeReadiness is up when the soffice binary (SIGNET_SOFFICE, PATH, /opt/...) is found and executable. */

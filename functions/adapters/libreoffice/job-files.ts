@@ -1,0 +1,87 @@
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { decodeText, targetMediaTypes } from "#domain/conversion.ts";
+import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/converter.ts";
+import { detectDocumentType } from "#domain/document.ts";
+import { markdownToHtml, sanitizeHtml } from "#domain/markup.ts";
+import { readZipDirectory } from "#domain/zip.ts";
+
+// Import filters are forced (no type detection): the bytes were checked to be this format.
+export const importFilters: Record<SourceFormat, { filter: string; extension: string }> = {
+  docx: { filter: "MS Word 2007 XML", extension: "docx" },
+  doc: { filter: "MS Word 97", extension: "doc" },
+  odt: { filter: "writer8", extension: "odt" },
+  rtf: { filter: "Rich Text Format", extension: "rtf" },
+  html: { filter: "HTML (StarWriter)", extension: "html" },
+  md: { filter: "HTML (StarWriter)", extension: "html" },
+};
+
+export const exportFilters: Record<TargetFormat, string> = {
+  pdf: "writer_pdf_Export",
+  docx: "MS Word 2007 XML",
+};
+
+/** JobFiles are one job's input file and output folder inside its private job folder. */
+export interface JobFiles {
+  inputPath: string;
+  outDir: string;
+  outputPath: string;
+  from: SourceFormat;
+  to: TargetFormat;
+  pdfa: boolean;
+}
+
+/** writeInput writes the job's input (Markdown and HTML as sanitized HTML) into jobDir. */
+export async function writeInput(request: ConversionRequest, jobDir: string): Promise<JobFiles> {
+  const input = importFilters[request.from];
+  const inputPath = join(jobDir, `document.${input.extension}`);
+  let bytes: Uint8Array | string = request.bytes;
+  // LibreOffice 7.4 has no Markdown import, and its HTML import fetches linked resources:
+  // both arrive as sanitized, self-contained HTML.
+  // The text is decoded once: by checkConversionInput (request.text) or, for other callers, here.
+  if (request.from === "md") bytes = markdownToHtml(request.text ?? decodeText(request.bytes, "Markdown"));
+  if (request.from === "html") bytes = sanitizeHtml(request.text ?? decodeText(request.bytes, "HTML"));
+  await writeFile(inputPath, bytes, { mode: 0o600 });
+  const outDir = join(jobDir, "out");
+  await mkdir(outDir, { mode: 0o700 });
+  const outputPath = join(outDir, `document.${targetMediaTypes[request.to].extension}`);
+  return { inputPath, outDir, outputPath, from: request.from, to: request.to, pdfa: request.pdfa === true };
+}
+
+/**
+ * freshOutput gives the job a new, empty output folder: a failed attempt can leave a partial
+ * output, and readOutput must never take that leftover for the retry's result.
+ */
+export async function freshOutput(job: JobFiles, name: string): Promise<JobFiles> {
+  await rm(job.outDir, { recursive: true, force: true });
+  const outDir = join(job.outDir, "..", `out-${name}`);
+  await mkdir(outDir, { mode: 0o700 });
+  return { ...job, outDir, outputPath: join(outDir, `document.${targetMediaTypes[job.to].extension}`) };
+}
+
+/**
+ * crashesUnoLoad tells a document that LibreOffice 7.4 cannot load over UNO without crashing (the
+ * warm path's loadComponentFromURL): a DOCX with comments (word/comments.xml), as
+ * shared/corpus/advanced-text.docx and resolved-comment.docx; the same file without its comment
+ * references loads fine. Such documents are handed over to the warm instance as a --convert-to job.
+ */
+export function crashesUnoLoad(request: ConversionRequest): boolean {
+  if (request.from !== "docx") return false;
+  try {
+    return readZipDirectory(request.bytes, { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER }).some((entry) => entry.name === "word/comments.xml");
+  } catch {
+    return false;
+  }
+}
+
+/** readOutput reads and checks the output: success is a file of the target type, not an exit code. */
+export async function readOutput(job: JobFiles): Promise<Buffer | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(job.outputPath);
+  } catch {
+    return undefined;
+  }
+  if (job.to === "pdf") return bytes.subarray(0, 5).toString("latin1") === "%PDF-" ? bytes : undefined;
+  return detectDocumentType(bytes, { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER }) === "docx" ? bytes : undefined;
+}

@@ -1,0 +1,50 @@
+import { conversionFailed, conversionTimeout, notStarted, unreadable } from "#adapters/libreoffice/errors.ts";
+import { exportFilters, importFilters, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
+import { runGroup, type GroupResult, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
+import { targetMediaTypes } from "#domain/conversion.ts";
+
+/** SOFFICE_FLAGS start LibreOffice with no window, no start centre, no recovery and no lock files. */
+export const SOFFICE_FLAGS = ["--headless", "--invisible", "--nologo", "--nodefault", "--norestore", "--nolockcheck", "--nofirststartwizard"];
+
+/** OneShotRun is what one `soffice --convert-to` needs: the program, its profile URL and environment. */
+export interface OneShotRun {
+  soffice: string;
+  profile: string;
+  env: Record<string, string>;
+  cwd: string;
+  /** The converter's time limit, for the message of a time-out. */
+  timeoutMs: number;
+  /** Runs soffice under the parent guard when a python is at hand. */
+  guard?: ParentGuard;
+}
+
+/**
+ * runOneShot converts one job with a fresh `soffice --convert-to` in its own process group, killed
+ * whole at the deadline. Time-out: CONVERSION_TIMEOUT; no output and an error status or a signal:
+ * CONVERSION_FAILED; no valid output after a clean exit: INVALID_DOCUMENT; no start: SERVICE_UNAVAILABLE.
+ */
+export async function runOneShot(run: OneShotRun, job: JobFiles, deadline: number): Promise<Buffer> {
+  const filterData = job.pdfa ? `:${JSON.stringify({ SelectPdfVersion: { type: "long", value: "2" } })}` : "";
+  const target = `${targetMediaTypes[job.to].extension}:${exportFilters[job.to]}${filterData}`;
+  const args = [
+    `-env:UserInstallation=${run.profile}`,
+    ...SOFFICE_FLAGS,
+    `--infilter=${importFilters[job.from].filter}`,
+    "--convert-to",
+    target,
+    "--outdir",
+    job.outDir,
+    job.inputPath,
+  ];
+  let result: GroupResult;
+  try {
+    result = await runGroup(run.soffice, args, { env: run.env, cwd: run.cwd, timeoutMs: Math.max(1, deadline - Date.now()), ...(run.guard ? { guard: run.guard } : {}) });
+  } catch (error) {
+    throw notStarted(error);
+  }
+  if (result.timedOut) throw conversionTimeout(run.timeoutMs);
+  const output = await readOutput(job);
+  if (output) return output;
+  if (result.code !== 0) throw conversionFailed(result);
+  throw unreadable(job.from);
+}

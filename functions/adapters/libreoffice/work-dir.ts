@@ -1,0 +1,44 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** workDirPrefix starts the name of every converter's private folder: signet-lo-<owner pid>-<random>. */
+export const workDirPrefix = "signet-lo-";
+
+/** createWorkDir makes a private folder under the OS temp folder whose name carries this process id. */
+export function createWorkDir(parent: string = tmpdir()): Promise<string> {
+  return mkdtemp(join(parent, `${workDirPrefix}${process.pid}-`));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * sweepStaleWorkDirs removes the folders of converters whose process is gone (killed with -9, or
+ * crashed before close): signet-lo-<pid>-* where no process <pid> is alive. Folders of live
+ * processes and folders without an owner in their name are left alone. Returns the removed paths.
+ */
+export async function sweepStaleWorkDirs(parent: string = tmpdir()): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(parent);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const owner = new RegExp(`^${workDirPrefix}(\\d+)-`).exec(name);
+    if (!owner) continue;
+    const pid = Number(owner[1]);
+    if (pid === process.pid || alive(pid)) continue;
+    await rm(join(parent, name), { recursive: true, force: true }).catch(() => undefined);
+    removed.push(join(parent, name));
+  }
+  return removed;
+}
