@@ -19,8 +19,20 @@ export interface PadesSignOptions {
   contactInfo?: string;
   /** When given, an RFC 3161 signature timestamp is added (PAdES B-T); its failure fails the signing. */
   timestamper?: Timestamper;
-  /** Called with the loaded document before the signature is placed (adds the certificate page). */
+  /**
+   * Called with the loaded document before the signature is placed (adds the certificate page),
+   * only when the document holds no signature yet: a page added after an earlier signature would
+   * invalidate it (ISO 32000-1 12.8.2.2; pyHanko's difference analysis classes it "other").
+   */
   decorate?: (pdf: PDF) => void | Promise<void>;
+  /**
+   * Lines of the compact audit stamp drawn in a visible signature widget on the last existing
+   * page, used instead of `decorate` when the document already holds signatures (and is not
+   * certified: after a certification only an invisible signature field keeps the certification).
+   */
+  stamp?: string[];
+  /** The complete audit record (JSON), written into the signature dictionary, so the signature covers it. */
+  auditRecord?: string;
   /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
   contentsBytes?: number;
 }
@@ -80,8 +92,59 @@ function pdfDate(date: Date): string {
   return `D:${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
 }
 
-/** placeSignatureField adds the signature dictionary and an invisible signature widget on the last page. */
-function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, onNewPage: boolean): void {
+/** AUDIT_RECORD_KEY names the signature dictionary entry holding the signer's complete audit record (JSON). */
+export const AUDIT_RECORD_KEY = "Signet_AuditRecord";
+
+/** SignatureTarget says where the new signature's widget goes and whether it shows the audit stamp. */
+interface SignatureTarget {
+  /** The widget's page: the new certificate page, or the last existing page. */
+  pageIndex: number;
+  /** Lines of a visible audit stamp; the widget is invisible (zero-size) when absent. */
+  stamp?: string[];
+}
+
+/** winAnsiText makes text the standard Helvetica (WinAnsiEncoding) can show: accents dropped, other characters as "?". */
+function winAnsiText(value: string): string {
+  const plain = value.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+  return [...plain].map((char) => (char.charCodeAt(0) >= 0x20 && char.charCodeAt(0) <= 0x7e ? char : "?")).join("").replace(/[\\()]/g, (char) => `\\${char}`);
+}
+
+// Lower left, above the footer band of Signet's own certificate page (its rule is at 48 pt).
+const STAMP = { width: 300, lineHeight: 9, fontSize: 7, padding: 6, inset: 18, bottom: 56 };
+
+/** stampAppearance draws the compact audit stamp: a framed box of short lines in Helvetica. */
+function stampAppearance(lines: string[], width: number): { stream: PdfStream; height: number } {
+  const height = STAMP.padding * 2 + lines.length * STAMP.lineHeight;
+  const text = lines
+    .map((line, index) => `${index === 0 ? `${STAMP.padding} ${height - STAMP.padding - STAMP.fontSize} Td` : `0 -${STAMP.lineHeight} Td`} (${winAnsiText(line)}) Tj`)
+    .join("\n");
+  const content = [
+    "q 0.97 0.98 1 rg 0 0 " + `${width} ${height} re f`,
+    `0.11 0.3 0.55 RG 0.8 w 0.4 0.4 ${width - 0.8} ${height - 0.8} re S Q`,
+    `q 0 0 ${width} ${height} re W n BT /Helv ${STAMP.fontSize} Tf 0.11 0.13 0.17 rg`,
+    text,
+    "ET Q",
+  ].join("\n");
+  const stream = PdfStream.fromDict(
+    {
+      Type: PdfName.of("XObject"),
+      Subtype: PdfName.of("Form"),
+      BBox: new PdfArray([PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(width), PdfNumber.of(height)]),
+      Resources: PdfDict.of({
+        Font: PdfDict.of({ Helv: PdfDict.of({ Type: PdfName.of("Font"), Subtype: PdfName.of("Type1"), BaseFont: PdfName.of("Helvetica"), Encoding: PdfName.of("WinAnsiEncoding") }) }),
+      }),
+    },
+    new TextEncoder().encode(content),
+  );
+  return { stream, height };
+}
+
+/**
+ * placeSignatureField adds the signature dictionary and its widget (field and widget merged) on
+ * the target page, listed in that page's /Annots (ISO 32000-1 12.5.2): zero-size and invisible,
+ * or a visible audit stamp in the page's lower left corner.
+ */
+function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, target: SignatureTarget): void {
   const signature = PdfDict.of({
     Type: PdfName.of("Sig"),
     Filter: PdfName.of("Adobe.PPKLite"),
@@ -92,23 +155,42 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
     Name: PdfString.fromString(options.signerName),
     Reason: PdfString.fromString(options.reason),
     ...(options.contactInfo ? { ContactInfo: PdfString.fromString(options.contactInfo) } : {}),
+    ...(options.auditRecord ? { [AUDIT_RECORD_KEY]: PdfString.fromString(options.auditRecord) } : {}),
   });
   const signatureRef = pdf.register(signature);
   const form = pdf.getOrCreateForm();
   const field = form.createSignatureField(uniqueFieldName(pdf));
   const fieldDict = field.getDict();
-  const page = pdf.getPages().at(-1)!;
-  // Field and widget merged in one dictionary, zero-size and print-flagged: an invisible signature.
+  const page = pdf.getPages()[target.pageIndex]!;
   fieldDict.delete("Kids");
   fieldDict.set("V", signatureRef);
   fieldDict.set("Type", PdfName.of("Annot"));
   fieldDict.set("Subtype", PdfName.of("Widget"));
-  fieldDict.set("F", PdfNumber.of(132));
+  fieldDict.set("F", PdfNumber.of(132)); // print, locked
   fieldDict.set("P", page.ref);
-  fieldDict.set("Rect", new PdfArray([PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(0)]));
-  // Listed in the page's /Annots only when that page is new: existing pages stay untouched.
+  let rect = [0, 0, 0, 0];
+  if (target.stamp) {
+    const box = page.getCropBox();
+    const width = Math.min(STAMP.width, Math.max(40, box.width - 2 * STAMP.inset));
+    const { stream, height } = stampAppearance(target.stamp, width);
+    const x = box.x + Math.min(STAMP.inset, box.width / 10);
+    const y = box.y + Math.min(STAMP.bottom, box.height / 10);
+    rect = [x, y, x + width, y + height];
+    fieldDict.set("AP", PdfDict.of({ N: pdf.register(stream) }));
+  }
+  fieldDict.set("Rect", new PdfArray(rect.map((value) => PdfNumber.of(Math.round(value * 100) / 100))));
   const fieldRef = (field as unknown as { ref: PdfRef | null }).ref;
-  if (fieldRef && onNewPage && !page.dict.has("Annots")) page.dict.set("Annots", new PdfArray([fieldRef]));
+  if (!fieldRef) return;
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  const annots = page.dict.getArray("Annots", resolve);
+  if (annots) annots.push(fieldRef);
+  else page.dict.set("Annots", new PdfArray([fieldRef]));
+}
+
+/** hasSignatures tells whether a document already holds a signed signature field or a certification. */
+export function hasSignatures(pdf: PDF): boolean {
+  if (certificationPermission(pdf) !== undefined) return true;
+  return (pdf.getForm()?.getFields() ?? []).some((field) => field.type === "signature" && (field as unknown as { getSignatureDict(): PdfDict | null }).getSignatureDict() !== null);
 }
 
 /**
@@ -146,10 +228,14 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
   // libpdf refuses incremental saves of linearized files; an appended update is valid PDF there
   // (it only ends the fast-web-view optimisation), and a full rewrite would break earlier signatures.
   (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;
-  const pagesBefore = pdf.getPageCount();
-  if (options.decorate) await options.decorate(pdf);
+  const certified = certificationPermission(pdf) !== undefined;
+  const alreadySigned = hasSignatures(pdf);
+  if (options.decorate && !alreadySigned) await options.decorate(pdf);
   const reserved = contentsSize(options);
-  placeSignatureField(pdf, options, reserved, pdf.getPageCount() > pagesBefore);
+  const pageIndex = pdf.getPageCount() - 1;
+  // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
+  const stamp = alreadySigned && !certified ? options.stamp : undefined;
+  placeSignatureField(pdf, options, reserved, { pageIndex, ...(stamp ? { stamp } : {}) });
   const blocker = pdf.canSaveIncrementally();
   if (blocker) throw new SignetError("INVALID_DOCUMENT", `The PDF cannot take an incremental update (${blocker}); re-save it, then send it again.`);
 
