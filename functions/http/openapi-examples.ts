@@ -243,6 +243,8 @@ export const operationExamples: Record<string, OperationExamples> = {
               integrity: "ok",
               trusted: true,
               modifiedAfter: false,
+              modificationLevel: "none",
+              changesPermitted: true,
             },
           ],
           signer: { name: "Ada Lovelace", email: "ada@example.com", certificateSubject: "CN=Signet local signing,O=Signet" },
