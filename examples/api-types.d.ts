@@ -230,7 +230,7 @@ export interface paths {
         };
         /**
          * The service's signing certificate
-         * @description Publishes the certificate and public key Signet signs with, so anyone can pin or trust it.
+         * @description Publishes the certificate and public key Signet signs with, and the root certificate of its chain, so anyone can pin or trust it.
          */
         get: operations["verifyKey"];
         put?: never;
@@ -452,6 +452,8 @@ export interface components {
             validFrom: string;
             validTo: string;
             issuer: string;
+            /** @description PEM of the root of the signing certificate's chain (the local identity's root CA, or the certificate itself when it is self-signed): import it as a trust anchor in pdfsig's NSS database or Adobe. */
+            rootCertificate: string;
         };
     };
     responses: {

@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import * as pkijs from "pkijs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { oids } from "#domain/cades-signature.ts";
@@ -68,7 +69,9 @@ describe("sign and verify over HTTP", () => {
     expect(body.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(body.algorithm).toBe("RSA-3072 with SHA-256");
     expect(body.fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-    expect(body.issuer).toBe("CN=Signet Local Signing");
+    // The local identity is a signing certificate issued by a local root CA, published for trust.
+    expect(body.issuer).toBe("CN=Signet Local Root CA");
+    expect(new X509Certificate(body.certificate!).checkIssued(new X509Certificate(body.rootCertificate!))).toBe(true);
     expect(JSON.stringify(body)).not.toMatch(/PRIVATE KEY/);
   });
 

@@ -83,7 +83,7 @@ export const verifyKeyRoute = defineRoute({
   auth: false,
   tag: "Sign",
   summary: "The service's signing certificate",
-  description: "Publishes the certificate and public key Signet signs with, so anyone can pin or trust it.",
+  description: "Publishes the certificate and public key Signet signs with, and the root certificate of its chain, so anyone can pin or trust it.",
   body: { kind: "none" },
   success: {
     description: "The signing certificate.",
@@ -98,6 +98,10 @@ export const verifyKeyRoute = defineRoute({
         validFrom: z.string(),
         validTo: z.string(),
         issuer: z.string(),
+        rootCertificate: z.string().meta({
+          description:
+            "PEM of the root of the signing certificate's chain (the local identity's root CA, or the certificate itself when it is self-signed): import it as a trust anchor in pdfsig's NSS database or Adobe.",
+        }),
       })
       .meta({ id: "VerifyKeyResponse" }),
   },
