@@ -21,6 +21,8 @@ export interface ResolvedDocument {
 /** DocumentLimits bound a resolved document. */
 export interface DocumentLimits extends ZipLimits {
   maxDocumentBytes: number;
+  /** Pages a PDF may have to be signed or verified (default DEFAULT_MAX_PDF_PAGES). */
+  maxPdfPages?: number;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

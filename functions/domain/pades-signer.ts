@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, PdfString, type PdfRef } from "@libpdf/core";
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/cades-signature.ts";
 import { SignetError } from "#domain/errors.ts";
 import { openPdf } from "#domain/open-pdf.ts";
@@ -33,6 +33,8 @@ export interface PadesSignOptions {
   stamp?: string[];
   /** The complete audit record (JSON), written into the signature dictionary, so the signature covers it. */
   auditRecord?: string;
+  /** Pages a PDF may have (default DEFAULT_MAX_PDF_PAGES). */
+  maxPages?: number | undefined;
   /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
   contentsBytes?: number;
 }
@@ -46,8 +48,8 @@ const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 99999999
  * encrypted files, unreadable ones (openPdf), files without pages, and files whose structure had
  * to be rebuilt (an appended update would point into a broken cross-reference chain).
  */
-export async function loadPdf(bytes: Uint8Array): Promise<PDF> {
-  const { pdf, pages } = await openPdf(bytes);
+export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<PDF> {
+  const { pdf, pages } = await openPdf(bytes, maxPages);
   if (pdf.recoveredViaBruteForce) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
   }
@@ -73,12 +75,32 @@ export function certificationPermission(pdf: PDF): number | undefined {
   return 2;
 }
 
+// Room for what a measured CMS cannot know in advance: ECDSA signature values vary by a few bytes.
+const CONTENTS_MARGIN = 64;
+// A TSA token carries the TSA's certificates; before the first token from a timestamper is seen,
+// reserve this much. After that, the largest token seen plus TOKEN_MARGIN.
+const FIRST_TOKEN_BOUND = 16_384;
+const TOKEN_MARGIN = 1_024;
+const tokenSizes = new WeakMap<Timestamper, number>();
+
+/**
+ * contentsSize is the space reserved for the CMS in /Contents: a CMS of the same shape (same
+ * chain, attributes and key) made over a dummy digest, a small margin, and a bound for the
+ * timestamp token.
+ */
 function contentsSize(options: PadesSignOptions): number {
   if (options.contentsBytes) return options.contentsBytes;
-  const certificates = [options.identity.certificate, ...options.identity.chain].reduce((sum, certificate) => sum + certificate.raw.length, 0);
-  // Attributes, signature value and ASN.1 overhead stay under 2 KB for RSA-4096; a TSA token
-  // carries its own certificate chain: 16 KB covers the public TSAs we know with room to spare.
-  return certificates + 4096 + (options.timestamper ? 16_384 : 0);
+  const measured = createCadesSignature(options.identity, Buffer.alloc(32)).toDer().length + CONTENTS_MARGIN;
+  if (!options.timestamper) return measured;
+  const seen = tokenSizes.get(options.timestamper);
+  return measured + (seen === undefined ? FIRST_TOKEN_BOUND : seen + TOKEN_MARGIN);
+}
+
+/** ContentsOverflowError says the CMS did not fit the reserved space (a TSA's token grew). */
+class ContentsOverflowError extends Error {
+  constructor(readonly needed: number, reserved: number) {
+    super(`the CMS signature needs ${needed} bytes but only ${reserved} were reserved`);
+  }
 }
 
 /** uniqueFieldName picks a signature field name not used in the document yet. */
@@ -187,6 +209,70 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
   else page.dict.set("Annots", new PdfArray([fieldRef]));
 }
 
+interface PageTreeInternals {
+  flattened: boolean;
+  pages: PdfRef[];
+  root: PdfDict;
+  rootRef: PdfRef;
+  getPageDict(ref: PdfRef): PdfDict | null;
+}
+
+/**
+ * keepFlatPageTree tells libpdf that a page tree whose root already lists every page is flat:
+ * otherwise its first addPage "flattens" it by setting /Parent on every page again, and the
+ * update rewrites every unchanged page object.
+ */
+function keepFlatPageTree(pdf: PDF): void {
+  const tree = (pdf.context as unknown as { pages: PageTreeInternals }).pages;
+  const kids = tree.root.get("Kids");
+  if (!(kids instanceof PdfArray) || kids.length !== tree.pages.length) return;
+  const flat = tree.pages.every((ref, index) => {
+    const parent = tree.getPageDict(ref)?.get("Parent");
+    return kids.at(index) === ref && parent === tree.rootRef; // PdfRef instances are interned
+  });
+  if (flat) tree.flattened = true;
+}
+
+/** pdfVersion is the document's effective version: the header's, raised by a catalog /Version. */
+function pdfVersion(pdf: PDF): number {
+  const header = Number.parseFloat(pdf.version) || 1.4;
+  const catalog = Number.parseFloat(pdf.getCatalog().getName("Version")?.value ?? "");
+  return Number.isFinite(catalog) ? Math.max(header, catalog) : header;
+}
+
+/**
+ * declareEtsiExtension marks a PDF 1.x document as using the ETSI PAdES extension (ESIC
+ * developer extension, ExtensionLevel 2, BaseVersion 1.7, ETSI EN 319 142-1 5.4), as PAdES
+ * writers do; a document below 1.7 also gets catalog /Version 1.7 (the header stays as it is:
+ * an incremental update keeps every earlier byte).
+ */
+function declareEtsiExtension(pdf: PDF): void {
+  const version = pdfVersion(pdf);
+  if (version >= 2) return;
+  const catalog = pdf.getCatalog();
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  if (version < 1.7) catalog.set("Version", PdfName.of("1.7"));
+  const extensions = catalog.getDict("Extensions", resolve);
+  if (extensions?.has("ESIC")) return;
+  const esic = PdfDict.of({ BaseVersion: PdfName.of("1.7"), ExtensionLevel: PdfNumber.of(2) });
+  if (extensions) extensions.set("ESIC", esic);
+  else catalog.set("Extensions", PdfDict.of({ ESIC: esic }));
+}
+
+/**
+ * updateFileId keeps the first half of the trailer /ID (the document's permanent identifier) and
+ * gives the second half a new value for this version (ISO 32000-1 14.4): derived from the input
+ * and the signing time, so one request's output is reproducible.
+ */
+function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
+  const trailer = (pdf.context as unknown as { info: { trailer: PdfDict } }).info.trailer;
+  const ids = trailer.getArray("ID");
+  const permanent = ids?.at(0);
+  if (!(permanent instanceof PdfString)) return;
+  const changing = createHash("sha256").update(input).update(signingTime.toISOString()).digest().subarray(0, 16);
+  trailer.set("ID", new PdfArray([permanent, new PdfString(new Uint8Array(changing), "hex")]));
+}
+
 /** hasSignatures tells whether a document already holds a signed signature field or a certification. */
 export function hasSignatures(pdf: PDF): boolean {
   if (certificationPermission(pdf) !== undefined) return true;
@@ -218,7 +304,17 @@ function compressNewStreams(pdf: PDF): void {
  * found once in the appended part, the CMS fits its reserved space.
  */
 export async function signPdf(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
-  const pdf = await loadPdf(input);
+  try {
+    return await signOnce(input, options);
+  } catch (error) {
+    // A token larger than the ones seen before: sign again once with room for it (a new TSA request).
+    if (!(error instanceof ContentsOverflowError) || !options.timestamper || options.contentsBytes) throw error;
+    return signOnce(input, { ...options, contentsBytes: error.needed + FIRST_TOKEN_BOUND });
+  }
+}
+
+async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
+  const pdf = await loadPdf(input, options.maxPages);
   if (certificationPermission(pdf) === 1) {
     throw new SignetError(
       "INVALID_DOCUMENT",
@@ -230,12 +326,17 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
   (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;
   const certified = certificationPermission(pdf) !== undefined;
   const alreadySigned = hasSignatures(pdf);
-  if (options.decorate && !alreadySigned) await options.decorate(pdf);
+  if (options.decorate && !alreadySigned) {
+    keepFlatPageTree(pdf);
+    await options.decorate(pdf);
+  }
   const reserved = contentsSize(options);
   const pageIndex = pdf.getPageCount() - 1;
   // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
   const stamp = alreadySigned && !certified ? options.stamp : undefined;
   placeSignatureField(pdf, options, reserved, { pageIndex, ...(stamp ? { stamp } : {}) });
+  declareEtsiExtension(pdf);
+  updateFileId(pdf, input, options.signingTime);
   const blocker = pdf.canSaveIncrementally();
   if (blocker) throw new SignetError("INVALID_DOCUMENT", `The PDF cannot take an incremental update (${blocker}); re-save it, then send it again.`);
 
@@ -263,12 +364,12 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
   const digest = createHash("sha256").update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
   const cms = createCadesSignature(options.identity, digest);
   if (options.timestamper) {
-    cms.addTimestampToken(await options.timestamper.timestamp(cms.signatureValue));
+    const token = await options.timestamper.timestamp(cms.signatureValue);
+    tokenSizes.set(options.timestamper, Math.max(token.length, tokenSizes.get(options.timestamper) ?? 0));
+    cms.addTimestampToken(token);
   }
   const der = cms.toDer();
-  if (der.length > reserved) {
-    throw new Error(`the CMS signature needs ${der.length} bytes but only ${reserved} were reserved`);
-  }
+  if (der.length > reserved) throw new ContentsOverflowError(der.length, reserved);
   output.write(der.toString("hex").toUpperCase(), contentsStart + 1, "latin1");
   return output;
 }

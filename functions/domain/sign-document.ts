@@ -105,6 +105,7 @@ export async function signDocument(input: SignInput, deps: SignDependencies): Pr
 
   return signPdf(pdfBytes, {
     identity,
+    maxPages: deps.limits.maxPdfPages,
     signingTime,
     signerName: signer.name,
     reason: `Signed by ${signer.name} <${signer.email}>`,

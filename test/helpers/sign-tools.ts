@@ -35,7 +35,7 @@ export async function makePdf(pages = 3, options: { title?: string; classicXref?
     const page = doc.addPage(options.size ?? [595, 842]);
     page.drawText(`Contract page ${index + 1}`, { x: 60, y: 760, size: 26, font, color: rgb(0.1, 0.2, 0.5) });
     page.drawText(`Hello signer, this is clause ${index + 1}.`, { x: 60, y: 700, size: 12, font });
-    page.drawRectangle({ x: 60, y: 400 - index * 30, width: 200, height: 120, color: rgb(0.9, 0.3 + index * 0.2, 0.2) });
+    page.drawRectangle({ x: 60, y: 400 - index * 30, width: 200, height: 120, color: rgb(0.9, (0.3 + index * 0.2) % 1, 0.2) });
     page.drawCircle({ x: 420, y: 300, size: 60, color: rgb(0.2, 0.7, 0.4) });
   }
   // A classic cross-reference table when asked: pyHanko then writes its update with one too
