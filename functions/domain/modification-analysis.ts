@@ -468,7 +468,11 @@ export function analyseModifications(history: RevisionHistory, signedEnd: number
   const key = `${signedEnd}:${docMdp}`;
   let analysis = history.analyses.get(key);
   if (!analysis) {
-    analysis = analyse(history, signedEnd, docMdp);
+    // An update the parser cannot follow is not explained: it counts as "other", never as a crash.
+    analysis = analyse(history, signedEnd, docMdp).catch((error: unknown) => ({
+      level: "other" as const,
+      problem: `an update after the signature could not be read (${error instanceof Error ? error.message : "unreadable"})`,
+    }));
     history.analyses.set(key, analysis);
   }
   return analysis;

@@ -56,7 +56,7 @@ describe("sign and verify over HTTP", () => {
     const verified = await post("/v1/verify", { document: { base64: json.document.base64 } }, false);
     expect(verified.status).toBe(200);
     expect(verified.json).toMatchObject({ valid: true, document: { pages: 4 } });
-    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok", trusted: true, modifiedAfter: false });
+    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok", trusted: true, modifiedAfter: false, modificationLevel: "none", changesPermitted: true });
     expect(verified.json.signatures[0].timestamp).toMatchObject({ imprintValid: true, authority: "CN=Signet Test TSA" });
     expect(verified.json.signer).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com" });
   }, 30_000);

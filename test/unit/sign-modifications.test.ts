@@ -176,6 +176,15 @@ describe("verify's difference analysis agrees with pyHanko", () => {
     expect(report.valid).toBe(false);
   });
 
+  it("calls an update it cannot follow 'other', and does not fail the request", async () => {
+    const signed = await sign(base);
+    const bogus = Buffer.concat([signed, Buffer.from("\n9999 0 obj\n<< /Junk true >>\nendobj\nstartxref\n99999999\n%%EOF\n", "latin1")]);
+    const report = await verify(bogus);
+    expect(report.signatures[0]).toMatchObject({ integrity: "ok", modificationLevel: "other", changesPermitted: false });
+    expect(report.valid).toBe(false);
+    expect(report.reason).toMatch(/cross-reference/);
+  });
+
   it("reports the signer of a signature whose byte range gap is not exactly /Contents", async () => {
     const signed = await sign(base);
     const text = signed.toString("latin1");
