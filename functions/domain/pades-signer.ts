@@ -82,6 +82,8 @@ const CONTENTS_MARGIN = 64;
 const FIRST_TOKEN_BOUND = 16_384;
 const TOKEN_MARGIN = 1_024;
 const tokenSizes = new WeakMap<Timestamper, number>();
+// The measured CMS size per identity: one signature operation per identity, not per request.
+const cmsSizes = new WeakMap<SigningIdentity, number>();
 
 /**
  * contentsSize is the space reserved for the CMS in /Contents: a CMS of the same shape (same
@@ -90,7 +92,12 @@ const tokenSizes = new WeakMap<Timestamper, number>();
  */
 function contentsSize(options: PadesSignOptions): number {
   if (options.contentsBytes) return options.contentsBytes;
-  const measured = createCadesSignature(options.identity, Buffer.alloc(32)).toDer().length + CONTENTS_MARGIN;
+  let cms = cmsSizes.get(options.identity);
+  if (cms === undefined) {
+    cms = createCadesSignature(options.identity, Buffer.alloc(32)).toDer().length;
+    cmsSizes.set(options.identity, cms);
+  }
+  const measured = cms + CONTENTS_MARGIN;
   if (!options.timestamper) return measured;
   const seen = tokenSizes.get(options.timestamper);
   return measured + (seen === undefined ? FIRST_TOKEN_BOUND : seen + TOKEN_MARGIN);
