@@ -18,12 +18,18 @@ function tooManyPages(pages: number, max: number): SignetError {
   );
 }
 
-/** declaredPageCount is the largest /Count of a /Type /Pages dictionary found in the bytes: a cheap look before parsing. */
+const PAGES = Buffer.from("/Pages", "latin1");
+
+/**
+ * declaredPageCount is the largest /Count of a /Type /Pages dictionary visible in the bytes (not
+ * inside object streams): a cheap look before parsing, searching bytes rather than a 25 MB string.
+ */
 function declaredPageCount(bytes: Uint8Array): number {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let largest = 0;
-  for (const match of text.matchAll(/\/Type\s*\/Pages\b/g)) {
-    const around = text.slice(Math.max(0, match.index - 512), match.index + 512);
+  for (let at = buffer.indexOf(PAGES); at >= 0; at = buffer.indexOf(PAGES, at + PAGES.length)) {
+    const around = buffer.subarray(Math.max(0, at - 512), at + 512).toString("latin1");
+    if (!/\/Type\s*\/Pages\b/.test(around)) continue;
     for (const count of around.matchAll(/\/Count\s+(\d{1,12})/g)) largest = Math.max(largest, Number(count[1]));
   }
   return largest;

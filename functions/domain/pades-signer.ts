@@ -268,15 +268,20 @@ function declareEtsiExtension(pdf: PDF): void {
 
 /**
  * updateFileId keeps the first half of the trailer /ID (the document's permanent identifier) and
- * gives the second half a new value for this version (ISO 32000-1 14.4): derived from the input
- * and the signing time, so one request's output is reproducible.
+ * gives the second half a new value for this version (ISO 32000-1 14.4): derived from the input's
+ * length and last bytes (its latest trailer) and the signing time, without hashing the whole file.
  */
 function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
   const trailer = (pdf.context as unknown as { info: { trailer: PdfDict } }).info.trailer;
   const ids = trailer.getArray("ID");
   const permanent = ids?.at(0);
   if (!(permanent instanceof PdfString)) return;
-  const changing = createHash("sha256").update(input).update(signingTime.toISOString()).digest().subarray(0, 16);
+  const changing = createHash("sha256")
+    .update(permanent.bytes)
+    .update(`${input.length}:${signingTime.toISOString()}`)
+    .update(input.subarray(Math.max(0, input.length - 4096)))
+    .digest()
+    .subarray(0, 16);
   trailer.set("ID", new PdfArray([permanent, new PdfString(new Uint8Array(changing), "hex")]));
 }
 
