@@ -311,8 +311,9 @@ function compressNewStreams(pdf: PDF): void {
 /**
  * signPdf adds a PAdES baseline B-B signature (B-T with a timestamper) to a PDF as an incremental
  * update: every input byte is kept as a prefix of the output, so earlier signatures stay valid.
- * The document is first passed to `decorate` (the audit trail certificate page), so the
- * signature covers it. The output is checked before it is returned: prefix kept, placeholders
+ * An unsigned document is first passed to `decorate` (the audit trail certificate page), so the
+ * signature covers it; a document that already holds signatures gets no page (it would void them)
+ * and its new widget shows `stamp` instead (invisible after a certification). The output is checked before it is returned: prefix kept, placeholders
  * found once in the appended part, the CMS fits its reserved space.
  */
 export async function signPdf(input: Buffer, options: PadesSignOptions): Promise<Buffer> {

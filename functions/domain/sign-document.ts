@@ -64,8 +64,10 @@ export function checkSignInput(input: SignInput, limits: SignDependencies["limit
 
 /**
  * signDocument runs POST /v1/sign: checks the request, resolves the document (DOCX is converted
- * to PDF first), appends the audit trail certificate unless disabled, and signs PAdES B-B (B-T
- * with a timestamper) as an incremental update. Returns the signed PDF.
+ * to PDF first), appends the audit trail certificate unless disabled (on an already-signed
+ * document: a compact stamp in the signature widget instead), records the complete audit trail in
+ * the signature dictionary, and signs PAdES B-B (B-T with a timestamper) as an incremental update.
+ * Returns the signed PDF.
  */
 export async function signDocument(input: SignInput, deps: SignDependencies): Promise<Buffer> {
   checkSignInput(input, deps.limits);
