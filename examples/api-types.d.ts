@@ -192,7 +192,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a PDF or DOCX
-         * @description Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.
+         * @description Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.
          */
         post: operations["sign"];
         delete?: never;
@@ -272,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Check a PDF's signatures
-         * @description Reports every signature of a PDF: integrity, coverage, signer certificate, trust and changes made after signing. A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).
+         * @description Reports every signature of a PDF: integrity, coverage, signer certificate, trust, and what each later incremental update changed (modificationLevel, as pyHanko's difference analysis classes it). A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).
          */
         post: operations["verify"];
         delete?: never;
@@ -290,7 +290,7 @@ export interface paths {
         };
         /**
          * The service's signing certificate
-         * @description Publishes the certificate and public key Signet signs with, so anyone can pin or trust it.
+         * @description Publishes the certificate and public key Signet signs with, and the root certificate of its chain, so anyone can pin or trust it.
          */
         get: operations["verifyKey"];
         put?: never;
@@ -519,6 +519,7 @@ export interface components {
             placeholders: string[];
         };
         VerifyReport: {
+            /** @description At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted). */
             valid: boolean;
             reason: string;
             signatures: {
@@ -545,7 +546,17 @@ export interface components {
                     /** @description Why the token does not verify. */
                     problem?: string;
                 };
+                /** @description Bytes follow the signed range (an incremental update, or anything appended). */
                 modifiedAfter: boolean;
+                /**
+                 * @description What the incremental updates after this signature changed, each compared with the signed revision (as pyHanko's difference analysis): none; lta (document info, XMP metadata, DSS, document timestamps, cross-reference and object streams); form_filling (field values, new signature fields and their widgets); annotations (new annotations on existing pages); other (pages added or removed, content or fonts replaced, catalog entries changed, objects deleted, anything unexplained).
+                 * @enum {string}
+                 */
+                modificationLevel: "none" | "lta" | "form_filling" | "annotations" | "other";
+                /** @description Present on a certification signature: its DocMDP permission (1 no changes, 2 form filling and signing, 3 also annotations). */
+                docMdpPermission?: number;
+                /** @description The changes after this signature are within what is permitted: at most form_filling, annotations only under a certification with P=3, only lta under P=1. `valid` requires this for every signature. */
+                changesPermitted: boolean;
             }[];
             signer: {
                 name: string | null;
@@ -571,6 +582,8 @@ export interface components {
             validFrom: string;
             validTo: string;
             issuer: string;
+            /** @description PEM of the root of the signing certificate's chain (the local identity's root CA, or the certificate itself when it is self-signed): import it as a trust anchor in pdfsig's NSS database or Adobe. */
+            rootCertificate: string;
         };
         UploadGrant: {
             /**

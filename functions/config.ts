@@ -22,6 +22,8 @@ export interface Limits {
   maxAuditEvents: number;
   maxMetadataBytes: number;
   maxJsonDepth: number;
+  /** Pages of a PDF to sign or verify. */
+  maxPdfPages: number;
 }
 
 /** Config is every setting of Signet, read once per container from the environment. */
@@ -126,6 +128,7 @@ const defaultLimits: Limits = {
   maxAuditEvents: 10_000,
   maxMetadataBytes: 16 * 1024,
   maxJsonDepth: 32,
+  maxPdfPages: 10_000,
 };
 
 type Env = Record<string, string | undefined>;
@@ -199,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxAuditEvents: readInt(env, "SIGNET_MAX_AUDIT_EVENTS", defaultLimits.maxAuditEvents),
     maxMetadataBytes: readInt(env, "SIGNET_MAX_METADATA_BYTES", defaultLimits.maxMetadataBytes),
     maxJsonDepth: readInt(env, "SIGNET_MAX_JSON_DEPTH", defaultLimits.maxJsonDepth),
+    maxPdfPages: readInt(env, "SIGNET_MAX_PDF_PAGES", defaultLimits.maxPdfPages),
   };
   const mode = env.SIGNET_CONVERSION_MODE ?? "warm";
   if (mode !== "warm" && mode !== "oneshot") {
@@ -214,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxDocumentBytes: limits.maxDocumentBytes,
       maxEntries: limits.maxDocxEntries,
       maxUncompressedBytes: limits.maxDocxUncompressedBytes,
+      maxPdfPages: limits.maxPdfPages,
     },
     fetch: {
       allowHttp: readBool(env, "SIGNET_ALLOW_HTTP", false),

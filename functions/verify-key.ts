@@ -1,7 +1,7 @@
 import { config } from "#config";
 import { certificateStore } from "#adapters/identity.ts";
 import { SignetError } from "#domain/errors.ts";
-import { describeKey } from "#domain/signing-identity.ts";
+import { describeKey, rootCertificate } from "#domain/signing-identity.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";
@@ -22,5 +22,6 @@ export const handler = httpHandler(verifyKeyRoute, async () => {
     validFrom: new Date(certificate.validFrom).toISOString(),
     validTo: new Date(certificate.validTo).toISOString(),
     issuer: certificate.issuer.replace(/\n/g, ", "),
+    rootCertificate: rootCertificate(identity).toString(),
   });
 });

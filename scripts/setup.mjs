@@ -57,6 +57,7 @@ const wanted = [
     ? [
         { ok: () => existsSync("/usr/bin/chromium"), pkg: "chromium", why: "the API reference browser test" },
         { ok: () => has("curl") && has("jq"), pkg: "curl jq", why: "the shell walk-through test" },
+        { ok: () => has("certutil"), pkg: "libnss3-tools", why: "pdfsig trusting the local root CA (NSS database)" },
       ]
     : []),
 ];

@@ -26,9 +26,18 @@ export interface AuditCertificate {
   metadata?: Record<string, unknown> | undefined;
 }
 
-const PAGE = { width: 595.28, height: 841.89 };
+/** PageSize is a page's width and height in points. */
+export interface PageSize {
+  width: number;
+  height: number;
+}
+const A4: PageSize = { width: 595.28, height: 841.89 };
+/** MIN_PAGE keeps the layout readable when the document's last page is tiny. */
+const MIN_PAGE: PageSize = { width: 420, height: 420 };
+// The size of the certificate being drawn; set at the start of each (synchronous) drawAuditCertificate call.
+const PAGE: PageSize = { ...A4 };
 const MARGIN = { left: 56, right: 56, top: 60, bottom: 72 };
-const CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
+let CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
 type Color = readonly [number, number, number];
 const INK: Color = [0.11, 0.13, 0.17];
 const MUTED: Color = [0.42, 0.45, 0.5];
@@ -215,9 +224,13 @@ function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
  * drawAuditCertificate appends the audit trail certificate page(s) to a document: a title
  * block, the document, signer and signature details, the metadata, and every audit event in
  * time order, flowing onto as many pages as needed, each with "page x of y". Text in any script
- * the bundled fonts cover renders (Latin, Greek, Cyrillic, Arabic, Hebrew, CJK).
+ * the bundled fonts cover renders (Latin, Greek, Cyrillic, Arabic, Hebrew, CJK). The pages take
+ * `pageSize` (the document's last page, so orientation matches; at least 420 x 420 pt).
  */
-export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles): void {
+export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles, pageSize: PageSize = A4): void {
+  PAGE.width = Math.max(MIN_PAGE.width, pageSize.width);
+  PAGE.height = Math.max(MIN_PAGE.height, pageSize.height);
+  CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
   const fonts = new DocumentFonts(pdf, files);
   const layout = new CertificateLayout(fonts);
   const events = sortEvents(certificate.events);

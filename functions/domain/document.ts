@@ -21,6 +21,8 @@ export interface ResolvedDocument {
 /** DocumentLimits bound a resolved document. */
 export interface DocumentLimits extends ZipLimits {
   maxDocumentBytes: number;
+  /** Pages a PDF may have to be signed or verified (default DEFAULT_MAX_PDF_PAGES). */
+  maxPdfPages?: number;
 }
 
 const DATA_URI = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)?((?:;[a-z0-9-]+=[^;,]*)*);base64,/i;

@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { SignetError } from "#domain/errors.ts";
 import {
   IdentityFormatError,
-  generateIdentity,
+  generateLocalIdentity,
   identityToPem,
   parseP12Identity,
   parsePemIdentity,
@@ -73,7 +73,8 @@ export interface IdentityFiles {
 /**
  * createIdentityStore loads the signing identity once per process: identity.p12 (with the
  * operator's password) wins over identity.pem (private key + chain); when neither exists a
- * self-signed identity is generated and written with create-if-absent, so concurrent starts
+ * local root CA and a signing certificate it issues are generated and written (key, certificate,
+ * root) with create-if-absent, so concurrent starts
  * settle on one key. A failed load is retried on the next call.
  */
 export function createIdentityStore(files: IdentityFiles, options: { p12Password: string }): SigningIdentityStore {
@@ -101,7 +102,7 @@ export function createIdentityStore(files: IdentityFiles, options: { p12Password
   async function loadOnce(): Promise<SigningIdentity> {
     const existing = await read();
     if (existing) return existing;
-    const identity = await generateIdentity();
+    const identity = await generateLocalIdentity();
     if (await files.createIfAbsent(identityFileNames.pem, identityToPem(identity))) return identity;
     return (await read())!;
   }

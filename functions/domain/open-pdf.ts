@@ -7,17 +7,49 @@ export interface OpenedPdf {
   pages: number;
 }
 
+/** DEFAULT_MAX_PDF_PAGES is the page limit when none is configured (SIGNET_MAX_PDF_PAGES). */
+export const DEFAULT_MAX_PDF_PAGES = 10_000;
+
+function tooManyPages(pages: number, max: number): SignetError {
+  return new SignetError(
+    "PAYLOAD_TOO_LARGE",
+    `The PDF has ${pages} pages; Signet accepts at most ${max} (SIGNET_MAX_PDF_PAGES). Split the document, or raise the limit.`,
+    { details: [{ field: "document", issue: `at most ${max} pages` }] },
+  );
+}
+
+const PAGES = Buffer.from("/Pages", "latin1");
+
+/**
+ * declaredPageCount is the largest /Count of a /Type /Pages dictionary visible in the bytes (not
+ * inside object streams): a cheap look before parsing, searching bytes rather than a 25 MB string.
+ */
+function declaredPageCount(bytes: Uint8Array): number {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let largest = 0;
+  for (let at = buffer.indexOf(PAGES); at >= 0; at = buffer.indexOf(PAGES, at + PAGES.length)) {
+    const around = buffer.subarray(Math.max(0, at - 512), at + 512).toString("latin1");
+    if (!/\/Type\s*\/Pages\b/.test(around)) continue;
+    for (const count of around.matchAll(/\/Count\s+(\d{1,12})/g)) largest = Math.max(largest, Number(count[1]));
+  }
+  return largest;
+}
+
 /** looksEncrypted tells whether a trailer (or xref stream dictionary) names an /Encrypt dictionary. */
 function looksEncrypted(bytes: Uint8Array): boolean {
   return /\/Encrypt\s*(?:\d+\s+\d+\s+R|<<)/.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"));
 }
 
 /**
- * openPdf parses a PDF for signing or verification: a password-protected or encrypted file is
+ * openPdf parses a PDF for signing or verification: more than `maxPages` pages is
+ * PAYLOAD_TOO_LARGE (413, naming the limit), a password-protected or encrypted file is
  * ENCRYPTED_DOCUMENT, a file that cannot be parsed or whose page tree cannot be read is
  * INVALID_DOCUMENT, each with a message that says what to do.
  */
-export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
+export async function openPdf(bytes: Uint8Array, maxPages = DEFAULT_MAX_PDF_PAGES): Promise<OpenedPdf> {
+  // Checked before parsing: libpdf walks the whole page tree on load (8 s for 200,000 pages).
+  const declared = declaredPageCount(bytes);
+  if (declared > maxPages) throw tooManyPages(declared, maxPages);
   let pdf: PDF;
   try {
     pdf = await PDF.load(bytes);
@@ -34,5 +66,6 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
   } catch (error) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF's page tree could not be read; re-save it, then send it again.", { cause: error });
   }
+  if (pages > maxPages) throw tooManyPages(pages, maxPages);
   return { pdf, pages };
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, PdfString, type PdfRef } from "@libpdf/core";
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/cades-signature.ts";
 import { SignetError } from "#domain/errors.ts";
 import { openPdf } from "#domain/open-pdf.ts";
@@ -19,8 +19,22 @@ export interface PadesSignOptions {
   contactInfo?: string;
   /** When given, an RFC 3161 signature timestamp is added (PAdES B-T); its failure fails the signing. */
   timestamper?: Timestamper;
-  /** Called with the loaded document before the signature is placed (adds the certificate page). */
+  /**
+   * Called with the loaded document before the signature is placed (adds the certificate page),
+   * only when the document holds no signature yet: a page added after an earlier signature would
+   * invalidate it (ISO 32000-1 12.8.2.2; pyHanko's difference analysis classes it "other").
+   */
   decorate?: (pdf: PDF) => void | Promise<void>;
+  /**
+   * Lines of the compact audit stamp drawn in a visible signature widget on the last existing
+   * page, used instead of `decorate` when the document already holds signatures (and is not
+   * certified: after a certification only an invisible signature field keeps the certification).
+   */
+  stamp?: string[];
+  /** The complete audit record (JSON), written into the signature dictionary, so the signature covers it. */
+  auditRecord?: string;
+  /** Pages a PDF may have (default DEFAULT_MAX_PDF_PAGES). */
+  maxPages?: number | undefined;
   /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
   contentsBytes?: number;
 }
@@ -34,8 +48,8 @@ const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 99999999
  * encrypted files, unreadable ones (openPdf), files without pages, and files whose structure had
  * to be rebuilt (an appended update would point into a broken cross-reference chain).
  */
-export async function loadPdf(bytes: Uint8Array): Promise<PDF> {
-  const { pdf, pages } = await openPdf(bytes);
+export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<PDF> {
+  const { pdf, pages } = await openPdf(bytes, maxPages);
   if (pdf.recoveredViaBruteForce) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
   }
@@ -61,12 +75,39 @@ export function certificationPermission(pdf: PDF): number | undefined {
   return 2;
 }
 
+// Room for what a measured CMS cannot know in advance: ECDSA signature values vary by a few bytes.
+const CONTENTS_MARGIN = 64;
+// A TSA token carries the TSA's certificates; before the first token from a timestamper is seen,
+// reserve this much. After that, the largest token seen plus TOKEN_MARGIN.
+const FIRST_TOKEN_BOUND = 16_384;
+const TOKEN_MARGIN = 1_024;
+const tokenSizes = new WeakMap<Timestamper, number>();
+// The measured CMS size per identity: one signature operation per identity, not per request.
+const cmsSizes = new WeakMap<SigningIdentity, number>();
+
+/**
+ * contentsSize is the space reserved for the CMS in /Contents: a CMS of the same shape (same
+ * chain, attributes and key) made over a dummy digest, a small margin, and a bound for the
+ * timestamp token.
+ */
 function contentsSize(options: PadesSignOptions): number {
   if (options.contentsBytes) return options.contentsBytes;
-  const certificates = [options.identity.certificate, ...options.identity.chain].reduce((sum, certificate) => sum + certificate.raw.length, 0);
-  // Attributes, signature value and ASN.1 overhead stay under 2 KB for RSA-4096; a TSA token
-  // carries its own certificate chain: 16 KB covers the public TSAs we know with room to spare.
-  return certificates + 4096 + (options.timestamper ? 16_384 : 0);
+  let cms = cmsSizes.get(options.identity);
+  if (cms === undefined) {
+    cms = createCadesSignature(options.identity, Buffer.alloc(32)).toDer().length;
+    cmsSizes.set(options.identity, cms);
+  }
+  const measured = cms + CONTENTS_MARGIN;
+  if (!options.timestamper) return measured;
+  const seen = tokenSizes.get(options.timestamper);
+  return measured + (seen === undefined ? FIRST_TOKEN_BOUND : seen + TOKEN_MARGIN);
+}
+
+/** ContentsOverflowError says the CMS did not fit the reserved space (a TSA's token grew). */
+class ContentsOverflowError extends Error {
+  constructor(readonly needed: number, reserved: number) {
+    super(`the CMS signature needs ${needed} bytes but only ${reserved} were reserved`);
+  }
 }
 
 /** uniqueFieldName picks a signature field name not used in the document yet. */
@@ -80,8 +121,59 @@ function pdfDate(date: Date): string {
   return `D:${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
 }
 
-/** placeSignatureField adds the signature dictionary and an invisible signature widget on the last page. */
-function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, onNewPage: boolean): void {
+/** AUDIT_RECORD_KEY names the signature dictionary entry holding the signer's complete audit record (JSON). */
+export const AUDIT_RECORD_KEY = "Signet_AuditRecord";
+
+/** SignatureTarget says where the new signature's widget goes and whether it shows the audit stamp. */
+interface SignatureTarget {
+  /** The widget's page: the new certificate page, or the last existing page. */
+  pageIndex: number;
+  /** Lines of a visible audit stamp; the widget is invisible (zero-size) when absent. */
+  stamp?: string[];
+}
+
+/** winAnsiText makes text the standard Helvetica (WinAnsiEncoding) can show: accents dropped, other characters as "?". */
+function winAnsiText(value: string): string {
+  const plain = value.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+  return [...plain].map((char) => (char.charCodeAt(0) >= 0x20 && char.charCodeAt(0) <= 0x7e ? char : "?")).join("").replace(/[\\()]/g, (char) => `\\${char}`);
+}
+
+// Lower left, above the footer band of Signet's own certificate page (its rule is at 48 pt).
+const STAMP = { width: 300, lineHeight: 9, fontSize: 7, padding: 6, inset: 18, bottom: 56 };
+
+/** stampAppearance draws the compact audit stamp: a framed box of short lines in Helvetica. */
+function stampAppearance(lines: string[], width: number): { stream: PdfStream; height: number } {
+  const height = STAMP.padding * 2 + lines.length * STAMP.lineHeight;
+  const text = lines
+    .map((line, index) => `${index === 0 ? `${STAMP.padding} ${height - STAMP.padding - STAMP.fontSize} Td` : `0 -${STAMP.lineHeight} Td`} (${winAnsiText(line)}) Tj`)
+    .join("\n");
+  const content = [
+    "q 0.97 0.98 1 rg 0 0 " + `${width} ${height} re f`,
+    `0.11 0.3 0.55 RG 0.8 w 0.4 0.4 ${width - 0.8} ${height - 0.8} re S Q`,
+    `q 0 0 ${width} ${height} re W n BT /Helv ${STAMP.fontSize} Tf 0.11 0.13 0.17 rg`,
+    text,
+    "ET Q",
+  ].join("\n");
+  const stream = PdfStream.fromDict(
+    {
+      Type: PdfName.of("XObject"),
+      Subtype: PdfName.of("Form"),
+      BBox: new PdfArray([PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(width), PdfNumber.of(height)]),
+      Resources: PdfDict.of({
+        Font: PdfDict.of({ Helv: PdfDict.of({ Type: PdfName.of("Font"), Subtype: PdfName.of("Type1"), BaseFont: PdfName.of("Helvetica"), Encoding: PdfName.of("WinAnsiEncoding") }) }),
+      }),
+    },
+    new TextEncoder().encode(content),
+  );
+  return { stream, height };
+}
+
+/**
+ * placeSignatureField adds the signature dictionary and its widget (field and widget merged) on
+ * the target page, listed in that page's /Annots (ISO 32000-1 12.5.2): zero-size and invisible,
+ * or a visible audit stamp in the page's lower left corner.
+ */
+function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, target: SignatureTarget): void {
   const signature = PdfDict.of({
     Type: PdfName.of("Sig"),
     Filter: PdfName.of("Adobe.PPKLite"),
@@ -92,23 +184,111 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
     Name: PdfString.fromString(options.signerName),
     Reason: PdfString.fromString(options.reason),
     ...(options.contactInfo ? { ContactInfo: PdfString.fromString(options.contactInfo) } : {}),
+    ...(options.auditRecord ? { [AUDIT_RECORD_KEY]: PdfString.fromString(options.auditRecord) } : {}),
   });
   const signatureRef = pdf.register(signature);
   const form = pdf.getOrCreateForm();
   const field = form.createSignatureField(uniqueFieldName(pdf));
   const fieldDict = field.getDict();
-  const page = pdf.getPages().at(-1)!;
-  // Field and widget merged in one dictionary, zero-size and print-flagged: an invisible signature.
+  const page = pdf.getPages()[target.pageIndex]!;
   fieldDict.delete("Kids");
   fieldDict.set("V", signatureRef);
   fieldDict.set("Type", PdfName.of("Annot"));
   fieldDict.set("Subtype", PdfName.of("Widget"));
-  fieldDict.set("F", PdfNumber.of(132));
+  fieldDict.set("F", PdfNumber.of(132)); // print, locked
   fieldDict.set("P", page.ref);
-  fieldDict.set("Rect", new PdfArray([PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(0)]));
-  // Listed in the page's /Annots only when that page is new: existing pages stay untouched.
+  let rect = [0, 0, 0, 0];
+  if (target.stamp) {
+    const box = page.getCropBox();
+    const width = Math.min(STAMP.width, Math.max(40, box.width - 2 * STAMP.inset));
+    const { stream, height } = stampAppearance(target.stamp, width);
+    const x = box.x + Math.min(STAMP.inset, box.width / 10);
+    const y = box.y + Math.min(STAMP.bottom, box.height / 10);
+    rect = [x, y, x + width, y + height];
+    fieldDict.set("AP", PdfDict.of({ N: pdf.register(stream) }));
+  }
+  fieldDict.set("Rect", new PdfArray(rect.map((value) => PdfNumber.of(Math.round(value * 100) / 100))));
   const fieldRef = (field as unknown as { ref: PdfRef | null }).ref;
-  if (fieldRef && onNewPage && !page.dict.has("Annots")) page.dict.set("Annots", new PdfArray([fieldRef]));
+  if (!fieldRef) return;
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  const annots = page.dict.getArray("Annots", resolve);
+  if (annots) annots.push(fieldRef);
+  else page.dict.set("Annots", new PdfArray([fieldRef]));
+}
+
+interface PageTreeInternals {
+  flattened: boolean;
+  pages: PdfRef[];
+  root: PdfDict;
+  rootRef: PdfRef;
+  getPageDict(ref: PdfRef): PdfDict | null;
+}
+
+/**
+ * keepFlatPageTree tells libpdf that a page tree whose root already lists every page is flat:
+ * otherwise its first addPage "flattens" it by setting /Parent on every page again, and the
+ * update rewrites every unchanged page object.
+ */
+function keepFlatPageTree(pdf: PDF): void {
+  const tree = (pdf.context as unknown as { pages: PageTreeInternals }).pages;
+  const kids = tree.root.get("Kids");
+  if (!(kids instanceof PdfArray) || kids.length !== tree.pages.length) return;
+  const flat = tree.pages.every((ref, index) => {
+    const parent = tree.getPageDict(ref)?.get("Parent");
+    return kids.at(index) === ref && parent === tree.rootRef; // PdfRef instances are interned
+  });
+  if (flat) tree.flattened = true;
+}
+
+/** pdfVersion is the document's effective version: the header's, raised by a catalog /Version. */
+function pdfVersion(pdf: PDF): number {
+  const header = Number.parseFloat(pdf.version) || 1.4;
+  const catalog = Number.parseFloat(pdf.getCatalog().getName("Version")?.value ?? "");
+  return Number.isFinite(catalog) ? Math.max(header, catalog) : header;
+}
+
+/**
+ * declareEtsiExtension marks a PDF 1.x document as using the ETSI PAdES extension (ESIC
+ * developer extension, ExtensionLevel 2, BaseVersion 1.7, ETSI EN 319 142-1 5.4), as PAdES
+ * writers do; a document below 1.7 also gets catalog /Version 1.7 (the header stays as it is:
+ * an incremental update keeps every earlier byte).
+ */
+function declareEtsiExtension(pdf: PDF): void {
+  const version = pdfVersion(pdf);
+  if (version >= 2) return;
+  const catalog = pdf.getCatalog();
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  if (version < 1.7) catalog.set("Version", PdfName.of("1.7"));
+  const extensions = catalog.getDict("Extensions", resolve);
+  if (extensions?.has("ESIC")) return;
+  const esic = PdfDict.of({ BaseVersion: PdfName.of("1.7"), ExtensionLevel: PdfNumber.of(2) });
+  if (extensions) extensions.set("ESIC", esic);
+  else catalog.set("Extensions", PdfDict.of({ ESIC: esic }));
+}
+
+/**
+ * updateFileId keeps the first half of the trailer /ID (the document's permanent identifier) and
+ * gives the second half a new value for this version (ISO 32000-1 14.4): derived from the input's
+ * length and last bytes (its latest trailer) and the signing time, without hashing the whole file.
+ */
+function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
+  const trailer = (pdf.context as unknown as { info: { trailer: PdfDict } }).info.trailer;
+  const ids = trailer.getArray("ID");
+  const permanent = ids?.at(0);
+  if (!(permanent instanceof PdfString)) return;
+  const changing = createHash("sha256")
+    .update(permanent.bytes)
+    .update(`${input.length}:${signingTime.toISOString()}`)
+    .update(input.subarray(Math.max(0, input.length - 4096)))
+    .digest()
+    .subarray(0, 16);
+  trailer.set("ID", new PdfArray([permanent, new PdfString(new Uint8Array(changing), "hex")]));
+}
+
+/** hasSignatures tells whether a document already holds a signed signature field or a certification. */
+export function hasSignatures(pdf: PDF): boolean {
+  if (certificationPermission(pdf) !== undefined) return true;
+  return (pdf.getForm()?.getFields() ?? []).some((field) => field.type === "signature" && (field as unknown as { getSignatureDict(): PdfDict | null }).getSignatureDict() !== null);
 }
 
 /**
@@ -131,12 +311,23 @@ function compressNewStreams(pdf: PDF): void {
 /**
  * signPdf adds a PAdES baseline B-B signature (B-T with a timestamper) to a PDF as an incremental
  * update: every input byte is kept as a prefix of the output, so earlier signatures stay valid.
- * The document is first passed to `decorate` (the audit trail certificate page), so the
- * signature covers it. The output is checked before it is returned: prefix kept, placeholders
+ * An unsigned document is first passed to `decorate` (the audit trail certificate page), so the
+ * signature covers it; a document that already holds signatures gets no page (it would void them)
+ * and its new widget shows `stamp` instead (invisible after a certification). The output is checked before it is returned: prefix kept, placeholders
  * found once in the appended part, the CMS fits its reserved space.
  */
 export async function signPdf(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
-  const pdf = await loadPdf(input);
+  try {
+    return await signOnce(input, options);
+  } catch (error) {
+    // A token larger than the ones seen before: sign again once with room for it (a new TSA request).
+    if (!(error instanceof ContentsOverflowError) || !options.timestamper || options.contentsBytes) throw error;
+    return signOnce(input, { ...options, contentsBytes: error.needed + FIRST_TOKEN_BOUND });
+  }
+}
+
+async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
+  const pdf = await loadPdf(input, options.maxPages);
   if (certificationPermission(pdf) === 1) {
     throw new SignetError(
       "INVALID_DOCUMENT",
@@ -146,10 +337,19 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
   // libpdf refuses incremental saves of linearized files; an appended update is valid PDF there
   // (it only ends the fast-web-view optimisation), and a full rewrite would break earlier signatures.
   (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;
-  const pagesBefore = pdf.getPageCount();
-  if (options.decorate) await options.decorate(pdf);
+  const certified = certificationPermission(pdf) !== undefined;
+  const alreadySigned = hasSignatures(pdf);
+  if (options.decorate && !alreadySigned) {
+    keepFlatPageTree(pdf);
+    await options.decorate(pdf);
+  }
   const reserved = contentsSize(options);
-  placeSignatureField(pdf, options, reserved, pdf.getPageCount() > pagesBefore);
+  const pageIndex = pdf.getPageCount() - 1;
+  // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
+  const stamp = alreadySigned && !certified ? options.stamp : undefined;
+  placeSignatureField(pdf, options, reserved, { pageIndex, ...(stamp ? { stamp } : {}) });
+  declareEtsiExtension(pdf);
+  updateFileId(pdf, input, options.signingTime);
   const blocker = pdf.canSaveIncrementally();
   if (blocker) throw new SignetError("INVALID_DOCUMENT", `The PDF cannot take an incremental update (${blocker}); re-save it, then send it again.`);
 
@@ -177,12 +377,12 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
   const digest = createHash("sha256").update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
   const cms = createCadesSignature(options.identity, digest);
   if (options.timestamper) {
-    cms.addTimestampToken(await options.timestamper.timestamp(cms.signatureValue));
+    const token = await options.timestamper.timestamp(cms.signatureValue);
+    tokenSizes.set(options.timestamper, Math.max(token.length, tokenSizes.get(options.timestamper) ?? 0));
+    cms.addTimestampToken(token);
   }
   const der = cms.toDer();
-  if (der.length > reserved) {
-    throw new Error(`the CMS signature needs ${der.length} bytes but only ${reserved} were reserved`);
-  }
+  if (der.length > reserved) throw new ContentsOverflowError(der.length, reserved);
   output.write(der.toString("hex").toUpperCase(), contentsStart + 1, "latin1");
   return output;
 }

@@ -1,11 +1,12 @@
-import { drawAuditCertificate, type AuditEvent } from "#domain/audit-certificate.ts";
+import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/audit-certificate.ts";
+import type { PDF } from "@libpdf/core";
 import type { Timestamper } from "#domain/cades-signature.ts";
 import { checkConversionInput } from "#domain/conversion.ts";
 import type { Converter } from "#domain/converter.ts";
 import { resolveDocument, type DocumentLimits } from "#domain/document.ts";
 import { SignetError } from "#domain/errors.ts";
 import type { Fetcher } from "#domain/fetcher.ts";
-import { signPdf } from "#domain/pades-signer.ts";
+import { AUDIT_RECORD_KEY, signPdf } from "#domain/pades-signer.ts";
 import type { FontFiles } from "#domain/pdf-text.ts";
 import { describeKey, type SigningIdentityStore } from "#domain/signing-identity.ts";
 
@@ -33,6 +34,12 @@ export interface SignDependencies {
   now?: () => Date;
 }
 
+/** lastPageSize is the size of the document's last page as shown (rotation applied). */
+function lastPageSize(pdf: PDF): { width: number; height: number } {
+  const page = pdf.getPages().at(-1)!;
+  return { width: page.width, height: page.height };
+}
+
 /** checkSignInput enforces the limits and rules the schema cannot express. */
 export function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): void {
   if (input.auditTrail.length > limits.maxAuditEvents) {
@@ -57,8 +64,10 @@ export function checkSignInput(input: SignInput, limits: SignDependencies["limit
 
 /**
  * signDocument runs POST /v1/sign: checks the request, resolves the document (DOCX is converted
- * to PDF first), appends the audit trail certificate unless disabled, and signs PAdES B-B (B-T
- * with a timestamper) as an incremental update. Returns the signed PDF.
+ * to PDF first), appends the audit trail certificate unless disabled (on an already-signed
+ * document: a compact stamp in the signature widget instead), records the complete audit trail in
+ * the signature dictionary, and signs PAdES B-B (B-T with a timestamper) as an incremental update.
+ * Returns the signed PDF.
  */
 export async function signDocument(input: SignInput, deps: SignDependencies): Promise<Buffer> {
   checkSignInput(input, deps.limits);
@@ -73,14 +82,39 @@ export async function signDocument(input: SignInput, deps: SignDependencies): Pr
   const signingTime = (deps.now ?? (() => new Date()))();
   const { signer } = input;
   const withCertificate = input.certificate?.enabled ?? true;
+  const service = { subject: identity.certificate.subject.replace(/\n/g, ", "), fingerprint: identity.certificate.fingerprint256, algorithm: describeKey(identity) };
+  const events = sortEvents(input.auditTrail);
+  // The complete audit trail, inside the signature dictionary the signature covers: on an
+  // already-signed document it is the record (no certificate page can be added there).
+  const auditRecord = JSON.stringify({
+    format: "signet-audit-record/1",
+    documentSha256: document.sha256,
+    ...(document.fileName ? { documentName: document.fileName } : {}),
+    ...(input.eventId ? { eventId: input.eventId } : {}),
+    signer,
+    signingTime: signingTime.toISOString(),
+    service,
+    ...(deps.timestamper && deps.timestampAuthority ? { timestampAuthority: deps.timestampAuthority } : {}),
+    events,
+    ...(input.metadata ? { metadata: input.metadata } : {}),
+  });
+  const stamp = [
+    `Signed electronically by ${signer.name} <${signer.email}>`,
+    `${formatUtc(signingTime)} - Signet, PAdES ${deps.timestamper ? "B-T" : "B-B"}${input.eventId ? ` - event ${input.eventId}` : ""}`,
+    `Audit trail: ${events.length} event${events.length === 1 ? "" : "s"}, recorded in this signature (/${AUDIT_RECORD_KEY})`,
+    `Document SHA-256 as received: ${document.sha256.slice(0, 32)}...`,
+  ];
 
   return signPdf(pdfBytes, {
     identity,
+    maxPages: deps.limits.maxPdfPages,
     signingTime,
     signerName: signer.name,
     reason: `Signed by ${signer.name} <${signer.email}>`,
     contactInfo: signer.email,
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
+    auditRecord,
+    ...(withCertificate ? { stamp } : {}),
     ...(withCertificate
       ? {
           decorate: (pdf) =>
@@ -94,11 +128,12 @@ export async function signDocument(input: SignInput, deps: SignDependencies): Pr
                 signer,
                 events: input.auditTrail,
                 signingTime,
-                service: { subject: identity.certificate.subject.replace(/\n/g, ", "), fingerprint: identity.certificate.fingerprint256, algorithm: describeKey(identity) },
+                service,
                 timestampAuthority: deps.timestamper ? deps.timestampAuthority : undefined,
                 metadata: input.metadata,
               },
               deps.fonts(),
+              lastPageSize(pdf),
             ),
         }
       : {}),

@@ -1,11 +1,12 @@
 import { X509Certificate, constants, createHash, verify as verifySignature } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF } from "@libpdf/core";
+import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from "@libpdf/core";
 import type { OpenedPdf } from "#domain/open-pdf.ts";
 import { oids } from "#domain/cades-signature.ts";
 import { children, readElement } from "#domain/der.ts";
 import { SignetError } from "#domain/errors.ts";
+import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/modification-analysis.ts";
 import { readTimestampToken, verifyTimestampToken } from "#domain/rfc3161.ts";
 
 /** SignatureReport is what /v1/verify says about one signature (SPEC 4). */
@@ -22,8 +23,16 @@ export interface SignatureReport {
   trusted: boolean;
   timestamp?: TimestampReport;
   modifiedAfter: boolean;
+  /** What the incremental updates after this signature changed (pyHanko's difference analysis levels). */
+  modificationLevel: ModificationLevel;
+  /** The DocMDP permission (1, 2 or 3) when this is a certification signature. */
+  docMdpPermission?: number;
   /** Why integrity is broken (for the report's reason). */
   problem?: string;
+  /** Why the modification level is "other". */
+  modificationProblem?: string;
+  /** The changes after this signature stay within what it (or the document's certification) permits. */
+  changesPermitted: boolean;
 }
 
 /** TimestampReport is what /v1/verify says about a signature's RFC 3161 timestamp. */
@@ -50,7 +59,7 @@ export interface SignerSummary {
 export interface VerifyReport {
   valid: boolean;
   reason: string;
-  signatures: Array<Omit<SignatureReport, "problem" | "signerEmail">>;
+  signatures: Array<Omit<SignatureReport, "problem" | "signerEmail" | "modificationProblem">>;
   signer: SignerSummary | null;
   signers: SignerSummary[];
   document: { pages: number; sha256: string };
@@ -181,6 +190,8 @@ export function isTrusted(certificate: X509Certificate, intermediates: X509Certi
 interface SignatureDictionary {
   field: string;
   dict: PdfDict;
+  /** DocMDP permission when this is a certification signature. */
+  docMdp?: number | undefined;
 }
 
 function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
@@ -190,9 +201,22 @@ function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
   for (const field of form.getFields()) {
     if (field.type !== "signature") continue;
     const dict = (field as unknown as { getSignatureDict(): PdfDict | null }).getSignatureDict();
-    if (dict) found.push({ field: field.name, dict });
+    if (dict) found.push({ field: field.name, dict, docMdp: docMdpOf(pdf, dict) });
   }
   return found;
+}
+
+/** docMdpOf reads the DocMDP permission P of a certification signature dictionary (P defaults to 2). */
+function docMdpOf(pdf: PDF, dict: PdfDict): number | undefined {
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  const references = dict.getArray("Reference", resolve);
+  for (let index = 0; index < (references?.length ?? 0); index++) {
+    const reference = references!.at(index, resolve);
+    if (!(reference instanceof PdfDict) || reference.getName("TransformMethod", resolve)?.value !== "DocMDP") continue;
+    const p = reference.getDict("TransformParams", resolve)?.getNumber("P", resolve)?.value ?? 2;
+    return [1, 2, 3].includes(p) ? p : 2;
+  }
+  return undefined;
 }
 
 function text(dict: PdfDict, key: string): string | null {
@@ -224,7 +248,23 @@ async function checkTimestamp(token: Uint8Array, signatureValue: Buffer): Promis
   }
 }
 
-async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore, digests: RangeDigests): Promise<SignatureReport> {
+/** describeSigner fills in the signer certificate from a /Contents value when its CMS parses (for a report on a broken signature). */
+function describeSigner(report: SignatureReport, contents: unknown, contact: string | null): void {
+  if (!(contents instanceof PdfString)) return;
+  try {
+    const der = Buffer.from(contents.bytes);
+    const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(toArrayBuffer(der.subarray(0, readElement(der, 0).end))).content });
+    const certificate = findSignerCertificate(signedData, signedData.signerInfos[0]!);
+    report.certificateSubject = subjectLine(certificate);
+    report.fingerprint = certificate.fingerprint256;
+    report.signerName = report.signerName ?? commonName(certificate);
+    report.signerEmail = emailOf(certificate, contact);
+  } catch {
+    // Not a readable CMS: the report keeps the fields empty.
+  }
+}
+
+async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore, digests: RangeDigests, history: RevisionHistory | Error): Promise<SignatureReport> {
   const { dict } = entry;
   const subFilter = text(dict, "SubFilter") ?? "unknown";
   const name = text(dict, "Name");
@@ -242,6 +282,8 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
     integrity: "broken",
     trusted: false,
     modifiedAfter: false,
+    modificationLevel: "none",
+    changesPermitted: true,
   };
   try {
     const range = dict.get("ByteRange");
@@ -250,9 +292,20 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
     if (numbers.length !== 4 || numbers.some((value) => !Number.isInteger(value) || value < 0)) throw new BrokenSignature("the /ByteRange is malformed");
     const signedEnd = secondStart + secondLength;
     if (start !== 0 || secondStart <= firstLength || signedEnd > bytes.length) throw new BrokenSignature("the /ByteRange does not fit the file");
-    if (bytes[firstLength] !== 0x3c || bytes[secondStart - 1] !== 0x3e) throw new BrokenSignature("the /ByteRange gap is not exactly the /Contents value");
+    if (bytes[firstLength] !== 0x3c || bytes[secondStart - 1] !== 0x3e) {
+      describeSigner(report, dict.get("Contents"), contact);
+      throw new BrokenSignature("the /ByteRange gap is not exactly the /Contents value");
+    }
     report.coversWholeDocument = signedEnd === bytes.length;
     report.modifiedAfter = signedEnd < bytes.length;
+    if (report.modifiedAfter) {
+      const analysis =
+        history instanceof Error
+          ? { level: "other" as const, problem: `the file's cross-reference chain could not be read (${history.message})` }
+          : await analyseModifications(history, signedEnd, entry.docMdp);
+      report.modificationLevel = analysis.level;
+      if (analysis.problem) report.modificationProblem = analysis.problem;
+    }
 
     const hex = bytes.subarray(firstLength + 1, secondStart - 1).toString("latin1").replace(/\s+/g, "");
     const padded = Buffer.from(hex, "hex");
@@ -302,6 +355,10 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
   return report;
 }
 
+function describeLevel(level: ModificationLevel): string {
+  return { none: "nothing", lta: "document metadata or validation data", form_filling: "form fields and signatures", annotations: "annotations", other: "the document" }[level];
+}
+
 function summarize(report: SignatureReport): SignerSummary {
   return { name: report.signerName, email: report.signerEmail, certificateSubject: report.certificateSubject };
 }
@@ -321,24 +378,47 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
       `The PDF has ${entries.length} signature fields; Signet verifies documents with at most ${MAX_SIGNATURES} signatures.`,
     );
   }
+  let history: RevisionHistory | Error;
+  try {
+    history = new RevisionHistory(bytes);
+  } catch (error) {
+    history = error as Error;
+  }
+  // A certification's DocMDP permission bounds what may follow every later signature too.
+  const certification = entries.find((entry) => entry.docMdp !== undefined)?.docMdp;
   const reports: SignatureReport[] = [];
-  for (const entry of entries) reports.push(await checkOne(bytes, entry, trust, digests));
+  for (const entry of entries) {
+    const report = await checkOne(bytes, entry, trust, digests, history);
+    if (entry.docMdp !== undefined) report.docMdpPermission = entry.docMdp;
+    report.changesPermitted = permitted(report.modificationLevel, entry.docMdp ?? certification);
+    reports.push(report);
+  }
   const broken = reports.filter((report) => report.integrity === "broken");
+  const changed = reports.filter((report) => report.integrity === "ok" && !report.changesPermitted);
   let reason: string;
   if (reports.length === 0) reason = "The document has no signatures.";
-  else if (broken.length > 0) reason = broken.map((report) => `Signature "${report.field}" is broken: ${report.problem}.`).join(" ");
-  else {
+  else if (broken.length > 0 || changed.length > 0) {
+    reason = [
+      ...broken.map((report) => `Signature "${report.field}" is broken: ${report.problem}.`),
+      ...changed.map(
+        (report) =>
+          `The document was changed after signature "${report.field}" beyond what it permits (${report.modificationLevel}${report.modificationProblem ? `: ${report.modificationProblem}` : ""}).`,
+      ),
+    ].join(" ");
+  } else {
     reason = `${reports.length === 1 ? "The signature is" : `All ${reports.length} signatures are`} intact.`;
-    if (reports.at(-1)!.modifiedAfter) reason += " Bytes were added after the last signature; they are not covered by any signature.";
+    const last = reports.at(-1)!;
+    if (last.modifiedAfter && last.modificationLevel === "none") reason += " Bytes were added after the last signature; they are not covered by any signature, and they hold no update of the document.";
+    else if (last.modifiedAfter) reason += ` Updates were added after the last signature; they only change ${describeLevel(reports.at(-1)!.modificationLevel)}, which the signatures permit.`;
   }
   for (const report of reports) {
     if (report.timestamp && !report.timestamp.tokenValid) reason += ` The timestamp of signature "${report.field}" does not verify: ${report.timestamp.problem}; its time is not reported.`;
   }
   const signers = reports.map(summarize);
   return {
-    valid: reports.length > 0 && broken.length === 0,
+    valid: reports.length > 0 && broken.length === 0 && changed.length === 0,
     reason,
-    signatures: reports.map(({ problem: _problem, signerEmail: _email, ...rest }) => rest),
+    signatures: reports.map(({ problem: _problem, signerEmail: _email, modificationProblem: _why, ...rest }) => rest),
     signer: signers.at(-1) ?? null,
     signers,
     document: { pages: document.pages, sha256: createHash("sha256").update(bytes).digest("hex") },

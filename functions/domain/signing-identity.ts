@@ -1,4 +1,4 @@
-import { KeyObject, X509Certificate, createPrivateKey, randomBytes, webcrypto } from "node:crypto";
+import { KeyObject, X509Certificate, createHash, createPrivateKey, randomBytes, sign as signData, webcrypto } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { P12Signer } from "@libpdf/core";
@@ -153,8 +153,10 @@ export async function generateIdentity(options: Partial<GenerateIdentityOptions>
   certificate.notAfter.value = new Date(now + settings.validityDays * 86_400_000);
   await certificate.subjectPublicKeyInfo.importKey(pair.publicKey as webcrypto.CryptoKey);
 
-  // keyUsage bits: digitalSignature (0), nonRepudiation (1), keyCertSign (5).
-  const usage = settings.isCa ? 0b1100_0100 : 0b1100_0000;
+  // keyUsage bits: digitalSignature (0), nonRepudiation (1); a CA: keyCertSign (5), cRLSign (6).
+  const usage = settings.isCa ? 0b0000_0110 : 0b1100_0000;
+  const subjectKeyId = keyIdentifier(certificate.subjectPublicKeyInfo);
+  const authorityKeyId = settings.issuer ? keyIdentifier(pkijs.Certificate.fromBER(settings.issuer.certificate.raw).subjectPublicKeyInfo) : subjectKeyId;
   const extensions = [
     new pkijs.Extension({
       extnID: "2.5.29.19",
@@ -164,7 +166,13 @@ export async function generateIdentity(options: Partial<GenerateIdentityOptions>
     new pkijs.Extension({
       extnID: "2.5.29.15",
       critical: true,
-      extnValue: new asn1js.BitString({ valueHex: new Uint8Array([usage]).buffer, unusedBits: settings.isCa ? 2 : 6 }).toBER(false),
+      extnValue: new asn1js.BitString({ valueHex: new Uint8Array([usage]).buffer, unusedBits: settings.isCa ? 1 : 6 }).toBER(false),
+    }),
+    new pkijs.Extension({ extnID: "2.5.29.14", critical: false, extnValue: new asn1js.OctetString({ valueHex: subjectKeyId }).toBER(false) }),
+    new pkijs.Extension({
+      extnID: "2.5.29.35",
+      critical: false,
+      extnValue: new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: authorityKeyId }) }).toSchema().toBER(false),
     }),
   ];
   if (settings.extendedKeyUsage) {
@@ -177,19 +185,44 @@ export async function generateIdentity(options: Partial<GenerateIdentityOptions>
     );
   }
   certificate.extensions = extensions;
-  const signingKey = settings.issuer ? await toCryptoKey(settings.issuer) : pair.privateKey;
-  await certificate.sign(signingKey, "SHA-256");
+  const privateKey = KeyObject.from(pair.privateKey as webcrypto.CryptoKey);
+  const signer = settings.issuer ?? { privateKey, keyType: settings.keyType };
+  // Signed by hand so sha256WithRSAEncryption carries its NULL parameter (RFC 4055 2.1), which
+  // pkijs leaves out and strict validators expect; ECDSA algorithms have no parameters (RFC 5758).
+  const signatureAlgorithm = new pkijs.AlgorithmIdentifier(
+    signer.keyType === "RSA" ? { algorithmId: "1.2.840.113549.1.1.11", algorithmParams: new asn1js.Null() } : { algorithmId: "1.2.840.10045.4.3.2" },
+  );
+  certificate.signature = signatureAlgorithm;
+  certificate.signatureAlgorithm = signatureAlgorithm;
+  const tbs = new Uint8Array(certificate.encodeTBS().toBER(false));
+  certificate.tbsView = tbs;
+  const value = signData("sha256", tbs, signer.privateKey);
+  certificate.signatureValue = new asn1js.BitString({ valueHex: value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer });
 
   const der = Buffer.from(certificate.toSchema().toBER(false));
-  const privateKey = KeyObject.from(pair.privateKey as webcrypto.CryptoKey);
   const issuerChain = settings.issuer ? [settings.issuer.certificate, ...settings.issuer.chain] : [];
   return { privateKey, certificate: new X509Certificate(der), chain: issuerChain, keyType: settings.keyType };
 }
 
-async function toCryptoKey(identity: SigningIdentity): Promise<webcrypto.CryptoKey> {
-  const pkcs8 = identity.privateKey.export({ type: "pkcs8", format: "der" });
-  const algorithm = identity.keyType === "RSA" ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } : { name: "ECDSA", namedCurve: "P-256" };
-  return (await webcrypto.subtle.importKey("pkcs8", pkcs8, algorithm, false, ["sign"])) as webcrypto.CryptoKey;
+/** keyIdentifier is the RFC 5280 4.2.1.2 method (1) key identifier: SHA-1 of the subjectPublicKey bits. */
+function keyIdentifier(spki: pkijs.PublicKeyInfo): ArrayBuffer {
+  const digest = createHash("sha1").update(new Uint8Array(spki.subjectPublicKey.valueBlock.valueHexView)).digest();
+  return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
+}
+
+/**
+ * generateLocalIdentity makes the local signing identity: a root CA ("Signet Local Root CA") and
+ * a signing certificate it issues. The root's private key is dropped once it has signed: the
+ * root can be trusted (pdfsig with an NSS database, Adobe) and can issue nothing else.
+ */
+export async function generateLocalIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<SigningIdentity> {
+  const root = await generateIdentity({ ...options, commonName: "Signet Local Root CA", isCa: true, validityDays: 7300 });
+  return generateIdentity({ ...options, issuer: root, isCa: false });
+}
+
+/** rootCertificate is the top of an identity's chain: its root CA, or the certificate itself when self-signed. */
+export function rootCertificate(identity: Pick<SigningIdentity, "certificate" | "chain">): X509Certificate {
+  return identity.chain.at(-1) ?? identity.certificate;
 }
 
 /** describeKey names an identity's algorithm, e.g. "RSA-3072 with SHA-256" or "ECDSA P-256 with SHA-256". */

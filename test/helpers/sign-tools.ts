@@ -27,18 +27,20 @@ export function testFonts(): FontFiles {
 }
 
 /** makePdf builds a PDF with pdf-lib: each page has a heading, body text and coloured shapes. */
-export async function makePdf(pages = 3, options: { title?: string } = {}): Promise<Buffer> {
+export async function makePdf(pages = 3, options: { title?: string; classicXref?: boolean; size?: [number, number] } = {}): Promise<Buffer> {
   const doc = await PDFDocument.create();
   if (options.title) doc.setTitle(options.title);
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let index = 0; index < pages; index++) {
-    const page = doc.addPage([595, 842]);
+    const page = doc.addPage(options.size ?? [595, 842]);
     page.drawText(`Contract page ${index + 1}`, { x: 60, y: 760, size: 26, font, color: rgb(0.1, 0.2, 0.5) });
     page.drawText(`Hello signer, this is clause ${index + 1}.`, { x: 60, y: 700, size: 12, font });
-    page.drawRectangle({ x: 60, y: 400 - index * 30, width: 200, height: 120, color: rgb(0.9, 0.3 + index * 0.2, 0.2) });
+    page.drawRectangle({ x: 60, y: 400 - index * 30, width: 200, height: 120, color: rgb(0.9, (0.3 + index * 0.2) % 1, 0.2) });
     page.drawCircle({ x: 420, y: 300, size: 60, color: rgb(0.2, 0.7, 0.4) });
   }
-  return Buffer.from(await doc.save());
+  // A classic cross-reference table when asked: pyHanko then writes its update with one too
+  // (libpdf 0.x cannot read pyHanko's xref streams, whose offset fields are 8 bytes wide).
+  return Buffer.from(await doc.save({ useObjectStreams: !options.classicXref }));
 }
 
 /** SignedPdfExpectations says what expectSignedPdf knows about how a signed file was made. */
@@ -243,4 +245,70 @@ export async function certify(bytes: Buffer, p: 1 | 2 | 3): Promise<Buffer> {
   });
   pdf.getCatalog().set("Perms", PdfDict.of({ DocMDP: pdf.register(signature) }));
   return Buffer.from(await pdf.save({ incremental: true }));
+}
+
+/** PYHANKO is the vendored pyHanko validator (../shared/tools/pyhanko/validate, see its README). */
+export const PYHANKO = new URL("../../../shared/tools/pyhanko/validate", import.meta.url).pathname;
+
+/** PyhankoSignature is one signature as pyHanko's validate script reports it. */
+export interface PyhankoSignature {
+  field: string;
+  subFilter: string;
+  intact: boolean;
+  valid: boolean;
+  trusted: boolean;
+  coverage: string;
+  modificationLevel: string | null;
+  docmdpOk: boolean | null;
+  bottomLine: boolean;
+  diff?: string;
+}
+
+/** pyhankoValidate runs pyHanko on a PDF: every signature's verdict, and whether all hold (exit 0). */
+export function pyhankoValidate(pdf: Buffer, roots: string[] = []): { signatures: PyhankoSignature[]; allHold: boolean; output: string } {
+  const dir = scratchDir("pyhanko");
+  const file = join(dir, "in.pdf");
+  writeFileSync(file, pdf);
+  let output: string;
+  let allHold = true;
+  try {
+    output = execFileSync(PYHANKO, [file, ...roots], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const failed = error as { status?: number; stdout?: string; stderr?: string };
+    if (failed.status !== 1) throw new Error(`pyHanko validate failed: ${failed.stderr}`);
+    output = failed.stdout ?? "";
+    allHold = false;
+  }
+  const rows = output.trim().split("\n").map((line) => JSON.parse(line) as PyhankoSignature & { signatures?: number });
+  return { signatures: rows.filter((row) => row.signatures === undefined), allHold, output };
+}
+
+/** holdsInPyhanko is pyHanko's verdict on one signature, trust aside: intact, valid, and DocMDP (and diff analysis) satisfied. */
+export function holdsInPyhanko(signature: PyhankoSignature): boolean {
+  return signature.intact && signature.valid && signature.docmdpOk !== false && signature.modificationLevel !== "OTHER";
+}
+
+/** OtherSigner is a key and certificate (openssl, RSA 2048) another tool signs with. */
+export function otherSigner(): { dir: string; key: string; cert: string } {
+  const dir = scratchDir("other-signer");
+  openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Other Tool Signer");
+  return { dir, key: join(dir, "key.pem"), cert: join(dir, "cert.pem") };
+}
+
+/**
+ * signWithPyhanko signs a PDF with pyHanko (another PAdES implementation): a PAdES approval
+ * signature, adbe.pkcs7.detached with `pkcs7`, or a certification signature with DocMDP P.
+ */
+export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkcs7?: boolean; field?: string } = {}): Buffer {
+  const signer = otherSigner();
+  const input = join(signer.dir, "in.pdf");
+  const output = join(signer.dir, "out.pdf");
+  writeFileSync(input, pdf);
+  const script = new URL("pyhanko-sign.py", import.meta.url).pathname;
+  const args = [script, input, output, signer.key, signer.cert];
+  if (options.certify) args.push("--certify", String(options.certify));
+  if (options.pkcs7) args.push("--pkcs7");
+  if (options.field) args.push("--field", options.field);
+  execFileSync("/usr/bin/python3", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYHANKO_LIB: join(PYHANKO, "../lib") } });
+  return readFileSync(output);
 }

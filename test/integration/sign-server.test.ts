@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import * as pkijs from "pkijs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { oids } from "#domain/cades-signature.ts";
@@ -55,7 +56,7 @@ describe("sign and verify over HTTP", () => {
     const verified = await post("/v1/verify", { document: { base64: json.document.base64 } }, false);
     expect(verified.status).toBe(200);
     expect(verified.json).toMatchObject({ valid: true, document: { pages: 4 } });
-    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok", trusted: true, modifiedAfter: false });
+    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok", trusted: true, modifiedAfter: false, modificationLevel: "none", changesPermitted: true });
     expect(verified.json.signatures[0].timestamp).toMatchObject({ imprintValid: true, authority: "CN=Signet Test TSA" });
     expect(verified.json.signer).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com" });
   }, 30_000);
@@ -68,7 +69,9 @@ describe("sign and verify over HTTP", () => {
     expect(body.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(body.algorithm).toBe("RSA-3072 with SHA-256");
     expect(body.fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-    expect(body.issuer).toBe("CN=Signet Local Signing");
+    // The local identity is a signing certificate issued by a local root CA, published for trust.
+    expect(body.issuer).toBe("CN=Signet Local Root CA");
+    expect(new X509Certificate(body.certificate!).checkIssued(new X509Certificate(body.rootCertificate!))).toBe(true);
     expect(JSON.stringify(body)).not.toMatch(/PRIVATE KEY/);
   });
 

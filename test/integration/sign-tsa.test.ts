@@ -41,6 +41,22 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
     expect(signature!.type).toBe("ETSI.CAdES.detached");
   });
 
+  it("sizes /Contents from the tokens the TSA gives: after the first, about a kilobyte of slack", async () => {
+    const timestamper = createHttpTimestamper(tsa.url, 5_000);
+    const slack = (signed: Buffer) => {
+      const text = signed.toString("latin1");
+      const at = text.lastIndexOf("/Contents <");
+      return (text.indexOf(">", at) - at - "/Contents <".length) / 2 - cmsOf(signed).length;
+    };
+    const options = { identity, signingTime: new Date(), signerName: "Ada", reason: "r", timestamper };
+    const first = await signPdf(input, options);
+    const second = await signPdf(input, options);
+    expect(slack(first)).toBeGreaterThan(8_000); // no token seen yet: the 16 KB bound
+    expect(slack(second)).toBeGreaterThanOrEqual(0);
+    expect(slack(second)).toBeLessThanOrEqual(1_024 + 128);
+    await expectSignedPdf(second, { input });
+  });
+
   it("refuses a reply whose token was changed after the TSA signed it (forged genTime)", async () => {
     const failure = await sign(forging.url).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: "TSA_FAILED", message: expect.stringMatching(/signature does not verify/) });

@@ -11,7 +11,7 @@ const signerSummary = z.object({
 /** verifyReportSchema is the answer of POST /v1/verify (SPEC 4). */
 export const verifyReportSchema = z
   .object({
-    valid: z.boolean(),
+    valid: z.boolean().meta({ description: "At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted)." }),
     reason: z.string(),
     signatures: z.array(
       z.object({
@@ -36,7 +36,22 @@ export const verifyReportSchema = z
           })
           .optional()
           .meta({ description: "The RFC 3161 signature timestamp (PAdES B-T), when present." }),
-        modifiedAfter: z.boolean(),
+        modifiedAfter: z.boolean().meta({ description: "Bytes follow the signed range (an incremental update, or anything appended)." }),
+        modificationLevel: z.enum(["none", "lta", "form_filling", "annotations", "other"]).meta({
+          description:
+            "What the incremental updates after this signature changed, each compared with the signed revision (as pyHanko's difference analysis): none; lta (document info, XMP metadata, DSS, document timestamps, cross-reference and object streams); form_filling (field values, new signature fields and their widgets); annotations (new annotations on existing pages); other (pages added or removed, content or fonts replaced, catalog entries changed, objects deleted, anything unexplained).",
+        }),
+        docMdpPermission: z
+          .number()
+          .int()
+          .min(1)
+          .max(3)
+          .optional()
+          .meta({ description: "Present on a certification signature: its DocMDP permission (1 no changes, 2 form filling and signing, 3 also annotations)." }),
+        changesPermitted: z.boolean().meta({
+          description:
+            "The changes after this signature are within what is permitted: at most form_filling, annotations only under a certification with P=3, only lta under P=1. `valid` requires this for every signature.",
+        }),
       }),
     ),
     signer: signerSummary.nullable(),
@@ -54,7 +69,7 @@ export const verifyRoute = defineRoute({
   tag: "Sign",
   summary: "Check a PDF's signatures",
   description:
-    "Reports every signature of a PDF: integrity, coverage, signer certificate, trust and changes made after signing. A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).",
+    "Reports every signature of a PDF: integrity, coverage, signer certificate, trust, and what each later incremental update changed (modificationLevel, as pyHanko's difference analysis classes it). A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).",
   body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "VerifyRequest" }), example: { document: { base64: "JVBERi0xLjcK..." } } },
   success: { description: "The verification report.", contentType: "application/json", schema: verifyReportSchema },
   errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "SERVICE_UNAVAILABLE"],
@@ -68,7 +83,7 @@ export const verifyKeyRoute = defineRoute({
   auth: false,
   tag: "Sign",
   summary: "The service's signing certificate",
-  description: "Publishes the certificate and public key Signet signs with, so anyone can pin or trust it.",
+  description: "Publishes the certificate and public key Signet signs with, and the root certificate of its chain, so anyone can pin or trust it.",
   body: { kind: "none" },
   success: {
     description: "The signing certificate.",
@@ -83,6 +98,10 @@ export const verifyKeyRoute = defineRoute({
         validFrom: z.string(),
         validTo: z.string(),
         issuer: z.string(),
+        rootCertificate: z.string().meta({
+          description:
+            "PEM of the root of the signing certificate's chain (the local identity's root CA, or the certificate itself when it is self-signed): import it as a trust anchor in pdfsig's NSS database or Adobe.",
+        }),
       })
       .meta({ id: "VerifyKeyResponse" }),
   },
