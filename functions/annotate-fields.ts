@@ -9,5 +9,5 @@ import { json } from "#http/responses.ts";
 /** handler answers POST /v1/annotate/fields: the content controls and {{placeholders}} a template offers. */
 export const handler = httpHandler(annotateFieldsRoute, async (req) => {
   const document = await resolveDocument(req.body.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
-  return json(200, describeFields(document.bytes, config.limits));
+  return json(200, await describeFields(document.bytes, config.limits));
 });
