@@ -86,6 +86,21 @@ export function readZipDirectory(bytes: Uint8Array, limits: ZipLimits, what = "d
 const LOCAL = 0x04034b50;
 
 /**
+ * unsafeEntryName says why a zip entry name must not be passed on (undefined when it is fine): an
+ * absolute path, a drive letter, a backslash, a NUL or other control character, or a "." or ".."
+ * segment could write outside the folder of whoever unpacks the file (zip slip). Package part
+ * names (OPC) never contain any of these.
+ */
+export function unsafeEntryName(name: string): string | undefined {
+  if (name.startsWith("/")) return "is an absolute path";
+  if (/^[A-Za-z]:/.test(name)) return "starts with a drive letter";
+  if (name.includes("\\")) return "contains a backslash";
+  if (/[\u0000-\u001f\u007f]/.test(name)) return "contains a NUL or control character";
+  if (name.split("/").some((segment) => segment === ".." || segment === ".")) return 'has a "." or ".." segment';
+  return undefined;
+}
+
+/**
  * entryData returns the compressed bytes of one entry after checking its local header: the
  * signature, the name and extra fields and the compressed range must all lie inside the buffer,
  * the entry must not be encrypted and must use stored (0) or deflate (8).

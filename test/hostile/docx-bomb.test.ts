@@ -1,8 +1,10 @@
-// Issue 11 item 2: a small DOCX of tiny content controls held the event loop for 20 s and took
+// Issue 11 items 2 and 8. Item 2: a small DOCX of tiny content controls held the event loop for 20 s and took
 // 3.7 GB. Through the local server: the bombs are refused with 413 naming the limit, and the
 // heaviest documents the default limits allow are answered. (Time and memory: npm run bench:docx-bomb.)
+import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readPart } from "#test/helpers/docx-builder.ts";
+import { writeZip } from "#domain/zip.ts";
+import { buildDocx, inlineControl, p, readPart } from "#test/helpers/docx-builder.ts";
 import { nodeBomb, sdtBomb, worstControls, worstNested, worstPlaceholders } from "#test/helpers/docx-bomb.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 
@@ -63,5 +65,35 @@ describe("XML budget of a DOCX (annotate, annotate/fields)", () => {
     expect(placeholders.status).toBe(200);
     const xml = readPart(Buffer.from(placeholders.json.document.base64.slice(DOCX_PREFIX.length), "base64"), "word/document.xml");
     expect(xml).toContain("Dear Ada,");
+  });
+});
+
+// Issue 11 item 8: annotate passed zip entry names such as ../../x into the DOCX it returned.
+describe("zip entry names (annotate)", () => {
+  const withEntry = async (name: string) => {
+    const zip = new PizZip(buildDocx({ body: p(inlineControl({ tag: "name" })) }));
+    const entries = Object.values(zip.files).map((file) => ({ name: file.name, data: Buffer.from(file.asUint8Array()) }));
+    return writeZip([...entries, { name, data: Buffer.from("payload") }]);
+  };
+
+  it.each(["../../x", "word/../../x", "/tmp/x", "C:\\x", "C:/x", "word\\x.xml", "a\u0000.xml", "./x", "word/media/../../../etc/x"])(
+    "refuses an entry named %j with 422 INVALID_DOCUMENT naming it",
+    async (name) => {
+      const document = documentOf(await withEntry(name));
+      for (const [path, extra] of [["/v1/annotate", { fields: [{ id: "name", type: "text", value: "v" }] }], ["/v1/annotate/fields", {}]] as const) {
+        const { status, json } = await post(path, { document, ...extra });
+        expect(status, path).toBe(422);
+        expect(json.code).toBe("INVALID_DOCUMENT");
+        expect(json.message).toContain(JSON.stringify(name));
+      }
+    },
+  );
+
+  it("refuses two entries of the same name, and still fills a package with ordinary extra entries", async () => {
+    const duplicate = await post("/v1/annotate/fields", { document: documentOf(await withEntry("word/document.xml")) });
+    expect(duplicate.status).toBe(422);
+    expect(duplicate.json.message).toContain('"word/document.xml", which appears twice');
+    const fine = await post("/v1/annotate", { document: documentOf(await withEntry("customXml/item1.xml")), fields: [{ id: "name", type: "text", value: "v" }] });
+    expect(fine.status).toBe(200);
   });
 });

@@ -1,8 +1,26 @@
 import PizZip from "pizzip";
 import { SignetError } from "#domain/errors.ts";
-import { readZipDirectory, readZipEntryAsync, writeZip, type ZipLimits } from "#domain/zip.ts";
+import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, type ZipLimits } from "#domain/zip.ts";
 
 const textDecoder = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * checkEntryNames refuses a package with an unsafe entry name (see unsafeEntryName) or two entries
+ * of the same name (readers disagree on which one counts), naming the entry: the filled DOCX would
+ * otherwise carry it on to whoever unpacks it.
+ */
+function checkEntryNames(names: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    const why = unsafeEntryName(name) ?? (seen.has(name) ? "appears twice" : undefined);
+    if (why) {
+      throw new SignetError("INVALID_DOCUMENT", `The DOCX has a zip entry named ${JSON.stringify(name)}, which ${why}; save the document again from Word or LibreOffice.`, {
+        details: [{ field: "document", issue: `zip entry ${JSON.stringify(name)} ${why}` }],
+      });
+    }
+    seen.add(name);
+  }
+}
 
 /**
  * DocxPackage holds the parts of a DOCX in memory. It is read with our own bounded inflater (every
@@ -17,6 +35,7 @@ export class DocxPackage {
   /** DocxPackage.read loads a DOCX after the entry-count and size guards of SPEC 7 (inflating off the event loop). */
   static async read(bytes: Uint8Array, limits: ZipLimits): Promise<DocxPackage> {
     const entries = readZipDirectory(bytes, limits);
+    checkEntryNames(entries.map((entry) => entry.name));
     const pkg = new DocxPackage();
     let budget = limits.maxUncompressedBytes;
     for (const entry of entries) {
