@@ -1,5 +1,5 @@
 import { ops, PdfString, type PDF, type PDFPage } from "@libpdf/core";
-import { DocumentFonts, visualOrder, wrapText, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
+import { DocumentFonts, paragraphDirection, visualOrder, wrapText, type Direction, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
 export interface AuditEvent {
@@ -129,9 +129,12 @@ class CertificateLayout {
     this.pages.at(-1)!.push(draw);
   }
 
-  text(text: string, x: number, y: number, style: FontStyle, size: number, color: Color = INK): void {
-    const runs = this.fonts.runs(visualOrder(text), style, size);
-    this.op((page, out) => textOperators(page, out, runs, x, y, size, color));
+  /** text draws one line at (x, y); with `right`, a right-to-left line ends there instead. */
+  text(text: string, x: number, y: number, style: FontStyle, size: number, color: Color = INK, line: { direction?: Direction; right?: number } = {}): void {
+    const direction = line.direction ?? paragraphDirection(text);
+    const runs = this.fonts.runs(visualOrder(text, direction), style, size);
+    const left = direction === "rtl" && line.right !== undefined ? line.right - runs.reduce((sum, run) => sum + run.width, 0) : x;
+    this.op((page, out) => textOperators(page, out, runs, left, y, size, color));
   }
 
   rule(y: number, color: Color = RULE, thickness = 0.6): void {
@@ -144,8 +147,12 @@ class CertificateLayout {
     this.op((_page, out) => out.push(ops.setNonStrokingRGB(...BAND), ops.rectangle(MARGIN.left, y, CONTENT_WIDTH, height), ops.fill()));
   }
 
-  wrap(text: string, width: number, style: FontStyle, size: number): string[] {
-    return wrapText(text, width, (line) => this.fonts.width(visualOrder(line), style, size));
+  /** wrap breaks text into lines, each with the direction UAX #9 gives the paragraph it comes from. */
+  wrap(text: string, width: number, style: FontStyle, size: number): Array<{ text: string; direction: Direction }> {
+    return text.split(/\r?\n/).flatMap((paragraph) => {
+      const direction = paragraphDirection(paragraph);
+      return wrapText(paragraph, width, (line) => this.fonts.width(visualOrder(line, direction), style, size)).map((line) => ({ text: line, direction }));
+    });
   }
 }
 
@@ -166,7 +173,7 @@ function field(layout: CertificateLayout, label: string, value: string, style: F
   layout.text(label, MARGIN.left, layout.cursor, "regular", 9, MUTED);
   for (const [index, line] of lines.entries()) {
     if (index > 0 && layout.ensure(lineHeight)) layout.text(`${label} (cont.)`, MARGIN.left, layout.cursor, "regular", 9, MUTED);
-    layout.text(line, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size);
+    layout.text(line.text, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size, INK, { direction: line.direction, right: MARGIN.left + CONTENT_WIDTH });
     layout.advance(lineHeight);
   }
   layout.advance(3);
@@ -203,7 +210,7 @@ function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
     layout.text(event.type, x, top, "bold", size);
     for (const [lineIndex, line] of details.entries()) {
       if (lineIndex > 0 && layout.ensure(lineHeight)) eventHeader(layout);
-      layout.text(line, detailsX, layout.cursor, "regular", size);
+      layout.text(line.text, detailsX, layout.cursor, "regular", size, INK, { direction: line.direction, right: PAGE.width - MARGIN.right });
       layout.advance(lineHeight);
     }
     layout.rule(layout.cursor + lineHeight - 3.5, BAND, 0.5);

@@ -1,4 +1,5 @@
 import { PDF, type EmbeddedFont, type PdfRef } from "@libpdf/core";
+import bidiFactory, { type Bidi } from "bidi-js";
 
 /** FontFiles are the TrueType programs the certificate page draws with. */
 export interface FontFiles {
@@ -150,56 +151,99 @@ const ARABIC_FORMS: Record<number, number[]> = {
 // Lam followed by an alef variant becomes one ligature (isolated, final).
 const LAM_ALEF: Record<number, number[]> = { 0x0622: [0xfef5, 0xfef6], 0x0623: [0xfef7, 0xfef8], 0x0625: [0xfef9, 0xfefa], 0x0627: [0xfefb, 0xfefc] };
 
-const isRtl = (code: number) => (code >= 0x0590 && code <= 0x08ff) || (code >= 0xfb1d && code <= 0xfefc);
 const joinsLeft = (code: number | undefined) => code !== undefined && (ARABIC_FORMS[code]?.length ?? 0) === 4;
 const joins = (code: number | undefined) => code !== undefined && ARABIC_FORMS[code] !== undefined && code !== 0x0621;
+// Arabic marks (harakat, superscript alef, Quranic marks) are transparent to joining.
+const isArabicMark = (code: number) => (code >= 0x064b && code <= 0x065f) || code === 0x0670 || (code >= 0x06d6 && code <= 0x06ed);
 
-function shapeArabic(codes: number[]): number[] {
-  const out: number[] = [];
-  for (let index = 0; index < codes.length; index++) {
-    const code = codes[index]!;
-    const forms = ARABIC_FORMS[code];
-    if (!forms) {
-      out.push(code);
-      continue;
+/**
+ * shapeArabic gives each UTF-16 unit of a logical string what to draw for it: Arabic letters their
+ * contextual presentation form (joining looks past marks), lam + alef one ligature (the alef's
+ * unit then draws nothing), everything else itself. Same length as the text, so bidi indices hold.
+ */
+function shapeArabic(text: string): string[] {
+  const units = text.split("");
+  const neighbour = (from: number, step: 1 | -1): number | undefined => {
+    for (let i = from + step; i >= 0 && i < text.length; i += step) {
+      const code = text.charCodeAt(i);
+      if (!isArabicMark(code)) return i;
     }
-    const previous = codes[index - 1];
-    const joinedBefore = joinsLeft(previous);
-    const next = codes[index + 1];
+    return undefined;
+  };
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const forms = ARABIC_FORMS[code];
+    if (!forms) continue;
+    const before = neighbour(index, -1);
+    const joinedBefore = before !== undefined && joinsLeft(text.charCodeAt(before)) && units[before] !== "";
+    const after = neighbour(index, 1);
+    const next = after === undefined ? undefined : text.charCodeAt(after);
     if (code === 0x0644 && next !== undefined && LAM_ALEF[next]) {
-      out.push(LAM_ALEF[next]![joinedBefore ? 1 : 0]!);
-      index++;
+      units[index] = String.fromCharCode(LAM_ALEF[next]![joinedBefore ? 1 : 0]!);
+      units[after!] = "";
+      index = after!;
       continue;
     }
     const joinedAfter = forms.length === 4 && joins(next);
     const form = joinedBefore ? (joinedAfter ? 3 : 1) : joinedAfter ? 2 : 0;
-    out.push(forms[Math.min(form, forms.length - 1)] ?? forms[0]!);
+    units[index] = String.fromCharCode(forms[Math.min(form, forms.length - 1)] ?? forms[0]!);
   }
-  return out;
+  return units;
+}
+
+// bidi-js is CommonJS: under Node ESM its default import is module.exports, the factory itself.
+const bidi = (bidiFactory as unknown as () => Bidi)();
+
+/** Direction is a paragraph's base direction. */
+export type Direction = "ltr" | "rtl";
+
+// Characters that can make a text anything but plain left to right: Hebrew, Arabic, Syriac, Thaana,
+// NKo, Samaritan, Mandaic, their presentation forms, RTL scripts beyond the BMP, and bidi controls.
+const MAY_NEED_BIDI = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u202a-\u202e\u2066-\u2069\u061c]|[\ud802\ud803\ud83a\ud83b][\udc00-\udfff]/;
+const MARK = /^\p{M}$/u;
+
+/** paragraphDirection is the base direction UAX #9 (rules P2, P3) gives a paragraph: that of its first strong character, else left to right. */
+export function paragraphDirection(text: string): Direction {
+  if (!MAY_NEED_BIDI.test(text)) return "ltr";
+  const level = bidi.getEmbeddingLevels(text, "auto").paragraphs[0]?.level ?? 0;
+  return level % 2 === 1 ? "rtl" : "ltr";
 }
 
 /**
- * visualOrder prepares text for a left-to-right drawing: Arabic letters take their contextual
- * presentation forms and each right-to-left run is reversed. It is not the full Unicode bidi
- * algorithm, but it renders names and short phrases in Arabic and Hebrew correctly inside a
- * left-to-right page.
+ * visualOrder prepares one line of text for a left-to-right drawing: it runs the Unicode
+ * Bidirectional Algorithm (UAX #9, bidi-js) with the given paragraph direction (from the text
+ * itself when "auto"), mirrors brackets in right-to-left runs, gives Arabic letters their
+ * contextual forms, and reorders the line keeping each base character together with its
+ * combining marks and surrogate pairs intact.
  */
-export function visualOrder(text: string): string {
-  const codes = Array.from(text, (char) => char.codePointAt(0)!);
-  if (!codes.some(isRtl)) return text;
-  const out: number[] = [];
-  let index = 0;
-  while (index < codes.length) {
-    if (!isRtl(codes[index]!)) {
-      out.push(codes[index]!);
-      index++;
+export function visualOrder(text: string, direction: Direction | "auto" = "auto"): string {
+  if (direction !== "rtl" && !MAY_NEED_BIDI.test(text)) return text;
+  const levels = bidi.getEmbeddingLevels(text, direction);
+  const mirrored = bidi.getMirroredCharactersMap(text, levels.levels);
+  const shaped = shapeArabic(text);
+  // clusterStart[i]: the first unit of the cluster (a base character and its marks) holding unit i.
+  const clusterStart = new Int32Array(text.length);
+  for (let i = 0, base = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const low = code >= 0xdc00 && code <= 0xdfff && i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff;
+    if (low) {
+      clusterStart[i] = clusterStart[i - 1]!;
       continue;
     }
-    // An RTL run continues over spaces and marks that are followed by more RTL letters.
-    let end = index;
-    while (end < codes.length && (isRtl(codes[end]!) || (codes[end] === 0x20 && end + 1 < codes.length && isRtl(codes[end + 1]!)))) end++;
-    out.push(...shapeArabic(codes.slice(index, end)).reverse());
-    index = end;
+    if (i > 0 && MARK.test(String.fromCodePoint(text.codePointAt(i)!))) {
+      clusterStart[i] = base;
+      continue;
+    }
+    base = i;
+    clusterStart[i] = i;
   }
-  return String.fromCodePoint(...out);
+  const emitted = new Uint8Array(text.length);
+  const out: string[] = [];
+  for (const index of bidi.getReorderedIndices(text, levels)) {
+    const start = clusterStart[index]!;
+    if (emitted[start]) continue;
+    emitted[start] = 1;
+    for (let i = start; i < text.length && clusterStart[i] === start; i++) out.push(mirrored.get(i) ?? shaped[i]!);
+  }
+  return out.join("");
 }
