@@ -1,4 +1,4 @@
-import { ops, PdfString, type PDF, type PDFPage } from "@libpdf/core";
+import { ops, PdfDict, PdfString, type PDF, type PDFPage } from "@libpdf/core";
 import { DocumentFonts, paragraphDirection, visualOrder, wrapText, type Direction, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
@@ -43,8 +43,13 @@ type Operator = ReturnType<typeof ops.beginText>;
 /** DrawOp appends the operators of one drawing to a page's single content stream. */
 type DrawOp = (page: PDFPage, out: Operator[]) => void;
 
-/** textOperators draws runs left to right from (x, y); glyph ids are what Identity-H fonts show. */
-function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: number, y: number, size: number, color: Color): void {
+/**
+ * textOperators draws runs left to right from (x, y); glyph ids are what Identity-H fonts show.
+ * The drawing is one marked-content span with `actualText` (see extractionText), so extraction
+ * gives the characters the signer typed, never the presentation forms or glyphs drawn for them.
+ */
+function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: number, y: number, size: number, color: Color, actualText: string): void {
+  out.push(ops.beginMarkedContentProps("/Span", PdfDict.of({ ActualText: PdfString.fromString(actualText) })));
   out.push(ops.setNonStrokingRGB(...color), ops.beginText(), ops.setTextMatrix(1, 0, 0, 1, x, y));
   let left = x;
   for (const run of runs) {
@@ -58,7 +63,47 @@ function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: numbe
     out.push(ops.setFont(`/${page.registerFont(run.font)}`, size), ops.showText(PdfString.fromBytes(bytes)));
     left += run.width;
   }
-  out.push(ops.endText());
+  out.push(ops.endText(), ops.endMarkedContent());
+}
+
+// What poppler counts as right-to-left, and as left-to-right or a number (TextOutputDev's
+// unicodeTypeR / unicodeTypeL / unicodeTypeNum, approximately).
+const POPPLER_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]|[\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+const POPPLER_LTR_OR_NUMBER = /[\p{L}\p{N}]/u;
+const LRM = "\u200e";
+
+/**
+ * extractionText is the /ActualText of a drawn line: the typed text in NFC, never the glyphs
+ * drawn for it (Arabic presentation forms, mirrored brackets, a fallback placeholder), so text
+ * extraction and search find what the signer typed.
+ *
+ * Its order is chosen for poppler (pdftotext, Evince, Okular), which lays an ActualText's
+ * characters across the span left to right, then treats them as drawn glyphs: it reverses every
+ * section that starts with a right-to-left character and runs until a letter or digit of another
+ * kind. ActualText in plain logical order came out with every Hebrew and Arabic word reversed, so
+ * those sections are given reversed here and poppler turns them back: pdftotext then returns the
+ * logical string (spaces at a direction change may move). Readers that take /ActualText literally
+ * (MuPDF) get those words reversed; no single order serves both.
+ */
+export function extractionText(text: string): string {
+  const chars = Array.from(text.normalize("NFC"));
+  if (!chars.some((char) => POPPLER_RTL.test(char))) return chars.join("");
+  const out: string[] = [];
+  let i = 0;
+  while (i < chars.length) {
+    let j = i;
+    while (j < chars.length && !POPPLER_RTL.test(chars[j]!)) j++;
+    out.push(...chars.slice(i, j));
+    i = j;
+    while (j < chars.length && (POPPLER_RTL.test(chars[j]!) || !POPPLER_LTR_OR_NUMBER.test(chars[j]!))) j++;
+    // Neutrals after the last right-to-left character stay after it (poppler would move them in front).
+    let last = j;
+    while (last > i && !POPPLER_RTL.test(chars[last - 1]!)) last--;
+    out.push(...chars.slice(i, last).reverse());
+    if (last < j) out.push(LRM, ...chars.slice(last, j));
+    i = j;
+  }
+  return out.join("");
 }
 
 /** formatUtc renders an instant as "2026-11-22 09:58:00 UTC" (milliseconds kept when present). */
@@ -134,7 +179,8 @@ class CertificateLayout {
     const direction = line.direction ?? paragraphDirection(text);
     const runs = this.fonts.runs(visualOrder(text, direction), style, size);
     const left = direction === "rtl" && line.right !== undefined ? line.right - runs.reduce((sum, run) => sum + run.width, 0) : x;
-    this.op((page, out) => textOperators(page, out, runs, left, y, size, color));
+    const actual = extractionText(text);
+    this.op((page, out) => textOperators(page, out, runs, left, y, size, color, actual));
   }
 
   rule(y: number, color: Color = RULE, thickness = 0.6): void {
@@ -265,16 +311,18 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   eventRows(layout, events);
 
   const total = layout.pages.length;
-  const footer = fonts.runs(`Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`, "regular", 8);
+  const footerText = `Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`;
+  const footer = fonts.runs(footerText, "regular", 8);
   for (const [index, drawings] of layout.pages.entries()) {
     const page = pdf.addPage({ width: PAGE.width, height: PAGE.height });
     const out: Operator[] = [ops.pushGraphicsState()];
     for (const draw of drawings) draw(page, out);
-    const label = fonts.runs(`Page ${index + 1} of ${total}`, "regular", 8);
+    const labelText = `Page ${index + 1} of ${total}`;
+    const label = fonts.runs(labelText, "regular", 8);
     const labelWidth = label.reduce((sum, run) => sum + run.width, 0);
     out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(PAGE.width - MARGIN.right, 48), ops.stroke());
-    textOperators(page, out, footer, MARGIN.left, 36, 8, MUTED);
-    textOperators(page, out, label, PAGE.width - MARGIN.right - labelWidth, 36, 8, MUTED);
+    textOperators(page, out, footer, MARGIN.left, 36, 8, MUTED, footerText);
+    textOperators(page, out, label, PAGE.width - MARGIN.right - labelWidth, 36, 8, MUTED, labelText);
     out.push(ops.popGraphicsState());
     // One content stream per page: libpdf's drawText would add a stream per call.
     page.drawOperators(out);

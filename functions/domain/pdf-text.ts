@@ -216,11 +216,11 @@ export function paragraphDirection(text: string): Direction {
  * contextual forms, and reorders the line keeping each base character together with its
  * combining marks and surrogate pairs intact.
  */
-export function visualOrder(text: string, direction: Direction | "auto" = "auto"): string {
+export function visualOrder(text: string, direction: Direction | "auto" = "auto", glyphs: { shape: boolean; mirror: boolean } = { shape: true, mirror: true }): string {
   if (direction !== "rtl" && !MAY_NEED_BIDI.test(text)) return text;
   const levels = bidi.getEmbeddingLevels(text, direction);
-  const mirrored = bidi.getMirroredCharactersMap(text, levels.levels);
-  const shaped = shapeArabic(text);
+  const mirrored = glyphs.mirror ? bidi.getMirroredCharactersMap(text, levels.levels) : new Map<number, string>();
+  const shaped = glyphs.shape ? shapeArabic(text) : text.split("");
   // clusterStart[i]: the first unit of the cluster (a base character and its marks) holding unit i.
   const clusterStart = new Int32Array(text.length);
   for (let i = 0, base = 0; i < text.length; i++) {

@@ -1,0 +1,67 @@
+// Issue 14: the certificate page in every script. Each family's values are drawn on a certificate
+// page; pdftotext must give back the logical string (NFC) and pdffonts must show every font embedded.
+import { PDF } from "@libpdf/core";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { drawAuditCertificate } from "#domain/audit-certificate.ts";
+import { pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
+import { testFonts } from "#test/helpers/sign-tools.ts";
+
+const OUTPUT = new URL("../../test-output/certificate-scripts/", import.meta.url);
+
+async function certificate(name: string, values: string[]): Promise<{ text: string; fonts: string }> {
+  const pdf = PDF.create();
+  drawAuditCertificate(
+    pdf,
+    {
+      documentSha256: "ab".repeat(32),
+      documentPages: 1,
+      signer: { name: values[0]!, email: "signer@example.com" },
+      events: values.map((value) => ({ type: "field_change", timestamp: "2026-11-22T10:00:00Z", data: { value } })),
+      signingTime: new Date("2026-11-22T10:00:00Z"),
+      service: { subject: "CN=Signet Test", fingerprint: "00".repeat(32), algorithm: "ECDSA P-256" },
+      metadata: Object.fromEntries(values.map((value, i) => [`value${i}`, value])),
+    },
+    testFonts(),
+  );
+  const bytes = await pdf.save();
+  mkdirSync(OUTPUT, { recursive: true });
+  writeFileSync(new URL(`${name}.pdf`, OUTPUT), bytes);
+  return { text: await pdfText(bytes), fonts: await pdfFonts(bytes) };
+}
+
+// pdftotext marks right-to-left runs with embedding controls (U+202B ... U+202C), which are not
+// text, and may move a space where the direction changes: compare without either.
+const plain = (text: string) => text.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069\s]/g, "");
+
+/** expectAllEmbedded checks pdffonts' "emb" column: every font program is in the file. */
+function expectAllEmbedded(fonts: string): void {
+  const rows = fonts.trim().split("\n").slice(2);
+  expect(rows.length).toBeGreaterThan(0);
+  for (const row of rows) expect(row, row).toMatch(/\s+yes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/);
+}
+
+describe("certificate page text comes back as typed (pdftotext), every font embedded (pdffonts)", () => {
+  it.each([
+    { family: "Latin with accents (NFD input comes back NFC)", values: ["Zoë Ångström-Núñez", "Zoe\u0308 Franc\u0327ois Dvořák", "Łódź, Ærøskøbing, İstanbul"] },
+    { family: "Greek", values: ["Πέτρος Παπαδόπουλος", "Σύμβαση μίσθωσης αρ. 42"] },
+    { family: "Cyrillic", values: ["Иван Петров", "Договор аренды № 42 — версия 3"] },
+    { family: "Hebrew and Arabic inside left-to-right text", values: ["Name: חוזה שכירות 42", "Signer: محمد علي توقيع (2024)", "Ref ABC-7 שלום 12 עולם"] },
+    { family: "CJK (BMP)", values: ["山田太郎", "契約書 第42条", "서명 완료"] },
+  ])("$family", async ({ family, values }) => {
+    const { text, fonts } = await certificate(family.replace(/\W+/g, "-"), values);
+    const extracted = plain(text);
+    for (const value of values) expect(extracted).toContain(plain(value.normalize("NFC")));
+    expectAllEmbedded(fonts);
+  });
+
+  it("right-to-left paragraphs with numbers, dashes and Latin come back in logical order, in base letters", async () => {
+    const values = ["חוזה שכירות מס׳ 42 — גרסה 3", "توقيع العقد رقم 42 لشركة ACME", "שָׁלוֹם (עולם) 7"];
+    const { text, fonts } = await certificate("rtl-paragraphs", values);
+    const extracted = plain(text);
+    for (const value of values) expect(extracted).toContain(plain(value));
+    expect(extracted).toContain("توقيع");
+    expect(extracted).not.toMatch(/[\ufb50-\ufdff\ufe70-\ufeff]/);
+    expectAllEmbedded(fonts);
+  });
+});
