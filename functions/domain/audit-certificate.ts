@@ -179,7 +179,7 @@ class CertificateLayout {
     const direction = line.direction ?? paragraphDirection(text);
     const runs = this.fonts.runs(visualOrder(text, direction), style, size);
     const left = direction === "rtl" && line.right !== undefined ? line.right - runs.reduce((sum, run) => sum + run.width, 0) : x;
-    const actual = extractionText(text);
+    const actual = extractionText(this.fonts.typed(text));
     this.op((page, out) => textOperators(page, out, runs, left, y, size, color, actual));
   }
 

@@ -8,6 +8,8 @@ export interface FontFiles {
   mono: Uint8Array;
   /** Fallback for Chinese, Japanese and Korean. */
   cjk: Uint8Array;
+  /** Further fallbacks, tried in order after cjk (Devanagari, Tamil, Thai, emoji). */
+  fallbacks?: readonly Uint8Array[] | undefined;
 }
 
 /** FontStyle picks one of the primary fonts. */
@@ -57,41 +59,85 @@ export interface TextRun {
   width: number;
 }
 
+/** PLACEHOLDER is drawn for a character no bundled font has (a visible box with "?"); it extracts as itself. */
+export const PLACEHOLDER = "\ufffd";
+
+// Format characters (ZWJ, variation selectors, bidi controls, ...) that draw nothing when no font has them.
+const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
+const MARK_CHAR = /^\p{M}$/u;
+
 /**
- * DocumentFonts hands out the fonts of one document: the primary styles on first use and the CJK
- * fallback only when a character needs it, so a Latin-only page embeds no CJK glyph data.
+ * DocumentFonts hands out the fonts of one document: the primary styles on first use and a
+ * fallback (CJK, then the further fallbacks in order) only when a character needs it, so a
+ * Latin-only page embeds no other glyph data. A character no font has is never drawn with glyph 0
+ * or another character's glyph: it becomes PLACEHOLDER (see typed()).
  */
 export class DocumentFonts {
-  private readonly embedded = new Map<string, EmbeddedFont>();
+  private readonly embedded = new Map<number, EmbeddedFont>();
+  private readonly files: Uint8Array[];
 
   constructor(
     private readonly pdf: PDF,
-    private readonly files: FontFiles,
-  ) {}
+    files: FontFiles,
+  ) {
+    // Indices: 0 regular, 1 bold, 2 mono, then the fallback chain.
+    this.files = [files.regular, files.bold, files.mono, files.cjk, ...(files.fallbacks ?? [])];
+  }
 
-  private get(name: keyof FontFiles): EmbeddedFont {
-    let font = this.embedded.get(name);
+  private get(index: number): EmbeddedFont {
+    let font = this.embedded.get(index);
     if (!font) {
-      font = embedParsed(this.pdf, parse(this.files[name]));
-      this.embedded.set(name, font);
+      font = embedParsed(this.pdf, parse(this.files[index]!));
+      this.embedded.set(index, font);
     }
     return font;
   }
 
+  private has(index: number, code: number): boolean {
+    return parse(this.files[index]!).program.hasGlyph(code);
+  }
+
+  /** fontFor picks the font that draws a character: the style's own, else the first fallback that has it (undefined: none). */
+  private fontFor(code: number, style: FontStyle, previous: number | undefined): number | undefined {
+    const primary = STYLE_INDEX[style];
+    // A combining mark stays in its base character's font when that font has it.
+    if (previous !== undefined && MARK_CHAR.test(String.fromCodePoint(code)) && this.has(previous, code)) return previous;
+    if (this.has(primary, code)) return primary;
+    for (let index = 3; index < this.files.length; index++) if (this.has(index, code)) return index;
+    return undefined;
+  }
+
+  /** covers tells whether some bundled font has a glyph for a character. */
+  covers(char: string): boolean {
+    return this.fontFor(char.codePointAt(0)!, "regular", undefined) !== undefined;
+  }
+
+  /** typed is text as the page will show it: a character no font has becomes PLACEHOLDER, an ignorable one is kept. */
+  typed(text: string): string {
+    let out = "";
+    for (const char of text) out += this.covers(char) || IGNORABLE.test(char) ? char : PLACEHOLDER;
+    return out;
+  }
+
   /** runs splits text (already in visual order) into runs by the font that has each character. */
   runs(text: string, style: FontStyle, size: number): TextRun[] {
-    const primary = parse(this.files[style]).program;
-    const fallback = parse(this.files.cjk).program;
-    const runs: Array<{ text: string; name: keyof FontFiles }> = [];
+    const runs: Array<{ text: string; index: number }> = [];
     for (const char of text) {
       const code = char.codePointAt(0)!;
-      const name: keyof FontFiles = primary.hasGlyph(code) || !fallback.hasGlyph(code) ? style : "cjk";
+      const index = this.fontFor(code, style, runs.at(-1)?.index);
+      let draw = char;
+      let font = index;
+      if (font === undefined) {
+        if (IGNORABLE.test(char)) continue;
+        draw = PLACEHOLDER;
+        font = this.fontFor(PLACEHOLDER.codePointAt(0)!, style, undefined) ?? STYLE_INDEX[style];
+      }
       const last = runs.at(-1);
-      if (last && last.name === name) last.text += char;
-      else runs.push({ text: char, name });
+      if (last && last.index === font) last.text += draw;
+      else runs.push({ text: draw, index: font });
     }
     return runs.map((run) => {
-      const font = this.get(run.name);
+      const font = this.get(run.index);
       return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
     });
   }
@@ -101,6 +147,8 @@ export class DocumentFonts {
     return this.runs(text, style, size).reduce((sum, run) => sum + run.width, 0);
   }
 }
+
+const STYLE_INDEX: Record<FontStyle, number> = { regular: 0, bold: 1, mono: 2 };
 
 /**
  * wrapText breaks a paragraph into lines no wider than maxWidth: at spaces when it can, inside a

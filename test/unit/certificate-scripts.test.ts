@@ -1,12 +1,17 @@
 // Issue 14: the certificate page in every script. Each family's values are drawn on a certificate
 // page; pdftotext must give back the logical string (NFC) and pdffonts must show every font embedded.
 import { PDF } from "@libpdf/core";
+import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { drawAuditCertificate } from "#domain/audit-certificate.ts";
+import { DocumentFonts } from "#domain/pdf-text.ts";
 import { pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
 import { testFonts } from "#test/helpers/sign-tools.ts";
 
+const run = promisify(execFile);
 const OUTPUT = new URL("../../test-output/certificate-scripts/", import.meta.url);
 
 async function certificate(name: string, values: string[]): Promise<{ text: string; fonts: string }> {
@@ -26,7 +31,10 @@ async function certificate(name: string, values: string[]): Promise<{ text: stri
   );
   const bytes = await pdf.save();
   mkdirSync(OUTPUT, { recursive: true });
-  writeFileSync(new URL(`${name}.pdf`, OUTPUT), bytes);
+  const file = new URL(`${name}.pdf`, OUTPUT);
+  writeFileSync(file, bytes);
+  // Rendered pages stay beside the PDF for a look (test-output/ is not committed).
+  await run("pdftoppm", ["-png", "-r", "72", fileURLToPath(file), fileURLToPath(new URL(name, OUTPUT))]);
   return { text: await pdfText(bytes), fonts: await pdfFonts(bytes) };
 }
 
@@ -48,11 +56,32 @@ describe("certificate page text comes back as typed (pdftotext), every font embe
     { family: "Cyrillic", values: ["Иван Петров", "Договор аренды № 42 — версия 3"] },
     { family: "Hebrew and Arabic inside left-to-right text", values: ["Name: חוזה שכירות 42", "Signer: محمد علي توقيع (2024)", "Ref ABC-7 שלום 12 עולם"] },
     { family: "CJK (BMP)", values: ["山田太郎", "契約書 第42条", "서명 완료"] },
+    { family: "Devanagari", values: ["अनुबंध पर हस्ताक्षर", "श्री कृष्ण क्षत्रिय"] },
+    { family: "Tamil", values: ["ஒப்பந்தம் கையொப்பம்", "தமிழ் நாடு"] },
+    { family: "Thai", values: ["สัญญาเช่า ฉบับที่ 42", "ลงนามแล้ว"] },
+    { family: "emoji (monochrome Noto Emoji)", values: ["Signed 🚀 ✅ 😀 ❤️", "👍🏽 🇩🇪 🎉 🧾"] },
   ])("$family", async ({ family, values }) => {
     const { text, fonts } = await certificate(family.replace(/\W+/g, "-"), values);
     const extracted = plain(text);
     for (const value of values) expect(extracted).toContain(plain(value.normalize("NFC")));
     expectAllEmbedded(fonts);
+  });
+
+  it("a character no bundled font has (CJK Extension B) is a visible placeholder that extracts as U+FFFD", async () => {
+    const { text, fonts } = await certificate("cjk-extension-b", ["Name 𠀀𠀁 end"]);
+    expect(plain(text)).toContain(plain("Name \ufffd\ufffd end"));
+    expect(text).not.toContain("𠀀");
+    expectAllEmbedded(fonts);
+  });
+
+  it("draws no glyph 0 (notdef) for a character some bundled font covers", () => {
+    const fonts = new DocumentFonts(PDF.create(), testFonts());
+    const sample = "Zoë Πέτρος Иван חוזה محمد 山田 서명 अनुबंध தமிழ் สัญญา 🚀😀🇩🇪👍🏽 𠀀";
+    for (const style of ["regular", "bold", "mono"] as const) {
+      for (const run of fonts.runs(sample, style, 10)) expect(run.font.encodeTextToGids(run.text), `${style}: ${run.text}`).not.toContain(0);
+    }
+    expect(fonts.typed("a𠀀b")).toBe("a\ufffdb");
+    expect(fonts.typed("❤️")).toBe("❤️");
   });
 
   it("right-to-left paragraphs with numbers, dashes and Latin come back in logical order, in base letters", async () => {
