@@ -53,6 +53,15 @@ function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: numbe
   out.push(ops.setNonStrokingRGB(...color), ops.beginText(), ops.setTextMatrix(1, 0, 0, 1, x, y));
   let left = x;
   for (const run of runs) {
+    if (run.glyphs) {
+      // Shaped: each glyph at the origin HarfBuzz gave it.
+      out.push(ops.setFont(`/${page.registerFont(run.font)}`, size));
+      for (const glyph of run.glyphs) {
+        out.push(ops.setTextMatrix(1, 0, 0, 1, left + glyph.x, y + glyph.y), ops.showText(PdfString.fromBytes(new Uint8Array([glyph.gid >> 8, glyph.gid & 0xff]))));
+      }
+      left += run.width;
+      continue;
+    }
     const gids = run.font.encodeTextToGids(run.text);
     const bytes = new Uint8Array(gids.length * 2);
     gids.forEach((gid, index) => {

@@ -1,5 +1,6 @@
 import { PDF, type EmbeddedFont, type PdfRef } from "@libpdf/core";
 import bidiFactory, { type Bidi } from "bidi-js";
+import * as hb from "harfbuzzjs";
 
 /** FontFiles are the TrueType programs the certificate page draws with. */
 export interface FontFiles {
@@ -52,11 +53,55 @@ function embedParsed(pdf: PDF, font: ParsedFont): EmbeddedFont {
   return embedded;
 }
 
-/** TextRun is a piece of text drawn with one font. */
+/** ShapedGlyph is one glyph HarfBuzz placed: its id and its origin relative to the run's start, in points. */
+export interface ShapedGlyph {
+  gid: number;
+  x: number;
+  y: number;
+}
+
+/** TextRun is a piece of text drawn with one font; `glyphs` when it was shaped (drawn glyph by glyph). */
 export interface TextRun {
   text: string;
   font: EmbeddedFont;
   width: number;
+  glyphs?: ShapedGlyph[] | undefined;
+}
+
+// HarfBuzz font objects, one per font program per container (like the parsed programs above).
+const shapers = new WeakMap<Uint8Array, { font: hb.Font; upem: number }>();
+
+function shaperFor(data: Uint8Array): { font: hb.Font; upem: number } {
+  let shaper = shapers.get(data);
+  if (!shaper) {
+    const face = new hb.Face(new hb.Blob(data));
+    shaper = { font: new hb.Font(face), upem: face.upem };
+    shapers.set(data, shaper);
+  }
+  return shaper;
+}
+
+/**
+ * shape runs HarfBuzz over one run: reordering (Devanagari i-matra, Tamil prefix vowels),
+ * conjuncts and ligatures, mark positioning, emoji sequences (flags, ZWJ). Positions are scaled
+ * from font units to points at `size`.
+ */
+function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGlyph[]; width: number } {
+  const { font, upem } = shaperFor(data);
+  const scale = size / upem;
+  const buffer = new hb.Buffer();
+  buffer.addText(text);
+  buffer.guessSegmentProperties();
+  hb.shape(font, buffer);
+  const positions = buffer.getGlyphPositions();
+  const glyphs: ShapedGlyph[] = [];
+  let pen = 0;
+  buffer.getGlyphInfos().forEach((info, i) => {
+    const position = positions[i]!;
+    glyphs.push({ gid: info.codepoint, x: (pen + position.xOffset) * scale, y: position.yOffset * scale });
+    pen += position.xAdvance;
+  });
+  return { glyphs, width: pen * scale };
 }
 
 /** PLACEHOLDER is drawn for a character no bundled font has (a visible box with "?"); it extracts as itself. */
@@ -64,7 +109,6 @@ export const PLACEHOLDER = "\ufffd";
 
 // Format characters (ZWJ, variation selectors, bidi controls, ...) that draw nothing when no font has them.
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
-const MARK_CHAR = /^\p{M}$/u;
 
 /**
  * DocumentFonts hands out the fonts of one document: the primary styles on first use and a
@@ -100,8 +144,8 @@ export class DocumentFonts {
   /** fontFor picks the font that draws a character: the style's own, else the first fallback that has it (undefined: none). */
   private fontFor(code: number, style: FontStyle, previous: number | undefined): number | undefined {
     const primary = STYLE_INDEX[style];
-    // A combining mark stays in its base character's font when that font has it.
-    if (previous !== undefined && MARK_CHAR.test(String.fromCodePoint(code)) && this.has(previous, code)) return previous;
+    // A combining mark, joiner, variation selector or emoji modifier stays in the font before it.
+    if (previous !== undefined && CONTINUES_CLUSTER.test(String.fromCodePoint(code)) && this.has(previous, code)) return previous;
     if (this.has(primary, code)) return primary;
     for (let index = 3; index < this.files.length; index++) if (this.has(index, code)) return index;
     return undefined;
@@ -138,7 +182,10 @@ export class DocumentFonts {
     }
     return runs.map((run) => {
       const font = this.get(run.index);
-      return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
+      if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
+      // Shaped glyphs include ones no character maps to (conjuncts, flags): embed the whole program.
+      font.markUsedInForm();
+      return { text: run.text, font, ...shape(this.files[run.index]!, run.text, size) };
     });
   }
 
@@ -149,6 +196,12 @@ export class DocumentFonts {
 }
 
 const STYLE_INDEX: Record<FontStyle, number> = { regular: 0, bold: 1, mono: 2 };
+// Runs with text that needs a shaper (reordering, conjuncts, mark placement, emoji sequences) are
+// shaped with HarfBuzz and their font embedded whole; other runs keep cmap glyphs and a subset
+// font (Arabic is shaped by shapeArabic before; plain emoji need no shaping).
+const NEEDS_SHAPING = /[\p{Script=Devanagari}\p{Script=Tamil}\p{Script=Thai}\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u200d\u20e3]/u;
+// Characters that continue the cluster before them, so they stay in its font when it has them.
+const CONTINUES_CLUSTER = /^[\p{M}\p{Default_Ignorable_Code_Point}\u{1F3FB}-\u{1F3FF}\u20e3]$/u;
 
 /**
  * wrapText breaks a paragraph into lines no wider than maxWidth: at spaces when it can, inside a

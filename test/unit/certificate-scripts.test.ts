@@ -29,7 +29,7 @@ async function certificate(name: string, values: string[]): Promise<{ text: stri
     },
     testFonts(),
   );
-  const bytes = await pdf.save();
+  const bytes = await pdf.save({ subsetFonts: true }); // as signing saves it
   mkdirSync(OUTPUT, { recursive: true });
   const file = new URL(`${name}.pdf`, OUTPUT);
   writeFileSync(file, bytes);
@@ -78,10 +78,25 @@ describe("certificate page text comes back as typed (pdftotext), every font embe
     const fonts = new DocumentFonts(PDF.create(), testFonts());
     const sample = "Zoë Πέτρος Иван חוזה محمد 山田 서명 अनुबंध தமிழ் สัญญา 🚀😀🇩🇪👍🏽 𠀀";
     for (const style of ["regular", "bold", "mono"] as const) {
-      for (const run of fonts.runs(sample, style, 10)) expect(run.font.encodeTextToGids(run.text), `${style}: ${run.text}`).not.toContain(0);
+      for (const run of fonts.runs(sample, style, 10)) {
+        const gids = run.glyphs ? run.glyphs.map((glyph) => glyph.gid) : run.font.encodeTextToGids(run.text);
+        expect(gids, `${style}: ${run.text}`).not.toContain(0);
+      }
     }
     expect(fonts.typed("a𠀀b")).toBe("a\ufffdb");
     expect(fonts.typed("❤️")).toBe("❤️");
+  });
+
+  it("shapes Devanagari with HarfBuzz: a conjunct is one glyph, the i-matra is drawn before its consonant", () => {
+    const fonts = new DocumentFonts(PDF.create(), testFonts());
+    const [conjunct] = fonts.runs("क्ष", "regular", 10);
+    expect(conjunct!.glyphs).toHaveLength(1);
+    const [syllable] = fonts.runs("कि", "regular", 10);
+    const [ka] = fonts.runs("क", "regular", 10);
+    // Unshaped, the i-matra would follow the consonant; HarfBuzz draws it first (left of it).
+    expect(syllable!.glyphs).toHaveLength(2);
+    expect(syllable!.glyphs![1]!.gid).toBe(ka!.font.encodeTextToGids("क")[0]);
+    expect(syllable!.glyphs![0]!.x).toBeLessThan(syllable!.glyphs![1]!.x);
   });
 
   it("right-to-left paragraphs with numbers, dashes and Latin come back in logical order, in base letters", async () => {
