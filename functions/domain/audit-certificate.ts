@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFPage } from "@libpdf/core";
 import { DocumentFonts, paragraphDirection, visualOrder, wrapText, type Direction, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
 
@@ -37,7 +38,6 @@ const RULE: Color = [0.82, 0.84, 0.87];
 const BAND: Color = [0.94, 0.95, 0.97];
 const LABEL_WIDTH = 128;
 const EVENT_COLUMNS = { index: 28, time: 128, type: 78 };
-const SUMMARY_LIMIT = 400;
 
 type Operator = ReturnType<typeof ops.beginText>;
 /** DrawOp appends the operators of one drawing to a page's single content stream. */
@@ -129,13 +129,30 @@ function formatValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** summarizeData turns an event's data into one readable line: "key: value; key: value". */
+/**
+ * VALUE_LIMIT is the most characters (code points) of one value the page draws: an event's
+ * details, a metadata value, a signer field. Shorter values are wrapped in full; a longer one
+ * shows its first VALUE_LIMIT characters and the SHA-256 of the whole value, so nothing is cut
+ * without saying so and the full value can still be matched against the page.
+ */
+export const VALUE_LIMIT = 4000;
+
+/** boundValue applies VALUE_LIMIT: the value itself, or its start + "… (truncated; SHA-256 of the full value: …)". */
+export function boundValue(text: string): string {
+  if (text.length <= VALUE_LIMIT) return text;
+  const chars = Array.from(text);
+  if (chars.length <= VALUE_LIMIT) return text;
+  const digest = createHash("sha256").update(text, "utf8").digest("hex");
+  return `${chars.slice(0, VALUE_LIMIT).join("")}… (truncated; SHA-256 of the full value: ${digest})`;
+}
+
+/** summarizeData turns an event's data into one readable line, "key: value; key: value", within VALUE_LIMIT. */
 export function summarizeData(data: Record<string, unknown> | undefined): string {
   if (!data) return "";
   const text = Object.entries(data)
     .map(([key, value]) => `${key}: ${formatValue(value)}`)
     .join("; ");
-  return text.length > SUMMARY_LIMIT ? `${text.slice(0, SUMMARY_LIMIT - 1)}…` : text;
+  return boundValue(text);
 }
 
 /** sortEvents orders audit events by time, keeping the given order for equal times. */
@@ -222,7 +239,7 @@ function section(layout: CertificateLayout, title: string): void {
 
 function field(layout: CertificateLayout, label: string, value: string, style: FontStyle = "regular"): void {
   const size = style === "mono" ? 8.5 : 10;
-  const lines = layout.wrap(value, CONTENT_WIDTH - LABEL_WIDTH, style, size);
+  const lines = layout.wrap(boundValue(value), CONTENT_WIDTH - LABEL_WIDTH, style, size);
   const lineHeight = size + 3.5;
   layout.ensure(lineHeight);
   layout.text(label, MARGIN.left, layout.cursor, "regular", 9, MUTED);

@@ -6,7 +6,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { drawAuditCertificate } from "#domain/audit-certificate.ts";
+import { createHash } from "node:crypto";
+import { drawAuditCertificate, VALUE_LIMIT } from "#domain/audit-certificate.ts";
 import { DocumentFonts } from "#domain/pdf-text.ts";
 import { pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
 import { testFonts } from "#test/helpers/sign-tools.ts";
@@ -109,3 +110,27 @@ describe("certificate page text comes back as typed (pdftotext), every font embe
     expectAllEmbedded(fonts);
   });
 });
+
+describe("long values are never cut silently (issue 14 item 5)", () => {
+  const words = (count: number) => Array.from({ length: count }, (_, i) => `word${i}`).join(" ");
+
+  it("wraps a 2,000-character event value and metadata value in full", async () => {
+    const value = words(260).slice(0, 2000);
+    const { text } = await certificate("long-2000", [value]);
+    const extracted = plain(text);
+    // The value is drawn three times (signer name, event details, metadata): all in full.
+    expect(extracted.split(plain(value)).length - 1).toBe(3);
+  });
+
+  it(`shows the first ${VALUE_LIMIT} characters of a longer value and the SHA-256 of the whole`, async () => {
+    const value = words(2000);
+    const { text } = await certificate("long-over-limit", [value]);
+    const extracted = plain(text);
+    const digest = createHash("sha256").update(value).digest("hex");
+    // The metadata value runs over pages (footers in between): check where it starts and ends.
+    expect(extracted).toContain(`value0${plain(value.slice(0, 200))}`);
+    expect(extracted).toContain(plain(`${value.slice(VALUE_LIMIT - 40, VALUE_LIMIT)}… (truncated; SHA-256 of the full value: ${digest})`));
+    expect(extracted).not.toContain(value.slice(VALUE_LIMIT - 5, VALUE_LIMIT + 5).replace(/\s/g, ""));
+  });
+});
+
