@@ -22,14 +22,26 @@ export interface AuditCertificate {
   events: AuditEvent[];
   signingTime: Date;
   service: { subject: string; fingerprint: string; algorithm: string };
+  /** SHA-256 (hex) of the PDF converted from DOCX input, which is what gets signed. */
+  convertedPdfSha256?: string | undefined;
+  /** Signatures the document already carries, in document order. */
+  existingSignatures?: Array<{ signer: string; signedAt?: Date | undefined }> | undefined;
   /** Set when the signature gets an RFC 3161 timestamp. */
   timestampAuthority?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
 
-const PAGE = { width: 595.28, height: 841.89 };
+/** PageSize is a page's width and height in points. */
+export interface PageSize {
+  width: number;
+  height: number;
+}
+
+/** A4_PORTRAIT is the certificate's page when the document gives none (or one too small to hold it). */
+export const A4_PORTRAIT: PageSize = { width: 595.28, height: 841.89 };
+// The smallest page the layout fits on (A5 portrait); a smaller document page gets A4.
+const MIN_PAGE: PageSize = { width: 419.53, height: 419.53 };
 const MARGIN = { left: 56, right: 56, top: 60, bottom: 72 };
-const CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
 type Color = readonly [number, number, number];
 const INK: Color = [0.11, 0.13, 0.17];
 const MUTED: Color = [0.42, 0.45, 0.5];
@@ -168,13 +180,26 @@ class CertificateLayout {
   readonly pages: DrawOp[][] = [];
   private y = 0;
 
-  constructor(private readonly fonts: DocumentFonts) {
+  constructor(
+    private readonly fonts: DocumentFonts,
+    readonly page: PageSize,
+  ) {
     this.newPage(false);
+  }
+
+  /** contentWidth is the width between the margins. */
+  get contentWidth(): number {
+    return this.page.width - MARGIN.left - MARGIN.right;
+  }
+
+  /** right is the x of the right margin. */
+  get right(): number {
+    return this.page.width - MARGIN.right;
   }
 
   newPage(continued = true): void {
     this.pages.push([]);
-    this.y = PAGE.height - MARGIN.top;
+    this.y = this.page.height - MARGIN.top;
     if (continued) {
       this.text("Audit trail certificate (continued)", MARGIN.left, this.y, "bold", 11, ACCENT);
       this.y -= 24;
@@ -211,12 +236,12 @@ class CertificateLayout {
 
   rule(y: number, color: Color = RULE, thickness = 0.6): void {
     this.op((_page, out) =>
-      out.push(ops.setStrokingRGB(...color), ops.setLineWidth(thickness), ops.moveTo(MARGIN.left, y), ops.lineTo(PAGE.width - MARGIN.right, y), ops.stroke()),
+      out.push(ops.setStrokingRGB(...color), ops.setLineWidth(thickness), ops.moveTo(MARGIN.left, y), ops.lineTo(this.right, y), ops.stroke()),
     );
   }
 
   band(y: number, height: number): void {
-    this.op((_page, out) => out.push(ops.setNonStrokingRGB(...BAND), ops.rectangle(MARGIN.left, y, CONTENT_WIDTH, height), ops.fill()));
+    this.op((_page, out) => out.push(ops.setNonStrokingRGB(...BAND), ops.rectangle(MARGIN.left, y, this.contentWidth, height), ops.fill()));
   }
 
   /** wrap breaks text into lines, each with the direction UAX #9 gives the paragraph it comes from. */
@@ -228,8 +253,9 @@ class CertificateLayout {
   }
 }
 
-function section(layout: CertificateLayout, title: string): void {
-  layout.ensure(48);
+/** section draws a heading; it moves to a new page unless `keepWith` points of what follows fit below it too. */
+function section(layout: CertificateLayout, title: string, keepWith = 14): void {
+  layout.ensure(34 + keepWith);
   layout.advance(14);
   layout.text(title.toUpperCase(), MARGIN.left, layout.cursor, "bold", 9, ACCENT);
   layout.advance(6);
@@ -239,13 +265,13 @@ function section(layout: CertificateLayout, title: string): void {
 
 function field(layout: CertificateLayout, label: string, value: string, style: FontStyle = "regular"): void {
   const size = style === "mono" ? 8.5 : 10;
-  const lines = layout.wrap(boundValue(value), CONTENT_WIDTH - LABEL_WIDTH, style, size);
+  const lines = layout.wrap(boundValue(value), layout.contentWidth - LABEL_WIDTH, style, size);
   const lineHeight = size + 3.5;
   layout.ensure(lineHeight);
   layout.text(label, MARGIN.left, layout.cursor, "regular", 9, MUTED);
   for (const [index, line] of lines.entries()) {
     if (index > 0 && layout.ensure(lineHeight)) layout.text(`${label} (cont.)`, MARGIN.left, layout.cursor, "regular", 9, MUTED);
-    layout.text(line.text, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size, INK, { direction: line.direction, right: MARGIN.left + CONTENT_WIDTH });
+    layout.text(line.text, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size, INK, { direction: line.direction, right: layout.right });
     layout.advance(lineHeight);
   }
   layout.advance(3);
@@ -255,7 +281,7 @@ function eventHeader(layout: CertificateLayout): void {
   const y = layout.cursor;
   layout.band(y - 5, 16);
   let x = MARGIN.left + 4;
-  for (const [title, width] of [["#", EVENT_COLUMNS.index], ["Time (UTC)", EVENT_COLUMNS.time], ["Event", EVENT_COLUMNS.type], ["Details", 0]] as const) {
+  for (const [title, width] of [["#", EVENT_COLUMNS.index], ["Time (UTC, client)", EVENT_COLUMNS.time], ["Event", EVENT_COLUMNS.type], ["Details", 0]] as const) {
     layout.text(title, x, y, "bold", 8.5, MUTED);
     x += width;
   }
@@ -264,7 +290,7 @@ function eventHeader(layout: CertificateLayout): void {
 
 function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
   const detailsX = MARGIN.left + 4 + EVENT_COLUMNS.index + EVENT_COLUMNS.time + EVENT_COLUMNS.type;
-  const detailsWidth = PAGE.width - MARGIN.right - detailsX;
+  const detailsWidth = layout.right - detailsX;
   const size = 8.5;
   const lineHeight = 11.5;
   eventHeader(layout);
@@ -282,7 +308,7 @@ function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
     layout.text(event.type, x, top, "bold", size);
     for (const [lineIndex, line] of details.entries()) {
       if (lineIndex > 0 && layout.ensure(lineHeight)) eventHeader(layout);
-      layout.text(line.text, detailsX, layout.cursor, "regular", size, INK, { direction: line.direction, right: PAGE.width - MARGIN.right });
+      layout.text(line.text, detailsX, layout.cursor, "regular", size, INK, { direction: line.direction, right: layout.right });
       layout.advance(lineHeight);
     }
     layout.rule(layout.cursor + lineHeight - 3.5, BAND, 0.5);
@@ -290,15 +316,23 @@ function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
   }
 }
 
+/** certificatePageSize is the document's page size when the certificate fits on it (portrait or landscape), else A4 portrait. */
+export function certificatePageSize(size: PageSize | undefined): PageSize {
+  if (!size || !(size.width >= MIN_PAGE.width && size.height >= MIN_PAGE.height) || size.width > 14_400 || size.height > 14_400) return A4_PORTRAIT;
+  return { width: size.width, height: size.height };
+}
+
 /**
  * drawAuditCertificate appends the audit trail certificate page(s) to a document: a title
- * block, the document, signer and signature details, the metadata, and every audit event in
- * time order, flowing onto as many pages as needed, each with "page x of y". Text in any script
- * the bundled fonts cover renders (Latin, Greek, Cyrillic, Arabic, Hebrew, CJK).
+ * block, the document, signer and signature details, the metadata, every audit event in time
+ * order and how to verify, flowing onto as many pages as needed, each with "page x of y". The
+ * pages take `pageSize` (the document's last page, portrait or landscape) when the layout fits on
+ * it, else A4. Text in any script the bundled fonts cover renders (see pdf-text.ts).
  */
-export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles): void {
+export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles, pageSize?: PageSize): void {
   const fonts = new DocumentFonts(pdf, files);
-  const layout = new CertificateLayout(fonts);
+  const size = certificatePageSize(pageSize);
+  const layout = new CertificateLayout(fonts, size);
   const events = sortEvents(certificate.events);
 
   layout.text("Audit Trail Certificate", MARGIN.left, layout.cursor, "bold", 22, INK);
@@ -311,6 +345,7 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   section(layout, "Document");
   if (certificate.documentName) field(layout, "Title", certificate.documentName);
   field(layout, "SHA-256 as received", certificate.documentSha256, "mono");
+  if (certificate.convertedPdfSha256) field(layout, "SHA-256 of the PDF converted from it (signed)", certificate.convertedPdfSha256, "mono");
   field(layout, "Pages", `${certificate.documentPages} (this certificate follows them)`);
   if (certificate.eventId) field(layout, "Event ID", certificate.eventId);
 
@@ -320,8 +355,15 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   if (certificate.signer.ip) field(layout, "IP address", certificate.signer.ip);
   if (certificate.signer.userAgent) field(layout, "User agent", certificate.signer.userAgent);
 
+  if (certificate.existingSignatures && certificate.existingSignatures.length > 0) {
+    section(layout, `Signatures already in the document (${certificate.existingSignatures.length})`);
+    for (const [index, earlier] of certificate.existingSignatures.entries()) {
+      field(layout, `Signature ${index + 1}`, `${earlier.signer || "unnamed signer"}${earlier.signedAt ? ` · ${formatUtc(earlier.signedAt)} (as that signature states)` : ""}`);
+    }
+  }
+
   section(layout, "Signature");
-  field(layout, "Signed at", formatUtc(certificate.signingTime));
+  field(layout, "Signed at", `${formatUtc(certificate.signingTime)} (server clock)`);
   field(layout, "Standard", `PAdES baseline ${certificate.timestampAuthority ? "B-T" : "B-B"} (ETSI.CAdES.detached), SHA-256`);
   if (certificate.timestampAuthority) field(layout, "Timestamp authority", certificate.timestampAuthority);
   field(layout, "Certificate subject", certificate.service.subject);
@@ -333,22 +375,39 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
     for (const [key, value] of Object.entries(certificate.metadata)) field(layout, key, formatValue(value));
   }
 
-  section(layout, `Audit trail (${events.length} event${events.length === 1 ? "" : "s"})`);
+  // The heading stays with the table header and at least two rows.
+  section(layout, `Audit trail (${events.length} event${events.length === 1 ? "" : "s"})`, 18 + 2 * 15);
+  layout.text("Times as the client reported them, in UTC.", MARGIN.left, layout.cursor, "regular", 8.5, MUTED);
+  layout.advance(14);
   eventRows(layout, events);
+
+  section(layout, "How to verify", 4 * 13);
+  const verify = [
+    "Send the signed PDF to POST /v1/verify of this service, or open it in a PDF reader that checks signatures.",
+    `The signing certificate's SHA-256 must be ${certificate.service.fingerprint}.`,
+    "Any change to the file after signing breaks the signature; this page is covered by it.",
+  ];
+  for (const line of verify) {
+    for (const wrapped of layout.wrap(line, layout.contentWidth, "regular", 9)) {
+      layout.ensure(13);
+      layout.text(wrapped.text, MARGIN.left, layout.cursor, "regular", 9, INK);
+      layout.advance(13);
+    }
+  }
 
   const total = layout.pages.length;
   const footerText = `Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`;
   const footer = fonts.runs(footerText, "regular", 8);
   for (const [index, drawings] of layout.pages.entries()) {
-    const page = pdf.addPage({ width: PAGE.width, height: PAGE.height });
+    const page = pdf.addPage({ width: size.width, height: size.height });
     const out: Operator[] = [ops.pushGraphicsState()];
     for (const draw of drawings) draw(page, out);
     const labelText = `Page ${index + 1} of ${total}`;
     const label = fonts.runs(labelText, "regular", 8);
     const labelWidth = label.reduce((sum, run) => sum + run.width, 0);
-    out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(PAGE.width - MARGIN.right, 48), ops.stroke());
+    out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(layout.right, 48), ops.stroke());
     textOperators(page, out, footer, MARGIN.left, 36, 8, MUTED, footerText);
-    textOperators(page, out, label, PAGE.width - MARGIN.right - labelWidth, 36, 8, MUTED, labelText);
+    textOperators(page, out, label, layout.right - labelWidth, 36, 8, MUTED, labelText);
     out.push(ops.popGraphicsState());
     // One content stream per page: libpdf's drawText would add a stream per call.
     page.drawOperators(out);
