@@ -65,7 +65,7 @@ async function measure(what: () => Promise<unknown> | unknown): Promise<{ wall: 
 const template = buildTemplate();
 const fields = buildFields();
 const fetcher: Fetcher = { fetch: async () => { throw new Error("the benchmark uses data URIs only"); } };
-const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
+const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxDocxControls: 2000, maxDocxXmlNodes: 200_000, maxDocxControlNodes: 10_000, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
 
 const output = await fillTemplate(template, fields, { fetcher, limits });
 const documentXml = new PizZip(template).file("word/document.xml")!.asText().length;

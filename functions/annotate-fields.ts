@@ -14,7 +14,7 @@ const uploads = { store: uploadStore, settings: uploadSettings(config) };
 export const handler = httpHandler(annotateFieldsRoute, async (req) => {
   const input = await uploadedDocument(req.body.document, req.principal, uploads);
   const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
-  const fields = describeFields(document.bytes, config.limits);
+  const fields = await describeFields(document.bytes, config.limits);
   await input.consumed();
   return json(200, fields);
 });

@@ -15,6 +15,12 @@ export interface Limits {
   maxDocxUncompressedBytes: number;
   /** Entries in a DOCX zip (zip-bomb guard). */
   maxDocxEntries: number;
+  /** Content controls (w:sdt) in one DOCX (annotate), nested ones included. */
+  maxDocxControls: number;
+  /** XML elements in all XML parts of one DOCX together (annotate). */
+  maxDocxXmlNodes: number;
+  /** XML elements inside the content controls of one DOCX (annotate parses these into a DOM). */
+  maxDocxControlNodes: number;
   maxImageBytes: number;
   /** All images of one annotate call together (after removing repeated values), in bytes. */
   maxTotalImageBytes: number;
@@ -122,6 +128,9 @@ const defaultLimits: Limits = {
   maxDocumentBytes: 25 * MB,
   maxDocxUncompressedBytes: 200 * MB,
   maxDocxEntries: 5000,
+  maxDocxControls: 2000,
+  maxDocxXmlNodes: 200_000,
+  maxDocxControlNodes: 10_000,
   maxImageBytes: 10 * MB,
   maxTotalImageBytes: 50 * MB,
   maxFields: 500,
@@ -196,6 +205,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxDocumentBytes: readInt(env, "SIGNET_MAX_DOCUMENT_BYTES", defaultLimits.maxDocumentBytes),
     maxDocxUncompressedBytes: readInt(env, "SIGNET_MAX_DOCX_UNCOMPRESSED_BYTES", defaultLimits.maxDocxUncompressedBytes),
     maxDocxEntries: readInt(env, "SIGNET_MAX_DOCX_ENTRIES", defaultLimits.maxDocxEntries),
+    maxDocxControls: readInt(env, "SIGNET_MAX_DOCX_CONTROLS", defaultLimits.maxDocxControls),
+    maxDocxXmlNodes: readInt(env, "SIGNET_MAX_DOCX_XML_NODES", defaultLimits.maxDocxXmlNodes),
+    maxDocxControlNodes: readInt(env, "SIGNET_MAX_DOCX_CONTROL_NODES", defaultLimits.maxDocxControlNodes),
     maxImageBytes: readInt(env, "SIGNET_MAX_IMAGE_BYTES", defaultLimits.maxImageBytes),
     maxTotalImageBytes: readInt(env, "SIGNET_MAX_TOTAL_IMAGE_BYTES", defaultLimits.maxTotalImageBytes),
     maxFields: readInt(env, "SIGNET_MAX_FIELDS", defaultLimits.maxFields),

@@ -168,13 +168,14 @@ export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
 
 /**
  * runtimeFiles are what a function reads from disk at run time, shipped beside its bundle (the
- * task root): the audit page fonts (SIGNET_FONTS_DIR points at them), the reference UI of /docs
+ * task root): the audit page fonts (SIGNET_FONTS_DIR points at them) and HarfBuzz's WebAssembly, the reference UI of /docs
  * (functions/http/docs-page.ts looks beside itself).
  */
 // uno-driver.py: the warm LibreOffice's UNO driver, looked up beside the bundle (functions/adapters/libreoffice/uno-driver.ts).
 const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-driver.py", to: "uno-driver.py" };
 const runtimeFiles: Record<string, RuntimeFile[]> = {
-  sign: [{ from: "assets", to: "assets" }, unoDriver],
+  // harfbuzzjs loads its WebAssembly from beside the module that imports it (the bundle).
+  sign: [{ from: "assets", to: "assets" }, { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" }, unoDriver],
   annotate: [unoDriver],
   convert: [unoDriver],
   docs: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }],

@@ -1,5 +1,6 @@
-import { ops, PdfString, type PDF, type PDFPage } from "@libpdf/core";
-import { DocumentFonts, visualOrder, wrapText, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
+import { createHash } from "node:crypto";
+import { ops, PdfDict, PdfString, type PDF, type PDFPage } from "@libpdf/core";
+import { DocumentFonts, paragraphDirection, visualOrder, wrapText, type Direction, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
 export interface AuditEvent {
@@ -21,6 +22,10 @@ export interface AuditCertificate {
   events: AuditEvent[];
   signingTime: Date;
   service: { subject: string; fingerprint: string; algorithm: string };
+  /** SHA-256 (hex) of the PDF converted from DOCX input, which is what gets signed. */
+  convertedPdfSha256?: string | undefined;
+  /** Signatures the document already carries, in document order. */
+  existingSignatures?: Array<{ signer: string; signedAt?: Date | undefined }> | undefined;
   /** Set when the signature gets an RFC 3161 timestamp. */
   timestampAuthority?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
@@ -31,13 +36,12 @@ export interface PageSize {
   width: number;
   height: number;
 }
-const A4: PageSize = { width: 595.28, height: 841.89 };
-/** MIN_PAGE keeps the layout readable when the document's last page is tiny. */
-const MIN_PAGE: PageSize = { width: 420, height: 420 };
-// The size of the certificate being drawn; set at the start of each (synchronous) drawAuditCertificate call.
-const PAGE: PageSize = { ...A4 };
+
+/** A4_PORTRAIT is the certificate's page when the document gives none (or one too small to hold it). */
+export const A4_PORTRAIT: PageSize = { width: 595.28, height: 841.89 };
+// The smallest page the layout fits on (A5 portrait); a smaller document page gets A4.
+const MIN_PAGE: PageSize = { width: 419.53, height: 419.53 };
 const MARGIN = { left: 56, right: 56, top: 60, bottom: 72 };
-let CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
 type Color = readonly [number, number, number];
 const INK: Color = [0.11, 0.13, 0.17];
 const MUTED: Color = [0.42, 0.45, 0.5];
@@ -46,17 +50,30 @@ const RULE: Color = [0.82, 0.84, 0.87];
 const BAND: Color = [0.94, 0.95, 0.97];
 const LABEL_WIDTH = 128;
 const EVENT_COLUMNS = { index: 28, time: 128, type: 78 };
-const SUMMARY_LIMIT = 400;
 
 type Operator = ReturnType<typeof ops.beginText>;
 /** DrawOp appends the operators of one drawing to a page's single content stream. */
 type DrawOp = (page: PDFPage, out: Operator[]) => void;
 
-/** textOperators draws runs left to right from (x, y); glyph ids are what Identity-H fonts show. */
-function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: number, y: number, size: number, color: Color): void {
+/**
+ * textOperators draws runs left to right from (x, y); glyph ids are what Identity-H fonts show.
+ * The drawing is one marked-content span with `actualText` (see extractionText), so extraction
+ * gives the characters the signer typed, never the presentation forms or glyphs drawn for them.
+ */
+function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: number, y: number, size: number, color: Color, actualText: string): void {
+  out.push(ops.beginMarkedContentProps("/Span", PdfDict.of({ ActualText: PdfString.fromString(actualText) })));
   out.push(ops.setNonStrokingRGB(...color), ops.beginText(), ops.setTextMatrix(1, 0, 0, 1, x, y));
   let left = x;
   for (const run of runs) {
+    if (run.glyphs) {
+      // Shaped: each glyph at the origin HarfBuzz gave it.
+      out.push(ops.setFont(`/${page.registerFont(run.font)}`, size));
+      for (const glyph of run.glyphs) {
+        out.push(ops.setTextMatrix(1, 0, 0, 1, left + glyph.x, y + glyph.y), ops.showText(PdfString.fromBytes(new Uint8Array([glyph.gid >> 8, glyph.gid & 0xff]))));
+      }
+      left += run.width;
+      continue;
+    }
     const gids = run.font.encodeTextToGids(run.text);
     const bytes = new Uint8Array(gids.length * 2);
     gids.forEach((gid, index) => {
@@ -67,7 +84,47 @@ function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: numbe
     out.push(ops.setFont(`/${page.registerFont(run.font)}`, size), ops.showText(PdfString.fromBytes(bytes)));
     left += run.width;
   }
-  out.push(ops.endText());
+  out.push(ops.endText(), ops.endMarkedContent());
+}
+
+// What poppler counts as right-to-left, and as left-to-right or a number (TextOutputDev's
+// unicodeTypeR / unicodeTypeL / unicodeTypeNum, approximately).
+const POPPLER_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]|[\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+const POPPLER_LTR_OR_NUMBER = /[\p{L}\p{N}]/u;
+const LRM = "\u200e";
+
+/**
+ * extractionText is the /ActualText of a drawn line: the typed text in NFC, never the glyphs
+ * drawn for it (Arabic presentation forms, mirrored brackets, a fallback placeholder), so text
+ * extraction and search find what the signer typed.
+ *
+ * Its order is chosen for poppler (pdftotext, Evince, Okular), which lays an ActualText's
+ * characters across the span left to right, then treats them as drawn glyphs: it reverses every
+ * section that starts with a right-to-left character and runs until a letter or digit of another
+ * kind. ActualText in plain logical order came out with every Hebrew and Arabic word reversed, so
+ * those sections are given reversed here and poppler turns them back: pdftotext then returns the
+ * logical string (spaces at a direction change may move). Readers that take /ActualText literally
+ * (MuPDF) get those words reversed; no single order serves both.
+ */
+export function extractionText(text: string): string {
+  const chars = Array.from(text.normalize("NFC"));
+  if (!chars.some((char) => POPPLER_RTL.test(char))) return chars.join("");
+  const out: string[] = [];
+  let i = 0;
+  while (i < chars.length) {
+    let j = i;
+    while (j < chars.length && !POPPLER_RTL.test(chars[j]!)) j++;
+    out.push(...chars.slice(i, j));
+    i = j;
+    while (j < chars.length && (POPPLER_RTL.test(chars[j]!) || !POPPLER_LTR_OR_NUMBER.test(chars[j]!))) j++;
+    // Neutrals after the last right-to-left character stay after it (poppler would move them in front).
+    let last = j;
+    while (last > i && !POPPLER_RTL.test(chars[last - 1]!)) last--;
+    out.push(...chars.slice(i, last).reverse());
+    if (last < j) out.push(LRM, ...chars.slice(last, j));
+    i = j;
+  }
+  return out.join("");
 }
 
 /** formatUtc renders an instant as "2026-11-22 09:58:00 UTC" (milliseconds kept when present). */
@@ -84,13 +141,30 @@ function formatValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** summarizeData turns an event's data into one readable line: "key: value; key: value". */
+/**
+ * VALUE_LIMIT is the most characters (code points) of one value the page draws: an event's
+ * details, a metadata value, a signer field. Shorter values are wrapped in full; a longer one
+ * shows its first VALUE_LIMIT characters and the SHA-256 of the whole value, so nothing is cut
+ * without saying so and the full value can still be matched against the page.
+ */
+export const VALUE_LIMIT = 4000;
+
+/** boundValue applies VALUE_LIMIT: the value itself, or its start + "… (truncated; SHA-256 of the full value: …)". */
+export function boundValue(text: string): string {
+  if (text.length <= VALUE_LIMIT) return text;
+  const chars = Array.from(text);
+  if (chars.length <= VALUE_LIMIT) return text;
+  const digest = createHash("sha256").update(text, "utf8").digest("hex");
+  return `${chars.slice(0, VALUE_LIMIT).join("")}… (truncated; SHA-256 of the full value: ${digest})`;
+}
+
+/** summarizeData turns an event's data into one readable line, "key: value; key: value", within VALUE_LIMIT. */
 export function summarizeData(data: Record<string, unknown> | undefined): string {
   if (!data) return "";
   const text = Object.entries(data)
     .map(([key, value]) => `${key}: ${formatValue(value)}`)
     .join("; ");
-  return text.length > SUMMARY_LIMIT ? `${text.slice(0, SUMMARY_LIMIT - 1)}…` : text;
+  return boundValue(text);
 }
 
 /** sortEvents orders audit events by time, keeping the given order for equal times. */
@@ -106,13 +180,26 @@ class CertificateLayout {
   readonly pages: DrawOp[][] = [];
   private y = 0;
 
-  constructor(private readonly fonts: DocumentFonts) {
+  constructor(
+    private readonly fonts: DocumentFonts,
+    readonly page: PageSize,
+  ) {
     this.newPage(false);
+  }
+
+  /** contentWidth is the width between the margins. */
+  get contentWidth(): number {
+    return this.page.width - MARGIN.left - MARGIN.right;
+  }
+
+  /** right is the x of the right margin. */
+  get right(): number {
+    return this.page.width - MARGIN.right;
   }
 
   newPage(continued = true): void {
     this.pages.push([]);
-    this.y = PAGE.height - MARGIN.top;
+    this.y = this.page.height - MARGIN.top;
     if (continued) {
       this.text("Audit trail certificate (continued)", MARGIN.left, this.y, "bold", 11, ACCENT);
       this.y -= 24;
@@ -138,28 +225,37 @@ class CertificateLayout {
     this.pages.at(-1)!.push(draw);
   }
 
-  text(text: string, x: number, y: number, style: FontStyle, size: number, color: Color = INK): void {
-    const runs = this.fonts.runs(visualOrder(text), style, size);
-    this.op((page, out) => textOperators(page, out, runs, x, y, size, color));
+  /** text draws one line at (x, y); with `right`, a right-to-left line ends there instead. */
+  text(text: string, x: number, y: number, style: FontStyle, size: number, color: Color = INK, line: { direction?: Direction; right?: number } = {}): void {
+    const direction = line.direction ?? paragraphDirection(text);
+    const runs = this.fonts.runs(visualOrder(text, direction), style, size);
+    const left = direction === "rtl" && line.right !== undefined ? line.right - runs.reduce((sum, run) => sum + run.width, 0) : x;
+    const actual = extractionText(this.fonts.typed(text));
+    this.op((page, out) => textOperators(page, out, runs, left, y, size, color, actual));
   }
 
   rule(y: number, color: Color = RULE, thickness = 0.6): void {
     this.op((_page, out) =>
-      out.push(ops.setStrokingRGB(...color), ops.setLineWidth(thickness), ops.moveTo(MARGIN.left, y), ops.lineTo(PAGE.width - MARGIN.right, y), ops.stroke()),
+      out.push(ops.setStrokingRGB(...color), ops.setLineWidth(thickness), ops.moveTo(MARGIN.left, y), ops.lineTo(this.right, y), ops.stroke()),
     );
   }
 
   band(y: number, height: number): void {
-    this.op((_page, out) => out.push(ops.setNonStrokingRGB(...BAND), ops.rectangle(MARGIN.left, y, CONTENT_WIDTH, height), ops.fill()));
+    this.op((_page, out) => out.push(ops.setNonStrokingRGB(...BAND), ops.rectangle(MARGIN.left, y, this.contentWidth, height), ops.fill()));
   }
 
-  wrap(text: string, width: number, style: FontStyle, size: number): string[] {
-    return wrapText(text, width, (line) => this.fonts.width(visualOrder(line), style, size));
+  /** wrap breaks text into lines, each with the direction UAX #9 gives the paragraph it comes from. */
+  wrap(text: string, width: number, style: FontStyle, size: number): Array<{ text: string; direction: Direction }> {
+    return text.split(/\r?\n/).flatMap((paragraph) => {
+      const direction = paragraphDirection(paragraph);
+      return wrapText(paragraph, width, (line) => this.fonts.width(visualOrder(line, direction), style, size)).map((line) => ({ text: line, direction }));
+    });
   }
 }
 
-function section(layout: CertificateLayout, title: string): void {
-  layout.ensure(48);
+/** section draws a heading; it moves to a new page unless `keepWith` points of what follows fit below it too. */
+function section(layout: CertificateLayout, title: string, keepWith = 14): void {
+  layout.ensure(34 + keepWith);
   layout.advance(14);
   layout.text(title.toUpperCase(), MARGIN.left, layout.cursor, "bold", 9, ACCENT);
   layout.advance(6);
@@ -169,13 +265,13 @@ function section(layout: CertificateLayout, title: string): void {
 
 function field(layout: CertificateLayout, label: string, value: string, style: FontStyle = "regular"): void {
   const size = style === "mono" ? 8.5 : 10;
-  const lines = layout.wrap(value, CONTENT_WIDTH - LABEL_WIDTH, style, size);
+  const lines = layout.wrap(boundValue(value), layout.contentWidth - LABEL_WIDTH, style, size);
   const lineHeight = size + 3.5;
   layout.ensure(lineHeight);
   layout.text(label, MARGIN.left, layout.cursor, "regular", 9, MUTED);
   for (const [index, line] of lines.entries()) {
     if (index > 0 && layout.ensure(lineHeight)) layout.text(`${label} (cont.)`, MARGIN.left, layout.cursor, "regular", 9, MUTED);
-    layout.text(line, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size);
+    layout.text(line.text, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size, INK, { direction: line.direction, right: layout.right });
     layout.advance(lineHeight);
   }
   layout.advance(3);
@@ -185,7 +281,7 @@ function eventHeader(layout: CertificateLayout): void {
   const y = layout.cursor;
   layout.band(y - 5, 16);
   let x = MARGIN.left + 4;
-  for (const [title, width] of [["#", EVENT_COLUMNS.index], ["Time (UTC)", EVENT_COLUMNS.time], ["Event", EVENT_COLUMNS.type], ["Details", 0]] as const) {
+  for (const [title, width] of [["#", EVENT_COLUMNS.index], ["Time (UTC, client)", EVENT_COLUMNS.time], ["Event", EVENT_COLUMNS.type], ["Details", 0]] as const) {
     layout.text(title, x, y, "bold", 8.5, MUTED);
     x += width;
   }
@@ -194,7 +290,7 @@ function eventHeader(layout: CertificateLayout): void {
 
 function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
   const detailsX = MARGIN.left + 4 + EVENT_COLUMNS.index + EVENT_COLUMNS.time + EVENT_COLUMNS.type;
-  const detailsWidth = PAGE.width - MARGIN.right - detailsX;
+  const detailsWidth = layout.right - detailsX;
   const size = 8.5;
   const lineHeight = 11.5;
   eventHeader(layout);
@@ -212,7 +308,7 @@ function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
     layout.text(event.type, x, top, "bold", size);
     for (const [lineIndex, line] of details.entries()) {
       if (lineIndex > 0 && layout.ensure(lineHeight)) eventHeader(layout);
-      layout.text(line, detailsX, layout.cursor, "regular", size);
+      layout.text(line.text, detailsX, layout.cursor, "regular", size, INK, { direction: line.direction, right: layout.right });
       layout.advance(lineHeight);
     }
     layout.rule(layout.cursor + lineHeight - 3.5, BAND, 0.5);
@@ -220,19 +316,23 @@ function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
   }
 }
 
+/** certificatePageSize is the document's page size when the certificate fits on it (portrait or landscape), else A4 portrait. */
+export function certificatePageSize(size: PageSize | undefined): PageSize {
+  if (!size || !(size.width >= MIN_PAGE.width && size.height >= MIN_PAGE.height) || size.width > 14_400 || size.height > 14_400) return A4_PORTRAIT;
+  return { width: size.width, height: size.height };
+}
+
 /**
  * drawAuditCertificate appends the audit trail certificate page(s) to a document: a title
- * block, the document, signer and signature details, the metadata, and every audit event in
- * time order, flowing onto as many pages as needed, each with "page x of y". Text in any script
- * the bundled fonts cover renders (Latin, Greek, Cyrillic, Arabic, Hebrew, CJK). The pages take
- * `pageSize` (the document's last page, so orientation matches; at least 420 x 420 pt).
+ * block, the document, signer and signature details, the metadata, every audit event in time
+ * order and how to verify, flowing onto as many pages as needed, each with "page x of y". The
+ * pages take `pageSize` (the document's last page, portrait or landscape) when the layout fits on
+ * it, else A4. Text in any script the bundled fonts cover renders (see pdf-text.ts).
  */
-export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles, pageSize: PageSize = A4): void {
-  PAGE.width = Math.max(MIN_PAGE.width, pageSize.width);
-  PAGE.height = Math.max(MIN_PAGE.height, pageSize.height);
-  CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
+export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles, pageSize?: PageSize): void {
   const fonts = new DocumentFonts(pdf, files);
-  const layout = new CertificateLayout(fonts);
+  const size = certificatePageSize(pageSize);
+  const layout = new CertificateLayout(fonts, size);
   const events = sortEvents(certificate.events);
 
   layout.text("Audit Trail Certificate", MARGIN.left, layout.cursor, "bold", 22, INK);
@@ -245,6 +345,7 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   section(layout, "Document");
   if (certificate.documentName) field(layout, "Title", certificate.documentName);
   field(layout, "SHA-256 as received", certificate.documentSha256, "mono");
+  if (certificate.convertedPdfSha256) field(layout, "SHA-256 of the PDF converted from it (signed)", certificate.convertedPdfSha256, "mono");
   field(layout, "Pages", `${certificate.documentPages} (this certificate follows them)`);
   if (certificate.eventId) field(layout, "Event ID", certificate.eventId);
 
@@ -254,8 +355,15 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   if (certificate.signer.ip) field(layout, "IP address", certificate.signer.ip);
   if (certificate.signer.userAgent) field(layout, "User agent", certificate.signer.userAgent);
 
+  if (certificate.existingSignatures && certificate.existingSignatures.length > 0) {
+    section(layout, `Signatures already in the document (${certificate.existingSignatures.length})`);
+    for (const [index, earlier] of certificate.existingSignatures.entries()) {
+      field(layout, `Signature ${index + 1}`, `${earlier.signer || "unnamed signer"}${earlier.signedAt ? ` · ${formatUtc(earlier.signedAt)} (as that signature states)` : ""}`);
+    }
+  }
+
   section(layout, "Signature");
-  field(layout, "Signed at", formatUtc(certificate.signingTime));
+  field(layout, "Signed at", `${formatUtc(certificate.signingTime)} (server clock)`);
   field(layout, "Standard", `PAdES baseline ${certificate.timestampAuthority ? "B-T" : "B-B"} (ETSI.CAdES.detached), SHA-256`);
   if (certificate.timestampAuthority) field(layout, "Timestamp authority", certificate.timestampAuthority);
   field(layout, "Certificate subject", certificate.service.subject);
@@ -267,20 +375,39 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
     for (const [key, value] of Object.entries(certificate.metadata)) field(layout, key, formatValue(value));
   }
 
-  section(layout, `Audit trail (${events.length} event${events.length === 1 ? "" : "s"})`);
+  // The heading stays with the table header and at least two rows.
+  section(layout, `Audit trail (${events.length} event${events.length === 1 ? "" : "s"})`, 18 + 2 * 15);
+  layout.text("Times as the client reported them, in UTC.", MARGIN.left, layout.cursor, "regular", 8.5, MUTED);
+  layout.advance(14);
   eventRows(layout, events);
 
+  section(layout, "How to verify", 4 * 13);
+  const verify = [
+    "Send the signed PDF to POST /v1/verify of this service, or open it in a PDF reader that checks signatures.",
+    `The signing certificate's SHA-256 must be ${certificate.service.fingerprint}.`,
+    "Any change to the file after signing breaks the signature; this page is covered by it.",
+  ];
+  for (const line of verify) {
+    for (const wrapped of layout.wrap(line, layout.contentWidth, "regular", 9)) {
+      layout.ensure(13);
+      layout.text(wrapped.text, MARGIN.left, layout.cursor, "regular", 9, INK);
+      layout.advance(13);
+    }
+  }
+
   const total = layout.pages.length;
-  const footer = fonts.runs(`Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`, "regular", 8);
+  const footerText = `Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`;
+  const footer = fonts.runs(footerText, "regular", 8);
   for (const [index, drawings] of layout.pages.entries()) {
-    const page = pdf.addPage({ width: PAGE.width, height: PAGE.height });
+    const page = pdf.addPage({ width: size.width, height: size.height });
     const out: Operator[] = [ops.pushGraphicsState()];
     for (const draw of drawings) draw(page, out);
-    const label = fonts.runs(`Page ${index + 1} of ${total}`, "regular", 8);
+    const labelText = `Page ${index + 1} of ${total}`;
+    const label = fonts.runs(labelText, "regular", 8);
     const labelWidth = label.reduce((sum, run) => sum + run.width, 0);
-    out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(PAGE.width - MARGIN.right, 48), ops.stroke());
-    textOperators(page, out, footer, MARGIN.left, 36, 8, MUTED);
-    textOperators(page, out, label, PAGE.width - MARGIN.right - labelWidth, 36, 8, MUTED);
+    out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(layout.right, 48), ops.stroke());
+    textOperators(page, out, footer, MARGIN.left, 36, 8, MUTED, footerText);
+    textOperators(page, out, label, layout.right - labelWidth, 36, 8, MUTED, labelText);
     out.push(ops.popGraphicsState());
     // One content stream per page: libpdf's drawText would add a stream per call.
     page.drawOperators(out);

@@ -1,4 +1,6 @@
 import { PDF, type EmbeddedFont, type PdfRef } from "@libpdf/core";
+import bidiFactory, { type Bidi } from "bidi-js";
+import * as hb from "harfbuzzjs";
 
 /** FontFiles are the TrueType programs the certificate page draws with. */
 export interface FontFiles {
@@ -7,6 +9,8 @@ export interface FontFiles {
   mono: Uint8Array;
   /** Fallback for Chinese, Japanese and Korean. */
   cjk: Uint8Array;
+  /** Further fallbacks, tried in order after cjk (Devanagari, Tamil, Thai, emoji). */
+  fallbacks?: readonly Uint8Array[] | undefined;
 }
 
 /** FontStyle picks one of the primary fonts. */
@@ -49,49 +53,139 @@ function embedParsed(pdf: PDF, font: ParsedFont): EmbeddedFont {
   return embedded;
 }
 
-/** TextRun is a piece of text drawn with one font. */
+/** ShapedGlyph is one glyph HarfBuzz placed: its id and its origin relative to the run's start, in points. */
+export interface ShapedGlyph {
+  gid: number;
+  x: number;
+  y: number;
+}
+
+/** TextRun is a piece of text drawn with one font; `glyphs` when it was shaped (drawn glyph by glyph). */
 export interface TextRun {
   text: string;
   font: EmbeddedFont;
   width: number;
+  glyphs?: ShapedGlyph[] | undefined;
+}
+
+// HarfBuzz font objects, one per font program per container (like the parsed programs above).
+const shapers = new WeakMap<Uint8Array, { font: hb.Font; upem: number }>();
+
+function shaperFor(data: Uint8Array): { font: hb.Font; upem: number } {
+  let shaper = shapers.get(data);
+  if (!shaper) {
+    const face = new hb.Face(new hb.Blob(data));
+    shaper = { font: new hb.Font(face), upem: face.upem };
+    shapers.set(data, shaper);
+  }
+  return shaper;
 }
 
 /**
- * DocumentFonts hands out the fonts of one document: the primary styles on first use and the CJK
- * fallback only when a character needs it, so a Latin-only page embeds no CJK glyph data.
+ * shape runs HarfBuzz over one run: reordering (Devanagari i-matra, Tamil prefix vowels),
+ * conjuncts and ligatures, mark positioning, emoji sequences (flags, ZWJ). Positions are scaled
+ * from font units to points at `size`.
+ */
+function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGlyph[]; width: number } {
+  const { font, upem } = shaperFor(data);
+  const scale = size / upem;
+  const buffer = new hb.Buffer();
+  buffer.addText(text);
+  buffer.guessSegmentProperties();
+  hb.shape(font, buffer);
+  const positions = buffer.getGlyphPositions();
+  const glyphs: ShapedGlyph[] = [];
+  let pen = 0;
+  buffer.getGlyphInfos().forEach((info, i) => {
+    const position = positions[i]!;
+    glyphs.push({ gid: info.codepoint, x: (pen + position.xOffset) * scale, y: position.yOffset * scale });
+    pen += position.xAdvance;
+  });
+  return { glyphs, width: pen * scale };
+}
+
+/** PLACEHOLDER is drawn for a character no bundled font has (a visible box with "?"); it extracts as itself. */
+export const PLACEHOLDER = "\ufffd";
+
+// Format characters (ZWJ, variation selectors, bidi controls, ...) that draw nothing when no font has them.
+const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
+
+/**
+ * DocumentFonts hands out the fonts of one document: the primary styles on first use and a
+ * fallback (CJK, then the further fallbacks in order) only when a character needs it, so a
+ * Latin-only page embeds no other glyph data. A character no font has is never drawn with glyph 0
+ * or another character's glyph: it becomes PLACEHOLDER (see typed()).
  */
 export class DocumentFonts {
-  private readonly embedded = new Map<string, EmbeddedFont>();
+  private readonly embedded = new Map<number, EmbeddedFont>();
+  private readonly files: Uint8Array[];
 
   constructor(
     private readonly pdf: PDF,
-    private readonly files: FontFiles,
-  ) {}
+    files: FontFiles,
+  ) {
+    // Indices: 0 regular, 1 bold, 2 mono, then the fallback chain.
+    this.files = [files.regular, files.bold, files.mono, files.cjk, ...(files.fallbacks ?? [])];
+  }
 
-  private get(name: keyof FontFiles): EmbeddedFont {
-    let font = this.embedded.get(name);
+  private get(index: number): EmbeddedFont {
+    let font = this.embedded.get(index);
     if (!font) {
-      font = embedParsed(this.pdf, parse(this.files[name]));
-      this.embedded.set(name, font);
+      font = embedParsed(this.pdf, parse(this.files[index]!));
+      this.embedded.set(index, font);
     }
     return font;
   }
 
+  private has(index: number, code: number): boolean {
+    return parse(this.files[index]!).program.hasGlyph(code);
+  }
+
+  /** fontFor picks the font that draws a character: the style's own, else the first fallback that has it (undefined: none). */
+  private fontFor(code: number, style: FontStyle, previous: number | undefined): number | undefined {
+    const primary = STYLE_INDEX[style];
+    // A combining mark, joiner, variation selector or emoji modifier stays in the font before it.
+    if (previous !== undefined && CONTINUES_CLUSTER.test(String.fromCodePoint(code)) && this.has(previous, code)) return previous;
+    if (this.has(primary, code)) return primary;
+    for (let index = 3; index < this.files.length; index++) if (this.has(index, code)) return index;
+    return undefined;
+  }
+
+  /** covers tells whether some bundled font has a glyph for a character. */
+  covers(char: string): boolean {
+    return this.fontFor(char.codePointAt(0)!, "regular", undefined) !== undefined;
+  }
+
+  /** typed is text as the page will show it: a character no font has becomes PLACEHOLDER, an ignorable one is kept. */
+  typed(text: string): string {
+    let out = "";
+    for (const char of text) out += this.covers(char) || IGNORABLE.test(char) ? char : PLACEHOLDER;
+    return out;
+  }
+
   /** runs splits text (already in visual order) into runs by the font that has each character. */
   runs(text: string, style: FontStyle, size: number): TextRun[] {
-    const primary = parse(this.files[style]).program;
-    const fallback = parse(this.files.cjk).program;
-    const runs: Array<{ text: string; name: keyof FontFiles }> = [];
+    const runs: Array<{ text: string; index: number }> = [];
     for (const char of text) {
       const code = char.codePointAt(0)!;
-      const name: keyof FontFiles = primary.hasGlyph(code) || !fallback.hasGlyph(code) ? style : "cjk";
+      const index = this.fontFor(code, style, runs.at(-1)?.index);
+      let draw = char;
+      let font = index;
+      if (font === undefined) {
+        if (IGNORABLE.test(char)) continue;
+        draw = PLACEHOLDER;
+        font = this.fontFor(PLACEHOLDER.codePointAt(0)!, style, undefined) ?? STYLE_INDEX[style];
+      }
       const last = runs.at(-1);
-      if (last && last.name === name) last.text += char;
-      else runs.push({ text: char, name });
+      if (last && last.index === font) last.text += draw;
+      else runs.push({ text: draw, index: font });
     }
     return runs.map((run) => {
-      const font = this.get(run.name);
-      return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
+      const font = this.get(run.index);
+      if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
+      // Shaped glyphs include ones no character maps to (conjuncts, flags): embed the whole program.
+      font.markUsedInForm();
+      return { text: run.text, font, ...shape(this.files[run.index]!, run.text, size) };
     });
   }
 
@@ -100,6 +194,14 @@ export class DocumentFonts {
     return this.runs(text, style, size).reduce((sum, run) => sum + run.width, 0);
   }
 }
+
+const STYLE_INDEX: Record<FontStyle, number> = { regular: 0, bold: 1, mono: 2 };
+// Runs with text that needs a shaper (reordering, conjuncts, mark placement, emoji sequences) are
+// shaped with HarfBuzz and their font embedded whole; other runs keep cmap glyphs and a subset
+// font (Arabic is shaped by shapeArabic before; plain emoji need no shaping).
+const NEEDS_SHAPING = /[\p{Script=Devanagari}\p{Script=Tamil}\p{Script=Thai}\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u200d\u20e3]/u;
+// Characters that continue the cluster before them, so they stay in its font when it has them.
+const CONTINUES_CLUSTER = /^[\p{M}\p{Default_Ignorable_Code_Point}\u{1F3FB}-\u{1F3FF}\u20e3]$/u;
 
 /**
  * wrapText breaks a paragraph into lines no wider than maxWidth: at spaces when it can, inside a
@@ -150,56 +252,99 @@ const ARABIC_FORMS: Record<number, number[]> = {
 // Lam followed by an alef variant becomes one ligature (isolated, final).
 const LAM_ALEF: Record<number, number[]> = { 0x0622: [0xfef5, 0xfef6], 0x0623: [0xfef7, 0xfef8], 0x0625: [0xfef9, 0xfefa], 0x0627: [0xfefb, 0xfefc] };
 
-const isRtl = (code: number) => (code >= 0x0590 && code <= 0x08ff) || (code >= 0xfb1d && code <= 0xfefc);
 const joinsLeft = (code: number | undefined) => code !== undefined && (ARABIC_FORMS[code]?.length ?? 0) === 4;
 const joins = (code: number | undefined) => code !== undefined && ARABIC_FORMS[code] !== undefined && code !== 0x0621;
+// Arabic marks (harakat, superscript alef, Quranic marks) are transparent to joining.
+const isArabicMark = (code: number) => (code >= 0x064b && code <= 0x065f) || code === 0x0670 || (code >= 0x06d6 && code <= 0x06ed);
 
-function shapeArabic(codes: number[]): number[] {
-  const out: number[] = [];
-  for (let index = 0; index < codes.length; index++) {
-    const code = codes[index]!;
-    const forms = ARABIC_FORMS[code];
-    if (!forms) {
-      out.push(code);
-      continue;
+/**
+ * shapeArabic gives each UTF-16 unit of a logical string what to draw for it: Arabic letters their
+ * contextual presentation form (joining looks past marks), lam + alef one ligature (the alef's
+ * unit then draws nothing), everything else itself. Same length as the text, so bidi indices hold.
+ */
+function shapeArabic(text: string): string[] {
+  const units = text.split("");
+  const neighbour = (from: number, step: 1 | -1): number | undefined => {
+    for (let i = from + step; i >= 0 && i < text.length; i += step) {
+      const code = text.charCodeAt(i);
+      if (!isArabicMark(code)) return i;
     }
-    const previous = codes[index - 1];
-    const joinedBefore = joinsLeft(previous);
-    const next = codes[index + 1];
+    return undefined;
+  };
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const forms = ARABIC_FORMS[code];
+    if (!forms) continue;
+    const before = neighbour(index, -1);
+    const joinedBefore = before !== undefined && joinsLeft(text.charCodeAt(before)) && units[before] !== "";
+    const after = neighbour(index, 1);
+    const next = after === undefined ? undefined : text.charCodeAt(after);
     if (code === 0x0644 && next !== undefined && LAM_ALEF[next]) {
-      out.push(LAM_ALEF[next]![joinedBefore ? 1 : 0]!);
-      index++;
+      units[index] = String.fromCharCode(LAM_ALEF[next]![joinedBefore ? 1 : 0]!);
+      units[after!] = "";
+      index = after!;
       continue;
     }
     const joinedAfter = forms.length === 4 && joins(next);
     const form = joinedBefore ? (joinedAfter ? 3 : 1) : joinedAfter ? 2 : 0;
-    out.push(forms[Math.min(form, forms.length - 1)] ?? forms[0]!);
+    units[index] = String.fromCharCode(forms[Math.min(form, forms.length - 1)] ?? forms[0]!);
   }
-  return out;
+  return units;
+}
+
+// bidi-js is CommonJS: under Node ESM its default import is module.exports, the factory itself.
+const bidi = (bidiFactory as unknown as () => Bidi)();
+
+/** Direction is a paragraph's base direction. */
+export type Direction = "ltr" | "rtl";
+
+// Characters that can make a text anything but plain left to right: Hebrew, Arabic, Syriac, Thaana,
+// NKo, Samaritan, Mandaic, their presentation forms, RTL scripts beyond the BMP, and bidi controls.
+const MAY_NEED_BIDI = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u202a-\u202e\u2066-\u2069\u061c]|[\ud802\ud803\ud83a\ud83b][\udc00-\udfff]/;
+const MARK = /^\p{M}$/u;
+
+/** paragraphDirection is the base direction UAX #9 (rules P2, P3) gives a paragraph: that of its first strong character, else left to right. */
+export function paragraphDirection(text: string): Direction {
+  if (!MAY_NEED_BIDI.test(text)) return "ltr";
+  const level = bidi.getEmbeddingLevels(text, "auto").paragraphs[0]?.level ?? 0;
+  return level % 2 === 1 ? "rtl" : "ltr";
 }
 
 /**
- * visualOrder prepares text for a left-to-right drawing: Arabic letters take their contextual
- * presentation forms and each right-to-left run is reversed. It is not the full Unicode bidi
- * algorithm, but it renders names and short phrases in Arabic and Hebrew correctly inside a
- * left-to-right page.
+ * visualOrder prepares one line of text for a left-to-right drawing: it runs the Unicode
+ * Bidirectional Algorithm (UAX #9, bidi-js) with the given paragraph direction (from the text
+ * itself when "auto"), mirrors brackets in right-to-left runs, gives Arabic letters their
+ * contextual forms, and reorders the line keeping each base character together with its
+ * combining marks and surrogate pairs intact.
  */
-export function visualOrder(text: string): string {
-  const codes = Array.from(text, (char) => char.codePointAt(0)!);
-  if (!codes.some(isRtl)) return text;
-  const out: number[] = [];
-  let index = 0;
-  while (index < codes.length) {
-    if (!isRtl(codes[index]!)) {
-      out.push(codes[index]!);
-      index++;
+export function visualOrder(text: string, direction: Direction | "auto" = "auto", glyphs: { shape: boolean; mirror: boolean } = { shape: true, mirror: true }): string {
+  if (direction !== "rtl" && !MAY_NEED_BIDI.test(text)) return text;
+  const levels = bidi.getEmbeddingLevels(text, direction);
+  const mirrored = glyphs.mirror ? bidi.getMirroredCharactersMap(text, levels.levels) : new Map<number, string>();
+  const shaped = glyphs.shape ? shapeArabic(text) : text.split("");
+  // clusterStart[i]: the first unit of the cluster (a base character and its marks) holding unit i.
+  const clusterStart = new Int32Array(text.length);
+  for (let i = 0, base = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const low = code >= 0xdc00 && code <= 0xdfff && i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff;
+    if (low) {
+      clusterStart[i] = clusterStart[i - 1]!;
       continue;
     }
-    // An RTL run continues over spaces and marks that are followed by more RTL letters.
-    let end = index;
-    while (end < codes.length && (isRtl(codes[end]!) || (codes[end] === 0x20 && end + 1 < codes.length && isRtl(codes[end + 1]!)))) end++;
-    out.push(...shapeArabic(codes.slice(index, end)).reverse());
-    index = end;
+    if (i > 0 && MARK.test(String.fromCodePoint(text.codePointAt(i)!))) {
+      clusterStart[i] = base;
+      continue;
+    }
+    base = i;
+    clusterStart[i] = i;
   }
-  return String.fromCodePoint(...out);
+  const emitted = new Uint8Array(text.length);
+  const out: string[] = [];
+  for (const index of bidi.getReorderedIndices(text, levels)) {
+    const start = clusterStart[index]!;
+    if (emitted[start]) continue;
+    emitted[start] = 1;
+    for (let i = start; i < text.length && clusterStart[i] === start; i++) out.push(mirrored.get(i) ?? shaped[i]!);
+  }
+  return out.join("");
 }

@@ -1,4 +1,4 @@
-import { createInflateRaw, inflateRawSync } from "node:zlib";
+import { crc32, createInflateRaw, deflateRaw, inflateRaw, inflateRawSync, type ZlibOptions } from "node:zlib";
 import { SignetError } from "#domain/errors.ts";
 import { formatBytes } from "#domain/sizes.ts";
 
@@ -86,6 +86,21 @@ export function readZipDirectory(bytes: Uint8Array, limits: ZipLimits, what = "d
 const LOCAL = 0x04034b50;
 
 /**
+ * unsafeEntryName says why a zip entry name must not be passed on (undefined when it is fine): an
+ * absolute path, a drive letter, a backslash, a NUL or other control character, or a "." or ".."
+ * segment could write outside the folder of whoever unpacks the file (zip slip). Package part
+ * names (OPC) never contain any of these.
+ */
+export function unsafeEntryName(name: string): string | undefined {
+  if (name.startsWith("/")) return "is an absolute path";
+  if (/^[A-Za-z]:/.test(name)) return "starts with a drive letter";
+  if (name.includes("\\")) return "contains a backslash";
+  if (/[\u0000-\u001f\u007f]/.test(name)) return "contains a NUL or control character";
+  if (name.split("/").some((segment) => segment === ".." || segment === ".")) return 'has a "." or ".." segment';
+  return undefined;
+}
+
+/**
  * entryData returns the compressed bytes of one entry after checking its local header: the
  * signature, the name and extra fields and the compressed range must all lie inside the buffer,
  * the entry must not be encrypted and must use stored (0) or deflate (8).
@@ -134,6 +149,78 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: numbe
   }
   if (data.length !== entry.uncompressedSize) throw sizeMismatch(what, entry.name);
   return data;
+}
+
+/**
+ * readZipEntryAsync is readZipEntry with the inflation done on libuv's thread pool, so a large
+ * entry never holds the event loop (same caps, same errors).
+ */
+export async function readZipEntryAsync(bytes: Uint8Array, entry: ZipEntry, maxBytes: number, what = "document"): Promise<Buffer> {
+  const raw = entryData(bytes, entry, what);
+  if (entry.uncompressedSize > maxBytes) throw tooLarge(what, entry.name);
+  if (entry.method === 0) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const data = await new Promise<Buffer>((resolve, reject) => {
+    inflateRaw(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize) } as ZlibOptions, (error, result) => {
+      if (!error) return resolve(result);
+      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") reject(tooLarge(what, entry.name));
+      else reject(new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (entry ${entry.name} cannot be inflated).`));
+    });
+  });
+  if (data.length !== entry.uncompressedSize) throw sizeMismatch(what, entry.name);
+  return data;
+}
+
+/** ZipInput is one file to write into a zip: its name and bytes. */
+export interface ZipInput {
+  name: string;
+  data: Uint8Array;
+}
+
+/**
+ * writeZip builds a zip (DEFLATE, no zip64) from entries in order. Each entry is compressed on
+ * libuv's thread pool, so building a large package never holds the event loop; the headers are
+ * a few bytes each. Names are written as UTF-8 (general purpose flag bit 11).
+ */
+export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
+  const compressed = await Promise.all(
+    entries.map((entry) => new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, (error, result) => (error ? reject(error) : resolve(result))))),
+  );
+  const chunks: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  entries.forEach((entry, i) => {
+    const name = Buffer.from(entry.name, "utf8");
+    const data = compressed[i]!;
+    const crc = crc32(entry.data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(LOCAL, 0);
+    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(8, 8); // deflate
+    local.writeUInt32LE(0x00210000, 10); // DOS time and date: 1980-01-01 00:00
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(entry.data.byteLength, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(0, 28);
+    const record = Buffer.alloc(46);
+    record.writeUInt32LE(CENTRAL, 0);
+    record.writeUInt16LE(20, 4); // made by: 2.0
+    record.writeUInt16LE(20, 6);
+    local.copy(record, 8, 6, 30); // flags, method, time, date, crc, sizes, name length, extra length
+    record.writeUInt32LE(offset, 42);
+    chunks.push(local, name, data);
+    central.push(record, name);
+    offset += local.length + name.length + data.length;
+  });
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(EOCD, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...chunks, directory, end]);
 }
 
 /**

@@ -23,6 +23,7 @@ export function testFonts(): FontFiles {
     bold: readFileSync(new URL("DejaVuSans-Bold.ttf", dir)),
     mono: readFileSync(new URL("DejaVuSansMono.ttf", dir)),
     cjk: readFileSync(new URL("DroidSansFallback.ttf", dir)),
+    fallbacks: ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"].map((name) => readFileSync(new URL(name, dir))),
   };
 }
 

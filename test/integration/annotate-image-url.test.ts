@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const limits = { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxImageBytes: 2048, maxTotalImageBytes: 1_000_000 };
+const limits = { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxDocxControls: 100, maxDocxXmlNodes: 10_000, maxDocxControlNodes: 10_000, maxImageBytes: 2048, maxTotalImageBytes: 1_000_000 };
 const docx = buildDocx({ body: p(inlineControl({ tag: "signature" })) });
 const fill = (url: string) =>
   fillTemplate(docx, [{ id: "signature", type: "signature", value: url, options: { dimensions: { height: 20 } } }], {

@@ -10,7 +10,7 @@ import type { Fetcher } from "#domain/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, partNames, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 
-const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
+const limits = { maxDocxEntries: 5000, maxDocxControls: 2000, maxDocxXmlNodes: 200_000, maxDocxControlNodes: 10_000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
 const noFetch: Fetcher = { fetch: async () => { throw new Error("no network in unit tests"); } };
 const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits });
 
@@ -68,8 +68,8 @@ describe("matching (SPEC 3)", () => {
     ]);
   });
 
-  it("lists fields with ids, group, alias, kind and location", () => {
-    const { fields } = describeFields(docx, limits);
+  it("lists fields with ids, group, alias, kind and location", async () => {
+    const { fields } = await describeFields(docx, limits);
     expect(fields).toHaveLength(7);
     expect(fields[0]).toEqual({ ids: ["name", "101"], group: null, alias: null, kind: "text", location: { part: "word/document.xml", index: 0 } });
     expect(fields[1]!.ids).toEqual(["legacy-1", "102"]);
@@ -125,7 +125,7 @@ describe("text", () => {
       body: p(run("Body text") + '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:endnoteReference w:id="1"/></w:r>'),
       endnote: p(run("Endnote: ") + inlineControl({ tag: "endnote-field", placeholder: "Endnote placeholder" })),
     });
-    expect(describeFields(docx, limits).fields.map((field) => field.location.part)).toEqual(["word/endnotes.xml"]);
+    expect((await describeFields(docx, limits)).fields.map((field) => field.location.part)).toEqual(["word/endnotes.xml"]);
     const out = await fill(docx, [{ id: "endnote-field", type: "text", value: "Filled in the endnote" }]);
     const endnotes = readPart(out, "word/endnotes.xml");
     expect(endnotes).toContain("Filled in the endnote");

@@ -36,13 +36,13 @@ describe("imageSize", () => {
 });
 
 describe("scanPart", () => {
-  it("finds outermost controls, sections and paragraph text across split runs", () => {
+  it("finds outermost controls, sections and paragraph text across split runs", async () => {
     const xml =
       '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' +
       '<w:p><w:r><w:t>{{a</w:t></w:r><w:r><w:t>b}} &amp; <![CDATA[x]]></w:t></w:r></w:p><!-- <w:sdt> in a comment -->' +
       '<w:sdt><w:sdtPr/><w:sdtContent><w:p><w:sdt><w:sdtContent/></w:sdt></w:p></w:sdtContent></w:sdt>' +
       '<w:p w:rsidR="a>b"><w:pPr><w:sectPr/></w:pPr></w:p><w:sectPr><w:pgSz w:w="1"/></w:sectPr></w:body></w:document>';
-    const scan = scanPart(xml, "test");
+    const scan = await scanPart(xml, "test");
     expect(scan.controls).toHaveLength(1);
     expect(scan.controls[0]!.parent).toBe("body");
     expect(xml.slice(scan.controls[0]!.start, scan.controls[0]!.end)).toMatch(/^<w:sdt>.*<\/w:sdt>$/);
@@ -50,7 +50,7 @@ describe("scanPart", () => {
     expect(scan.paragraphTexts[0]).toBe("{{ab}} & x");
   });
 
-  it("gives UTF-16 exact spans with astral characters, CRLF and '>' in attribute values", () => {
+  it("gives UTF-16 exact spans with astral characters, CRLF and '>' in attribute values", async () => {
     const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
     // Astral characters (emoji U+1F600, CJK extension B U+20000) are two UTF-16 units each; CRLF is
     // two units that saxes reports as one newline; '>' and "/>" are legal inside attribute values.
@@ -61,7 +61,7 @@ describe("scanPart", () => {
     const selfClosing = "<w:sdt\r\n/>";
     const section = '<w:sectPr w:rsidR="\u{1F600}>"><w:pgSz w:w="1"/></w:sectPr>';
     const xml = `<?xml version="1.0"?>\r\n<w:document ${W}><w:body>${before}<w:p>${control}</w:p>\u{1F600}${selfClosing}${section}</w:body></w:document>`;
-    const scan = scanPart(xml, "test");
+    const scan = await scanPart(xml, "test");
     const slices = scan.controls.map((span) => xml.slice(span.start, span.end));
     expect(slices).toEqual([control, selfClosing]);
     expect(scan.controls.map((span) => span.parent)).toEqual(["p", "body"]);
@@ -72,11 +72,11 @@ describe("scanPart", () => {
     expect(scan.paragraphTexts[1]).toBe("\u{20000}\u{1F600} a>b");
   });
 
-  it("reads a header's root: control parent, drawing ids, namespace declarations", () => {
+  it("reads a header's root: control parent, drawing ids, namespace declarations", async () => {
     const xml =
       '<w:hdr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:x=\'urn:a&amp;"b\'>' +
       '<w:sdt><w:sdtContent><w:p><wp:docPr id="7"/><wp:docPr id="12" name="\u{1F600}"/></w:p></w:sdtContent></w:sdt><w:p><w:r><w:t>\u{20000}</w:t></w:r></w:p></w:hdr>';
-    const scan = scanPart(xml, "test");
+    const scan = await scanPart(xml, "test");
     expect(scan.controls).toHaveLength(1);
     expect(scan.controls[0]!.parent).toBe("hdr");
     const { start, end } = scan.controls[0]!;
@@ -89,9 +89,9 @@ describe("scanPart", () => {
     );
   });
 
-  it("matches names by the prefixes the root binds", () => {
+  it("matches names by the prefixes the root binds", async () => {
     const xml = '<doc xmlns="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:w="urn:other"><w:sdt/><sdt/><p><t>x</t></p></doc>';
-    const scan = scanPart(xml, "test");
+    const scan = await scanPart(xml, "test");
     expect(scan.controls.map((span) => xml.slice(span.start, span.end))).toEqual(["<sdt/>"]);
     expect(scan.paragraphTexts).toEqual(["x"]);
   });
@@ -106,10 +106,10 @@ describe("scanPart", () => {
     { name: "an empty part", xml: "", message: /root element/ },
     { name: "an entity declaration", xml: '<!ENTITY x "y"><a/>', message: /DTD/ },
     { name: "a document type", xml: "<!DOCTYPE a [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><a>&x;</a>", message: /DTD/ },
-  ])("refuses $name as INVALID_DOCUMENT", ({ xml, message }) => {
+  ])("refuses $name as INVALID_DOCUMENT", async ({ xml, message }) => {
     let caught: unknown;
     try {
-      scanPart(xml, "word/document.xml");
+      await scanPart(xml, "word/document.xml");
     } catch (error) {
       caught = error;
     }
@@ -127,7 +127,7 @@ describe("text width", () => {
     const fetcher: Fetcher = { fetch: async () => { throw new Error("unused"); } };
     const out = await fillTemplate(docx, [{ id: "pic", type: "image", value: dataUri(makePng(1000, 500)) }], {
       fetcher,
-      limits: { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxImageBytes: 1_000_000, maxTotalImageBytes: 50_000_000 },
+      limits: { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxDocxControls: 100, maxDocxXmlNodes: 10_000, maxDocxControlNodes: 10_000, maxImageBytes: 1_000_000, maxTotalImageBytes: 50_000_000 },
     });
     expect(readPart(out, "word/document.xml")).toContain(`<wp:extent cx="${Math.round((6391 / 15) * 9525)}" cy="${Math.round((6391 / 30) * 9525)}"/>`);
   });

@@ -6,6 +6,7 @@ import { DocxPackage } from "#domain/docx/package.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
 import { formatBytes } from "#domain/sizes.ts";
+import { checkXmlBudget, type XmlBudget } from "#domain/docx/budget.ts";
 
 /** FieldType is what a field writes. */
 export type FieldType = "text" | "image" | "signature" | "table" | "checkbox";
@@ -26,7 +27,7 @@ export interface Field {
 }
 
 /** AnnotateLimits bound one annotate call. */
-export interface AnnotateLimits {
+export interface AnnotateLimits extends XmlBudget {
   maxDocxEntries: number;
   maxDocxUncompressedBytes: number;
   maxImageBytes: number;
@@ -77,13 +78,22 @@ const kindNames: Record<ControlKind, string> = {
   picture: "a picture control",
 };
 
-function openPackage(bytes: Uint8Array, limits: Pick<AnnotateLimits, "maxDocxEntries" | "maxDocxUncompressedBytes">): DocxPackage {
-  return DocxPackage.read(bytes, { maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes });
+/** PackageLimits are the limits that apply to reading a template, before any field is looked at. */
+export type PackageLimits = Pick<AnnotateLimits, "maxDocxEntries" | "maxDocxUncompressedBytes" | "maxDocxControls" | "maxDocxXmlNodes" | "maxDocxControlNodes">;
+
+/**
+ * openPackage reads a template within the zip limits, then counts its XML elements and content
+ * controls against the XML budget before anything parses them (PAYLOAD_TOO_LARGE past a limit).
+ */
+async function openPackage(bytes: Uint8Array, limits: PackageLimits): Promise<DocxPackage> {
+  const pkg = await DocxPackage.read(bytes, { maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes });
+  checkXmlBudget(pkg, limits);
+  return pkg;
 }
 
 /** describeFields lists every content control of a template and its {{placeholders}}. */
-export function describeFields(bytes: Uint8Array, limits: Pick<AnnotateLimits, "maxDocxEntries" | "maxDocxUncompressedBytes">): { fields: FieldDescription[]; placeholders: string[] } {
-  const template = Template.open(openPackage(bytes, limits));
+export async function describeFields(bytes: Uint8Array, limits: PackageLimits): Promise<{ fields: FieldDescription[]; placeholders: string[] }> {
+  const template = await Template.open(await openPackage(bytes, limits));
   return {
     fields: template.controls.map((control) => ({
       ids: [...new Set([...control.fieldIds, ...(control.sdtId ? [control.sdtId] : []), ...(control.tag ? [control.tag] : [])])],
@@ -168,8 +178,8 @@ function checkFields(template: Template, fields: readonly Field[], placeholders:
  * returns the new DOCX. Nothing is written unless every field matches and fits.
  */
 export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], deps: AnnotateDeps): Promise<Buffer> {
-  const pkg = openPackage(bytes, deps.limits);
-  let template = Template.open(pkg);
+  const pkg = await openPackage(bytes, deps.limits);
+  let template = await Template.open(pkg);
   const placeholders = new Set(template.placeholders());
   checkFields(template, fields, placeholders);
 
@@ -182,8 +192,8 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   }
   if (Object.keys(placeholderValues).length > 0) {
     // Placeholders go first, so a value that itself contains "{{...}}" is never treated as a tag.
-    fillPlaceholders(pkg, template.parts.map((part) => part.name), placeholderValues);
-    template = Template.open(pkg);
+    fillPlaceholders(pkg, template.parts, placeholderValues);
+    template = await Template.open(pkg);
   }
 
   const index = new ControlIndex(template.controls);
@@ -197,7 +207,7 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   });
   template.save();
   imageWriter.save();
-  return pkg.toBuffer();
+  return await pkg.toBuffer();
 }
 
 /** IMAGE_FETCH_CONCURRENCY is how many image URLs one call fetches at a time. */

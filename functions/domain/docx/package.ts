@@ -1,8 +1,26 @@
 import PizZip from "pizzip";
 import { SignetError } from "#domain/errors.ts";
-import { readZipDirectory, readZipEntry, type ZipLimits } from "#domain/zip.ts";
+import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, type ZipLimits } from "#domain/zip.ts";
 
 const textDecoder = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * checkEntryNames refuses a package with an unsafe entry name (see unsafeEntryName) or two entries
+ * of the same name (readers disagree on which one counts), naming the entry: the filled DOCX would
+ * otherwise carry it on to whoever unpacks it.
+ */
+function checkEntryNames(names: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    const why = unsafeEntryName(name) ?? (seen.has(name) ? "appears twice" : undefined);
+    if (why) {
+      throw new SignetError("INVALID_DOCUMENT", `The DOCX has a zip entry named ${JSON.stringify(name)}, which ${why}; save the document again from Word or LibreOffice.`, {
+        details: [{ field: "document", issue: `zip entry ${JSON.stringify(name)} ${why}` }],
+      });
+    }
+    seen.add(name);
+  }
+}
 
 /**
  * DocxPackage holds the parts of a DOCX in memory. It is read with our own bounded inflater (every
@@ -14,14 +32,15 @@ export class DocxPackage {
 
   private constructor() {}
 
-  /** DocxPackage.read loads a DOCX after the entry-count and size guards of SPEC 7. */
-  static read(bytes: Uint8Array, limits: ZipLimits): DocxPackage {
+  /** DocxPackage.read loads a DOCX after the entry-count and size guards of SPEC 7 (inflating off the event loop). */
+  static async read(bytes: Uint8Array, limits: ZipLimits): Promise<DocxPackage> {
     const entries = readZipDirectory(bytes, limits);
+    checkEntryNames(entries.map((entry) => entry.name));
     const pkg = new DocxPackage();
     let budget = limits.maxUncompressedBytes;
     for (const entry of entries) {
       if (entry.name.endsWith("/")) continue;
-      const data = readZipEntry(bytes, entry, budget, "DOCX");
+      const data = await readZipEntryAsync(bytes, entry, budget, "DOCX");
       budget -= data.length;
       pkg.parts.set(entry.name, data);
     }
@@ -39,13 +58,22 @@ export class DocxPackage {
     return [...this.parts.keys()];
   }
 
+  /** bytes returns a part's bytes (UTF-8 for a part held as text; undefined when absent). */
+  bytes(name: string): Uint8Array | undefined {
+    const part = this.parts.get(name);
+    return typeof part === "string" ? Buffer.from(part, "utf8") : part;
+  }
+
   /** text returns a part decoded as UTF-8 (undefined when absent). */
   text(name: string): string | undefined {
     const part = this.parts.get(name);
     if (part === undefined) return undefined;
     if (typeof part === "string") return part;
     const decoded = textDecoder.decode(part);
-    return decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+    // Kept decoded: the budget check, the scan and docxtemplater all read the same parts.
+    this.parts.set(name, text);
+    return text;
   }
 
   /** set replaces or adds a part. */
@@ -60,8 +88,8 @@ export class DocxPackage {
     return zip;
   }
 
-  /** toBuffer writes the package as a DEFLATE-compressed zip. */
-  toBuffer(): Buffer {
-    return this.toZip().generate({ type: "nodebuffer", compression: "DEFLATE" });
+  /** toBuffer writes the package as a DEFLATE-compressed zip (compressed off the event loop). */
+  toBuffer(): Promise<Buffer> {
+    return writeZip([...this.parts].map(([name, data]) => ({ name, data: typeof data === "string" ? Buffer.from(data, "utf8") : data })));
   }
 }

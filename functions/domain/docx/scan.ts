@@ -25,6 +25,8 @@ export interface PartScan {
   sections: Span[];
   /** The text of every paragraph (w:t content joined), for {{placeholder}} detection. */
   paragraphTexts: string[];
+  /** Outermost paragraphs whose text (nested paragraphs included) holds "{{": all docxtemplater needs to see. */
+  braceParagraphs: Span[];
   /** Largest wp:docPr id seen (drawing object ids must stay unique). */
   maxDrawingId: number;
 }
@@ -48,9 +50,9 @@ const refused = (what: string) =>
  * an index, just past the `>` that completed the tag when opentag/closetag fire, and a start tag
  * begins at the last `<` before that (`<` cannot occur unescaped inside a tag).
  */
-export function scanPart(xml: string, what: string): PartScan {
+export async function scanPart(xml: string, what: string): Promise<PartScan> {
   rejectDtd(xml, what);
-  const result: PartScan = { rootDeclarations: "", prefixes: new Map(), controls: [], sections: [], paragraphTexts: [], maxDrawingId: 0 };
+  const result: PartScan = { rootDeclarations: "", prefixes: new Map(), controls: [], sections: [], paragraphTexts: [], braceParagraphs: [], maxDrawingId: 0 };
   const stack: string[] = [];
   const paragraphs: string[][] = [];
   let names = { sdt: "", sectPr: "", p: "", t: "", docPr: "" };
@@ -60,18 +62,22 @@ export function scanPart(xml: string, what: string): PartScan {
   const sectionStarts: number[] = [];
   let inText = false;
   let lastClosed = "";
+  // The outermost open paragraph: where it starts and its text so far (nested paragraphs included).
+  let outerStart = -1;
+  let outerText: string[] = [];
 
   const parser = new SaxesParser({ xmlns: false, position: true });
   const tagStart = () => xml.lastIndexOf("<", parser.position - 1);
   parser.on("doctype", () => {
     throw refused(what);
   });
-  parser.on("text", (text) => {
-    if (inText) paragraphs.at(-1)?.push(text);
-  });
-  parser.on("cdata", (text) => {
-    if (inText) paragraphs.at(-1)?.push(text);
-  });
+  const addText = (text: string) => {
+    if (!inText) return;
+    paragraphs.at(-1)?.push(text);
+    if (outerStart >= 0) outerText.push(text);
+  };
+  parser.on("text", addText);
+  parser.on("cdata", addText);
   parser.on("opentag", (tag: SaxesTagPlain) => {
     const name = tag.name;
     if (stack.length === 0) {
@@ -91,8 +97,13 @@ export function scanPart(xml: string, what: string): PartScan {
       controlDepth = stack.length;
     }
     if (name === names.t) inText = true;
-    else if (name === names.p) paragraphs.push([]);
-    else if (name === names.sectPr) sectionStarts.push(tagStart());
+    else if (name === names.p) {
+      if (paragraphs.length === 0) {
+        outerStart = tagStart();
+        outerText = [];
+      }
+      paragraphs.push([]);
+    } else if (name === names.sectPr) sectionStarts.push(tagStart());
     // saxes reports a self-closing tag as opentag then closetag, so every element is pushed and popped.
     stack.push(name);
   });
@@ -102,8 +113,13 @@ export function scanPart(xml: string, what: string): PartScan {
     stack.pop();
     const end = parser.position;
     if (name === names.t) inText = false;
-    else if (name === names.p) result.paragraphTexts.push((paragraphs.pop() ?? []).join(""));
-    else if (name === names.sectPr) {
+    else if (name === names.p) {
+      result.paragraphTexts.push((paragraphs.pop() ?? []).join(""));
+      if (paragraphs.length === 0 && outerStart >= 0) {
+        if (outerText.join("").includes("{{")) result.braceParagraphs.push({ start: outerStart, end });
+        outerStart = -1;
+      }
+    } else if (name === names.sectPr) {
       const start = sectionStarts.pop();
       if (start !== undefined) result.sections.push({ start, end });
     }
@@ -114,7 +130,13 @@ export function scanPart(xml: string, what: string): PartScan {
   });
 
   try {
-    parser.write(xml).close();
+    // Fed in slices with a turn of the event loop between them, so a long part never holds the
+    // loop for more than one slice (saxes keeps positions absolute across writes).
+    for (let at = 0; at < xml.length; at += SCAN_SLICE) {
+      if (at > 0) await yieldToLoop();
+      parser.write(xml.slice(at, at + SCAN_SLICE));
+    }
+    parser.close();
   } catch (error) {
     if (error instanceof SignetError) throw error;
     let message = readable(error instanceof Error ? error.message : String(error));
@@ -123,6 +145,14 @@ export function scanPart(xml: string, what: string): PartScan {
     throw new SignetError("INVALID_DOCUMENT", `The DOCX part ${what} is not well-formed XML (${message}).`, { cause: error });
   }
   return result;
+}
+
+/** SCAN_SLICE is how many UTF-16 units of XML scanPart parses between two turns of the event loop. */
+export const SCAN_SLICE = 256 * 1024;
+
+/** yieldToLoop lets pending I/O callbacks (another request, a health check) run before going on. */
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** readable turns saxes' "line:column: message." into "line L, column C: message". */

@@ -1,7 +1,7 @@
 import type { Document, Element } from "@xmldom/xmldom";
 import type { DocxPackage } from "#domain/docx/package.ts";
 import { RelationshipType, Relationships } from "#domain/docx/relationships.ts";
-import { scanPart, type ControlSpan, type PartScan } from "#domain/docx/scan.ts";
+import { scanPart, yieldToLoop, type ControlSpan, type PartScan } from "#domain/docx/scan.ts";
 import { NS, XmlWriter, attr, childElements, descendants, firstChild, parseXml, serializeNode } from "#domain/docx/xml.ts";
 
 /** ControlKind is what a content control can hold, which decides the field types it accepts. */
@@ -49,9 +49,9 @@ export class Template {
   private constructor(readonly pkg: DocxPackage) {}
 
   /** Template.open scans the main document and every header, footer, footnotes and endnotes part. */
-  static open(pkg: DocxPackage): Template {
+  static async open(pkg: DocxPackage): Promise<Template> {
     const template = new Template(pkg);
-    for (const name of contentParts(pkg)) template.addPart(name);
+    for (const name of contentParts(pkg)) await template.addPart(name);
     return template;
   }
 
@@ -111,10 +111,11 @@ export class Template {
     }
   }
 
-  private addPart(name: string): void {
+  private async addPart(name: string): Promise<void> {
     const xml = this.pkg.text(name);
     if (xml === undefined) return;
-    const scan = scanPart(xml, name);
+    const scan = await scanPart(xml, name);
+    await yieldToLoop();
     const part: TemplatePart = { name, xml, scan, writer: undefined as never, fragments: [], dirty: new Set() };
     const doc = parseFragments(part, scan.controls);
     const prefixes: Record<string, string> = {};
@@ -125,15 +126,21 @@ export class Template {
     part.writer = new XmlWriter(doc, prefixes);
     part.fragments = childElements(doc.documentElement!).map((holder) => childElements(holder)[0]!);
     this.parts.push(part);
+    await yieldToLoop();
     let index = 0;
-    part.fragments.forEach((fragment, i) => {
+    for (let i = 0; i < part.fragments.length; i++) {
+      const fragment = part.fragments[i]!;
       for (const element of [fragment, ...descendants(fragment, NS.w, "sdt")]) {
         this.controlFragment.set(element, { part, fragment: i });
         this.controls.push(describe(element, part, index++, element === fragment ? scan.controls[i]!.parent : element.parentNode?.localName ?? ""));
       }
-    });
+      if (i % DESCRIBE_SLICE === DESCRIBE_SLICE - 1) await yieldToLoop();
+    }
   }
 }
+
+// Controls described between two turns of the event loop.
+const DESCRIBE_SLICE = 200;
 
 const DEFAULT_TEXT_WIDTH_PX = 624; // 6.5 in, Word's default text width on Letter paper
 

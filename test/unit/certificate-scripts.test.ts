@@ -1,0 +1,136 @@
+// Issue 14: the certificate page in every script. Each family's values are drawn on a certificate
+// page; pdftotext must give back the logical string (NFC) and pdffonts must show every font embedded.
+import { PDF } from "@libpdf/core";
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { drawAuditCertificate, VALUE_LIMIT } from "#domain/audit-certificate.ts";
+import { DocumentFonts } from "#domain/pdf-text.ts";
+import { pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
+import { testFonts } from "#test/helpers/sign-tools.ts";
+
+const run = promisify(execFile);
+const OUTPUT = new URL("../../test-output/certificate-scripts/", import.meta.url);
+
+async function certificate(name: string, values: string[]): Promise<{ text: string; fonts: string }> {
+  const pdf = PDF.create();
+  drawAuditCertificate(
+    pdf,
+    {
+      documentSha256: "ab".repeat(32),
+      documentPages: 1,
+      signer: { name: values[0]!, email: "signer@example.com" },
+      events: values.map((value) => ({ type: "field_change", timestamp: "2026-11-22T10:00:00Z", data: { value } })),
+      signingTime: new Date("2026-11-22T10:00:00Z"),
+      service: { subject: "CN=Signet Test", fingerprint: "00".repeat(32), algorithm: "ECDSA P-256" },
+      metadata: Object.fromEntries(values.map((value, i) => [`value${i}`, value])),
+    },
+    testFonts(),
+  );
+  const bytes = await pdf.save({ subsetFonts: true }); // as signing saves it
+  mkdirSync(OUTPUT, { recursive: true });
+  const file = new URL(`${name}.pdf`, OUTPUT);
+  writeFileSync(file, bytes);
+  // Rendered pages stay beside the PDF for a look (test-output/ is not committed).
+  await run("pdftoppm", ["-png", "-r", "72", fileURLToPath(file), fileURLToPath(new URL(name, OUTPUT))]);
+  return { text: await pdfText(bytes), fonts: await pdfFonts(bytes) };
+}
+
+// pdftotext marks right-to-left runs with embedding controls (U+202B ... U+202C), which are not
+// text, and may move a space where the direction changes: compare without either.
+const plain = (text: string) => text.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069\s]/g, "");
+
+/** expectAllEmbedded checks pdffonts' "emb" column: every font program is in the file. */
+function expectAllEmbedded(fonts: string): void {
+  const rows = fonts.trim().split("\n").slice(2);
+  expect(rows.length).toBeGreaterThan(0);
+  for (const row of rows) expect(row, row).toMatch(/\s+yes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/);
+}
+
+describe("certificate page text comes back as typed (pdftotext), every font embedded (pdffonts)", () => {
+  it.each([
+    { family: "Latin with accents (NFD input comes back NFC)", values: ["Zoë Ångström-Núñez", "Zoe\u0308 Franc\u0327ois Dvořák", "Łódź, Ærøskøbing, İstanbul"] },
+    { family: "Greek", values: ["Πέτρος Παπαδόπουλος", "Σύμβαση μίσθωσης αρ. 42"] },
+    { family: "Cyrillic", values: ["Иван Петров", "Договор аренды № 42 — версия 3"] },
+    { family: "Hebrew and Arabic inside left-to-right text", values: ["Name: חוזה שכירות 42", "Signer: محمد علي توقيع (2024)", "Ref ABC-7 שלום 12 עולם"] },
+    { family: "CJK (BMP)", values: ["山田太郎", "契約書 第42条", "서명 완료"] },
+    { family: "Devanagari", values: ["अनुबंध पर हस्ताक्षर", "श्री कृष्ण क्षत्रिय"] },
+    { family: "Tamil", values: ["ஒப்பந்தம் கையொப்பம்", "தமிழ் நாடு"] },
+    { family: "Thai", values: ["สัญญาเช่า ฉบับที่ 42", "ลงนามแล้ว"] },
+    { family: "emoji (monochrome Noto Emoji)", values: ["Signed 🚀 ✅ 😀 ❤️", "👍🏽 🇩🇪 🎉 🧾"] },
+  ])("$family", async ({ family, values }) => {
+    const { text, fonts } = await certificate(family.replace(/\W+/g, "-"), values);
+    const extracted = plain(text);
+    for (const value of values) expect(extracted).toContain(plain(value.normalize("NFC")));
+    expectAllEmbedded(fonts);
+  });
+
+  it("a character no bundled font has (CJK Extension B) is a visible placeholder that extracts as U+FFFD", async () => {
+    const { text, fonts } = await certificate("cjk-extension-b", ["Name 𠀀𠀁 end"]);
+    expect(plain(text)).toContain(plain("Name \ufffd\ufffd end"));
+    expect(text).not.toContain("𠀀");
+    expectAllEmbedded(fonts);
+  });
+
+  it("draws no glyph 0 (notdef) for a character some bundled font covers", () => {
+    const fonts = new DocumentFonts(PDF.create(), testFonts());
+    const sample = "Zoë Πέτρος Иван חוזה محمد 山田 서명 अनुबंध தமிழ் สัญญา 🚀😀🇩🇪👍🏽 𠀀";
+    for (const style of ["regular", "bold", "mono"] as const) {
+      for (const run of fonts.runs(sample, style, 10)) {
+        const gids = run.glyphs ? run.glyphs.map((glyph) => glyph.gid) : run.font.encodeTextToGids(run.text);
+        expect(gids, `${style}: ${run.text}`).not.toContain(0);
+      }
+    }
+    expect(fonts.typed("a𠀀b")).toBe("a\ufffdb");
+    expect(fonts.typed("❤️")).toBe("❤️");
+  });
+
+  it("shapes Devanagari with HarfBuzz: a conjunct is one glyph, the i-matra is drawn before its consonant", () => {
+    const fonts = new DocumentFonts(PDF.create(), testFonts());
+    const [conjunct] = fonts.runs("क्ष", "regular", 10);
+    expect(conjunct!.glyphs).toHaveLength(1);
+    const [syllable] = fonts.runs("कि", "regular", 10);
+    const [ka] = fonts.runs("क", "regular", 10);
+    // Unshaped, the i-matra would follow the consonant; HarfBuzz draws it first (left of it).
+    expect(syllable!.glyphs).toHaveLength(2);
+    expect(syllable!.glyphs![1]!.gid).toBe(ka!.font.encodeTextToGids("क")[0]);
+    expect(syllable!.glyphs![0]!.x).toBeLessThan(syllable!.glyphs![1]!.x);
+  });
+
+  it("right-to-left paragraphs with numbers, dashes and Latin come back in logical order, in base letters", async () => {
+    const values = ["חוזה שכירות מס׳ 42 — גרסה 3", "توقيع العقد رقم 42 لشركة ACME", "שָׁלוֹם (עולם) 7"];
+    const { text, fonts } = await certificate("rtl-paragraphs", values);
+    const extracted = plain(text);
+    for (const value of values) expect(extracted).toContain(plain(value));
+    expect(extracted).toContain("توقيع");
+    expect(extracted).not.toMatch(/[\ufb50-\ufdff\ufe70-\ufeff]/);
+    expectAllEmbedded(fonts);
+  });
+});
+
+describe("long values are never cut silently (issue 14 item 5)", () => {
+  const words = (count: number) => Array.from({ length: count }, (_, i) => `word${i}`).join(" ");
+
+  it("wraps a 2,000-character event value and metadata value in full", async () => {
+    const value = words(260).slice(0, 2000);
+    const { text } = await certificate("long-2000", [value]);
+    const extracted = plain(text);
+    // The value is drawn three times (signer name, event details, metadata): all in full.
+    expect(extracted.split(plain(value)).length - 1).toBe(3);
+  });
+
+  it(`shows the first ${VALUE_LIMIT} characters of a longer value and the SHA-256 of the whole`, async () => {
+    const value = words(2000);
+    const { text } = await certificate("long-over-limit", [value]);
+    const extracted = plain(text);
+    const digest = createHash("sha256").update(value).digest("hex");
+    // The metadata value runs over pages (footers in between): check where it starts and ends.
+    expect(extracted).toContain(`value0${plain(value.slice(0, 200))}`);
+    expect(extracted).toContain(plain(`${value.slice(VALUE_LIMIT - 40, VALUE_LIMIT)}… (truncated; SHA-256 of the full value: ${digest})`));
+    expect(extracted).not.toContain(value.slice(VALUE_LIMIT - 5, VALUE_LIMIT + 5).replace(/\s/g, ""));
+  });
+});
+
