@@ -3,7 +3,7 @@
 // unzip + DEFLATE rezip of the same file with pizzip.
 import PizZip from "pizzip";
 import { fillTemplate, type Field } from "#domain/docx/annotate.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { blockControl, buildDocx, inlineControl, p, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 

@@ -2,7 +2,7 @@
 // 300 events (mixed scripts: Latin, Hebrew, Arabic, CJK, Devanagari, emoji), warm, median and p95
 // of drawAuditCertificate alone and of drawing + saving with subset fonts (as signing saves).
 import { PDF } from "@libpdf/core";
-import { drawAuditCertificate, type AuditCertificate } from "#domain/audit-certificate.ts";
+import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/audit-certificate.ts";
 import { testFonts } from "#test/helpers/sign-tools.ts";
 
 const files = testFonts();

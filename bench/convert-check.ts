@@ -2,8 +2,8 @@
 // convert and sign run before LibreOffice, against the directory-only check it extends.
 // Run: npm run bench:convert-check
 import { randomBytes } from "node:crypto";
-import { checkConversionInput } from "#domain/conversion.ts";
-import { readZipDirectory } from "#domain/zip.ts";
+import { checkConversionInput } from "#domain/conversion/conversion.ts";
+import { readZipDirectory } from "#domain/shared/zip.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 
 const limits = { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024 };

@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
-import { checkConversionInput } from "#domain/conversion.ts";
+import { checkConversionInput } from "#domain/conversion/conversion.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 
 const run = promisify(execFile);

@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDocument, StandardFonts, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } from "pdf-lib";
-import { drawAuditCertificate, type AuditCertificate } from "#domain/audit-certificate.ts";
-import { signPdf } from "#domain/pades-signer.ts";
-import type { FontFiles } from "#domain/pdf-text.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/audit-certificate.ts";
+import { signPdf } from "#domain/signing/pades-signer.ts";
+import type { FontFiles } from "#domain/signing/pdf-text.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-sign");
 const RUNS = 30;

@@ -1,7 +1,7 @@
 import { config } from "#config";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
-import { resolveDocument } from "#domain/document.ts";
+import { resolveDocument } from "#domain/shared/document.ts";
 import { describeFields } from "#domain/docx/annotate.ts";
 import { annotateFieldsRoute } from "#http/contracts/annotate.ts";
 import { httpHandler } from "#http/pipeline.ts";

@@ -2,7 +2,7 @@ import { config } from "#config";
 import { converter } from "#adapters/libreoffice/converter.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
-import { resolveDocument } from "#domain/document.ts";
+import { resolveDocument } from "#domain/shared/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
 import { httpHandler } from "#http/pipeline.ts";

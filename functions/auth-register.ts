@@ -1,5 +1,5 @@
 import { keyServiceDeps } from "#adapters/key-service-deps.ts";
-import { requestCode, type KeyServiceDeps } from "#domain/key-service.ts";
+import { requestCode, type KeyServiceDeps } from "#domain/keys/key-service.ts";
 import { registerRoute } from "#http/contracts/auth.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";

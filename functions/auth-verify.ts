@@ -1,5 +1,5 @@
 import { keyServiceDeps } from "#adapters/key-service-deps.ts";
-import { verifyCode, type VerifyDeps } from "#domain/key-service.ts";
+import { verifyCode, type VerifyDeps } from "#domain/keys/key-service.ts";
 import { verifyCodeRoute } from "#http/contracts/auth.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { publicBaseUrl } from "#http/public-url.ts";

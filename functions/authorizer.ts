@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
-import { authorize, type KeyServiceDeps } from "#domain/key-service.ts";
+import { authorize, type KeyServiceDeps } from "#domain/keys/key-service.ts";
 
 /** AuthorizerDeps is what the authorizer needs: the key store and a clock. */
 export type AuthorizerDeps = Pick<KeyServiceDeps, "store" | "now" | "warn">;

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { DocumentLimits } from "#domain/document.ts";
-import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/rate-limit.ts";
-import { parseRegisterPolicy, type RegisterPolicy } from "#domain/register-policy.ts";
+import type { DocumentLimits } from "#domain/shared/document.ts";
+import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/keys/rate-limit.ts";
+import { parseRegisterPolicy, type RegisterPolicy } from "#domain/keys/register-policy.ts";
 
 /** Limits are the size and count caps of SPEC section 7; every one is configurable. */
 export interface Limits {

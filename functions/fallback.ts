@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import { defineRoute, matchPath } from "#http/contract.ts";
 import { errorResponse, httpHandler } from "#http/pipeline.ts";
 import { routes } from "#http/routes.ts";

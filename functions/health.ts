@@ -1,7 +1,7 @@
 import { config } from "#config";
 import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
-import { SignetError } from "#domain/errors.ts";
-import { checkReadiness, type ReadinessCheck } from "#domain/readiness.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { checkReadiness, type ReadinessCheck } from "#domain/shared/readiness.ts";
 import { healthRoute } from "#http/contracts/meta.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";

@@ -1,5 +1,5 @@
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
-import { listKeys, type KeyManagementDeps } from "#domain/key-management.ts";
+import { listKeys, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { listKeysRoute } from "#http/contracts/keys.ts";
 import { callerOf } from "#http/caller.ts";
 import { httpHandler } from "#http/pipeline.ts";

@@ -1,5 +1,5 @@
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
-import { useRevokeLink, type KeyManagementDeps } from "#domain/key-management.ts";
+import { useRevokeLink, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { revokeLinkRoute } from "#http/contracts/keys.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";

@@ -1,5 +1,5 @@
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
-import { revokeOwnKey, type KeyManagementDeps } from "#domain/key-management.ts";
+import { revokeOwnKey, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { callerOf } from "#http/caller.ts";
 import { revokeKeyRoute } from "#http/contracts/keys.ts";
 import { httpHandler } from "#http/pipeline.ts";

@@ -5,7 +5,7 @@ import { identityStore } from "#adapters/identity.ts";
 import { converter } from "#adapters/libreoffice/converter.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
-import { signDocument, type SignDependencies } from "#domain/sign-document.ts";
+import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
 import { signRoute } from "#http/contracts/sign.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { base64Text, json } from "#http/responses.ts";

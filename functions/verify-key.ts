@@ -1,7 +1,7 @@
 import { config } from "#config";
 import { certificateStore } from "#adapters/identity.ts";
-import { SignetError } from "#domain/errors.ts";
-import { describeKey, rootCertificate } from "#domain/signing-identity.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { describeKey, rootCertificate } from "#domain/signing/signing-identity.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
 import { httpHandler } from "#http/pipeline.ts";
 import { json } from "#http/responses.ts";

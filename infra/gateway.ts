@@ -1,5 +1,5 @@
 import { ResponseType, type RestApi } from "aws-cdk-lib/aws-apigateway";
-import type { ErrorCode } from "#domain/errors.ts";
+import type { ErrorCode } from "#domain/shared/errors.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { gatewayAnswers } from "#http/gateway-responses.ts";
 

@@ -34,7 +34,7 @@ import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from "a
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
-import { KEY_LENGTH, KEY_PREFIX } from "#domain/api-key.ts";
+import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
@@ -158,7 +158,7 @@ export const reservedConcurrencyDefaults: Record<string, number> = { sign: 5, an
 
 /**
  * authorizationHeaderPattern is the one Authorization header shape the TOKEN authorizer is invoked
- * for: "Bearer " and a key as functions/domain/api-key.ts makes them (sgn_ + base62 random part and
+ * for: "Bearer " and a key as functions/domain/keys/api-key.ts makes them (sgn_ + base62 random part and
  * checksum). The scheme is case-sensitive here, unlike parseBearer.
  */
 export const authorizationHeaderPattern = `^Bearer ${KEY_PREFIX}[0-9A-Za-z]{${KEY_LENGTH - KEY_PREFIX.length}}$`;

@@ -5,7 +5,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import type { Construct } from "constructs";
 import { bind, type Binding } from "./bind.ts";
 
-/** uploadObjects is the folder functions/domain/upload.ts puts every upload under (uploads/<owner tag>/<reference>). */
+/** uploadObjects is the folder functions/domain/shared/upload.ts puts every upload under (uploads/<owner tag>/<reference>). */
 export const uploadObjects = "uploads/*";
 
 /** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them. */

@@ -15,7 +15,7 @@ import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
 import { GatewayStream } from "#local/response-stream.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** LocalServer is a running local API. */
 export interface LocalServer {

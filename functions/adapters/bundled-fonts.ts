@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { config } from "#config";
-import type { FontFiles } from "#domain/pdf-text.ts";
+import type { FontFiles } from "#domain/signing/pdf-text.ts";
 
 /** FALLBACK_FONTS are tried in order after DejaVu and Droid Sans Fallback (assets/fonts/README.md). */
 export const FALLBACK_FONTS = ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"];

@@ -37,9 +37,9 @@ import {
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
-import { SignetError } from "#domain/errors.ts";
-import type { ApiKeyRecord, KeyStore } from "#domain/key-store.ts";
-import { CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/verification-code.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { ApiKeyRecord, KeyStore } from "#domain/keys/key-store.ts";
+import { CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/keys/verification-code.ts";
 
 /** DynamoKeyStoreOptions say which table and which endpoint (a stand-in locally). */
 export interface DynamoKeyStoreOptions {

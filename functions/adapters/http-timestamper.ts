@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
-import type { Timestamper } from "#domain/cades-signature.ts";
-import { SignetError } from "#domain/errors.ts";
-import { buildTimestampRequest, parseTimestampResponse } from "#domain/rfc3161.ts";
+import type { Timestamper } from "#domain/signing/cades-signature.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { buildTimestampRequest, parseTimestampResponse } from "#domain/signing/rfc3161.ts";
 
 const MAX_RESPONSE_BYTES = 256 * 1024;
 

@@ -3,8 +3,8 @@ import { config } from "#config";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
 import { createS3CertificateStore, createS3IdentityStore } from "#adapters/s3-identity-store.ts";
 import { readSecureParameter } from "#adapters/ssm-secure-parameter.ts";
-import { publicIdentity, type CertificateStore } from "#domain/identity-store.ts";
-import type { SigningIdentityStore } from "#domain/signing-identity.ts";
+import { publicIdentity, type CertificateStore } from "#domain/signing/identity-store.ts";
+import type { SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 
 /**
  * identityStore is this container's signing identity source: the S3 bucket when

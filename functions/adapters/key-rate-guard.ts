@@ -5,7 +5,7 @@
 import { config } from "#config";
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
-import { limitKeyRate } from "#domain/key-rate.ts";
+import { limitKeyRate } from "#domain/keys/key-rate.ts";
 
 /** KeyRateGuard counts one request of a key, or throws RATE_LIMIT_ERROR. */
 export type KeyRateGuard = (keyId: string) => Promise<void>;

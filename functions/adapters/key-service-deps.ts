@@ -6,8 +6,8 @@ import { config } from "#config";
 import { DYNAMODB_CALL_BUDGET_MS, TOUCH_BUDGET_MS, defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { SES_SEND_BUDGET_MS, defaultMailer } from "#adapters/sesv2-mailer.ts";
-import type { KeyServiceDeps } from "#domain/key-service.ts";
-import { REGISTER_PER_ADDRESS } from "#domain/rate-limit.ts";
+import type { KeyServiceDeps } from "#domain/keys/key-service.ts";
+import { REGISTER_PER_ADDRESS } from "#domain/keys/rate-limit.ts";
 
 /** keyServiceDeps is this container's DynamoDB store, SES mailer, system clock, limits from config and logger. */
 export function keyServiceDeps(): KeyServiceDeps {

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createIdentityStore, type IdentityFiles } from "#domain/identity-store.ts";
-import type { SigningIdentityStore } from "#domain/signing-identity.ts";
+import { createIdentityStore, type IdentityFiles } from "#domain/signing/identity-store.ts";
+import type { SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 
 /** LocalIdentityOptions place the identity files. */
 export interface LocalIdentityOptions {

@@ -1,6 +1,6 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { config } from "#config";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import {
   certificateChainFileName,
   certificateChainPem,
@@ -10,8 +10,8 @@ import {
   publicIdentity,
   type CertificateStore,
   type IdentityFiles,
-} from "#domain/identity-store.ts";
-import { IdentityFormatError, type SigningIdentityStore } from "#domain/signing-identity.ts";
+} from "#domain/signing/identity-store.ts";
+import { IdentityFormatError, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 
 /** identityKeys are the object keys an operator may put in the identity bucket, and the published chain. */
 export const identityKeys = { ...identityFileNames, chain: certificateChainFileName } as const;

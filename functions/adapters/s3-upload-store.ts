@@ -1,8 +1,8 @@
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { config } from "#config";
-import { SignetError } from "#domain/errors.ts";
-import type { UploadStore } from "#domain/upload.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { UploadStore } from "#domain/shared/upload.ts";
 
 /** s3Client is the S3 client of this container: the stand-in's endpoint (path style) locally, AWS otherwise. */
 export function s3ClientFor(options: { region: string; endpoint?: string | undefined }): S3Client {

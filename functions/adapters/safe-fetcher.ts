@@ -5,11 +5,11 @@ import net from "node:net";
 import type { Duplex } from "node:stream";
 import ipaddr from "ipaddr.js";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
-import { classifyAddress } from "#domain/address-policy.ts";
+import { classifyAddress } from "#domain/shared/address-policy.ts";
 import { config } from "#config";
-import { SignetError } from "#domain/errors.ts";
-import type { FetchedResource, Fetcher } from "#domain/fetcher.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { FetchedResource, Fetcher } from "#domain/shared/fetcher.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** SafeFetcherOptions tune the fetcher; the defaults are the SPEC 7 values. */
 export interface SafeFetcherOptions {

@@ -1,8 +1,8 @@
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
-import { SignetError } from "#domain/errors.ts";
-import type { Mailer } from "#domain/mailer.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { Mailer } from "#domain/keys/mailer.ts";
 
 /** SesMailerOptions say who sends and through which endpoint (the local stand-in, or SES). */
 export interface SesMailerOptions {

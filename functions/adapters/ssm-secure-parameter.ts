@@ -1,6 +1,6 @@
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { config } from "#config";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 
 /**
  * readSecureParameter reads one SSM Parameter Store SecureString (decrypted with the account's

@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { config } from "#config";
 import { certificateStore } from "#adapters/identity.ts";
-import type { TrustStore } from "#domain/signature-verifier.ts";
+import type { TrustStore } from "#domain/signing/signature-verifier.ts";
 
 let fileAnchors: X509Certificate[] | undefined;
 

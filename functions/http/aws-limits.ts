@@ -1,4 +1,4 @@
-import { formatBytes } from "#domain/sizes.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /**
  * The size limits that hold on AWS (issue 15), in one place for messages, the gateway's own

@@ -1,4 +1,4 @@
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import type { Principal } from "#http/pipeline.ts";
 
 /** callerOf is the key the authorizer let through; a protected route reached without one answers 401. */

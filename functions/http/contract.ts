@@ -1,5 +1,5 @@
 import type * as z from "zod";
-import type { ErrorCode } from "#domain/errors.ts";
+import type { ErrorCode } from "#domain/shared/errors.ts";
 
 /** HttpMethod is a method a route answers to. */
 export type HttpMethod = "GET" | "POST" | "DELETE";

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "#domain/errors.ts";
+import type { ErrorCode } from "#domain/shared/errors.ts";
 
 /** ErrorRow is how one error code appears over HTTP. */
 export interface ErrorRow {

@@ -1,6 +1,6 @@
-import type { ErrorCode } from "#domain/errors.ts";
-import { denialMessages } from "#domain/key-service.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import type { ErrorCode } from "#domain/shared/errors.ts";
+import { denialMessages } from "#domain/keys/key-service.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 import { DEFAULT_DOCUMENT_BYTES, GATEWAY_REQUEST_BYTES, INLINE_DOCUMENT_BYTES, LAMBDA_INVOKE_BYTES, MULTIPART_FILE_BYTES } from "#http/aws-limits.ts";
 
 /** GatewayAnswer is an error API Gateway itself produces before a function runs. */

@@ -1,4 +1,4 @@
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 
 /**
  * jsonDepthExceeds tells whether the JSON text nests objects/arrays deeper than maxDepth. It scans

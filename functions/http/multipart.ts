@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import busboy from "busboy";
-import { SignetError, type ErrorDetail } from "#domain/errors.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { SignetError, type ErrorDetail } from "#domain/shared/errors.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** UploadedFile is the one file part of a multipart request. */
 export interface UploadedFile {

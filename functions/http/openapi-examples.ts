@@ -1,5 +1,5 @@
-import type { ErrorCode, ErrorDetail } from "#domain/errors.ts";
-import { denialMessages } from "#domain/key-service.ts";
+import type { ErrorCode, ErrorDetail } from "#domain/shared/errors.ts";
+import { denialMessages } from "#domain/keys/key-service.ts";
 
 /** NamedExample is one entry of an OpenAPI `examples` map. */
 export interface NamedExample {

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import { config } from "#config";
-import type { ErrorCode } from "#domain/errors.ts";
+import type { ErrorCode } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
@@ -16,7 +16,7 @@ const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
 const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
 
 /** errorExample is the example body of one error code on one route. */
-// Authorised routes count each key's requests per minute (SIGNET_KEY_RATE_LIMIT, functions/domain/key-rate.ts).
+// Authorised routes count each key's requests per minute (SIGNET_KEY_RATE_LIMIT, functions/domain/keys/key-rate.ts).
 const perKeyRateExample: ErrorExample = { message: "This API key made its 60 requests for this minute (at most 60 per 1 minute per key). Retry in 23 seconds." };
 
 function errorExample(route: RouteContract, code: ErrorCode, status: number) {

@@ -10,13 +10,13 @@ import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import { defaultKeyRateGuard, type KeyRateGuard } from "#adapters/key-rate-guard.ts";
-import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/errors.ts";
+import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
 import { rawBodyOf } from "#http/raw-body.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 import { ensureStreamingRuntime, toStreamBody } from "#http/streaming.ts";
 
 /** Principal is the caller an API key identified (set by the authorizer). */

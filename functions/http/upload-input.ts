@@ -1,5 +1,5 @@
 import type { Config } from "#config";
-import { readUpload, type UploadSettings, type UploadStore } from "#domain/upload.ts";
+import { readUpload, type UploadSettings, type UploadStore } from "#domain/shared/upload.ts";
 import type { Principal } from "#http/pipeline.ts";
 
 /** uploadSettings derives the upload bounds from the configuration: the document limit caps an upload. */

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
 import { expect } from "vitest";
-import { readElement } from "#domain/der.ts";
-import type { FontFiles } from "#domain/pdf-text.ts";
+import { readElement } from "#domain/shared/der.ts";
+import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { pdfsig, qpdfCheck, type PdfSource, type PdfsigSignature } from "#test/helpers/pdf-tools.ts";
 
 /** scratchDir makes a temporary folder for one test file. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import { fillTemplate } from "#domain/docx/annotate.ts";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import { buildDocx, inlineControl, p, partNames, readPart } from "#test/helpers/docx-builder.ts";
 import { makePng } from "#test/helpers/annotate-images.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type Field } from "#domain/docx/annotate.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 import { libreOfficeTemplateDocx, sofficeConvert } from "#test/helpers/annotate-office.ts";

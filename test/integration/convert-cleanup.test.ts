@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
-import { isSignetError } from "#domain/errors.ts";
+import { isSignetError } from "#domain/shared/errors.ts";
 import { fixtureDocx, slowDocx } from "#test/helpers/convert-fixtures.ts";
 import { processesMatching } from "#test/helpers/convert-runtime.ts";
 

@@ -51,7 +51,7 @@ describe("POST /v1/convert with a misbehaving LibreOffice", () => {
 describe("a warm LibreOffice that fails during the store", () => {
   it("does not return its partial output when the one-shot retry also fails", async () => {
     const { createLibreOfficeConverter } = await import("#adapters/libreoffice/converter.ts");
-    const { isSignetError } = await import("#domain/errors.ts");
+    const { isSignetError } = await import("#domain/shared/errors.ts");
     const converter = createLibreOfficeConverter({
       soffice: process.env.SIGNET_SOFFICE!,
       python: standInUnoDriver(root),

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
-import { isSignetError, type SignetError } from "#domain/errors.ts";
+import { isSignetError, type SignetError } from "#domain/shared/errors.ts";
 import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { descendantsOf, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
 import { pdfFonts, pdfImageRows, pdfMetadata, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";

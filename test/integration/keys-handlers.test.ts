@@ -1,9 +1,9 @@
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayAuthorizerResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SignetError } from "#domain/errors.ts";
-import type { KeyStore } from "#domain/key-store.ts";
-import type { KeyServiceDeps } from "#domain/key-service.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { KeyStore } from "#domain/keys/key-store.ts";
+import type { KeyServiceDeps } from "#domain/keys/key-service.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import {
   call,
@@ -495,7 +495,7 @@ describe("failures of the outside world", () => {
     expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(down)), 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
     expectError(await doVerify(email, "123456", modules.verifyEntry.createVerifyHandler(down)), 503, "SERVICE_UNAVAILABLE", /key store/);
     const authorize = modules.authorizerEntry.createAuthorizer({ store, now: Date.now });
-    const { generateApiKey } = await import("#domain/api-key.ts");
+    const { generateApiKey } = await import("#domain/keys/api-key.ts");
     await expect(authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toMatchObject({
       code: "SERVICE_UNAVAILABLE",
     });
@@ -543,7 +543,7 @@ describe("the authorizer", () => {
   });
 
   it("rejects an unknown key after one lookup, in words that do not say whether any address exists", async () => {
-    const { generateApiKey } = await import("#domain/api-key.ts");
+    const { generateApiKey } = await import("#domain/keys/api-key.ts");
     const spy = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
     const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: Date.now });
     const decision = await authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn });

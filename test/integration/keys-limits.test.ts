@@ -85,7 +85,7 @@ describe("the per-key rate limit through the local server (issue 17)", () => {
     const { getEvent } = await import("#test/helpers/keys-harness.ts");
     const event = getEvent("/v1/keys", {});
     // The authorizer's context for this key, as API Gateway hands it to the function.
-    const { authorize } = await import("#domain/key-service.ts");
+    const { authorize } = await import("#domain/keys/key-service.ts");
     const { defaultKeyStore } = await import("#adapters/dynamodb-key-store.ts");
     const decision = await authorize({ store: defaultKeyStore(), now: Date.now }, `Bearer ${key}`);
     expect(decision.allow).toBe(true);
@@ -99,7 +99,7 @@ describe("the per-key rate limit through the local server (issue 17)", () => {
 describe("the per-key limit's counting window", () => {
   it("refuses the request after the limit until the aligned minute ends, then counts afresh", async () => {
     const { createDynamoKeyStore, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-    const { limitKeyRate } = await import("#domain/key-rate.ts");
+    const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
     const store = createDynamoKeyStore(keyStoreOptions());
     let now = Date.UTC(2030, 0, 1, 12, 0, 15);
     const deps = { store, now: () => now, perMinute: 2 };
@@ -116,14 +116,14 @@ describe("the per-key limit's counting window", () => {
 
   it("counts exactly under concurrency: 10 racing requests with a limit of 4 let 4 through", async () => {
     const { createDynamoKeyStore, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-    const { limitKeyRate } = await import("#domain/key-rate.ts");
+    const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
     const deps = { store: createDynamoKeyStore(keyStoreOptions()), now: () => Date.UTC(2030, 0, 1, 13, 0, 0), perMinute: 4 };
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => limitKeyRate(deps, "key_raceraceracerace")));
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(4);
   });
 
   it("lets the request through, and warns, when the counter cannot be reached", async () => {
-    const { limitKeyRate } = await import("#domain/key-rate.ts");
+    const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
     const warnings: unknown[] = [];
     const down = { countKeyRequest: () => Promise.reject(new Error("table unreachable")) };
     await limitKeyRate({ store: down, now: Date.now, perMinute: 1, warn: (...args) => warnings.push(args) }, "key_downdowndowndown");

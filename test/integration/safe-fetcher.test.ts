@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
 
 const PDF = Buffer.from("%PDF-1.7\n%%EOF\n");

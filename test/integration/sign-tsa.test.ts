@@ -2,10 +2,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
-import { signPdf } from "#domain/pades-signer.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
-import { openPdf } from "#domain/open-pdf.ts";
-import { verifySignatures } from "#domain/signature-verifier.ts";
+import { signPdf } from "#domain/signing/pades-signer.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import { verifySignatures } from "#domain/signing/signature-verifier.ts";
 import { cmsOf, expectSignedPdf, forgeGenTime, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;

@@ -1,6 +1,6 @@
 // The SSRF address classifier, table-driven (issue 11, item 6). Nothing here connects anywhere.
 import { describe, expect, it } from "vitest";
-import { classifyAddress } from "#domain/address-policy.ts";
+import { classifyAddress } from "#domain/shared/address-policy.ts";
 
 // [address, allowed, what the refusal must name]
 const table: Array<[string, boolean, RegExp?]> = [

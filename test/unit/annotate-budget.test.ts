@@ -1,8 +1,8 @@
 import PizZip from "pizzip";
 import { describe, expect, it } from "vitest";
 import { countXml, type XmlCount } from "#domain/docx/budget.ts";
-import { SignetError } from "#domain/errors.ts";
-import { readZipDirectory, readZipEntry, writeZip } from "#domain/zip.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { readZipDirectory, readZipEntry, writeZip } from "#domain/shared/zip.ts";
 
 const unlimited = { maxDocxControls: 1e9, maxDocxXmlNodes: 1e9, maxDocxControlNodes: 1e9 };
 const count = (xml: string, budget = unlimited): XmlCount => {

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type Field } from "#domain/docx/annotate.ts";
-import { SignetError } from "#domain/errors.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, partNames, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 

@@ -3,8 +3,8 @@ import { fillTemplate } from "#domain/docx/annotate.ts";
 import { imageSize } from "#domain/docx/image.ts";
 import { readImageInfo } from "#domain/docx/image-info.ts";
 import { scanPart } from "#domain/docx/scan.ts";
-import { SignetError } from "#domain/errors.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { buildDocx, inlineControl, p, readPart } from "#test/helpers/docx-builder.ts";
 import { dataUri, makeGifHeader, makeJpegHeader, makePng } from "#test/helpers/annotate-images.ts";
 

@@ -1,10 +1,10 @@
 import PizZip from "pizzip";
 import { describe, expect, it } from "vitest";
-import { checkConversionInput, conversionOptions } from "#domain/conversion.ts";
-import type { SourceFormat } from "#domain/converter.ts";
-import { isSignetError } from "#domain/errors.ts";
-import { wordDocumentEncrypted } from "#domain/ole.ts";
-import { signDocument, type SignDependencies } from "#domain/sign-document.ts";
+import { checkConversionInput, conversionOptions } from "#domain/conversion/conversion.ts";
+import type { SourceFormat } from "#domain/conversion/converter.ts";
+import { isSignetError } from "#domain/shared/errors.ts";
+import { wordDocumentEncrypted } from "#domain/shared/ole.ts";
+import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
 import { fixtureDocx, oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSignetError } from "#domain/errors.ts";
+import { isSignetError } from "#domain/shared/errors.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SlotPool, type OfficeProcess } from "#adapters/libreoffice/slot-pool.ts";
-import { isSignetError } from "#domain/errors.ts";
+import { isSignetError } from "#domain/shared/errors.ts";
 
 /** FakeProcess records its life in a shared log; `failStart` makes start reject. */
 class FakeProcess implements OfficeProcess {

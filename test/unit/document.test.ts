@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decodeBase64, detectDocumentType, inspectDocument, resolveDocument, type DocumentLimits } from "#domain/document.ts";
-import { SignetError } from "#domain/errors.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
-import { checkZipInflation, readZipDirectory, readZipEntry } from "#domain/zip.ts";
+import { decodeBase64, detectDocumentType, inspectDocument, resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { checkZipInflation, readZipDirectory, readZipEntry } from "#domain/shared/zip.ts";
 import { oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
 import { buildZip, minimalDocx, type ZipInput } from "#test/helpers/zip-builder.ts";
 

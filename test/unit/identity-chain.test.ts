@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Client } from "@aws-sdk/client-s3";
 import { createS3CertificateStore, createS3IdentityStore, identityKeys } from "#adapters/s3-identity-store.ts";
-import { certificateChainPem, parseCertificateChain } from "#domain/identity-store.ts";
-import { describeKey, generateIdentity, identityToPem } from "#domain/signing-identity.ts";
+import { certificateChainPem, parseCertificateChain } from "#domain/signing/identity-store.ts";
+import { describeKey, generateIdentity, identityToPem } from "#domain/signing/signing-identity.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
 
 // Issue 17 item 2: sign publishes the certificate chain; verify and verify-key read only that.

@@ -11,7 +11,7 @@ import {
   keyIdOf,
   parseBearer,
   randomBase62,
-} from "#domain/api-key.ts";
+} from "#domain/keys/api-key.ts";
 
 const valid = generateApiKey();
 const body = valid.slice(4, 36);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { keyNoticeMail } from "#domain/key-mail.ts";
+import { keyNoticeMail } from "#domain/keys/key-mail.ts";
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "#config";
-import { fixedWindowOf } from "#domain/rate-limit.ts";
-import { parseRegisterPolicy, registrationAllowed } from "#domain/register-policy.ts";
+import { fixedWindowOf } from "#domain/keys/rate-limit.ts";
+import { parseRegisterPolicy, registrationAllowed } from "#domain/keys/register-policy.ts";
 
 describe("SIGNET_REGISTER_ALLOW", () => {
   const policy = parseRegisterPolicy(" Owner@Example.com , @example.org,team.example.net ");

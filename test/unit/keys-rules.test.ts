@@ -4,9 +4,9 @@ import { loadConfig } from "#config";
 import { DYNAMODB_CALL_BUDGET_MS, DYNAMODB_CLIENT_LIMITS } from "#adapters/dynamodb-key-store.ts";
 import { KEY_FUNCTION_TIMEOUT_SECONDS, KEY_FUNCTION_WORST_CASE_MS } from "#adapters/key-service-deps.ts";
 import { SES_CLIENT_LIMITS, SES_SEND_BUDGET_MS } from "#adapters/sesv2-mailer.ts";
-import { mailboxOf, normalizeEmail } from "#domain/email-address.ts";
-import { denialMessages } from "#domain/key-service.ts";
-import { REGISTER_DAILY_WINDOW_SECONDS, REGISTER_PER_ADDRESS, describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
+import { mailboxOf, normalizeEmail } from "#domain/keys/email-address.ts";
+import { denialMessages } from "#domain/keys/key-service.ts";
+import { REGISTER_DAILY_WINDOW_SECONDS, REGISTER_PER_ADDRESS, describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/keys/rate-limit.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_TTL_SECONDS,
@@ -15,7 +15,7 @@ import {
   hashCode,
   newCodeRecord,
   type CodeRecord,
-} from "#domain/verification-code.ts";
+} from "#domain/keys/verification-code.ts";
 
 describe("e-mail normalisation", () => {
   // One row: input, expected display form (or the refusal's issue pattern).

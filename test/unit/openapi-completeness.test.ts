@@ -1,7 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import type * as z from "zod";
-import { errorCodes } from "#domain/errors.ts";
+import { errorCodes } from "#domain/shared/errors.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { errorCodesOf, openApiDocument } from "#http/openapi.ts";

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Converter } from "#domain/converter.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
-import { signDocument, type SignDependencies, type SignInput } from "#domain/sign-document.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import type { Converter } from "#domain/conversion/converter.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { expectSignedPdf, makePdf, testFonts } from "#test/helpers/sign-tools.ts";
 

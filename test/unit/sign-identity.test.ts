@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
-import { generateIdentity, identityToPem, parsePemIdentity } from "#domain/signing-identity.ts";
+import { generateIdentity, identityToPem, parsePemIdentity } from "#domain/signing/signing-identity.ts";
 import { openssl, scratchDir } from "#test/helpers/sign-tools.ts";
 
 describe("local identity store", () => {
@@ -97,7 +97,7 @@ describe("identity store errors", () => {
 
 describe("random DER integers (certificate serials, TSA nonces)", () => {
   it("are positive and minimal even when the random bytes start with zeros", async () => {
-    const { randomPositiveInteger } = await import("#domain/der.ts");
+    const { randomPositiveInteger } = await import("#domain/shared/der.ts");
     for (const first of [0x00, 0x01, 0x7f, 0x80, 0xff]) {
       const value = randomPositiveInteger(Buffer.from([first, 0x00, 0x12]));
       expect(value[0]! & 0x80).toBe(0);

@@ -3,8 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
-import { signPdf } from "#domain/pades-signer.ts";
-import { generateIdentity, rootCertificate, type SigningIdentity } from "#domain/signing-identity.ts";
+import { signPdf } from "#domain/signing/pades-signer.ts";
+import { generateIdentity, rootCertificate, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { makePdf, openssl, pyhankoValidate, scratchDir } from "#test/helpers/sign-tools.ts";
 
 // Issue 13 C: the local identity is a root CA and a signing certificate it issues, so pdfsig (NSS)

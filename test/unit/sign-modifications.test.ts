@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { openPdf } from "#domain/open-pdf.ts";
-import { signPdf } from "#domain/pades-signer.ts";
-import { verifySignatures, type VerifyReport } from "#domain/signature-verifier.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import { signPdf } from "#domain/signing/pades-signer.ts";
+import { verifySignatures, type VerifyReport } from "#domain/signing/signature-verifier.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { holdsInPyhanko, makePdf, pyhankoValidate, signWithPyhanko } from "#test/helpers/sign-tools.ts";
 
 // Issue 13 B: verify classes every incremental update after each signature as pyHanko's

@@ -1,9 +1,9 @@
 import * as pkijs from "pkijs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { drawAuditCertificate } from "#domain/audit-certificate.ts";
-import { oids } from "#domain/cades-signature.ts";
-import { signPdf, type PadesSignOptions } from "#domain/pades-signer.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import { drawAuditCertificate } from "#domain/signing/audit-certificate.ts";
+import { oids } from "#domain/signing/cades-signature.ts";
+import { signPdf, type PadesSignOptions } from "#domain/signing/pades-signer.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, renderPages } from "#test/helpers/pdf-tools.ts";
 import { certify, cmsOf, expectSignedPdf, makePdf, testFonts } from "#test/helpers/sign-tools.ts";
 

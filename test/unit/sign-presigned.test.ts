@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfDict } from "@libpdf/core";
-import type { Fetcher } from "#domain/fetcher.ts";
-import { AUDIT_RECORD_KEY } from "#domain/pades-signer.ts";
-import { signDocument, type SignDependencies, type SignInput } from "#domain/sign-document.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { AUDIT_RECORD_KEY } from "#domain/signing/pades-signer.ts";
+import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { expectSignedPdf, holdsInPyhanko, makePdf, pyhankoValidate, signWithPyhanko, signWithSignpdf, testFonts } from "#test/helpers/sign-tools.ts";
 

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfArray, PdfDict, PdfRef, PdfString } from "@libpdf/core";
-import { openPdf } from "#domain/open-pdf.ts";
-import { signPdf } from "#domain/pades-signer.ts";
-import { signDocument, type SignDependencies } from "#domain/sign-document.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
-import { verifyDocument } from "#domain/verify-document.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import { signPdf } from "#domain/signing/pades-signer.ts";
+import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
+import { verifyDocument } from "#domain/signing/verify-document.ts";
 import { hugePdf } from "#test/helpers/huge-pdf.ts";
 import { cmsOf, expectSignedPdf, makePdf, pyhankoValidate, testFonts } from "#test/helpers/sign-tools.ts";
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPdf } from "#domain/open-pdf.ts";
-import { signPdf } from "#domain/pades-signer.ts";
-import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/signature-verifier.ts";
-import { generateIdentity, type SigningIdentity } from "#domain/signing-identity.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import { signPdf } from "#domain/signing/pades-signer.ts";
+import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/signing/signature-verifier.ts";
+import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
 import { expectSignedPdf, makePdf, signWithSignpdf, withSharedSignatureFields } from "#test/helpers/sign-tools.ts";
 

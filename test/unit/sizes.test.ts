@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes } from "#domain/sizes.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 describe("formatBytes", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SignetError } from "#domain/errors.ts";
-import { UPLOAD_REFERENCE, newUploadReference, ownerTag, readUpload, uploadObjectKey, type UploadStore } from "#domain/upload.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { UPLOAD_REFERENCE, newUploadReference, ownerTag, readUpload, uploadObjectKey, type UploadStore } from "#domain/shared/upload.ts";
 import { openApiDocument } from "#http/openapi.ts";
 
 // Issue 15: upload references and their place in the API description.

@@ -15,8 +15,8 @@ import { SlotPool, type Slot } from "#adapters/libreoffice/slot-pool.ts";
 import { unoDriverPath } from "#adapters/libreoffice/uno-driver.ts";
 import { WarmOffice, WarmStartError, type WarmJob } from "#adapters/libreoffice/warm-office.ts";
 import { createWorkDir, sweepStaleWorkDirs } from "#adapters/libreoffice/work-dir.ts";
-import type { ConversionRequest, Converter } from "#domain/converter.ts";
-import { isSignetError } from "#domain/errors.ts";
+import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
+import { isSignetError } from "#domain/shared/errors.ts";
 
 /** LibreOfficeConverterOptions configure a converter; the defaults come from config.conversion. */
 export interface LibreOfficeConverterOptions {

@@ -1,5 +1,5 @@
-import type { SourceFormat } from "#domain/converter.ts";
-import { SignetError } from "#domain/errors.ts";
+import type { SourceFormat } from "#domain/conversion/converter.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 
 // How a LibreOffice run can end badly, as the named errors callers see (functions/http/error-table.ts
 // maps the codes to statuses). Exit codes, signals and stderr go into `cause`, for the log only.

@@ -1,10 +1,10 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeText, targetMediaTypes } from "#domain/conversion.ts";
-import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/converter.ts";
-import { detectDocumentType } from "#domain/document.ts";
-import { markdownToHtml, sanitizeHtml } from "#domain/markup.ts";
-import { readZipDirectory } from "#domain/zip.ts";
+import { decodeText, targetMediaTypes } from "#domain/conversion/conversion.ts";
+import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/conversion/converter.ts";
+import { detectDocumentType } from "#domain/shared/document.ts";
+import { markdownToHtml, sanitizeHtml } from "#domain/conversion/markup.ts";
+import { readZipDirectory } from "#domain/shared/zip.ts";
 
 // Import filters are forced (no type detection): the bytes were checked to be this format.
 export const importFilters: Record<SourceFormat, { filter: string; extension: string }> = {

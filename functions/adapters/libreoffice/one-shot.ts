@@ -1,7 +1,7 @@
 import { conversionFailed, conversionTimeout, notStarted, unreadable } from "#adapters/libreoffice/errors.ts";
 import { exportFilters, importFilters, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runGroup, type GroupResult, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
-import { targetMediaTypes } from "#domain/conversion.ts";
+import { targetMediaTypes } from "#domain/conversion/conversion.ts";
 
 /** SOFFICE_FLAGS start LibreOffice with no window, no start centre, no recovery and no lock files. */
 export const SOFFICE_FLAGS = ["--headless", "--invisible", "--nologo", "--nodefault", "--norestore", "--nolockcheck", "--nofirststartwizard"];

@@ -2,7 +2,7 @@
 // only looks for the soffice binary (a few stat calls), it starts nothing.
 import { config } from "#config";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
-import type { Readiness } from "#domain/readiness.ts";
+import type { Readiness } from "#domain/shared/readiness.ts";
 
 /** libreOfficeReadiness is up when the soffice binary (SIGNET_SOFFICE, PATH, /opt/...) is found and executable. */
 export async function libreOfficeReadiness(): Promise<Readiness> {

@@ -1,11 +1,11 @@
-import { SignetError, isSignetError, type ErrorDetail } from "#domain/errors.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
+import { SignetError, isSignetError, type ErrorDetail } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { fillCheckbox, fillTable, fillText } from "#domain/docx/fill.ts";
 import { ImageWriter, loadImage, type Dimensions, type LoadedImage } from "#domain/docx/image.ts";
 import { DocxPackage } from "#domain/docx/package.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 import { checkXmlBudget, type XmlBudget } from "#domain/docx/budget.ts";
 
 /** FieldType is what a field writes. */

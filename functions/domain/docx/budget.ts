@@ -1,4 +1,4 @@
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import type { DocxPackage } from "#domain/docx/package.ts";
 
 /** XmlBudget bounds the XML work one DOCX may cause (SPEC 7; issue 11: a 147 KB DOCX of tiny controls held the loop 20 s). */

@@ -1,5 +1,5 @@
 import type { Element } from "@xmldom/xmldom";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import type { Control } from "#domain/docx/template.ts";
 import { NS, attr, childElements, cloneInto, descendants, firstChild, removeChildren, type XmlWriter } from "#domain/docx/xml.ts";
 

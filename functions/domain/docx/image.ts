@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
-import { decodeBase64 } from "#domain/document.ts";
-import { SignetError, isSignetError } from "#domain/errors.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
+import { decodeBase64 } from "#domain/shared/document.ts";
+import { SignetError, isSignetError } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { readImageInfo, type ImageInfo } from "#domain/docx/image-info.ts";
 import type { DocxPackage } from "#domain/docx/package.ts";
 import { RelationshipType, Relationships, ensureContentTypeDefault } from "#domain/docx/relationships.ts";
 import { placeRun } from "#domain/docx/fill.ts";
 import type { Control, Template } from "#domain/docx/template.ts";
 import { NS, cloneInto, escapeAttribute, parseXml } from "#domain/docx/xml.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** EMU_PER_PX converts CSS pixels (1/96 in) to English Metric Units. */
 export const EMU_PER_PX = 9525;

@@ -1,6 +1,6 @@
 import PizZip from "pizzip";
-import { SignetError } from "#domain/errors.ts";
-import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, type ZipLimits } from "#domain/zip.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, type ZipLimits } from "#domain/shared/zip.ts";
 
 const textDecoder = new TextDecoder("utf-8", { fatal: false });
 

@@ -1,5 +1,5 @@
 import Docxtemplater, { type DXT } from "docxtemplater";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import PizZip from "pizzip";
 import type { DocxPackage } from "#domain/docx/package.ts";
 import type { PartScan } from "#domain/docx/scan.ts";

@@ -1,5 +1,5 @@
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import { escapeAttribute, NS, rejectDtd } from "#domain/docx/xml.ts";
 
 /** Span is a [start, end) range of one element in a part's XML text, in UTF-16 string indices. */

@@ -1,5 +1,5 @@
 import { DOMParser, type Document, type Element, type Node } from "@xmldom/xmldom";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 
 /** NS holds the namespace URIs Signet reads and writes in WordprocessingML. */
 export const NS = {

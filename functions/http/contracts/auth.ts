@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { CODE_PATTERN } from "#domain/verification-code.ts";
+import { CODE_PATTERN } from "#domain/keys/verification-code.ts";
 import { defineRoute } from "#http/contract.ts";
 
 const email = z.string().min(3).max(254).meta({ description: "The e-mail address to register.", example: "me@example.com" });

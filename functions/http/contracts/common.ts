@@ -1,6 +1,6 @@
 import * as z from "zod";
 import "zod-openapi";
-import { errorCodes } from "#domain/errors.ts";
+import { errorCodes } from "#domain/shared/errors.ts";
 import { awsLimitsText } from "#http/aws-limits.ts";
 
 /** documentInputSchema is the `document` member of sign, annotate and verify (SPEC 2.1). */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { KEY_ID_PATTERN, REVOKE_TOKEN_PATTERN } from "#domain/api-key.ts";
+import { KEY_ID_PATTERN, REVOKE_TOKEN_PATTERN } from "#domain/keys/api-key.ts";
 import { defineRoute } from "#http/contract.ts";
 
 const keyId = z.string().regex(KEY_ID_PATTERN, "must be a key id as GET /v1/keys lists it (key_ + 16 letters and digits)");

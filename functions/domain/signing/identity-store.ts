@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 import {
   IdentityFormatError,
   generateLocalIdentity,
@@ -8,7 +8,7 @@ import {
   parsePemIdentity,
   type SigningIdentity,
   type SigningIdentityStore,
-} from "#domain/signing-identity.ts";
+} from "#domain/signing/signing-identity.ts";
 
 /** identityFileNames are the files (or object keys) an operator may provide; the p12 wins. */
 export const identityFileNames = { p12: "identity.p12", pem: "identity.pem" } as const;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFPage } from "@libpdf/core";
-import { DocumentFonts, paragraphDirection, visualOrder, wrapText, type Direction, type FontFiles, type FontStyle, type TextRun } from "#domain/pdf-text.ts";
+import { DocumentFonts, paragraphDirection, visualOrder, wrapText, type Direction, type FontFiles, type FontStyle, type TextRun } from "#domain/signing/pdf-text.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
 export interface AuditEvent {

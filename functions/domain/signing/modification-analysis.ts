@@ -1,5 +1,5 @@
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNull, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from "@libpdf/core";
-import { readRevisions, type Revision } from "#domain/pdf-revisions.ts";
+import { readRevisions, type Revision } from "#domain/signing/pdf-revisions.ts";
 
 /**
  * ModificationLevel classes what the updates after a signature changed, least to most:

@@ -1,4 +1,4 @@
-import { mailboxOf, normalizeEmail } from "#domain/email-address.ts";
+import { mailboxOf, normalizeEmail } from "#domain/keys/email-address.ts";
 
 /**
  * RegisterPolicy says which addresses may receive codes: `open` for anyone, or a list of allowed

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { SignetError } from "#domain/errors.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
-import { oleKind } from "#domain/ole.ts";
-import { isZip, readZipDirectory, type ZipEntry, type ZipLimits } from "#domain/zip.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { oleKind } from "#domain/shared/ole.ts";
+import { isZip, readZipDirectory, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** DocumentType is what the bytes of a document are, decided by content, never by a claim. */
 export type DocumentType = "pdf" | "docx" | "ole" | "zip" | "unknown";

@@ -1,10 +1,10 @@
-import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/converter.ts";
-import type { DocumentLimits } from "#domain/document.ts";
-import { detectDocumentType, inspectDocument } from "#domain/document.ts";
-import { SignetError } from "#domain/errors.ts";
-import { oleKind } from "#domain/ole.ts";
-import { checkZipInflation, isZip, readZipDirectory, readZipEntry } from "#domain/zip.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/conversion/converter.ts";
+import type { DocumentLimits } from "#domain/shared/document.ts";
+import { detectDocumentType, inspectDocument } from "#domain/shared/document.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { oleKind } from "#domain/shared/ole.ts";
+import { checkZipInflation, isZip, readZipDirectory, readZipEntry } from "#domain/shared/zip.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** conversionTargets says which outputs each input format may be converted to. */
 export const conversionTargets: Record<SourceFormat, readonly TargetFormat[]> = {

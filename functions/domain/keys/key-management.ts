@@ -1,7 +1,7 @@
-import { KEY_ID_PATTERN, REVOKE_TOKEN_PATTERN, hashApiKey } from "#domain/api-key.ts";
-import { normalizeEmail } from "#domain/email-address.ts";
-import { SignetError } from "#domain/errors.ts";
-import type { ApiKeyRecord, KeyStore } from "#domain/key-store.ts";
+import { KEY_ID_PATTERN, REVOKE_TOKEN_PATTERN, hashApiKey } from "#domain/keys/api-key.ts";
+import { normalizeEmail } from "#domain/keys/email-address.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { ApiKeyRecord, KeyStore } from "#domain/keys/key-store.ts";
 
 /** KeyManagementDeps is what listing and revoking keys need. */
 export interface KeyManagementDeps {

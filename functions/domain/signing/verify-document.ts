@@ -1,7 +1,7 @@
-import { resolveDocument, type DocumentLimits } from "#domain/document.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
-import { openPdf } from "#domain/open-pdf.ts";
-import { verifySignatures, type TrustStore, type VerifyReport } from "#domain/signature-verifier.ts";
+import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import { verifySignatures, type TrustStore, type VerifyReport } from "#domain/signing/signature-verifier.ts";
 
 /** VerifyDependencies are the outside parts verification uses. */
 export interface VerifyDependencies {

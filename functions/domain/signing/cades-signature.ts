@@ -1,6 +1,6 @@
 import { X509Certificate, createHash, sign as signData } from "node:crypto";
-import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/der.ts";
-import type { SigningIdentity } from "#domain/signing-identity.ts";
+import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/shared/der.ts";
+import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 
 /** oids used in CMS / CAdES structures. */
 export const oids = {

@@ -2,7 +2,7 @@ import { KeyObject, X509Certificate, createHash, createPrivateKey, randomBytes, 
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { P12Signer } from "@libpdf/core";
-import { randomPositiveInteger } from "#domain/der.ts";
+import { randomPositiveInteger } from "#domain/shared/der.ts";
 
 /** SigningIdentity is the key and certificate chain Signet signs with. */
 export interface SigningIdentity {

@@ -1,6 +1,6 @@
-import { SignetError } from "#domain/errors.ts";
-import type { KeyRateStore } from "#domain/key-store.ts";
-import { KEY_RATE_WINDOW_SECONDS, describeWindow, fixedWindowOf } from "#domain/rate-limit.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { KeyRateStore } from "#domain/keys/key-store.ts";
+import { KEY_RATE_WINDOW_SECONDS, describeWindow, fixedWindowOf } from "#domain/keys/rate-limit.ts";
 
 /** KeyRateDeps is what the per-key request limit needs. */
 export interface KeyRateDeps {

@@ -1,5 +1,5 @@
 import { PDF } from "@libpdf/core";
-import { SignetError } from "#domain/errors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 
 /** OpenedPdf is a parsed PDF and its page count, read once. */
 export interface OpenedPdf {

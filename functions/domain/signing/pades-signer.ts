@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
-import { createCadesSignature, type Timestamper } from "#domain/cades-signature.ts";
-import { SignetError } from "#domain/errors.ts";
-import { openPdf } from "#domain/open-pdf.ts";
-import type { SigningIdentity } from "#domain/signing-identity.ts";
+import { createCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 
 /** PadesSignOptions describe one PAdES signature. */
 export interface PadesSignOptions {

@@ -1,6 +1,6 @@
 import { crc32, createInflateRaw, deflateRaw, inflateRaw, inflateRawSync, type ZlibOptions } from "node:zlib";
-import { SignetError } from "#domain/errors.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** ZipEntry is one central-directory record of a zip file. */
 export interface ZipEntry {

@@ -1,4 +1,4 @@
-import type { CodeRecord } from "#domain/verification-code.ts";
+import type { CodeRecord } from "#domain/keys/verification-code.ts";
 
 /** ApiKeyRecord is a stored key: its SHA-256 hash, never the key. */
 export interface ApiKeyRecord {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { SignetError } from "#domain/errors.ts";
-import { formatBytes } from "#domain/sizes.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /**
  * Uploads carry documents too large for a request body on AWS (API Gateway and Lambda cap an

@@ -1,14 +1,14 @@
-import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/audit-certificate.ts";
+import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/signing/audit-certificate.ts";
 import type { PDF } from "@libpdf/core";
-import type { Timestamper } from "#domain/cades-signature.ts";
-import { checkConversionInput } from "#domain/conversion.ts";
-import type { Converter } from "#domain/converter.ts";
-import { resolveDocument, type DocumentLimits } from "#domain/document.ts";
-import { SignetError } from "#domain/errors.ts";
-import type { Fetcher } from "#domain/fetcher.ts";
-import { AUDIT_RECORD_KEY, signPdf } from "#domain/pades-signer.ts";
-import type { FontFiles } from "#domain/pdf-text.ts";
-import { describeKey, type SigningIdentityStore } from "#domain/signing-identity.ts";
+import type { Timestamper } from "#domain/signing/cades-signature.ts";
+import { checkConversionInput } from "#domain/conversion/conversion.ts";
+import type { Converter } from "#domain/conversion/converter.ts";
+import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { AUDIT_RECORD_KEY, signPdf } from "#domain/signing/pades-signer.ts";
+import type { FontFiles } from "#domain/signing/pdf-text.ts";
+import { describeKey, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 
 /** SignInput is a validated sign request (SPEC 2). */
 export interface SignInput {

@@ -1,4 +1,4 @@
-import type { MailMessage } from "#domain/mailer.ts";
+import type { MailMessage } from "#domain/keys/mailer.ts";
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);

@@ -1,11 +1,11 @@
-import { checkApiKeyFormat, generateApiKey, hashApiKey, keyHint, newKeyId, newRevokeToken, parseBearer } from "#domain/api-key.ts";
-import { mailboxOf, normalizeEmail, type EmailAddress } from "#domain/email-address.ts";
-import { SignetError } from "#domain/errors.ts";
-import { codeMail, keyNoticeMail } from "#domain/key-mail.ts";
-import type { CodeClaim, KeyStore, RateSlotStore } from "#domain/key-store.ts";
-import type { Mailer } from "#domain/mailer.ts";
-import { describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/rate-limit.ts";
-import { registrationAllowed, type RegisterPolicy } from "#domain/register-policy.ts";
+import { checkApiKeyFormat, generateApiKey, hashApiKey, keyHint, newKeyId, newRevokeToken, parseBearer } from "#domain/keys/api-key.ts";
+import { mailboxOf, normalizeEmail, type EmailAddress } from "#domain/keys/email-address.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { codeMail, keyNoticeMail } from "#domain/keys/key-mail.ts";
+import type { CodeClaim, KeyStore, RateSlotStore } from "#domain/keys/key-store.ts";
+import type { Mailer } from "#domain/keys/mailer.ts";
+import { describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/keys/rate-limit.ts";
+import { registrationAllowed, type RegisterPolicy } from "#domain/keys/register-policy.ts";
 import {
   CODE_MAX_WRONG_TRIES,
   CODE_PATTERN,
@@ -14,7 +14,7 @@ import {
   checkCode,
   generateCode,
   newCodeRecord,
-} from "#domain/verification-code.ts";
+} from "#domain/keys/verification-code.ts";
 
 /**
  * RegisterLimits are the register rate limits: per address (SPEC 6), per address per day, per

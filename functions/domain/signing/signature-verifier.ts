@@ -2,12 +2,12 @@ import { X509Certificate, constants, createHash, verify as verifySignature } fro
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from "@libpdf/core";
-import type { OpenedPdf } from "#domain/open-pdf.ts";
-import { oids } from "#domain/cades-signature.ts";
-import { children, readElement } from "#domain/der.ts";
-import { SignetError } from "#domain/errors.ts";
-import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/modification-analysis.ts";
-import { readTimestampToken, verifyTimestampToken } from "#domain/rfc3161.ts";
+import type { OpenedPdf } from "#domain/signing/open-pdf.ts";
+import { oids } from "#domain/signing/cades-signature.ts";
+import { children, readElement } from "#domain/shared/der.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/signing/modification-analysis.ts";
+import { readTimestampToken, verifyTimestampToken } from "#domain/signing/rfc3161.ts";
 
 /** SignatureReport is what /v1/verify says about one signature (SPEC 4). */
 export interface SignatureReport {
