@@ -334,7 +334,7 @@ export class SignetStack extends Stack {
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
 
     // Large documents go to S3 first (issue 15; infra/uploads.ts).
-    addUploads(this, fns, corsOrigin);
+    const uploadsBucket = addUploads(this, fns, corsOrigin);
 
     this.api = this.createApi(props, corsOrigin);
 
@@ -343,7 +343,7 @@ export class SignetStack extends Stack {
     if (props.budgetUsd !== undefined) this.createBudget(props.budgetUsd, props.alarmEmail!);
 
     // cdk-nag AwsSolutions findings kept on purpose, each with its reason (test/infra/nag.test.ts).
-    acknowledgeNagFindings({ functions: this.functions, api: this.api, sesSandbox: props.sesSandbox ?? true });
+    acknowledgeNagFindings({ functions: this.functions, api: this.api, uploadsBucket, sesSandbox: props.sesSandbox ?? true });
 
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
     new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });

@@ -62,7 +62,9 @@ function parseAnswer(bytes: Buffer, ended: RawAnswer["ended"]): RawAnswer {
     const colon = line.indexOf(":");
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  const body = text.slice(head.length + 4);
+  const raw = bytes.subarray(Buffer.byteLength(head, "utf8") + 4);
+  // Streamed answers (sign, annotate, convert) come chunked, as from API Gateway.
+  const body = (headers["transfer-encoding"]?.toLowerCase() === "chunked" ? dechunk(raw) : raw).toString("utf8");
   let json: Record<string, any> | undefined;
   try {
     json = JSON.parse(body) as Record<string, any>;
@@ -70,6 +72,20 @@ function parseAnswer(bytes: Buffer, ended: RawAnswer["ended"]): RawAnswer {
     json = undefined;
   }
   return { status: Number(match[1]), headers, body, ...(json ? { json } : {}), ended };
+}
+
+/** dechunk joins the chunks of a chunked body (as far as it arrived). */
+function dechunk(raw: Buffer): Buffer {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = raw.indexOf("\r\n", at);
+    if (eol < 0) return Buffer.concat(out);
+    const size = Number.parseInt(raw.subarray(at, eol).toString("latin1"), 16);
+    if (!Number.isFinite(size) || size === 0) return Buffer.concat(out);
+    out.push(raw.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
 }
 
 /** request builds the bytes of one HTTP/1.1 request with Connection: close. */

@@ -110,6 +110,7 @@ describe("uploads bucket", () => {
       }
     }
     const granted = statementsOf("uploads").flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
-    expect(granted).toEqual(["s3:PutObject"]);
+    // PutObject through the presigned POST, and the per-key request count (every authorised route).
+    expect(granted).toEqual(["dynamodb:UpdateItem", "s3:PutObject"]);
   });
 });

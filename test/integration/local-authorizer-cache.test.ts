@@ -1,6 +1,8 @@
 // The local server reuses an allowing API-key decision per Authorization header, as API Gateway
-// caches the authorizer's answer (resultsCacheTtl 300 s in the stack): a key seen once keeps
-// working while the key store is down; a key never seen gets 503.
+// caches the authorizer's answer (resultsCacheTtl 60 s in the stack) when
+// SIGNET_AUTHORIZER_CACHE_SECONDS is set (the local default, 0, asks the store every time so a
+// revoked key is refused at once): a key seen once keeps working while the key store is down; a
+// key never seen gets 503.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 
@@ -9,7 +11,7 @@ let seen: string;
 let unseen: string;
 
 beforeAll(async () => {
-  api = await startLocalApi("authorizer-cache", { SIGNET_TABLE: "signet-authorizer-cache", SIGNET_CONVERSION_MODE: "oneshot" });
+  api = await startLocalApi("authorizer-cache", { SIGNET_TABLE: "signet-authorizer-cache", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_AUTHORIZER_CACHE_SECONDS: "60" });
   seen = await obtainKey(api, "cache-seen");
   unseen = await obtainKey(api, "cache-unseen");
 }, 60_000);

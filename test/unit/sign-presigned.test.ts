@@ -83,8 +83,9 @@ describe("signing an unsigned PDF", () => {
     const input = await makePdf(1, { size });
     const signed = await sign(input);
     const pages = (await PDF.load(signed)).getPages();
-    expect(pages).toHaveLength(2);
-    expect([pages[1]!.width, pages[1]!.height]).toEqual(size);
+    // The certificate may take more than one page (landscape is short); every one has the size.
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+    for (const page of pages.slice(1)) expect([page.width, page.height]).toEqual(size);
   });
 });
 
