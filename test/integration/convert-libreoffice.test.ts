@@ -211,7 +211,9 @@ describe("LibreOffice converter, one-shot path and faults", () => {
 
   it("kills the real LibreOffice stuck on a document at the time-out, and recovers", async () => {
     // LibreOffice 7.4 waits forever for the bytes this RTF announces.
-    const stuck = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 4_000, workDir: join(root, "stuck") });
+    // 10 s: the limit also covers bringing a fresh LibreOffice up after the kill, which a loaded
+    // 2-core test machine has taken more than 4 s to do.
+    const stuck = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 10_000, workDir: join(root, "stuck") });
     await stuck.warm();
     const error = await failure(stuck.convert({ bytes: Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), from: "rtf", to: "pdf" }));
     expect(error.code).toBe("CONVERSION_TIMEOUT");
