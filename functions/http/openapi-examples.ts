@@ -101,6 +101,7 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
     details: [{ field: "fields.2", issue: 'a table cannot go into the inline control "items"; put the control around a table' }],
   },
   INVALID_IMAGE: { message: "fields.1.value is not a PNG, JPEG or GIF image (data URI or https URL)." },
+  LEVEL_UNAVAILABLE: { message: 'Signature level B-T needs a timestamp authority, and none is configured: set SIGNET_TSA_URL, or ask for "level": "B-B".' },
   MISSING_SUBMIT_EVENT: { message: 'auditTrail has no event of type "submit"; add the event that records the signer\'s submission.' },
   INVALID_CODE: { message: "The code is wrong; 4 tries remain.", details: [{ field: "query.code", issue: "does not match; 4 tries remain" }] },
   CODE_EXPIRED: { message: "The code has expired or was used up; request a new one with /v1/auth/register." },

@@ -90,6 +90,7 @@ describe("sign and verify over HTTP", () => {
     ["unknown signer member", { signer: { name: "Ada", email: "ada@example.com", role: "x" } }, 400, "VALIDATION_ERROR"],
     ["signer.ip not an IP", { signer: { name: "Ada", email: "ada@example.com", ip: "999.1.1.1" } }, 400, "VALIDATION_ERROR"],
     ["timestamp not ISO-8601", { auditTrail: [{ type: "submit", timestamp: "yesterday" }] }, 400, "VALIDATION_ERROR"],
+    ["unknown level", { level: "B-X" }, 400, "VALIDATION_ERROR"],
     ["no submit event", { auditTrail: [{ type: "ready", timestamp: "2026-11-22T09:55:00Z" }] }, 422, "MISSING_SUBMIT_EVENT"],
     ["broken PDF", { document: { base64: Buffer.from("%PDF-1.7\ngarbage").toString("base64") } }, 422, "INVALID_DOCUMENT"],
   ])("%s -> %i %s", async (_name, change, status, code) => {
