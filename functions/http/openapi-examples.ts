@@ -259,6 +259,8 @@ export const operationExamples: Record<string, OperationExamples> = {
               modifiedAfter: false,
               modificationLevel: "none",
               changesPermitted: true,
+              level: "B-B",
+              documentTimestamp: false,
             },
           ],
           signer: { name: "Ada Lovelace", email: "ada@example.com", certificateSubject: "CN=Signet local signing,O=Signet" },

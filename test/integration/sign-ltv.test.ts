@@ -8,6 +8,10 @@ import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import { verifySignatures } from "#domain/signing/signature-verifier.ts";
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { startLoopbackPki, type LoopbackPki } from "#test/helpers/ltv-pki.ts";
 import { expectSignedPdf, makePdf, pyhankoValidate, scratchDir, testFonts } from "#test/helpers/sign-tools.ts";
 
@@ -62,6 +66,11 @@ function ltvValidate(pdf: Buffer, profile: "LT" | "LTA"): { ok: boolean; output:
 
 const dss = (pdf: Buffer) => pdf.toString("latin1");
 
+/** verified is Signet's own /v1/verify report, trusting the loopback root. */
+async function verified(pdf: Buffer) {
+  return verifySignatures(await openPdf(pdf), pdf, { anchors: [new X509Certificate(readFileSync(pki.rootPem))] });
+}
+
 /** expectValid: pdfsig finds `count` signatures, each valid; the input is a byte prefix (DSS updates follow the last one). */
 async function expectValid(signed: Buffer, count: number): Promise<void> {
   expect(signed.subarray(0, input.length).equals(input)).toBe(true);
@@ -87,6 +96,7 @@ describe("signature levels", () => {
     await expectSignedPdf(signed, { input });
     expect(pki.served.tsa).toBe(before);
     expect(pyhankoValidate(signed, [pki.rootPem]).allHold).toBe(true);
+    expect((await verified(signed)).signatures).toMatchObject([{ level: "B-B", documentTimestamp: false }]);
   });
 
   it("B-T (the default with a TSA) has a timestamp but no DSS, and is not LT-valid offline", async () => {
@@ -95,6 +105,9 @@ describe("signature levels", () => {
     expect(pki.served.tsa).toBe(before + 1);
     expect(dss(signed)).not.toContain("/DSS");
     expect(ltvValidate(signed, "LT").ok).toBe(false);
+    const [signature] = (await verified(signed)).signatures;
+    expect(signature).toMatchObject({ level: "B-T" });
+    expect(signature!.validationData).toBeUndefined();
   });
 
   it("B-LT adds a DSS with the chains, CRLs and VRI entries: pdfsig, pyHanko and offline LT validation hold", async () => {
@@ -110,6 +123,20 @@ describe("signature levels", () => {
     expect(report.allHold, report.output).toBe(true);
     const ltv = ltvValidate(signed, "LT");
     expect(ltv.ok, ltv.output).toBe(true);
+    const verification = await verified(signed);
+    expect(verification.valid, verification.reason).toBe(true);
+    expect(verification.signatures).toMatchObject([{ level: "B-LT", validationData: { offline: true }, modificationLevel: "lta", trusted: true }]);
+  });
+
+  it("verify says when the DSS does not suffice offline (the TSA's CRL left out)", async () => {
+    const signed = await signDocument(request("B-LT"), deps());
+    // Drop the CRLs from the DSS by renaming the key: the chains stay, the revocation data goes.
+    const text = signed.toString("latin1");
+    const at = text.lastIndexOf("/CRLs");
+    const stripped = Buffer.from(signed);
+    stripped.write("/CRLx", at, "latin1");
+    const [signature] = (await verified(stripped)).signatures;
+    expect(signature).toMatchObject({ level: "B-LT", validationData: { offline: false, problem: expect.stringContaining("no embedded OCSP response or CRL covers") } });
   });
 
   it("B-LT with an OCSP responder named in the certificate embeds OCSP responses", async () => {
@@ -119,6 +146,7 @@ describe("signature levels", () => {
     expect(dss(signed)).toMatch(/\/OCSPs/);
     const ltv = ltvValidate(signed, "LT");
     expect(ltv.ok, ltv.output).toBe(true);
+    expect((await verified(signed)).signatures).toMatchObject([{ level: "B-LT", validationData: { offline: true } }]);
   });
 
   it("B-LTA adds a document timestamp (ETSI.RFC3161) and its validation data: valid offline as PAdES-LTA", async () => {
@@ -132,6 +160,18 @@ describe("signature levels", () => {
     // pdfsig lists the document timestamp but does not verify one ("not yet been verified"): pyHanko did above.
     const found = await pdfsig(signed);
     expect(found.map((signature) => signature.valid)).toEqual([true, false]);
+    pki.failCrl = 503; // the network "off": Signet's verify never fetches; the data is embedded
+    try {
+      const report = await verified(signed);
+      expect(report.valid, report.reason).toBe(true);
+      expect(report.signatures).toMatchObject([
+        { level: "B-LTA", documentTimestamp: false, validationData: { offline: true } },
+        { level: null, documentTimestamp: true, integrity: "ok", subFilter: "ETSI.RFC3161", timestamp: { tokenValid: true }, validationData: { offline: true } },
+      ]);
+      expect(report.signers).toHaveLength(1);
+    } finally {
+      pki.failCrl = 0;
+    }
   });
 
   it("fails loudly with FETCH_FAILED naming the CRL's URL when it cannot be fetched", async () => {
