@@ -12,6 +12,7 @@ import { openPdf } from "#domain/signing/open-pdf.ts";
 import { verifySignatures } from "#domain/signing/signature-verifier.ts";
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { timestampDocument } from "#domain/signing/timestamp-document.ts";
 import { startLoopbackPki, type LoopbackPki } from "#test/helpers/ltv-pki.ts";
 import { expectSignedPdf, makePdf, pyhankoValidate, scratchDir, testFonts } from "#test/helpers/sign-tools.ts";
 
@@ -189,6 +190,36 @@ describe("signature levels", () => {
     await expect(signDocument(request("B-LT"), deps({ identities: { load: async () => bare } }))).rejects.toMatchObject({
       code: "LEVEL_UNAVAILABLE",
       message: expect.stringContaining("names no OCSP responder or CRL distribution point"),
+    });
+  });
+
+  it("POST /v1/timestamp's renewal adds a second document timestamp with fresh data; every signature stays valid", async () => {
+    const lta = await signDocument(request("B-LTA"), deps());
+    const renewal = { fetcher: noFetch, revocationFetcher: loopback, timestamper: createHttpTimestamper(pki.tsaUrl, 5_000), limits: deps().limits };
+    const renewed = await timestampDocument({ base64: lta.toString("base64") }, renewal);
+    expect(renewed.subarray(0, lta.length).equals(lta)).toBe(true);
+    const ltv = ltvValidate(renewed, "LTA");
+    expect(ltv.ok, ltv.output).toBe(true);
+    const report = await verified(renewed);
+    expect(report.valid, report.reason).toBe(true);
+    expect(report.signatures.map((signature) => [signature.documentTimestamp, signature.level, signature.integrity, signature.validationData?.offline])).toEqual([
+      [false, "B-LTA", "ok", true],
+      [true, null, "ok", true],
+      [true, null, "ok", true],
+    ]);
+    // A B-T document becomes B-LTA the same way.
+    const bt = await signDocument(request("B-T"), deps());
+    const extended = await timestampDocument({ base64: bt.toString("base64") }, renewal);
+    expect((await verified(extended)).signatures[0]).toMatchObject({ level: "B-LTA", validationData: { offline: true } });
+    expect(ltvValidate(extended, "LTA").ok).toBe(true);
+  });
+
+  it("the renewal refuses an unsigned PDF and a server without a TSA", async () => {
+    const renewal = { fetcher: noFetch, revocationFetcher: loopback, timestamper: createHttpTimestamper(pki.tsaUrl, 5_000), limits: deps().limits };
+    await expect(timestampDocument({ base64: input.toString("base64") }, renewal)).rejects.toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringContaining("no signature") });
+    await expect(timestampDocument({ base64: input.toString("base64") }, { ...renewal, timestamper: undefined })).rejects.toMatchObject({
+      code: "LEVEL_UNAVAILABLE",
+      message: expect.stringContaining("SIGNET_TSA_URL"),
     });
   });
 });
