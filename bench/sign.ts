@@ -1,4 +1,4 @@
-// npm run bench:sign — Signet's PAdES signing (with the audit certificate page) against a naive
+// npm run bench:sign — the extra time per PAdES level (B-B/B-T/B-LT/B-LTA; alone: npm run bench:sign -- --levels), and Signet's PAdES signing (with the audit certificate page) against a naive
 // pdf-lib + @signpdf pipeline, on a 100-page 10 MB PDF and a 1-page PDF, warm and in-process.
 // Memory is measured in a child process per case: peak RSS (getrusage high-water) minus the
 // RSS of the same process, warmed up and collected, before it reads the input (so the input
@@ -13,6 +13,10 @@ import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/aud
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
+import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
+import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { addLongTermValidation } from "#domain/signing/ltv.ts";
+import { startLoopbackPki } from "#test/helpers/ltv-pki.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-sign");
 const RUNS = 30;
@@ -156,8 +160,58 @@ function peakAboveIdle(which: string, file: string): number {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
+const LEVEL_RUNS = 15;
+
+/**
+ * levels prints the time each PAdES level adds over B-B (issue 20), against a loopback PKI: an
+ * openssl TSA, CRL and OCSP responder on 127.0.0.1 (each TSA or OCSP answer is one openssl
+ * process, some 10-30 ms here; a real TSA adds its network round trip instead).
+ */
+async function levels(inputs: Array<[string, Buffer]>): Promise<void> {
+  const pki = await startLoopbackPki();
+  try {
+    const fetcher = createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] });
+    const timestamper = createHttpTimestamper(pki.tsaUrl);
+    console.log(`PAdES levels: ${LEVEL_RUNS} warm runs each, ECDSA P-256 signer with a CRL distribution point, no certificate page; loopback openssl TSA and CRL.`);
+    for (const [label, input] of inputs) {
+      const base = { identity: pki.identity(), signingTime: new Date(), signerName: "Ada Lovelace", reason: "Signed" };
+      const pipelines: Array<[string, Pipeline]> = [
+        ["B-B", (bytes) => signPdf(bytes, base)],
+        ["B-T", (bytes) => signPdf(bytes, { ...base, timestamper })],
+        ["B-LT", async (bytes) => addLongTermValidation(await signPdf(bytes, { ...base, timestamper }), { fetcher })],
+        ["B-LTA", async (bytes) => addLongTermValidation(await signPdf(bytes, { ...base, timestamper }), { fetcher, timestamper })],
+      ];
+      const medians: number[] = [];
+      const rows: string[] = [];
+      for (const [level, pipeline] of pipelines) {
+        for (let index = 0; index < 3; index++) await pipeline(input);
+        const times: number[] = [];
+        for (let index = 0; index < LEVEL_RUNS; index++) {
+          const start = performance.now();
+          await pipeline(input);
+          times.push(performance.now() - start);
+        }
+        times.sort((a, b) => a - b);
+        const median = percentile(times, 50);
+        medians.push(median);
+        rows.push(`  ${level.padEnd(5)} median ${ms(median).padStart(9)}, p95 ${ms(percentile(times, 95)).padStart(9)}, extra over B-B ${ms(median - medians[0]!).padStart(9)}, over the level below ${ms(median - (medians.at(-2) ?? median)).padStart(9)}`);
+      }
+      console.log(`${label}\n${rows.join("\n")}`);
+    }
+    console.log(`  (requests served: ${pki.served.tsa} TSA, ${pki.served.crl} CRL)\n`);
+  } finally {
+    await pki.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === "--memory") return memoryChild(process.argv[3]!, process.argv[4]!);
+  if (process.argv[2] === "--levels") {
+    return levels([
+      ["1 page", await fixture("1-page.pdf", 1, 0)],
+      ["100 pages, 10 MB", await fixture("100-pages-10mb.pdf", 100, 100_000)],
+    ]);
+  }
   const big = await fixture("100-pages-10mb.pdf", 100, 100_000);
   const one = await fixture("1-page.pdf", 1, 0);
   const signet = await signetPipeline();
@@ -178,6 +232,10 @@ async function main(): Promise<void> {
     console.log(`  naive (pdf-lib re-save + @signpdf P12):  median ${ms(theirs.median)}, p95 ${ms(theirs.p95)}, peak RSS above idle ${mb(theirMemory)}${ratio(theirMemory)}`);
     console.log(`  ratio naive/Signet: time ${(theirs.median / ours.median).toFixed(1)}x, memory ${(theirMemory / Math.max(1, ourMemory)).toFixed(1)}x\n`);
   }
+  await levels([
+    ["1 page", one],
+    ["100 pages, 10 MB", big],
+  ]);
 }
 
 await main();

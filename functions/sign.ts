@@ -3,6 +3,7 @@ import { fontFiles } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { identityStore } from "#adapters/identity.ts";
 import { converter } from "#adapters/libreoffice/converter.ts";
+import { revocationFetcher } from "#adapters/revocation-fetcher.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
@@ -23,12 +24,13 @@ const dependencies: SignDependencies = {
     maxAuditEvents: limits.maxAuditEvents,
     maxMetadataBytes: limits.maxMetadataBytes,
   },
+  revocationFetcher,
   ...(signing.tsaUrl ? { timestamper: createHttpTimestamper(signing.tsaUrl), timestampAuthority: new URL(signing.tsaUrl).host } : {}),
 };
 
 const uploads = { store: uploadStore, settings: uploadSettings(config) };
 
-/** handler answers POST /v1/sign: the document signed PAdES B-B (B-T with a TSA), plain base64. */
+/** handler answers POST /v1/sign: the document signed PAdES at the requested level (B-B..B-LTA), plain base64. */
 export const handler = httpHandler(signRoute, async (req) => {
   const input = await uploadedDocument(req.body.document, req.principal, uploads);
   const signed = await signDocument({ ...req.body, document: input.document }, dependencies);

@@ -22,7 +22,7 @@ export function acknowledgeNagFindings(parts: { functions: Record<string, Lambda
       });
     }
   }
-  for (const name of ["uploads", "sign", "annotate", "annotate-fields", "convert", "verify"]) {
+  for (const name of ["uploads", "sign", "timestamp", "annotate", "annotate-fields", "convert", "verify"]) {
     const fn = parts.functions[name];
     if (!fn) continue;
     Validations.of(fn).acknowledge({

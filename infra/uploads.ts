@@ -11,7 +11,7 @@ export const uploadObjects = "uploads/*";
 /** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them. */
 export const uploadFunctions = {
   grant: ["uploads"],
-  consume: ["sign", "annotate", "annotate-fields", "verify", "convert"],
+  consume: ["sign", "timestamp", "annotate", "annotate-fields", "verify", "convert"],
 } as const;
 
 /**

@@ -17,6 +17,7 @@ import { handler as keysRevoke } from "#functions/keys-revoke.ts";
 import { handler as keysRevokeLink } from "#functions/keys-revoke-link.ts";
 import { handler as openapi } from "#functions/openapi.ts";
 import { handler as sign } from "#functions/sign.ts";
+import { handler as timestamp } from "#functions/timestamp.ts";
 import { handler as uploads } from "#functions/uploads.ts";
 import { handler as verify } from "#functions/verify.ts";
 import { handler as verifyKey } from "#functions/verify-key.ts";
@@ -46,6 +47,7 @@ const exported: Record<string, unknown> = {
   "keys-revoke": keysRevoke,
   "keys-revoke-link": keysRevokeLink,
   sign,
+  timestamp,
   annotate,
   "annotate-fields": annotateFields,
   convert,

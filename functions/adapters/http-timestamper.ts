@@ -3,7 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { buildTimestampRequest, parseTimestampResponse } from "#domain/signing/rfc3161.ts";
+import { buildTimestampRequest, parseTimestampResponse, type TimestampRequest } from "#domain/signing/rfc3161.ts";
 
 const MAX_RESPONSE_BYTES = 256 * 1024;
 
@@ -52,23 +52,25 @@ function post(url: URL, body: Buffer, timeoutMs: number): Promise<{ status: numb
  */
 export function createHttpTimestamper(tsaUrl: string, timeoutMs = 10_000): Timestamper {
   const url = new URL(tsaUrl);
+  const ask = async (imprint: Buffer, check: (bytes: Buffer, request: TimestampRequest) => Promise<Buffer>) => {
+    const request = buildTimestampRequest(imprint);
+    let answer: { status: number; bytes: Buffer };
+    try {
+      answer = await post(url, request.der, timeoutMs);
+    } catch (error) {
+      throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} did not answer; nothing was signed. Retry later.`, { cause: error });
+    }
+    if (answer.status !== 200) {
+      throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} answered HTTP ${answer.status}; nothing was signed. Retry later.`);
+    }
+    try {
+      return await check(answer.bytes, request);
+    } catch (error) {
+      throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} gave an unusable answer (${(error as Error).message}); nothing was signed.`, { cause: error });
+    }
+  };
   return {
-    async timestamp(data) {
-      const request = buildTimestampRequest(createHash("sha256").update(data).digest());
-      let answer: { status: number; bytes: Buffer };
-      try {
-        answer = await post(url, request.der, timeoutMs);
-      } catch (error) {
-        throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} did not answer; nothing was signed. Retry later.`, { cause: error });
-      }
-      if (answer.status !== 200) {
-        throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} answered HTTP ${answer.status}; nothing was signed. Retry later.`);
-      }
-      try {
-        return await parseTimestampResponse(answer.bytes, request, data);
-      } catch (error) {
-        throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} gave an unusable answer (${(error as Error).message}); nothing was signed.`, { cause: error });
-      }
-    },
+    timestamp: (data) => ask(createHash("sha256").update(data).digest(), (bytes, request) => parseTimestampResponse(bytes, request, data)),
+    timestampDigest: (digest) => ask(digest, (bytes, request) => parseTimestampResponse(bytes, request, { digest })),
   };
 }

@@ -21,6 +21,7 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
   INVALID_IMAGE: { status: 422, description: "An image value is not a PNG, JPEG or GIF data URI or URL." },
+  LEVEL_UNAVAILABLE: { status: 422, description: "The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data." },
   MISSING_SUBMIT_EVENT: { status: 422, description: "The audit trail has no event of type submit." },
   INVALID_CODE: { status: 422, description: "The e-mail code is wrong; details say how many tries remain." },
   CODE_EXPIRED: { status: 422, description: "The e-mail code has expired or is used up; request a new one." },

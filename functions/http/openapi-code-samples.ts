@@ -186,6 +186,45 @@ print(report["valid"], report["reason"])`,
     },
   ],
 
+  timestamp: [
+    {
+      lang: "Shell",
+      label: "curl",
+      source: `# B-LTA renewal: fresh validation data and a document timestamp over signed.pdf (needs SIGNET_TSA_URL on the server).
+jq -n --arg doc "$(base64 < signed.pdf | tr -d '\\n')" '{document: {base64: $doc}}' > timestamp.json
+curl --fail-with-body -sS -X POST ${B}/v1/timestamp -H "Authorization: Bearer $SIGNET_KEY" \\
+  -H "Content-Type: application/json" -d @timestamp.json -o stamped.json &&
+  jq -r .document.base64 stamped.json | base64 -d > timestamped.pdf`,
+    },
+    {
+      lang: "JavaScript",
+      label: "fetch",
+      source: `import { readFile, writeFile } from "node:fs/promises";
+
+// B-LTA renewal: fresh validation data and a document timestamp (needs SIGNET_TSA_URL on the server).
+const pdf = await readFile("signed.pdf");
+const response = await fetch("${B}/v1/timestamp", {
+  method: "POST",
+  headers: { ${jsAuth}, "Content-Type": "application/json" },
+  body: JSON.stringify({ document: { base64: pdf.toString("base64") } }),
+});
+${jsCheck}
+const { document } = await response.json();
+await writeFile("timestamped.pdf", Buffer.from(document.base64, "base64"));`,
+    },
+    {
+      lang: "Python",
+      label: "requests",
+      source: `import base64, os, requests
+
+# B-LTA renewal: fresh validation data and a document timestamp (needs SIGNET_TSA_URL on the server).
+pdf = base64.b64encode(open("signed.pdf", "rb").read()).decode()
+response = requests.post("${B}/v1/timestamp", headers=${pyAuth}, json={"document": {"base64": pdf}}, timeout=120)
+response.raise_for_status()
+open("timestamped.pdf", "wb").write(base64.b64decode(response.json()["document"]["base64"]))`,
+    },
+  ],
+
   "verify-key": getJson("/v1/verify/key"),
 
   "annotate-fields": [

@@ -4,6 +4,7 @@ import { convertRoute } from "#http/contracts/convert.ts";
 import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
 import { signRoute } from "#http/contracts/sign.ts";
+import { timestampRoute } from "#http/contracts/timestamp.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
 import { verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
 import type { RouteContract } from "#http/contract.ts";
@@ -23,6 +24,7 @@ export const routes: readonly RouteContract[] = [
   revokeKeyRoute,
   revokeLinkRoute,
   signRoute,
+  timestampRoute,
   annotateRoute,
   annotateFieldsRoute,
   convertRoute,

@@ -20,8 +20,8 @@ const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!
 const env = (name: string) => (fnProps(name).Environment as { Variables: Record<string, unknown> }).Variables;
 
 describe("optional contexts", () => {
-  it("gives the timestamp authority to sign only", () => {
-    for (const name of allNames) expect(env(name).SIGNET_TSA_URL, name).toBe(name === "sign" ? "https://freetsa.org/tsr" : undefined);
+  it("gives the timestamp authority to sign and timestamp only", () => {
+    for (const name of allNames) expect(env(name).SIGNET_TSA_URL, name).toBe(["sign", "timestamp"].includes(name) ? "https://freetsa.org/tsr" : undefined);
   });
 
   it("in the SES sandbox, lets the mail functions send to verified identities but only from the sender address", () => {

@@ -318,6 +318,8 @@ describe("least privilege", () => {
     verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
     annotate: [...consume, "dynamodb:UpdateItem"].sort(),
+    // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
+    timestamp: [...consume, "dynamodb:UpdateItem"].sort(),
     "annotate-fields": [...consume, "dynamodb:UpdateItem"].sort(),
     convert: [...consume, "dynamodb:UpdateItem"].sort(),
     uploads: ["dynamodb:UpdateItem", "s3:PutObject"],

@@ -18,7 +18,7 @@ const folders: string[] = [];
 
 // The order a reader would run them in: sign writes signed.pdf, which verify reads.
 // The key samples come last: keys-revoke revokes the key the auth-verify sample minted.
-const order = ["info", "health", "openapi", "docs", "auth-register", "auth-verify", "sign", "verify", "verify-key", "annotate-fields", "annotate", "convert", "uploads", "keys-list", "keys-revoke-link", "keys-revoke"];
+const order = ["info", "health", "openapi", "docs", "auth-register", "auth-verify", "sign", "verify", "timestamp", "verify-key", "annotate-fields", "annotate", "convert", "uploads", "keys-list", "keys-revoke-link", "keys-revoke"];
 
 const pythonHasRequests = (() => {
   try {
@@ -105,6 +105,13 @@ describe("x-codeSamples in /openapi.json", () => {
       let source = sample!.source.replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
       if (name === "auth-verify") source = source.replaceAll("123456", await latestCode(api.standIns.sesEndpoint, email));
       const result = await runners[label](source, cwd);
+      if (name === "timestamp") {
+        // This server has no SIGNET_TSA_URL: the sample runs and gets the 422 that names the setting
+        // (test/integration/sign-ltv.test.ts renews timestamps against a loopback TSA).
+        expect(result.status, `${name} (${label}) should fail without a TSA`).not.toBe(0);
+        expect(`${result.stdout}${result.stderr}`).toMatch(/\b422\b/);
+        continue;
+      }
       expect(result.status, `${name} (${label}) failed:\n${source}\n${result.stderr}\n${result.stdout}`).toBe(0);
       if (name === "auth-verify") minted = /sgn_[A-Za-z0-9]{38}/.exec(result.stdout)?.[0] ?? "";
       if (name === "auth-verify") expect(minted).not.toBe("");

@@ -56,7 +56,7 @@ describe("sign and verify over HTTP", () => {
     const verified = await post("/v1/verify", { document: { base64: json.document.base64 } }, false);
     expect(verified.status).toBe(200);
     expect(verified.json).toMatchObject({ valid: true, document: { pages: 4 } });
-    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok", trusted: true, modifiedAfter: false, modificationLevel: "none", changesPermitted: true });
+    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok", trusted: true, modifiedAfter: false, modificationLevel: "none", changesPermitted: true, level: "B-T", documentTimestamp: false });
     expect(verified.json.signatures[0].timestamp).toMatchObject({ imprintValid: true, authority: "CN=Signet Test TSA" });
     expect(verified.json.signer).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com" });
   }, 30_000);
@@ -86,10 +86,30 @@ describe("sign and verify over HTTP", () => {
     expect(await pdfPageCount(signed)).toBe(2);
   }, 90_000);
 
+  it("level B-B skips the configured TSA; B-LT with this TSA (its token stops before a root) is 422 LEVEL_UNAVAILABLE; timestamp needs a signed PDF", async () => {
+    const before = tsa.requests;
+    const plain = await post("/v1/sign", { ...signBody({ base64: input.toString("base64") }), level: "B-B" });
+    expect(plain.status).toBe(200);
+    expect(tsa.requests).toBe(before);
+    const verified = await post("/v1/verify", { document: { base64: plain.json.document.base64 } }, false);
+    expect(verified.json.signatures[0]).toMatchObject({ level: "B-B" });
+    expect(verified.json.signatures[0].timestamp).toBeUndefined();
+
+    const lt = await post("/v1/sign", { ...signBody({ base64: input.toString("base64") }), level: "B-LT" });
+    expect(lt.status).toBe(422);
+    expect(lt.json).toMatchObject({ code: "LEVEL_UNAVAILABLE", message: expect.stringMatching(/^B-LT needs complete certificate chains, but the chain of "CN=Signet Test TSA"/) });
+
+    const unsigned = await post("/v1/timestamp", { document: { base64: input.toString("base64") } });
+    expect(unsigned.status).toBe(422);
+    expect(unsigned.json.code).toBe("INVALID_DOCUMENT");
+    expect((await post("/v1/timestamp", { document: { base64: input.toString("base64") } }, false)).status).toBe(401);
+  }, 60_000);
+
   it.each([
     ["unknown signer member", { signer: { name: "Ada", email: "ada@example.com", role: "x" } }, 400, "VALIDATION_ERROR"],
     ["signer.ip not an IP", { signer: { name: "Ada", email: "ada@example.com", ip: "999.1.1.1" } }, 400, "VALIDATION_ERROR"],
     ["timestamp not ISO-8601", { auditTrail: [{ type: "submit", timestamp: "yesterday" }] }, 400, "VALIDATION_ERROR"],
+    ["unknown level", { level: "B-X" }, 400, "VALIDATION_ERROR"],
     ["no submit event", { auditTrail: [{ type: "ready", timestamp: "2026-11-22T09:55:00Z" }] }, 422, "MISSING_SUBMIT_EVENT"],
     ["broken PDF", { document: { base64: Buffer.from("%PDF-1.7\ngarbage").toString("base64") } }, 422, "INVALID_DOCUMENT"],
   ])("%s -> %i %s", async (_name, change, status, code) => {

@@ -28,6 +28,11 @@ export interface Timestamper {
    * `data` (for PAdES B-T: the CMS signature value), checked against `data`.
    */
   timestamp(data: Buffer): Promise<Buffer>;
+  /**
+   * Returns the DER TimeStampToken over an already computed SHA-256 digest (a PAdES document
+   * timestamp: the digest of the signed byte ranges), its imprint and signature checked.
+   */
+  timestampDigest(digest: Buffer): Promise<Buffer>;
 }
 
 /** CertificateIds are the DER pieces of a certificate a CMS signer info refers to. */

@@ -80,7 +80,7 @@ export function readTimestampToken(token: Uint8Array): TimestampInfo {
  * usage id-kp-timeStamping, RFC 3161 2.3). Returns what the token asserts, the authority being
  * the signer certificate's subject; throws an Error with a readable reason otherwise.
  */
-export async function verifyTimestampToken(token: Uint8Array, data: Uint8Array): Promise<TimestampInfo> {
+export async function verifyTimestampToken(token: Uint8Array, data: Uint8Array | { digest: Buffer }): Promise<TimestampInfo> {
   let signedData: pkijs.SignedData;
   let info: TimestampInfo;
   try {
@@ -90,9 +90,16 @@ export async function verifyTimestampToken(token: Uint8Array, data: Uint8Array):
     throw new Error("the timestamp token is not a readable RFC 3161 token");
   }
   let result: pkijs.SignedDataVerifyResult;
+  const digestOnly = "digest" in data;
+  if (digestOnly) {
+    // Only the digest is known (a document timestamp): compare the imprint here, and let pkijs
+    // check the signature over the TSTInfo as plain encapsulated content.
+    if (info.imprintAlgorithm !== oids.sha256 || !info.imprint.equals(data.digest)) throw new Error("the timestamp token covers a different digest");
+    signedData.encapContentInfo.eContentType = oids.data;
+  }
   try {
     // With a TSTInfo, pkijs also checks the imprint against the hash of `data`.
-    result = await signedData.verify({ signer: 0, data: toArrayBuffer(data), checkChain: false, extendedMode: true });
+    result = await signedData.verify({ signer: 0, ...(digestOnly ? {} : { data: toArrayBuffer(data) }), checkChain: false, extendedMode: true });
   } catch (error) {
     const message = (error as pkijs.SignedDataVerifyResult | undefined)?.message ?? (error as Error)?.message;
     throw new Error(`the timestamp token's signature does not verify${message ? ` (${message})` : ""}`);
@@ -117,7 +124,7 @@ function shortName(type: string): string {
  * the ones asked for, its signature verifies with its timestamping certificate. Returns the
  * token's DER; throws an Error with a readable reason otherwise.
  */
-export async function parseTimestampResponse(bytes: Uint8Array, request: TimestampRequest, data: Uint8Array): Promise<Buffer> {
+export async function parseTimestampResponse(bytes: Uint8Array, request: TimestampRequest, data: Uint8Array | { digest: Buffer }): Promise<Buffer> {
   let response: pkijs.TimeStampResp;
   try {
     response = pkijs.TimeStampResp.fromBER(toArrayBuffer(bytes));
@@ -129,7 +136,7 @@ export async function parseTimestampResponse(bytes: Uint8Array, request: Timesta
   if (!response.timeStampToken) throw new Error("the answer carries no timestamp token");
   const token = Buffer.from(response.timeStampToken.toSchema().toBER(false));
   const info = readTimestampToken(token);
-  const imprint = createHash("sha256").update(data).digest();
+  const imprint = "digest" in data ? data.digest : createHash("sha256").update(data).digest();
   if (info.imprintAlgorithm !== oids.sha256 || !info.imprint.equals(imprint)) throw new Error("the timestamp token covers a different digest");
   if (!info.nonce || !stripZeros(info.nonce).equals(stripZeros(request.nonce))) throw new Error("the timestamp token's nonce does not match the request");
   await verifyTimestampToken(token, data);

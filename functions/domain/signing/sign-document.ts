@@ -9,6 +9,7 @@ import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { AUDIT_RECORD_KEY, signPdf } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { describeKey, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
+import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
 
 /** SignInput is a validated sign request (SPEC 2). */
 export interface SignInput {
@@ -18,6 +19,8 @@ export interface SignInput {
   eventId?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
   certificate?: { enabled: boolean } | undefined;
+  /** The PAdES level; default B-T with a timestamper, else B-B. */
+  level?: SignatureLevel | undefined;
 }
 
 /** SignDependencies are the outside parts signing uses. */
@@ -31,6 +34,8 @@ export interface SignDependencies {
   timestamper?: Timestamper | undefined;
   /** Shown on the certificate page for B-T signatures (the TSA's host). */
   timestampAuthority?: string | undefined;
+  /** Fetches OCSP responses and CRLs for B-LT and B-LTA (the safe fetcher's limits). */
+  revocationFetcher?: Fetcher | undefined;
   now?: () => Date;
 }
 
@@ -69,8 +74,11 @@ export function checkSignInput(input: SignInput, limits: SignDependencies["limit
  * the signature dictionary, and signs PAdES B-B (B-T with a timestamper) as an incremental update.
  * Returns the signed PDF.
  */
-export async function signDocument(input: SignInput, deps: SignDependencies): Promise<Buffer> {
-  checkSignInput(input, deps.limits);
+export async function signDocument(input: SignInput, dependencies: SignDependencies): Promise<Buffer> {
+  checkSignInput(input, dependencies.limits);
+  const level = resolveLevel(input.level, dependencies.timestamper !== undefined);
+  // B-B: no timestamp even when a TSA is configured.
+  const deps = level === "B-B" ? { ...dependencies, timestamper: undefined } : dependencies;
   const document = await resolveDocument(input.document, ["pdf", "docx"], { fetcher: deps.fetcher, limits: deps.limits });
   if (document.type === "docx") {
     // The convert path's full check: encrypted entries, and what the entries really inflate to
@@ -100,12 +108,12 @@ export async function signDocument(input: SignInput, deps: SignDependencies): Pr
   });
   const stamp = [
     `Signed electronically by ${signer.name} <${signer.email}>`,
-    `${formatUtc(signingTime)} - Signet, PAdES ${deps.timestamper ? "B-T" : "B-B"}${input.eventId ? ` - event ${input.eventId}` : ""}`,
+    `${formatUtc(signingTime)} - Signet, PAdES ${level}${input.eventId ? ` - event ${input.eventId}` : ""}`,
     `Audit trail: ${events.length} event${events.length === 1 ? "" : "s"}, recorded in this signature (/${AUDIT_RECORD_KEY})`,
     `Document SHA-256 as received: ${document.sha256.slice(0, 32)}...`,
   ];
 
-  return signPdf(pdfBytes, {
+  const signed = await signPdf(pdfBytes, {
     identity,
     maxPages: deps.limits.maxPdfPages,
     signingTime,
@@ -137,5 +145,11 @@ export async function signDocument(input: SignInput, deps: SignDependencies): Pr
             ),
         }
       : {}),
+  });
+  if (level === "B-B" || level === "B-T") return signed;
+  return addLongTermValidation(signed, {
+    fetcher: deps.revocationFetcher ?? deps.fetcher,
+    timestamper: level === "B-LTA" ? deps.timestamper : undefined,
+    maxPages: deps.limits.maxPdfPages,
   });
 }

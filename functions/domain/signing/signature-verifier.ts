@@ -8,6 +8,8 @@ import { children, readElement } from "#domain/shared/der.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/signing/modification-analysis.ts";
 import { readTimestampToken, verifyTimestampToken } from "#domain/signing/rfc3161.ts";
+import type { SignatureLevel } from "#domain/signing/signature-level.ts";
+import { offlineProblem, readDss } from "#domain/signing/validation-data.ts";
 
 /** SignatureReport is what /v1/verify says about one signature (SPEC 4). */
 export interface SignatureReport {
@@ -33,6 +35,16 @@ export interface SignatureReport {
   modificationProblem?: string;
   /** The changes after this signature stay within what it (or the document's certification) permits. */
   changesPermitted: boolean;
+  /** The PAdES baseline level reached (ETSI.CAdES.detached signatures); null for other kinds and document timestamps. */
+  level: SignatureLevel | null;
+  /** A document timestamp (SubFilter ETSI.RFC3161, B-LTA) rather than a signature. */
+  documentTimestamp: boolean;
+  /** For B-LT/B-LTA and document timestamps in a document with a DSS: whether the embedded validation data suffices offline. */
+  validationData?: { offline: boolean; problem?: string };
+  /** Where the signed bytes end (internal). */
+  signedEnd?: number;
+  /** The certificate chains to check against the DSS: the signer's, its timestamp's (internal). */
+  chains?: Array<{ leaf: X509Certificate; embedded: X509Certificate[] }>;
 }
 
 /** TimestampReport is what /v1/verify says about a signature's RFC 3161 timestamp. */
@@ -59,7 +71,7 @@ export interface SignerSummary {
 export interface VerifyReport {
   valid: boolean;
   reason: string;
-  signatures: Array<Omit<SignatureReport, "problem" | "signerEmail" | "modificationProblem">>;
+  signatures: Array<Omit<SignatureReport, "problem" | "signerEmail" | "modificationProblem" | "signedEnd" | "chains">>;
   signer: SignerSummary | null;
   signers: SignerSummary[];
   document: { pages: number; sha256: string };
@@ -248,6 +260,61 @@ async function checkTimestamp(token: Uint8Array, signatureValue: Buffer): Promis
   }
 }
 
+/** tokenChain is the signer certificate and the certificates a timestamp token carries, when it parses. */
+function tokenChain(token: Uint8Array): { leaf: X509Certificate; embedded: X509Certificate[] } | undefined {
+  try {
+    const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(toArrayBuffer(token)).content });
+    const leaf = findSignerCertificate(signedData, signedData.signerInfos[0]!);
+    const embedded = (signedData.certificates ?? [])
+      .filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate)
+      .map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
+    return { leaf, embedded };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * checkDocumentTimestamp checks a document timestamp (ETSI.RFC3161): the token's imprint is the
+ * digest of the signed byte ranges and the TSA's signature over it verifies. A failure is a broken
+ * signature: the timestamp is what vouches for the bytes.
+ */
+async function checkDocumentTimestamp(der: Buffer, digests: RangeDigests, firstLength: number, secondStart: number, signedEnd: number): Promise<TimestampReport> {
+  const claimed = readTimestampToken(der);
+  const hash = hashNames[claimed.imprintAlgorithm];
+  if (!hash) throw new BrokenSignature(`the document timestamp's digest algorithm ${claimed.imprintAlgorithm} is not supported`);
+  const digest = digests.digest(hash, firstLength, secondStart, signedEnd);
+  if (!claimed.imprint.equals(digest)) throw new BrokenSignature("the document timestamp covers different bytes: the signed bytes were changed");
+  try {
+    const verified = await verifyTimestampToken(der, { digest });
+    return { time: verified.genTime.toISOString(), authority: verified.authority ?? null, imprintValid: true, tokenValid: true };
+  } catch (error) {
+    throw new BrokenSignature(`the document timestamp does not verify (${(error as Error).message})`);
+  }
+}
+
+/**
+ * assignLevels sets each intact signature's PAdES level: B-B, B-T with a verified timestamp, B-LT
+ * when the document has a DSS, B-LTA when a valid document timestamp follows it; with a DSS, it
+ * also says whether the embedded data validates the signer's and the TSA's chains offline.
+ */
+async function assignLevels(pdf: PDF, reports: SignatureReport[]): Promise<void> {
+  const dss = readDss(pdf);
+  const hasDss = dss.certificates.length + dss.crls.length + dss.ocsps.length > 0;
+  const stamps = reports.filter((report) => report.documentTimestamp && report.integrity === "ok");
+  for (const report of reports) {
+    if (report.integrity !== "ok") continue;
+    const pades = report.subFilter === "ETSI.CAdES.detached";
+    if (pades) report.level = report.timestamp?.tokenValid ? "B-T" : "B-B";
+    if (!hasDss || (pades && report.level === "B-B")) continue;
+    let problem: string | undefined;
+    for (const chain of report.chains ?? []) problem ??= await offlineProblem(chain.leaf, chain.embedded, dss);
+    report.validationData = problem ? { offline: false, problem } : { offline: true };
+    if (!pades) continue;
+    report.level = stamps.some((stamp) => (stamp.signedEnd ?? 0) > (report.signedEnd ?? 0)) ? "B-LTA" : "B-LT";
+  }
+}
+
 /** describeSigner fills in the signer certificate from a /Contents value when its CMS parses (for a report on a broken signature). */
 function describeSigner(report: SignatureReport, contents: unknown, contact: string | null): void {
   if (!(contents instanceof PdfString)) return;
@@ -284,6 +351,8 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
     modifiedAfter: false,
     modificationLevel: "none",
     changesPermitted: true,
+    level: null,
+    documentTimestamp: subFilter === "ETSI.RFC3161",
   };
   try {
     const range = dict.get("ByteRange");
@@ -297,6 +366,7 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
       throw new BrokenSignature("the /ByteRange gap is not exactly the /Contents value");
     }
     report.coversWholeDocument = signedEnd === bytes.length;
+    report.signedEnd = signedEnd;
     report.modifiedAfter = signedEnd < bytes.length;
     if (report.modifiedAfter) {
       const analysis =
@@ -325,6 +395,12 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
       .filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate)
       .map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
     report.trusted = isTrusted(certificate, intermediates, trust);
+    report.chains = [{ leaf: certificate, embedded: intermediates }];
+    if (report.documentTimestamp) {
+      report.timestamp = await checkDocumentTimestamp(der, digests, firstLength, secondStart, signedEnd);
+      report.integrity = "ok";
+      return report;
+    }
 
     const hash = hashNames[signerInfo.digestAlgorithm.algorithmId];
     if (!hash) throw new BrokenSignature(`the digest algorithm ${signerInfo.digestAlgorithm.algorithmId} is not supported`);
@@ -347,7 +423,12 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
       throw new BrokenSignature("the CMS signature value does not verify with the signer's certificate");
     }
     const token = attributeValue(signerInfo, oids.signatureTimeStampToken, true) as asn1js.Sequence | undefined;
-    if (token) report.timestamp = await checkTimestamp(new Uint8Array(token.toBER(false)), signature);
+    if (token) {
+      const tokenDer = new Uint8Array(token.toBER(false));
+      report.timestamp = await checkTimestamp(tokenDer, signature);
+      const chain = tokenChain(tokenDer);
+      if (chain) report.chains.push(chain);
+    }
     report.integrity = "ok";
   } catch (error) {
     report.problem = error instanceof BrokenSignature ? error.message : "the signature value is not a readable CMS structure";
@@ -393,6 +474,7 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
     report.changesPermitted = permitted(report.modificationLevel, entry.docMdp ?? certification);
     reports.push(report);
   }
+  await assignLevels(document.pdf, reports);
   const broken = reports.filter((report) => report.integrity === "broken");
   const changed = reports.filter((report) => report.integrity === "ok" && !report.changesPermitted);
   let reason: string;
@@ -414,11 +496,12 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
   for (const report of reports) {
     if (report.timestamp && !report.timestamp.tokenValid) reason += ` The timestamp of signature "${report.field}" does not verify: ${report.timestamp.problem}; its time is not reported.`;
   }
-  const signers = reports.map(summarize);
+  // A document timestamp vouches for the file's time, not for a signer.
+  const signers = reports.filter((report) => !report.documentTimestamp).map(summarize);
   return {
     valid: reports.length > 0 && broken.length === 0 && changed.length === 0,
     reason,
-    signatures: reports.map(({ problem: _problem, signerEmail: _email, modificationProblem: _why, ...rest }) => rest),
+    signatures: reports.map(({ problem: _problem, signerEmail: _email, modificationProblem: _why, signedEnd: _end, chains: _chains, ...rest }) => rest),
     signer: signers.at(-1) ?? null,
     signers,
     document: { pages: document.pages, sha256: createHash("sha256").update(bytes).digest("hex") },

@@ -1,6 +1,16 @@
 import * as z from "zod";
 import { defineRoute } from "#http/contract.ts";
 import { documentInputSchema } from "#http/contracts/common.ts";
+import { signatureLevels } from "#domain/signing/signature-level.ts";
+
+/** levelDescription explains each PAdES level in one line (OpenAPI). */
+export const levelDescription = [
+  "PAdES baseline level (ETSI EN 319 142-1); default B-T when a timestamp authority is configured (SIGNET_TSA_URL), else B-B; B-T and above without one is 422 LEVEL_UNAVAILABLE.",
+  "B-B: the signature alone (signing time as claimed).",
+  "B-T: plus an RFC 3161 timestamp proving when it was signed.",
+  "B-LT: plus a DSS with the signer's and TSA's certificate chains and their OCSP responses or CRLs, so it validates after the certificates expire or their issuers go offline.",
+  "B-LTA: plus a document timestamp over the whole file (with its own validation data), renewable with POST /v1/timestamp before its algorithms weaken.",
+].join("\n");
 
 /** auditEventSchema is one item of `auditTrail` (SPEC 2). */
 export const auditEventSchema = z
@@ -33,6 +43,7 @@ export const signRequestSchema = z
       .strictObject({ enabled: z.boolean().default(true) })
       .optional()
       .meta({ description: "The audit trail certificate page; enabled by default." }),
+    level: z.enum(signatureLevels).optional().meta({ description: levelDescription }),
   })
   .meta({ id: "SignRequest" });
 
@@ -56,7 +67,7 @@ export const signRoute = defineRoute({
   tag: "Sign",
   summary: "Sign a PDF or DOCX",
   description:
-    "Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.",
+    "Adds a PAdES baseline signature (`level`: B-B, B-T, B-LT or B-LTA; default B-T when a timestamp authority is configured, else B-B) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.",
   body: {
     kind: "json",
     schema: signRequestSchema,
@@ -77,5 +88,5 @@ export const signRoute = defineRoute({
     contentType: "application/json",
     schema: z.object({ document: documentOutputSchema }).meta({ id: "SignResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "MISSING_SUBMIT_EVENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "TSA_FAILED", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "MISSING_SUBMIT_EVENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "TSA_FAILED", "LEVEL_UNAVAILABLE", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR"],
 });

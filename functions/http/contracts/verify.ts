@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { signatureLevels } from "#domain/signing/signature-level.ts";
 import { defineRoute } from "#http/contract.ts";
 import { documentInputSchema } from "#http/contracts/common.ts";
 
@@ -52,6 +53,18 @@ export const verifyReportSchema = z
           description:
             "The changes after this signature are within what is permitted: at most form_filling, annotations only under a certification with P=3, only lta under P=1. `valid` requires this for every signature.",
         }),
+        level: z.enum(signatureLevels).nullable().meta({
+          description:
+            "The PAdES baseline level of an intact ETSI.CAdES.detached signature: B-B; B-T with a verified signature timestamp; B-LT when the document holds a DSS; B-LTA when a valid document timestamp follows. Null for other signature kinds, document timestamps and broken signatures.",
+        }),
+        documentTimestamp: z.boolean().meta({ description: "A document timestamp (SubFilter ETSI.RFC3161, added for B-LTA) rather than a signature; not listed among signers." }),
+        validationData: z
+          .object({
+            offline: z.boolean().meta({ description: "Every certificate of the signer's and the TSA's chains up to a root is embedded, each with a good OCSP response or a CRL not listing it, signed by its issuer." }),
+            problem: z.string().optional().meta({ description: "What is missing for offline validation." }),
+          })
+          .optional()
+          .meta({ description: "For B-LT, B-LTA and document timestamps in a document with a DSS: whether the embedded validation data suffices to validate offline." }),
       }),
     ),
     signer: signerSummary.nullable(),
