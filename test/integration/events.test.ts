@@ -61,6 +61,8 @@ const expected: Record<string, Expected> = {
   "keys-revoke-link": { status: 404, codes: ["NOT_FOUND"] },
   // Issue 15: a presigned POST into the S3 stand-in (no object is written until a client posts).
   uploads: { status: 200 },
+  // No timestamp authority is configured for the events: the renewal says which setting it needs.
+  timestamp: { status: 422, codes: ["LEVEL_UNAVAILABLE"] },
   "fallback-not-found": { status: 404, codes: ["NOT_FOUND"], fn: "fallback" },
   "fallback-method-not-allowed": { status: 405, codes: ["METHOD_NOT_ALLOWED"], fn: "fallback" },
   // A browser's CORS preflight for POST /v1/sign: no route claims OPTIONS, so the gateway's ANY
