@@ -206,6 +206,27 @@ function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
   return found;
 }
 
+/** EarlierSignature is a signature a document already holds, as its own dictionary states it. */
+export interface EarlierSignature {
+  signer: string;
+  signedAt?: Date | undefined;
+}
+
+/**
+ * listSignatures names the signatures a PDF already holds, in form order: the signer from /Name,
+ * else the CMS signer certificate's common name, and the time the signature's /M claims. Nothing
+ * is verified here (that is verifySignatures' work).
+ */
+export function listSignatures(pdf: PDF): EarlierSignature[] {
+  return signatureDictionaries(pdf).map(({ dict }) => {
+    const report = { signerName: text(dict, "Name"), signerEmail: null, certificateSubject: "", fingerprint: "" } as SignatureReport;
+    if (!report.signerName) describeSigner(report, dict.get("Contents"), null);
+    const claimed = text(dict, "M");
+    const iso = claimed ? pdfDateToIso(claimed) : null;
+    return { signer: report.signerName ?? "", ...(iso ? { signedAt: new Date(iso) } : {}) };
+  });
+}
+
 /** docMdpOf reads the DocMDP permission P of a certification signature dictionary (P defaults to 2). */
 function docMdpOf(pdf: PDF, dict: PdfDict): number | undefined {
   const resolve = (ref: PdfRef) => pdf.getObject(ref);
