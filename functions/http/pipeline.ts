@@ -12,7 +12,7 @@ import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import { defaultKeyRateGuard, type KeyRateGuard } from "#adapters/key-rate-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
-import { errorTable, reasonPhrases } from "#http/error-table.ts";
+import { errorTable, nextStepHints, reasonPhrases } from "#http/error-table.ts";
 import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
 import { rawBodyOf } from "#http/raw-body.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
@@ -84,7 +84,8 @@ export function toErrorResponse(error: unknown, requestId: string): HttpResponse
   if (isSignetError(error)) {
     const { status } = errorTable[error.code];
     if (status >= 500) logger.error("request failed", { code: error.code, error: error.cause ?? error.message });
-    return errorResponse(error.code, error.message, requestId, {
+    const message = error.next ? `${error.message} ${nextStepHints[error.next]}` : error.message;
+    return errorResponse(error.code, message, requestId, {
       ...(error.details ? { details: error.details } : {}),
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     });
