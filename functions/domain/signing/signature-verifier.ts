@@ -2,6 +2,7 @@ import { X509Certificate, constants, createHash, verify as verifySignature } fro
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from "@libpdf/core";
+import { signatureDictOf } from "#domain/signing/libpdf-internals.ts";
 import type { OpenedPdf } from "#domain/signing/open-pdf.ts";
 import { oids } from "#domain/signing/cades-signature.ts";
 import { children, readElement } from "#domain/shared/der.ts";
@@ -199,8 +200,7 @@ function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
   if (!form) return [];
   const found: SignatureDictionary[] = [];
   for (const field of form.getFields()) {
-    if (field.type !== "signature") continue;
-    const dict = (field as unknown as { getSignatureDict(): PdfDict | null }).getSignatureDict();
+    const dict = signatureDictOf(field);
     if (dict) found.push({ field: field.name, dict, docMdp: docMdpOf(pdf, dict) });
   }
   return found;
