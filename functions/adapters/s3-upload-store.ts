@@ -20,7 +20,9 @@ function isMissing(error: unknown): boolean {
 export function createS3UploadStore(options: { bucket: string | undefined; client: S3Client }): UploadStore {
   const { client } = options;
   const bucket = (): string => {
-    if (!options.bucket) throw new SignetError("SERVICE_UNAVAILABLE", "Uploads are not configured on this deployment (SIGNET_UPLOADS_BUCKET is unset).");
+    if (!options.bucket) throw new SignetError("SERVICE_UNAVAILABLE", "Uploads are not configured on this deployment.", {
+        cause: new Error("SIGNET_UPLOADS_BUCKET is unset"),
+      });
     return options.bucket;
   };
   return {

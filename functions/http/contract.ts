@@ -31,6 +31,11 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
    * for answers that can outgrow Lambda's 6 MB buffered limit. The pipeline and the stack read it.
    */
   streaming?: boolean;
+  /**
+   * Who sets Content-Security-Policy: the chain's strict default (unset), or "handler" for a page
+   * that sends its own (the docs page allows its one inline script by hash).
+   */
+  contentSecurityPolicy?: "handler";
   /** Error codes this endpoint can answer with besides the ones every endpoint can. */
   errors: ErrorCode[];
 }

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "#domain/shared/errors.ts";
+import type { ErrorCode, NextStep } from "#domain/shared/errors.ts";
 
 /** ErrorRow is how one error code appears over HTTP. */
 export interface ErrorRow {
@@ -38,6 +38,16 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
     status: 500,
     description: "LibreOffice crashed or exited with an error on this document, also on a fresh retry; its exit status is logged under the request id.",
   },
+};
+
+/** nextStepHints words each domain NextStep as the HTTP call that does it; appended to the message. */
+export const nextStepHints: Record<NextStep, string> = {
+  "convert-doc": "Convert it with POST /v1/convert?from=doc.",
+  upload: "Uploads: POST /v1/uploads.",
+  register: "New keys: GET /v1/auth/register?email=...",
+  "list-keys": "GET /v1/keys lists the ids of your keys.",
+  "revoke-key": "Revoke a key with DELETE /v1/keys/{id}.",
+  "list-fields": "POST /v1/annotate/fields lists what the template has.",
 };
 
 /** reasonPhrases gives the HTTP reason phrase for each status used above (the `error` member). */

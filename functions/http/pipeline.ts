@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import middy from "@middy/core";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import middy, { type MiddlewareObj, type Request } from "@middy/core";
 import { executionModeStreamifyResponse } from "@middy/core/StreamifyResponse";
 import httpCors from "@middy/http-cors";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
@@ -12,7 +13,7 @@ import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import { defaultKeyRateGuard, type KeyRateGuard } from "#adapters/key-rate-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
-import { errorTable, reasonPhrases } from "#http/error-table.ts";
+import { errorTable, nextStepHints, reasonPhrases } from "#http/error-table.ts";
 import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
 import { rawBodyOf } from "#http/raw-body.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
@@ -84,7 +85,8 @@ export function toErrorResponse(error: unknown, requestId: string): HttpResponse
   if (isSignetError(error)) {
     const { status } = errorTable[error.code];
     if (status >= 500) logger.error("request failed", { code: error.code, error: error.cause ?? error.message });
-    return errorResponse(error.code, error.message, requestId, {
+    const message = error.next ? `${error.message} ${nextStepHints[error.next]}` : error.message;
+    return errorResponse(error.code, message, requestId, {
       ...(error.details ? { details: error.details } : {}),
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     });
@@ -123,6 +125,42 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 function clientRequestId(event: APIGatewayProxyEvent): string | undefined {
   const entry = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === "x-request-id");
   return entry?.[1] && CLIENT_REQUEST_ID.test(entry[1]) ? entry[1] : undefined;
+}
+
+/**
+ * requestIdOf is the request's id: the caller's X-Request-Id when valid, else API Gateway's
+ * request id (requestFacts fills one in for an event that lacks it). It is the logs' correlation_id.
+ */
+function requestIdOf(event: APIGatewayProxyEvent): string {
+  return clientRequestId(event) ?? event.requestContext?.requestId ?? "unknown";
+}
+
+type PipelineRequest = Request<APIGatewayProxyEvent, HttpResponse, Error, Context, { startedAt?: number }>;
+
+/**
+ * requestFacts gives each request its id (correlation_id and route on every log line, X-Request-Id
+ * on the answer) and writes the one "request" line with status and duration. The Lambda context
+ * and the reset of these keys after each invocation are Powertools' injectLambdaContext's work.
+ */
+function requestFacts(contract: RouteContract): MiddlewareObj<APIGatewayProxyEvent, HttpResponse, Error, Context, { startedAt?: number }> {
+  const finish = (request: PipelineRequest): void => {
+    const { event, response } = request;
+    if (response) response.headers = { ...response.headers, "X-Request-Id": requestIdOf(event) };
+    const startedAt = request.internal.startedAt ?? Date.now();
+    logger.info("request", { method: event.httpMethod, path: event.path, status: response?.statusCode, ms: Date.now() - startedAt });
+  };
+  return {
+    before: (request) => {
+      const { event } = request;
+      // An event without API Gateway's id (a direct invoke) gets one, so the id is the event's.
+      if (!event.requestContext?.requestId) event.requestContext = { ...event.requestContext, requestId: randomUUID() };
+      request.internal.startedAt = Date.now();
+      logger.setCorrelationId(requestIdOf(event));
+      logger.appendKeys({ route: `${contract.method} ${contract.path}` });
+    },
+    after: finish,
+    onError: finish,
+  };
 }
 
 function parseQuery<Q extends z.ZodType>(schema: Q | undefined, event: APIGatewayProxyEvent): unknown {
@@ -204,9 +242,6 @@ export interface HandlerOptions {
  */
 export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions = {}) {
   const keyRate = contract.auth ? (options.keyRate ?? defaultKeyRateGuard()) : undefined;
-  const requestIds = new WeakMap<object, string>();
-  const startedAt = new WeakMap<object, number>();
-  const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
 
   // --- streaming (issue 15, functions/http/streaming.ts): no 6 MB cap, binary bodies as raw bytes ---
   const streaming = contract.streaming === true;
@@ -215,19 +250,12 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
     // Runs last after the handler: a streamed binary answer goes out as raw bytes, not base64.
     .use({ after: (request) => void (streaming && request.response && (request.response = toStreamBody(request.response))) })
     // --- end streaming ---
+    // Lambda context (function name, request id, cold start) on every log line; keys reset after each invocation.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
-    // The docs page sends its own hash-based policy; every other answer keeps middy's strict default.
-    .use(httpSecurityHeaders(contract.name === "docs" ? { contentSecurityPolicy: false } : {}))
-    .use({
-      before: (request) => {
-        const id = clientRequestId(request.event) ?? (request.event.requestContext?.requestId || randomUUID());
-        requestIds.set(request.event, id);
-        startedAt.set(request.event, Date.now());
-        logger.appendKeys({ requestId: id, route: `${contract.method} ${contract.path}` });
-      },
-      after: (request) => finish(request.event, request.response),
-      onError: (request) => finish(request.event, request.response),
-    })
+    // A route that sends its own policy (the docs page: hash-based) says so in its contract.
+    .use(httpSecurityHeaders(contract.contentSecurityPolicy === "handler" ? { contentSecurityPolicy: false } : {}))
+    .use(requestFacts(contract))
     .use({
       onError: (request) => {
         request.response = toErrorResponse(request.error, requestIdOf(request.event));
@@ -273,16 +301,4 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
         event,
       });
     });
-
-  function finish(event: APIGatewayProxyEvent, response: HttpResponse | null | undefined): void {
-    const id = requestIdOf(event);
-    if (response) response.headers = { ...response.headers, "X-Request-Id": id };
-    logger.info("request", {
-      method: event.httpMethod,
-      path: event.path,
-      status: response?.statusCode,
-      ms: Date.now() - (startedAt.get(event) ?? Date.now()),
-    });
-    logger.removeKeys(["requestId", "route"]);
-  }
 }

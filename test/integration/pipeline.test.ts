@@ -202,3 +202,22 @@ describe("the handlers as Lambda runs them", () => {
     expect(JSON.parse(response.body).code).toBe("PAYLOAD_TOO_LARGE");
   });
 });
+
+describe("the next step an error names", () => {
+  // One row: the domain's NextStep, the HTTP words the error table gives it.
+  it.each([
+    ["convert-doc", /POST \/v1\/convert\?from=doc/],
+    ["upload", /POST \/v1\/uploads/],
+    ["register", /GET \/v1\/auth\/register\?email=/],
+    ["list-keys", /GET \/v1\/keys lists/],
+    ["revoke-key", /DELETE \/v1\/keys\/\{id\}/],
+    ["list-fields", /POST \/v1\/annotate\/fields/],
+  ] as const)("%s is worded as an endpoint by the HTTP layer only", async (next, words) => {
+    const { SignetError } = await import("#domain/shared/errors.ts");
+    const { toErrorResponse } = await import("#http/pipeline.ts");
+    const response = toErrorResponse(new SignetError("NOT_FOUND", "Fix the thing.", { next }), "req-1");
+    const message = JSON.parse(response.body as string).message as string;
+    expect(message.startsWith("Fix the thing. ")).toBe(true);
+    expect(message).toMatch(words);
+  });
+});

@@ -119,7 +119,7 @@ describe("uploads through the presigned POST", () => {
     const expired = reference.replace(/^upl_[0-9a-z]+_/, `upl_${Math.floor(Date.now() / 1000 - 7200).toString(36)}_`);
     const old = await api.postJson("/v1/sign", signBody({ upload: expired }), key);
     expect(old.status).toBe(404);
-    expect(old.json.message).toMatch(/expired at .*request a new one with POST \/v1\/uploads/);
+    expect(old.json.message).toMatch(/expired at .*request a new upload.*POST \/v1\/uploads/);
 
     const malformed = await api.postJson("/v1/sign", signBody({ upload: "../../identity/identity.pem" }), key);
     expect(malformed.status).toBe(400);

@@ -232,11 +232,18 @@ describe("resolveDocument", () => {
     ["a PDF where DOCX is required", { base64: PDF.toString("base64") }, ["docx"], "INVALID_DOCUMENT", /takes DOCX/],
     ["an encrypted office file", { base64: oleFile(["EncryptionInfo", "EncryptedPackage"]).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
     ["a password-protected Word 97 file", { base64: wordFile(true).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
-    ["a plain Word 97 .doc", { base64: wordFile(false).toString("base64") }, ["pdf", "docx"], "INVALID_DOCUMENT", /Word 97-2003 \.doc.*\/v1\/convert\?from=doc&to=docx/],
+    ["a plain Word 97 .doc", { base64: wordFile(false).toString("base64") }, ["pdf", "docx"], "INVALID_DOCUMENT", /Word 97-2003 \.doc.*convert it to DOCX first/],
     ["a bare OLE header (no readable directory)", { base64: Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).toString("base64") }, ["docx"], "INVALID_DOCUMENT", /OLE compound file/],
     ["an empty document", { base64: "" }, ["pdf"], "VALIDATION_ERROR", /not valid base64/],
     ["an oversize document", { base64: Buffer.alloc(limits.maxDocumentBytes + 10).toString("base64") }, ["pdf"], "PAYLOAD_TOO_LARGE", /1 MB limit/],
   ];
+  it("names the conversion a .doc needs without HTTP words (the HTTP layer adds the endpoint)", async () => {
+    const error = await rejection(resolveDocument({ base64: wordFile(false).toString("base64") }, ["pdf"], { fetcher: noFetch, limits }));
+    expect(error.next).toBe("convert-doc");
+    expect(error.message).toMatch(/convert it to PDF first/);
+    expect(error.message).not.toMatch(/\/v1\/|POST|GET/);
+  });
+
   it.each(cases)("rejects %s", async (_name, input, accept, code, message) => {
     const error = await rejection(resolveDocument(input, accept, { fetcher: noFetch, limits }));
     expect(error.code).toBe(code);

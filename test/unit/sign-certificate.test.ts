@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Converter } from "#domain/conversion/converter.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { PDF } from "@libpdf/core";
+import { listSignatures } from "#domain/signing/signature-verifier.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
@@ -128,8 +130,32 @@ describe("audit trail certificate page", () => {
     // The converter's PDF is what gets signed: it is the prefix.
     await expectSignedPdf(signed, { input: converted });
     expect(await pdfPageCount(signed)).toBe(2);
-    // The certificate names the DOCX as received, not the converted PDF.
-    expect(await pdfText(signed, { first: 2 })).toContain(createHash("sha256").update(docx).digest("hex"));
+    // The certificate names the DOCX as received, and the converted PDF the signature covers.
+    const page = squash(await pdfText(signed, { first: 2 }));
+    expect(page).toContain(createHash("sha256").update(docx).digest("hex"));
+    expect(page).toContain("SHA-256ofthePDFconvertedfromit");
+    expect(page).toContain(createHash("sha256").update(converted).digest("hex"));
+  });
+
+  it("shows no converted-PDF hash and no earlier signatures for an unsigned PDF", async () => {
+    const page = squash(await pdfText(await signDocument(request(), deps()), { first: 3 }));
+    expect(page).not.toContain("convertedfromit");
+    expect(page).not.toContain("Signaturesalreadyinthedocument");
+  });
+
+});
+
+describe("listSignatures (the certificate's earlier signatures)", () => {
+  it("names each signature already in a document with the time its dictionary claims", async () => {
+    const once = await signDocument(request({ certificate: { enabled: false }, signer: { name: "Ada Lovelace", email: "ada@example.com" } }), deps());
+    const later = () => new Date("2026-11-22T11:30:00Z");
+    const twice = await signDocument(request({ document: { base64: once.toString("base64") }, signer: { name: "Grace Hopper", email: "grace@example.com" } }), deps({ now: later }));
+    const pdf = await PDF.load(twice);
+    expect(listSignatures(pdf)).toEqual([
+      { signer: "Ada Lovelace", signedAt: new Date("2026-11-22T10:00:00Z") },
+      { signer: "Grace Hopper", signedAt: new Date("2026-11-22T11:30:00Z") },
+    ]);
+    expect(listSignatures(await PDF.load(input))).toEqual([]);
   });
 });
 

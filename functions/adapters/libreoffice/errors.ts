@@ -46,7 +46,9 @@ export function notStarted(cause: unknown): SignetError {
 export function notInstalled(): SignetError {
   return new SignetError(
     "SERVICE_UNAVAILABLE",
-    "Document conversion is not available: LibreOffice is not installed on the server (operators: install libreoffice-writer or set SIGNET_SOFFICE).",
+    "Document conversion is not available: LibreOffice is not installed on the server.",
+    // For the operator, in the log (the 503 is logged with its cause).
+    { cause: new Error("soffice not found: install libreoffice-writer, or set SIGNET_SOFFICE to its soffice binary") },
   );
 }
 

@@ -122,7 +122,7 @@ export interface CheckedInput {
  */
 export async function checkConversionInput(bytes: Uint8Array, from: SourceFormat, limits: DocumentLimits): Promise<CheckedInput> {
   if (bytes.length === 0) {
-    throw new SignetError("VALIDATION_ERROR", "The uploaded file is empty; attach the document in the `file` part.", {
+    throw new SignetError("VALIDATION_ERROR", "The uploaded file is empty (0 bytes); attach the document itself.", {
       details: [{ field: "file", issue: "empty" }],
     });
   }

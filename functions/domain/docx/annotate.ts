@@ -153,7 +153,7 @@ function checkFields(template: Template, fields: readonly Field[], placeholders:
     if (matches[i]!.length === 0 && !fillsPlaceholder(field)) missing.push({ field: fieldName(i), issue: `${label(field)} matches no content control or {{placeholder}}` });
   });
   if (missing.length > 0) {
-    throw new SignetError("FIELD_NOT_FOUND", `${missing.length} field(s) match nothing in the template; check the ids and groups in details (POST /v1/annotate/fields lists what the template has).`, { details: missing });
+    throw new SignetError("FIELD_NOT_FOUND", `${missing.length} field(s) match nothing in the template; check the ids and groups in details against the template's fields.`, { details: missing, next: "list-fields" });
   }
   const mismatched: ErrorDetail[] = [];
   fields.forEach((field, i) => {

@@ -58,7 +58,7 @@ export async function listKeys(deps: Pick<KeyManagementDeps, "store">, caller: C
 }
 
 const notYours = (id: string) =>
-  new SignetError("NOT_FOUND", `No live key with id ${id} belongs to your address. GET /v1/keys lists the ids of your keys.`);
+  new SignetError("NOT_FOUND", `No live key with id ${id} belongs to your address.`, { next: "list-keys" });
 
 /**
  * revokeOwnKey revokes a key of the caller's address (the caller's own included). Another
@@ -67,7 +67,8 @@ const notYours = (id: string) =>
 export async function revokeOwnKey(deps: KeyManagementDeps, caller: Caller, id: string): Promise<RevokedKey> {
   if (!KEY_ID_PATTERN.test(id)) {
     throw new SignetError("VALIDATION_ERROR", "The key id is not valid; see details.", {
-      details: [{ field: "path.id", issue: "must be a key id as GET /v1/keys lists it (key_ + 16 letters and digits)" }],
+      details: [{ field: "path.id", issue: "must be a key id as the key list gives it (key_ + 16 letters and digits)" }],
+      next: "list-keys",
     });
   }
   const record = await deps.store.findOwnedKey(ownerOf(caller), id);
@@ -87,7 +88,8 @@ export interface LinkPreview {
 const deadLink = () =>
   new SignetError(
     "NOT_FOUND",
-    "This revocation link is unknown, already used or expired (links work once, for 7 days). If the key still works, revoke it with DELETE /v1/keys/{id} using any key of the address.",
+    "This revocation link is unknown, already used or expired (links work once, for 7 days). If the key still works, revoke it by its id using any key of the address.",
+    { next: "revoke-key" },
   );
 
 function checkToken(token: string): void {

@@ -180,7 +180,8 @@ export async function requestCode(deps: KeyServiceDeps, input: { email: string; 
   return { message: REGISTER_MESSAGE, expiresInSeconds: CODE_TTL_SECONDS };
 }
 
-const requestNew = "Request a new one with GET /v1/auth/register?email=...";
+const requestNew = "Request a new code.";
+const register = { next: "register" } as const;
 
 /**
  * verifyCode exchanges a live code for a new API key. Wrong tries are counted and the fifth kills
@@ -201,22 +202,24 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
     const check = checkCode(record, input.code, now);
     switch (check.outcome) {
       case "missing":
-        throw new SignetError("CODE_EXPIRED", `No code is pending for this address: it expired or was never requested. ${requestNew}`);
+        throw new SignetError("CODE_EXPIRED", `No code is pending for this address: it expired or was never requested. ${requestNew}`, register);
       case "expired":
-        throw new SignetError("CODE_EXPIRED", `The code has expired (codes last ${CODE_TTL_SECONDS / 60} minutes). ${requestNew}`);
+        throw new SignetError("CODE_EXPIRED", `The code has expired (codes last ${CODE_TTL_SECONDS / 60} minutes). ${requestNew}`, register);
       case "used":
-        throw new SignetError("CODE_EXPIRED", `The code has already been used to create a key; each code works once. ${requestNew}`);
+        throw new SignetError("CODE_EXPIRED", `The code has already been used to create a key; each code works once. ${requestNew}`, register);
       case "dead":
         // Waiting does not revive the code, and a new one can be asked at once: Retry-After 0.
         throw new SignetError("RATE_LIMIT_ERROR", `Too many wrong codes: this code no longer works. ${requestNew}`, {
+          ...register,
           retryAfterSeconds: 0,
         });
       case "wrong": {
         const tries = await deps.store.addWrongTry(address.lookup, record!.codeId, now);
         if (tries === undefined) continue; // the code changed under us: judge again
         const remaining = Math.max(0, CODE_MAX_WRONG_TRIES - tries);
-        const hint = remaining > 0 ? `${remaining} ${remaining === 1 ? "try remains" : "tries remain"}` : `that was the last try. ${requestNew}`;
-        throw new SignetError("INVALID_CODE", `The code is wrong; ${hint}.`, {
+        const hint = remaining > 0 ? `${remaining} ${remaining === 1 ? "try remains" : "tries remain"}.` : `that was the last try. ${requestNew}`;
+        throw new SignetError("INVALID_CODE", `The code is wrong; ${hint}`, {
+          ...(remaining > 0 ? {} : register),
           details: [{ field: "query.code", issue: `wrong code; remaining tries: ${remaining}` }],
         });
       }
@@ -227,7 +230,7 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
       }
     }
   }
-  throw new SignetError("CODE_EXPIRED", `The code changed while it was being checked. ${requestNew}`);
+  throw new SignetError("CODE_EXPIRED", `The code changed while it was being checked. ${requestNew}`, register);
 }
 
 /** REVOKE_LINK_TTL_MS is how long the revocation link in a key notice works: 7 days. */

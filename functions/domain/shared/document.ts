@@ -205,7 +205,8 @@ export async function resolveDocument(
       const to = accept.includes("docx") ? "docx" : "pdf";
       throw new SignetError(
         "INVALID_DOCUMENT",
-        `The document is a Word 97-2003 .doc file, not ${accept.map((t) => t.toUpperCase()).join(" or ")}; convert it first with POST /v1/convert?from=doc&to=${to} and send the result.`,
+        `The document is a Word 97-2003 .doc file, not ${accept.map((t) => t.toUpperCase()).join(" or ")}; convert it to ${to.toUpperCase()} first and send the result.`,
+        { next: "convert-doc" },
       );
     }
   }

@@ -37,11 +37,19 @@ export interface ErrorDetail {
   issue: string;
 }
 
+/**
+ * NextStep names the service action that fixes an error (request an upload, convert a .doc, ...).
+ * The domain only names it; the HTTP layer words it as an endpoint (functions/http/error-table.ts).
+ */
+export type NextStep = "convert-doc" | "upload" | "register" | "list-keys" | "revoke-key" | "list-fields";
+
 /** SignetErrorOptions carries the optional parts of a SignetError. */
 export interface SignetErrorOptions {
   details?: ErrorDetail[];
   /** Seconds the caller should wait before retrying (sent as Retry-After). */
   retryAfterSeconds?: number;
+  /** The action that fixes this error, which the transport names for the caller. */
+  next?: NextStep;
   cause?: unknown;
 }
 
@@ -54,6 +62,7 @@ export class SignetError extends Error {
   readonly code: ErrorCode;
   readonly details?: ErrorDetail[];
   readonly retryAfterSeconds?: number;
+  readonly next?: NextStep;
 
   constructor(code: ErrorCode, message: string, options: SignetErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -61,6 +70,7 @@ export class SignetError extends Error {
     this.code = code;
     if (options.details) this.details = options.details;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options.next) this.next = options.next;
   }
 }
 

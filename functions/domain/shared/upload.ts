@@ -91,14 +91,16 @@ export async function readUpload(
 ): Promise<{ bytes: Buffer; key: string }> {
   const match = UPLOAD_REFERENCE.exec(reference);
   if (!match) {
-    throw new SignetError("VALIDATION_ERROR", `${field} is not an upload reference; use the "upload" value POST /v1/uploads answered.`, {
+    throw new SignetError("VALIDATION_ERROR", `${field} is not an upload reference; use the "upload" value the upload request answered.`, {
+      next: "upload",
       details: [{ field, issue: "malformed upload reference" }],
     });
   }
   const issuedAt = parseInt(match[1]!, 36) * 1000;
   const usableUntil = issuedAt + deps.settings.referenceTtlSeconds * 1000;
   if (deps.now().getTime() > usableUntil) {
-    throw new SignetError("NOT_FOUND", `The upload ${reference} expired at ${new Date(usableUntil).toISOString()}; request a new one with POST /v1/uploads and upload again.`, {
+    throw new SignetError("NOT_FOUND", `The upload ${reference} expired at ${new Date(usableUntil).toISOString()}; request a new upload and upload again.`, {
+      next: "upload",
       details: [{ field, issue: "expired" }],
     });
   }

@@ -1,4 +1,5 @@
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNull, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from "@libpdf/core";
+import { trailerOf } from "#domain/signing/libpdf-internals.ts";
 import { readRevisions, type Revision } from "#domain/signing/pdf-revisions.ts";
 
 /**
@@ -449,8 +450,7 @@ export class RevisionHistory {
     if (!view) {
       view = (async () => {
         const pdf = await PDF.load(this.bytes.subarray(0, revision.end));
-        const trailer = (pdf.context as unknown as { info: { trailer: PdfDict } }).info.trailer;
-        return { revision, pdf, trailer, root: pdf.getCatalog() as unknown as PdfDict };
+        return { revision, pdf, trailer: trailerOf(pdf), root: pdf.getCatalog() };
       })();
       this.views.set(revision.index, view);
     }

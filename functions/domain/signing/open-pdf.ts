@@ -13,7 +13,7 @@ export const DEFAULT_MAX_PDF_PAGES = 10_000;
 function tooManyPages(pages: number, max: number): SignetError {
   return new SignetError(
     "PAYLOAD_TOO_LARGE",
-    `The PDF has ${pages} pages; Signet accepts at most ${max} (SIGNET_MAX_PDF_PAGES). Split the document, or raise the limit.`,
+    `The PDF has ${pages} pages; Signet accepts at most ${max}. Split the document.`,
     { details: [{ field: "document", issue: `at most ${max} pages` }] },
   );
 }

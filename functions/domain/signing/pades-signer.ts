@@ -3,6 +3,7 @@ import { deflateSync } from "node:zlib";
 import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
+import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, pageTreeOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
 import { openPdf } from "#domain/signing/open-pdf.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 
@@ -208,20 +209,12 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
     fieldDict.set("AP", PdfDict.of({ N: pdf.register(stream) }));
   }
   fieldDict.set("Rect", new PdfArray(rect.map((value) => PdfNumber.of(Math.round(value * 100) / 100))));
-  const fieldRef = (field as unknown as { ref: PdfRef | null }).ref;
+  const fieldRef = fieldRefOf(field);
   if (!fieldRef) return;
   const resolve = (ref: PdfRef) => pdf.getObject(ref);
   const annots = page.dict.getArray("Annots", resolve);
   if (annots) annots.push(fieldRef);
   else page.dict.set("Annots", new PdfArray([fieldRef]));
-}
-
-interface PageTreeInternals {
-  flattened: boolean;
-  pages: PdfRef[];
-  root: PdfDict;
-  rootRef: PdfRef;
-  getPageDict(ref: PdfRef): PdfDict | null;
 }
 
 /**
@@ -230,7 +223,7 @@ interface PageTreeInternals {
  * update rewrites every unchanged page object.
  */
 function keepFlatPageTree(pdf: PDF): void {
-  const tree = (pdf.context as unknown as { pages: PageTreeInternals }).pages;
+  const tree = pageTreeOf(pdf);
   const kids = tree.root.get("Kids");
   if (!(kids instanceof PdfArray) || kids.length !== tree.pages.length) return;
   const flat = tree.pages.every((ref, index) => {
@@ -272,7 +265,7 @@ function declareEtsiExtension(pdf: PDF): void {
  * length and last bytes (its latest trailer) and the signing time, without hashing the whole file.
  */
 function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
-  const trailer = (pdf.context as unknown as { info: { trailer: PdfDict } }).info.trailer;
+  const trailer = trailerOf(pdf);
   const ids = trailer.getArray("ID");
   const permanent = ids?.at(0);
   if (!(permanent instanceof PdfString)) return;
@@ -288,7 +281,7 @@ function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
 /** hasSignatures tells whether a document already holds a signed signature field or a certification. */
 export function hasSignatures(pdf: PDF): boolean {
   if (certificationPermission(pdf) !== undefined) return true;
-  return (pdf.getForm()?.getFields() ?? []).some((field) => field.type === "signature" && (field as unknown as { getSignatureDict(): PdfDict | null }).getSignatureDict() !== null);
+  return (pdf.getForm()?.getFields() ?? []).some((field) => signatureDictOf(field) !== null);
 }
 
 /**
@@ -298,8 +291,7 @@ export function hasSignatures(pdf: PDF): boolean {
  */
 function compressNewStreams(pdf: PDF): void {
   pdf.fonts.finalize(true);
-  const registry = (pdf.context as unknown as { registry: { getNewObjects(): Map<PdfRef, unknown> } }).registry;
-  for (const object of registry.getNewObjects().values()) {
+  for (const object of newObjectsOf(pdf).values()) {
     if (!(object instanceof PdfStream) || object.has("Filter") || object.data.length < 256) continue;
     const compressed = deflateSync(object.data, { level: 6 });
     if (compressed.length >= object.data.length) continue;
@@ -336,7 +328,7 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
   }
   // libpdf refuses incremental saves of linearized files; an appended update is valid PDF there
   // (it only ends the fast-web-view optimisation), and a full rewrite would break earlier signatures.
-  (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;
+  allowIncrementalOnLinearized(pdf);
   const certified = certificationPermission(pdf) !== undefined;
   const alreadySigned = hasSignatures(pdf);
   if (options.decorate && !alreadySigned) {

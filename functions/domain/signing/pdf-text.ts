@@ -1,6 +1,7 @@
-import { PDF, type EmbeddedFont, type PdfRef } from "@libpdf/core";
+import { PDF, type EmbeddedFont } from "@libpdf/core";
 import bidiFactory, { type Bidi } from "bidi-js";
 import * as hb from "harfbuzzjs";
+import { registerEmbeddedFont } from "#domain/signing/libpdf-internals.ts";
 
 /** FontFiles are the TrueType programs the certificate page draws with. */
 export interface FontFiles {
@@ -46,10 +47,7 @@ function parse(data: Uint8Array): ParsedFont {
  */
 function embedParsed(pdf: PDF, font: ParsedFont): EmbeddedFont {
   const embedded = new font.construct(font.program, font.data);
-  const fonts = pdf.fonts as unknown as { embeddedFonts: Map<EmbeddedFont, PdfRef> };
-  const ref = (pdf.context as unknown as { registry: { allocateRef(): PdfRef } }).registry.allocateRef();
-  fonts.embeddedFonts.set(embedded, ref);
-  embedded.setRef(ref);
+  registerEmbeddedFont(pdf, embedded);
   return embedded;
 }
 

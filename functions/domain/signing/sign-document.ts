@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/signing/audit-certificate.ts";
 import type { PDF } from "@libpdf/core";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
@@ -8,6 +9,7 @@ import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { AUDIT_RECORD_KEY, signPdf } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
+import { listSignatures } from "#domain/signing/signature-verifier.ts";
 import { describeKey, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
 
@@ -131,6 +133,11 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
               {
                 documentName: pdf.getTitle()?.trim() || document.fileName,
                 documentSha256: document.sha256,
+                // DOCX input: the converted PDF is what the signature covers (it is the output's prefix).
+                convertedPdfSha256: document.type === "docx" ? createHash("sha256").update(pdfBytes).digest("hex") : undefined,
+                // signPdf decorates only documents without signed fields or a certification, so
+                // this is empty today; it lists any signature a looser rule would let through.
+                existingSignatures: listSignatures(pdf),
                 documentPages: pdf.getPageCount(),
                 eventId: input.eventId,
                 signer,

@@ -2,6 +2,7 @@ import { X509Certificate, constants, createHash, verify as verifySignature } fro
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from "@libpdf/core";
+import { signatureDictOf } from "#domain/signing/libpdf-internals.ts";
 import type { OpenedPdf } from "#domain/signing/open-pdf.ts";
 import { oids } from "#domain/signing/cades-signature.ts";
 import { children, readElement } from "#domain/shared/der.ts";
@@ -211,11 +212,31 @@ function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
   if (!form) return [];
   const found: SignatureDictionary[] = [];
   for (const field of form.getFields()) {
-    if (field.type !== "signature") continue;
-    const dict = (field as unknown as { getSignatureDict(): PdfDict | null }).getSignatureDict();
+    const dict = signatureDictOf(field);
     if (dict) found.push({ field: field.name, dict, docMdp: docMdpOf(pdf, dict) });
   }
   return found;
+}
+
+/** EarlierSignature is a signature a document already holds, as its own dictionary states it. */
+export interface EarlierSignature {
+  signer: string;
+  signedAt?: Date | undefined;
+}
+
+/**
+ * listSignatures names the signatures a PDF already holds, in form order: the signer from /Name,
+ * else the CMS signer certificate's common name, and the time the signature's /M claims. Nothing
+ * is verified here (that is verifySignatures' work).
+ */
+export function listSignatures(pdf: PDF): EarlierSignature[] {
+  return signatureDictionaries(pdf).map(({ dict }) => {
+    const report = { signerName: text(dict, "Name"), signerEmail: null, certificateSubject: "", fingerprint: "" } as SignatureReport;
+    if (!report.signerName) describeSigner(report, dict.get("Contents"), null);
+    const claimed = text(dict, "M");
+    const iso = claimed ? pdfDateToIso(claimed) : null;
+    return { signer: report.signerName ?? "", ...(iso ? { signedAt: new Date(iso) } : {}) };
+  });
 }
 
 /** docMdpOf reads the DocMDP permission P of a certification signature dictionary (P defaults to 2). */

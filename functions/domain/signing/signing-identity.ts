@@ -1,8 +1,8 @@
 import { KeyObject, X509Certificate, createHash, createPrivateKey, randomBytes, sign as signData, webcrypto } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { P12Signer } from "@libpdf/core";
 import { randomPositiveInteger } from "#domain/shared/der.ts";
+import { Pkcs12Error, readPkcs12, type Pkcs12Contents } from "#domain/signing/pkcs12.ts";
 
 /** SigningIdentity is the key and certificate chain Signet signs with. */
 export interface SigningIdentity {
@@ -58,18 +58,16 @@ export function parsePemIdentity(pem: string): SigningIdentity {
   return assembleIdentity(privateKey, certificates);
 }
 
-/** parseP12Identity reads a PKCS#12 (.p12/.pfx) file with its password. */
+/** parseP12Identity reads a PKCS#12 (.p12/.pfx) file with its password (pkijs; see pkcs12.ts). */
 export async function parseP12Identity(bytes: Uint8Array, password: string): Promise<SigningIdentity> {
-  let signer: P12Signer;
+  let contents: Pkcs12Contents;
   try {
-    signer = await P12Signer.create(bytes, password);
-  } catch {
-    throw new IdentityFormatError("the P12 file could not be opened (wrong password or not a PKCS#12 file)");
+    contents = await readPkcs12(bytes, password);
+  } catch (error) {
+    const reason = error instanceof Pkcs12Error ? `: ${error.message}` : "";
+    throw new IdentityFormatError(`the P12 file could not be opened (wrong password or not a PKCS#12 file)${reason}`);
   }
-  // P12Signer keeps the imported key private in its typings; it is a WebCrypto CryptoKey.
-  const privateKey = KeyObject.from((signer as unknown as { privateKey: webcrypto.CryptoKey }).privateKey);
-  const certificates = [signer.certificate, ...(signer.certificateChain ?? [])].map((der) => new X509Certificate(der));
-  return assembleIdentity(privateKey, certificates);
+  return assembleIdentity(contents.privateKey, contents.certificates);
 }
 
 function assembleIdentity(privateKey: KeyObject, certificates: X509Certificate[]): SigningIdentity {

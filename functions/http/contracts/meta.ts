@@ -77,5 +77,6 @@ export const docsRoute = defineRoute({
   description: "An API reference built from /openapi.json, with request examples and a try-it console. Works offline.",
   body: { kind: "none" },
   success: { description: "An HTML page.", contentType: "text/html" },
+  contentSecurityPolicy: "handler",
   errors: [],
 });
