@@ -29,7 +29,7 @@ export async function timestampDocument(input: { base64?: string | undefined; ur
   const document = await resolveDocument(input, ["pdf"], { fetcher: deps.fetcher, limits: deps.limits });
   const pdf = await loadPdf(document.bytes, deps.limits.maxPdfPages);
   if (!hasSignatures(pdf)) {
-    throw new SignetError("INVALID_DOCUMENT", "The PDF holds no signature to timestamp; sign it first with POST /v1/sign (level B-LTA).");
+    throw new SignetError("INVALID_DOCUMENT", "The PDF holds no signature to timestamp; sign it first (level B-LTA adds the document timestamp at once).");
   }
   return addLongTermValidation(document.bytes, { fetcher: deps.revocationFetcher, timestamper: deps.timestamper, maxPages: deps.limits.maxPdfPages });
 }
