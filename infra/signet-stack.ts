@@ -293,9 +293,8 @@ export class SignetStack extends Stack {
     const imageDir = this.prepareImage();
     for (const name of names) {
       const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
-      // config.ts requires both names at cold start in every function; a name grants nothing.
-      fn.addEnvironment("SIGNET_TABLE", table.tableName);
-      fn.addEnvironment("SIGNET_SENDER_EMAIL", props.senderEmail);
+      // SIGNET_TABLE and SIGNET_SENDER_EMAIL come with the bindings below, only where a function uses
+      // them: config.ts reads each group of settings on first use (test/infra/function-env.test.ts).
       // The CORS middleware of every function (functions/http/pipeline.ts) answers with this origin.
       bind(fn, setting("SIGNET_CORS_ORIGIN", corsOrigin));
       this.functions[name] = fn;

@@ -56,8 +56,15 @@ describe("functions", () => {
 
   it("sets SIGNET_VERSION, the names config.ts requires and the CORS origin (default *) in every function", () => {
     for (const name of allNames) {
-      expect(env(name), name).toMatchObject({ SIGNET_VERSION: version, SIGNET_SENDER_EMAIL: "noreply@example.com", SIGNET_TABLE: { Ref: tableId() }, SIGNET_CORS_ORIGIN: "*" });
+      expect(env(name), name).toMatchObject({ SIGNET_VERSION: version, SIGNET_CORS_ORIGIN: "*" });
     }
+    // config.ts reads a group on first use: the key table and the sender go only where they are used.
+    const withTable = allNames.filter((name) => env(name).SIGNET_TABLE !== undefined).sort();
+    const authorised = routes.filter((route) => route.auth).map((route) => route.name);
+    expect(withTable).toEqual([...new Set([...authorised, "auth-register", "auth-verify", "authorizer", "keys-revoke-link"])].sort());
+    for (const name of withTable) expect(env(name).SIGNET_TABLE, name).toEqual({ Ref: tableId() });
+    expect(allNames.filter((name) => env(name).SIGNET_SENDER_EMAIL !== undefined).sort()).toEqual(["auth-register", "auth-verify"]);
+    for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SENDER_EMAIL, name).toBe("noreply@example.com");
   });
 
   it("points sign at the audit fonts shipped beside its bundle", () => {
