@@ -5,7 +5,7 @@ import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { resolveDocument } from "#domain/shared/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
 

@@ -1,7 +1,7 @@
 import { keyServiceDeps } from "#adapters/key-service-deps.ts";
 import { verifyCode, type VerifyDeps } from "#domain/keys/key-service.ts";
 import { verifyCodeRoute } from "#http/contracts/auth.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { publicBaseUrl } from "#http/public-url.ts";
 import { json } from "#http/responses.ts";
 

@@ -7,7 +7,7 @@ import { readUpload } from "#domain/shared/upload.ts";
 import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
 import { uploadSettings } from "#http/upload-input.ts";
 

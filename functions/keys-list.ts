@@ -2,7 +2,7 @@ import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { listKeys, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { listKeysRoute } from "#http/contracts/keys.ts";
 import { callerOf } from "#http/caller.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 
 /** createListKeysHandler builds GET /v1/keys on the given store. */

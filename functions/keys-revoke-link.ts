@@ -1,7 +1,7 @@
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { useRevokeLink, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { revokeLinkRoute } from "#http/contracts/keys.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 
 /** createRevokeLinkHandler builds GET /v1/keys/revoke?token= on the given store and clock. */

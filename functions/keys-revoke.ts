@@ -2,7 +2,7 @@ import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { revokeOwnKey, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { callerOf } from "#http/caller.ts";
 import { revokeKeyRoute } from "#http/contracts/keys.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 
 /** createRevokeKeyHandler builds DELETE /v1/keys/{id} on the given store and clock. */

@@ -7,7 +7,7 @@ import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
 import { signRoute } from "#http/contracts/sign.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { base64Text, json } from "#http/responses.ts";
 import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
 

@@ -2,7 +2,7 @@ import { config } from "#config";
 import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { grantUpload } from "#domain/shared/upload.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { uploadSettings } from "#http/upload-input.ts";
 import { json } from "#http/responses.ts";
 

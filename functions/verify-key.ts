@@ -3,7 +3,7 @@ import { certificateStore } from "#adapters/identity.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { describeKey, rootCertificate } from "#domain/signing/signing-identity.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 
 /** handler answers GET /v1/verify/key: the certificate and public key Signet signs with. */

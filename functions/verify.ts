@@ -4,7 +4,7 @@ import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { trustStore } from "#adapters/trust-anchors.ts";
 import { verifyDocument, type VerifyDependencies } from "#domain/signing/verify-document.ts";
 import { verifyRoute } from "#http/contracts/verify.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
 

@@ -6,10 +6,9 @@ import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import httpSecurityHeaders from "@middy/http-security-headers";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type * as z from "zod";
-import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { guardUnhandledRejections } from "#adapters/process-guard.ts";
-import { defaultKeyRateGuard, type KeyRateGuard } from "#adapters/key-rate-guard.ts";
+import type { KeyRateGuard } from "#adapters/key-rate-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
@@ -164,7 +163,7 @@ function parseParams(contract: RouteContract, event: APIGatewayProxyEvent): Reco
   return result.data as Record<string, string>;
 }
 
-function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer): unknown {
+function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer, maxJsonDepth: number): unknown {
   if (contract.body.kind !== "json") return undefined;
   if (!isJsonContentType(headers["content-type"])) {
     throw new SignetError(
@@ -172,7 +171,7 @@ function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, h
       `Send the body as JSON with "Content-Type: application/json" (got ${headers["content-type"] ? `"${headers["content-type"]}"` : "none"}).`,
     );
   }
-  const value = parseJsonBody(rawBody.toString("utf8"), config.limits.maxJsonDepth);
+  const value = parseJsonBody(rawBody.toString("utf8"), maxJsonDepth);
   const result = contract.body.schema.safeParse(value);
   if (!result.success) {
     throw new SignetError("VALIDATION_ERROR", "The request body does not match the schema; see details.", {
@@ -188,10 +187,24 @@ function principalOf(event: APIGatewayProxyEvent): Principal | undefined {
   return { keyId: context.keyId, email: typeof context.email === "string" ? context.email : "" };
 }
 
-/** HandlerOptions replace parts of the chain (tests). */
+/** HttpSettings are the settings the chain itself uses (functions/wiring/http.ts reads them from config). */
+export interface HttpSettings {
+  /** "aws" inside Lambda: the 6 MB response cap applies to buffered answers. */
+  runtime: "aws" | "local";
+  /** The CORS origin (SIGNET_CORS_ORIGIN). */
+  corsOrigin: string;
+  maxRequestBytes: number;
+  /** Named in the 413 answer's hint (upload documents up to this size). */
+  maxDocumentBytes: number;
+  maxJsonDepth: number;
+}
+
+/** HandlerOptions are what the chain needs from the container: its settings and the per-key limit. */
 export interface HandlerOptions {
-  /** The per-key request limit of authorised routes; the key table's by default. */
-  keyRate?: KeyRateGuard;
+  /** The chain's settings. */
+  settings: HttpSettings;
+  /** The per-key request limit of authorised routes (none: no limit). */
+  keyRate?: KeyRateGuard | undefined;
 }
 
 /**
@@ -202,8 +215,9 @@ export interface HandlerOptions {
  * The per-key limit is counted here, in every authorised function, not in the authorizer: on AWS
  * the gateway caches the authorizer's answer (60 s), so most requests never reach it.
  */
-export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions = {}) {
-  const keyRate = contract.auth ? (options.keyRate ?? defaultKeyRateGuard()) : undefined;
+export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions) {
+  const keyRate = contract.auth ? options.keyRate : undefined;
+  const { settings } = options;
   const requestIds = new WeakMap<object, string>();
   const startedAt = new WeakMap<object, number>();
   const requestIdOf = (event: APIGatewayProxyEvent) => requestIds.get(event) ?? "unknown";
@@ -215,7 +229,7 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
     // Runs last after the handler: a streamed binary answer goes out as raw bytes, not base64.
     .use({ after: (request) => void (streaming && request.response && (request.response = toStreamBody(request.response))) })
     // --- end streaming ---
-    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
+    .use(httpCors({ origin: settings.corsOrigin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
     // The docs page sends its own hash-based policy; every other answer keeps middy's strict default.
     .use(httpSecurityHeaders(contract.name === "docs" ? { contentSecurityPolicy: false } : {}))
     .use({
@@ -236,9 +250,9 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
     .use(httpHeaderNormalizer())
     .use({
       after: (request) => {
-        if (config.runtime !== "aws") return; // (reading body would build a lazy json() body)
+        if (settings.runtime !== "aws") return; // (reading body would build a lazy json() body)
         const body = request.response?.body ?? "";
-        if (config.runtime === "aws" && !streaming && body.length > LAMBDA_RESPONSE_LIMIT) {
+        if (settings.runtime === "aws" && !streaming && body.length > LAMBDA_RESPONSE_LIMIT) {
           throw new SignetError(
             "PAYLOAD_TOO_LARGE",
             `The result is ${formatBytes(body.length)} encoded, over the 6 MB a Lambda response may carry; split the document or use the local server.`,
@@ -251,16 +265,16 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       // Counted before the body is even parsed: a refused request costs one table write.
       if (keyRate && principal) await keyRate(principal.keyId);
       const rawBody = decodeBody(event);
-      if (rawBody.length > config.limits.maxRequestBytes) {
+      if (rawBody.length > settings.maxRequestBytes) {
         throw new SignetError(
           "PAYLOAD_TOO_LARGE",
-          `The request body is ${rawBody.length} bytes; the limit is ${config.limits.maxRequestBytes}. Upload documents (up to ${formatBytes(config.limits.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
+          `The request body is ${rawBody.length} bytes; the limit is ${settings.maxRequestBytes}. Upload documents (up to ${formatBytes(settings.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
         );
       }
       const headers = (event.headers ?? {}) as Record<string, string>;
       const query = parseQuery(contract.query, event);
       const params = parseParams(contract as RouteContract, event);
-      const body = parseBody(contract, headers, rawBody);
+      const body = parseBody(contract, headers, rawBody, settings.maxJsonDepth);
       return handler({
         query: query as Output<Q>,
         params,
