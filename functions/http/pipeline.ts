@@ -8,7 +8,6 @@ import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type * as z from "zod";
 import { logger } from "#adapters/powertools-logger.ts";
 import { guardUnhandledRejections } from "#adapters/process-guard.ts";
-import type { KeyRateGuard } from "#adapters/key-rate-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
@@ -186,6 +185,9 @@ function principalOf(event: APIGatewayProxyEvent): Principal | undefined {
   if (!context || typeof context.keyId !== "string") return undefined;
   return { keyId: context.keyId, email: typeof context.email === "string" ? context.email : "" };
 }
+
+/** KeyRateGuard counts one request of a key, or throws RATE_LIMIT_ERROR. */
+export type KeyRateGuard = (keyId: string) => Promise<void>;
 
 /** HttpSettings are the settings the chain itself uses (functions/wiring/http.ts reads them from config). */
 export interface HttpSettings {

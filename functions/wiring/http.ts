@@ -4,9 +4,9 @@
  */
 import type * as z from "zod";
 import { config } from "#config";
-import { defaultKeyRateGuard } from "#adapters/key-rate-guard.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { httpHandler as chain, type HttpSettings, type RouteHandler } from "#http/pipeline.ts";
+import { keyRateGuard } from "#wiring/keys.ts";
 
 /** httpSettings are the chain's settings, read from config (limits, CORS origin, runtime). */
 export function httpSettings(): HttpSettings {
@@ -22,5 +22,5 @@ export function httpSettings(): HttpSettings {
 
 /** httpHandler wraps a route's logic in the one chain, with this container's settings and key-rate guard. */
 export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>) {
-  return chain(contract, handler, { settings: httpSettings(), keyRate: contract.auth ? defaultKeyRateGuard() : undefined });
+  return chain(contract, handler, { settings: httpSettings(), keyRate: contract.auth ? keyRateGuard() : undefined });
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
+import { KEY_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 import { identityObjects } from "../../infra/bind.ts";
 import { repoRoot } from "../../infra/bundling.ts";
 import { functionLogicalId, libreOfficeFunctions, sofficeInImage } from "../../infra/signet-stack.ts";
@@ -80,11 +81,9 @@ describe("functions", () => {
   });
 
   it("gives the key functions time-outs above their AWS SDK retry budgets: register and verify 20 s, the authorizer 10 s", () => {
-    // Below these, a slow DynamoDB or SES ends in a Lambda time-out (a bare 502) instead of
-    // Signet's 503/502; functions/adapters/dynamodb-key-store.ts and sesv2-mailer.ts must stay under them.
-    expect(fnProps("auth-register").Timeout).toBe(20);
-    expect(fnProps("auth-verify").Timeout).toBe(20);
-    expect(fnProps("authorizer").Timeout).toBe(10);
+    // The figures and the budgets they must stay above live in functions/timeouts.ts (checked in
+    // test/unit/keys-rules.test.ts); here: the stack deploys exactly those.
+    for (const [name, seconds] of Object.entries(KEY_FUNCTION_TIMEOUT_SECONDS)) expect(fnProps(name).Timeout, name).toBe(seconds);
   });
 
   it("gives every function a log group with a retention", () => {
