@@ -36,7 +36,8 @@ afterEach(() => {
 const context = { functionName: "signet", awsRequestId: "function-env", getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 describe("each function with its deployed environment", () => {
-  it.each(names.filter((name) => !["sign", "annotate", "convert"].includes(name)))("%s loads", async (name) => {
+  // convert starts LibreOffice while it loads on AWS (start-at-init.ts): not here.
+  it.each(names.filter((name) => name !== "convert"))("%s loads", async (name) => {
     asDeployed(name);
     vi.resetModules();
     const entry = (await import(`../../functions/${name}.ts`)) as { handler: unknown };
