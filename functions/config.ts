@@ -238,7 +238,10 @@ export const settings = {
 /** allSettings is every row of the table, flat. */
 export const allSettings: Setting<unknown>[] = Object.values(settings).flatMap((group) => Object.values(group) as Setting<unknown>[]);
 
-type Values<G> = { [K in keyof G]: G[K] extends Setting<infer T> ? T : never };
+/** Values are the values of a group of settings: a setting that may be unset (undefined) is an optional field. */
+type Values<G> = { [K in keyof G as G[K] extends Setting<infer T> ? (undefined extends T ? never : K) : never]: G[K] extends Setting<infer T> ? T : never } & {
+  [K in keyof G as G[K] extends Setting<infer T> ? (undefined extends T ? K : never) : never]?: G[K] extends Setting<infer T> ? Exclude<T, undefined> : never;
+};
 
 function readGroup<G extends Record<string, Setting<unknown>>>(group: G, env: Env, runtime: Runtime): Values<G> {
   // An unset optional setting leaves its field out (not `field: undefined`), as before the split.
@@ -280,11 +283,12 @@ export interface Config {
     /** Who may register (open when SIGNET_REGISTER_ALLOW is unset). */
     registerPolicy: RegisterPolicy;
   };
-  mail: { sender: string; sesEndpoint?: string };
-  identity: { bucket?: string; dataDir: string; p12Password: string; p12PasswordParameter?: string };
-  signing: { fontsDir: string; tsaUrl?: string; trustAnchorsFile?: string };
-  uploads: { bucket?: string; s3Endpoint?: string; postExpirySeconds: number; referenceTtlSeconds: number };
-  conversion: { soffice?: string; timeoutMs: number; concurrency: number; queueLength: number; mode: "warm" | "oneshot" };
+  // These groups are exactly their rows of the table: a new row there is a new field here.
+  mail: Values<typeof settings.mail>;
+  identity: Values<typeof settings.identity>;
+  signing: Values<typeof settings.signing>;
+  uploads: Values<typeof settings.uploads>;
+  conversion: Values<typeof settings.conversion>;
 }
 
 /** runtimeOf tells Lambda from local. */
