@@ -1,14 +1,14 @@
 import { config } from "#config";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
-import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { resolveDocument } from "#domain/shared/document.ts";
 import { describeFields } from "#domain/docx/annotate.ts";
 import { annotateFieldsRoute } from "#http/contracts/annotate.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
-import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
+import { uploadedDocument } from "#http/upload-input.ts";
+import { uploadDeps } from "#wiring/uploads.ts";
 
-const uploads = { store: uploadStore, settings: uploadSettings(config) };
+const uploads = uploadDeps();
 
 /** handler answers POST /v1/annotate/fields: the content controls and {{placeholders}} a template offers. */
 export const handler = httpHandler(annotateFieldsRoute, async (req) => {

@@ -1,16 +1,16 @@
 import { config } from "#config";
-import { converter } from "#adapters/libreoffice/converter.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
-import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { resolveDocument } from "#domain/shared/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
-import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
+import { uploadedDocument } from "#http/upload-input.ts";
+import { converter } from "#wiring/conversion.ts";
+import { uploadDeps } from "#wiring/uploads.ts";
 
 const { limits } = config;
-const uploads = { store: uploadStore, settings: uploadSettings(config) };
+const uploads = uploadDeps();
 
 /** handler answers POST /v1/annotate: a DOCX template and fields in, the filled DOCX (or its PDF) out as a data URI. */
 export const handler = httpHandler(annotateRoute, async (req) => {
@@ -19,7 +19,7 @@ export const handler = httpHandler(annotateRoute, async (req) => {
   const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
   const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher, limits });
   const pdf = req.query.to === "pdf";
-  const output = pdf ? await converter.convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
+  const output = pdf ? await converter().convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
   const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;
   await input.consumed();
   return json(200, { document: { base64: `data:${contentType};base64,${output.toString("base64")}`, contentType } });

@@ -1,8 +1,8 @@
-import { keyServiceDeps } from "#adapters/key-service-deps.ts";
 import { requestCode, type KeyServiceDeps } from "#domain/keys/key-service.ts";
 import { registerRoute } from "#http/contracts/auth.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
+import { keyServiceDeps } from "#wiring/keys.ts";
 
 /** createRegisterHandler builds GET /v1/auth/register on the given store, mailer and clock. */
 export function createRegisterHandler(deps: KeyServiceDeps) {

@@ -1,9 +1,9 @@
-import { keyServiceDeps } from "#adapters/key-service-deps.ts";
 import { verifyCode, type VerifyDeps } from "#domain/keys/key-service.ts";
 import { verifyCodeRoute } from "#http/contracts/auth.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { publicBaseUrl } from "#http/public-url.ts";
 import { json } from "#http/responses.ts";
+import { keyServiceDeps } from "#wiring/keys.ts";
 
 /** createVerifyHandler builds GET /v1/auth/verify on the given store, mailer and clock. */
 export function createVerifyHandler(deps: VerifyDeps) {

@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
-import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { authorize, type KeyServiceDeps } from "#domain/keys/key-service.ts";
+import { authorizerDeps } from "#wiring/keys.ts";
 
 /** AuthorizerDeps is what the authorizer needs: the key store and a clock. */
 export type AuthorizerDeps = Pick<KeyServiceDeps, "store" | "now" | "warn">;
@@ -37,4 +37,4 @@ export function createAuthorizer(deps: AuthorizerDeps) {
 }
 
 /** handler is the API-key authorizer on DynamoDB and the system clock. */
-export const handler = createAuthorizer({ store: defaultKeyStore(), now: Date.now, warn: (message, data) => logger.warn(message, data) });
+export const handler = createAuthorizer(authorizerDeps());

@@ -5,60 +5,267 @@ import type { DocumentLimits } from "#domain/shared/document.ts";
 import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/keys/rate-limit.ts";
 import { parseRegisterPolicy, type RegisterPolicy } from "#domain/keys/register-policy.ts";
 
-/** Limits are the size and count caps of SPEC section 7; every one is configurable. */
-export interface Limits {
-  /** Largest raw request body the pipeline accepts (JSON or multipart), in bytes. */
-  maxRequestBytes: number;
-  /** Largest decoded document (base64, URL or upload), in bytes. */
-  maxDocumentBytes: number;
-  /** Total uncompressed size of a DOCX (zip-bomb guard), in bytes. */
-  maxDocxUncompressedBytes: number;
-  /** Entries in a DOCX zip (zip-bomb guard). */
-  maxDocxEntries: number;
-  /** Content controls (w:sdt) in one DOCX (annotate), nested ones included. */
-  maxDocxControls: number;
-  /** XML elements in all XML parts of one DOCX together (annotate). */
-  maxDocxXmlNodes: number;
-  /** XML elements inside the content controls of one DOCX (annotate parses these into a DOM). */
-  maxDocxControlNodes: number;
-  maxImageBytes: number;
-  /** All images of one annotate call together (after removing repeated values), in bytes. */
-  maxTotalImageBytes: number;
-  maxFields: number;
-  maxAuditEvents: number;
-  maxMetadataBytes: number;
-  maxJsonDepth: number;
-  /** Pages of a PDF to sign or verify. */
-  maxPdfPages: number;
+/*
+ * Every setting of Signet, in one table (`settings`): its environment name, default, parser and
+ * meaning. The settings are grouped by concern (limits, http, keys, mail, ...); each group is read
+ * from the environment on first use and kept for the life of the process (a Lambda container), so
+ * a function requires only the settings it touches: one that never uses the key table starts
+ * without SIGNET_TABLE. docs/configuration.md lists every row (test/unit/config.test.ts checks).
+ */
+
+/** Env is an environment to read settings from (process.env in production). */
+export type Env = Record<string, string | undefined>;
+
+/** Runtime is "aws" inside Lambda (AWS_LAMBDA_FUNCTION_NAME is set), "local" for the local server and the tests. */
+export type Runtime = "aws" | "local";
+
+/** Setting is one row of the table: the variable, what its default is (for the docs), and how its value is read. */
+export interface Setting<T> {
+  name: string;
+  /** The default as docs/configuration.md states it. */
+  default: string;
+  /** What the setting means, in one line. */
+  doc: string;
+  /** read parses the variable from env (unset or empty: the default); throws `Configuration error: NAME ...` on a bad value. */
+  read: (env: Env, runtime: Runtime) => T;
 }
 
-/** Config is every setting of Signet, read once per container from the environment. */
+const MB = 1024 * 1024;
+
+function configurationError(message: string): Error {
+  return new Error(`Configuration error: ${message}`);
+}
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** positiveInt is a setting holding a positive integer. */
+function positiveInt(name: string, fallback: number | ((runtime: Runtime) => number), doc: string, defaultDoc = String(fallback)): Setting<number> {
+  return {
+    name,
+    default: defaultDoc,
+    doc,
+    read: (env, runtime) => {
+      const text = raw(env, name);
+      if (text === undefined) return typeof fallback === "function" ? fallback(runtime) : fallback;
+      const value = Number(text);
+      if (!Number.isInteger(value) || value <= 0) throw configurationError(`${name} must be a positive integer, got "${text}"`);
+      return value;
+    },
+  };
+}
+
+/** count is a setting holding 0 or a positive integer. */
+function count(name: string, fallback: number, doc: string): Setting<number> {
+  return {
+    name,
+    default: String(fallback),
+    doc,
+    read: (env) => {
+      const text = raw(env, name);
+      if (text === undefined) return fallback;
+      const value = Number(text);
+      if (!Number.isInteger(value) || value < 0) throw configurationError(`${name} must be 0 or a positive integer, got "${text}"`);
+      return value;
+    },
+  };
+}
+
+/** flag is a boolean setting (true/false, 1/0, yes/no). */
+function flag(name: string, fallback: boolean, doc: string): Setting<boolean> {
+  return {
+    name,
+    default: String(fallback),
+    doc,
+    read: (env) => {
+      const text = raw(env, name);
+      if (text === undefined) return fallback;
+      if (["1", "true", "yes"].includes(text.toLowerCase())) return true;
+      if (["0", "false", "no"].includes(text.toLowerCase())) return false;
+      throw configurationError(`${name} must be true or false, got "${text}"`);
+    },
+  };
+}
+
+/** optional is a text setting with no default (undefined when unset). */
+function optional(name: string, doc: string, defaultDoc = "unset"): Setting<string | undefined> {
+  return { name, default: defaultDoc, doc, read: (env) => raw(env, name) };
+}
+
+/** text is a text setting with a default. */
+function text(name: string, fallback: string | ((runtime: Runtime) => string), doc: string, defaultDoc = String(fallback)): Setting<string> {
+  return { name, default: defaultDoc, doc, read: (env, runtime) => raw(env, name) ?? (typeof fallback === "function" ? fallback(runtime) : fallback) };
+}
+
+/** requiredOnAws is a setting the stack must set on the functions that use it; locally it has a default. */
+function requiredOnAws(name: string, localDefault: string, doc: string): Setting<string> {
+  return {
+    name,
+    default: `\`${localDefault}\` locally; required on AWS`,
+    doc,
+    read: (env, runtime) => {
+      const value = raw(env, name);
+      if (value) return value;
+      if (runtime === "local") return localDefault;
+      throw configurationError(`${name} is required when running on AWS`);
+    },
+  };
+}
+
+function packageVersion(env: Env): string {
+  // Bundled Lambdas get the version injected by esbuild (infra); locally package.json is read.
+  const injected = raw(env, "SIGNET_VERSION");
+  if (injected) return injected;
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    return pkg.version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/**
+ * settings is the table of every setting: one row per environment variable, grouped by concern.
+ * A new setting is a row here, a field of its group below, and a row of docs/configuration.md.
+ */
+export const settings = {
+  process: {
+    version: { name: "SIGNET_VERSION", default: "`version` of package.json", doc: "the version /v1/health reports (the AWS build injects it)", read: packageVersion } as Setting<string>,
+    region: {
+      name: "AWS_REGION",
+      default: "`AWS_DEFAULT_REGION`, else `us-east-1`",
+      doc: "region of the DynamoDB, SES and S3 clients",
+      read: (env) => raw(env, "AWS_REGION") ?? raw(env, "AWS_DEFAULT_REGION") ?? "us-east-1",
+    } as Setting<string>,
+  },
+  limits: {
+    maxRequestBytes: positiveInt("SIGNET_MAX_REQUEST_BYTES", 36 * MB, "request body limit"),
+    maxDocumentBytes: positiveInt("SIGNET_MAX_DOCUMENT_BYTES", 25 * MB, "decoded document limit"),
+    maxDocxUncompressedBytes: positiveInt("SIGNET_MAX_DOCX_UNCOMPRESSED_BYTES", 200 * MB, "zip-bomb guard: total unpacked size"),
+    maxDocxEntries: positiveInt("SIGNET_MAX_DOCX_ENTRIES", 5000, "zip-bomb guard: entries"),
+    maxDocxControls: positiveInt("SIGNET_MAX_DOCX_CONTROLS", 2000, "annotate: content controls per DOCX"),
+    maxDocxXmlNodes: positiveInt("SIGNET_MAX_DOCX_XML_NODES", 200_000, "annotate: XML elements in all XML parts of a DOCX"),
+    maxDocxControlNodes: positiveInt("SIGNET_MAX_DOCX_CONTROL_NODES", 10_000, "annotate: XML elements inside content controls"),
+    maxImageBytes: positiveInt("SIGNET_MAX_IMAGE_BYTES", 10 * MB, "image limit"),
+    maxTotalImageBytes: positiveInt("SIGNET_MAX_TOTAL_IMAGE_BYTES", 50 * MB, "all distinct images of one annotate call"),
+    maxFields: positiveInt("SIGNET_MAX_FIELDS", 500, "fields per annotate call"),
+    maxAuditEvents: positiveInt("SIGNET_MAX_AUDIT_EVENTS", 10_000, "audit events per sign call"),
+    maxMetadataBytes: positiveInt("SIGNET_MAX_METADATA_BYTES", 16 * 1024, "sign metadata limit"),
+    maxJsonDepth: positiveInt("SIGNET_MAX_JSON_DEPTH", 32, "JSON nesting limit"),
+    maxPdfPages: positiveInt("SIGNET_MAX_PDF_PAGES", 10_000, "pages of a PDF to sign or verify"),
+  },
+  fetch: {
+    allowHttp: flag("SIGNET_ALLOW_HTTP", false, "allow http:// document and image URLs (local use)"),
+    timeoutMs: positiveInt("SIGNET_FETCH_TIMEOUT_MS", 10_000, "total time for fetching a document or image URL"),
+  },
+  http: {
+    corsOrigin: text("SIGNET_CORS_ORIGIN", "*", "allowed CORS origin"),
+    requestTimeoutMs: positiveInt("SIGNET_REQUEST_TIMEOUT_MS", 60_000, "local server: time for a request's headers and body to arrive"),
+    authorizerCacheSeconds: count("SIGNET_AUTHORIZER_CACHE_SECONDS", 0, "local server: reuse an accepted API key's decision this long"),
+    publicUrl: {
+      name: "SIGNET_PUBLIC_URL",
+      default: "unset",
+      doc: "base URL for links in e-mails",
+      read: (env) => raw(env, "SIGNET_PUBLIC_URL")?.replace(/\/+$/, ""),
+    } as Setting<string | undefined>,
+  },
+  keys: {
+    tableName: requiredOnAws("SIGNET_TABLE", "signet", "DynamoDB table of keys, codes and rate-limit slots"),
+    dynamodbEndpoint: optional("SIGNET_DYNAMODB_ENDPOINT", "DynamoDB-compatible endpoint (dynalite locally)", "unset (AWS)"),
+    registerIpLimit: positiveInt("SIGNET_REGISTER_IP_LIMIT", 20, "codes one source IP may request per window"),
+    registerIpWindowSeconds: positiveInt("SIGNET_REGISTER_IP_WINDOW_SECONDS", 3600, "that window (sliding)"),
+    registerDailyLimit: positiveInt("SIGNET_REGISTER_DAILY_LIMIT", 10, "codes one address may receive per sliding 24 hours"),
+    ratePerMinute: positiveInt("SIGNET_KEY_RATE_LIMIT", 60, "requests one API key may make per minute on authorised routes"),
+    registerPolicy: {
+      name: "SIGNET_REGISTER_ALLOW",
+      default: "unset (anyone)",
+      doc: "addresses and domains that may register, comma-separated",
+      read: (env) => {
+        try {
+          return parseRegisterPolicy(env.SIGNET_REGISTER_ALLOW);
+        } catch (error) {
+          throw configurationError(`SIGNET_REGISTER_ALLOW lists addresses and domains separated by commas: ${(error as Error).message}`);
+        }
+      },
+    } as Setting<RegisterPolicy>,
+  },
+  mail: {
+    sender: requiredOnAws("SIGNET_SENDER_EMAIL", "noreply@signet.local", "sender of code and notice e-mails (an SES identity)"),
+    sesEndpoint: optional("SIGNET_SES_ENDPOINT", "SES v2 endpoint (aws-ses-v2-local locally)", "unset (AWS)"),
+  },
+  identity: {
+    bucket: optional("SIGNET_IDENTITY_BUCKET", "S3 bucket of the signing identity (AWS)"),
+    dataDir: text("SIGNET_DATA_DIR", (runtime) => (runtime === "aws" ? "/tmp/signet" : ".signet"), "local data folder", "`.signet` (`/tmp/signet` on AWS)"),
+    p12Password: text("SIGNET_IDENTITY_P12_PASSWORD", "", "password of an operator's identity.p12", "empty"),
+    p12PasswordParameter: optional("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", "AWS: SSM SecureString holding that password", "none"),
+  },
+  signing: {
+    fontsDir: text("SIGNET_FONTS_DIR", () => fileURLToPath(new URL("../assets/fonts/", import.meta.url)), "TTF fonts of the audit trail certificate page", "`assets/fonts`"),
+    tsaUrl: optional("SIGNET_TSA_URL", "RFC 3161 timestamp authority (PAdES B-T)"),
+    trustAnchorsFile: optional("SIGNET_TRUST_ANCHORS_FILE", "PEM file of extra certificates /v1/verify trusts"),
+  },
+  uploads: {
+    bucket: {
+      name: "SIGNET_UPLOADS_BUCKET",
+      default: "`signet-uploads` locally; set by the stack",
+      doc: "S3 bucket of uploads",
+      read: (env, runtime) => raw(env, "SIGNET_UPLOADS_BUCKET") ?? (runtime === "local" ? "signet-uploads" : undefined),
+    } as Setting<string | undefined>,
+    s3Endpoint: optional("SIGNET_S3_ENDPOINT", "S3-compatible endpoint (the local S3 stand-in)", "unset (AWS)"),
+    postExpirySeconds: positiveInt("SIGNET_UPLOAD_POST_EXPIRY_SECONDS", 900, "how long a presigned upload POST is valid"),
+    referenceTtlSeconds: positiveInt("SIGNET_UPLOAD_TTL_SECONDS", 3600, "how long after issue an upload reference may be used"),
+  },
+  conversion: {
+    soffice: optional("SIGNET_SOFFICE", "LibreOffice soffice binary", "PATH, then `/opt/libreoffice*/program`, `/opt/instdir/program`"),
+    mode: {
+      name: "SIGNET_CONVERSION_MODE",
+      default: "warm",
+      doc: "warm (one long-lived LibreOffice per slot) or oneshot",
+      read: (env) => {
+        const mode = env.SIGNET_CONVERSION_MODE ?? "warm";
+        if (mode !== "warm" && mode !== "oneshot") throw configurationError(`SIGNET_CONVERSION_MODE must be "warm" or "oneshot", got "${mode}"`);
+        return mode;
+      },
+    } as Setting<"warm" | "oneshot">,
+    timeoutMs: positiveInt("SIGNET_CONVERSION_TIMEOUT_MS", 60_000, "hard limit per conversion"),
+    concurrency: positiveInt("SIGNET_CONVERSION_CONCURRENCY", () => availableParallelism(), "conversions running at once", "CPU cores"),
+    queueLength: positiveInt("SIGNET_CONVERSION_QUEUE", 16, "conversions waiting for a slot"),
+  },
+} as const;
+
+/** allSettings is every row of the table, flat. */
+export const allSettings: Setting<unknown>[] = Object.values(settings).flatMap((group) => Object.values(group) as Setting<unknown>[]);
+
+/** Values are the values of a group of settings: a setting that may be unset (undefined) is an optional field. */
+type Values<G> = { [K in keyof G as G[K] extends Setting<infer T> ? (undefined extends T ? never : K) : never]: G[K] extends Setting<infer T> ? T : never } & {
+  [K in keyof G as G[K] extends Setting<infer T> ? (undefined extends T ? K : never) : never]?: G[K] extends Setting<infer T> ? Exclude<T, undefined> : never;
+};
+
+function readGroup<G extends Record<string, Setting<unknown>>>(group: G, env: Env, runtime: Runtime): Values<G> {
+  // An unset optional setting leaves its field out (not `field: undefined`), as before the split.
+  const entries = Object.entries(group).map(([key, setting]) => [key, setting.read(env, runtime)] as const);
+  return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as Values<G>;
+}
+
+/** Limits are the size and count caps of SPEC section 7; every one is configurable. */
+export type Limits = Values<typeof settings.limits>;
+
+/** Config is every setting of Signet, grouped by concern. */
 export interface Config {
   version: string;
-  /** "aws" inside Lambda, "local" for the local server and the tests. */
-  runtime: "aws" | "local";
+  runtime: Runtime;
   region: string;
   limits: Limits;
   /** The limits in the shape resolveDocument and the zip guard take (derived from limits). */
   documentLimits: DocumentLimits;
-  fetch: {
-    /** Allow plain http:// URLs (local use only). */
-    allowHttp: boolean;
-    timeoutMs: number;
-    maxRedirects: number;
-  };
+  fetch: { allowHttp: boolean; timeoutMs: number; maxRedirects: number };
   cors: { origin: string };
   http: {
-    /**
-     * Time for a request's headers and body to arrive (local server), in ms; a client that
-     * withholds or trickles them gets 408. The handler's own work is not counted.
-     */
+    /** Time for a request's headers and body to arrive (local server), in ms; the handler's own work is not counted. */
     requestTimeoutMs: number;
-    /**
-     * Local server: seconds an allowing API-key decision is reused for the same Authorization
-     * header, as API Gateway caches the authorizer's answer (the stack's resultsCacheTtl, 60 s).
-     * 0 (the default) asks the key store on every request.
-     */
+    /** Local server: seconds an allowing API-key decision is reused (API Gateway caches it 60 s); 0 asks every time. */
     authorizerCacheSeconds: number;
   };
   /** The API's public base URL for links in e-mails (SIGNET_PUBLIC_URL); derived from the request when unset. */
@@ -71,221 +278,89 @@ export interface Config {
     registerPerIp: { limit: number; windowSeconds: number };
     /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides SPEC 6's 3 per 15 minutes). */
     registerPerAddressDaily: { limit: number; windowSeconds: number };
-    /** Requests one API key may make per minute on authorised routes (SIGNET_KEY_RATE_LIMIT). */
+    /** Requests one API key may make per minute on authorised routes. */
     ratePerMinute: number;
-    /** Who may register (SIGNET_REGISTER_ALLOW: addresses and domains; open when unset). */
+    /** Who may register (open when SIGNET_REGISTER_ALLOW is unset). */
     registerPolicy: RegisterPolicy;
   };
-  mail: {
-    sender: string;
-    /** Endpoint of an SES v2 compatible API (aws-ses-v2-local); unset on AWS. */
-    sesEndpoint?: string;
-  };
-  identity: {
-    /** S3 bucket holding the signing identity (AWS). */
-    bucket?: string;
-    /** Folder holding the signing identity (local). */
-    dataDir: string;
-    /** Password of an operator-supplied identity.p12 (empty when unset; local). */
-    p12Password: string;
-    /** SSM Parameter Store SecureString holding that password (AWS): read once per container, never in the environment. */
-    p12PasswordParameter?: string;
-  };
-  signing: {
-    /** Folder of the certificate page's TTF fonts (assets/fonts in the repository). */
-    fontsDir: string;
-    tsaUrl?: string;
-    /** Extra trust anchors for /v1/verify, PEM file path. */
-    trustAnchorsFile?: string;
-  };
-  // --- uploads (issue 15) ---
-  uploads: {
-    /** Bucket of uploaded documents (SIGNET_UPLOADS_BUCKET); "signet-uploads" locally, unset on functions that take no uploads. */
-    bucket?: string;
-    /** Endpoint of an S3-compatible store (the local stand-in); unset on AWS. */
-    s3Endpoint?: string;
-    /** Seconds a presigned upload POST is valid. */
-    postExpirySeconds: number;
-    /** Seconds after issue an upload reference may be used. */
-    referenceTtlSeconds: number;
-  };
-  // --- end uploads ---
-  conversion: {
-    /** Path of soffice; found on PATH or in the Lambda locations when unset. */
-    soffice?: string;
-    timeoutMs: number;
-    concurrency: number;
-    queueLength: number;
-    /** Keep one LibreOffice running per worker (warm) or start one per conversion. */
-    mode: "warm" | "oneshot";
-  };
+  // These groups are exactly their rows of the table: a new row there is a new field here.
+  mail: Values<typeof settings.mail>;
+  identity: Values<typeof settings.identity>;
+  signing: Values<typeof settings.signing>;
+  uploads: Values<typeof settings.uploads>;
+  conversion: Values<typeof settings.conversion>;
 }
 
-const MB = 1024 * 1024;
+/** runtimeOf tells Lambda from local. */
+export function runtimeOf(env: Env): Runtime {
+  return env.AWS_LAMBDA_FUNCTION_NAME ? "aws" : "local";
+}
 
-const defaultLimits: Limits = {
-  maxRequestBytes: 36 * MB,
-  maxDocumentBytes: 25 * MB,
-  maxDocxUncompressedBytes: 200 * MB,
-  maxDocxEntries: 5000,
-  maxDocxControls: 2000,
-  maxDocxXmlNodes: 200_000,
-  maxDocxControlNodes: 10_000,
-  maxImageBytes: 10 * MB,
-  maxTotalImageBytes: 50 * MB,
-  maxFields: 500,
-  maxAuditEvents: 10_000,
-  maxMetadataBytes: 16 * 1024,
-  maxJsonDepth: 32,
-  maxPdfPages: 10_000,
+/** readers build each group of Config from an environment; each is independent of the others. */
+const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K] } = {
+  version: (env, runtime) => settings.process.version.read(env, runtime),
+  runtime: (_env, runtime) => runtime,
+  region: (env, runtime) => settings.process.region.read(env, runtime),
+  limits: (env, runtime) => readGroup(settings.limits, env, runtime),
+  documentLimits: (env, runtime) => {
+    const limits = readGroup(settings.limits, env, runtime);
+    return { maxDocumentBytes: limits.maxDocumentBytes, maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes, maxPdfPages: limits.maxPdfPages };
+  },
+  fetch: (env, runtime) => ({ ...readGroup(settings.fetch, env, runtime), maxRedirects: 3 }),
+  cors: (env, runtime) => ({ origin: settings.http.corsOrigin.read(env, runtime) }),
+  http: (env, runtime) => ({
+    requestTimeoutMs: settings.http.requestTimeoutMs.read(env, runtime),
+    authorizerCacheSeconds: settings.http.authorizerCacheSeconds.read(env, runtime),
+  }),
+  publicUrl: (env, runtime) => settings.http.publicUrl.read(env, runtime),
+  keys: (env, runtime) => {
+    const { registerIpLimit, registerIpWindowSeconds, registerDailyLimit, ...keys } = readGroup(settings.keys, env, runtime);
+    return {
+      ...keys,
+      registerPerIp: { limit: registerIpLimit, windowSeconds: registerIpWindowSeconds },
+      registerPerAddressDaily: { limit: registerDailyLimit, windowSeconds: REGISTER_DAILY_WINDOW_SECONDS },
+    };
+  },
+  mail: (env, runtime) => readGroup(settings.mail, env, runtime),
+  identity: (env, runtime) => readGroup(settings.identity, env, runtime),
+  signing: (env, runtime) => readGroup(settings.signing, env, runtime),
+  uploads: (env, runtime) => readGroup(settings.uploads, env, runtime),
+  conversion: (env, runtime) => readGroup(settings.conversion, env, runtime),
 };
 
-type Env = Record<string, string | undefined>;
-
-function readInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new Error(`Configuration error: ${name} must be a positive integer, got "${raw}"`);
-  }
-  return value;
-}
-
-function readCount(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new Error(`Configuration error: ${name} must be 0 or a positive integer, got "${raw}"`);
-  }
-  return value;
-}
-
-function readBool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (["1", "true", "yes"].includes(raw.toLowerCase())) return true;
-  if (["0", "false", "no"].includes(raw.toLowerCase())) return false;
-  throw new Error(`Configuration error: ${name} must be true or false, got "${raw}"`);
-}
-
-function required(env: Env, name: string, runtime: Config["runtime"], localDefault: string): string {
-  const raw = env[name];
-  if (raw) return raw;
-  if (runtime === "local") return localDefault;
-  throw new Error(`Configuration error: ${name} is required when running on AWS`);
-}
-
-function readRegisterPolicy(env: Env): RegisterPolicy {
-  try {
-    return parseRegisterPolicy(env.SIGNET_REGISTER_ALLOW);
-  } catch (error) {
-    throw new Error(`Configuration error: SIGNET_REGISTER_ALLOW lists addresses and domains separated by commas: ${(error as Error).message}`);
-  }
-}
-
-function packageVersion(): string {
-  // Bundled Lambdas get the version injected by esbuild (infra); locally package.json is read.
-  if (typeof process.env.SIGNET_VERSION === "string" && process.env.SIGNET_VERSION) return process.env.SIGNET_VERSION;
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
-    return pkg.version;
-  } catch {
-    return "0.0.0";
-  }
-}
-
-/** loadConfig reads the settings from an environment; it throws on a bad or missing value. */
+/** loadConfig reads every setting from an environment at once; it throws on a bad or missing value. */
 export function loadConfig(env: Env = process.env): Config {
-  const runtime: Config["runtime"] = env.AWS_LAMBDA_FUNCTION_NAME ? "aws" : "local";
-  const limits: Limits = {
-    ...defaultLimits,
-    maxRequestBytes: readInt(env, "SIGNET_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
-    maxDocumentBytes: readInt(env, "SIGNET_MAX_DOCUMENT_BYTES", defaultLimits.maxDocumentBytes),
-    maxDocxUncompressedBytes: readInt(env, "SIGNET_MAX_DOCX_UNCOMPRESSED_BYTES", defaultLimits.maxDocxUncompressedBytes),
-    maxDocxEntries: readInt(env, "SIGNET_MAX_DOCX_ENTRIES", defaultLimits.maxDocxEntries),
-    maxDocxControls: readInt(env, "SIGNET_MAX_DOCX_CONTROLS", defaultLimits.maxDocxControls),
-    maxDocxXmlNodes: readInt(env, "SIGNET_MAX_DOCX_XML_NODES", defaultLimits.maxDocxXmlNodes),
-    maxDocxControlNodes: readInt(env, "SIGNET_MAX_DOCX_CONTROL_NODES", defaultLimits.maxDocxControlNodes),
-    maxImageBytes: readInt(env, "SIGNET_MAX_IMAGE_BYTES", defaultLimits.maxImageBytes),
-    maxTotalImageBytes: readInt(env, "SIGNET_MAX_TOTAL_IMAGE_BYTES", defaultLimits.maxTotalImageBytes),
-    maxFields: readInt(env, "SIGNET_MAX_FIELDS", defaultLimits.maxFields),
-    maxAuditEvents: readInt(env, "SIGNET_MAX_AUDIT_EVENTS", defaultLimits.maxAuditEvents),
-    maxMetadataBytes: readInt(env, "SIGNET_MAX_METADATA_BYTES", defaultLimits.maxMetadataBytes),
-    maxJsonDepth: readInt(env, "SIGNET_MAX_JSON_DEPTH", defaultLimits.maxJsonDepth),
-    maxPdfPages: readInt(env, "SIGNET_MAX_PDF_PAGES", defaultLimits.maxPdfPages),
-  };
-  const mode = env.SIGNET_CONVERSION_MODE ?? "warm";
-  if (mode !== "warm" && mode !== "oneshot") {
-    throw new Error(`Configuration error: SIGNET_CONVERSION_MODE must be "warm" or "oneshot", got "${mode}"`);
+  const runtime = runtimeOf(env);
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const [key, read] of Object.entries(readers) as Array<[keyof Config, (env: Env, runtime: Runtime) => unknown]>) {
+    const value = read(env, runtime);
+    if (value !== undefined) config[key] = value;
   }
-  const dataDir = env.SIGNET_DATA_DIR ?? (runtime === "aws" ? "/tmp/signet" : ".signet");
-  return {
-    version: packageVersion(),
-    runtime,
-    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
-    limits,
-    documentLimits: {
-      maxDocumentBytes: limits.maxDocumentBytes,
-      maxEntries: limits.maxDocxEntries,
-      maxUncompressedBytes: limits.maxDocxUncompressedBytes,
-      maxPdfPages: limits.maxPdfPages,
-    },
-    fetch: {
-      allowHttp: readBool(env, "SIGNET_ALLOW_HTTP", false),
-      timeoutMs: readInt(env, "SIGNET_FETCH_TIMEOUT_MS", 10_000),
-      maxRedirects: 3,
-    },
-    cors: { origin: env.SIGNET_CORS_ORIGIN ?? "*" },
-    http: {
-      requestTimeoutMs: readInt(env, "SIGNET_REQUEST_TIMEOUT_MS", 60_000),
-      authorizerCacheSeconds: readCount(env, "SIGNET_AUTHORIZER_CACHE_SECONDS", 0),
-    },
-    ...(env.SIGNET_PUBLIC_URL ? { publicUrl: env.SIGNET_PUBLIC_URL.replace(/\/+$/, "") } : {}),
-    keys: {
-      tableName: required(env, "SIGNET_TABLE", runtime, "signet"),
-      ...(env.SIGNET_DYNAMODB_ENDPOINT ? { dynamodbEndpoint: env.SIGNET_DYNAMODB_ENDPOINT } : {}),
-      registerPerIp: {
-        limit: readInt(env, "SIGNET_REGISTER_IP_LIMIT", 20),
-        windowSeconds: readInt(env, "SIGNET_REGISTER_IP_WINDOW_SECONDS", 3600),
-      },
-      registerPerAddressDaily: { limit: readInt(env, "SIGNET_REGISTER_DAILY_LIMIT", 10), windowSeconds: REGISTER_DAILY_WINDOW_SECONDS },
-      ratePerMinute: readInt(env, "SIGNET_KEY_RATE_LIMIT", 60),
-      registerPolicy: readRegisterPolicy(env),
-    },
-    mail: {
-      sender: required(env, "SIGNET_SENDER_EMAIL", runtime, "noreply@signet.local"),
-      ...(env.SIGNET_SES_ENDPOINT ? { sesEndpoint: env.SIGNET_SES_ENDPOINT } : {}),
-    },
-    identity: {
-      ...(env.SIGNET_IDENTITY_BUCKET ? { bucket: env.SIGNET_IDENTITY_BUCKET } : {}),
-      dataDir,
-      p12Password: env.SIGNET_IDENTITY_P12_PASSWORD ?? "",
-      ...(env.SIGNET_IDENTITY_P12_PASSWORD_PARAMETER ? { p12PasswordParameter: env.SIGNET_IDENTITY_P12_PASSWORD_PARAMETER } : {}),
-    },
-    signing: {
-      fontsDir: env.SIGNET_FONTS_DIR ?? fileURLToPath(new URL("../assets/fonts/", import.meta.url)),
-      ...(env.SIGNET_TSA_URL ? { tsaUrl: env.SIGNET_TSA_URL } : {}),
-      ...(env.SIGNET_TRUST_ANCHORS_FILE ? { trustAnchorsFile: env.SIGNET_TRUST_ANCHORS_FILE } : {}),
-    },
-    // --- uploads (issue 15) ---
-    uploads: {
-      ...(env.SIGNET_UPLOADS_BUCKET || runtime === "local" ? { bucket: env.SIGNET_UPLOADS_BUCKET || "signet-uploads" } : {}),
-      ...(env.SIGNET_S3_ENDPOINT ? { s3Endpoint: env.SIGNET_S3_ENDPOINT } : {}),
-      postExpirySeconds: readInt(env, "SIGNET_UPLOAD_POST_EXPIRY_SECONDS", 900),
-      referenceTtlSeconds: readInt(env, "SIGNET_UPLOAD_TTL_SECONDS", 3600),
-    },
-    // --- end uploads ---
-    conversion: {
-      ...(env.SIGNET_SOFFICE ? { soffice: env.SIGNET_SOFFICE } : {}),
-      timeoutMs: readInt(env, "SIGNET_CONVERSION_TIMEOUT_MS", 60_000),
-      concurrency: readInt(env, "SIGNET_CONVERSION_CONCURRENCY", availableParallelism()),
-      queueLength: readInt(env, "SIGNET_CONVERSION_QUEUE", 16),
-      mode,
-    },
-  };
+  return config as Config;
 }
 
-/** config is the configuration of this container, read once at cold start. */
-export const config: Config = loadConfig();
+/**
+ * lazyConfig is a Config whose groups are each read from env on first access and kept: a function
+ * that never reads `keys` never needs SIGNET_TABLE. A bad value still fails loudly, on first use.
+ */
+export function lazyConfig(env: Env = process.env): Config {
+  const lazy = {} as Config;
+  for (const [key, read] of Object.entries(readers) as Array<[keyof Config, (env: Env, runtime: Runtime) => unknown]>) {
+    Object.defineProperty(lazy, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = read(env, runtimeOf(env));
+        Object.defineProperty(lazy, key, { value, enumerable: true, configurable: false, writable: false });
+        return value;
+      },
+    });
+  }
+  return lazy;
+}
+
+/**
+ * config is this process's configuration, each group read from process.env on first use and kept
+ * for the life of the container. Set the environment before the first read (not before an import).
+ */
+export const config: Config = lazyConfig();

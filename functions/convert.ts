@@ -1,22 +1,21 @@
 import { parse } from "node:path";
 import { config } from "#config";
-import { converter } from "#adapters/libreoffice/converter.ts";
 import "#adapters/libreoffice/start-at-init.ts";
-import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { readUpload } from "#domain/shared/upload.ts";
 import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
-import { uploadSettings } from "#http/upload-input.ts";
+import { converter } from "#wiring/conversion.ts";
+import { uploadDeps } from "#wiring/uploads.ts";
 
 const limits = config.documentLimits;
-const uploads = { store: uploadStore, settings: uploadSettings(config), now: () => new Date() };
+const uploads = uploadDeps();
 
 // On Lambda, LibreOffice starts in the init phase (start-at-init.ts, above), so the first request
 // finds it running, or still starting; init waits for it at most 8 s (Lambda allows 10 s of init).
-if (config.runtime === "aws") await converter.startEarly(8_000);
+if (config.runtime === "aws") await converter().startEarly(8_000);
 
 /** handler answers POST /v1/convert: one uploaded file in, the converted file out. */
 export const handler = httpHandler(convertRoute, async (req) => {
@@ -26,7 +25,7 @@ export const handler = httpHandler(convertRoute, async (req) => {
     ? { bytes: uploaded.bytes, fileName: "document" }
     : await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
   const checked = await checkConversionInput(upload.bytes, options.from, limits);
-  const output = await converter.convert({ bytes: upload.bytes, ...options, ...checked });
+  const output = await converter().convert({ bytes: upload.bytes, ...options, ...checked });
   const { contentType, extension } = targetMediaTypes[options.to];
   const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;
   if (uploaded) await uploads.store.remove(uploaded.key).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { docsRoute } from "#http/contracts/meta.ts";
 import { loadDocsPage } from "#http/docs-page.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { text } from "#http/responses.ts";
 
 // Built once per container: the bundle and the settings do not change at run time.

@@ -1,7 +1,8 @@
 import * as z from "zod";
 import { SignetError } from "#domain/shared/errors.ts";
 import { defineRoute, matchPath } from "#http/contract.ts";
-import { errorResponse, httpHandler } from "#http/pipeline.ts";
+import { errorResponse } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { routes } from "#http/routes.ts";
 
 const fallbackRoute = defineRoute({

@@ -3,7 +3,7 @@ import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { checkReadiness, type ReadinessCheck } from "#domain/shared/readiness.ts";
 import { healthRoute } from "#http/contracts/meta.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 
 // The parts this process needs, each checked cheaply (no conversion is started). On AWS,

@@ -1,6 +1,6 @@
 import { config } from "#config";
 import { infoRoute } from "#http/contracts/meta.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 
 /** handler answers GET / with what this service is and where its reference lives. */

@@ -1,9 +1,9 @@
-import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { listKeys, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { listKeysRoute } from "#http/contracts/keys.ts";
 import { callerOf } from "#http/caller.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
+import { keyManagementDeps } from "#wiring/keys.ts";
 
 /** createListKeysHandler builds GET /v1/keys on the given store. */
 export function createListKeysHandler(deps: Pick<KeyManagementDeps, "store">) {
@@ -11,4 +11,4 @@ export function createListKeysHandler(deps: Pick<KeyManagementDeps, "store">) {
 }
 
 /** handler answers GET /v1/keys with DynamoDB. */
-export const handler = createListKeysHandler({ store: defaultKeyStore() });
+export const handler = createListKeysHandler(keyManagementDeps());

@@ -1,8 +1,8 @@
-import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { useRevokeLink, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { revokeLinkRoute } from "#http/contracts/keys.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
+import { keyManagementDeps } from "#wiring/keys.ts";
 
 /** createRevokeLinkHandler builds GET /v1/keys/revoke?token= on the given store and clock. */
 export function createRevokeLinkHandler(deps: KeyManagementDeps) {
@@ -12,4 +12,4 @@ export function createRevokeLinkHandler(deps: KeyManagementDeps) {
 }
 
 /** handler answers GET /v1/keys/revoke with DynamoDB and the system clock. */
-export const handler = createRevokeLinkHandler({ store: defaultKeyStore(), now: Date.now });
+export const handler = createRevokeLinkHandler(keyManagementDeps());

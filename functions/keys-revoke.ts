@@ -1,9 +1,9 @@
-import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { revokeOwnKey, type KeyManagementDeps } from "#domain/keys/key-management.ts";
 import { callerOf } from "#http/caller.ts";
 import { revokeKeyRoute } from "#http/contracts/keys.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
+import { keyManagementDeps } from "#wiring/keys.ts";
 
 /** createRevokeKeyHandler builds DELETE /v1/keys/{id} on the given store and clock. */
 export function createRevokeKeyHandler(deps: KeyManagementDeps) {
@@ -13,4 +13,4 @@ export function createRevokeKeyHandler(deps: KeyManagementDeps) {
 }
 
 /** handler answers DELETE /v1/keys/{id} with DynamoDB and the system clock. */
-export const handler = createRevokeKeyHandler({ store: defaultKeyStore(), now: Date.now });
+export const handler = createRevokeKeyHandler(keyManagementDeps());

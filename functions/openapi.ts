@@ -1,6 +1,6 @@
 import { openapiRoute } from "#http/contracts/meta.ts";
 import { openApiDocument } from "#http/openapi.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { text } from "#http/responses.ts";
 
 // Generated and serialised once per container: the schemas do not change at run time.

@@ -1,34 +1,13 @@
-import { config } from "#config";
-import { fontFiles } from "#adapters/bundled-fonts.ts";
-import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
-import { identityStore } from "#adapters/identity.ts";
-import { converter } from "#adapters/libreoffice/converter.ts";
-import { revocationFetcher } from "#adapters/revocation-fetcher.ts";
-import { safeFetcher } from "#adapters/safe-fetcher.ts";
-import { uploadStore } from "#adapters/s3-upload-store.ts";
-import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
+import { signDocument } from "#domain/signing/sign-document.ts";
 import { signRoute } from "#http/contracts/sign.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { base64Text, json } from "#http/responses.ts";
-import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
+import { uploadedDocument } from "#http/upload-input.ts";
+import { signDependencies } from "#wiring/signing.ts";
+import { uploadDeps } from "#wiring/uploads.ts";
 
-const { limits, signing } = config;
-
-const dependencies: SignDependencies = {
-  fetcher: safeFetcher,
-  converter,
-  identities: identityStore,
-  fonts: fontFiles,
-  limits: {
-    ...config.documentLimits,
-    maxAuditEvents: limits.maxAuditEvents,
-    maxMetadataBytes: limits.maxMetadataBytes,
-  },
-  revocationFetcher,
-  ...(signing.tsaUrl ? { timestamper: createHttpTimestamper(signing.tsaUrl), timestampAuthority: new URL(signing.tsaUrl).host } : {}),
-};
-
-const uploads = { store: uploadStore, settings: uploadSettings(config) };
+const dependencies = signDependencies();
+const uploads = uploadDeps();
 
 /** handler answers POST /v1/sign: the document signed PAdES at the requested level (B-B..B-LTA), plain base64. */
 export const handler = httpHandler(signRoute, async (req) => {

@@ -1,24 +1,13 @@
-import { config } from "#config";
-import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
-import { revocationFetcher } from "#adapters/revocation-fetcher.ts";
-import { safeFetcher } from "#adapters/safe-fetcher.ts";
-import { uploadStore } from "#adapters/s3-upload-store.ts";
-import { timestampDocument, type TimestampDependencies } from "#domain/signing/timestamp-document.ts";
+import { timestampDocument } from "#domain/signing/timestamp-document.ts";
 import { timestampRoute } from "#http/contracts/timestamp.ts";
-import { httpHandler } from "#http/pipeline.ts";
 import { base64Text, json } from "#http/responses.ts";
-import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
+import { uploadedDocument } from "#http/upload-input.ts";
+import { httpHandler } from "#wiring/http.ts";
+import { timestampDependencies } from "#wiring/signing.ts";
+import { uploadDeps } from "#wiring/uploads.ts";
 
-const { signing } = config;
-
-const dependencies: TimestampDependencies = {
-  fetcher: safeFetcher,
-  revocationFetcher,
-  limits: config.documentLimits,
-  ...(signing.tsaUrl ? { timestamper: createHttpTimestamper(signing.tsaUrl) } : {}),
-};
-
-const uploads = { store: uploadStore, settings: uploadSettings(config) };
+const dependencies = timestampDependencies();
+const uploads = uploadDeps();
 
 /** handler answers POST /v1/timestamp: the signed PDF with fresh validation data and a document timestamp (B-LTA). */
 export const handler = httpHandler(timestampRoute, async (req) => {

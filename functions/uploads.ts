@@ -1,13 +1,13 @@
-import { config } from "#config";
-import { uploadStore } from "#adapters/s3-upload-store.ts";
 import { grantUpload } from "#domain/shared/upload.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
-import { httpHandler } from "#http/pipeline.ts";
-import { uploadSettings } from "#http/upload-input.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
+import { uploadDeps } from "#wiring/uploads.ts";
+
+const uploads = uploadDeps();
 
 /** handler answers POST /v1/uploads: a presigned S3 POST into the caller's own upload folder. */
 export const handler = httpHandler(uploadsRoute, async (req) => {
-  const grant = await grantUpload(req.principal!.keyId, { store: uploadStore, settings: uploadSettings(config), now: () => new Date() });
+  const grant = await grantUpload(req.principal!.keyId, uploads);
   return json(200, grant);
 });

@@ -1,14 +1,14 @@
 import { config } from "#config";
-import { certificateStore } from "#adapters/identity.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { describeKey, rootCertificate } from "#domain/signing/signing-identity.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
+import { certificateStore } from "#wiring/signing.ts";
 
 /** handler answers GET /v1/verify/key: the certificate and public key Signet signs with. */
 export const handler = httpHandler(verifyKeyRoute, async () => {
-  const identity = await certificateStore.load();
+  const identity = await certificateStore().load();
   if (!identity) {
     throw new SignetError("SERVICE_UNAVAILABLE", "The service has no signing certificate yet: it is created and published by the first successful POST /v1/sign.");
   }

@@ -1,20 +1,13 @@
-import { config } from "#config";
-import { safeFetcher } from "#adapters/safe-fetcher.ts";
-import { uploadStore } from "#adapters/s3-upload-store.ts";
-import { trustStore } from "#adapters/trust-anchors.ts";
-import { verifyDocument, type VerifyDependencies } from "#domain/signing/verify-document.ts";
+import { verifyDocument } from "#domain/signing/verify-document.ts";
 import { verifyRoute } from "#http/contracts/verify.ts";
-import { httpHandler } from "#http/pipeline.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
-import { uploadSettings, uploadedDocument } from "#http/upload-input.ts";
+import { uploadedDocument } from "#http/upload-input.ts";
+import { verifyDependencies } from "#wiring/signing.ts";
+import { uploadDeps } from "#wiring/uploads.ts";
 
-const dependencies: VerifyDependencies = {
-  fetcher: safeFetcher,
-  limits: config.documentLimits,
-  trust: trustStore,
-};
-
-const uploads = { store: uploadStore, settings: uploadSettings(config) };
+const dependencies = verifyDependencies();
+const uploads = uploadDeps();
 
 /** handler answers POST /v1/verify with a report on every signature of the PDF (SPEC 4). */
 export const handler = httpHandler(verifyRoute, async (req) => {

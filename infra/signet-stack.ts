@@ -41,6 +41,13 @@ import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bu
 import { addGatewayResponses } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
 import { addUploads } from "./uploads.ts";
+import {
+  AUTHORIZER_CACHE_SECONDS,
+  INTEGRATION_TIMEOUT_SECONDS,
+  KEY_FUNCTION_TIMEOUT_SECONDS,
+  LAMBDA_CONVERSION_TIMEOUT_MS,
+  STREAMING_TIMEOUT_SECONDS,
+} from "#functions/timeouts.ts";
 
 /** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
 export interface SignetStackProps extends StackProps {
@@ -85,43 +92,18 @@ interface Sizing {
   timeoutSeconds: number;
 }
 
-/**
- * API Gateway gives up on an integration after 29 s (the REST default). Conversion functions get
- * the same time-out and stop LibreOffice a few seconds earlier, so a slow conversion still ends
- * in Signet's own 504 CONVERSION_TIMEOUT rather than a cut connection.
- */
-const integrationTimeoutSeconds = 29;
-
-/**
- * Streaming routes (issue 15; contract `streaming`: sign, annotate, convert) use
- * ResponseTransferMode.STREAM: the gateway allows up to 15 minutes, but cuts a stream idle for
- * 5 minutes (Regional), and these functions write their answer only once it is complete. 120 s
- * covers a LibreOffice cold start plus a 25 MB document with room to spare, well inside both.
- * LibreOffice stops 5 s earlier, so a slow conversion still ends in Signet's own 504.
- */
-export const streamingTimeoutSeconds = 120;
-const conversionTimeoutMs = (streamingTimeoutSeconds - 5) * 1000;
-
-/** authorizerCacheSeconds is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
-export const authorizerCacheSeconds = 60;
+// Time-outs live in functions/timeouts.ts, beside the SDK budgets they must stay above.
+const integrationTimeoutSeconds = INTEGRATION_TIMEOUT_SECONDS;
+const streamingTimeoutSeconds = STREAMING_TIMEOUT_SECONDS;
+const authorizerCacheSeconds = AUTHORIZER_CACHE_SECONDS;
 
 const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
 // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
 const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: streamingTimeoutSeconds };
 
-/**
- * The key functions wait on DynamoDB and SES through AWS SDK clients with bounded retries. Their
- * time-outs must stay ABOVE the worst-case SDK budgets (attempts x (connection + request
- * time-out) + back-off) of functions/adapters/dynamodb-key-store.ts and
- * functions/adapters/sesv2-mailer.ts, summed over the calls one request makes, so a slow
- * dependency ends in Signet's own 503 SERVICE_UNAVAILABLE / 502 EMAIL_FAILED rather than a
- * Lambda time-out (a bare 502 from the gateway). Register and verify-code make several table
- * calls and one SES call: 20 s. The authorizer makes one lookup and one stamp: 10 s (its failure
- * becomes the gateway's 503). All stay below API Gateway's 29 s. Change the SDK budgets and these
- * together.
- */
-const keyFunction: Sizing = { memoryMb: 256, timeoutSeconds: 20 };
-const authorizerSizing: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
+// The key functions wait on DynamoDB and SES: their time-outs stay above the SDK budgets (functions/timeouts.ts).
+const keyFunction: Sizing = { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS["auth-register"] };
+const authorizerSizing: Sizing = { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS.authorizer };
 
 /** sizing sets memory and time-out per function: conversion large, auth and metadata small. */
 const sizing: Record<string, Sizing> = {
@@ -130,7 +112,7 @@ const sizing: Record<string, Sizing> = {
   openapi: { memoryMb: 512, timeoutSeconds: 10 },
   docs: small,
   "auth-register": keyFunction,
-  "auth-verify": keyFunction,
+  "auth-verify": { ...keyFunction, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS["auth-verify"] },
   // Listing and revoking: a few sequential table calls (read, then a transaction).
   "keys-list": keyFunction,
   "keys-revoke": keyFunction,
@@ -293,9 +275,8 @@ export class SignetStack extends Stack {
     const imageDir = this.prepareImage();
     for (const name of names) {
       const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
-      // config.ts requires both names at cold start in every function; a name grants nothing.
-      fn.addEnvironment("SIGNET_TABLE", table.tableName);
-      fn.addEnvironment("SIGNET_SENDER_EMAIL", props.senderEmail);
+      // SIGNET_TABLE and SIGNET_SENDER_EMAIL come with the bindings below, only where a function uses
+      // them: config.ts reads each group of settings on first use (test/infra/function-env.test.ts).
       // The CORS middleware of every function (functions/http/pipeline.ts) answers with this origin.
       bind(fn, setting("SIGNET_CORS_ORIGIN", corsOrigin));
       this.functions[name] = fn;
@@ -410,7 +391,7 @@ export class SignetStack extends Stack {
     if (isLibreOffice) {
       // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
       fn.addEnvironment("HOME", "/tmp");
-      fn.addEnvironment("SIGNET_CONVERSION_TIMEOUT_MS", String(conversionTimeoutMs));
+      fn.addEnvironment("SIGNET_CONVERSION_TIMEOUT_MS", String(LAMBDA_CONVERSION_TIMEOUT_MS));
       // A container serves one request at a time: one LibreOffice is enough.
       fn.addEnvironment("SIGNET_CONVERSION_CONCURRENCY", "1");
     }

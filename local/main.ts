@@ -30,7 +30,8 @@ async function start(): Promise<void> {
   cleanups.push(() => standIns.close());
   Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
 
-  // Imported only now: configuration is read once, at import, from the environment set above.
+  // Imported only now: each group of settings is read once, on first use, and the entry files build
+  // their adapters (key store, identity, uploads) when imported, from the environment set above.
   const { libreOfficeReadiness } = await import("#adapters/libreoffice/readiness.ts");
   const libreOffice = await libreOfficeReadiness();
   if (libreOffice.status === "down") throw new StartupError(libreOffice.message ?? "LibreOffice is not available: set SIGNET_SOFFICE");

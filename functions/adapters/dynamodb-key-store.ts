@@ -37,6 +37,7 @@ import {
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
+import { DYNAMODB_CALL_BUDGET_MS, DYNAMODB_CLIENT_LIMITS, TOUCH_BUDGET_MS } from "#functions/timeouts.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { ApiKeyRecord, KeyStore } from "#domain/keys/key-store.ts";
 import { CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/keys/verification-code.ts";
@@ -62,21 +63,6 @@ function toStoreError(error: unknown): unknown {
   return new SignetError("SERVICE_UNAVAILABLE", "The key store cannot be reached right now; retry in a moment.", { cause: error });
 }
 
-/**
- * DYNAMODB_CLIENT_LIMITS bound each DynamoDB call: 2 attempts (1 retry), each at most 1 s to
- * connect and 2 s to answer. Single-item calls normally answer in milliseconds.
- */
-export const DYNAMODB_CLIENT_LIMITS = { maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000 } as const;
-
-/**
- * DYNAMODB_CALL_BUDGET_MS is the most one key-store call can take, retries and back-off included
- * (enforced by a deadline): 2 x (1 s + 2 s) = 6 s. A caller that must still clean up after a
- * failure elsewhere (register) needs one of these left in its time-out.
- */
-export const DYNAMODB_CALL_BUDGET_MS = DYNAMODB_CLIENT_LIMITS.maxAttempts * (DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs + DYNAMODB_CLIENT_LIMITS.requestTimeoutMs);
-
-/** TOUCH_BUDGET_MS bounds the best-effort lastUsedAt update, so it adds little to the authorizer's time. */
-export const TOUCH_BUDGET_MS = 1_000;
 
 function createClient(options: DynamoKeyStoreOptions): DynamoDBClient {
   return new DynamoDBClient({

@@ -1,6 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
-import { config } from "#config";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { UploadStore } from "#domain/shared/upload.ts";
 
@@ -59,9 +58,3 @@ export function createS3UploadStore(options: { bucket: string | undefined; clien
     },
   };
 }
-
-/** uploadStore is this container's upload store (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally). */
-export const uploadStore: UploadStore = createS3UploadStore({
-  bucket: config.uploads.bucket,
-  client: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }),
-});

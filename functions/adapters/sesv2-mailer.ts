@@ -1,6 +1,7 @@
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
+import { SES_CLIENT_LIMITS, SES_SEND_BUDGET_MS } from "#functions/timeouts.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Mailer } from "#domain/keys/mailer.ts";
 
@@ -28,17 +29,6 @@ function toMailError(error: unknown): SignetError {
   );
 }
 
-/**
- * SES_CLIENT_LIMITS bound each SendEmail: 2 attempts (1 retry), each at most 1 s to connect and
- * 3 s to answer (SES normally answers within a few hundred milliseconds).
- */
-export const SES_CLIENT_LIMITS = { maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000 } as const;
-
-/**
- * SES_SEND_BUDGET_MS is the most one send can take, retries and back-off included (enforced by a
- * deadline): 2 x (1 s + 3 s) = 8 s.
- */
-export const SES_SEND_BUDGET_MS = SES_CLIENT_LIMITS.maxAttempts * (SES_CLIENT_LIMITS.connectionTimeoutMs + SES_CLIENT_LIMITS.requestTimeoutMs);
 
 /** createSesMailer returns a Mailer sending through SES v2 (SendEmail, simple content). */
 export function createSesMailer(options: SesMailerOptions): Mailer {

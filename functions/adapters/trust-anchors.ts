@@ -1,10 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { config } from "#config";
-import { certificateStore } from "#adapters/identity.ts";
+import type { CertificateStore } from "#domain/signing/identity-store.ts";
 import type { TrustStore } from "#domain/signing/signature-verifier.ts";
-
-let fileAnchors: X509Certificate[] | undefined;
 
 function readAnchors(path: string): X509Certificate[] {
   const pem = readFileSync(path, "utf8");
@@ -12,12 +9,15 @@ function readAnchors(path: string): X509Certificate[] {
 }
 
 /**
- * trustStore is what /v1/verify calls trusted: this service's published signing certificate plus the
- * certificates in SIGNET_TRUST_ANCHORS_FILE (PEM, read once per container).
+ * createTrustStore gives what /v1/verify calls trusted: this service's published signing
+ * certificate (from `certificates`) plus the certificates of the PEM file `anchorsFile`, read once.
  */
-export async function trustStore(): Promise<TrustStore> {
-  const identity = await certificateStore.load();
-  fileAnchors ??= config.signing.trustAnchorsFile ? readAnchors(config.signing.trustAnchorsFile) : [];
-  // Before the first signature (AWS) no certificate is published: nothing of ours to trust yet.
-  return { anchors: [...(identity ? [identity.certificate] : []), ...fileAnchors] };
+export function createTrustStore(certificates: CertificateStore, anchorsFile: string | undefined): () => Promise<TrustStore> {
+  let fileAnchors: X509Certificate[] | undefined;
+  return async () => {
+    const identity = await certificates.load();
+    fileAnchors ??= anchorsFile ? readAnchors(anchorsFile) : [];
+    // Before the first signature (AWS) no certificate is published: nothing of ours to trust yet.
+    return { anchors: [...(identity ? [identity.certificate] : []), ...fileAnchors] };
+  };
 }

@@ -7,10 +7,8 @@ import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import httpSecurityHeaders from "@middy/http-security-headers";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type * as z from "zod";
-import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { guardUnhandledRejections } from "#adapters/process-guard.ts";
-import { defaultKeyRateGuard, type KeyRateGuard } from "#adapters/key-rate-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, nextStepHints, reasonPhrases } from "#http/error-table.ts";
@@ -202,7 +200,7 @@ function parseParams(contract: RouteContract, event: APIGatewayProxyEvent): Reco
   return result.data as Record<string, string>;
 }
 
-function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer): unknown {
+function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer, maxJsonDepth: number): unknown {
   if (contract.body.kind !== "json") return undefined;
   if (!isJsonContentType(headers["content-type"])) {
     throw new SignetError(
@@ -210,7 +208,7 @@ function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, h
       `Send the body as JSON with "Content-Type: application/json" (got ${headers["content-type"] ? `"${headers["content-type"]}"` : "none"}).`,
     );
   }
-  const value = parseJsonBody(rawBody.toString("utf8"), config.limits.maxJsonDepth);
+  const value = parseJsonBody(rawBody.toString("utf8"), maxJsonDepth);
   const result = contract.body.schema.safeParse(value);
   if (!result.success) {
     throw new SignetError("VALIDATION_ERROR", "The request body does not match the schema; see details.", {
@@ -226,10 +224,27 @@ function principalOf(event: APIGatewayProxyEvent): Principal | undefined {
   return { keyId: context.keyId, email: typeof context.email === "string" ? context.email : "" };
 }
 
-/** HandlerOptions replace parts of the chain (tests). */
+/** KeyRateGuard counts one request of a key, or throws RATE_LIMIT_ERROR. */
+export type KeyRateGuard = (keyId: string) => Promise<void>;
+
+/** HttpSettings are the settings the chain itself uses (functions/wiring/http.ts reads them from config). */
+export interface HttpSettings {
+  /** "aws" inside Lambda: the 6 MB response cap applies to buffered answers. */
+  runtime: "aws" | "local";
+  /** The CORS origin (SIGNET_CORS_ORIGIN). */
+  corsOrigin: string;
+  maxRequestBytes: number;
+  /** Named in the 413 answer's hint (upload documents up to this size). */
+  maxDocumentBytes: number;
+  maxJsonDepth: number;
+}
+
+/** HandlerOptions are what the chain needs from the container: its settings and the per-key limit. */
 export interface HandlerOptions {
-  /** The per-key request limit of authorised routes; the key table's by default. */
-  keyRate?: KeyRateGuard;
+  /** The chain's settings. */
+  settings: HttpSettings;
+  /** The per-key request limit of authorised routes (none: no limit). */
+  keyRate?: KeyRateGuard | undefined;
 }
 
 /**
@@ -240,8 +255,9 @@ export interface HandlerOptions {
  * The per-key limit is counted here, in every authorised function, not in the authorizer: on AWS
  * the gateway caches the authorizer's answer (60 s), so most requests never reach it.
  */
-export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions = {}) {
-  const keyRate = contract.auth ? (options.keyRate ?? defaultKeyRateGuard()) : undefined;
+export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions) {
+  const keyRate = contract.auth ? options.keyRate : undefined;
+  const { settings } = options;
 
   // --- streaming (issue 15, functions/http/streaming.ts): no 6 MB cap, binary bodies as raw bytes ---
   const streaming = contract.streaming === true;
@@ -252,7 +268,7 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
     // --- end streaming ---
     // Lambda context (function name, request id, cold start) on every log line; keys reset after each invocation.
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(httpCors({ origin: config.cors.origin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
+    .use(httpCors({ origin: settings.corsOrigin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
     // A route that sends its own policy (the docs page: hash-based) says so in its contract.
     .use(httpSecurityHeaders(contract.contentSecurityPolicy === "handler" ? { contentSecurityPolicy: false } : {}))
     .use(requestFacts(contract))
@@ -264,9 +280,9 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
     .use(httpHeaderNormalizer())
     .use({
       after: (request) => {
-        if (config.runtime !== "aws") return; // (reading body would build a lazy json() body)
+        if (settings.runtime !== "aws") return; // (reading body would build a lazy json() body)
         const body = request.response?.body ?? "";
-        if (config.runtime === "aws" && !streaming && body.length > LAMBDA_RESPONSE_LIMIT) {
+        if (settings.runtime === "aws" && !streaming && body.length > LAMBDA_RESPONSE_LIMIT) {
           throw new SignetError(
             "PAYLOAD_TOO_LARGE",
             `The result is ${formatBytes(body.length)} encoded, over the 6 MB a Lambda response may carry; split the document or use the local server.`,
@@ -279,16 +295,16 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       // Counted before the body is even parsed: a refused request costs one table write.
       if (keyRate && principal) await keyRate(principal.keyId);
       const rawBody = decodeBody(event);
-      if (rawBody.length > config.limits.maxRequestBytes) {
+      if (rawBody.length > settings.maxRequestBytes) {
         throw new SignetError(
           "PAYLOAD_TOO_LARGE",
-          `The request body is ${rawBody.length} bytes; the limit is ${config.limits.maxRequestBytes}. Upload documents (up to ${formatBytes(config.limits.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
+          `The request body is ${rawBody.length} bytes; the limit is ${settings.maxRequestBytes}. Upload documents (up to ${formatBytes(settings.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
         );
       }
       const headers = (event.headers ?? {}) as Record<string, string>;
       const query = parseQuery(contract.query, event);
       const params = parseParams(contract as RouteContract, event);
-      const body = parseBody(contract, headers, rawBody);
+      const body = parseBody(contract, headers, rawBody, settings.maxJsonDepth);
       return handler({
         query: query as Output<Q>,
         params,

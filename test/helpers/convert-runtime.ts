@@ -42,11 +42,11 @@ export interface ConvertHandler {
 export async function loadConvertHandler(): Promise<ConvertHandler> {
   const { handler } = await import("#functions/convert.ts");
   const { invokeBuffered } = await import("#local/response-stream.ts");
-  const { converter } = await import("#adapters/libreoffice/converter.ts");
+  const { converter } = await import("#wiring/conversion.ts");
   return {
     // convert streams its answer (issue 15): the real streaming path, reassembled from its wire output.
     invoke: (query, body, contentType) => invokeBuffered(handler as never, convertEvent(query, body, contentType), lambdaContext),
-    close: () => converter.close(),
+    close: () => converter().close(),
   };
 }
 

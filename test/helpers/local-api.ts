@@ -21,8 +21,9 @@ export interface LocalApi {
 /**
  * startLocalApi starts the stand-ins (ports 0), puts `env`, SIGNET_DATA_DIR and the stand-in
  * endpoints into process.env, then imports and runs the local bootstrap and starts the local server
- * on 127.0.0.1:0. Config is read at import, so call it before the test file imports any Signet
- * module that reads config (vitest gives each test file its own modules).
+ * on 127.0.0.1:0. Each group of settings is read once, on first use, and the entry files build
+ * their adapters when imported: call it before the test file imports any Signet module that reads
+ * config (vitest gives each test file its own modules).
  */
 export async function startLocalApi(name: string, env: Record<string, string> = {}): Promise<LocalApi> {
   const dataDir = mkdtempSync(join(tmpdir(), `signet-${name}-`));

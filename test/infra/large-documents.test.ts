@@ -1,7 +1,8 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
-import { functionLogicalId, streamingTimeoutSeconds } from "../../infra/signet-stack.ts";
+import { STREAMING_TIMEOUT_SECONDS as streamingTimeoutSeconds } from "#functions/timeouts.ts";
+import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { uploadFunctions } from "../../infra/uploads.ts";
 import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
+import { KEY_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 import { identityObjects } from "../../infra/bind.ts";
 import { repoRoot } from "../../infra/bundling.ts";
 import { functionLogicalId, libreOfficeFunctions, sofficeInImage } from "../../infra/signet-stack.ts";
@@ -56,8 +57,15 @@ describe("functions", () => {
 
   it("sets SIGNET_VERSION, the names config.ts requires and the CORS origin (default *) in every function", () => {
     for (const name of allNames) {
-      expect(env(name), name).toMatchObject({ SIGNET_VERSION: version, SIGNET_SENDER_EMAIL: "noreply@example.com", SIGNET_TABLE: { Ref: tableId() }, SIGNET_CORS_ORIGIN: "*" });
+      expect(env(name), name).toMatchObject({ SIGNET_VERSION: version, SIGNET_CORS_ORIGIN: "*" });
     }
+    // config.ts reads a group on first use: the key table and the sender go only where they are used.
+    const withTable = allNames.filter((name) => env(name).SIGNET_TABLE !== undefined).sort();
+    const authorised = routes.filter((route) => route.auth).map((route) => route.name);
+    expect(withTable).toEqual([...new Set([...authorised, "auth-register", "auth-verify", "authorizer", "keys-revoke-link"])].sort());
+    for (const name of withTable) expect(env(name).SIGNET_TABLE, name).toEqual({ Ref: tableId() });
+    expect(allNames.filter((name) => env(name).SIGNET_SENDER_EMAIL !== undefined).sort()).toEqual(["auth-register", "auth-verify"]);
+    for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SENDER_EMAIL, name).toBe("noreply@example.com");
   });
 
   it("points sign at the audit fonts shipped beside its bundle", () => {
@@ -73,11 +81,9 @@ describe("functions", () => {
   });
 
   it("gives the key functions time-outs above their AWS SDK retry budgets: register and verify 20 s, the authorizer 10 s", () => {
-    // Below these, a slow DynamoDB or SES ends in a Lambda time-out (a bare 502) instead of
-    // Signet's 503/502; functions/adapters/dynamodb-key-store.ts and sesv2-mailer.ts must stay under them.
-    expect(fnProps("auth-register").Timeout).toBe(20);
-    expect(fnProps("auth-verify").Timeout).toBe(20);
-    expect(fnProps("authorizer").Timeout).toBe(10);
+    // The figures and the budgets they must stay above live in functions/timeouts.ts (checked in
+    // test/unit/keys-rules.test.ts); here: the stack deploys exactly those.
+    for (const [name, seconds] of Object.entries(KEY_FUNCTION_TIMEOUT_SECONDS)) expect(fnProps(name).Timeout, name).toBe(seconds);
   });
 
   it("gives every function a log group with a retention", () => {

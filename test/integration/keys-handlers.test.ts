@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { KeyStore } from "#domain/keys/key-store.ts";
 import type { KeyServiceDeps } from "#domain/keys/key-service.ts";
+import { DYNAMODB_CLIENT_LIMITS } from "#functions/timeouts.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import {
   call,
@@ -454,7 +455,7 @@ describe("failures of the outside world", () => {
       const store = modules.store.createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: silent.endpoint });
       const result = await doVerify(uniqueEmail("dbhang"), "123456", modules.verifyEntry.createVerifyHandler(deps({ store })));
       expectError(result, 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
-      expect(silent.requests()).toBe(modules.store.DYNAMODB_CLIENT_LIMITS.maxAttempts);
+      expect(silent.requests()).toBe(DYNAMODB_CLIENT_LIMITS.maxAttempts);
       expect(silent.requests()).toBe(2);
     } finally {
       await silent.close();

@@ -26,8 +26,8 @@ beforeAll(async () => {
   sign = (await import("#functions/sign.ts")).handler as unknown as Handler;
   convert = (await import("#functions/convert.ts")).handler as unknown as Handler;
   annotate = (await import("#functions/annotate.ts")).handler;
-  const { converter } = await import("#adapters/libreoffice/converter.ts");
-  closeConverter = () => converter.close();
+  const { converter } = await import("#wiring/conversion.ts");
+  closeConverter = () => converter().close();
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#config";
+import { allSettings, lazyConfig, loadConfig } from "#config";
 
 describe("loadConfig", () => {
   it("gives local defaults", () => {
@@ -27,5 +28,41 @@ describe("loadConfig", () => {
       SIGNET_SENDER_EMAIL: "noreply@example.com",
     });
     expect(config.runtime).toBe("aws");
+  });
+});
+
+describe("lazyConfig", () => {
+  it("reads each group on first use, so a function needs only the settings it touches", () => {
+    const env: Record<string, string | undefined> = { AWS_LAMBDA_FUNCTION_NAME: "signet-verify", SIGNET_MAX_PDF_PAGES: "7" };
+    const config = lazyConfig(env);
+    // verify on AWS: no key table, no sender, and it starts.
+    expect(config.runtime).toBe("aws");
+    expect(config.limits.maxPdfPages).toBe(7);
+    expect(config.documentLimits.maxPdfPages).toBe(7);
+    expect(() => config.keys).toThrowError(/SIGNET_TABLE is required/);
+    expect(() => config.mail).toThrowError(/SIGNET_SENDER_EMAIL is required/);
+    // Read once: a later change of the environment does not move a group already read.
+    env.SIGNET_MAX_PDF_PAGES = "9";
+    expect(config.limits.maxPdfPages).toBe(7);
+  });
+
+  it("fails loudly on a bad value when its group is first read", () => {
+    const config = lazyConfig({ SIGNET_MAX_FIELDS: "many" });
+    expect(config.fetch.timeoutMs).toBe(10_000);
+    expect(() => config.limits).toThrowError(/SIGNET_MAX_FIELDS/);
+  });
+
+  it("gives the same values as loadConfig", () => {
+    const env = { SIGNET_TABLE: "t", SIGNET_PUBLIC_URL: "https://example.com/", SIGNET_TSA_URL: "http://tsa.example" };
+    expect({ ...lazyConfig(env) }).toEqual(loadConfig(env));
+  });
+});
+
+describe("settings", () => {
+  it("are each listed in docs/configuration.md", () => {
+    const docs = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+    const missing = allSettings.filter((setting) => !docs.includes(`| \`${setting.name}\` |`)).map((setting) => setting.name);
+    expect(missing).toEqual([]);
+    expect(new Set(allSettings.map((setting) => setting.name)).size).toBe(allSettings.length);
   });
 });

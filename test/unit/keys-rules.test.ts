@@ -1,9 +1,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "#config";
-import { DYNAMODB_CALL_BUDGET_MS, DYNAMODB_CLIENT_LIMITS } from "#adapters/dynamodb-key-store.ts";
-import { KEY_FUNCTION_TIMEOUT_SECONDS, KEY_FUNCTION_WORST_CASE_MS } from "#adapters/key-service-deps.ts";
-import { SES_CLIENT_LIMITS, SES_SEND_BUDGET_MS } from "#adapters/sesv2-mailer.ts";
+import {
+  DYNAMODB_CALL_BUDGET_MS,
+  DYNAMODB_CLIENT_LIMITS,
+  INTEGRATION_TIMEOUT_SECONDS,
+  KEY_FUNCTION_TIMEOUT_SECONDS,
+  KEY_FUNCTION_WORST_CASE_MS,
+  SES_CLIENT_LIMITS,
+  SES_SEND_BUDGET_MS,
+} from "#functions/timeouts.ts";
 import { mailboxOf, normalizeEmail } from "#domain/keys/email-address.ts";
 import { denialMessages } from "#domain/keys/key-service.ts";
 import { REGISTER_DAILY_WINDOW_SECONDS, REGISTER_PER_ADDRESS, describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/keys/rate-limit.ts";
@@ -247,6 +253,12 @@ describe("time budgets of the API-key functions", () => {
     expect(DYNAMODB_CALL_BUDGET_MS).toBe(6_000);
     expect(SES_SEND_BUDGET_MS).toBe(8_000);
     expect(KEY_FUNCTION_WORST_CASE_MS).toEqual({ "auth-register": 15_000, "auth-verify": 9_000, authorizer: 7_000 });
-    expect(KEY_FUNCTION_TIMEOUT_SECONDS).toEqual({ "auth-register": 16, "auth-verify": 10, authorizer: 8 });
+    // The one pin of the key functions' Lambda time-outs (the stack deploys these, test/infra/stack.test.ts):
+    // each above its worst case with a second to spare, and below API Gateway's 29 s.
+    expect(KEY_FUNCTION_TIMEOUT_SECONDS).toEqual({ "auth-register": 20, "auth-verify": 20, authorizer: 10 });
+    for (const [name, ms] of Object.entries(KEY_FUNCTION_WORST_CASE_MS)) {
+      expect(KEY_FUNCTION_TIMEOUT_SECONDS[name as keyof typeof KEY_FUNCTION_WORST_CASE_MS] * 1000, name).toBeGreaterThanOrEqual(ms + 1000);
+      expect(KEY_FUNCTION_TIMEOUT_SECONDS[name as keyof typeof KEY_FUNCTION_WORST_CASE_MS], name).toBeLessThan(INTEGRATION_TIMEOUT_SECONDS);
+    }
   });
 });

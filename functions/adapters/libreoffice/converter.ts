@@ -4,7 +4,6 @@ import { constants } from "node:fs";
 import { access, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { conversionTimeout, notInstalled, unreadable } from "#adapters/libreoffice/errors.ts";
 import { crashesUnoLoad, exportFilters, freshOutput, importFilters, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
@@ -367,15 +366,3 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   };
   return self;
 }
-
-/**
- * converter is the process-wide LibreOffice converter configured from config.conversion (sign,
- * annotate and convert share it). Importing it starts nothing; the first conversion or warm() does.
- */
-export const converter: LibreOfficeConverter = createLibreOfficeConverter({
-  ...(config.conversion.soffice ? { soffice: config.conversion.soffice } : {}),
-  timeoutMs: config.conversion.timeoutMs,
-  concurrency: config.conversion.concurrency,
-  queueLength: config.conversion.queueLength,
-  mode: config.conversion.mode,
-});

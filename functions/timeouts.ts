@@ -1,0 +1,79 @@
+/**
+ * Every time budget of Signet in one place: the AWS SDK limits of the key-store and mail clients,
+ * what they add up to per key function, and the Lambda and API Gateway time-outs the stack
+ * (infra/signet-stack.ts) sets from them. Pure constants: the stack imports this module.
+ */
+
+/** INTEGRATION_TIMEOUT_SECONDS is API Gateway's limit for a buffered (non-streaming) integration (the REST default). */
+export const INTEGRATION_TIMEOUT_SECONDS = 29;
+
+/**
+ * STREAMING_TIMEOUT_SECONDS is the time-out of the streaming routes (issue 15; contract `streaming`:
+ * sign, annotate, convert) and of their functions. The gateway allows up to 15 minutes but cuts a
+ * stream idle for 5 minutes (Regional), and these functions write their answer only once it is
+ * complete. 120 s covers a LibreOffice cold start plus a 25 MB document with room to spare.
+ */
+export const STREAMING_TIMEOUT_SECONDS = 120;
+
+/** LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS on AWS: LibreOffice stops 5 s before the function, so a slow conversion still ends in Signet's own 504. */
+export const LAMBDA_CONVERSION_TIMEOUT_MS = (STREAMING_TIMEOUT_SECONDS - 5) * 1000;
+
+/** AUTHORIZER_CACHE_SECONDS is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
+export const AUTHORIZER_CACHE_SECONDS = 60;
+
+/**
+ * DYNAMODB_CLIENT_LIMITS bound each DynamoDB call: 2 attempts (1 retry), each at most 1 s to
+ * connect and 2 s to answer. Single-item calls normally answer in milliseconds.
+ */
+export const DYNAMODB_CLIENT_LIMITS = { maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000 } as const;
+
+/**
+ * DYNAMODB_CALL_BUDGET_MS is the most one key-store call can take, retries and back-off included
+ * (enforced by a deadline): 2 x (1 s + 2 s) = 6 s. A caller that must still clean up after a
+ * failure elsewhere (register) needs one of these left in its time-out.
+ */
+export const DYNAMODB_CALL_BUDGET_MS = DYNAMODB_CLIENT_LIMITS.maxAttempts * (DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs + DYNAMODB_CLIENT_LIMITS.requestTimeoutMs);
+
+/** TOUCH_BUDGET_MS bounds the best-effort lastUsedAt update, so it adds little to the authorizer's time. */
+export const TOUCH_BUDGET_MS = 1_000;
+
+/**
+ * SES_CLIENT_LIMITS bound each SendEmail: 2 attempts (1 retry), each at most 1 s to connect and
+ * 3 s to answer (SES normally answers within a few hundred milliseconds).
+ */
+export const SES_CLIENT_LIMITS = { maxAttempts: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000 } as const;
+
+/**
+ * SES_SEND_BUDGET_MS is the most one send can take, retries and back-off included (enforced by a
+ * deadline): 2 x (1 s + 3 s) = 8 s.
+ */
+export const SES_SEND_BUDGET_MS = SES_CLIENT_LIMITS.maxAttempts * (SES_CLIENT_LIMITS.connectionTimeoutMs + SES_CLIENT_LIMITS.requestTimeoutMs);
+
+/** QUICK_CALLS_MS allows for the store calls that answer normally (milliseconds each) on a path. */
+const QUICK_CALLS_MS = 1_000;
+
+/**
+ * KEY_FUNCTION_WORST_CASE_MS is the longest each function can run when one dependency fails as
+ * slowly as its client allows (every SDK call is cut at its budget):
+ * - auth-register: SES gives up (8 s), then the code and the rate slots are put back, which must
+ *   finish even if DynamoDB is slow too (6 s), plus the quick calls: 15 s.
+ * - auth-verify: the key is stored, then the notice e-mail gives up (8 s) before the key is
+ *   shown, plus the quick calls: 9 s. (DynamoDB failing ends it sooner: 6 s + quick calls.)
+ * - authorizer: the key lookup gives up (6 s), or succeeds and the best-effort lastUsedAt update
+ *   is cut at 1 s: 7 s.
+ */
+export const KEY_FUNCTION_WORST_CASE_MS = {
+  "auth-register": SES_SEND_BUDGET_MS + DYNAMODB_CALL_BUDGET_MS + QUICK_CALLS_MS,
+  "auth-verify": Math.max(SES_SEND_BUDGET_MS, DYNAMODB_CALL_BUDGET_MS) + QUICK_CALLS_MS,
+  authorizer: DYNAMODB_CALL_BUDGET_MS + TOUCH_BUDGET_MS,
+} as const;
+
+/**
+ * KEY_FUNCTION_TIMEOUT_SECONDS are the Lambda time-outs of the key functions. Each must stay above
+ * its KEY_FUNCTION_WORST_CASE_MS, so a slow DynamoDB or SES ends in Signet's own 503
+ * SERVICE_UNAVAILABLE / 502 EMAIL_FAILED rather than a Lambda time-out (a bare 502 from the
+ * gateway), and below API Gateway's 29 s. Register and verify-code (several table calls, one SES
+ * call): 20 s; the authorizer (one lookup, one stamp; its failure becomes the gateway's 503): 10 s.
+ * Change the SDK limits above and these together (test/unit/keys-rules.test.ts checks).
+ */
+export const KEY_FUNCTION_TIMEOUT_SECONDS = { "auth-register": 20, "auth-verify": 20, authorizer: 10 } as const satisfies Record<keyof typeof KEY_FUNCTION_WORST_CASE_MS, number>;

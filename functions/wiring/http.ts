@@ -1,0 +1,26 @@
+/**
+ * Wiring of the one middy chain (functions/http/pipeline.ts) for this container: its settings
+ * from config and, on authorised routes, the per-key request limit counted in the key table.
+ */
+import type * as z from "zod";
+import { config } from "#config";
+import type { RouteContract } from "#http/contract.ts";
+import { httpHandler as chain, type HttpSettings, type RouteHandler } from "#http/pipeline.ts";
+import { keyRateGuard } from "#wiring/keys.ts";
+
+/** httpSettings are the chain's settings, read from config (limits, CORS origin, runtime). */
+export function httpSettings(): HttpSettings {
+  const { limits } = config;
+  return {
+    runtime: config.runtime,
+    corsOrigin: config.cors.origin,
+    maxRequestBytes: limits.maxRequestBytes,
+    maxDocumentBytes: limits.maxDocumentBytes,
+    maxJsonDepth: limits.maxJsonDepth,
+  };
+}
+
+/** httpHandler wraps a route's logic in the one chain, with this container's settings and key-rate guard. */
+export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>) {
+  return chain(contract, handler, { settings: httpSettings(), keyRate: contract.auth ? keyRateGuard() : undefined });
+}

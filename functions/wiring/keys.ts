@@ -1,0 +1,48 @@
+/**
+ * Wiring of the API keys feature (auth-register, auth-verify, the authorizer, keys-list,
+ * keys-revoke, keys-revoke-link and the per-key request limit of every authorised route): the
+ * DynamoDB key store, the SES mailer, the clock, the limits from config and the logger.
+ */
+import { config } from "#config";
+import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
+import { logger } from "#adapters/powertools-logger.ts";
+import { defaultMailer } from "#adapters/sesv2-mailer.ts";
+import { limitKeyRate } from "#domain/keys/key-rate.ts";
+import type { KeyManagementDeps } from "#domain/keys/key-management.ts";
+import type { KeyServiceDeps } from "#domain/keys/key-service.ts";
+import { REGISTER_PER_ADDRESS } from "#domain/keys/rate-limit.ts";
+import type { KeyRateGuard } from "#http/pipeline.ts";
+
+/** keyServiceDeps is this container's DynamoDB store, SES mailer, system clock, limits from config and logger (register, verify-code). */
+export function keyServiceDeps(): KeyServiceDeps {
+  return {
+    store: defaultKeyStore(),
+    mailer: defaultMailer(),
+    now: Date.now,
+    limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: config.keys.registerPerAddressDaily, perIp: config.keys.registerPerIp },
+    registerPolicy: config.keys.registerPolicy,
+    warn: (message, data) => logger.warn(message, data),
+  };
+}
+
+/** keyManagementDeps are the key store and clock of listing and revoking keys. */
+export function keyManagementDeps(): KeyManagementDeps {
+  return { store: defaultKeyStore(), now: Date.now };
+}
+
+/** authorizerDeps are the authorizer's: the key store, the clock and the logger. */
+export function authorizerDeps(): Pick<KeyServiceDeps, "store" | "now" | "warn"> {
+  return { store: defaultKeyStore(), now: Date.now, warn: (message, data) => logger.warn(message, data) };
+}
+
+/**
+ * keyRateGuard is the per-key request limit as the chain applies it on authorised routes: counted
+ * in the key table (DynamoDB on AWS, the dynalite stand-in locally), SIGNET_KEY_RATE_LIMIT per key
+ * per minute. Locally without a key store endpoint (a handler called straight from a test, no
+ * stand-ins) there is no table to count in, and no limit.
+ */
+export function keyRateGuard(): KeyRateGuard | undefined {
+  if (config.runtime === "local" && !config.keys.dynamodbEndpoint) return undefined;
+  return (keyId) =>
+    limitKeyRate({ store: defaultKeyStore(), now: Date.now, perMinute: config.keys.ratePerMinute, warn: (message, data) => logger.warn(message, data) }, keyId);
+}
