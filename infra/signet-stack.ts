@@ -21,7 +21,7 @@ import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
 import {
   Architecture,
-  CfnFunction,
+  type CfnFunction,
   DockerImageCode,
   DockerImageFunction,
   Runtime,

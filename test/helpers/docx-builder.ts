@@ -93,11 +93,11 @@ export const run = (text: string, rPr = "") => `<w:r>${rPr ? `<w:rPr>${rPr}</w:r
 
 /** sdtProps builds w:sdtPr from a tag, w:id and extra XML. */
 export function sdtProps(options: { tag?: string; id?: string; alias?: string; extra?: string }): string {
-  const escape = (value: string) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  const escapeAttr = (value: string) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
   return (
     "<w:sdtPr>" +
-    (options.alias ? `<w:alias w:val="${escape(options.alias)}"/>` : "") +
-    (options.tag !== undefined ? `<w:tag w:val="${escape(options.tag)}"/>` : "") +
+    (options.alias ? `<w:alias w:val="${escapeAttr(options.alias)}"/>` : "") +
+    (options.tag !== undefined ? `<w:tag w:val="${escapeAttr(options.tag)}"/>` : "") +
     (options.id ? `<w:id w:val="${options.id}"/>` : "") +
     (options.extra ?? "") +
     "</w:sdtPr>"

@@ -165,7 +165,7 @@ export function fillTable(control: Control, rows: string[][], options: TableOpti
     let tr: Element;
     if (options.copyRowStyle && template) {
       tr = cloneInto(writer.doc, template);
-      childElements(tr, NS.w, "tc").forEach((cell, i) => fillCell(writer, cell, row[i] ?? ""));
+      for (const [i, cell] of childElements(tr, NS.w, "tc").entries()) fillCell(writer, cell, row[i] ?? "");
     } else {
       tr = writer.el("w", "tr");
       for (let i = 0; i < columns; i++) {

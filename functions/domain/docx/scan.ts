@@ -88,7 +88,7 @@ export async function scanPart(xml: string, what: string): Promise<PartScan> {
       names = { sdt: q(w, "sdt"), sectPr: q(w, "sectPr"), p: q(w, "p"), t: q(w, "t"), docPr: q(wp, "docPr") };
     }
     if (name === names.docPr) {
-      const id = tag.attributes["id"];
+      const id = tag.attributes.id;
       if (id !== undefined && /^\d+$/.test(id)) result.maxDrawingId = Math.max(result.maxDrawingId, Number(id));
     }
     if (name === names.sdt && controlDepth < 0) {

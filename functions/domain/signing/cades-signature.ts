@@ -1,4 +1,4 @@
-import { X509Certificate, createHash, sign as signData } from "node:crypto";
+import { type X509Certificate, createHash, sign as signData } from "node:crypto";
 import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/shared/der.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 

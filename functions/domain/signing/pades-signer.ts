@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { openPdf } from "#domain/signing/open-pdf.ts";

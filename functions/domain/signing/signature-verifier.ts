@@ -1,5 +1,5 @@
 import { X509Certificate, constants, createHash, verify as verifySignature } from "node:crypto";
-import * as asn1js from "asn1js";
+import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from "@libpdf/core";
 import type { OpenedPdf } from "#domain/signing/open-pdf.ts";

@@ -36,7 +36,7 @@ export const annotationFieldSchema = z
       if (issue) ctx.addIssue({ code: "custom", message: issue, path });
     };
     if (typeof field.value === "string") check(field.value, ["value"]);
-    else if (Array.isArray(field.value)) field.value.forEach((row, r) => row.forEach((cell, c) => check(cell, ["value", r, c])));
+    else if (Array.isArray(field.value)) for (const [r, row] of field.value.entries()) for (const [c, cell] of row.entries()) check(cell, ["value", r, c]);
   })
   .meta({ id: "AnnotationField" });
 
