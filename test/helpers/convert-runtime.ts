@@ -8,7 +8,7 @@ import type { HttpResponse } from "#http/responses.ts";
 import { lambdaContext } from "#test/helpers/keys-harness.ts";
 
 /** convertEvent builds the proxy event API Gateway sends for POST /v1/convert (body base64-encoded). */
-export function convertEvent(query: Record<string, string>, body: Buffer, contentType?: string): APIGatewayProxyEvent {
+function convertEvent(query: Record<string, string>, body: Buffer, contentType?: string): APIGatewayProxyEvent {
   return {
     httpMethod: "POST",
     path: "/v1/convert",

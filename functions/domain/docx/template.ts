@@ -163,7 +163,7 @@ function parseFragments(part: Pick<TemplatePart, "name" | "xml" | "scan">, spans
 }
 
 /** contentParts lists the parts that can hold content controls: body, headers, footers, notes. */
-export function contentParts(pkg: DocxPackage): string[] {
+function contentParts(pkg: DocxPackage): string[] {
   const main = "word/document.xml";
   const wanted = new Set<string>([RelationshipType.header, RelationshipType.footer, RelationshipType.footnotes, RelationshipType.endnotes]);
   const others = Relationships.of(pkg, main)

@@ -39,7 +39,7 @@ interface CertificateIds {
 const idsCache = new WeakMap<X509Certificate, CertificateIds>();
 
 /** certificateIds reads the issuer Name and serialNumber (as DER) out of a certificate. */
-export function certificateIds(certificate: X509Certificate): CertificateIds {
+function certificateIds(certificate: X509Certificate): CertificateIds {
   let ids = idsCache.get(certificate);
   if (!ids) {
     const raw = certificate.raw;
