@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
-import { type AuthDecision, authorize, type KeyServiceDeps } from "#domain/keys/key-service.ts";
+import { authorize, type KeyServiceDeps } from "#domain/keys/key-service.ts";
 
 /** AuthorizerDeps is what the authorizer needs: the key store and a clock. */
 export type AuthorizerDeps = Pick<KeyServiceDeps, "store" | "now" | "warn">;
@@ -20,7 +20,7 @@ function stageWildcard(methodArn: string): string {
  */
 export function createAuthorizer(deps: AuthorizerDeps) {
   return async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    let decision: AuthDecision;
+    let decision: Awaited<ReturnType<typeof authorize>>;
     try {
       decision = await authorize(deps, event.authorizationToken);
     } catch (error) {

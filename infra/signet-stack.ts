@@ -103,7 +103,7 @@ export const streamingTimeoutSeconds = 120;
 const conversionTimeoutMs = (streamingTimeoutSeconds - 5) * 1000;
 
 /** authorizerCacheSeconds is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
-const authorizerCacheSeconds = 60;
+export const authorizerCacheSeconds = 60;
 
 const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
 // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
