@@ -1,5 +1,5 @@
 // Writes the sample documents the walk-throughs send (examples/files/). They are committed, so
-// this only needs to run again when they should change: npx tsx examples/make-files.ts
+// this only needs to run again when they should change: npm run examples:files
 import { mkdirSync, writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { EXAMPLE_PDF_BASE64 } from "#http/openapi-examples.ts";

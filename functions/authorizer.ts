@@ -20,7 +20,7 @@ function stageWildcard(methodArn: string): string {
  */
 export function createAuthorizer(deps: AuthorizerDeps) {
   return async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    let decision;
+    let decision: Awaited<ReturnType<typeof authorize>>;
     try {
       decision = await authorize(deps, event.authorizationToken);
     } catch (error) {

@@ -6,7 +6,7 @@ import { buildSync } from "esbuild";
 /** repoRoot is the folder holding package.json, package-lock.json and functions/. */
 export const repoRoot = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-// ESM output still meets CommonJS dependencies that call require() (busboy, pizzip, fontkit...):
+// ESM output still meets CommonJS dependencies that call require() (busboy, pizzip...):
 // give the module scope a real require. Named so it cannot collide with bundled identifiers.
 const requireBanner = 'import { createRequire as __signetCreateRequire } from "node:module"; const require = __signetCreateRequire(import.meta.url);';
 

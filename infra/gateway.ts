@@ -4,7 +4,7 @@ import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { gatewayAnswers } from "#http/gateway-responses.ts";
 
 /** unauthorizedMessage answers a missing or malformed Authorization header on AWS. */
-export const unauthorizedMessage =
+const unauthorizedMessage =
   "Missing or malformed API key: send the header Authorization: Bearer sgn_... with your whole key (sgn_ and 38 letters and digits; get one from /v1/auth/register).";
 
 /** GatewayErrorRow is one gateway response: which gateway failure, answered how. */

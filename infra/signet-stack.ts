@@ -21,7 +21,7 @@ import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
 import {
   Architecture,
-  CfnFunction,
+  type CfnFunction,
   DockerImageCode,
   DockerImageFunction,
   Runtime,
@@ -143,7 +143,7 @@ export const reservedConcurrencyDefaults: Record<string, number> = { sign: 5, an
  * for: "Bearer " and a key as functions/domain/keys/api-key.ts makes them (sgn_ + base62 random part and
  * checksum). The scheme is case-sensitive here, unlike parseBearer.
  */
-export const authorizationHeaderPattern = `^Bearer ${KEY_PREFIX}[0-9A-Za-z]{${KEY_LENGTH - KEY_PREFIX.length}}$`;
+const authorizationHeaderPattern = `^Bearer ${KEY_PREFIX}[0-9A-Za-z]{${KEY_LENGTH - KEY_PREFIX.length}}$`;
 
 /** libreOfficeFunctions run LibreOffice: DOCX input of sign, annotate with to=pdf, convert. */
 export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
@@ -173,10 +173,10 @@ const lambdaTaskRoot = "/var/task";
 export const libreOfficeBaseImage = "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64";
 
 /** baseImageDigestPattern is the only digest form accepted (an OCI sha256 content digest). */
-export const baseImageDigestPattern = /^sha256:[0-9a-f]{64}$/;
+const baseImageDigestPattern = /^sha256:[0-9a-f]{64}$/;
 
 /** missingDigestMessage says how to get the digest to pin. */
-export function missingDigestMessage(given: string | undefined): string {
+function missingDigestMessage(given: string | undefined): string {
   return (
     (given === undefined ? "Context libreOfficeBaseImageDigest is missing" : `Context libreOfficeBaseImageDigest "${given}" is not sha256:<64 hex digits>`) +
     `: the LibreOffice image is built FROM ${libreOfficeBaseImage} pinned by digest. Look the digest up and review it once: ` +

@@ -6,7 +6,7 @@ import type { Construct } from "constructs";
 import { bind, type Binding } from "./bind.ts";
 
 /** uploadObjects is the folder functions/domain/shared/upload.ts puts every upload under (uploads/<owner tag>/<reference>). */
-export const uploadObjects = "uploads/*";
+const uploadObjects = "uploads/*";
 
 /** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them. */
 export const uploadFunctions = {
@@ -20,7 +20,7 @@ export const uploadFunctions = {
  * "consume": GetObject and DeleteObject there, and ListBucket so a missing upload reads as 404
  * NoSuchKey rather than 403.
  */
-export function uploadsBucket(bucket: IBucket, access: "grant" | "consume"): Binding {
+function uploadsBucket(bucket: IBucket, access: "grant" | "consume"): Binding {
   const statements =
     access === "grant"
       ? [new PolicyStatement({ actions: ["s3:PutObject"], resources: [bucket.arnForObjects(uploadObjects)] })]

@@ -19,12 +19,18 @@ export class GatewayStream extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (this.started) return this.pass(chunk, callback);
+    if (this.started) {
+      this.pass(chunk, callback);
+      return;
+    }
     this.head.push(chunk);
     this.headSize += chunk.length;
     const buffered = Buffer.concat(this.head, this.headSize);
     const at = buffered.indexOf(STREAMING_DELIMITER);
-    if (at < 0) return callback();
+    if (at < 0) {
+      callback();
+      return;
+    }
     const { statusCode, headers, multiValueHeaders } = decodeStreamedResponse(buffered.subarray(0, at + STREAMING_DELIMITER.length));
     const merged: Record<string, string> = { ...headers };
     for (const [name, values] of Object.entries(multiValueHeaders ?? {})) merged[name] = values.join(", ");
@@ -32,12 +38,18 @@ export class GatewayStream extends Writable {
     this.started = true;
     this.head = [];
     const rest = buffered.subarray(at + STREAMING_DELIMITER.length);
-    if (rest.length === 0) return callback();
+    if (rest.length === 0) {
+      callback();
+      return;
+    }
     this.pass(rest, callback);
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    if (!this.started) return callback(new Error("the streaming handler ended without metadata"));
+    if (!this.started) {
+      callback(new Error("the streaming handler ended without metadata"));
+      return;
+    }
     this.res.end(() => callback());
   }
 

@@ -240,7 +240,7 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): HttpResponse {
  */
 function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (error.code !== "ECONNRESET" && socket.writable && (!inFlight || !inFlight.headersSent)) {
+  if (error.code !== "ECONNRESET" && socket.writable && !inFlight?.headersSent) {
     const answer = clientErrorAnswer(error);
     const body = Buffer.from(answer.body, "utf8");
     const head = [

@@ -4,7 +4,7 @@ import { config } from "#config";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 
 /** FALLBACK_FONTS are tried in order after DejaVu and Droid Sans Fallback (assets/fonts/README.md). */
-export const FALLBACK_FONTS = ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"];
+const FALLBACK_FONTS = ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"];
 
 let files: FontFiles | undefined;
 

@@ -48,10 +48,10 @@ const initScript = `
  * BUNDLE_FILE_NAME is where a bundled Lambda keeps the reference UI, beside its entry file; the
  * stack copies node_modules/@scalar/api-reference/dist/browser/standalone.js there.
  */
-export const BUNDLE_FILE_NAME = "api-reference.standalone.js";
+const BUNDLE_FILE_NAME = "api-reference.standalone.js";
 
 /** referenceBundlePath finds Scalar's standalone browser bundle: beside the entry when bundled, else in node_modules. */
-export function referenceBundlePath(): string {
+function referenceBundlePath(): string {
   const beside = fileURLToPath(new URL(`./${BUNDLE_FILE_NAME}`, import.meta.url));
   if (existsSync(beside)) return beside;
   return createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js");
@@ -62,7 +62,7 @@ export function referenceBundlePath(): string {
  * no CDN, no second route. The CSP allows exactly this one script by its hash and nothing outside
  * this origin; styles must be inline because the UI injects its own style sheets at run time.
  */
-export function buildDocsPage(bundle: string): DocsPage {
+function buildDocsPage(bundle: string): DocsPage {
   // A "</script" inside the bundle would end the element early; Scalar 1.46 has none, but be safe.
   const script = `${bundle.replace(/<\/script/gi, "<\\/script")}\n${initScript}`;
   const hash = createHash("sha256").update(script, "utf8").digest("base64");

@@ -11,10 +11,10 @@ export interface CodeSample {
 }
 
 /** SAMPLE_BASE_URL is the address the samples call: the local server from `npm start`. */
-export const SAMPLE_BASE_URL = "http://localhost:3000";
+const SAMPLE_BASE_URL = "http://localhost:3000";
 
 /** SAMPLE_CODE stands for the 6-digit code from the e-mail in the verify-code samples. */
-export const SAMPLE_CODE = "123456";
+const SAMPLE_CODE = "123456";
 
 const B = SAMPLE_BASE_URL;
 

@@ -98,7 +98,7 @@ export function toErrorResponse(error: unknown, requestId: string): HttpResponse
 }
 
 /** zodDetails turns validation issues into SPEC 5 details with dotted member paths. */
-export function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {
+function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     const field = [prefix, path].filter(Boolean).join(".") || prefix || "body";

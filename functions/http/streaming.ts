@@ -18,7 +18,7 @@ import type { HttpResponse } from "#http/responses.ts";
 export const STREAMING_DELIMITER = Buffer.alloc(8);
 
 /** The marker the Node.js runtime puts on a streamified handler (and reads to invoke it so). */
-export const HANDLER_STREAMING = Symbol.for("aws.lambda.runtime.handler.streaming");
+const HANDLER_STREAMING = Symbol.for("aws.lambda.runtime.handler.streaming");
 const STREAM_RESPONSE = "response";
 
 /** The content type the runtime gives the stream once HttpResponseStream.from wrote metadata. */
@@ -43,7 +43,7 @@ interface LambdaStreamingGlobal {
  * 8-byte delimiter to the stream it is given. The local server hands handlers a stream that
  * decodes this format onto the HTTP response (local/response-stream.ts), as API Gateway does.
  */
-export const localStreamingRuntime: LambdaStreamingGlobal = {
+const localStreamingRuntime: LambdaStreamingGlobal = {
   streamifyResponse<H>(handler: H): H {
     (handler as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
     return handler;

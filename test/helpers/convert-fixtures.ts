@@ -136,7 +136,7 @@ export const flatOdtText = {
 } as const;
 
 /** flatOdt is a two-page Writer document (flat XML) in Caladea with a 2x2 table. */
-export function flatOdt(): string {
+function flatOdt(): string {
   const t = flatOdtText;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">

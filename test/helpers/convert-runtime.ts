@@ -5,10 +5,10 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import type { HttpResponse } from "#http/responses.ts";
-import { lambdaContext, type Invoke } from "#test/helpers/keys-harness.ts";
+import { lambdaContext } from "#test/helpers/keys-harness.ts";
 
 /** convertEvent builds the proxy event API Gateway sends for POST /v1/convert (body base64-encoded). */
-export function convertEvent(query: Record<string, string>, body: Buffer, contentType?: string): APIGatewayProxyEvent {
+function convertEvent(query: Record<string, string>, body: Buffer, contentType?: string): APIGatewayProxyEvent {
   return {
     httpMethod: "POST",
     path: "/v1/convert",

@@ -3,7 +3,7 @@
 import { blockControl, buildDocx, inlineControl, p, run } from "#test/helpers/docx-builder.ts";
 
 /** TINY_CONTROL is the repeated unit of the reported bomb: an empty inline content control. */
-export const TINY_CONTROL = "<w:sdt><w:sdtPr/><w:sdtContent/></w:sdt>";
+const TINY_CONTROL = "<w:sdt><w:sdtPr/><w:sdtContent/></w:sdt>";
 
 /** sdtBomb is a small DOCX whose document.xml is about `xmlBytes` of tiny w:sdt controls (40 MB: about 150 KB zipped). */
 export function sdtBomb(xmlBytes = 40 * 1024 * 1024): Buffer {
@@ -26,7 +26,7 @@ export interface WorstLimits {
 const PACKAGE_ELEMENTS = 40;
 
 /** elementsIn counts the start tags of an XML fragment. */
-export const elementsIn = (xml: string) => xml.match(/<[^/?!]/g)?.length ?? 0;
+const elementsIn = (xml: string) => xml.match(/<[^/?!]/g)?.length ?? 0;
 
 /** filler is `elements` XML elements of plain text in paragraphs of 50 runs (a run is w:r + w:t). */
 function filler(elements: number): string {

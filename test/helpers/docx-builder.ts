@@ -1,7 +1,7 @@
 import PizZip from "pizzip";
 
 /** W_NAMESPACES declares the namespaces the test documents use. */
-export const W_NAMESPACES =
+const W_NAMESPACES =
   'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ' +
   'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ' +
   'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" ' +
@@ -92,12 +92,12 @@ export const p = (inner: string) => `<w:p>${inner}</w:p>`;
 export const run = (text: string, rPr = "") => `<w:r>${rPr ? `<w:rPr>${rPr}</w:rPr>` : ""}<w:t xml:space="preserve">${text}</w:t></w:r>`;
 
 /** sdtProps builds w:sdtPr from a tag, w:id and extra XML. */
-export function sdtProps(options: { tag?: string; id?: string; alias?: string; extra?: string }): string {
-  const escape = (value: string) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+function sdtProps(options: { tag?: string; id?: string; alias?: string; extra?: string }): string {
+  const escapeAttr = (value: string) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
   return (
     "<w:sdtPr>" +
-    (options.alias ? `<w:alias w:val="${escape(options.alias)}"/>` : "") +
-    (options.tag !== undefined ? `<w:tag w:val="${escape(options.tag)}"/>` : "") +
+    (options.alias ? `<w:alias w:val="${escapeAttr(options.alias)}"/>` : "") +
+    (options.tag !== undefined ? `<w:tag w:val="${escapeAttr(options.tag)}"/>` : "") +
     (options.id ? `<w:id w:val="${options.id}"/>` : "") +
     (options.extra ?? "") +
     "</w:sdtPr>"

@@ -105,7 +105,9 @@ export function captureOutput(): OutputCapture {
   });
   return {
     text: () => captured,
-    stop: () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write)),
+    stop: () => {
+      for (const [i, stream] of streams.entries()) stream.write = originals[i] as typeof stream.write;
+    },
   };
 }
 

@@ -249,7 +249,7 @@ export async function certify(bytes: Buffer, p: 1 | 2 | 3): Promise<Buffer> {
 }
 
 /** PYHANKO is the vendored pyHanko validator (../shared/tools/pyhanko/validate, see its README). */
-export const PYHANKO = new URL("../../../shared/tools/pyhanko/validate", import.meta.url).pathname;
+const PYHANKO = new URL("../../../shared/tools/pyhanko/validate", import.meta.url).pathname;
 
 /** PyhankoSignature is one signature as pyHanko's validate script reports it. */
 export interface PyhankoSignature {
@@ -290,7 +290,7 @@ export function holdsInPyhanko(signature: PyhankoSignature): boolean {
 }
 
 /** OtherSigner is a key and certificate (openssl, RSA 2048) another tool signs with. */
-export function otherSigner(): { dir: string; key: string; cert: string } {
+function otherSigner(): { dir: string; key: string; cert: string } {
   const dir = scratchDir("other-signer");
   openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Other Tool Signer");
   return { dir, key: join(dir, "key.pem"), cert: join(dir, "cert.pem") };

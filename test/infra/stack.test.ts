@@ -304,7 +304,6 @@ describe("data", () => {
 
 describe("least privilege", () => {
   const table = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"];
-  const identity = ["s3:GetObject", "s3:ListBucket", "s3:PutObject"];
   // Uploads (issue 15, infra/uploads.ts): read and delete by the functions taking document.upload.
   const consume = ["s3:DeleteObject", "s3:GetObject", "s3:ListBucket"];
   const expected: Record<string, string[]> = {

@@ -89,7 +89,13 @@ function deps(overrides: Partial<KeyServiceDeps> = {}): KeyServiceDeps {
 function counting(store: KeyStore): { store: KeyStore; calls: Record<string, number>; total: () => number } {
   const calls: Record<string, number> = {};
   const wrapped = Object.fromEntries(
-    Object.entries(store).map(([name, fn]) => [name, (...args: unknown[]) => ((calls[name] = (calls[name] ?? 0) + 1), (fn as (...a: unknown[]) => unknown)(...args))]),
+    Object.entries(store).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => {
+        calls[name] = (calls[name] ?? 0) + 1;
+        return (fn as (...a: unknown[]) => unknown)(...args);
+      },
+    ]),
   ) as unknown as KeyStore;
   return { store: wrapped, calls, total: () => Object.values(calls).reduce((a, b) => a + b, 0) };
 }
@@ -436,7 +442,7 @@ describe("failures of the outside world", () => {
   it("leaves a concurrent register's newer code alone when its own send fails", async () => {
     const email = uniqueEmail("racecode");
     await doRegister(email);
-    const first = await codeFor(email);
+    await codeFor(email); // the first code has been sent
     // While the failing send is in flight, another register stores and sends a newer code.
     const racing = {
       send: async () => {

@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 const dataDirs: string[] = [];
-afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 /** launch starts a command in its own process group (as a terminal would) and waits for the banner. */
 async function launch(command: string, args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {

@@ -11,8 +11,8 @@ import { startStandIns } from "#local/stand-ins.ts";
 const folders: string[] = [];
 const servers: Server[] = [];
 afterAll(() => {
-  servers.forEach((server) => server.close());
-  folders.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  for (const server of servers) server.close();
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 function dataDir(): string {

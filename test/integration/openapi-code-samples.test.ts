@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  folders.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 // Extra variables the key samples read (KEY_ID, REVOKE_TOKEN, and SIGNET_KEY for revoking).

@@ -87,7 +87,11 @@ describe("published certificate chain", () => {
     const replacement = await generateIdentity({ keyType: "EC" });
     objects.set(identityKeys.pem, Buffer.from(identityToPem(replacement)));
     let asked = 0;
-    const store = createS3IdentityStore({ bucket: "b", p12Password: async () => (asked++, ""), client: client() });
+    const p12Password = async () => {
+      asked++;
+      return "";
+    };
+    const store = createS3IdentityStore({ bucket: "b", p12Password, client: client() });
     await store.load();
     await store.load();
     expect(asked).toBe(1);

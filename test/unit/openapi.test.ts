@@ -14,7 +14,7 @@ describe("the OpenAPI document", () => {
   });
 
   it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))("lists %s with its errors", (_name, route) => {
-    const operation = (document.paths?.[route.path] as Record<string, { responses: Record<string, unknown>; security?: unknown[] }>)[route.method.toLowerCase()];
+    const operation = (document.paths![route.path] as Record<string, { responses: Record<string, unknown>; security?: unknown[] }>)[route.method.toLowerCase()];
     expect(operation).toBeDefined();
     expect(operation!.responses["200"]).toBeDefined();
     for (const code of errorCodesOf(route)) {

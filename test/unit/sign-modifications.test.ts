@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
+import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, type PdfRef, type PdfStream, PdfString } from "@libpdf/core";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { openPdf } from "#domain/signing/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { PDF, PdfDict } from "@libpdf/core";
+import { PDF, type PdfDict } from "@libpdf/core";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { AUDIT_RECORD_KEY } from "#domain/signing/pades-signer.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";

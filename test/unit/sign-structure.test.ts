@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { PDF, PdfArray, PdfDict, PdfRef, PdfString } from "@libpdf/core";
+import { PDF, type PdfDict, type PdfRef } from "@libpdf/core";
 import { openPdf } from "#domain/signing/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";

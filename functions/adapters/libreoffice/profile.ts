@@ -22,7 +22,7 @@ const settings: Array<{ path: string; name: string; value: string }> = [
 ];
 
 /** registryModifications is the registrymodifications.xcu every Signet LibreOffice profile is seeded with. */
-export const registryModifications = [
+const registryModifications = [
   '<?xml version="1.0" encoding="UTF-8"?>',
   '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
   ...settings.map(

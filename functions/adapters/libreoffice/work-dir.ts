@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** workDirPrefix starts the name of every converter's private folder: signet-lo-<owner pid>-<random>. */
-export const workDirPrefix = "signet-lo-";
+const workDirPrefix = "signet-lo-";
 
 /** createWorkDir makes a private folder under the OS temp folder whose name carries this process id. */
 export function createWorkDir(parent: string = tmpdir()): Promise<string> {

@@ -7,7 +7,7 @@ import { checkZipInflation, isZip, readZipDirectory, readZipEntry } from "#domai
 import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** conversionTargets says which outputs each input format may be converted to. */
-export const conversionTargets: Record<SourceFormat, readonly TargetFormat[]> = {
+const conversionTargets: Record<SourceFormat, readonly TargetFormat[]> = {
   docx: ["pdf"],
   doc: ["pdf", "docx"],
   odt: ["pdf", "docx"],

@@ -111,7 +111,7 @@ export async function describeFields(bytes: Uint8Array, limits: PackageLimits): 
  * w:id values, then plain Word tags; the first rule that matches anything wins and every control it
  * matches is filled. A group matches `group` of JSON tags.
  */
-export class ControlIndex {
+class ControlIndex {
   private readonly byFieldId = new Map<string, Control[]>();
   private readonly bySdtId = new Map<string, Control[]>();
   private readonly byTag = new Map<string, Control[]>();
@@ -211,7 +211,7 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
 }
 
 /** IMAGE_FETCH_CONCURRENCY is how many image URLs one call fetches at a time. */
-export const IMAGE_FETCH_CONCURRENCY = 4;
+const IMAGE_FETCH_CONCURRENCY = 4;
 
 /**
  * loadImages decodes or fetches every distinct image value once. Data URIs (already in the request)

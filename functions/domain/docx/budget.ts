@@ -20,7 +20,7 @@ export interface XmlCount {
 }
 
 /** isXmlPart tells whether a package part is one whose XML Signet (or docxtemplater) may parse. */
-export function isXmlPart(name: string): boolean {
+function isXmlPart(name: string): boolean {
   return name.endsWith(".xml") || name.endsWith(".rels");
 }
 

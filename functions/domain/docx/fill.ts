@@ -12,7 +12,7 @@ export interface TextOptions {
 const PLACEHOLDER_STYLES = new Set(["placeholdertext", "placeholder text"]);
 
 /** contentOf returns a control's w:sdtContent, creating it when missing. */
-export function contentOf(control: Control): Element {
+function contentOf(control: Control): Element {
   const existing = firstChild(control.element, NS.w, "sdtContent");
   if (existing) return existing;
   const created = control.part.writer.el("w", "sdtContent");
@@ -21,14 +21,14 @@ export function contentOf(control: Control): Element {
 }
 
 /** clearPlaceholderState removes w:showingPlcHdr so Word stops showing the value as grey placeholder text. */
-export function clearPlaceholderState(control: Control): void {
+function clearPlaceholderState(control: Control): void {
   const properties = firstChild(control.element, NS.w, "sdtPr");
   const showing = properties ? firstChild(properties, NS.w, "showingPlcHdr") : undefined;
   if (showing) properties!.removeChild(showing);
 }
 
 /** cleanRunProperties clones run properties without the placeholder character style. */
-export function cleanRunProperties(rPr: Element | undefined): Element | undefined {
+function cleanRunProperties(rPr: Element | undefined): Element | undefined {
   if (!rPr) return undefined;
   const copy = cloneInto(rPr.ownerDocument!, rPr);
   for (const style of childElements(copy, NS.w, "rStyle")) {
@@ -38,7 +38,7 @@ export function cleanRunProperties(rPr: Element | undefined): Element | undefine
 }
 
 /** firstRunProperties finds the formatting the value should keep: the first run's, else the control's own. */
-export function firstRunProperties(control: Control, scope: Element): Element | undefined {
+function firstRunProperties(control: Control, scope: Element): Element | undefined {
   const run = descendants(scope, NS.w, "r")[0];
   if (run) return firstChild(run, NS.w, "rPr");
   const properties = firstChild(control.element, NS.w, "sdtPr");
@@ -46,7 +46,7 @@ export function firstRunProperties(control: Control, scope: Element): Element | 
 }
 
 /** textRun builds one w:r holding text with line breaks (w:br) and tabs (w:tab). */
-export function textRun(writer: XmlWriter, value: string, rPr: Element | undefined): Element {
+function textRun(writer: XmlWriter, value: string, rPr: Element | undefined): Element {
   const run = writer.el("w", "r");
   if (rPr) run.appendChild(rPr);
   value.split(/\r\n|\r|\n/).forEach((line, lineIndex) => {
@@ -67,7 +67,7 @@ export function textRun(writer: XmlWriter, value: string, rPr: Element | undefin
  * blockTarget prepares a block control for new content: keeps the first paragraph (and a cell's
  * tcPr) with its paragraph properties, removes everything else, and returns that paragraph.
  */
-export function blockTarget(control: Control): { paragraph: Element; rPr: Element | undefined } {
+function blockTarget(control: Control): { paragraph: Element; rPr: Element | undefined } {
   const content = contentOf(control);
   const cell = firstChild(content, NS.w, "tc");
   const container = cell ?? content;
@@ -165,7 +165,7 @@ export function fillTable(control: Control, rows: string[][], options: TableOpti
     let tr: Element;
     if (options.copyRowStyle && template) {
       tr = cloneInto(writer.doc, template);
-      childElements(tr, NS.w, "tc").forEach((cell, i) => fillCell(writer, cell, row[i] ?? ""));
+      for (const [i, cell] of childElements(tr, NS.w, "tc").entries()) fillCell(writer, cell, row[i] ?? "");
     } else {
       tr = writer.el("w", "tr");
       for (let i = 0; i < columns; i++) {

@@ -11,7 +11,7 @@ import { NS, cloneInto, escapeAttribute, parseXml } from "#domain/docx/xml.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** EMU_PER_PX converts CSS pixels (1/96 in) to English Metric Units. */
-export const EMU_PER_PX = 9525;
+const EMU_PER_PX = 9525;
 
 /** LoadedImage is an image value fetched or decoded and identified. */
 export interface LoadedImage {

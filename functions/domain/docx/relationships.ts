@@ -12,13 +12,13 @@ export const RelationshipType = {
 } as const;
 
 /** relsPathOf gives the relationships part of a part: word/header1.xml -> word/_rels/header1.xml.rels. */
-export function relsPathOf(part: string): string {
+function relsPathOf(part: string): string {
   const slash = part.lastIndexOf("/");
   return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
 }
 
 /** resolveTarget turns a relationship target into a package part name, relative to the source part. */
-export function resolveTarget(sourcePart: string, target: string): string {
+function resolveTarget(sourcePart: string, target: string): string {
   if (target.startsWith("/")) return target.slice(1);
   const segments = sourcePart.split("/").slice(0, -1);
   for (const segment of target.split("/")) {

@@ -88,7 +88,7 @@ export async function scanPart(xml: string, what: string): Promise<PartScan> {
       names = { sdt: q(w, "sdt"), sectPr: q(w, "sectPr"), p: q(w, "p"), t: q(w, "t"), docPr: q(wp, "docPr") };
     }
     if (name === names.docPr) {
-      const id = tag.attributes["id"];
+      const id = tag.attributes.id;
       if (id !== undefined && /^\d+$/.test(id)) result.maxDrawingId = Math.max(result.maxDrawingId, Number(id));
     }
     if (name === names.sdt && controlDepth < 0) {
@@ -148,7 +148,7 @@ export async function scanPart(xml: string, what: string): Promise<PartScan> {
 }
 
 /** SCAN_SLICE is how many UTF-16 units of XML scanPart parses between two turns of the event loop. */
-export const SCAN_SLICE = 256 * 1024;
+const SCAN_SLICE = 256 * 1024;
 
 /** yieldToLoop lets pending I/O callbacks (another request, a health check) run before going on. */
 export function yieldToLoop(): Promise<void> {

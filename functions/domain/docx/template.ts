@@ -1,7 +1,7 @@
 import type { Document, Element } from "@xmldom/xmldom";
 import type { DocxPackage } from "#domain/docx/package.ts";
 import { RelationshipType, Relationships } from "#domain/docx/relationships.ts";
-import { scanPart, yieldToLoop, type ControlSpan, type PartScan } from "#domain/docx/scan.ts";
+import { scanPart, yieldToLoop, type PartScan } from "#domain/docx/scan.ts";
 import { NS, XmlWriter, attr, childElements, descendants, firstChild, parseXml, serializeNode } from "#domain/docx/xml.ts";
 
 /** ControlKind is what a content control can hold, which decides the field types it accepts. */
@@ -163,7 +163,7 @@ function parseFragments(part: Pick<TemplatePart, "name" | "xml" | "scan">, spans
 }
 
 /** contentParts lists the parts that can hold content controls: body, headers, footers, notes. */
-export function contentParts(pkg: DocxPackage): string[] {
+function contentParts(pkg: DocxPackage): string[] {
   const main = "word/document.xml";
   const wanted = new Set<string>([RelationshipType.header, RelationshipType.footer, RelationshipType.footnotes, RelationshipType.endnotes]);
   const others = Relationships.of(pkg, main)
@@ -197,7 +197,7 @@ function describe(element: Element, part: TemplatePart, index: number, parent: s
 }
 
 function parseJsonTag(raw: string | null): Record<string, unknown> | undefined {
-  if (!raw || !raw.trimStart().startsWith("{")) return undefined;
+  if (!raw?.trimStart().startsWith("{")) return undefined;
   try {
     const parsed: unknown = JSON.parse(raw);
     return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;

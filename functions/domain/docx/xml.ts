@@ -43,7 +43,7 @@ const textEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&
 const attrEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", '"': "&quot;", "\t": "&#9;", "\n": "&#10;", "\r": "&#13;" };
 
 /** escapeText escapes character data. */
-export function escapeText(value: string): string {
+function escapeText(value: string): string {
   return value.replace(/[&<>]/g, (c) => textEscapes[c]!);
 }
 

@@ -4,9 +4,9 @@ import { crc32 } from "node:zlib";
 /** KEY_PREFIX starts every Signet API key, so secret scanners can recognise one. */
 export const KEY_PREFIX = "sgn_";
 /** KEY_RANDOM_LENGTH is the number of random base62 characters (32 x 5.95 bits = 190 bits). */
-export const KEY_RANDOM_LENGTH = 32;
+const KEY_RANDOM_LENGTH = 32;
 /** KEY_CHECKSUM_LENGTH is the number of base62 characters of the CRC32 checksum (62^6 > 2^32). */
-export const KEY_CHECKSUM_LENGTH = 6;
+const KEY_CHECKSUM_LENGTH = 6;
 /** KEY_LENGTH is the length of a whole key: prefix, random part, checksum. */
 export const KEY_LENGTH = KEY_PREFIX.length + KEY_RANDOM_LENGTH + KEY_CHECKSUM_LENGTH;
 

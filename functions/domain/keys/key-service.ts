@@ -234,7 +234,7 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
 }
 
 /** REVOKE_LINK_TTL_MS is how long the revocation link in a key notice works: 7 days. */
-export const REVOKE_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const REVOKE_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** issueKey mints a key from a live code (one transaction) and sends the notice; undefined if the code was taken. */
 async function issueKey(deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">, address: EmailAddress, claim: CodeClaim, baseUrl: string): Promise<IssuedKey | undefined> {

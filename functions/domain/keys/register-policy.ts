@@ -7,7 +7,7 @@ import { mailboxOf, normalizeEmail } from "#domain/keys/email-address.ts";
 export type RegisterPolicy = { open: true } | { open: false; addresses: ReadonlySet<string>; domains: ReadonlySet<string> };
 
 /** OPEN_REGISTRATION lets every well-formed address register (the default). */
-export const OPEN_REGISTRATION: RegisterPolicy = { open: true };
+const OPEN_REGISTRATION: RegisterPolicy = { open: true };
 
 /**
  * parseRegisterPolicy reads a comma-separated allow-list: full addresses (me@example.com; a +tag

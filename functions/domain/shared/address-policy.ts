@@ -50,7 +50,7 @@ const TEREDO = cidr("2001::/32");
  * embeddedV4 lists the IPv4 addresses an IPv6 address carries (IPv4-compatible, IPv4-mapped,
  * IPv4-translated, NAT64 64:ff9b::/96, 6to4 and both Teredo addresses), with how each is embedded.
  */
-export function embeddedV4(address: ipaddr.IPv6): Array<{ v4: ipaddr.IPv4; form: string }> {
+function embeddedV4(address: ipaddr.IPv6): Array<{ v4: ipaddr.IPv4; form: string }> {
   const p = address.parts;
   const last = () => v4FromBits(p[6]!, p[7]!);
   if (address.match(IPV4_MAPPED)) return [{ v4: last(), form: "IPv4-mapped" }];

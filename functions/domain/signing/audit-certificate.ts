@@ -38,7 +38,7 @@ export interface PageSize {
 }
 
 /** A4_PORTRAIT is the certificate's page when the document gives none (or one too small to hold it). */
-export const A4_PORTRAIT: PageSize = { width: 595.28, height: 841.89 };
+const A4_PORTRAIT: PageSize = { width: 595.28, height: 841.89 };
 // The smallest page the layout fits on (A5 portrait); a smaller document page gets A4.
 const MIN_PAGE: PageSize = { width: 419.53, height: 419.53 };
 const MARGIN = { left: 56, right: 56, top: 60, bottom: 72 };
@@ -106,7 +106,7 @@ const LRM = "\u200e";
  * logical string (spaces at a direction change may move). Readers that take /ActualText literally
  * (MuPDF) get those words reversed; no single order serves both.
  */
-export function extractionText(text: string): string {
+function extractionText(text: string): string {
   const chars = Array.from(text.normalize("NFC"));
   if (!chars.some((char) => POPPLER_RTL.test(char))) return chars.join("");
   const out: string[] = [];
@@ -150,7 +150,7 @@ function formatValue(value: unknown): string {
 export const VALUE_LIMIT = 4000;
 
 /** boundValue applies VALUE_LIMIT: the value itself, or its start + "… (truncated; SHA-256 of the full value: …)". */
-export function boundValue(text: string): string {
+function boundValue(text: string): string {
   if (text.length <= VALUE_LIMIT) return text;
   const chars = Array.from(text);
   if (chars.length <= VALUE_LIMIT) return text;
@@ -159,7 +159,7 @@ export function boundValue(text: string): string {
 }
 
 /** summarizeData turns an event's data into one readable line, "key: value; key: value", within VALUE_LIMIT. */
-export function summarizeData(data: Record<string, unknown> | undefined): string {
+function summarizeData(data: Record<string, unknown> | undefined): string {
   if (!data) return "";
   const text = Object.entries(data)
     .map(([key, value]) => `${key}: ${formatValue(value)}`)
@@ -317,7 +317,7 @@ function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
 }
 
 /** certificatePageSize is the document's page size when the certificate fits on it (portrait or landscape), else A4 portrait. */
-export function certificatePageSize(size: PageSize | undefined): PageSize {
+function certificatePageSize(size: PageSize | undefined): PageSize {
   if (!size || !(size.width >= MIN_PAGE.width && size.height >= MIN_PAGE.height) || size.width > 14_400 || size.height > 14_400) return A4_PORTRAIT;
   return { width: size.width, height: size.height };
 }

@@ -1,4 +1,4 @@
-import { X509Certificate, createHash, sign as signData } from "node:crypto";
+import { type X509Certificate, createHash, sign as signData } from "node:crypto";
 import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/shared/der.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 
@@ -44,7 +44,7 @@ interface CertificateIds {
 const idsCache = new WeakMap<X509Certificate, CertificateIds>();
 
 /** certificateIds reads the issuer Name and serialNumber (as DER) out of a certificate. */
-export function certificateIds(certificate: X509Certificate): CertificateIds {
+function certificateIds(certificate: X509Certificate): CertificateIds {
   let ids = idsCache.get(certificate);
   if (!ids) {
     const raw = certificate.raw;

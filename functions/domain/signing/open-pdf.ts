@@ -8,7 +8,7 @@ export interface OpenedPdf {
 }
 
 /** DEFAULT_MAX_PDF_PAGES is the page limit when none is configured (SIGNET_MAX_PDF_PAGES). */
-export const DEFAULT_MAX_PDF_PAGES = 10_000;
+const DEFAULT_MAX_PDF_PAGES = 10_000;
 
 function tooManyPages(pages: number, max: number): SignetError {
   return new SignetError(

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, pageTreeOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
@@ -63,7 +63,7 @@ export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<PDF
  * and signing, 3: also annotations) of a certified document, or undefined when it is not
  * certified (ISO 32000-1 12.8.2.2; P defaults to 2).
  */
-export function certificationPermission(pdf: PDF): number | undefined {
+function certificationPermission(pdf: PDF): number | undefined {
   const resolve = (ref: PdfRef) => pdf.getObject(ref);
   const signature = pdf.getCatalog().getDict("Perms", resolve)?.getDict("DocMDP", resolve);
   if (!signature) return undefined;
@@ -279,7 +279,7 @@ function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
 }
 
 /** hasSignatures tells whether a document already holds a signed signature field or a certification. */
-export function hasSignatures(pdf: PDF): boolean {
+function hasSignatures(pdf: PDF): boolean {
   if (certificationPermission(pdf) !== undefined) return true;
   return (pdf.getForm()?.getFields() ?? []).some((field) => signatureDictOf(field) !== null);
 }

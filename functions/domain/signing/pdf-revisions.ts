@@ -25,7 +25,7 @@ interface XrefSection {
 }
 
 /** RevisionError says the cross-reference chain could not be read (the analysis then reports "other"). */
-export class RevisionError extends Error {}
+class RevisionError extends Error {}
 
 const MAX_SECTIONS = 10_000;
 

@@ -103,7 +103,7 @@ function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGl
 }
 
 /** PLACEHOLDER is drawn for a character no bundled font has (a visible box with "?"); it extracts as itself. */
-export const PLACEHOLDER = "\ufffd";
+const PLACEHOLDER = "\ufffd";
 
 // Format characters (ZWJ, variation selectors, bidi controls, ...) that draw nothing when no font has them.
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;

@@ -48,7 +48,7 @@ function lastPageSize(pdf: PDF): { width: number; height: number } {
 }
 
 /** checkSignInput enforces the limits and rules the schema cannot express. */
-export function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): void {
+function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): void {
   if (input.auditTrail.length > limits.maxAuditEvents) {
     throw new SignetError("PAYLOAD_TOO_LARGE", `The audit trail has ${input.auditTrail.length} events; the limit is ${limits.maxAuditEvents}.`, {
       details: [{ field: "auditTrail", issue: `at most ${limits.maxAuditEvents} events` }],

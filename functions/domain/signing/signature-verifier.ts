@@ -1,5 +1,5 @@
 import { X509Certificate, constants, createHash, verify as verifySignature } from "node:crypto";
-import * as asn1js from "asn1js";
+import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from "@libpdf/core";
 import { signatureDictOf } from "#domain/signing/libpdf-internals.ts";
@@ -134,7 +134,7 @@ function emailOf(certificate: X509Certificate, contactInfo: string | null): stri
 }
 
 /** pdfDateToIso reads a PDF date (D:YYYYMMDDHHmmSSOHH'mm) as ISO-8601. */
-export function pdfDateToIso(value: string): string | null {
+function pdfDateToIso(value: string): string | null {
   const match = /^D?:?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?/.exec(value.trim());
   if (!match) return null;
   const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh = "00", om = "00"] = match;
@@ -187,7 +187,7 @@ export interface TrustStore {
 }
 
 /** isTrusted walks issuer links (through the certificates in the CMS) up to an anchor. */
-export function isTrusted(certificate: X509Certificate, intermediates: X509Certificate[], trust: TrustStore): boolean {
+function isTrusted(certificate: X509Certificate, intermediates: X509Certificate[], trust: TrustStore): boolean {
   const anchorPrints = new Set(trust.anchors.map((anchor) => anchor.fingerprint256));
   const pool = [...intermediates, ...trust.anchors];
   let current = certificate;

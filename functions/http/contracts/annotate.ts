@@ -5,7 +5,7 @@ import { documentInputSchema } from "#http/contracts/common.ts";
 const dimension = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
 
 /** annotationFieldSchema is one item of `fields` (SPEC 3). */
-export const annotationFieldSchema = z
+const annotationFieldSchema = z
   .strictObject({
     id: z.string().min(1).max(255).optional().meta({ description: "Targets controls by SuperDoc field id, w:id or Word Tag." }),
     group: z.string().min(1).max(255).optional().meta({ description: "Targets every control whose JSON tag has this group." }),
@@ -36,7 +36,7 @@ export const annotationFieldSchema = z
       if (issue) ctx.addIssue({ code: "custom", message: issue, path });
     };
     if (typeof field.value === "string") check(field.value, ["value"]);
-    else if (Array.isArray(field.value)) field.value.forEach((row, r) => row.forEach((cell, c) => check(cell, ["value", r, c])));
+    else if (Array.isArray(field.value)) for (const [r, row] of field.value.entries()) for (const [c, cell] of row.entries()) check(cell, ["value", r, c]);
   })
   .meta({ id: "AnnotationField" });
 
@@ -45,7 +45,7 @@ export const annotationFieldSchema = z
 const XML_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 /** xmlTextIssue describes the first character of a value a DOCX cannot hold, or returns undefined. */
-export function xmlTextIssue(text: string): string | undefined {
+function xmlTextIssue(text: string): string | undefined {
   const match = XML_INVALID.exec(text);
   if (!match) return undefined;
   const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
@@ -58,11 +58,8 @@ function valueFits(type: string, value: unknown): boolean {
   return typeof value === "string";
 }
 
-/** AnnotationField is a validated field. */
-export type AnnotationField = z.output<typeof annotationFieldSchema>;
-
 /** annotateRequestSchema is the body of POST /v1/annotate. */
-export const annotateRequestSchema = z
+const annotateRequestSchema = z
   .strictObject({ document: documentInputSchema, fields: z.array(annotationFieldSchema) })
   .meta({ id: "AnnotateRequest" });
 

@@ -27,9 +27,6 @@ export const documentInputSchema = z
   })
   .meta({ id: "DocumentInput", description: `The input document: exactly one of base64, url or upload. ${awsLimitsText()}` });
 
-/** DocumentInput is a validated `document` member. */
-export type DocumentInput = z.output<typeof documentInputSchema>;
-
 /** errorBodySchema is the layout of every error response (SPEC 5). */
 export const errorBodySchema = z
   .object({
@@ -41,5 +38,3 @@ export const errorBodySchema = z
   })
   .meta({ id: "Error" });
 
-/** ErrorBody is one error response body. */
-export type ErrorBody = z.output<typeof errorBodySchema>;

@@ -13,7 +13,7 @@ export const levelDescription = [
 ].join("\n");
 
 /** auditEventSchema is one item of `auditTrail` (SPEC 2). */
-export const auditEventSchema = z
+const auditEventSchema = z
   .strictObject({
     type: z.enum(["ready", "scroll", "field_change", "submit"]).meta({ description: "What happened; at least one event must be `submit`." }),
     timestamp: z.iso.datetime({ offset: true }).meta({ description: "When it happened, ISO-8601.", example: "2026-11-22T09:58:00Z" }),
@@ -22,7 +22,7 @@ export const auditEventSchema = z
   .meta({ id: "AuditEvent" });
 
 /** signerSchema is the `signer` member (SPEC 2). */
-export const signerSchema = z
+const signerSchema = z
   .strictObject({
     email: z.email().max(254),
     name: z.string().trim().min(2).max(255),
@@ -32,7 +32,7 @@ export const signerSchema = z
   .meta({ id: "Signer" });
 
 /** signRequestSchema is the body of POST /v1/sign. */
-export const signRequestSchema = z
+const signRequestSchema = z
   .strictObject({
     document: documentInputSchema,
     signer: signerSchema,
@@ -47,11 +47,8 @@ export const signRequestSchema = z
   })
   .meta({ id: "SignRequest" });
 
-/** SignRequest is a validated sign body. */
-export type SignRequest = z.output<typeof signRequestSchema>;
-
 /** documentOutputSchema is the `document` member of sign and annotate answers. */
-export const documentOutputSchema = z.object({
+const documentOutputSchema = z.object({
   base64: z.string(),
   contentType: z.string(),
 });

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { defineRoute } from "#http/contract.ts";
 
 /** uploadGrantSchema is the answer of POST /v1/uploads. */
-export const uploadGrantSchema = z
+const uploadGrantSchema = z
   .object({
     upload: z.string().meta({ description: "The reference to send as document.upload (sign, annotate, annotate/fields, verify) or ?upload= (convert).", example: "upl_t4x2k1_Qm9vbXNoYWthbGFrYTEyMw" }),
     url: z.string().meta({ description: "Where to POST the file (multipart/form-data)." }),

@@ -10,7 +10,7 @@ const signerSummary = z.object({
 });
 
 /** verifyReportSchema is the answer of POST /v1/verify (SPEC 4). */
-export const verifyReportSchema = z
+const verifyReportSchema = z
   .object({
     valid: z.boolean().meta({ description: "At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted)." }),
     reason: z.string(),
