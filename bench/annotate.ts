@@ -64,8 +64,20 @@ async function measure(what: () => Promise<unknown> | unknown): Promise<{ wall: 
 
 const template = buildTemplate();
 const fields = buildFields();
-const fetcher: Fetcher = { fetch: async () => { throw new Error("the benchmark uses data URIs only"); } };
-const limits = { maxDocxEntries: 5000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxDocxControls: 2000, maxDocxXmlNodes: 200_000, maxDocxControlNodes: 10_000, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
+const fetcher: Fetcher = {
+  fetch: async () => {
+    throw new Error("the benchmark uses data URIs only");
+  },
+};
+const limits = {
+  maxDocxEntries: 5000,
+  maxDocxUncompressedBytes: 200 * 1024 * 1024,
+  maxDocxControls: 2000,
+  maxDocxXmlNodes: 200_000,
+  maxDocxControlNodes: 10_000,
+  maxImageBytes: 10 * 1024 * 1024,
+  maxTotalImageBytes: 50 * 1024 * 1024,
+};
 
 const output = await fillTemplate(template, fields, { fetcher, limits });
 const documentXml = new PizZip(template).file("word/document.xml")!.asText().length;
@@ -73,10 +85,10 @@ const fillRuns = await measure(() => fillTemplate(template, fields, { fetcher, l
 // The floor inflates every entry and deflates it again (pizzip alone would copy unchanged entries
 // still compressed, which is not what a fill can do).
 const floorRuns = await measure(() => {
-    const source = new PizZip(template);
-    const copy = new PizZip();
-    for (const name of Object.keys(source.files)) copy.file(name, source.file(name)!.asUint8Array());
-    return copy.generate({ type: "nodebuffer", compression: "DEFLATE" });
+  const source = new PizZip(template);
+  const copy = new PizZip();
+  for (const name of Object.keys(source.files)) copy.file(name, source.file(name)!.asUint8Array());
+  return copy.generate({ type: "nodebuffer", compression: "DEFLATE" });
 });
 const fill = stats(fillRuns.wall);
 const floor = stats(floorRuns.wall);
@@ -84,8 +96,12 @@ const fillCpu = stats(fillRuns.cpu);
 const floorCpu = stats(floorRuns.cpu);
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
-console.log(`template: ${PAGES} pages of text, ${(template.length / 1024).toFixed(0)} KB zipped, word/document.xml ${(documentXml / 1024).toFixed(0)} KB; fields: ${fields.length} (${TEXT_FIELDS} text, ${IMAGES} images, 1 table of 100 rows); output ${(output.length / 1024).toFixed(0)} KB`);
+console.log(
+  `template: ${PAGES} pages of text, ${(template.length / 1024).toFixed(0)} KB zipped, word/document.xml ${(documentXml / 1024).toFixed(0)} KB; fields: ${fields.length} (${TEXT_FIELDS} text, ${IMAGES} images, 1 table of 100 rows); output ${(output.length / 1024).toFixed(0)} KB`,
+);
 console.log(`fill 200 fields, DOCX out   median ${ms(fill.median)}   p95 ${ms(fill.p95)}   (target median <= 80 ms)`);
 console.log(`floor: unzip + rezip        median ${ms(floor.median)}   p95 ${ms(floor.p95)}`);
 console.log(`CPU time: fill median ${ms(fillCpu.median)}, floor median ${ms(floorCpu.median)} (includes GC threads)`);
-console.log(`ratio fill / floor: ${(fill.median / floor.median).toFixed(1)}x over ${RUNS} runs each; load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`);
+console.log(
+  `ratio fill / floor: ${(fill.median / floor.median).toFixed(1)}x over ${RUNS} runs each; load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`,
+);

@@ -6,7 +6,15 @@ import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/aud
 import { testFonts } from "#test/helpers/sign-tools.ts";
 
 const files = testFonts();
-const samples = ["Opened the document", "חוזה שכירות מס׳ 42 — גרסה 3", "توقيع العقد رقم 42", "契約書 第42条に同意", "अनुबंध पर हस्ताक्षर", "Signed ✅ 🚀", "Zoë Ångström-Núñez"];
+const samples = [
+  "Opened the document",
+  "חוזה שכירות מס׳ 42 — גרסה 3",
+  "توقيع العقد رقم 42",
+  "契約書 第42条に同意",
+  "अनुबंध पर हस्ताक्षर",
+  "Signed ✅ 🚀",
+  "Zoë Ångström-Núñez",
+];
 
 function certificate(events: number): AuditCertificate {
   return {

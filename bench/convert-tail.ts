@@ -38,7 +38,9 @@ await writeFile(join(dir, tailFiles[2]!), hideComments(await readFile(join(corpu
 const pathOf = (name: string) => (name === tailFiles[2] ? join(dir, name) : join(corpus, name));
 
 async function plain(path: string, profile: string): Promise<void> {
-  await run(soffice!, [`-env:UserInstallation=${pathToFileURL(profile).href}`, "--headless", "--convert-to", "pdf", "--outdir", join(dir, "plain-out"), path], { env });
+  await run(soffice!, [`-env:UserInstallation=${pathToFileURL(profile).href}`, "--headless", "--convert-to", "pdf", "--outdir", join(dir, "plain-out"), path], {
+    env,
+  });
 }
 
 async function time(task: () => Promise<unknown>): Promise<number> {
@@ -101,7 +103,18 @@ await converter.close();
 `,
 );
 // Bundled like the deployed function; the driver travels beside the bundle.
-buildSync({ ...esbuildSettings, banner: { js: esbuildSettings.banner }, mainFields: [...esbuildSettings.mainFields], external: [], entryPoints: [entry], outfile: join(dir, "cold.mjs"), bundle: true, platform: "node", format: "esm", logLevel: "warning" });
+buildSync({
+  ...esbuildSettings,
+  banner: { js: esbuildSettings.banner },
+  mainFields: [...esbuildSettings.mainFields],
+  external: [],
+  entryPoints: [entry],
+  outfile: join(dir, "cold.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  logLevel: "warning",
+});
 await writeFile(join(dir, "uno-driver.py"), await readFile(join(repoRoot, "functions/adapters/libreoffice/uno-driver.py")));
 
 function coldService(round: number): Promise<number> {

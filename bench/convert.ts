@@ -21,11 +21,13 @@ const soffice = await locateSoffice(process.env.SIGNET_SOFFICE);
 if (!soffice) throw new Error("LibreOffice (soffice) is not installed");
 const dir = await mkdtemp(join(tmpdir(), "signet-bench-convert-"));
 const files = Array.from({ length: 10 }, (_, i) => fixtureDocx({ paragraphs: i * 15, title: `Benchmark document ${i + 1}` }));
-const paths = await Promise.all(files.map(async (bytes, i) => {
-  const path = join(dir, `doc-${i + 1}.docx`);
-  await writeFile(path, bytes);
-  return path;
-}));
+const paths = await Promise.all(
+  files.map(async (bytes, i) => {
+    const path = join(dir, `doc-${i + 1}.docx`);
+    await writeFile(path, bytes);
+    return path;
+  }),
+);
 
 // Plain soffice, as a user would run it, with its own (already initialised) profile.
 const plainProfile = pathToFileURL(join(dir, "plain-profile")).href;
@@ -75,7 +77,8 @@ const median = (values: number[]) => {
   const mid = sorted.length / 2;
   return sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
-const row = (name: string, values: number[]) => `${name.padEnd(34)} median ${median(values).toFixed(0).padStart(6)} ms   p95 ${quantile(values, 0.95).toFixed(0).padStart(6)} ms`;
+const row = (name: string, values: number[]) =>
+  `${name.padEnd(34)} median ${median(values).toFixed(0).padStart(6)} ms   p95 ${quantile(values, 0.95).toFixed(0).padStart(6)} ms`;
 const plainMedian = median(samples.plain);
 process.stdout.write(
   [

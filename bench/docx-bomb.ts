@@ -25,10 +25,21 @@ const cases: Array<{ name: string; path: string; body: unknown }> = [
   {
     name: `worst allowed: most controls -> annotate (${limits.maxFields} fields)`,
     path: "/v1/annotate",
-    body: { document: { base64: base64(worst.controls) }, fields: Array.from({ length: limits.maxFields }, (_, i) => ({ id: `c${i}`, type: "text", value: `value ${i}` })) },
+    body: {
+      document: { base64: base64(worst.controls) },
+      fields: Array.from({ length: limits.maxFields }, (_, i) => ({ id: `c${i}`, type: "text", value: `value ${i}` })),
+    },
   },
-  { name: "worst allowed: largest control -> annotate", path: "/v1/annotate", body: { document: { base64: base64(worst.nested) }, fields: [{ id: "all", type: "text", value: "v" }] } },
-  { name: "worst allowed: {{placeholder}} in most nodes -> annotate", path: "/v1/annotate", body: { document: { base64: base64(worst.placeholders) }, fields: [{ id: "name", type: "text", value: "v" }] } },
+  {
+    name: "worst allowed: largest control -> annotate",
+    path: "/v1/annotate",
+    body: { document: { base64: base64(worst.nested) }, fields: [{ id: "all", type: "text", value: "v" }] },
+  },
+  {
+    name: "worst allowed: {{placeholder}} in most nodes -> annotate",
+    path: "/v1/annotate",
+    body: { document: { base64: base64(worst.placeholders) }, fields: [{ id: "name", type: "text", value: "v" }] },
+  },
 ];
 
 const poller = fork(new URL("./health-poller.mjs", import.meta.url), [api.url], { stdio: "inherit" });
@@ -46,7 +57,11 @@ for (const round of ["first", "again"]) {
     writeFileSync("/proc/self/clear_refs", "5"); // resets VmHWM to the current RSS
     poller.send({ phase: name });
     const started = performance.now();
-    const response = await fetch(`${api.url}${item.path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(item.body) });
+    const response = await fetch(`${api.url}${item.path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(item.body),
+    });
     const answer = (await response.json()) as { code?: string; message?: string };
     const ms = performance.now() - started;
     await pause(100); // a poll in flight when the answer left still belongs to this case
@@ -58,7 +73,11 @@ poller.send({ done: true });
 const samples = await results;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-console.log(`load average ${loadavg().map((n) => n.toFixed(1)).join(" ")} on ${availableParallelism()} cores (health latency grows with the machine's load)`);
+console.log(
+  `load average ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ")} on ${availableParallelism()} cores (health latency grows with the machine's load)`,
+);
 console.log(`limits: ${limits.maxDocxControls} controls, ${limits.maxDocxXmlNodes} XML elements, ${limits.maxDocxControlNodes} elements inside controls`);
 for (const row of rows) {
   const health = samples[row.name] ?? [];

@@ -51,7 +51,7 @@ function startServer(): Promise<ServerHandle> {
     child.stdout!.setEncoding("utf8");
     child.stdout!.on("data", (text: string) => {
       buffered += text;
-      const line = buffered.split("\n").find((candidate) => candidate.startsWith("{\"url\""));
+      const line = buffered.split("\n").find((candidate) => candidate.startsWith('{"url"'));
       if (line) resolve({ ...(JSON.parse(line) as { url: string; key: string; pid: number }), child });
     });
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
@@ -77,12 +77,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENT_CLIENTS }
 
 function post(url: string, key: string, body: Buffer): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length, authorization: `Bearer ${key}` } }, (res) => {
-      let bytes = 0;
-      res.on("data", (chunk: Buffer) => (bytes += chunk.length));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      url,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length, authorization: `Bearer ${key}` } },
+      (res) => {
+        let bytes = 0;
+        res.on("data", (chunk: Buffer) => (bytes += chunk.length));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -148,7 +152,14 @@ async function makeFixture(pages: number, noiseBytesPerPage: number): Promise<Bu
     page.drawText(`Page ${index + 1}`, { x: 50, y: 780, size: 24, font });
     if (noiseBytesPerPage > 0) {
       const side = Math.floor(Math.sqrt(noiseBytesPerPage / 3));
-      const image = doc.context.flateStream(randomBytes(side * side * 3), { Type: "XObject", Subtype: "Image", Width: side, Height: side, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+      const image = doc.context.flateStream(randomBytes(side * side * 3), {
+        Type: "XObject",
+        Subtype: "Image",
+        Width: side,
+        Height: side,
+        ColorSpace: "DeviceRGB",
+        BitsPerComponent: 8,
+      });
       const name = page.node.newXObject("Im", doc.context.register(image));
       page.pushOperators(pushGraphicsState(), concatTransformationMatrix(300, 0, 0, 300, 100, 300), drawObject(name), popGraphicsState());
     }
@@ -175,7 +186,24 @@ async function naivePipeline(): Promise<Pipeline> {
   const dir = mkdtempSync(join(tmpdir(), "signet-bench-http-"));
   const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
   openssl("req", "-x509", "-newkey", "rsa:3072", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Naive Signer");
-  openssl("pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "id.p12", "-passout", "pass:", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1");
+  openssl(
+    "pkcs12",
+    "-export",
+    "-inkey",
+    "key.pem",
+    "-in",
+    "cert.pem",
+    "-out",
+    "id.p12",
+    "-passout",
+    "pass:",
+    "-certpbe",
+    "PBE-SHA1-3DES",
+    "-keypbe",
+    "PBE-SHA1-3DES",
+    "-macalg",
+    "sha1",
+  );
   const p12 = readFileSync(join(dir, "id.p12"));
   rmSync(dir, { recursive: true, force: true });
   const signer = new SignPdf();
@@ -184,7 +212,13 @@ async function naivePipeline(): Promise<Pipeline> {
     const font = await doc.embedFont(StandardFonts.Helvetica);
     const page = doc.addPage([595, 842]);
     let y = 780;
-    for (const line of ["Audit Trail Certificate", "Signer: Ada Lovelace <ada@example.com>", "IP: 203.0.113.7", "ready 2026-11-22 09:55:00 UTC", "submit 2026-11-22 09:58:00 UTC"]) {
+    for (const line of [
+      "Audit Trail Certificate",
+      "Signer: Ada Lovelace <ada@example.com>",
+      "IP: 203.0.113.7",
+      "ready 2026-11-22 09:55:00 UTC",
+      "submit 2026-11-22 09:58:00 UTC",
+    ]) {
       page.drawText(line, { x: 50, y, size: 11, font });
       y -= 16;
     }
@@ -252,12 +286,34 @@ async function main(): Promise<void> {
     const naiveMemory = naivePeakAboveIdle(bigFile);
 
     const peakAbove = afterBig.peak - idle;
-    console.log(`HTTP benchmark: Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${loadavg()[0]!.toFixed(1)}; local server in its own process (log level WARN), keep-alive client.`);
-    console.log(`Inputs: ${(big.length / 1024 / 1024).toFixed(1)} MB / 100 pages (${(bigBody.length / 1024 / 1024).toFixed(1)} MB JSON), ${(one.length / 1024).toFixed(1)} KB / 1 page. Naive = pdf-lib + @signpdf in this process.\n`);
+    console.log(
+      `HTTP benchmark: Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${loadavg()[0]!.toFixed(1)}; local server in its own process (log level WARN), keep-alive client.`,
+    );
+    console.log(
+      `Inputs: ${(big.length / 1024 / 1024).toFixed(1)} MB / 100 pages (${(bigBody.length / 1024 / 1024).toFixed(1)} MB JSON), ${(one.length / 1024).toFixed(1)} KB / 1 page. Naive = pdf-lib + @signpdf in this process.\n`,
+    );
     const rows: Array<[string, string, string, string, string]> = [
-      ["sign 10 MB / 100 pages, base64 JSON", `median ${ms(bigMs)} (server CPU ${ms(bigCpu)} a request)`, "<= 150 ms", `naive in-process ${ms(naiveBig)}`, `HTTP/naive ${(bigMs / naiveBig).toFixed(2)}x`],
-      ["sign 1 page", `median ${ms(oneMs)} (server CPU ${ms(oneCpu)} a request)`, "<= 10 ms", `naive in-process ${ms(naiveOne)}`, `HTTP/naive ${(oneMs / naiveOne).toFixed(2)}x`],
-      [`sign 1 page, ${CONCURRENT_CLIENTS} concurrent clients`, `${rps.toFixed(0)} requests/s (server CPU ${ms(rpsCpu)} a request)`, ">= 250 requests/s", `naive in-process ${(1000 / naiveOne).toFixed(0)} requests/s (one core)`, `HTTP/naive ${(rps / (1000 / naiveOne)).toFixed(2)}x`],
+      [
+        "sign 10 MB / 100 pages, base64 JSON",
+        `median ${ms(bigMs)} (server CPU ${ms(bigCpu)} a request)`,
+        "<= 150 ms",
+        `naive in-process ${ms(naiveBig)}`,
+        `HTTP/naive ${(bigMs / naiveBig).toFixed(2)}x`,
+      ],
+      [
+        "sign 1 page",
+        `median ${ms(oneMs)} (server CPU ${ms(oneCpu)} a request)`,
+        "<= 10 ms",
+        `naive in-process ${ms(naiveOne)}`,
+        `HTTP/naive ${(oneMs / naiveOne).toFixed(2)}x`,
+      ],
+      [
+        `sign 1 page, ${CONCURRENT_CLIENTS} concurrent clients`,
+        `${rps.toFixed(0)} requests/s (server CPU ${ms(rpsCpu)} a request)`,
+        ">= 250 requests/s",
+        `naive in-process ${(1000 / naiveOne).toFixed(0)} requests/s (one core)`,
+        `HTTP/naive ${(rps / (1000 / naiveOne)).toFixed(2)}x`,
+      ],
       [
         "server peak RSS after 10 MB signs",
         `${mb(afterBig.peak)} (idle ${mb(idle)}, +${mb(peakAbove)} = ${(peakAbove / big.length).toFixed(1)}x the document)`,

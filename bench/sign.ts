@@ -31,7 +31,14 @@ async function makeFixture(pages: number, noiseBytesPerPage: number): Promise<Bu
     if (noiseBytesPerPage > 0) {
       // Incompressible image data gives the file its size, like scans in real contracts.
       const side = Math.floor(Math.sqrt(noiseBytesPerPage / 3));
-      const image = doc.context.flateStream(randomBytes(side * side * 3), { Type: "XObject", Subtype: "Image", Width: side, Height: side, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+      const image = doc.context.flateStream(randomBytes(side * side * 3), {
+        Type: "XObject",
+        Subtype: "Image",
+        Width: side,
+        Height: side,
+        ColorSpace: "DeviceRGB",
+        BitsPerComponent: 8,
+      });
       const name = page.node.newXObject("Im", doc.context.register(image));
       page.pushOperators(pushGraphicsState(), concatTransformationMatrix(300, 0, 0, 300, 100, 300), drawObject(name), popGraphicsState());
     }
@@ -64,7 +71,12 @@ function certificate(identity: SigningIdentity, pages: number): AuditCertificate
     documentSha256: "3".repeat(64),
     documentPages: pages,
     eventId: "evt_bench",
-    signer: { name: "Ada Lovelace", email: "ada@example.com", ip: "203.0.113.7", userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36" },
+    signer: {
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      ip: "203.0.113.7",
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
+    },
     events: [
       { type: "ready", timestamp: "2026-11-22T09:55:00Z" },
       { type: "scroll", timestamp: "2026-11-22T09:56:00Z", data: { percent: 100 } },
@@ -103,7 +115,24 @@ async function naivePipeline(): Promise<Pipeline> {
   const dir = mkdtempSync(join(tmpdir(), "signet-bench-"));
   const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
   openssl("req", "-x509", "-newkey", "rsa:3072", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Naive Signer");
-  openssl("pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "id.p12", "-passout", "pass:", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1");
+  openssl(
+    "pkcs12",
+    "-export",
+    "-inkey",
+    "key.pem",
+    "-in",
+    "cert.pem",
+    "-out",
+    "id.p12",
+    "-passout",
+    "pass:",
+    "-certpbe",
+    "PBE-SHA1-3DES",
+    "-keypbe",
+    "PBE-SHA1-3DES",
+    "-macalg",
+    "sha1",
+  );
   const p12 = readFileSync(join(dir, "id.p12"));
   const signer = new SignPdf();
   return async (input) => {
@@ -111,7 +140,13 @@ async function naivePipeline(): Promise<Pipeline> {
     const font = await doc.embedFont(StandardFonts.Helvetica);
     const page = doc.addPage([595, 842]);
     let y = 780;
-    for (const line of ["Audit Trail Certificate", "Signer: Ada Lovelace <ada@example.com>", "IP: 203.0.113.7", "ready 2026-11-22 09:55:00 UTC", "submit 2026-11-22 09:58:00 UTC"]) {
+    for (const line of [
+      "Audit Trail Certificate",
+      "Signer: Ada Lovelace <ada@example.com>",
+      "IP: 203.0.113.7",
+      "ready 2026-11-22 09:55:00 UTC",
+      "submit 2026-11-22 09:58:00 UTC",
+    ]) {
       page.drawText(line, { x: 50, y, size: 11, font });
       y -= 16;
     }
@@ -152,7 +187,10 @@ async function memoryChild(which: string, file: string): Promise<void> {
 }
 
 function peakAboveIdle(which: string, file: string): number {
-  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", "bench/sign.ts", "--memory", which, file], { encoding: "utf8", maxBuffer: 1024 * 1024 });
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", "bench/sign.ts", "--memory", which, file], {
+    encoding: "utf8",
+    maxBuffer: 1024 * 1024,
+  });
   if (child.status !== 0) throw new Error(`memory child failed: ${child.stderr}`);
   return (JSON.parse(child.stdout) as { above: number }).above;
 }
@@ -172,7 +210,9 @@ async function levels(inputs: Array<[string, Buffer]>): Promise<void> {
   try {
     const fetcher = createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] });
     const timestamper = createHttpTimestamper(pki.tsaUrl);
-    console.log(`PAdES levels: ${LEVEL_RUNS} warm runs each, ECDSA P-256 signer with a CRL distribution point, no certificate page; loopback openssl TSA and CRL.`);
+    console.log(
+      `PAdES levels: ${LEVEL_RUNS} warm runs each, ECDSA P-256 signer with a CRL distribution point, no certificate page; loopback openssl TSA and CRL.`,
+    );
     for (const [label, input] of inputs) {
       const base = { identity: pki.identity(), signingTime: new Date(), signerName: "Ada Lovelace", reason: "Signed" };
       const pipelines: Array<[string, Pipeline]> = [
@@ -194,7 +234,9 @@ async function levels(inputs: Array<[string, Buffer]>): Promise<void> {
         times.sort((a, b) => a - b);
         const median = percentile(times, 50);
         medians.push(median);
-        rows.push(`  ${level.padEnd(5)} median ${ms(median).padStart(9)}, p95 ${ms(percentile(times, 95)).padStart(9)}, extra over B-B ${ms(median - medians[0]!).padStart(9)}, over the level below ${ms(median - (medians.at(-2) ?? median)).padStart(9)}`);
+        rows.push(
+          `  ${level.padEnd(5)} median ${ms(median).padStart(9)}, p95 ${ms(percentile(times, 95)).padStart(9)}, extra over B-B ${ms(median - medians[0]!).padStart(9)}, over the level below ${ms(median - (medians.at(-2) ?? median)).padStart(9)}`,
+        );
       }
       console.log(`${label}\n${rows.join("\n")}`);
     }
@@ -228,8 +270,12 @@ async function main(): Promise<void> {
     const theirMemory = peakAboveIdle("naive", file);
     const ratio = (bytes: number) => (input.length > 1024 * 1024 ? ` (${(bytes / input.length).toFixed(2)}x input; target <= 2.5x)` : "");
     console.log(`${label}`);
-    console.log(`  Signet (libpdf incremental + own CAdES): median ${ms(ours.median)}, p95 ${ms(ours.p95)}, peak RSS above idle ${mb(ourMemory)}${ratio(ourMemory)}   target: median <= ${target} ms`);
-    console.log(`  naive (pdf-lib re-save + @signpdf P12):  median ${ms(theirs.median)}, p95 ${ms(theirs.p95)}, peak RSS above idle ${mb(theirMemory)}${ratio(theirMemory)}`);
+    console.log(
+      `  Signet (libpdf incremental + own CAdES): median ${ms(ours.median)}, p95 ${ms(ours.p95)}, peak RSS above idle ${mb(ourMemory)}${ratio(ourMemory)}   target: median <= ${target} ms`,
+    );
+    console.log(
+      `  naive (pdf-lib re-save + @signpdf P12):  median ${ms(theirs.median)}, p95 ${ms(theirs.p95)}, peak RSS above idle ${mb(theirMemory)}${ratio(theirMemory)}`,
+    );
     console.log(`  ratio naive/Signet: time ${(theirs.median / ours.median).toFixed(1)}x, memory ${(theirMemory / Math.max(1, ourMemory)).toFixed(1)}x\n`);
   }
   await levels([

@@ -64,7 +64,11 @@ const signBody = (document: Record<string, string>) =>
   JSON.stringify({ document, signer: { name: "Ada Lovelace", email: "ada@example.com" }, auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }] });
 
 async function sign(server: Server, key: string, body: string): Promise<number> {
-  const response = await fetch(`${server.url}/v1/sign`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body });
+  const response = await fetch(`${server.url}/v1/sign`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body,
+  });
   const answer = Buffer.from(await response.arrayBuffer());
   if (response.status !== 200) throw new Error(`sign answered ${response.status}: ${answer.toString().slice(0, 200)}`);
   return answer.length;

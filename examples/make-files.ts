@@ -16,7 +16,7 @@ writeFileSync(
   new URL("contract.docx", dir),
   buildDocx({
     body:
-      p(run("Service agreement", "<w:b/><w:sz w:val=\"36\"/>")) +
+      p(run("Service agreement", '<w:b/><w:sz w:val="36"/>')) +
       p(run("This agreement is made between Analytical Engines Ltd and Ada Lovelace.")) +
       p(run("The supplier delivers one difference engine by 1 December 2026.")),
   }),
@@ -28,7 +28,7 @@ writeFileSync(
   buildDocx({
     header: p(run("Contract {{contractNo}}")),
     body:
-      p(run("Service agreement", "<w:b/><w:sz w:val=\"36\"/>")) +
+      p(run("Service agreement", '<w:b/><w:sz w:val="36"/>')) +
       p(run("Customer: ") + inlineControl({ tag: "customer-name", alias: "Customer name", placeholder: "Customer name", rPr: "<w:b/>" })) +
       p(run("Billing company: ") + inlineControl({ tag: JSON.stringify({ group: "company" }), placeholder: "Company" })) +
       p(run("Shipping company: ") + inlineControl({ tag: JSON.stringify({ group: "company" }), placeholder: "Company" })) +
@@ -68,9 +68,20 @@ function png(width: number, height: number, ink: (x: number, y: number) => boole
     rows[y * (width + 1)] = 0;
     for (let x = 0; x < width; x++) if (ink(x, y)) rows[y * (width + 1) + 1 + x] = 30;
   }
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
-writeFileSync(new URL("signature.png", dir), png(160, 48, (x, y) => Math.abs(y - (24 + 14 * Math.sin(x / 12))) < 2));
+writeFileSync(
+  new URL("signature.png", dir),
+  png(160, 48, (x, y) => Math.abs(y - (24 + 14 * Math.sin(x / 12))) < 2),
+);
 // A short Markdown note (a GitHub table too), for converting Markdown to Word.
-writeFileSync(new URL("notes.md", dir), "# Meeting notes\n\nSigned off the **service agreement** with Analytical Engines Ltd.\n\n| item | quantity |\n|---|---|\n| Difference engine | 1 |\n| Punched cards | 500 |\n\n- send the contract for signature\n- archive the signed PDF\n");
+writeFileSync(
+  new URL("notes.md", dir),
+  "# Meeting notes\n\nSigned off the **service agreement** with Analytical Engines Ltd.\n\n| item | quantity |\n|---|---|\n| Difference engine | 1 |\n| Punched cards | 500 |\n\n- send the contract for signature\n- archive the signed PDF\n",
+);
 process.stdout.write("wrote examples/files/: contract.pdf, contract.docx, template.docx, signature.png, notes.md\n");

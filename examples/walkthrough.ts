@@ -114,7 +114,11 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
       await step("key", async () => {
         const cached = await cachedLocalKey({ baseUrl: options.baseUrl, sesUrl, email: options.email, file: keyFile });
         key = cached.key;
-        log(cached.reused ? `   reusing the key ${cached.key.slice(0, 8)}... kept in ${keyFile}` : `   got a key ${cached.key.slice(0, 8)}... and kept it in ${keyFile}`);
+        log(
+          cached.reused
+            ? `   reusing the key ${cached.key.slice(0, 8)}... kept in ${keyFile}`
+            : `   got a key ${cached.key.slice(0, 8)}... and kept it in ${keyFile}`,
+        );
       });
     }
     if (!key) {
@@ -144,7 +148,13 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
       const signed = expectOk(
         "POST /v1/sign",
         await authed.POST("/v1/sign", {
-          body: { document: { base64: sample("contract.pdf").toString("base64") }, signer, auditTrail, eventId: "walkthrough-pdf", metadata: { example: "walkthrough" } },
+          body: {
+            document: { base64: sample("contract.pdf").toString("base64") },
+            signer,
+            auditTrail,
+            eventId: "walkthrough-pdf",
+            metadata: { example: "walkthrough" },
+          },
         }),
       );
       signedPdf = signed.document.base64;
@@ -154,7 +164,9 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
     await step("sign a DOCX", async () => {
       const signed = expectOk(
         "POST /v1/sign",
-        await authed.POST("/v1/sign", { body: { document: { base64: sample("contract.docx").toString("base64") }, signer, auditTrail, eventId: "walkthrough-docx" } }),
+        await authed.POST("/v1/sign", {
+          body: { document: { base64: sample("contract.docx").toString("base64") }, signer, auditTrail, eventId: "walkthrough-docx" },
+        }),
       );
       save("signed-contract-docx.pdf", Buffer.from(signed.document.base64, "base64"));
     });
@@ -164,7 +176,14 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
       { id: "customer-name", type: "text", value: "Ada Lovelace" },
       { group: "company", type: "text", value: "Analytical Engines Ltd" },
       { id: "logo", type: "image", value: picture, options: { dimensions: { width: 80 } } },
-      { id: "items", type: "table", value: [["Difference engine", "1", "17,000.00"], ["Punched cards", "500", "25.00"]] },
+      {
+        id: "items",
+        type: "table",
+        value: [
+          ["Difference engine", "1", "17,000.00"],
+          ["Punched cards", "500", "25.00"],
+        ],
+      },
       { id: "agree", type: "checkbox", value: "true" },
       { id: "signature", type: "signature", value: picture, options: { dimensions: { height: 40 } } },
       { id: "contractNo", type: "text", value: "C-42" },
@@ -174,12 +193,18 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
     const fromDataUri = (uri: string) => Buffer.from(uri.slice(uri.indexOf(",") + 1), "base64");
 
     await step("annotate a template to DOCX", async () => {
-      const filled = expectOk("POST /v1/annotate", await authed.POST("/v1/annotate", { params: { query: { to: "docx" } }, body: { document: template, fields } }));
+      const filled = expectOk(
+        "POST /v1/annotate",
+        await authed.POST("/v1/annotate", { params: { query: { to: "docx" } }, body: { document: template, fields } }),
+      );
       save("filled-template.docx", fromDataUri(filled.document.base64));
     });
 
     await step("annotate a template to PDF", async () => {
-      const filled = expectOk("POST /v1/annotate", await authed.POST("/v1/annotate", { params: { query: { to: "pdf" } }, body: { document: template, fields } }));
+      const filled = expectOk(
+        "POST /v1/annotate",
+        await authed.POST("/v1/annotate", { params: { query: { to: "pdf" } }, body: { document: template, fields } }),
+      );
       save("filled-template.pdf", fromDataUri(filled.document.base64));
     });
 

@@ -132,7 +132,12 @@ function packageVersion(env: Env): string {
  */
 export const settings = {
   process: {
-    version: { name: "SIGNET_VERSION", default: "`version` of package.json", doc: "the version /v1/health reports (the AWS build injects it)", read: packageVersion } as Setting<string>,
+    version: {
+      name: "SIGNET_VERSION",
+      default: "`version` of package.json",
+      doc: "the version /v1/health reports (the AWS build injects it)",
+      read: packageVersion,
+    } as Setting<string>,
     region: {
       name: "AWS_REGION",
       default: "`AWS_DEFAULT_REGION`, else `us-east-1`",
@@ -202,7 +207,12 @@ export const settings = {
     p12PasswordParameter: optional("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", "AWS: SSM SecureString holding that password", "none"),
   },
   signing: {
-    fontsDir: text("SIGNET_FONTS_DIR", () => fileURLToPath(new URL("../assets/fonts/", import.meta.url)), "TTF fonts of the audit trail certificate page", "`assets/fonts`"),
+    fontsDir: text(
+      "SIGNET_FONTS_DIR",
+      () => fileURLToPath(new URL("../assets/fonts/", import.meta.url)),
+      "TTF fonts of the audit trail certificate page",
+      "`assets/fonts`",
+    ),
     tsaUrl: optional("SIGNET_TSA_URL", "RFC 3161 timestamp authority (PAdES B-T)"),
     trustAnchorsFile: optional("SIGNET_TRUST_ANCHORS_FILE", "PEM file of extra certificates /v1/verify trusts"),
   },
@@ -304,7 +314,12 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
   limits: (env, runtime) => readGroup(settings.limits, env, runtime),
   documentLimits: (env, runtime) => {
     const limits = readGroup(settings.limits, env, runtime);
-    return { maxDocumentBytes: limits.maxDocumentBytes, maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes, maxPdfPages: limits.maxPdfPages };
+    return {
+      maxDocumentBytes: limits.maxDocumentBytes,
+      maxEntries: limits.maxDocxEntries,
+      maxUncompressedBytes: limits.maxDocxUncompressedBytes,
+      maxPdfPages: limits.maxPdfPages,
+    };
   },
   fetch: (env, runtime) => ({ ...readGroup(settings.fetch, env, runtime), maxRedirects: 3 }),
   cors: (env, runtime) => ({ origin: settings.http.corsOrigin.read(env, runtime) }),

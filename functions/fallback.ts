@@ -25,14 +25,13 @@ export const handler = httpHandler(fallbackRoute, async (request) => {
   const path = request.event.path;
   // A literal path shadows parameter routes (as on API Gateway): /v1/keys/revoke is not /v1/keys/{id}.
   const literal = routes.filter((route) => route.path === path);
-  const allowed = (literal.length > 0 ? literal : routes.filter((route) => route.path.includes("{") && matchPath(route.path, path))).map((route) => route.method);
+  const allowed = (literal.length > 0 ? literal : routes.filter((route) => route.path.includes("{") && matchPath(route.path, path))).map(
+    (route) => route.method,
+  );
   if (allowed.length === 0) {
     throw new SignetError("NOT_FOUND", `There is no route ${path}. See /openapi.json for the API.`);
   }
-  return errorResponse(
-    "METHOD_NOT_ALLOWED",
-    `${path} does not answer ${request.event.httpMethod}; use ${allowed.join(" or ")}.`,
-    request.requestId,
-    { headers: { Allow: [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ") } },
-  );
+  return errorResponse("METHOD_NOT_ALLOWED", `${path} does not answer ${request.event.httpMethod}; use ${allowed.join(" or ")}.`, request.requestId, {
+    headers: { Allow: [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ") },
+  });
 });

@@ -7,6 +7,4 @@ import { text } from "#http/responses.ts";
 const body = JSON.stringify(openApiDocument());
 
 /** handler answers GET /openapi.json. */
-export const handler = httpHandler(openapiRoute, async () =>
-  text(200, body, "application/json; charset=utf-8", { "Cache-Control": "public, max-age=300" }),
-);
+export const handler = httpHandler(openapiRoute, async () => text(200, body, "application/json; charset=utf-8", { "Cache-Control": "public, max-age=300" }));

@@ -32,7 +32,8 @@ export const DYNAMODB_CLIENT_LIMITS = { maxAttempts: 2, connectionTimeoutMs: 1_0
  * (enforced by a deadline): 2 x (1 s + 2 s) = 6 s. A caller that must still clean up after a
  * failure elsewhere (register) needs one of these left in its time-out.
  */
-export const DYNAMODB_CALL_BUDGET_MS = DYNAMODB_CLIENT_LIMITS.maxAttempts * (DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs + DYNAMODB_CLIENT_LIMITS.requestTimeoutMs);
+export const DYNAMODB_CALL_BUDGET_MS =
+  DYNAMODB_CLIENT_LIMITS.maxAttempts * (DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs + DYNAMODB_CLIENT_LIMITS.requestTimeoutMs);
 
 /** TOUCH_BUDGET_MS bounds the best-effort lastUsedAt update, so it adds little to the authorizer's time. */
 export const TOUCH_BUDGET_MS = 1_000;
@@ -76,4 +77,7 @@ export const KEY_FUNCTION_WORST_CASE_MS = {
  * call): 20 s; the authorizer (one lookup, one stamp; its failure becomes the gateway's 503): 10 s.
  * Change the SDK limits above and these together (test/unit/keys-rules.test.ts checks).
  */
-export const KEY_FUNCTION_TIMEOUT_SECONDS = { "auth-register": 20, "auth-verify": 20, authorizer: 10 } as const satisfies Record<keyof typeof KEY_FUNCTION_WORST_CASE_MS, number>;
+export const KEY_FUNCTION_TIMEOUT_SECONDS = { "auth-register": 20, "auth-verify": 20, authorizer: 10 } as const satisfies Record<
+  keyof typeof KEY_FUNCTION_WORST_CASE_MS,
+  number
+>;

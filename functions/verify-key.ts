@@ -10,7 +10,10 @@ import { certificateStore } from "#wiring/signing.ts";
 export const handler = httpHandler(verifyKeyRoute, async () => {
   const identity = await certificateStore().load();
   if (!identity) {
-    throw new SignetError("SERVICE_UNAVAILABLE", "The service has no signing certificate yet: it is created and published by the first successful POST /v1/sign.");
+    throw new SignetError(
+      "SERVICE_UNAVAILABLE",
+      "The service has no signing certificate yet: it is created and published by the first successful POST /v1/sign.",
+    );
   }
   const { certificate } = identity;
   return json(200, {

@@ -58,8 +58,7 @@ export function nodejsBundling(files: readonly RuntimeFile[] = []): BundlingOpti
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            afterBundling: (inputDir: string, outputDir: string) =>
-              files.map((file) => `cp -R "${join(inputDir, file.from)}" "${join(outputDir, file.to)}"`),
+            afterBundling: (inputDir: string, outputDir: string) => files.map((file) => `cp -R "${join(inputDir, file.from)}" "${join(outputDir, file.to)}"`),
           },
         }
       : {}),

@@ -50,26 +50,32 @@ export function acknowledgeNagFindings(parts: { functions: Record<string, Lambda
   const api = Validations.of(parts.api);
   api.acknowledge({
     id: "AwsSolutions-APIG2",
-    reason: "Every request is validated by the function's zod contract (functions/http/contracts, one middy pipeline), which answers in Signet's error layout; gateway request validators would duplicate it with a different answer.",
+    reason:
+      "Every request is validated by the function's zod contract (functions/http/contracts, one middy pipeline), which answers in Signet's error layout; gateway request validators would duplicate it with a different answer.",
   });
   api.acknowledge({
     id: "AwsSolutions-APIG3",
-    reason: "No WAF by default: a web ACL costs at least USD 5 a month plus rules, too much for a personal deployment. Abuse is bounded by stage and register throttling, the API-key authorizer and reserved concurrency; a WAF can be attached to the stage (its 403s already speak the error layout).",
+    reason:
+      "No WAF by default: a web ACL costs at least USD 5 a month plus rules, too much for a personal deployment. Abuse is bounded by stage and register throttling, the API-key authorizer and reserved concurrency; a WAF can be attached to the stage (its 403s already speak the error layout).",
   });
   api.acknowledge({
     id: "AwsSolutions-APIG6",
-    reason: "JSON access logs record every request (status, latency, authorizer and integration errors). Execution logging stays off: it costs per request and can record request details; turn it on in the stage while debugging.",
+    reason:
+      "JSON access logs record every request (status, latency, authorizer and integration errors). Execution logging stays off: it costs per request and can record request details; turn it on in the stage while debugging.",
   });
   api.acknowledge({
     id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
-    reason: "API Gateway's account-level CloudWatch role needs exactly this AWS managed policy to write the access logs; AWS documents it as the policy for that role.",
+    reason:
+      "API Gateway's account-level CloudWatch role needs exactly this AWS managed policy to write the access logs; AWS documents it as the policy for that role.",
   });
   api.acknowledge({
     id: "AwsSolutions-APIG4",
-    reason: "Only the public routes have no authorizer, by design (SPEC): health, info, openapi, docs, registration and code verification (how a key is obtained), verify and verify/key (anyone may check a signature), and the fallback that answers 404/405 and CORS preflights. test/infra/stack.test.ts checks that exactly the routes marked auth in functions/http/routes.ts use the authorizer.",
+    reason:
+      "Only the public routes have no authorizer, by design (SPEC): health, info, openapi, docs, registration and code verification (how a key is obtained), verify and verify/key (anyone may check a signature), and the fallback that answers 404/405 and CORS preflights. test/infra/stack.test.ts checks that exactly the routes marked auth in functions/http/routes.ts use the authorizer.",
   });
   api.acknowledge({
     id: "AwsSolutions-COG4",
-    reason: "Signet authenticates with its own API keys through a Lambda TOKEN authorizer (keys issued by e-mail, stored hashed in DynamoDB), not Cognito user pools; public routes are public by design (see APIG4).",
+    reason:
+      "Signet authenticates with its own API keys through a Lambda TOKEN authorizer (keys issued by e-mail, stored hashed in DynamoDB), not Cognito user pools; public routes are public by design (see APIG4).",
   });
 }

@@ -19,14 +19,7 @@ import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData, type IAlarm
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
-import {
-  Architecture,
-  type CfnFunction,
-  DockerImageCode,
-  DockerImageFunction,
-  Runtime,
-  type Function as LambdaFunction,
-} from "aws-cdk-lib/aws-lambda";
+import { Architecture, type CfnFunction, DockerImageCode, DockerImageFunction, Runtime, type Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
@@ -271,7 +264,8 @@ export class SignetStack extends Stack {
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
-    if (!baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? "")) throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest || undefined));
+    if (!baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? ""))
+      throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest || undefined));
     const imageDir = this.prepareImage();
     for (const name of names) {
       const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
@@ -300,7 +294,8 @@ export class SignetStack extends Stack {
     // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the
     // certificate chain sign publishes, and nothing else of the bucket.
     bind(fns.sign!, identityBucket(bucket, "signing"));
-    if (props.identityP12PasswordParameter) bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
+    if (props.identityP12PasswordParameter)
+      bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
     for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
     bind(fns["keys-list"]!, keyTable(table, keyTableActions.list));
     for (const name of ["keys-revoke", "keys-revoke-link"]) bind(fns[name]!, keyTable(table, keyTableActions.revoke));
@@ -334,7 +329,11 @@ export class SignetStack extends Stack {
   /** prepareImage bundles the LibreOffice functions into the container image's build folder. */
   private prepareImage(): string {
     const dir = join(Stage.of(this)?.outdir ?? join(repoRoot, "cdk.out"), ".signet-image");
-    bundleForImage([...libreOfficeFunctions], join(dir, "app"), libreOfficeFunctions.flatMap((name) => runtimeFiles[name] ?? []));
+    bundleForImage(
+      [...libreOfficeFunctions],
+      join(dir, "app"),
+      libreOfficeFunctions.flatMap((name) => runtimeFiles[name] ?? []),
+    );
     for (const entry of ["Dockerfile", "fonts", "warmup"]) {
       const source = join(repoRoot, "layers", "libreoffice", entry);
       if (!existsSync(source)) throw new Error(`layers/libreoffice/${entry} is missing`);
@@ -343,12 +342,7 @@ export class SignetStack extends Stack {
     return dir;
   }
 
-  private createFunction(
-    name: string,
-    version: string,
-    imageDir: string,
-    baseDigest: string,
-  ): LambdaFunction {
+  private createFunction(name: string, version: string, imageDir: string, baseDigest: string): LambdaFunction {
     const entry = join(repoRoot, "functions", `${name}.ts`);
     if (!existsSync(entry)) throw new Error(`Route ${name} has no entry file functions/${name}.ts`);
     const size = sizing[name] ?? small;

@@ -21,7 +21,9 @@ export async function bootstrap(): Promise<Shutdown[]> {
   // Conversion: start the warm LibreOffice instances now so the first request does not pay ~2 s.
   // local/main.ts refuses to start when LibreOffice is missing; a warm-up that fails anyway (a
   // crash) only warns: conversions then take the one-shot path or answer 503 with a hint.
-  await converter().warm().catch((error: unknown) => logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error }));
+  await converter()
+    .warm()
+    .catch((error: unknown) => logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error }));
   shutdowns.push(() => converter().close());
   return shutdowns;
 }

@@ -73,7 +73,10 @@ function readAll(stream: IncomingMessage): Promise<Buffer> {
 }
 
 const TARGET_PREFIX = "DynamoDB_20120810.";
-const errorType = (body: Json) => String(body.__type ?? "").split("#").pop() ?? "";
+const errorType = (body: Json) =>
+  String(body.__type ?? "")
+    .split("#")
+    .pop() ?? "";
 
 /** startTransactionShim serves dynalite (at target) with TransactWriteItems added, on 127.0.0.1. */
 export async function startTransactionShim(target: string, port = 0): Promise<{ server: Server; port: number }> {
@@ -84,7 +87,12 @@ export async function startTransactionShim(target: string, port = 0): Promise<{ 
   function send(headers: http.IncomingHttpHeaders, operation: string, body: Buffer | Json): Promise<DynamoAnswer> {
     const payload = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
     const url = new URL(target);
-    const outHeaders: http.OutgoingHttpHeaders = { ...headers, host: url.host, "x-amz-target": `${TARGET_PREFIX}${operation}`, "content-length": payload.length };
+    const outHeaders: http.OutgoingHttpHeaders = {
+      ...headers,
+      host: url.host,
+      "x-amz-target": `${TARGET_PREFIX}${operation}`,
+      "content-length": payload.length,
+    };
     delete outHeaders["content-encoding"];
     return new Promise((resolve, reject) => {
       const req = http.request({ hostname: url.hostname, port: url.port, path: "/", method: "POST", headers: outHeaders }, (res) => {
@@ -135,7 +143,11 @@ export async function startTransactionShim(target: string, port = 0): Promise<{ 
         // A no-op update under the condition: it may create a bare item, which the snapshot undoes below.
         steps.push({
           operation: "UpdateItem",
-          params: { ...params, UpdateExpression: "REMOVE #signetTxCheck", ExpressionAttributeNames: { ...(params.ExpressionAttributeNames as Json | undefined), "#signetTxCheck": "signetTxCheck" } },
+          params: {
+            ...params,
+            UpdateExpression: "REMOVE #signetTxCheck",
+            ExpressionAttributeNames: { ...(params.ExpressionAttributeNames as Json | undefined), "#signetTxCheck": "signetTxCheck" },
+          },
           table,
           key,
           returnOld,
@@ -144,7 +156,10 @@ export async function startTransactionShim(target: string, port = 0): Promise<{ 
     }
     const seen = new Set(steps.map((step) => `${step.table}\u0000${JSON.stringify(step.key)}`));
     if (seen.size !== steps.length) {
-      return { status: 400, body: { __type: "com.amazon.coral.validate#ValidationException", message: "Transaction request cannot include multiple operations on one item" } };
+      return {
+        status: 400,
+        body: { __type: "com.amazon.coral.validate#ValidationException", message: "Transaction request cannot include multiple operations on one item" },
+      };
     }
 
     const before: Array<Json | undefined> = [];

@@ -48,10 +48,7 @@ async function start(): Promise<void> {
   const mail = startMailEcho(standIns.sesEndpoint);
   cleanups.push(() => mail.stop());
 
-  const examplesEnv = [
-    port === 3000 ? "" : `SIGNET_URL=${server.url} `,
-    sesPort === 8005 ? "" : `SIGNET_SES_URL=${standIns.sesEndpoint} `,
-  ].join("");
+  const examplesEnv = [port === 3000 ? "" : `SIGNET_URL=${server.url} `, sesPort === 8005 ? "" : `SIGNET_SES_URL=${standIns.sesEndpoint} `].join("");
   process.stdout.write(
     [
       "",

@@ -85,7 +85,11 @@ const TEXT = /^(application\/json|text\/)/i;
  * invokeBuffered calls a streaming handler and reassembles a buffered proxy result from its wire
  * output (JSON and text as strings, anything else base64), for callers that want one object.
  */
-export async function invokeBuffered(handler: StreamingHandler<APIGatewayProxyEvent, Context>, event: APIGatewayProxyEvent, context: Context): Promise<HttpResponse> {
+export async function invokeBuffered(
+  handler: StreamingHandler<APIGatewayProxyEvent, Context>,
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<HttpResponse> {
   const stream = new CollectingStream();
   await handler(event, stream, context);
   const { statusCode, headers, body } = decodeStreamedResponse(stream.bytes);

@@ -147,8 +147,11 @@ function checkPolicy(fields: Map<string, string>, bucket: string, secret: string
     throw new PolicyError(403, "AccessDenied", "Bucket POST must contain a Policy, X-Amz-Algorithm AWS4-HMAC-SHA256, X-Amz-Credential and X-Amz-Signature.");
   }
   const [, date, region] = credential.split("/");
-  const expected = createHmac("sha256", signingKey(secret, date ?? "", region ?? "")).update(policyB64).digest("hex");
-  if (expected !== signature) throw new PolicyError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
+  const expected = createHmac("sha256", signingKey(secret, date ?? "", region ?? ""))
+    .update(policyB64)
+    .digest("hex");
+  if (expected !== signature)
+    throw new PolicyError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
   const policy = JSON.parse(Buffer.from(policyB64, "base64").toString("utf8")) as { expiration: string; conditions: Condition[] };
   if (new Date(policy.expiration).getTime() < now.getTime()) throw new PolicyError(403, "AccessDenied", "Invalid according to Policy: Policy expired.");
   const values = new Map(fields);
@@ -171,7 +174,8 @@ function checkPolicy(fields: Map<string, string>, bucket: string, secret: string
       for (const [rawName, expectedValue] of Object.entries(condition)) {
         const name = rawName.toLowerCase();
         covered.add(name);
-        if (values.get(name) !== expectedValue) throw new PolicyError(403, "AccessDenied", `Invalid according to Policy: Policy Condition failed: ["eq", "$${name}", "${expectedValue}"]`);
+        if (values.get(name) !== expectedValue)
+          throw new PolicyError(403, "AccessDenied", `Invalid according to Policy: Policy Condition failed: ["eq", "$${name}", "${expectedValue}"]`);
       }
     }
   }

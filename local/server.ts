@@ -168,7 +168,13 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
   const route = found?.route;
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {
-    send(res, gatewayError(gatewayAnswers.tooLarge, `The request body is over the ${formatBytes(config.limits.maxRequestBytes)} limit; upload documents (up to ${formatBytes(config.limits.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`));
+    send(
+      res,
+      gatewayError(
+        gatewayAnswers.tooLarge,
+        `The request body is over the ${formatBytes(config.limits.maxRequestBytes)} limit; upload documents (up to ${formatBytes(config.limits.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
+      ),
+    );
     return;
   }
   const event = toProxyEvent(req, url, body, route?.path ?? "/{proxy+}");
@@ -221,10 +227,18 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): HttpResponse {
   switch (error.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT": {
       const seconds = config.http.requestTimeoutMs / 1000;
-      return errorResponse("REQUEST_TIMEOUT", `The request's headers and body did not arrive within ${seconds} s; send the whole request at once (the limit is SIGNET_REQUEST_TIMEOUT_MS).`, id);
+      return errorResponse(
+        "REQUEST_TIMEOUT",
+        `The request's headers and body did not arrive within ${seconds} s; send the whole request at once (the limit is SIGNET_REQUEST_TIMEOUT_MS).`,
+        id,
+      );
     }
     case "HPE_HEADER_OVERFLOW":
-      return errorResponse("HEADERS_TOO_LARGE", `The request headers are larger than the ${formatBytes(http.maxHeaderSize)} the server accepts; send fewer or shorter headers.`, id);
+      return errorResponse(
+        "HEADERS_TOO_LARGE",
+        `The request headers are larger than the ${formatBytes(http.maxHeaderSize)} the server accepts; send fewer or shorter headers.`,
+        id,
+      );
     default:
       return errorResponse(
         "VALIDATION_ERROR",
@@ -285,16 +299,18 @@ export async function startLocalServer(options: { port: number; host?: string })
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(timeoutMs / 4))),
     },
     (req, res) => {
-      inFlight.run(res, () => handleRequest(req, res)).catch((error: unknown) => {
-        if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
-          // The client went away (or the request timed out) before its body arrived: nobody to answer.
-          logger.info("request abandoned before its body arrived", { path: req.url });
-          return;
-        }
-        logger.error("local server failure", { error: error as Error });
-        if (!res.headersSent) send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", randomUUID()));
-        else res.destroy();
-      });
+      inFlight
+        .run(res, () => handleRequest(req, res))
+        .catch((error: unknown) => {
+          if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
+            // The client went away (or the request timed out) before its body arrived: nobody to answer.
+            logger.info("request abandoned before its body arrived", { path: req.url });
+            return;
+          }
+          logger.error("local server failure", { error: error as Error });
+          if (!res.headersSent) send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", randomUUID()));
+          else res.destroy();
+        });
     },
   );
   server.on("clientError", onClientError);

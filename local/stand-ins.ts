@@ -75,7 +75,12 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   // --- S3 stand-in (issue 15): uploads, persisted under dataDir/s3 when a folder is given ---
   const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? "local";
   const uploadsBucket = process.env.SIGNET_UPLOADS_BUCKET || "signet-uploads";
-  const s3 = await startS3StandIn({ ...(options.dataDir ? { dataDir: join(options.dataDir, "s3") } : {}), port: options.s3Port ?? 0, buckets: [uploadsBucket], secretAccessKey });
+  const s3 = await startS3StandIn({
+    ...(options.dataDir ? { dataDir: join(options.dataDir, "s3") } : {}),
+    port: options.s3Port ?? 0,
+    buckets: [uploadsBucket],
+    secretAccessKey,
+  });
   // --- end S3 stand-in ---
 
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;

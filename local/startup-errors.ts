@@ -18,7 +18,8 @@ export async function assertPortFree(what: string, host: string, port: number, v
     const probe = createServer();
     probe.once("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "EADDRINUSE") reject(portInUse(what, host, port, variable));
-      else if (error.code === "EACCES") reject(new StartupError(`${what} port ${port} on ${host} needs privileges this user lacks: set ${variable} to a port above 1023`));
+      else if (error.code === "EACCES")
+        reject(new StartupError(`${what} port ${port} on ${host} needs privileges this user lacks: set ${variable} to a port above 1023`));
       else reject(error);
     });
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));

@@ -13,7 +13,10 @@ if (!email || email.startsWith("-")) {
 const baseUrl = process.env.SIGNET_URL ?? `http://localhost:${process.env.PORT || 3000}`;
 const sesUrl = process.env.SIGNET_SES_URL ?? `http://127.0.0.1:${process.env.SIGNET_SES_PORT || 8005}`;
 try {
-  const reachable = await fetch(`${baseUrl}/v1/health`).then(() => true, () => false);
+  const reachable = await fetch(`${baseUrl}/v1/health`).then(
+    () => true,
+    () => false,
+  );
   if (!reachable) throw new Error(`no Signet at ${baseUrl}: run npm start (or set SIGNET_URL, or PORT as npm start got it)`);
   const key = await mintLocalKey({ baseUrl, sesUrl, email });
   process.stderr.write(`A new key for ${email} from ${baseUrl} (store it now: it cannot be shown again):\n`);

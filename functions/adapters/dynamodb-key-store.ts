@@ -27,13 +27,7 @@
  *                 `ip#<IPv6 /64 network>`, `email#<mailbox>` (15-minute rule) or
  *                 `email-day#<mailbox>` (24-hour rule); mailbox is the address without a +tag
  */
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceInUseException,
-  ResourceNotFoundException,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, ResourceNotFoundException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
@@ -63,7 +57,6 @@ function toStoreError(error: unknown): unknown {
   return new SignetError("SERVICE_UNAVAILABLE", "The key store cannot be reached right now; retry in a moment.", { cause: error });
 }
 
-
 function createClient(options: DynamoKeyStoreOptions): DynamoDBClient {
   return new DynamoDBClient({
     region: options.region,
@@ -71,7 +64,11 @@ function createClient(options: DynamoKeyStoreOptions): DynamoDBClient {
     // Fail within a few seconds when the store is down, so the caller gets a 503, not a gateway time-out.
     // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
     maxAttempts: DYNAMODB_CLIENT_LIMITS.maxAttempts,
-    requestHandler: { connectionTimeout: DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs, requestTimeout: DYNAMODB_CLIENT_LIMITS.requestTimeoutMs, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CLIENT_LIMITS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CLIENT_LIMITS.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
   });
 }
 
@@ -127,8 +124,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
   const db = DynamoDBDocumentClient.from(createClient(options), { marshallOptions: { removeUndefinedValues: true } });
   const TableName = options.tableName;
   // Every call runs under a deadline: the call budget, or the shorter one of the lastUsedAt touch.
-  const within = (budgetMs: number) =>
-    ((command: never) => withDeadline(budgetMs, (abortSignal) => db.send(command, { abortSignal }))) as typeof db.send;
+  const within = (budgetMs: number) => ((command: never) => withDeadline(budgetMs, (abortSignal) => db.send(command, { abortSignal }))) as typeof db.send;
   const send = within(DYNAMODB_CALL_BUDGET_MS);
   const sendTouch = within(TOUCH_BUDGET_MS);
 
@@ -151,7 +147,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
     }
   }
 
-async function getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
+  async function getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `KEY#${keyHash}`, sk: "KEY" }, ConsistentRead: true })));
     const item = out.Item;
     if (!item) return undefined;
@@ -278,12 +274,26 @@ async function getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
               },
               { Put: { TableName, Item: keyItem(record), ConditionExpression: "attribute_not_exists(pk)" } },
               ...(record.owner
-                ? [{ Put: { TableName, Item: { pk: `OWNER#${record.owner}`, sk: `KEY#${record.keyId}`, keyHash: record.keyHash }, ConditionExpression: "attribute_not_exists(pk)" } }]
+                ? [
+                    {
+                      Put: {
+                        TableName,
+                        Item: { pk: `OWNER#${record.owner}`, sk: `KEY#${record.keyId}`, keyHash: record.keyHash },
+                        ConditionExpression: "attribute_not_exists(pk)",
+                      },
+                    },
+                  ]
                 : []),
               {
                 Put: {
                   TableName,
-                  Item: { pk: `REVOKE#${link.tokenHash}`, sk: "REVOKE", keyHash: link.keyHash, expiresAtMs: link.expiresAt, expiresAt: seconds(link.expiresAt) },
+                  Item: {
+                    pk: `REVOKE#${link.tokenHash}`,
+                    sk: "REVOKE",
+                    keyHash: link.keyHash,
+                    expiresAtMs: link.expiresAt,
+                    expiresAt: seconds(link.expiresAt),
+                  },
                   ConditionExpression: "attribute_not_exists(pk)",
                 },
               },
@@ -332,7 +342,15 @@ async function getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
               ...(record.owner ? [{ Delete: { TableName, Key: { pk: `OWNER#${record.owner}`, sk: `KEY#${record.keyId}` } } }] : []),
               // Through the link, the link must still be there: it works once, even when two clicks race.
               ...(tokenHash
-                ? [{ Delete: { TableName, Key: { pk: `REVOKE#${tokenHash}`, sk: "REVOKE" }, ...(linkTokenHash ? { ConditionExpression: "attribute_exists(pk)" } : {}) } }]
+                ? [
+                    {
+                      Delete: {
+                        TableName,
+                        Key: { pk: `REVOKE#${tokenHash}`, sk: "REVOKE" },
+                        ...(linkTokenHash ? { ConditionExpression: "attribute_exists(pk)" } : {}),
+                      },
+                    },
+                  ]
                 : []),
             ],
           }),

@@ -66,7 +66,9 @@ export function createHttpTimestamper(tsaUrl: string, timeoutMs = 10_000): Times
     try {
       return await check(answer.bytes, request);
     } catch (error) {
-      throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} gave an unusable answer (${(error as Error).message}); nothing was signed.`, { cause: error });
+      throw new SignetError("TSA_FAILED", `The timestamp authority at ${url.host} gave an unusable answer (${(error as Error).message}); nothing was signed.`, {
+        cause: error,
+      });
     }
   };
   return {

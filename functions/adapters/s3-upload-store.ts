@@ -5,7 +5,9 @@ import type { UploadStore } from "#domain/shared/upload.ts";
 
 /** s3Client is the S3 client of this container: the stand-in's endpoint (path style) locally, AWS otherwise. */
 export function s3ClientFor(options: { region: string; endpoint?: string | undefined }): S3Client {
-  return options.endpoint ? new S3Client({ region: options.region, endpoint: options.endpoint, forcePathStyle: true }) : new S3Client({ region: options.region });
+  return options.endpoint
+    ? new S3Client({ region: options.region, endpoint: options.endpoint, forcePathStyle: true })
+    : new S3Client({ region: options.region });
 }
 
 function isMissing(error: unknown): boolean {
@@ -19,7 +21,8 @@ function isMissing(error: unknown): boolean {
 export function createS3UploadStore(options: { bucket: string | undefined; client: S3Client }): UploadStore {
   const { client } = options;
   const bucket = (): string => {
-    if (!options.bucket) throw new SignetError("SERVICE_UNAVAILABLE", "Uploads are not configured on this deployment.", {
+    if (!options.bucket)
+      throw new SignetError("SERVICE_UNAVAILABLE", "Uploads are not configured on this deployment.", {
         cause: new Error("SIGNET_UPLOADS_BUCKET is unset"),
       });
     return options.bucket;

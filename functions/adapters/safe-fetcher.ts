@@ -34,7 +34,9 @@ class AddressRefused extends Error {
 
 /** addressGuard checks one resolved or literal address against the policy and the test-only allow-list. */
 function addressGuard(allowAddresses: string[]): (address: string) => AddressRefused | undefined {
-  const allowed = allowAddresses.map((entry) => (entry.includes("/") ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), entry.includes(":") ? 128 : 32] as const)));
+  const allowed = allowAddresses.map((entry) =>
+    entry.includes("/") ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), entry.includes(":") ? 128 : 32] as const),
+  );
   return (address) => {
     try {
       const parsed = ipaddr.process(address.replace(/%.*$/, ""));
@@ -121,50 +123,54 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
   function requestOnce(url: URL, maxBytes: number, what: string, signal: AbortSignal): Promise<{ redirect?: string; resource?: FetchedResource }> {
     return new Promise((resolve, reject) => {
       const client = url.protocol === "https:" ? https : http;
-      const req = client.get(url, { agent: agents[url.protocol as "http:" | "https:"], signal, headers: { "user-agent": "Signet/1 (+document fetch)", accept: "*/*" } }, (res) => {
-        const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400 && res.headers.location) {
-          res.resume();
-          // Resolved and checked by the caller: nothing in this callback may throw (it would be uncaught).
-          resolve({ redirect: res.headers.location });
-          return;
-        }
-        if (status !== 200) {
-          res.resume();
-          reject(fail(what, `the server answered HTTP ${status}`));
-          return;
-        }
-        const declared = Number(res.headers["content-length"]);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-          res.destroy();
-          reject(tooLarge(what, maxBytes));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
+      const req = client.get(
+        url,
+        { agent: agents[url.protocol as "http:" | "https:"], signal, headers: { "user-agent": "Signet/1 (+document fetch)", accept: "*/*" } },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          if (status >= 300 && status < 400 && res.headers.location) {
+            res.resume();
+            // Resolved and checked by the caller: nothing in this callback may throw (it would be uncaught).
+            resolve({ redirect: res.headers.location });
+            return;
+          }
+          if (status !== 200) {
+            res.resume();
+            reject(fail(what, `the server answered HTTP ${status}`));
+            return;
+          }
+          const declared = Number(res.headers["content-length"]);
+          if (Number.isFinite(declared) && declared > maxBytes) {
             res.destroy();
             reject(tooLarge(what, maxBytes));
             return;
           }
-          chunks.push(chunk);
-        });
-        res.on("error", (error) =>
-          reject(signal.aborted ? fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error) : fail(what, "the connection broke", error)),
-        );
-        res.on("end", () => {
-          const name = fileNameOf(url);
-          resolve({
-            resource: {
-              bytes: Buffer.concat(chunks, size),
-              ...(res.headers["content-type"] ? { contentType: res.headers["content-type"] } : {}),
-              ...(/\.[a-z0-9]{2,5}$/i.test(name) ? { fileName: name } : {}),
-            },
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxBytes) {
+              res.destroy();
+              reject(tooLarge(what, maxBytes));
+              return;
+            }
+            chunks.push(chunk);
           });
-        });
-      });
+          res.on("error", (error) =>
+            reject(signal.aborted ? fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error) : fail(what, "the connection broke", error)),
+          );
+          res.on("end", () => {
+            const name = fileNameOf(url);
+            resolve({
+              resource: {
+                bytes: Buffer.concat(chunks, size),
+                ...(res.headers["content-type"] ? { contentType: res.headers["content-type"] } : {}),
+                ...(/\.[a-z0-9]{2,5}$/i.test(name) ? { fileName: name } : {}),
+              },
+            });
+          });
+        },
+      );
       req.on("error", (error) => {
         if (signal.aborted) reject(fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error));
         else if (error instanceof AddressRefused) reject(fail(what, error.reason, error));

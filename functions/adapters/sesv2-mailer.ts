@@ -22,13 +22,10 @@ function toMailError(error: unknown): SignetError {
   if (status === undefined || status === 429 || TRANSIENT.has(failure.name ?? "")) {
     return new SignetError("SERVICE_UNAVAILABLE", "The e-mail service cannot be reached right now, so no code was sent; retry in a moment.", { cause: error });
   }
-  return new SignetError(
-    "EMAIL_FAILED",
-    "The e-mail service refused to send the code to this address, so no code is pending; check the address and retry.",
-    { cause: error },
-  );
+  return new SignetError("EMAIL_FAILED", "The e-mail service refused to send the code to this address, so no code is pending; check the address and retry.", {
+    cause: error,
+  });
 }
-
 
 /** createSesMailer returns a Mailer sending through SES v2 (SendEmail, simple content). */
 export function createSesMailer(options: SesMailerOptions): Mailer {
@@ -37,7 +34,11 @@ export function createSesMailer(options: SesMailerOptions): Mailer {
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
     maxAttempts: SES_CLIENT_LIMITS.maxAttempts,
-    requestHandler: { connectionTimeout: SES_CLIENT_LIMITS.connectionTimeoutMs, requestTimeout: SES_CLIENT_LIMITS.requestTimeoutMs, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: SES_CLIENT_LIMITS.connectionTimeoutMs,
+      requestTimeout: SES_CLIENT_LIMITS.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
   });
   return {
     async send(message) {

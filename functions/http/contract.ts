@@ -5,10 +5,7 @@ import type { ErrorCode } from "#domain/shared/errors.ts";
 export type HttpMethod = "GET" | "POST" | "DELETE";
 
 /** BodyKind says how the pipeline reads a request body. */
-export type BodyContract<B extends z.ZodType> =
-  | { kind: "json"; schema: B; example?: unknown }
-  | { kind: "multipart"; description: string }
-  | { kind: "none" };
+export type BodyContract<B extends z.ZodType> = { kind: "json"; schema: B; example?: unknown } | { kind: "multipart"; description: string } | { kind: "none" };
 
 /** RouteContract describes one endpoint: the pipeline, the local server, the OpenAPI document and the stack read it. */
 export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
@@ -68,7 +65,11 @@ export function matchPath(template: string, path: string): Record<string, string
  * findRoute picks the route for a method and path the way API Gateway does: a literal path
  * (`/v1/keys/revoke`) wins over a parameter (`/v1/keys/{id}`).
  */
-export function findRoute<R extends Pick<RouteContract, "method" | "path">>(routes: readonly R[], method: string, path: string): { route: R; params: Record<string, string> } | undefined {
+export function findRoute<R extends Pick<RouteContract, "method" | "path">>(
+  routes: readonly R[],
+  method: string,
+  path: string,
+): { route: R; params: Record<string, string> } | undefined {
   const exact = routes.find((route) => route.path === path && route.method === method);
   if (exact) return { route: exact, params: {} };
   // A literal resource at this path shadows any parameter route (its other methods answer 405).

@@ -12,7 +12,11 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   VALIDATION_ERROR: { status: 400, description: "The request is malformed: a member is missing, unknown or of the wrong type." },
   AUTHENTICATION_ERROR: { status: 401, description: "The Authorization header is missing, malformed, or holds an unknown key." },
   REQUEST_REJECTED: { status: 403, description: "The gateway refused the request before Signet saw it (a firewall rule of the operator, for example)." },
-  NOT_FOUND: { status: 404, description: "No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's)." },
+  NOT_FOUND: {
+    status: 404,
+    description:
+      "No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's).",
+  },
   METHOD_NOT_ALLOWED: { status: 405, description: "The route exists but not for this HTTP method." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The body, the document, an image or a list is over its size limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },
@@ -21,7 +25,11 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
   INVALID_IMAGE: { status: 422, description: "An image value is not a PNG, JPEG or GIF data URI or URL." },
-  LEVEL_UNAVAILABLE: { status: 422, description: "The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data." },
+  LEVEL_UNAVAILABLE: {
+    status: 422,
+    description:
+      "The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data.",
+  },
   MISSING_SUBMIT_EVENT: { status: 422, description: "The audit trail has no event of type submit." },
   INVALID_CODE: { status: 422, description: "The e-mail code is wrong; details say how many tries remain." },
   CODE_EXPIRED: { status: 422, description: "The e-mail code has expired or is used up; request a new one." },
@@ -32,7 +40,10 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   TSA_FAILED: { status: 502, description: "The configured timestamp authority failed; nothing was signed." },
   SERVICE_UNAVAILABLE: { status: 503, description: "A backing service (database, e-mail, converter) is unreachable; retry later." },
   CONVERSION_TIMEOUT: { status: 504, description: "LibreOffice did not finish within the time limit." },
-  REQUEST_TIMEOUT: { status: 408, description: "The request's headers or body did not arrive within the request time-out (SIGNET_REQUEST_TIMEOUT_MS on the local server)." },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    description: "The request's headers or body did not arrive within the request time-out (SIGNET_REQUEST_TIMEOUT_MS on the local server).",
+  },
   HEADERS_TOO_LARGE: { status: 431, description: "The request's headers are larger than the server accepts." },
   CONVERSION_FAILED: {
     status: 500,

@@ -27,7 +27,7 @@ function badRequest(message: string, details: ErrorDetail[]): SignetError {
  * missing, extra or misnamed part is 400; a file over maxBytes is 413.
  */
 export function parseMultipartFile(body: Buffer, contentType: string | undefined, options: MultipartOptions): Promise<UploadedFile> {
-  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType.trim()) && contentType.trim().toLowerCase() !== "multipart/form-data") {
+  if (!contentType || (!/^multipart\/form-data\s*;/i.test(contentType.trim()) && contentType.trim().toLowerCase() !== "multipart/form-data")) {
     return Promise.reject(
       new SignetError(
         "UNSUPPORTED_MEDIA_TYPE",
@@ -74,10 +74,20 @@ export function parseMultipartFile(body: Buffer, contentType: string | undefined
     parser.on("field", (name) => strayFields.push(name));
     parser.on("error", (error: Error) => {
       if (/unexpected end of form/i.test(error.message)) {
-        fail(badRequest("The multipart body ended before its closing boundary; send the whole body (let your HTTP client build it, e.g. curl -F " + `${options.field}=@document.docx).`, [{ field: "body", issue: "the multipart body ended before its closing boundary" }]));
+        fail(
+          badRequest(
+            "The multipart body ended before its closing boundary; send the whole body (let your HTTP client build it, e.g. curl -F " +
+              `${options.field}=@document.docx).`,
+            [{ field: "body", issue: "the multipart body ended before its closing boundary" }],
+          ),
+        );
         return;
       }
-      fail(badRequest(`The multipart body is malformed (${error.message}); let your HTTP client build it, e.g. curl -F ${options.field}=@document.docx.`, [{ field: "body", issue: "malformed multipart" }]));
+      fail(
+        badRequest(`The multipart body is malformed (${error.message}); let your HTTP client build it, e.g. curl -F ${options.field}=@document.docx.`, [
+          { field: "body", issue: "malformed multipart" },
+        ]),
+      );
     });
     parser.on("close", () => {
       if (failed) return;

@@ -85,7 +85,10 @@ export const codeSamples: Record<string, CodeSample[]> = {
   openapi: getToFile("/openapi.json", "openapi.json"),
   docs: getToFile("/docs", "signet-docs.html"),
 
-  "auth-register": getJson("/v1/auth/register?email=me@example.com", "\n# the code arrives by e-mail; locally it is printed by npm start and kept at http://127.0.0.1:8005"),
+  "auth-register": getJson(
+    "/v1/auth/register?email=me@example.com",
+    "\n# the code arrives by e-mail; locally it is printed by npm start and kept at http://127.0.0.1:8005",
+  ),
 
   "auth-verify": [
     {

@@ -87,7 +87,7 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   METHOD_NOT_ALLOWED: { message: "/v1/sign does not answer GET; use POST." },
   PAYLOAD_TOO_LARGE: { message: "The document is 31457280 bytes once decoded; the limit is 26214400. Send a smaller file." },
   UNSUPPORTED_MEDIA_TYPE: { message: 'Send the body as JSON with "Content-Type: application/json" (got "text/plain").' },
-  INVALID_DOCUMENT: { message: "document.base64 is neither a PDF nor a DOCX (it starts with \"<htm\"). Send the file's bytes, base64-encoded." },
+  INVALID_DOCUMENT: { message: 'document.base64 is neither a PDF nor a DOCX (it starts with "<htm"). Send the file\'s bytes, base64-encoded.' },
   ENCRYPTED_DOCUMENT: { message: "The PDF is encrypted or password-protected; remove the protection and send it again." },
   FIELD_NOT_FOUND: {
     message: "2 fields match nothing in the template; see details.",
@@ -115,7 +115,8 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   REQUEST_TIMEOUT: { message: "The request body did not arrive within 60 s; send it in one go (the server stops waiting after SIGNET_REQUEST_TIMEOUT_MS)." },
   HEADERS_TOO_LARGE: { message: "The request headers are larger than the server accepts (16 KB); send fewer or shorter headers." },
   CONVERSION_FAILED: {
-    message: "LibreOffice stopped with an error while converting this document. Open and save it again in a word processor, or remove unusual content, and retry.",
+    message:
+      "LibreOffice stopped with an error while converting this document. Open and save it again in a word processor, or remove unusual content, and retry.",
   },
 };
 
@@ -130,7 +131,13 @@ export const operationExamples: Record<string, OperationExamples> = {
     errors: {
       SERVICE_UNAVAILABLE: {
         message: "Not ready: libreoffice is down; see details.",
-        details: [{ field: "libreoffice", issue: "LibreOffice (soffice) was not found on PATH, in /opt or in /usr/lib/libreoffice: install it (apt-get install libreoffice-writer python3-uno) or set SIGNET_SOFFICE to its soffice binary" }],
+        details: [
+          {
+            field: "libreoffice",
+            issue:
+              "LibreOffice (soffice) was not found on PATH, in /opt or in /usr/lib/libreoffice: install it (apt-get install libreoffice-writer python3-uno) or set SIGNET_SOFFICE to its soffice binary",
+          },
+        ],
       },
     },
   },
@@ -152,15 +159,27 @@ export const operationExamples: Record<string, OperationExamples> = {
       docxUrl: {
         summary: "Sign a DOCX fetched by URL",
         description: "DOCX input is converted to PDF first. URLs must be https and resolve to a public address.",
-        value: { document: { url: "https://example.com/contract.docx" }, signer: { name: "Ada Lovelace", email: "ada@example.com" }, auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }] },
+        value: {
+          document: { url: "https://example.com/contract.docx" },
+          signer: { name: "Ada Lovelace", email: "ada@example.com" },
+          auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }],
+        },
       },
       noCertificatePage: {
         summary: "Sign without the audit trail certificate page",
-        value: { document: { base64: EXAMPLE_PDF_BASE64 }, signer: { name: "Ada Lovelace", email: "ada@example.com" }, auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }], certificate: { enabled: false } },
+        value: {
+          document: { base64: EXAMPLE_PDF_BASE64 },
+          signer: { name: "Ada Lovelace", email: "ada@example.com" },
+          auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }],
+          certificate: { enabled: false },
+        },
       },
     },
     success: {
-      signed: { summary: "The signed PDF (shortened)", value: { document: { base64: "JVBERi0xLjQKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyAvUGFnZXMgMiAwIFIgPj4K...", contentType: "application/pdf" } } },
+      signed: {
+        summary: "The signed PDF (shortened)",
+        value: { document: { base64: "JVBERi0xLjQKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyAvUGFnZXMgMiAwIFIgPj4K...", contentType: "application/pdf" } },
+      },
     },
     errors: {
       VALIDATION_ERROR: {
@@ -185,18 +204,50 @@ export const operationExamples: Record<string, OperationExamples> = {
             { group: "company", type: "text", value: "Analytical Engines Ltd" },
             { id: "logo", type: "image", value: PIXEL_PNG, options: { dimensions: { width: 120 } } },
             { id: "signature", type: "signature", value: PIXEL_PNG, options: { dimensions: { width: "200", height: "60" } } },
-            { id: "items", type: "table", value: [["Widget", "2", "10.00"], ["Gadget", "1", "25.00"]], options: { copyRowStyle: true } },
+            {
+              id: "items",
+              type: "table",
+              value: [
+                ["Widget", "2", "10.00"],
+                ["Gadget", "1", "25.00"],
+              ],
+              options: { copyRowStyle: true },
+            },
             { id: "agree", type: "checkbox", value: "true" },
             { id: "contractNo", type: "text", value: "C-42" },
           ],
         },
       },
-      text: { summary: "Text", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "customer-name", type: "text", value: "Ada Lovelace" }] } },
-      group: { summary: "Text into a group", value: { document: { url: "https://example.com/template.docx" }, fields: [{ group: "customer-info", type: "text", value: "Ada Lovelace" }] } },
-      image: { summary: "Image", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "logo", type: "image", value: "https://example.com/logo.png", options: { dimensions: { height: 48 } } }] } },
-      signature: { summary: "Signature picture", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "signature", type: "signature", value: PIXEL_PNG }] } },
-      table: { summary: "Table rows", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "items", type: "table", value: [["Widget", "2", "10.00"]], options: { copyRowStyle: true } }] } },
-      checkbox: { summary: "Checkbox", value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "agree", type: "checkbox", value: "true" }] } },
+      text: {
+        summary: "Text",
+        value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "customer-name", type: "text", value: "Ada Lovelace" }] },
+      },
+      group: {
+        summary: "Text into a group",
+        value: { document: { url: "https://example.com/template.docx" }, fields: [{ group: "customer-info", type: "text", value: "Ada Lovelace" }] },
+      },
+      image: {
+        summary: "Image",
+        value: {
+          document: { url: "https://example.com/template.docx" },
+          fields: [{ id: "logo", type: "image", value: "https://example.com/logo.png", options: { dimensions: { height: 48 } } }],
+        },
+      },
+      signature: {
+        summary: "Signature picture",
+        value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "signature", type: "signature", value: PIXEL_PNG }] },
+      },
+      table: {
+        summary: "Table rows",
+        value: {
+          document: { url: "https://example.com/template.docx" },
+          fields: [{ id: "items", type: "table", value: [["Widget", "2", "10.00"]], options: { copyRowStyle: true } }],
+        },
+      },
+      checkbox: {
+        summary: "Checkbox",
+        value: { document: { url: "https://example.com/template.docx" }, fields: [{ id: "agree", type: "checkbox", value: "true" }] },
+      },
     },
     success: {
       docx: { summary: "to=docx (default)", value: { document: { base64: `data:${DOCX_TYPE};base64,UEsDBBQACAgIA...`, contentType: DOCX_TYPE } } },
@@ -224,11 +275,17 @@ export const operationExamples: Record<string, OperationExamples> = {
   },
   convert: {
     successHeaders: {
-      "Content-Disposition": { description: "The uploaded file's name with the new extension.", example: 'attachment; filename="contract.pdf"; filename*=UTF-8\'\'contract.pdf' },
+      "Content-Disposition": {
+        description: "The uploaded file's name with the new extension.",
+        example: "attachment; filename=\"contract.pdf\"; filename*=UTF-8''contract.pdf",
+      },
     },
     alternativeContent: { [DOCX_TYPE]: "With to=docx: the DOCX file." },
     errors: {
-      VALIDATION_ERROR: { message: "A query parameter is missing or invalid; see details.", details: [{ field: "query.from", issue: 'Invalid option: expected one of "docx"|"doc"|"odt"|"rtf"|"md"|"html"' }] },
+      VALIDATION_ERROR: {
+        message: "A query parameter is missing or invalid; see details.",
+        details: [{ field: "query.from", issue: 'Invalid option: expected one of "docx"|"doc"|"odt"|"rtf"|"md"|"html"' }],
+      },
       UNSUPPORTED_MEDIA_TYPE: { message: 'Send the file as multipart/form-data with one part named "file" (got "application/json").' },
       INVALID_DOCUMENT: { message: "The file is not a DOCX (a zip package with word/document.xml); check from=." },
       RATE_LIMIT_ERROR: { message: "All converters are busy; retry in 5 seconds." },
@@ -270,7 +327,14 @@ export const operationExamples: Record<string, OperationExamples> = {
       },
       unsigned: {
         summary: "No signature",
-        value: { valid: false, reason: "the document has no signature", signatures: [], signer: null, signers: [], document: { pages: 1, sha256: "0b5e7d0c4f8a3e21a6c9d7b2e4f1a0c3d5e7f9b1a2c4d6e8f0a1b3c5d7e9f1a2" } },
+        value: {
+          valid: false,
+          reason: "the document has no signature",
+          signatures: [],
+          signer: null,
+          signers: [],
+          document: { pages: 1, sha256: "0b5e7d0c4f8a3e21a6c9d7b2e4f1a0c3d5e7f9b1a2c4d6e8f0a1b3c5d7e9f1a2" },
+        },
       },
     },
   },

@@ -13,11 +13,20 @@ import { awsLimitsText } from "#http/aws-limits.ts";
 const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
 
 // Every answer, success or error, carries the request id the logs are keyed by.
-const requestIdHeader = { "X-Request-Id": { description: "The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.", schema: { type: "string" as const }, example: REQUEST_ID_EXAMPLE } };
+const requestIdHeader = {
+  "X-Request-Id": {
+    description:
+      "The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.",
+    schema: { type: "string" as const },
+    example: REQUEST_ID_EXAMPLE,
+  },
+};
 
 /** errorExample is the example body of one error code on one route. */
 // Authorised routes count each key's requests per minute (SIGNET_KEY_RATE_LIMIT, functions/domain/keys/key-rate.ts).
-const perKeyRateExample: ErrorExample = { message: "This API key made its 60 requests for this minute (at most 60 per 1 minute per key). Retry in 23 seconds." };
+const perKeyRateExample: ErrorExample = {
+  message: "This API key made its 60 requests for this minute (at most 60 per 1 minute per key). Retry in 23 seconds.",
+};
 
 function errorExample(route: RouteContract, code: ErrorCode, status: number) {
   const perKey = route.auth && code === "RATE_LIMIT_ERROR" ? perKeyRateExample : undefined;
@@ -80,7 +89,10 @@ function successResponse(route: RouteContract, examples: OperationExamples): Zod
   const binary = z.string().meta({ format: "binary" });
   const schema = route.success.schema ?? (route.success.contentType === "application/json" ? z.object({}).loose() : binary);
   const successHeaders = Object.fromEntries(
-    Object.entries(examples.successHeaders ?? {}).map(([name, header]) => [name, { description: header.description, schema: { type: "string" as const }, example: header.example }]),
+    Object.entries(examples.successHeaders ?? {}).map(([name, header]) => [
+      name,
+      { description: header.description, schema: { type: "string" as const }, example: header.example },
+    ]),
   );
   return {
     description: route.success.description,
@@ -88,11 +100,7 @@ function successResponse(route: RouteContract, examples: OperationExamples): Zod
     content: {
       [route.success.contentType]: {
         schema,
-        ...(examples.success
-          ? { examples: examples.success }
-          : route.success.example !== undefined
-            ? { example: route.success.example }
-            : {}),
+        ...(examples.success ? { examples: examples.success } : route.success.example !== undefined ? { example: route.success.example } : {}),
       },
       ...Object.fromEntries(Object.entries(examples.alternativeContent ?? {}).map(([type, description]) => [type, { schema: binary.meta({ description }) }])),
     },
@@ -123,11 +131,7 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
       content: {
         "application/json": {
           schema: route.body.schema,
-          ...(examples.request
-            ? { examples: examples.request }
-            : route.body.example !== undefined
-              ? { example: route.body.example }
-              : {}),
+          ...(examples.request ? { examples: examples.request } : route.body.example !== undefined ? { example: route.body.example } : {}),
         },
       },
     };
@@ -162,7 +166,12 @@ function gatewayErrorResponses() {
       content: {
         "application/json": {
           schema: errorBodySchema,
-          examples: { [code]: { summary: errorTable[code].description, value: { code, error: reasonPhrases[status], message: example.message, requestId: REQUEST_ID_EXAMPLE } } },
+          examples: {
+            [code]: {
+              summary: errorTable[code].description,
+              value: { code, error: reasonPhrases[status], message: example.message, requestId: REQUEST_ID_EXAMPLE },
+            },
+          },
         },
       },
     };

@@ -44,9 +44,7 @@ export interface HttpRequest<Q, B> {
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** Handler is a route's own logic, called after parsing and validation. */
-export type RouteHandler<Q extends z.ZodType, B extends z.ZodType> = (
-  request: HttpRequest<Output<Q>, Output<B>>,
-) => Promise<HttpResponse>;
+export type RouteHandler<Q extends z.ZodType, B extends z.ZodType> = (request: HttpRequest<Output<Q>, Output<B>>) => Promise<HttpResponse>;
 
 // Every entry point loads this module: a rejection one request leaves behind must not end the process.
 guardUnhandledRejections();
@@ -90,11 +88,7 @@ export function toErrorResponse(error: unknown, requestId: string): HttpResponse
     });
   }
   logger.error("unexpected failure", { error: error as Error });
-  return errorResponse(
-    "INTERNAL_ERROR",
-    `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
-    requestId,
-  );
+  return errorResponse("INTERNAL_ERROR", `Something went wrong on our side. Quote request id ${requestId} when reporting it.`, requestId);
 }
 
 /** zodDetails turns validation issues into SPEC 5 details with dotted member paths. */
@@ -200,7 +194,12 @@ function parseParams(contract: RouteContract, event: APIGatewayProxyEvent): Reco
   return result.data as Record<string, string>;
 }
 
-function parseBody<B extends z.ZodType>(contract: RouteContract<z.ZodType, B>, headers: Record<string, string>, rawBody: Buffer, maxJsonDepth: number): unknown {
+function parseBody<B extends z.ZodType>(
+  contract: RouteContract<z.ZodType, B>,
+  headers: Record<string, string>,
+  rawBody: Buffer,
+  maxJsonDepth: number,
+): unknown {
   if (contract.body.kind !== "json") return undefined;
   if (!isJsonContentType(headers["content-type"])) {
     throw new SignetError(
@@ -262,59 +261,70 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
   // --- streaming (issue 15, functions/http/streaming.ts): no 6 MB cap, binary bodies as raw bytes ---
   const streaming = contract.streaming === true;
   if (streaming) ensureStreamingRuntime(); // Middy's streamifyResponse mode calls awslambda.streamifyResponse
-  return middy<APIGatewayProxyEvent, HttpResponse, Error, Context>(streaming ? { executionMode: executionModeStreamifyResponse } : {})
-    // Runs last after the handler: a streamed binary answer goes out as raw bytes, not base64.
-    .use({ after: (request) => void (streaming && request.response && (request.response = toStreamBody(request.response))) })
-    // --- end streaming ---
-    // Lambda context (function name, request id, cold start) on every log line; keys reset after each invocation.
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(httpCors({ origin: settings.corsOrigin, headers: "Authorization,Content-Type,X-Request-Id", methods: "GET,HEAD,POST,DELETE,OPTIONS", exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition", maxAge: 600, disableBeforePreflightResponse: false }))
-    // A route that sends its own policy (the docs page: hash-based) says so in its contract.
-    .use(httpSecurityHeaders(contract.contentSecurityPolicy === "handler" ? { contentSecurityPolicy: false } : {}))
-    .use(requestFacts(contract))
-    .use({
-      onError: (request) => {
-        request.response = toErrorResponse(request.error, requestIdOf(request.event));
-      },
-    })
-    .use(httpHeaderNormalizer())
-    .use({
-      after: (request) => {
-        if (settings.runtime !== "aws") return; // (reading body would build a lazy json() body)
-        const body = request.response?.body ?? "";
-        if (settings.runtime === "aws" && !streaming && body.length > LAMBDA_RESPONSE_LIMIT) {
+  return (
+    middy<APIGatewayProxyEvent, HttpResponse, Error, Context>(streaming ? { executionMode: executionModeStreamifyResponse } : {})
+      // Runs last after the handler: a streamed binary answer goes out as raw bytes, not base64.
+      .use({ after: (request) => void (streaming && request.response && (request.response = toStreamBody(request.response))) })
+      // --- end streaming ---
+      // Lambda context (function name, request id, cold start) on every log line; keys reset after each invocation.
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(
+        httpCors({
+          origin: settings.corsOrigin,
+          headers: "Authorization,Content-Type,X-Request-Id",
+          methods: "GET,HEAD,POST,DELETE,OPTIONS",
+          exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition",
+          maxAge: 600,
+          disableBeforePreflightResponse: false,
+        }),
+      )
+      // A route that sends its own policy (the docs page: hash-based) says so in its contract.
+      .use(httpSecurityHeaders(contract.contentSecurityPolicy === "handler" ? { contentSecurityPolicy: false } : {}))
+      .use(requestFacts(contract))
+      .use({
+        onError: (request) => {
+          request.response = toErrorResponse(request.error, requestIdOf(request.event));
+        },
+      })
+      .use(httpHeaderNormalizer())
+      .use({
+        after: (request) => {
+          if (settings.runtime !== "aws") return; // (reading body would build a lazy json() body)
+          const body = request.response?.body ?? "";
+          if (settings.runtime === "aws" && !streaming && body.length > LAMBDA_RESPONSE_LIMIT) {
+            throw new SignetError(
+              "PAYLOAD_TOO_LARGE",
+              `The result is ${formatBytes(body.length)} encoded, over the 6 MB a Lambda response may carry; split the document or use the local server.`,
+            );
+          }
+        },
+      })
+      .handler(async (event) => {
+        const principal = principalOf(event);
+        // Counted before the body is even parsed: a refused request costs one table write.
+        if (keyRate && principal) await keyRate(principal.keyId);
+        const rawBody = decodeBody(event);
+        if (rawBody.length > settings.maxRequestBytes) {
           throw new SignetError(
             "PAYLOAD_TOO_LARGE",
-            `The result is ${formatBytes(body.length)} encoded, over the 6 MB a Lambda response may carry; split the document or use the local server.`,
+            `The request body is ${rawBody.length} bytes; the limit is ${settings.maxRequestBytes}. Upload documents (up to ${formatBytes(settings.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
           );
         }
-      },
-    })
-    .handler(async (event) => {
-      const principal = principalOf(event);
-      // Counted before the body is even parsed: a refused request costs one table write.
-      if (keyRate && principal) await keyRate(principal.keyId);
-      const rawBody = decodeBody(event);
-      if (rawBody.length > settings.maxRequestBytes) {
-        throw new SignetError(
-          "PAYLOAD_TOO_LARGE",
-          `The request body is ${rawBody.length} bytes; the limit is ${settings.maxRequestBytes}. Upload documents (up to ${formatBytes(settings.maxDocumentBytes)}) with POST /v1/uploads and send the reference instead.`,
-        );
-      }
-      const headers = (event.headers ?? {}) as Record<string, string>;
-      const query = parseQuery(contract.query, event);
-      const params = parseParams(contract as RouteContract, event);
-      const body = parseBody(contract, headers, rawBody, settings.maxJsonDepth);
-      return handler({
-        query: query as Output<Q>,
-        params,
-        body: body as Output<B>,
-        rawBody,
-        headers,
-        requestId: requestIdOf(event),
-        sourceIp: event.requestContext?.identity?.sourceIp ?? "",
-        ...(principal ? { principal } : {}),
-        event,
-      });
-    });
+        const headers = (event.headers ?? {}) as Record<string, string>;
+        const query = parseQuery(contract.query, event);
+        const params = parseParams(contract as RouteContract, event);
+        const body = parseBody(contract, headers, rawBody, settings.maxJsonDepth);
+        return handler({
+          query: query as Output<Q>,
+          params,
+          body: body as Output<B>,
+          rawBody,
+          headers,
+          requestId: requestIdOf(event),
+          sourceIp: event.requestContext?.identity?.sourceIp ?? "",
+          ...(principal ? { principal } : {}),
+          event,
+        });
+      })
+  );
 }

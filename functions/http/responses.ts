@@ -94,12 +94,7 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
 }
 
 /** binary answers with raw bytes, base64-encoded as API Gateway expects for binary media types. */
-export function binary(
-  statusCode: number,
-  bytes: Uint8Array,
-  contentType: string,
-  headers: Record<string, string> = {},
-): HttpResponse {
+export function binary(statusCode: number, bytes: Uint8Array, contentType: string, headers: Record<string, string> = {}): HttpResponse {
   return {
     statusCode,
     headers: { "Content-Type": contentType, ...headers },
@@ -116,6 +111,9 @@ export function text(statusCode: number, body: string, contentType: string, head
 /** attachmentDisposition builds a Content-Disposition header safe for any file name. */
 export function attachmentDisposition(fileName: string): string {
   // RFC 6266: an ASCII fallback (accents dropped: résumé -> resume) and the exact name as RFC 5987 UTF-8.
-  const ascii = fileName.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[^\x20-\x7e]|["\\%]/g, "_");
+  const ascii = fileName
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\x20-\x7e]|["\\%]/g, "_");
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }

@@ -37,7 +37,12 @@ export async function uploadedDocument(
   field = "document.upload",
 ): Promise<ResolvedMember> {
   if (member.upload === undefined) return { document: member, consumed: async () => undefined };
-  const { bytes, key } = await readUpload(principal?.keyId, member.upload, { store: deps.store, settings: deps.settings, now: deps.now ?? (() => new Date()) }, field);
+  const { bytes, key } = await readUpload(
+    principal?.keyId,
+    member.upload,
+    { store: deps.store, settings: deps.settings, now: deps.now ?? (() => new Date()) },
+    field,
+  );
   return {
     document: { bytes },
     consumed: async () => {

@@ -9,7 +9,7 @@ import { httpHandler as chain, type HttpSettings, type RouteHandler } from "#htt
 import { keyRateGuard } from "#wiring/keys.ts";
 
 /** httpSettings are the chain's settings, read from config (limits, CORS origin, runtime). */
-export function httpSettings(): HttpSettings {
+function httpSettings(): HttpSettings {
   const { limits } = config;
   return {
     runtime: config.runtime,

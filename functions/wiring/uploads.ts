@@ -17,7 +17,7 @@ export interface UploadDeps {
 let store: UploadStore | undefined;
 
 /** uploadStore is this container's upload store (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally), created on first use. */
-export function uploadStore(): UploadStore {
+function uploadStore(): UploadStore {
   store ??= createS3UploadStore({ bucket: config.uploads.bucket, client: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }) });
   return store;
 }

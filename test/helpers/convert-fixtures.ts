@@ -41,10 +41,16 @@ export function solidPng(width: number, height: number, rgb: [number, number, nu
   header.set([8, 2, 0, 0, 0], 8);
   const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3).map((_, i) => rgb[i % 3]!)]);
   const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
-const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+const W =
+  'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
 const DRAWING =
   'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"';
 
@@ -165,10 +171,14 @@ export async function libreOfficeFixtures(soffice = "/usr/bin/soffice"): Promise
     const targets = { docx: "docx:MS Word 2007 XML", doc: "doc:MS Word 97", odt: "odt:writer8", rtf: "rtf:Rich Text Format" } as const;
     const out = {} as Record<keyof typeof targets, Buffer>;
     for (const [format, filter] of Object.entries(targets) as Array<[keyof typeof targets, string]>) {
-      await run(soffice, [`-env:UserInstallation=${pathToFileURL(join(dir, "profile")).href}`, "--headless", "--norestore", "--convert-to", filter, "--outdir", dir, source], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-        timeout: 60_000,
-      });
+      await run(
+        soffice,
+        [`-env:UserInstallation=${pathToFileURL(join(dir, "profile")).href}`, "--headless", "--norestore", "--convert-to", filter, "--outdir", dir, source],
+        {
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+          timeout: 60_000,
+        },
+      );
       out[format] = await readFile(join(dir, `fixture.${format}`));
     }
     return out;
@@ -233,7 +243,10 @@ export function wordFile(encrypted: boolean): Buffer {
 }
 
 /** multipartBody builds a multipart/form-data body the way curl -F does. */
-export function multipartBody(parts: Array<{ name: string; fileName?: string; contentType?: string; data: Buffer | string }>): { body: Buffer; contentType: string } {
+export function multipartBody(parts: Array<{ name: string; fileName?: string; contentType?: string; data: Buffer | string }>): {
+  body: Buffer;
+  contentType: string;
+} {
   const boundary = `----signet${Math.random().toString(16).slice(2)}`;
   const chunks: Buffer[] = [];
   for (const part of parts) {
@@ -294,7 +307,11 @@ export async function passwordProtectedFixtures(python = "/usr/bin/python3"): Pr
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir };
     const profile = pathToFileURL(join(dir, "profile")).href;
     // A first plain run creates the profile, so the UNO run does not meet LibreOffice's first-start restart.
-    await run("soffice", [`-env:UserInstallation=${profile}`, "--headless", "--norestore", "--convert-to", "odt:writer8", "--outdir", join(dir, "plain"), source], { env, timeout: 60_000 });
+    await run(
+      "soffice",
+      [`-env:UserInstallation=${profile}`, "--headless", "--norestore", "--convert-to", "odt:writer8", "--outdir", join(dir, "plain"), source],
+      { env, timeout: 60_000 },
+    );
     await run(python, [script, source, profile, join(dir, "secret.odt"), "writer8", join(dir, "secret.doc"), "MS Word 97"], { env, timeout: 90_000 });
     return { odt: await readFile(join(dir, "secret.odt")), doc: await readFile(join(dir, "secret.doc")) };
   } finally {

@@ -23,12 +23,15 @@ export interface DocxParts {
   sectPr?: string;
 }
 
-const DEFAULT_SECT_PR = '<w:sectPr><w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr>';
+const DEFAULT_SECT_PR =
+  '<w:sectPr><w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr>';
 
 /** buildDocx writes a minimal valid DOCX from the given XML fragments. */
 export function buildDocx(parts: DocxParts): Buffer {
   const zip = new PizZip();
-  const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
+  const overrides: string[] = [
+    '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>',
+  ];
   const relationships: string[] = [];
   const references: string[] = [];
   if (parts.header !== undefined) {
@@ -52,7 +55,9 @@ export function buildDocx(parts: DocxParts): Buffer {
         `<w:footnote w:id="1">${parts.footnote}</w:footnote></w:footnotes>`,
     );
     overrides.push('<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"/>');
-    relationships.push('<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes" Target="footnotes.xml"/>');
+    relationships.push(
+      '<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes" Target="footnotes.xml"/>',
+    );
   }
   if (parts.endnote !== undefined) {
     zip.file(
@@ -81,7 +86,10 @@ export function buildDocx(parts: DocxParts): Buffer {
     "word/_rels/document.xml.rels",
     `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relationships.join("")}</Relationships>`,
   );
-  zip.file("word/document.xml", `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${W_NAMESPACES}><w:body>${parts.body}${sectPr}</w:body></w:document>`);
+  zip.file(
+    "word/document.xml",
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${W_NAMESPACES}><w:body>${parts.body}${sectPr}</w:body></w:document>`,
+  );
   return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
 }
 
@@ -132,7 +140,10 @@ export function table(rows: string[][], options: { widths?: number[]; cellRPr?: 
     '<w:tbl><w:tblPr><w:tblW w:w="9000" w:type="dxa"/><w:tblBorders><w:top w:val="single" w:sz="4"/><w:bottom w:val="single" w:sz="4"/><w:insideH w:val="single" w:sz="4"/><w:insideV w:val="single" w:sz="4"/><w:left w:val="single" w:sz="4"/><w:right w:val="single" w:sz="4"/></w:tblBorders></w:tblPr>' +
     `<w:tblGrid>${widths.map((w) => `<w:gridCol w:w="${w}"/>`).join("")}</w:tblGrid>` +
     rows
-      .map((row) => `<w:tr>${row.map((cell, i) => `<w:tc><w:tcPr><w:tcW w:w="${widths[i]}" w:type="dxa"/></w:tcPr>${p(run(cell, options.cellRPr ?? ""))}</w:tc>`).join("")}</w:tr>`)
+      .map(
+        (row) =>
+          `<w:tr>${row.map((cell, i) => `<w:tc><w:tcPr><w:tcW w:w="${widths[i]}" w:type="dxa"/></w:tcPr>${p(run(cell, options.cellRPr ?? ""))}</w:tc>`).join("")}</w:tr>`,
+      )
       .join("") +
     "</w:tbl>"
   );

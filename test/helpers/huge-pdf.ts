@@ -26,7 +26,9 @@ export function hugePdf(pages: number, nodeSize = 1000): Buffer {
   }
   for (let page = 0; page < pages; page++) add(`<< /Type /Page /Parent ${4 + Math.floor(page / nodeSize)} 0 R /MediaBox [0 0 200 200] /Contents 3 0 R >>`);
   const xrefAt = length;
-  const xref = [`xref\n0 ${offsets.length}\n0000000000 65535 f \n`, ...offsets.slice(1).map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`)].join("");
+  const xref = [`xref\n0 ${offsets.length}\n0000000000 65535 f \n`, ...offsets.slice(1).map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`)].join(
+    "",
+  );
   chunks.push(xref, `trailer\n<< /Size ${offsets.length} /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`);
   return Buffer.from(chunks.join(""), "latin1");
 }

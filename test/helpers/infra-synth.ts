@@ -15,7 +15,10 @@ export interface Synthesized {
   stack: SignetStack;
   template: Template;
   /** The raw CloudFormation template. */
-  json: { Resources: Record<string, { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string }>; Outputs: Record<string, unknown> };
+  json: {
+    Resources: Record<string, { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
+    Outputs: Record<string, unknown>;
+  };
   outdir: string;
 }
 

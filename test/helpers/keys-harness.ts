@@ -172,7 +172,10 @@ export async function startDynamoFaultProxy(target: string): Promise<FaultProxy>
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      const operation = String(req.headers["x-amz-target"] ?? "").split(".").pop() ?? "";
+      const operation =
+        String(req.headers["x-amz-target"] ?? "")
+          .split(".")
+          .pop() ?? "";
       if (drop?.(operation, body.toString("utf8"))) {
         dropped++;
         res.socket?.destroy();

@@ -38,7 +38,11 @@ export async function requestUpload(apiUrl: string, key: string): Promise<{ stat
 }
 
 /** postUpload sends a file the way a browser form would: every granted field, then the file. */
-export async function postUpload(grant: Pick<UploadGrant, "url" | "fields">, bytes: Buffer, fileName = "document.bin"): Promise<{ status: number; text: string }> {
+export async function postUpload(
+  grant: Pick<UploadGrant, "url" | "fields">,
+  bytes: Buffer,
+  fileName = "document.bin",
+): Promise<{ status: number; text: string }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(grant.fields)) form.append(name, value);
   form.append("file", new Blob([bytes]), fileName);

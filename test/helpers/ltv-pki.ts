@@ -49,7 +49,23 @@ export async function startLoopbackPki(): Promise<LoopbackPki> {
       if (url.startsWith("/ocsp/")) {
         state.served.ocsp++;
         writeFileSync(join(dir, `o${id}.req`), Buffer.from(decodeURIComponent(url.slice("/ocsp/".length)), "base64"));
-        const args = ["ocsp", "-index", "index.txt", "-CA", "ca.crt", "-rsigner", "ca.crt", "-rkey", "ca.key", "-reqin", `o${id}.req`, "-respout", `o${id}.resp`, "-ndays", "7"];
+        const args = [
+          "ocsp",
+          "-index",
+          "index.txt",
+          "-CA",
+          "ca.crt",
+          "-rsigner",
+          "ca.crt",
+          "-rkey",
+          "ca.key",
+          "-reqin",
+          `o${id}.req`,
+          "-respout",
+          `o${id}.resp`,
+          "-ndays",
+          "7",
+        ];
         return void run("openssl", args, { cwd: dir }).then(
           () => res.writeHead(200, { "content-type": "application/ocsp-response" }).end(readFileSync(join(dir, `o${id}.resp`))),
           fail,
@@ -122,10 +138,50 @@ export async function startLoopbackPki(): Promise<LoopbackPki> {
   writeFileSync(join(dir, "index.txt"), "");
   writeFileSync(join(dir, "crlnumber"), "01\n");
   writeFileSync(join(dir, "tsaserial"), "01\n");
-  openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "30", "-subj", "/CN=Signet LTV Test Root", "-config", "ca.cnf", "-extensions", "v3_ca");
+  openssl(
+    dir,
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+    "-days",
+    "30",
+    "-subj",
+    "/CN=Signet LTV Test Root",
+    "-config",
+    "ca.cnf",
+    "-extensions",
+    "v3_ca",
+  );
   const issue = (name: string, subject: string, extensions: string) => {
     openssl(dir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject);
-    openssl(dir, "x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.crt`, "-days", "10", "-extfile", "ca.cnf", "-extensions", extensions);
+    openssl(
+      dir,
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      `${name}.crt`,
+      "-days",
+      "10",
+      "-extfile",
+      "ca.cnf",
+      "-extensions",
+      extensions,
+    );
     // Known to the OCSP responder as valid: an index.txt line (V, expiry, no revocation, serial, unknown file, subject).
     const serial = openssl(dir, "x509", "-in", `${name}.crt`, "-noout", "-serial").trim().split("=")[1]!;
     const expiry = new Date(Date.now() + 10 * 86_400_000).toISOString().replace(/[-:T]/g, "").slice(2, 14) + "Z";

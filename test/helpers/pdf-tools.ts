@@ -37,7 +37,13 @@ export async function pdfFonts(pdf: PdfSource): Promise<string> {
 
 /** pdfImageRows lists the images of a PDF as pdfimages -list prints them, one row each (headings left out). */
 export async function pdfImageRows(pdf: PdfSource): Promise<string[]> {
-  return withFile(pdf, async (path) => (await run("pdfimages", ["-list", path])).stdout.trim().split("\n").slice(2).filter((line) => line.trim()));
+  return withFile(pdf, async (path) =>
+    (await run("pdfimages", ["-list", path])).stdout
+      .trim()
+      .split("\n")
+      .slice(2)
+      .filter((line) => line.trim()),
+  );
 }
 
 /** pdfImages lists the images of a PDF (pdfimages -list): pixel size and drawn resolution (pixels per inch). */
@@ -58,7 +64,10 @@ export interface PdfsigSignature {
 
 /** pdfsig runs poppler's independent validator and splits its report per signature (it exits non-zero for untrusted certificates). */
 export async function pdfsig(pdf: PdfSource): Promise<PdfsigSignature[]> {
-  const stdout = await withFile(pdf, async (path) => (await run("pdfsig", [path]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }))).stdout);
+  const stdout = await withFile(
+    pdf,
+    async (path) => (await run("pdfsig", [path]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }))).stdout,
+  );
   return stdout
     .split(/^Signature #\d+:$/m)
     .slice(1)

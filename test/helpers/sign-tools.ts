@@ -23,7 +23,9 @@ export function testFonts(): FontFiles {
     bold: readFileSync(new URL("DejaVuSans-Bold.ttf", dir)),
     mono: readFileSync(new URL("DejaVuSansMono.ttf", dir)),
     cjk: readFileSync(new URL("DroidSansFallback.ttf", dir)),
-    fallbacks: ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"].map((name) => readFileSync(new URL(name, dir))),
+    fallbacks: ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"].map((name) =>
+      readFileSync(new URL(name, dir)),
+    ),
   };
 }
 
@@ -142,7 +144,26 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
   writeFileSync(join(dir, "serial"), "01\n");
   openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Signet Test TSA Root");
   openssl(dir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "tsa.key", "-out", "tsa.csr", "-subj", "/CN=Signet Test TSA");
-  openssl(dir, "x509", "-req", "-in", "tsa.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "tsa.crt", "-days", "2", "-extfile", "tsa.cnf", "-extensions", "tsa_ext");
+  openssl(
+    dir,
+    "x509",
+    "-req",
+    "-in",
+    "tsa.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "tsa.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "tsa.cnf",
+    "-extensions",
+    "tsa_ext",
+  );
 
   const state = { requests: 0, connections: 0 };
   const server = http.createServer((req, res) => {
@@ -188,7 +209,10 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
  */
 export function forgeGenTime(der: Buffer): Buffer {
   const forged = Buffer.from(der);
-  const at = forged.findIndex((byte, index) => byte === 0x18 && forged[index + 1]! >= 0x0f && forged[index + 1]! < 0x20 && forged.subarray(index + 2, index + 4).toString("latin1") === "20");
+  const at = forged.findIndex(
+    (byte, index) =>
+      byte === 0x18 && forged[index + 1]! >= 0x0f && forged[index + 1]! < 0x20 && forged.subarray(index + 2, index + 4).toString("latin1") === "20",
+  );
   if (at < 0) throw new Error("no GeneralizedTime in the token");
   forged[at + 5] = forged[at + 5] === 0x39 ? 0x38 : forged[at + 5]! + 1;
   return forged;
@@ -202,7 +226,25 @@ export async function signWithSignpdf(pdf: Buffer): Promise<Buffer> {
   const dir = scratchDir("signpdf");
   openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Other Tool Signer");
   // node-forge (inside @signpdf) reads only the legacy PKCS#12 algorithms.
-  openssl(dir, "pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "id.p12", "-passout", "pass:", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1");
+  openssl(
+    dir,
+    "pkcs12",
+    "-export",
+    "-inkey",
+    "key.pem",
+    "-in",
+    "cert.pem",
+    "-out",
+    "id.p12",
+    "-passout",
+    "pass:",
+    "-certpbe",
+    "PBE-SHA1-3DES",
+    "-keypbe",
+    "PBE-SHA1-3DES",
+    "-macalg",
+    "sha1",
+  );
   const doc = await PDFDocument.load(pdf);
   pdflibAddPlaceholder({ pdfDoc: doc, reason: "other tool", contactInfo: "other@example.com", name: "Other Tool Signer", location: "Test" });
   const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
@@ -280,7 +322,10 @@ export function pyhankoValidate(pdf: Buffer, roots: string[] = []): { signatures
     output = failed.stdout ?? "";
     allHold = false;
   }
-  const rows = output.trim().split("\n").map((line) => JSON.parse(line) as PyhankoSignature & { signatures?: number });
+  const rows = output
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as PyhankoSignature & { signatures?: number });
   return { signatures: rows.filter((row) => row.signatures === undefined), allHold, output };
 }
 

@@ -68,6 +68,9 @@ export function buildZip(files: ZipInput[]): Buffer {
 export function minimalDocx(): Buffer {
   return buildZip([
     { name: "[Content_Types].xml", data: '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>' },
-    { name: "word/document.xml", data: '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>' },
+    {
+      name: "word/document.xml",
+      data: '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>',
+    },
   ]);
 }

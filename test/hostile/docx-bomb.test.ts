@@ -30,7 +30,10 @@ describe("XML budget of a DOCX (annotate, annotate/fields)", () => {
   it("refuses the 40 MB-of-w:sdt bomb (about 150 KB zipped) with 413 naming the control limit", async () => {
     const bomb = sdtBomb();
     expect(bomb.length).toBeLessThan(200 * 1024);
-    for (const [path, extra] of [["/v1/annotate/fields", {}], ["/v1/annotate", { fields: [{ id: "x", type: "text", value: "v" }] }]] as const) {
+    for (const [path, extra] of [
+      ["/v1/annotate/fields", {}],
+      ["/v1/annotate", { fields: [{ id: "x", type: "text", value: "v" }] }],
+    ] as const) {
       const { status, json } = await post(path, { document: documentOf(bomb), ...extra });
       expect(status, path).toBe(413);
       expect(json.code).toBe("PAYLOAD_TOO_LARGE");
@@ -80,7 +83,10 @@ describe("zip entry names (annotate)", () => {
     "refuses an entry named %j with 422 INVALID_DOCUMENT naming it",
     async (name) => {
       const document = documentOf(await withEntry(name));
-      for (const [path, extra] of [["/v1/annotate", { fields: [{ id: "name", type: "text", value: "v" }] }], ["/v1/annotate/fields", {}]] as const) {
+      for (const [path, extra] of [
+        ["/v1/annotate", { fields: [{ id: "name", type: "text", value: "v" }] }],
+        ["/v1/annotate/fields", {}],
+      ] as const) {
         const { status, json } = await post(path, { document, ...extra });
         expect(status, path).toBe(422);
         expect(json.code).toBe("INVALID_DOCUMENT");
@@ -93,7 +99,10 @@ describe("zip entry names (annotate)", () => {
     const duplicate = await post("/v1/annotate/fields", { document: documentOf(await withEntry("word/document.xml")) });
     expect(duplicate.status).toBe(422);
     expect(duplicate.json.message).toContain('"word/document.xml", which appears twice');
-    const fine = await post("/v1/annotate", { document: documentOf(await withEntry("customXml/item1.xml")), fields: [{ id: "name", type: "text", value: "v" }] });
+    const fine = await post("/v1/annotate", {
+      document: documentOf(await withEntry("customXml/item1.xml")),
+      fields: [{ id: "name", type: "text", value: "v" }],
+    });
     expect(fine.status).toBe(200);
   });
 });

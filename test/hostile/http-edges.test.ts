@@ -48,7 +48,11 @@ describe("repeated query parameters are 400, never last-wins", () => {
 
 describe("JSON routes take application/json only (SPEC 1)", () => {
   it.each(["application/vnd.api+json", "application/problem+json", "text/json"])("%s is 415", async (type) => {
-    const response = await fetch(`${api.url}/v1/verify`, { method: "POST", headers: { "content-type": type }, body: JSON.stringify({ document: { base64: "JVBERi0=" } }) });
+    const response = await fetch(`${api.url}/v1/verify`, {
+      method: "POST",
+      headers: { "content-type": type },
+      body: JSON.stringify({ document: { base64: "JVBERi0=" } }),
+    });
     expect(response.status).toBe(415);
     expect(((await response.json()) as { code: string }).code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });

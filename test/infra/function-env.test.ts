@@ -47,7 +47,9 @@ describe("each function with its deployed environment", () => {
   it.each(["info", "health", "openapi", "docs"])("%s answers its sample event", async (name) => {
     asDeployed(name);
     vi.resetModules();
-    const { handler } = (await import(`../../functions/${name}.ts`)) as { handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number }> };
+    const { handler } = (await import(`../../functions/${name}.ts`)) as {
+      handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number }>;
+    };
     const event = JSON.parse(readFileSync(new URL(`../../events/${name}.json`, import.meta.url), "utf8")) as APIGatewayProxyEvent;
     expect((await handler(event, context)).statusCode).toBe(200);
   });

@@ -25,18 +25,21 @@ function statementsOf(name: string): Array<{ Action: string | string[]; Resource
 /** integrationOf finds the API Gateway method of a route and answers its Integration properties. */
 function integrationOf(path: string, method: string): Record<string, unknown> {
   const paths = apiPaths(synth.json);
-  const found = resourcesOfType(synth.json, "AWS::ApiGateway::Method").find(
-    ([, resource]) => {
-      const ref = (resource.Properties.ResourceId as { Ref?: string }).Ref;
-      return resource.Properties.HttpMethod === method && (ref ? paths.get(ref) : "/") === path;
-    },
-  );
+  const found = resourcesOfType(synth.json, "AWS::ApiGateway::Method").find(([, resource]) => {
+    const ref = (resource.Properties.ResourceId as { Ref?: string }).Ref;
+    return resource.Properties.HttpMethod === method && (ref ? paths.get(ref) : "/") === path;
+  });
   return found![1].Properties.Integration as Record<string, unknown>;
 }
 
 describe("streamed answers", () => {
   it("streams sign, annotate and convert (InvokeWithResponseStream), and only those", () => {
-    expect(routes.filter((route) => route.streaming).map((route) => route.name).sort()).toEqual(["annotate", "convert", "sign"]);
+    expect(
+      routes
+        .filter((route) => route.streaming)
+        .map((route) => route.name)
+        .sort(),
+    ).toEqual(["annotate", "convert", "sign"]);
     for (const route of routes) {
       const integration = integrationOf(route.path, route.method);
       const uri = JSON.stringify(integration.Uri);
@@ -55,7 +58,9 @@ describe("streamed answers", () => {
   it("gives the streamed functions time beyond the 29 s a buffered integration allows, inside the 5-minute idle cut", () => {
     for (const name of ["sign", "annotate", "convert"]) {
       expect(fnProps(name).Timeout, name).toBe(streamingTimeoutSeconds);
-      expect(Number((fnProps(name).Environment as { Variables: Record<string, string> }).Variables.SIGNET_CONVERSION_TIMEOUT_MS), name).toBe((streamingTimeoutSeconds - 5) * 1000);
+      expect(Number((fnProps(name).Environment as { Variables: Record<string, string> }).Variables.SIGNET_CONVERSION_TIMEOUT_MS), name).toBe(
+        (streamingTimeoutSeconds - 5) * 1000,
+      );
     }
     expect(streamingTimeoutSeconds).toBeGreaterThan(29);
     expect(streamingTimeoutSeconds).toBeLessThan(300);
@@ -66,9 +71,11 @@ describe("the gateway's own 413", () => {
   it("speaks the error layout and names the real limits and the way past them", () => {
     const [, response] = resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse").find(([, r]) => r.Properties.ResponseType === "REQUEST_TOO_LARGE")!;
     expect(response.Properties.StatusCode).toBe("413");
-    const body = JSON.parse(
-      (response.Properties.ResponseTemplates as Record<string, string>)["application/json"]!.replace("$context.requestId", "req-1"),
-    ) as { code: string; message: string; requestId: string };
+    const body = JSON.parse((response.Properties.ResponseTemplates as Record<string, string>)["application/json"]!.replace("$context.requestId", "req-1")) as {
+      code: string;
+      message: string;
+      requestId: string;
+    };
     expect(body.code).toBe("PAYLOAD_TOO_LARGE");
     expect(body.message).toContain("10 MB");
     expect(body.message).toContain("6 MB");
@@ -81,7 +88,12 @@ describe("the gateway's own 413", () => {
 describe("uploads bucket", () => {
   it("is private, encrypted and TLS-only, and expires objects after one day", () => {
     const bucket = synth.json.Resources[uploadsBucketId()]!.Properties;
-    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(bucket.LifecycleConfiguration).toEqual({
       Rules: [{ Id: "expire-uploads", Status: "Enabled", ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
     });

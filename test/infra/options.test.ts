@@ -41,7 +41,9 @@ describe("optional contexts", () => {
     const responses = resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse");
     expect(responses.length).toBeGreaterThan(5);
     for (const [id, response] of responses) {
-      expect((response.Properties.ResponseParameters as Record<string, string>)["gatewayresponse.header.Access-Control-Allow-Origin"], id).toBe("'https://app.example.com'");
+      expect((response.Properties.ResponseParameters as Record<string, string>)["gatewayresponse.header.Access-Control-Allow-Origin"], id).toBe(
+        "'https://app.example.com'",
+      );
     }
   });
 

@@ -27,7 +27,10 @@ describe("reserved concurrency", () => {
   it("caps sign, annotate, convert and verify by default, leaving 100 of a 1,000 quota unreserved", () => {
     for (const [name, count] of Object.entries(reservedConcurrencyDefaults)) expect(fnProps(plain, name).ReservedConcurrentExecutions, name).toBe(count);
     expect(Object.keys(reservedConcurrencyDefaults).sort()).toEqual(["annotate", "convert", "sign", "verify"]);
-    const total = resourcesOfType(plain.json, "AWS::Lambda::Function").reduce((sum, [, fn]) => sum + ((fn.Properties.ReservedConcurrentExecutions as number) ?? 0), 0);
+    const total = resourcesOfType(plain.json, "AWS::Lambda::Function").reduce(
+      (sum, [, fn]) => sum + ((fn.Properties.ReservedConcurrentExecutions as number) ?? 0),
+      0,
+    );
     expect(1000 - total).toBeGreaterThanOrEqual(100);
   });
 
@@ -70,7 +73,7 @@ describe("budget", () => {
 });
 
 describe("the identity.p12 password (item 3)", () => {
-  const env = (synth: Synthesized, name: string) => ((fnProps(synth, name).Environment as { Variables: Record<string, unknown> }).Variables ?? {});
+  const env = (synth: Synthesized, name: string) => (fnProps(synth, name).Environment as { Variables: Record<string, unknown> }).Variables ?? {};
 
   it("refuses the password itself as context, naming the SecureString way instead", () => {
     expect(() => synthesize({ senderEmail: "noreply@example.com", identityP12Password: "hunter2-do-not-ship" })).toThrow(
@@ -86,7 +89,9 @@ describe("the identity.p12 password (item 3)", () => {
       if (id !== functionLogicalId("sign")) expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER");
     }
     const ssmStatements = resourcesOfType(guarded.json, "AWS::IAM::Policy").flatMap(([, policy]) =>
-      (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.filter((s) => JSON.stringify(s.Action).includes("ssm:")).map((s) => ({ s, roles: policy.Properties.Roles })),
+      (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.filter((s) =>
+        JSON.stringify(s.Action).includes("ssm:"),
+      ).map((s) => ({ s, roles: policy.Properties.Roles })),
     );
     expect(ssmStatements).toHaveLength(1);
     expect(ssmStatements[0]!.s.Action).toBe("ssm:GetParameter");
@@ -114,7 +119,9 @@ describe("the LibreOffice image (item 4)", () => {
   const dockerfile = () => readFileSync(join(repoRoot, "layers", "libreoffice", "Dockerfile"), "utf8");
 
   it("builds FROM the base image pinned by the digest from context, never the bare tag", () => {
-    const froms = dockerfile().split("\n").filter((line) => /^FROM\s/i.test(line));
+    const froms = dockerfile()
+      .split("\n")
+      .filter((line) => /^FROM\s/i.test(line));
     expect(froms).toEqual(["FROM ${BASE_IMAGE}@${BASE_DIGEST}"]);
     const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
       dockerImages: Record<string, { source: { dockerBuildArgs?: Record<string, string> } }>;
@@ -126,7 +133,9 @@ describe("the LibreOffice image (item 4)", () => {
   });
 
   it("refuses to synthesize the image without a well-formed digest, saying how to look it up", () => {
-    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(/libreOfficeBaseImageDigest is missing.*imagetools inspect/s);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(
+      /libreOfficeBaseImageDigest is missing.*imagetools inspect/s,
+    );
     expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "latest" })).toThrow(/not sha256:<64 hex digits>/);
   });
 
@@ -167,7 +176,9 @@ describe("SES (item 6)", () => {
 
   it("alarms on the configuration set's bounce and complaint rates below SES's review levels", () => {
     const [setId] = resourcesOfType(guarded.json, "AWS::SES::ConfigurationSet")[0]!;
-    const alarms = resourcesOfType(guarded.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties).filter((a) => a.Namespace === "AWS/SES");
+    const alarms = resourcesOfType(guarded.json, "AWS::CloudWatch::Alarm")
+      .map(([, a]) => a.Properties)
+      .filter((a) => a.Namespace === "AWS/SES");
     const byMetric = Object.fromEntries(alarms.map((a) => [a.MetricName as string, a]));
     expect(Object.keys(byMetric).sort()).toEqual(["Reputation.BounceRate", "Reputation.ComplaintRate"]);
     expect(byMetric["Reputation.BounceRate"]!.Threshold as number).toBeLessThan(0.05);

@@ -28,13 +28,20 @@ function statementsOf(name: string): Array<{ Action: string | string[]; Resource
     .filter(([, policy]) => (policy.Properties.Roles as Array<{ Ref: string }>).some((ref) => ref.Ref === role))
     .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: [] }).Statement);
 }
-const actionsOf = (name: string) => statementsOf(name).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
+const actionsOf = (name: string) =>
+  statementsOf(name)
+    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]))
+    .sort();
 const tableId = () => resourcesOfType(synth.json, "AWS::DynamoDB::Table")[0]![0];
 const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("IdentityBucket"))![0];
 
 describe("functions", () => {
   it("creates one function per route plus the authorizer and the fallback, nothing else", () => {
-    expect(resourcesOfType(synth.json, "AWS::Lambda::Function").map(([id]) => id).sort()).toEqual(allNames.map(functionLogicalId).sort());
+    expect(
+      resourcesOfType(synth.json, "AWS::Lambda::Function")
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(allNames.map(functionLogicalId).sort());
   });
 
   it("runs zip functions on nodejs22.x and the LibreOffice functions from the image, each with its own handler", () => {
@@ -222,14 +229,16 @@ describe("API", () => {
       DEFAULT_4XX: ["", "REQUEST_REJECTED"],
       DEFAULT_5XX: ["500", "INTERNAL_ERROR"],
     };
-    const responses = new Map(resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse").map(([, r]) => [r.Properties.ResponseType as string, r.Properties]));
+    const responses = new Map(
+      resourcesOfType(synth.json, "AWS::ApiGateway::GatewayResponse").map(([, r]) => [r.Properties.ResponseType as string, r.Properties]),
+    );
     for (const [type, [status, code]] of Object.entries(expected)) {
       const response = responses.get(type);
       expect(response, type).toBeDefined();
       expect(response!.StatusCode, type).toBe(status || undefined);
       // Render the template the way the gateway would, with sample context values.
-      const rendered = (response!.ResponseTemplates as Record<string, string>)["application/json"]!
-        .replace("$context.requestId", "req-1")
+      const rendered = (response!.ResponseTemplates as Record<string, string>)
+        ["application/json"]!.replace("$context.requestId", "req-1")
         .replace("$context.authorizer.message", "The API key is not valid.")
         .replace("$context.error.messageString", '"Bad thing"');
       const body = JSON.parse(rendered) as Record<string, string>;
@@ -239,11 +248,31 @@ describe("API", () => {
       expect((response!.ResponseParameters as Record<string, string>)["gatewayresponse.header.Access-Control-Allow-Origin"]).toBe("'*'");
     }
     expect(responses.get("THROTTLED")!.ResponseParameters).toMatchObject({ "gatewayresponse.header.Retry-After": "'1'" });
-    const errorOf = (type: string) => (JSON.parse((responses.get(type)!.ResponseTemplates as Record<string, string>)["application/json"]!.replace("$context.error.messageString", '"x"')) as { error: string }).error;
+    const errorOf = (type: string) =>
+      (
+        JSON.parse((responses.get(type)!.ResponseTemplates as Record<string, string>)["application/json"]!.replace("$context.error.messageString", '"x"')) as {
+          error: string;
+        }
+      ).error;
     expect(errorOf("WAF_FILTERED")).toBe("Forbidden");
     expect(errorOf("DEFAULT_4XX")).toBe("Client Error");
     // Every 4xx the gateway makes on its own has a row of its own; DEFAULT_4XX is only a backstop.
-    const gateway4xx = ["ACCESS_DENIED", "BAD_REQUEST_BODY", "BAD_REQUEST_PARAMETERS", "EXPIRED_TOKEN", "INVALID_API_KEY", "INVALID_SIGNATURE", "MISSING_AUTHENTICATION_TOKEN", "QUOTA_EXCEEDED", "REQUEST_TOO_LARGE", "RESOURCE_NOT_FOUND", "THROTTLED", "UNAUTHORIZED", "UNSUPPORTED_MEDIA_TYPE", "WAF_FILTERED"];
+    const gateway4xx = [
+      "ACCESS_DENIED",
+      "BAD_REQUEST_BODY",
+      "BAD_REQUEST_PARAMETERS",
+      "EXPIRED_TOKEN",
+      "INVALID_API_KEY",
+      "INVALID_SIGNATURE",
+      "MISSING_AUTHENTICATION_TOKEN",
+      "QUOTA_EXCEEDED",
+      "REQUEST_TOO_LARGE",
+      "RESOURCE_NOT_FOUND",
+      "THROTTLED",
+      "UNAUTHORIZED",
+      "UNSUPPORTED_MEDIA_TYPE",
+      "WAF_FILTERED",
+    ];
     for (const type of gateway4xx) expect(responses.has(type), type).toBe(true);
     expect((responses.get("ACCESS_DENIED")!.ResponseTemplates as Record<string, string>)["application/json"]).toContain("$context.authorizer.message");
   });
@@ -387,7 +416,8 @@ describe("the private key (issue 17 item 2)", () => {
     return statementsOf(name).some((statement) => {
       if (statement.Effect !== "Allow") return false;
       const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
-      if (!actions.some((action) => action === verb || action === "s3:*" || action === "*" || (action.endsWith("*") && verb.startsWith(action.slice(0, -1))))) return false;
+      if (!actions.some((action) => action === verb || action === "s3:*" || action === "*" || (action.endsWith("*") && verb.startsWith(action.slice(0, -1)))))
+        return false;
       const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
       return resources.some((resource) => {
         const text = JSON.stringify(resource);
@@ -435,7 +465,9 @@ describe("operations", () => {
     expect(env("auth-register").SIGNET_REGISTER_ALLOW).toBeUndefined();
     const { App } = await import("aws-cdk-lib");
     const { stackPropsFromContext } = await import("../../infra/app.ts");
-    const props = stackPropsFromContext(new App({ context: { senderEmail: "noreply@example.com", keyRatePerMinute: "30", registerAllow: "me@example.com,example.org" } }));
+    const props = stackPropsFromContext(
+      new App({ context: { senderEmail: "noreply@example.com", keyRatePerMinute: "30", registerAllow: "me@example.com,example.org" } }),
+    );
     expect(props).toMatchObject({ keyRatePerMinute: 30, registerAllow: "me@example.com,example.org" });
     expect(() => stackPropsFromContext(new App({ context: { senderEmail: "noreply@example.com", keyRatePerMinute: "none" } }))).toThrow(/keyRatePerMinute/);
   });

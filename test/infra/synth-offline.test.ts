@@ -35,12 +35,16 @@ function offlineEnv(): NodeJS.ProcessEnv {
 }
 
 beforeAll(() => {
-  const run = spawnSync("npx", ["cdk", "synth", "-q", "-c", "senderEmail=noreply@example.com", "-c", `libreOfficeBaseImageDigest=${testBaseImageDigest}`, "-o", outdir], {
-    cwd: repoRoot,
-    env: offlineEnv(),
-    encoding: "utf8",
-    timeout: 240_000,
-  });
+  const run = spawnSync(
+    "npx",
+    ["cdk", "synth", "-q", "-c", "senderEmail=noreply@example.com", "-c", `libreOfficeBaseImageDigest=${testBaseImageDigest}`, "-o", outdir],
+    {
+      cwd: repoRoot,
+      env: offlineEnv(),
+      encoding: "utf8",
+      timeout: 240_000,
+    },
+  );
   synth = { status: run.status, output: `${run.stdout}\n${run.stderr}` };
 }, 300_000);
 
@@ -83,8 +87,18 @@ describe("npx cdk synth offline", () => {
     const dir = join(outdir, images[0]!.source.directory!);
     // FROM the base image pinned by the -c libreOfficeBaseImageDigest given above, never the bare tag.
     expect(readFileSync(join(dir, "Dockerfile"), "utf8")).toMatch(/^FROM \$\{BASE_IMAGE\}@\$\{BASE_DIGEST\}$/m);
-    expect(images[0]!.source.dockerBuildArgs).toEqual({ BASE_IMAGE: "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64", BASE_DIGEST: testBaseImageDigest });
-    for (const file of ["fonts/Carlito-Regular.ttf", "fonts/Caladea-Regular.ttf", "warmup/warmup.docx", "app/assets/fonts/DejaVuSans.ttf", "app/uno-driver.py", ...libreOfficeFunctions.map((n) => `app/${n}.mjs`)]) {
+    expect(images[0]!.source.dockerBuildArgs).toEqual({
+      BASE_IMAGE: "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64",
+      BASE_DIGEST: testBaseImageDigest,
+    });
+    for (const file of [
+      "fonts/Carlito-Regular.ttf",
+      "fonts/Caladea-Regular.ttf",
+      "warmup/warmup.docx",
+      "app/assets/fonts/DejaVuSans.ttf",
+      "app/uno-driver.py",
+      ...libreOfficeFunctions.map((n) => `app/${n}.mjs`),
+    ]) {
       expect(existsSync(join(dir, file)), file).toBe(true);
     }
   });
@@ -98,7 +112,10 @@ describe("npx cdk synth offline", () => {
       .filter(([, resource]) => resource.Type === "AWS::Lambda::Function")
       .map(([id]) => id);
     const jobs = names.map((id) => {
-      const name = id.replace(/Function$/, "").replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase();
+      const name = id
+        .replace(/Function$/, "")
+        .replace(/([a-z])([A-Z])/g, "$1-$2")
+        .toLowerCase();
       const file = bundleOf(name);
       // Paths into the task root (/var/task) point at the bundle's folder here.
       const env = Object.fromEntries(Object.entries(lambdaEnv(name)).map(([k, v]) => [k, v.replace(/^\/var\/task(?=\/|$)/, join(file, ".."))]));

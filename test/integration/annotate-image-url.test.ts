@@ -27,7 +27,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const limits = { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxDocxControls: 100, maxDocxXmlNodes: 10_000, maxDocxControlNodes: 10_000, maxImageBytes: 2048, maxTotalImageBytes: 1_000_000 };
+const limits = {
+  maxDocxEntries: 100,
+  maxDocxUncompressedBytes: 10_000_000,
+  maxDocxControls: 100,
+  maxDocxXmlNodes: 10_000,
+  maxDocxControlNodes: 10_000,
+  maxImageBytes: 2048,
+  maxTotalImageBytes: 1_000_000,
+};
 const docx = buildDocx({ body: p(inlineControl({ tag: "signature" })) });
 const fill = (url: string) =>
   fillTemplate(docx, [{ id: "signature", type: "signature", value: url, options: { dimensions: { height: 20 } } }], {
@@ -56,10 +64,14 @@ describe("many image URLs in one call", () => {
   const count = 12;
   const manyDocx = buildDocx({ body: Array.from({ length: count }, (_, i) => p(inlineControl({ tag: `img${i}` }))).join("") });
   const fillMany = (urls: string[], maxTotalImageBytes: number) =>
-    fillTemplate(manyDocx, urls.map((url, i) => ({ id: `img${i}`, type: "image" as const, value: url })), {
-      fetcher: createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] }),
-      limits: { ...limits, maxTotalImageBytes },
-    });
+    fillTemplate(
+      manyDocx,
+      urls.map((url, i) => ({ id: `img${i}`, type: "image" as const, value: url })),
+      {
+        fetcher: createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] }),
+        limits: { ...limits, maxTotalImageBytes },
+      },
+    );
   const reset = () => Object.assign(slow, { requests: [], active: 0, peak: 0 });
 
   it("fetches distinct URLs 4 at a time and a repeated URL once", async () => {
@@ -79,7 +91,9 @@ describe("many image URLs in one call", () => {
     expect(error).toBeInstanceOf(SignetError);
     expect((error as SignetError).code).toBe("PAYLOAD_TOO_LARGE");
     expect((error as SignetError).message).toContain("total image limit");
-    expect((error as SignetError).details).toEqual([{ field: expect.stringMatching(/^fields\.\d+\.value$/), issue: expect.stringContaining("total image budget") }]);
+    expect((error as SignetError).details).toEqual([
+      { field: expect.stringMatching(/^fields\.\d+\.value$/), issue: expect.stringContaining("total image budget") },
+    ]);
     expect(slow.requests.length).toBeLessThanOrEqual(4);
   });
 

@@ -79,10 +79,19 @@ describe("POST /v1/annotate over the local server", () => {
   it.each([
     {
       name: "unmatched ids and groups, all listed",
-      body: { document, fields: [{ id: "missing", type: "text", value: "x" }, { group: "nobody", type: "text", value: "y" }] },
+      body: {
+        document,
+        fields: [
+          { id: "missing", type: "text", value: "x" },
+          { group: "nobody", type: "text", value: "y" },
+        ],
+      },
       status: 422,
       code: "FIELD_NOT_FOUND",
-      details: [{ field: "fields.0", issue: expect.stringContaining('"missing"') }, { field: "fields.1", issue: expect.stringContaining('"nobody"') }],
+      details: [
+        { field: "fields.0", issue: expect.stringContaining('"missing"') },
+        { field: "fields.1", issue: expect.stringContaining('"nobody"') },
+      ],
     },
     {
       name: "a table into an inline control",
@@ -128,7 +137,19 @@ describe("POST /v1/annotate over the local server", () => {
     },
     {
       name: "U+FFFF and an unpaired surrogate in table cells",
-      body: { document, fields: [{ id: "items", type: "table", value: [["ok", "bad\uFFFF"], ["\uD800x", "fine"]] }] },
+      body: {
+        document,
+        fields: [
+          {
+            id: "items",
+            type: "table",
+            value: [
+              ["ok", "bad\uFFFF"],
+              ["\uD800x", "fine"],
+            ],
+          },
+        ],
+      },
       status: 400,
       code: "VALIDATION_ERROR",
       details: [

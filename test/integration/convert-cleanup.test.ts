@@ -31,75 +31,83 @@ async function until(check: () => boolean, maxMs: number): Promise<void> {
 }
 
 describe("a LibreOffice killed at the time-out", () => {
-  it.each(["warm", "oneshot"] as const)("leaves no temporary or job files under the slot's folders (%s)", async (mode) => {
-    const workDir = join(root, `timeout-${mode}`);
-    const converter = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 4_000, workDir });
-    try {
-      await converter.warm();
-      const outcome = await converter.convert({ bytes: slowDocx(), from: "docx", to: "pdf" }).then(
-        () => "converted",
-        (error: unknown) => (isSignetError(error) ? error.code : String(error)),
-      );
-      expect(outcome).toBe("CONVERSION_TIMEOUT");
-      expect(leftovers(workDir)).toEqual([]);
-      // The next job starts clean and leaves nothing either.
-      expect((await converter.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
-      // A running LibreOffice keeps its session folder (lu*.tmp) in its TMPDIR until it exits.
-      if (mode === "oneshot") expect(leftovers(workDir)).toEqual([]);
-      else expect(leftovers(workDir).filter((path) => path.startsWith("jobs/"))).toEqual([]);
-    } finally {
-      await converter.close();
-    }
-  }, 120_000);
+  it.each(["warm", "oneshot"] as const)(
+    "leaves no temporary or job files under the slot's folders (%s)",
+    async (mode) => {
+      const workDir = join(root, `timeout-${mode}`);
+      const converter = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 4_000, workDir });
+      try {
+        await converter.warm();
+        const outcome = await converter.convert({ bytes: slowDocx(), from: "docx", to: "pdf" }).then(
+          () => "converted",
+          (error: unknown) => (isSignetError(error) ? error.code : String(error)),
+        );
+        expect(outcome).toBe("CONVERSION_TIMEOUT");
+        expect(leftovers(workDir)).toEqual([]);
+        // The next job starts clean and leaves nothing either.
+        expect((await converter.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
+        // A running LibreOffice keeps its session folder (lu*.tmp) in its TMPDIR until it exits.
+        if (mode === "oneshot") expect(leftovers(workDir)).toEqual([]);
+        else expect(leftovers(workDir).filter((path) => path.startsWith("jobs/"))).toEqual([]);
+      } finally {
+        await converter.close();
+      }
+    },
+    120_000,
+  );
 });
 
 describe("a server killed with -9", () => {
   it.each([
     ["while its warm pool starts", "warm"],
     ["during a one-shot conversion", "oneshot"],
-  ])("takes its LibreOffice along (%s), and the next start sweeps its folder", async (_when, mode) => {
-    const temp = mkdtempSync(join(root, "tmp-"));
-    // Its own process group, its own TMPDIR (so its work folder, signet-lo-<pid>-*, is found here).
-    const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/convert-server-child.ts", mode], {
-      cwd: process.cwd(),
-      env: { ...process.env, TMPDIR: temp },
-      detached: true,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const folder = () => readdirSync(temp).find((name) => name.startsWith(`signet-lo-${child.pid}-`));
-    const office = () => {
-      const name = folder();
-      return name ? processesMatching(join(temp, name)).filter((line) => /soffice|oosplash/.test(line)) : [];
-    };
-    try {
-      // Killed as soon as a LibreOffice of its folder runs.
-      await until(() => office().length > 0, 60_000);
-      expect(office().length).toBeGreaterThan(0);
-      const name = folder()!;
-      process.kill(-child.pid!, "SIGKILL");
-      await until(() => processesMatching(join(temp, name)).length === 0, 15_000);
-      expect(processesMatching(join(temp, name))).toEqual([]);
-      expect(existsSync(join(temp, name))).toBe(true);
-
-      // The next start (any converter in this TMPDIR) sweeps the dead server's folder.
-      const previous = process.env.TMPDIR;
-      process.env.TMPDIR = temp;
-      const next = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1 });
+  ])(
+    "takes its LibreOffice along (%s), and the next start sweeps its folder",
+    async (_when, mode) => {
+      const temp = mkdtempSync(join(root, "tmp-"));
+      // Its own process group, its own TMPDIR (so its work folder, signet-lo-<pid>-*, is found here).
+      const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/convert-server-child.ts", mode], {
+        cwd: process.cwd(),
+        env: { ...process.env, TMPDIR: temp },
+        detached: true,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const folder = () => readdirSync(temp).find((name) => name.startsWith(`signet-lo-${child.pid}-`));
+      const office = () => {
+        const name = folder();
+        return name ? processesMatching(join(temp, name)).filter((line) => /soffice|oosplash/.test(line)) : [];
+      };
       try {
-        expect((await next.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
-        expect(existsSync(join(temp, name))).toBe(false);
-        expect(readdirSync(temp).filter((entry) => entry.startsWith(`signet-lo-${process.pid}-`))).toHaveLength(1);
-      } finally {
-        await next.close();
-        if (previous === undefined) delete process.env.TMPDIR;
-        else process.env.TMPDIR = previous;
-      }
-    } finally {
-      try {
+        // Killed as soon as a LibreOffice of its folder runs.
+        await until(() => office().length > 0, 60_000);
+        expect(office().length).toBeGreaterThan(0);
+        const name = folder()!;
         process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // already gone
+        await until(() => processesMatching(join(temp, name)).length === 0, 15_000);
+        expect(processesMatching(join(temp, name))).toEqual([]);
+        expect(existsSync(join(temp, name))).toBe(true);
+
+        // The next start (any converter in this TMPDIR) sweeps the dead server's folder.
+        const previous = process.env.TMPDIR;
+        process.env.TMPDIR = temp;
+        const next = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1 });
+        try {
+          expect((await next.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
+          expect(existsSync(join(temp, name))).toBe(false);
+          expect(readdirSync(temp).filter((entry) => entry.startsWith(`signet-lo-${process.pid}-`))).toHaveLength(1);
+        } finally {
+          await next.close();
+          if (previous === undefined) delete process.env.TMPDIR;
+          else process.env.TMPDIR = previous;
+        }
+      } finally {
+        try {
+          process.kill(-child.pid!, "SIGKILL");
+        } catch {
+          // already gone
+        }
       }
-    }
-  }, 180_000);
+    },
+    180_000,
+  );
 });

@@ -44,7 +44,16 @@ describe("POST /v1/convert, bad input", () => {
     ["no content type", { from: "docx" }, { body: docx }, 415, "UNSUPPORTED_MEDIA_TYPE"],
     ["missing file part", { from: "docx" }, multipartBody([]), 400, "VALIDATION_ERROR"],
     ["wrong field name", { from: "docx" }, multipartBody([{ name: "document", fileName: "a.docx", data: docx }]), 400, "VALIDATION_ERROR"],
-    ["two files", { from: "docx" }, multipartBody([{ name: "file", fileName: "a.docx", data: docx }, { name: "file", fileName: "b.docx", data: docx }]), 400, "VALIDATION_ERROR"],
+    [
+      "two files",
+      { from: "docx" },
+      multipartBody([
+        { name: "file", fileName: "a.docx", data: docx },
+        { name: "file", fileName: "b.docx", data: docx },
+      ]),
+      400,
+      "VALIDATION_ERROR",
+    ],
     ["empty file", { from: "docx" }, file(Buffer.alloc(0)), 400, "VALIDATION_ERROR"],
     ["not a zip", { from: "docx" }, file("plain text pretending"), 422, "INVALID_DOCUMENT"],
     ["zip without word/document.xml", { from: "docx" }, file(zipWithout()), 422, "INVALID_DOCUMENT"],

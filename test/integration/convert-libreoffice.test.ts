@@ -189,7 +189,10 @@ describe("LibreOffice converter, one-shot path and faults", () => {
   it("retries a job once one-shot when the warm LibreOffice crashes during it", async () => {
     // A stand-in UNO driver that reports the bridge crash LibreOffice produces on some documents.
     const driver = join(root, "crashing-python.sh");
-    writeFileSync(driver, `#!/bin/sh\n[ "$1" = "-c" ] && exit 0\necho '{"event":"ready"}'\nread line\necho '{"ok":false,"kind":"crash","error":"DisposedException: Binary URP bridge disposed during call"}'\n`);
+    writeFileSync(
+      driver,
+      `#!/bin/sh\n[ "$1" = "-c" ] && exit 0\necho '{"event":"ready"}'\nread line\necho '{"ok":false,"kind":"crash","error":"DisposedException: Binary URP bridge disposed during call"}'\n`,
+    );
     chmodSync(driver, 0o755);
     const crashing = createLibreOfficeConverter({ mode: "warm", concurrency: 1, python: driver, workDir: join(root, "crashing") });
     const pdf = save("retried.pdf", await crashing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
@@ -199,7 +202,13 @@ describe("LibreOffice converter, one-shot path and faults", () => {
 
   it("kills a LibreOffice that hangs (warm start) at the time-out: CONVERSION_TIMEOUT, nothing left", async () => {
     const marker = 4_000_000 + Math.floor(Math.random() * 1_000_000);
-    const hanging = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 1_500, soffice: standInSoffice(root, marker), workDir: join(root, "hang") });
+    const hanging = createLibreOfficeConverter({
+      mode: "warm",
+      concurrency: 1,
+      timeoutMs: 1_500,
+      soffice: standInSoffice(root, marker),
+      workDir: join(root, "hang"),
+    });
     const started = Date.now();
     const error = await failure(hanging.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
     expect(error.code).toBe("CONVERSION_TIMEOUT");
@@ -215,7 +224,9 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     // 2-core test machine has taken more than 4 s to do.
     const stuck = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 10_000, workDir: join(root, "stuck") });
     await stuck.warm();
-    const error = await failure(stuck.convert({ bytes: Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), from: "rtf", to: "pdf" }));
+    const error = await failure(
+      stuck.convert({ bytes: Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), from: "rtf", to: "pdf" }),
+    );
     expect(error.code).toBe("CONVERSION_TIMEOUT");
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesMatching(join(root, "stuck"))).toEqual([]);

@@ -29,8 +29,20 @@ describe("POST /v1/convert over HTTP", () => {
     const output = join(api.dataDir, "contract.pdf");
     writeFileSync(input, fixtureDocx());
     const { stdout } = await run("curl", [
-      "-sS", "-X", "POST", `${api.url}/v1/convert?from=docx`, "-H", `Authorization: Bearer ${key}`,
-      "-F", `file=@${input}`, "-o", output, "-D", "-", "-w", "%{http_code}",
+      "-sS",
+      "-X",
+      "POST",
+      `${api.url}/v1/convert?from=docx`,
+      "-H",
+      `Authorization: Bearer ${key}`,
+      "-F",
+      `file=@${input}`,
+      "-o",
+      output,
+      "-D",
+      "-",
+      "-w",
+      "%{http_code}",
     ]);
     expect(stdout.trim().endsWith("200")).toBe(true);
     expect(stdout).toMatch(/content-type: application\/pdf/i);

@@ -28,7 +28,10 @@ describe("a document that crashes the warm LibreOffice", () => {
     const converter = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 90_000, workDir });
     const warn = vi.spyOn(logger, "warn");
     const crashes = () => warn.mock.calls.filter(([message]) => String(message).includes("failed during a conversion")).length;
-    const warmInstances = () => processesMatching(join(workDir, "profiles", "warm-0")).filter((line) => line.split(/\s+/)[2]?.endsWith("/soffice.bin") && line.includes("--accept=pipe")).map((line) => line.split(/\s+/)[0]);
+    const warmInstances = () =>
+      processesMatching(join(workDir, "profiles", "warm-0"))
+        .filter((line) => line.split(/\s+/)[2]?.endsWith("/soffice.bin") && line.includes("--accept=pipe"))
+        .map((line) => line.split(/\s+/)[0]);
     try {
       await converter.warm();
       const started = warmInstances();

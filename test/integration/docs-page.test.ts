@@ -94,7 +94,10 @@ describe("GET /docs in Chromium", () => {
     const section = page.locator('section[id$="/POST/v1/convert"]');
     await section.scrollIntoViewIfNeeded();
     await expect.poll(() => section.innerText(), { message: "the curl sample is shown first" }).toContain("-F file=@examples/files/contract.docx");
-    const picker = section.getByRole("combobox").or(section.locator("button", { hasText: /curl/ })).first();
+    const picker = section
+      .getByRole("combobox")
+      .or(section.locator("button", { hasText: /curl/ }))
+      .first();
     await picker.click();
     await page.getByRole("option", { name: /fetch/ }).first().click();
     await expect.poll(() => section.innerText(), { message: "the fetch sample" }).toContain("new FormData()");

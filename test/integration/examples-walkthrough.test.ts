@@ -73,7 +73,14 @@ describe("examples/walkthrough.ts against the local server", () => {
     const shellOut = join(api.dataDir, "shell-out");
     const { SIGNET_URL: _url, SIGNET_SES_URL: _ses, ...env } = process.env;
     const { stdout } = await run("bash", ["examples/walkthrough.sh"], {
-      env: { ...env, PORT: new URL(api.url).port, SIGNET_SES_PORT: new URL(api.standIns.sesEndpoint).port, SIGNET_EMAIL: "shell@example.com", SIGNET_OUT: shellOut, SIGNET_KEY_FILE: join(api.dataDir, "example-key") },
+      env: {
+        ...env,
+        PORT: new URL(api.url).port,
+        SIGNET_SES_PORT: new URL(api.standIns.sesEndpoint).port,
+        SIGNET_EMAIL: "shell@example.com",
+        SIGNET_OUT: shellOut,
+        SIGNET_KEY_FILE: join(api.dataDir, "example-key"),
+      },
       timeout: 120_000,
     });
     expect(stdout).toContain("valid: true");
@@ -94,10 +101,12 @@ describe("examples/walkthrough.ts against the local server", () => {
   ])("%s against no server says so in one line and exits 1", async (_name, command, args) => {
     const closed = await import("node:net").then(({ createServer }) => {
       const probe = createServer();
-      return new Promise<number>((resolve) => probe.listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      }));
+      return new Promise<number>((resolve) =>
+        probe.listen(0, "127.0.0.1", () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        }),
+      );
     });
     const { SIGNET_URL: _url, ...env } = process.env;
     const failure = await run(command, args, { env: { ...env, PORT: String(closed), SIGNET_OUT: join(outDir, "none") } }).then(
@@ -105,9 +114,12 @@ describe("examples/walkthrough.ts against the local server", () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(failure?.code).toBe(1);
-    expect(failure?.stderr.trim().split("\n").filter((line) => !line.startsWith("npm warn"))).toEqual([
-      `no Signet at http://localhost:${closed}: run npm start (or set SIGNET_URL, or PORT as npm start got it)`,
-    ]);
+    expect(
+      failure?.stderr
+        .trim()
+        .split("\n")
+        .filter((line) => !line.startsWith("npm warn")),
+    ).toEqual([`no Signet at http://localhost:${closed}: run npm start (or set SIGNET_URL, or PORT as npm start got it)`]);
   });
 
   it("stops with a clear message at an endpoint that answers 501", async () => {

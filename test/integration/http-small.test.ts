@@ -35,7 +35,7 @@ describe("X-Request-Id", () => {
     ["128 characters is the longest kept", "a".repeat(128), true],
     ["129 characters is replaced", "a".repeat(129), false],
     ["characters outside [A-Za-z0-9._-] are replaced", "id with spaces", false],
-    ["a header-injection attempt is replaced", "x\"}],\"code\":\"FAKE", false],
+    ["a header-injection attempt is replaced", 'x"}],"code":"FAKE', false],
   ])("%s", async (_name, id, kept) => {
     const response = await fetch(`${api.url}/v1/nope`, { headers: { "X-Request-Id": id } });
     const body = (await response.json()) as { requestId: string };
@@ -64,7 +64,13 @@ describe("query parameters", () => {
   it.each([
     ["/v1/auth/register", [{ field: "query.email", issue: "required" }]],
     ["/v1/auth/verify?email=me@example.com", [{ field: "query.code", issue: "required" }]],
-    ["/v1/auth/verify", [{ field: "query.email", issue: "required" }, { field: "query.code", issue: "required" }]],
+    [
+      "/v1/auth/verify",
+      [
+        { field: "query.email", issue: "required" },
+        { field: "query.code", issue: "required" },
+      ],
+    ],
   ])("%s names each missing parameter as required", async (path, details) => {
     const response = await fetch(`${api.url}${path}`);
     expect(response.status).toBe(400);

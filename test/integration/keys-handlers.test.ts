@@ -53,8 +53,7 @@ beforeAll(async () => {
   await modules.store.ensureKeyTable(modules.store.keyStoreOptions());
   register = modules.registerEntry.handler;
   verify = modules.verifyEntry.handler;
-  authorizer = (token) =>
-    modules.authorizerEntry.handler({ type: "TOKEN", authorizationToken: token as string, methodArn });
+  authorizer = (token) => modules.authorizerEntry.handler({ type: "TOKEN", authorizationToken: token as string, methodArn });
 });
 afterAll(async () => {
   output.stop();
@@ -80,7 +79,11 @@ function deps(overrides: Partial<KeyServiceDeps> = {}): KeyServiceDeps {
     store: modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()),
     mailer: modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
     now: Date.now,
-    limits: { perAddress: { limit: 3, windowSeconds: 900 }, perAddressDaily: { limit: 10, windowSeconds: 86_400 }, perIp: { limit: 1000, windowSeconds: 3600 } },
+    limits: {
+      perAddress: { limit: 3, windowSeconds: 900 },
+      perAddressDaily: { limit: 10, windowSeconds: 86_400 },
+      perIp: { limit: 1000, windowSeconds: 3600 },
+    },
     ...overrides,
   };
 }
@@ -176,7 +179,10 @@ describe("register and verify through the handlers", () => {
     const [a, b] = [await doRegister(known.email), await doRegister(unknown)];
     expect(a.status).toBe(b.status);
     expect(a.json).toEqual(b.json);
-    const strip = (headers: Record<string, string>) => Object.keys(headers).filter((h) => h !== "x-request-id").sort();
+    const strip = (headers: Record<string, string>) =>
+      Object.keys(headers)
+        .filter((h) => h !== "x-request-id")
+        .sort();
     expect(strip(a.headers)).toEqual(strip(b.headers));
   });
 

@@ -103,7 +103,9 @@ describe("the per-key limit's counting window", () => {
     const store = createDynamoKeyStore(keyStoreOptions());
     let now = Date.UTC(2030, 0, 1, 12, 0, 15);
     const deps = { store, now: () => now, perMinute: 2 };
-    const keyId = `key_${uniqueEmail("w").slice(2, 18).replace(/[^0-9A-Za-z]/g, "x")}`;
+    const keyId = `key_${uniqueEmail("w")
+      .slice(2, 18)
+      .replace(/[^0-9A-Za-z]/g, "x")}`;
     await limitKeyRate(deps, keyId);
     await limitKeyRate(deps, keyId);
     now += 30_000; // 12:00:45

@@ -117,7 +117,11 @@ describe("listing and revoking keys through the local server (issue 18)", () => 
     expect(revoked.status, revoked.text).toBe(200);
     expect(revoked.json).toMatchObject({ id: secondId, last4: second.slice(-4), revokedAt: expect.any(String) });
 
-    for (const [method, path] of [["POST", "/v1/sign"], ["GET", "/v1/keys"], ["DELETE", `/v1/keys/${secondId}`]] as const) {
+    for (const [method, path] of [
+      ["POST", "/v1/sign"],
+      ["GET", "/v1/keys"],
+      ["DELETE", `/v1/keys/${secondId}`],
+    ] as const) {
       const refused = await request(method, path, second);
       expect(refused.status, `${method} ${path}`).toBe(401);
       expect(refused.json.code).toBe("AUTHENTICATION_ERROR");
@@ -198,8 +202,11 @@ describe("keys for local work", () => {
     const { execFile } = await import("node:child_process");
     const email = uniqueEmail("script");
     const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-      execFile("npx", ["tsx", "scripts/key.ts", email], { env: { ...process.env, SIGNET_URL: server.url, SIGNET_SES_URL: standIns.sesEndpoint }, timeout: 60_000 }, (error, out, err) =>
-        error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out, stderr: err }),
+      execFile(
+        "npx",
+        ["tsx", "scripts/key.ts", email],
+        { env: { ...process.env, SIGNET_URL: server.url, SIGNET_SES_URL: standIns.sesEndpoint }, timeout: 60_000 },
+        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out, stderr: err })),
       ),
     );
     const key = stdout.trim();

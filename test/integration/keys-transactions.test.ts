@@ -57,7 +57,9 @@ async function getItem(pk: string, sk: string) {
 
 async function keysOf(email: string) {
   const db = client();
-  const out = await db.send(new ScanCommand({ TableName, FilterExpression: "email = :e AND sk = :k", ExpressionAttributeValues: { ":e": S(email), ":k": S("KEY") } }));
+  const out = await db.send(
+    new ScanCommand({ TableName, FilterExpression: "email = :e AND sk = :k", ExpressionAttributeValues: { ":e": S(email), ":k": S("KEY") } }),
+  );
   db.destroy();
   return out.Items ?? [];
 }
@@ -68,7 +70,12 @@ describe("the local DynamoDB stand-in's transactions", () => {
     await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
     const db = new DynamoDBClient({ endpoint: `http://127.0.0.1:${(bare.address() as AddressInfo).port}`, region: "us-east-1" });
     await db.send(
-      new CreateTableCommand({ TableName: "bare", AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }], KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }], BillingMode: "PAY_PER_REQUEST" }),
+      new CreateTableCommand({
+        TableName: "bare",
+        AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+        KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+        BillingMode: "PAY_PER_REQUEST",
+      }),
     );
     await expect(db.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: "bare", Item: { pk: S("a") } } }] }))).rejects.toMatchObject({
       name: "UnknownOperationException",
@@ -93,7 +100,12 @@ describe("the local DynamoDB stand-in's transactions", () => {
       )
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransactionCanceledException);
-    expect((error as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual(["None", "None", "None", "ConditionalCheckFailed"]);
+    expect((error as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual([
+      "None",
+      "None",
+      "None",
+      "ConditionalCheckFailed",
+    ]);
     expect((await getItem("TX#a", "X"))?.n).toEqual({ N: "1" });
     expect(await getItem("TX#b", "X")).toBeUndefined();
     expect(await getItem("TX#d", "X")).toBeUndefined(); // the check left nothing behind
@@ -101,7 +113,15 @@ describe("the local DynamoDB stand-in's transactions", () => {
     await db.send(
       new TransactWriteItemsCommand({
         TransactItems: [
-          { Update: { TableName, Key: { pk: S("TX#a"), sk: S("X") }, UpdateExpression: "SET n = :two", ConditionExpression: "n = :one", ExpressionAttributeValues: { ":one": { N: "1" }, ":two": { N: "2" } } } },
+          {
+            Update: {
+              TableName,
+              Key: { pk: S("TX#a"), sk: S("X") },
+              UpdateExpression: "SET n = :two",
+              ConditionExpression: "n = :one",
+              ExpressionAttributeValues: { ":one": { N: "1" }, ":two": { N: "2" } },
+            },
+          },
           { Put: { TableName, Item: { pk: S("TX#b"), sk: S("X") }, ConditionExpression: "attribute_not_exists(pk)" } },
           { ConditionCheck: { TableName, Key: { pk: S("TX#a"), sk: S("Y") }, ConditionExpression: "attribute_not_exists(pk)" } },
         ],
@@ -121,7 +141,15 @@ describe("the local DynamoDB stand-in's transactions", () => {
         db.send(
           new TransactWriteItemsCommand({
             TransactItems: [
-              { Update: { TableName, Key: { pk: S("TX#race"), sk: S("X") }, UpdateExpression: "SET claimedBy = :me", ConditionExpression: "attribute_not_exists(claimedBy)", ExpressionAttributeValues: { ":me": S(`c${i}`) } } },
+              {
+                Update: {
+                  TableName,
+                  Key: { pk: S("TX#race"), sk: S("X") },
+                  UpdateExpression: "SET claimedBy = :me",
+                  ConditionExpression: "attribute_not_exists(claimedBy)",
+                  ExpressionAttributeValues: { ":me": S(`c${i}`) },
+                },
+              },
               { Put: { TableName, Item: { pk: S(`TX#won-${i}`), sk: S("X") } } },
             ],
           }),
@@ -136,7 +164,11 @@ describe("the local DynamoDB stand-in's transactions", () => {
 });
 
 describe("a code is unused or has minted exactly one key (issue 11 item 7)", () => {
-  const limits = { perAddress: { limit: 3, windowSeconds: 900 }, perAddressDaily: { limit: 10, windowSeconds: 86_400 }, perIp: { limit: 1000, windowSeconds: 3600 } };
+  const limits = {
+    perAddress: { limit: 3, windowSeconds: 900 },
+    perAddressDaily: { limit: 10, windowSeconds: 86_400 },
+    perIp: { limit: 1000, windowSeconds: 3600 },
+  };
   const verifyThrough = (endpoint: string) =>
     modules.verify.createVerifyHandler({
       store: modules.store.createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint }),
@@ -183,7 +215,9 @@ describe("a code is unused or has minted exactly one key (issue 11 item 7)", () 
     const now = Date.now();
     const record = { keyHash: "f".repeat(64), keyId: "key_clash", email, createdAt: new Date(now).toISOString(), lastUsedAt: new Date(now).toISOString() };
     const db = client();
-    await db.send(new PutItemCommand({ TableName, Item: { pk: S(`KEY#${record.keyHash}`), sk: S("KEY"), keyId: S("key_other"), email: S("other@example.com") } }));
+    await db.send(
+      new PutItemCommand({ TableName, Item: { pk: S(`KEY#${record.keyHash}`), sk: S("KEY"), keyId: S("key_other"), email: S("other@example.com") } }),
+    );
     db.destroy();
     const link = { tokenHash: "e".repeat(64), keyHash: record.keyHash, expiresAt: now + 60_000 };
     await expect(store.mintKey({ address: email, codeId: code!.codeId, now }, record, link)).rejects.toThrow();

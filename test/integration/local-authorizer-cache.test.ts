@@ -11,7 +11,11 @@ let seen: string;
 let unseen: string;
 
 beforeAll(async () => {
-  api = await startLocalApi("authorizer-cache", { SIGNET_TABLE: "signet-authorizer-cache", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_AUTHORIZER_CACHE_SECONDS: "60" });
+  api = await startLocalApi("authorizer-cache", {
+    SIGNET_TABLE: "signet-authorizer-cache",
+    SIGNET_CONVERSION_MODE: "oneshot",
+    SIGNET_AUTHORIZER_CACHE_SECONDS: "60",
+  });
   seen = await obtainKey(api, "cache-seen");
   unseen = await obtainKey(api, "cache-unseen");
 }, 60_000);

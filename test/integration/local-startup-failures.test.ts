@@ -53,14 +53,19 @@ function expectOneLine(result: { code: number | null; stdout: string; stderr: st
 describe("local/main.ts start-up failures", () => {
   it("a busy API port names the port and PORT", async () => {
     const port = await busyPort();
-    expectOneLine(await start({ PORT: String(port) }), new RegExp(`^Signet cannot start: the API port ${port} on 127\\.0\\.0\\.1 is already in use .*set PORT to a free port$`));
+    expectOneLine(
+      await start({ PORT: String(port) }),
+      new RegExp(`^Signet cannot start: the API port ${port} on 127\\.0\\.0\\.1 is already in use .*set PORT to a free port$`),
+    );
   });
 
   it("a busy mail port names the port and SIGNET_SES_PORT", async () => {
     const port = await busyPort();
     expectOneLine(
       await start({ SIGNET_SES_PORT: String(port) }),
-      new RegExp(`^Signet cannot start: the mail stand-in \\(local SES\\) port ${port} on 127\\.0\\.0\\.1 is already in use .*set SIGNET_SES_PORT to a free port$`),
+      new RegExp(
+        `^Signet cannot start: the mail stand-in \\(local SES\\) port ${port} on 127\\.0\\.0\\.1 is already in use .*set SIGNET_SES_PORT to a free port$`,
+      ),
     );
   });
 
@@ -69,7 +74,9 @@ describe("local/main.ts start-up failures", () => {
     writeFileSync(join(dir, "server.pid"), `${process.pid}\n`); // a live process holds it
     expectOneLine(
       await start({ SIGNET_DATA_DIR: dir }),
-      new RegExp(`^Signet cannot start: the data folder ${dir} is in use by another Signet server \\(pid ${process.pid}\\): .*set SIGNET_DATA_DIR to another folder$`),
+      new RegExp(
+        `^Signet cannot start: the data folder ${dir} is in use by another Signet server \\(pid ${process.pid}\\): .*set SIGNET_DATA_DIR to another folder$`,
+      ),
     );
   });
 
@@ -87,7 +94,10 @@ describe("local/main.ts start-up failures", () => {
   });
 
   it("LibreOffice missing names SIGNET_SOFFICE", async () => {
-    expectOneLine(await start({ SIGNET_SOFFICE: "/nonexistent/soffice" }), /^Signet cannot start: LibreOffice is not at SIGNET_SOFFICE=\/nonexistent\/soffice .*fix SIGNET_SOFFICE/);
+    expectOneLine(
+      await start({ SIGNET_SOFFICE: "/nonexistent/soffice" }),
+      /^Signet cannot start: LibreOffice is not at SIGNET_SOFFICE=\/nonexistent\/soffice .*fix SIGNET_SOFFICE/,
+    );
     // (Without SIGNET_SOFFICE the search also looks in /usr/lib/libreoffice, where this machine has it.)
   });
 

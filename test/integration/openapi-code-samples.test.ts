@@ -18,7 +18,25 @@ const folders: string[] = [];
 
 // The order a reader would run them in: sign writes signed.pdf, which verify reads.
 // The key samples come last: keys-revoke revokes the key the auth-verify sample minted.
-const order = ["info", "health", "openapi", "docs", "auth-register", "auth-verify", "sign", "verify", "timestamp", "verify-key", "annotate-fields", "annotate", "convert", "uploads", "keys-list", "keys-revoke-link", "keys-revoke"];
+const order = [
+  "info",
+  "health",
+  "openapi",
+  "docs",
+  "auth-register",
+  "auth-verify",
+  "sign",
+  "verify",
+  "timestamp",
+  "verify-key",
+  "annotate-fields",
+  "annotate",
+  "convert",
+  "uploads",
+  "keys-list",
+  "keys-revoke-link",
+  "keys-revoke",
+];
 
 const pythonHasRequests = (() => {
   try {
@@ -64,7 +82,9 @@ const runners = {
 
 describe("x-codeSamples in /openapi.json", () => {
   it("the run order names every operation of the document", async () => {
-    const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; "x-codeSamples"?: unknown[] }>> };
+    const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string; "x-codeSamples"?: unknown[] }>>;
+    };
     const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
     expect(operations.length).toBe(order.length);
     for (const operation of operations) expect(operation["x-codeSamples"], operation.operationId).toHaveLength(3);
@@ -74,59 +94,65 @@ describe("x-codeSamples in /openapi.json", () => {
     ["curl", true],
     ["fetch", true],
     ["requests", pythonHasRequests],
-  ] as const)("every %s sample runs against the local server", async (label, available) => {
-    if (!available) return; // python3 without requests: nothing to run it with
-    const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId: string; "x-codeSamples": Array<{ label: string; source: string }> }>>;
-    };
-    const byName = new Map(
-      Object.values(document.paths)
-        .flatMap((methods) => Object.values(methods))
-        .map((operation) => [operation.operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), operation]),
-    );
-    const cwd = mkdtempSync(join(tmpdir(), `signet-samples-${label}-`));
-    folders.push(cwd);
-    symlinkSync(resolve("examples"), join(cwd, "examples"));
-    const email = `${label}@example.com`;
-    let minted = "";
+  ] as const)(
+    "every %s sample runs against the local server",
+    async (label, available) => {
+      if (!available) return; // python3 without requests: nothing to run it with
+      const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, { operationId: string; "x-codeSamples": Array<{ label: string; source: string }> }>>;
+      };
+      const byName = new Map(
+        Object.values(document.paths)
+          .flatMap((methods) => Object.values(methods))
+          .map((operation) => [operation.operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), operation]),
+      );
+      const cwd = mkdtempSync(join(tmpdir(), `signet-samples-${label}-`));
+      folders.push(cwd);
+      symlinkSync(resolve("examples"), join(cwd, "examples"));
+      const email = `${label}@example.com`;
+      let minted = "";
 
-    sampleEnv = {};
-    for (const name of order) {
-      if (name === "keys-revoke-link") {
-        // The sample's own address and key: its notice carries the link, and it is revoked last.
-        const notice = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created").at(-1);
-        const token = /token=(rvk_[0-9A-Za-z]+)/.exec(notice?.body.text ?? "")?.[1];
-        expect(token, `a revocation link in the notice to ${email}`).toBeDefined();
-        const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).json()) as { keys: Array<{ id: string; current: boolean }> };
-        sampleEnv = { REVOKE_TOKEN: token!, SIGNET_KEY: minted, KEY_ID: listed.keys.find((entry) => entry.current)!.id };
+      sampleEnv = {};
+      for (const name of order) {
+        if (name === "keys-revoke-link") {
+          // The sample's own address and key: its notice carries the link, and it is revoked last.
+          const notice = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created").at(-1);
+          const token = /token=(rvk_[0-9A-Za-z]+)/.exec(notice?.body.text ?? "")?.[1];
+          expect(token, `a revocation link in the notice to ${email}`).toBeDefined();
+          const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).json()) as {
+            keys: Array<{ id: string; current: boolean }>;
+          };
+          sampleEnv = { REVOKE_TOKEN: token!, SIGNET_KEY: minted, KEY_ID: listed.keys.find((entry) => entry.current)!.id };
+        }
+        const sample = byName.get(name)?.["x-codeSamples"].find((candidate) => candidate.label === label);
+        expect(sample, `${name} has a ${label} sample`).toBeDefined();
+        let source = sample!.source.replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
+        if (name === "auth-verify") source = source.replaceAll("123456", await latestCode(api.standIns.sesEndpoint, email));
+        const result = await runners[label](source, cwd);
+        if (name === "timestamp") {
+          // This server has no SIGNET_TSA_URL: the sample runs and gets the 422 that names the setting
+          // (test/integration/sign-ltv.test.ts renews timestamps against a loopback TSA).
+          expect(result.status, `${name} (${label}) should fail without a TSA`).not.toBe(0);
+          expect(`${result.stdout}${result.stderr}`).toMatch(/\b422\b/);
+          continue;
+        }
+        expect(result.status, `${name} (${label}) failed:\n${source}\n${result.stderr}\n${result.stdout}`).toBe(0);
+        if (name === "auth-verify") minted = /sgn_[A-Za-z0-9]{38}/.exec(result.stdout)?.[0] ?? "";
+        if (name === "auth-verify") expect(minted).not.toBe("");
+        if (name === "keys-list") expect(result.stdout).toMatch(/key_/);
+        if (name === "uploads") expect(result.stdout).toMatch(/upl_/);
+        if (name === "keys-revoke-link") expect(result.stdout).toMatch(/confirm/i);
+        if (name === "verify") expect(result.stdout).toMatch(/true.*The signature is intact\./i);
       }
-      const sample = byName.get(name)?.["x-codeSamples"].find((candidate) => candidate.label === label);
-      expect(sample, `${name} has a ${label} sample`).toBeDefined();
-      let source = sample!.source.replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
-      if (name === "auth-verify") source = source.replaceAll("123456", await latestCode(api.standIns.sesEndpoint, email));
-      const result = await runners[label](source, cwd);
-      if (name === "timestamp") {
-        // This server has no SIGNET_TSA_URL: the sample runs and gets the 422 that names the setting
-        // (test/integration/sign-ltv.test.ts renews timestamps against a loopback TSA).
-        expect(result.status, `${name} (${label}) should fail without a TSA`).not.toBe(0);
-        expect(`${result.stdout}${result.stderr}`).toMatch(/\b422\b/);
-        continue;
-      }
-      expect(result.status, `${name} (${label}) failed:\n${source}\n${result.stderr}\n${result.stdout}`).toBe(0);
-      if (name === "auth-verify") minted = /sgn_[A-Za-z0-9]{38}/.exec(result.stdout)?.[0] ?? "";
-      if (name === "auth-verify") expect(minted).not.toBe("");
-      if (name === "keys-list") expect(result.stdout).toMatch(/key_/);
-      if (name === "uploads") expect(result.stdout).toMatch(/upl_/);
-      if (name === "keys-revoke-link") expect(result.stdout).toMatch(/confirm/i);
-      if (name === "verify") expect(result.stdout).toMatch(/true.*The signature is intact\./i);
-    }
 
-    // keys-revoke revoked the minted key.
-    expect((await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).status).toBe(401);
+      // keys-revoke revoked the minted key.
+      expect((await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).status).toBe(401);
 
-    // What the samples wrote, checked by independent tools.
-    expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
-    expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
-    expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
-  }, 300_000);
+      // What the samples wrote, checked by independent tools.
+      expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
+      expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
+      expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
+    },
+    300_000,
+  );
 });

@@ -50,7 +50,14 @@ describe("log lines of the middy chain", () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     const requests = lines.filter((line) => line.message === "request");
     expect(requests).toEqual([
-      expect.objectContaining({ correlation_id: "client-id-1", route: "GET /v1/health", status: 200, function_name: "signet-health", function_request_id: "invoke-1", cold_start: expect.any(Boolean) }),
+      expect.objectContaining({
+        correlation_id: "client-id-1",
+        route: "GET /v1/health",
+        status: 200,
+        function_name: "signet-health",
+        function_request_id: "invoke-1",
+        cold_start: expect.any(Boolean),
+      }),
       // Without X-Request-Id the gateway's id is the request id.
       expect.objectContaining({ correlation_id: "gateway-request-id", function_request_id: "invoke-2" }),
     ]);

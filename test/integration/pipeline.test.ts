@@ -63,12 +63,48 @@ describe("the local server and the pipeline", () => {
     { name: "unknown route", method: "GET", path: "/v1/nope", status: 404, code: "NOT_FOUND", message: /no route \/v1\/nope/ },
     { name: "unknown route with a query", method: "GET", path: "/v2/sign?x=1", status: 404, code: "NOT_FOUND", message: /no route/ },
     { name: "wrong method", method: "DELETE", path: "/v1/health", status: 405, code: "METHOD_NOT_ALLOWED", message: /use GET/ },
-    { name: "wrong content type", method: "POST", path: "/v1/verify", body: "document=x", headers: { "content-type": "application/x-www-form-urlencoded" }, status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: /Content-Type: application\/json/ },
+    {
+      name: "wrong content type",
+      method: "POST",
+      path: "/v1/verify",
+      body: "document=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      status: 415,
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      message: /Content-Type: application\/json/,
+    },
     { name: "no content type", method: "POST", path: "/v1/verify", body: Buffer.from("{}"), status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: /got none/ },
-    { name: "malformed JSON", method: "POST", path: "/v1/verify", body: '{"document": {', headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /not valid JSON/ },
+    {
+      name: "malformed JSON",
+      method: "POST",
+      path: "/v1/verify",
+      body: '{"document": {',
+      headers: JSON_TYPE,
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: /not valid JSON/,
+    },
     { name: "empty body", method: "POST", path: "/v1/verify", headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /empty/ },
-    { name: "deep JSON", method: "POST", path: "/v1/verify", body: `{"document":${"[".repeat(40)}${"]".repeat(40)}}`, headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /deeper than 32/ },
-    { name: "body over the cap", method: "POST", path: "/v1/verify", body: JSON.stringify({ document: { base64: "A".repeat(300 * 1024) } }), headers: JSON_TYPE, status: 413, code: "PAYLOAD_TOO_LARGE", message: /^The request body is over the 256 KB limit; upload documents \(up to .+\) with POST \/v1\/uploads and send the reference instead\.$/ },
+    {
+      name: "deep JSON",
+      method: "POST",
+      path: "/v1/verify",
+      body: `{"document":${"[".repeat(40)}${"]".repeat(40)}}`,
+      headers: JSON_TYPE,
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: /deeper than 32/,
+    },
+    {
+      name: "body over the cap",
+      method: "POST",
+      path: "/v1/verify",
+      body: JSON.stringify({ document: { base64: "A".repeat(300 * 1024) } }),
+      headers: JSON_TYPE,
+      status: 413,
+      code: "PAYLOAD_TOO_LARGE",
+      message: /^The request body is over the 256 KB limit; upload documents \(up to .+\) with POST \/v1\/uploads and send the reference instead\.$/,
+    },
     {
       name: "document with both members",
       method: "POST",
@@ -102,7 +138,15 @@ describe("the local server and the pipeline", () => {
       message: /see details/,
       details: [{ field: "body", issue: "unknown member(s): größe" }],
     },
-    { name: "query on a route without one", method: "GET", path: "/v1/health?verbose=1", status: 400, code: "VALIDATION_ERROR", message: /no query parameters/, details: [{ field: "query.verbose", issue: "unknown parameter" }] },
+    {
+      name: "query on a route without one",
+      method: "GET",
+      path: "/v1/health?verbose=1",
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: /no query parameters/,
+      details: [{ field: "query.verbose", issue: "unknown parameter" }],
+    },
     // The service's own fetcher, through the endpoint: SSRF attempts get the error layout.
     ...[
       "https://169.254.169.254/latest/meta-data/",
@@ -121,13 +165,43 @@ describe("the local server and the pipeline", () => {
       // The refusal names the address and its kind (169.254.169.254 is link-local, not public).
       message: /^Could not fetch the document: .*(private|loopback|link-local|global unicast).*, not public\.$/,
     })),
-    { name: "document.url over plain http", method: "POST", path: "/v1/verify", body: JSON.stringify({ document: { url: "http://example.com/a.pdf" } }), headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /must use https \(got http\)/ },
-    { name: "document.url with credentials", method: "POST", path: "/v1/verify", body: JSON.stringify({ document: { url: "https://user:pw@example.com/a.pdf" } }), headers: JSON_TYPE, status: 400, code: "VALIDATION_ERROR", message: /must not contain credentials/ },
-    { name: "missing API key", method: "POST", path: "/v1/sign", body: "{}", headers: JSON_TYPE, status: 401, code: "AUTHENTICATION_ERROR", message: /Authorization: Bearer/ },
+    {
+      name: "document.url over plain http",
+      method: "POST",
+      path: "/v1/verify",
+      body: JSON.stringify({ document: { url: "http://example.com/a.pdf" } }),
+      headers: JSON_TYPE,
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: /must use https \(got http\)/,
+    },
+    {
+      name: "document.url with credentials",
+      method: "POST",
+      path: "/v1/verify",
+      body: JSON.stringify({ document: { url: "https://user:pw@example.com/a.pdf" } }),
+      headers: JSON_TYPE,
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: /must not contain credentials/,
+    },
+    {
+      name: "missing API key",
+      method: "POST",
+      path: "/v1/sign",
+      body: "{}",
+      headers: JSON_TYPE,
+      status: 401,
+      code: "AUTHENTICATION_ERROR",
+      message: /Authorization: Bearer/,
+    },
   ];
 
   it.each(rows)("$name -> $status $code", async (row) => {
-    const { status, json, headers } = await call(row.method, row.path, { ...(row.body !== undefined ? { body: row.body } : {}), ...(row.headers ? { headers: row.headers } : {}) });
+    const { status, json, headers } = await call(row.method, row.path, {
+      ...(row.body !== undefined ? { body: row.body } : {}),
+      ...(row.headers ? { headers: row.headers } : {}),
+    });
     expect(status).toBe(row.status);
     expect(json.code).toBe(row.code);
     expect(json.error).toEqual(expect.any(String));

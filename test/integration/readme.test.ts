@@ -13,7 +13,12 @@ import { startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig, pdfText } from "#test/helpers/pdf-tools.ts";
 
 /** CodeBlock is one fenced block of the README, with the skip reason written above it, if any. */
-interface CodeBlock { lang: string; code: string; skip?: string; line: number }
+interface CodeBlock {
+  lang: string;
+  code: string;
+  skip?: string;
+  line: number;
+}
 
 /** readmeBlocks returns every fenced code block of a Markdown text. */
 function readmeBlocks(markdown: string): CodeBlock[] {
@@ -80,7 +85,10 @@ describe("README.md", () => {
 
     // Each JSON sample output written as a comment in a block is what that block printed.
     runnable.forEach((block, index) => {
-      const samples = block.code.split("\n").filter((line) => /^# [[{]/.test(line)).map((line) => line.slice(2));
+      const samples = block.code
+        .split("\n")
+        .filter((line) => /^# [[{]/.test(line))
+        .map((line) => line.slice(2));
       const printed = outputs[index]!.split("\n");
       for (const sample of samples) expect(printed, `README.md:${block.line}`).toContain(sample);
     });

@@ -28,7 +28,12 @@ describe("S3 identity store on the stand-in", () => {
         createS3IdentityStore({
           bucket: "race",
           p12Password: "",
-          client: new S3Client({ region: "us-east-1", endpoint: fresh.endpoint, forcePathStyle: true, credentials: { accessKeyId: "local", secretAccessKey: "local" } }),
+          client: new S3Client({
+            region: "us-east-1",
+            endpoint: fresh.endpoint,
+            forcePathStyle: true,
+            credentials: { accessKeyId: "local", secretAccessKey: "local" },
+          }),
         }).load();
       const loaded = await Promise.all([make(), make(), make()]);
       expect(new Set(loaded.map((identity) => identity.certificate.fingerprint256)).size).toBe(1);

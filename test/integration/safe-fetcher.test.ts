@@ -144,7 +144,9 @@ describe("safe fetcher", () => {
   });
 
   it("refuses a redirect to a non-http scheme", async () => {
-    const error = await failure(allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent("file:///etc/passwd")}`), { maxBytes: 1024, what: "document" }));
+    const error = await failure(
+      allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent("file:///etc/passwd")}`), { maxBytes: 1024, what: "document" }),
+    );
     expect(error.code).toBe("FETCH_FAILED");
   });
 

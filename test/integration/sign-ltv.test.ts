@@ -82,7 +82,10 @@ async function expectValid(signed: Buffer, count: number): Promise<void> {
 describe("signature levels", () => {
   it("B-T and above without a TSA is LEVEL_UNAVAILABLE naming SIGNET_TSA_URL; B-B is the default then", async () => {
     for (const level of ["B-T", "B-LT", "B-LTA"] as const) {
-      await expect(signDocument(request(level), deps({ timestamper: undefined }))).rejects.toMatchObject({ code: "LEVEL_UNAVAILABLE", message: expect.stringContaining("SIGNET_TSA_URL") });
+      await expect(signDocument(request(level), deps({ timestamper: undefined }))).rejects.toMatchObject({
+        code: "LEVEL_UNAVAILABLE",
+        message: expect.stringContaining("SIGNET_TSA_URL"),
+      });
     }
     const before = pki.served.tsa;
     const signed = await signDocument(request(), deps({ timestamper: undefined }));
@@ -137,7 +140,10 @@ describe("signature levels", () => {
     const stripped = Buffer.from(signed);
     stripped.write("/CRLx", at, "latin1");
     const [signature] = (await verified(stripped)).signatures;
-    expect(signature).toMatchObject({ level: "B-LT", validationData: { offline: false, problem: expect.stringContaining("no embedded OCSP response or CRL covers") } });
+    expect(signature).toMatchObject({
+      level: "B-LT",
+      validationData: { offline: false, problem: expect.stringContaining("no embedded OCSP response or CRL covers") },
+    });
   });
 
   it("B-LT with an OCSP responder named in the certificate embeds OCSP responses", async () => {
@@ -167,7 +173,14 @@ describe("signature levels", () => {
       expect(report.valid, report.reason).toBe(true);
       expect(report.signatures).toMatchObject([
         { level: "B-LTA", documentTimestamp: false, validationData: { offline: true } },
-        { level: null, documentTimestamp: true, integrity: "ok", subFilter: "ETSI.RFC3161", timestamp: { tokenValid: true }, validationData: { offline: true } },
+        {
+          level: null,
+          documentTimestamp: true,
+          integrity: "ok",
+          subFilter: "ETSI.RFC3161",
+          timestamp: { tokenValid: true },
+          validationData: { offline: true },
+        },
       ]);
       expect(report.signers).toHaveLength(1);
     } finally {
@@ -202,7 +215,9 @@ describe("signature levels", () => {
     expect(ltv.ok, ltv.output).toBe(true);
     const report = await verified(renewed);
     expect(report.valid, report.reason).toBe(true);
-    expect(report.signatures.map((signature) => [signature.documentTimestamp, signature.level, signature.integrity, signature.validationData?.offline])).toEqual([
+    expect(
+      report.signatures.map((signature) => [signature.documentTimestamp, signature.level, signature.integrity, signature.validationData?.offline]),
+    ).toEqual([
       [false, "B-LTA", "ok", true],
       [true, null, "ok", true],
       [true, null, "ok", true],
@@ -216,7 +231,10 @@ describe("signature levels", () => {
 
   it("the renewal refuses an unsigned PDF and a server without a TSA", async () => {
     const renewal = { fetcher: noFetch, revocationFetcher: loopback, timestamper: createHttpTimestamper(pki.tsaUrl, 5_000), limits: deps().limits };
-    await expect(timestampDocument({ base64: input.toString("base64") }, renewal)).rejects.toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringContaining("no signature") });
+    await expect(timestampDocument({ base64: input.toString("base64") }, renewal)).rejects.toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: expect.stringContaining("no signature"),
+    });
     await expect(timestampDocument({ base64: input.toString("base64") }, { ...renewal, timestamper: undefined })).rejects.toMatchObject({
       code: "LEVEL_UNAVAILABLE",
       message: expect.stringContaining("SIGNET_TSA_URL"),

@@ -56,7 +56,15 @@ describe("sign and verify over HTTP", () => {
     const verified = await post("/v1/verify", { document: { base64: json.document.base64 } }, false);
     expect(verified.status).toBe(200);
     expect(verified.json).toMatchObject({ valid: true, document: { pages: 4 } });
-    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok", trusted: true, modifiedAfter: false, modificationLevel: "none", changesPermitted: true, level: "B-T", documentTimestamp: false });
+    expect(verified.json.signatures[0]).toMatchObject({
+      integrity: "ok",
+      trusted: true,
+      modifiedAfter: false,
+      modificationLevel: "none",
+      changesPermitted: true,
+      level: "B-T",
+      documentTimestamp: false,
+    });
     expect(verified.json.signatures[0].timestamp).toMatchObject({ imprintValid: true, authority: "CN=Signet Test TSA" });
     expect(verified.json.signer).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com" });
   }, 30_000);
@@ -97,7 +105,10 @@ describe("sign and verify over HTTP", () => {
 
     const lt = await post("/v1/sign", { ...signBody({ base64: input.toString("base64") }), level: "B-LT" });
     expect(lt.status).toBe(422);
-    expect(lt.json).toMatchObject({ code: "LEVEL_UNAVAILABLE", message: expect.stringMatching(/^B-LT needs complete certificate chains, but the chain of "CN=Signet Test TSA"/) });
+    expect(lt.json).toMatchObject({
+      code: "LEVEL_UNAVAILABLE",
+      message: expect.stringMatching(/^B-LT needs complete certificate chains, but the chain of "CN=Signet Test TSA"/),
+    });
 
     const unsigned = await post("/v1/timestamp", { document: { base64: input.toString("base64") } });
     expect(unsigned.status).toBe(422);

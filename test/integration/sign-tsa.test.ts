@@ -31,7 +31,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => broken?.close(() => resolve()));
 });
 
-const sign = (tsaUrl: string) => signPdf(input, { identity, signingTime: new Date(), signerName: "Ada", reason: "r", timestamper: createHttpTimestamper(tsaUrl, 5_000) });
+const sign = (tsaUrl: string) =>
+  signPdf(input, { identity, signingTime: new Date(), signerName: "Ada", reason: "r", timestamper: createHttpTimestamper(tsaUrl, 5_000) });
 
 describe("RFC 3161 timestamps (PAdES B-T)", () => {
   it("adds a token from a real TSA that pdfsig accepts", async () => {

@@ -76,7 +76,13 @@ describe("uploads through the presigned POST", () => {
     const docx = makeLargeDocx(20 * MB, "Twenty megabytes of statement of work");
     const reference = await upload(api.url, key, docx);
     const response = await fetch(`${api.url}/v1/convert?from=docx&upload=${reference}`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
-    expect(response.status, await response.clone().text().then((t) => t.slice(0, 300))).toBe(200);
+    expect(
+      response.status,
+      await response
+        .clone()
+        .text()
+        .then((t) => t.slice(0, 300)),
+    ).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/pdf");
     const pdf = Buffer.from(await response.arrayBuffer());
     expect(await pdfText(pdf)).toContain("Twenty megabytes of statement of work");
@@ -87,7 +93,11 @@ describe("uploads through the presigned POST", () => {
     const fields = await api.postJson("/v1/annotate/fields", { document: { upload: await upload(api.url, key, template) } }, key);
     expect(fields.status).toBe(200);
     expect(JSON.stringify(fields.json)).toContain("date");
-    const filled = await api.postJson("/v1/annotate", { document: { upload: await upload(api.url, key, template) }, fields: [{ id: "date", type: "text", value: "23 November" }] }, key);
+    const filled = await api.postJson(
+      "/v1/annotate",
+      { document: { upload: await upload(api.url, key, template) }, fields: [{ id: "date", type: "text", value: "23 November" }] },
+      key,
+    );
     expect(filled.status, JSON.stringify(filled.json).slice(0, 300)).toBe(200);
     expect(filled.json.document.base64).toMatch(/^data:application\/vnd\.openxmlformats/);
   });
@@ -103,7 +113,10 @@ describe("uploads through the presigned POST", () => {
 
   it("refuses a POST whose policy was tampered with or whose key was changed", async () => {
     const { grant } = await requestUpload(api.url, key);
-    const tampered = await postUpload({ url: grant.url, fields: { ...grant.fields, key: grant.fields.key!.replace(/[0-9a-f]{16}/, "0000000000000000") } }, Buffer.from("%PDF-1.7\n"));
+    const tampered = await postUpload(
+      { url: grant.url, fields: { ...grant.fields, key: grant.fields.key!.replace(/[0-9a-f]{16}/, "0000000000000000") } },
+      Buffer.from("%PDF-1.7\n"),
+    );
     expect(tampered.status).toBe(403);
     expect(tampered.text).toContain("Policy Condition failed");
   });

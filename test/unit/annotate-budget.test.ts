@@ -14,10 +14,22 @@ const count = (xml: string, budget = unlimited): XmlCount => {
 describe("countXml", () => {
   it.each([
     { name: "plain elements", xml: '<?xml version="1.0"?><a><b/><c x="1">t</c></a>', expected: { elements: 3, controls: 0, controlElements: 0 } },
-    { name: "a control and its content", xml: "<w:p><w:sdt><w:sdtPr/><w:sdtContent><w:r/></w:sdtContent></w:sdt><w:r/></w:p>", expected: { elements: 6, controls: 1, controlElements: 4 } },
-    { name: "nested and self-closing controls", xml: "<w:sdt><w:sdtContent><w:sdt/><sdt></sdt></w:sdtContent></w:sdt><x:sdt/>", expected: { elements: 5, controls: 4, controlElements: 5 } },
+    {
+      name: "a control and its content",
+      xml: "<w:p><w:sdt><w:sdtPr/><w:sdtContent><w:r/></w:sdtContent></w:sdt><w:r/></w:p>",
+      expected: { elements: 6, controls: 1, controlElements: 4 },
+    },
+    {
+      name: "nested and self-closing controls",
+      xml: "<w:sdt><w:sdtContent><w:sdt/><sdt></sdt></w:sdtContent></w:sdt><x:sdt/>",
+      expected: { elements: 5, controls: 4, controlElements: 5 },
+    },
     { name: "names that only end in sdt", xml: "<w:sdtPr/><w:xsdt/><w:sdtContent/>", expected: { elements: 3, controls: 0, controlElements: 0 } },
-    { name: "comments and CDATA hiding tags", xml: "<a><!-- <w:sdt> <b> --><![CDATA[<w:sdt><c>]]></a>", expected: { elements: 1, controls: 0, controlElements: 0 } },
+    {
+      name: "comments and CDATA hiding tags",
+      xml: "<a><!-- <w:sdt> <b> --><![CDATA[<w:sdt><c>]]></a>",
+      expected: { elements: 1, controls: 0, controlElements: 0 },
+    },
   ])("counts $name", ({ xml, expected }) => expect(count(xml)).toEqual(expected));
 
   it.each([

@@ -10,8 +10,20 @@ import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, partNames, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 
-const limits = { maxDocxEntries: 5000, maxDocxControls: 2000, maxDocxXmlNodes: 200_000, maxDocxControlNodes: 10_000, maxDocxUncompressedBytes: 200 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024, maxTotalImageBytes: 50 * 1024 * 1024 };
-const noFetch: Fetcher = { fetch: async () => { throw new Error("no network in unit tests"); } };
+const limits = {
+  maxDocxEntries: 5000,
+  maxDocxControls: 2000,
+  maxDocxXmlNodes: 200_000,
+  maxDocxControlNodes: 10_000,
+  maxDocxUncompressedBytes: 200 * 1024 * 1024,
+  maxImageBytes: 10 * 1024 * 1024,
+  maxTotalImageBytes: 50 * 1024 * 1024,
+};
+const noFetch: Fetcher = {
+  fetch: async () => {
+    throw new Error("no network in unit tests");
+  },
+};
 const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits });
 
 async function failure(promise: Promise<unknown>): Promise<SignetError> {
@@ -24,7 +36,8 @@ async function failure(promise: Promise<unknown>): Promise<SignetError> {
   throw new Error("expected a SignetError");
 }
 
-const superdocTag = (fieldId: string, extra: Record<string, unknown> = {}) => JSON.stringify({ fieldId, fieldTypeShort: "text", displayLabel: "Name", ...extra });
+const superdocTag = (fieldId: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ fieldId, fieldTypeShort: "text", displayLabel: "Name", ...extra });
 
 describe("matching (SPEC 3)", () => {
   const docx = buildDocx({
@@ -56,11 +69,13 @@ describe("matching (SPEC 3)", () => {
   });
 
   it("reports every unmatched id and group", async () => {
-    const error = await failure(fill(docx, [
-      { id: "nope", type: "text", value: "x" },
-      { id: "name", type: "text", value: "ok" },
-      { group: "ghosts", type: "text", value: "y" },
-    ]));
+    const error = await failure(
+      fill(docx, [
+        { id: "nope", type: "text", value: "x" },
+        { id: "name", type: "text", value: "ok" },
+        { group: "ghosts", type: "text", value: "y" },
+      ]),
+    );
     expect(error.code).toBe("FIELD_NOT_FOUND");
     expect(error.details).toEqual([
       { field: "fields.0", issue: expect.stringContaining('"nope"') },
@@ -79,11 +94,13 @@ describe("matching (SPEC 3)", () => {
 
 describe("text", () => {
   it("keeps the first run's formatting, drops the placeholder style and state, escapes and breaks lines", async () => {
-    const docx = buildDocx({ body: p(inlineControl({ tag: "note", rPr: "<w:b/><w:color w:val=\"FF0000\"/>" })) });
+    const docx = buildDocx({ body: p(inlineControl({ tag: "note", rPr: '<w:b/><w:color w:val="FF0000"/>' })) });
     const xml = readPart(await fill(docx, [{ id: "note", type: "text", value: "a < b & c\nline two\tTabbed" }]), "word/document.xml");
     expect(xml).not.toContain("showingPlcHdr");
     expect(xml).not.toContain("PlaceholderText");
-    expect(xml).toContain('<w:rPr><w:b/><w:color w:val="FF0000"/></w:rPr><w:t xml:space="preserve">a &lt; b &amp; c</w:t><w:br/><w:t xml:space="preserve">line two</w:t><w:tab/><w:t xml:space="preserve">Tabbed</w:t>');
+    expect(xml).toContain(
+      '<w:rPr><w:b/><w:color w:val="FF0000"/></w:rPr><w:t xml:space="preserve">a &lt; b &amp; c</w:t><w:br/><w:t xml:space="preserve">line two</w:t><w:tab/><w:t xml:space="preserve">Tabbed</w:t>',
+    );
     expect(xml).not.toContain("Click here");
   });
 
@@ -98,7 +115,9 @@ describe("text", () => {
       body: blockControl({ tag: "terms" }, `<w:p><w:pPr><w:jc w:val="center"/></w:pPr>${run("first", "<w:i/>")}</w:p>${p(run("second"))}`),
     });
     const xml = readPart(await fill(docx, [{ id: "terms", type: "text", value: "New terms" }]), "word/document.xml");
-    expect(xml).toContain('<w:sdtContent><w:p><w:pPr><w:jc w:val="center"/></w:pPr><w:r><w:rPr><w:i/></w:rPr><w:t xml:space="preserve">New terms</w:t></w:r></w:p></w:sdtContent>');
+    expect(xml).toContain(
+      '<w:sdtContent><w:p><w:pPr><w:jc w:val="center"/></w:pPr><w:r><w:rPr><w:i/></w:rPr><w:t xml:space="preserve">New terms</w:t></w:r></w:p></w:sdtContent>',
+    );
     expect(xml).not.toContain("second");
   });
 
@@ -136,11 +155,24 @@ describe("text", () => {
     const dir = mkdtempSync(join(tmpdir(), "signet-annotate-endnote-"));
     try {
       writeFileSync(join(dir, "filled.docx"), out);
-      execFileSync("soffice", [`-env:UserInstallation=${pathToFileURL(join(dir, "profile")).href}`, "--headless", "--norestore", "--convert-to", "pdf", "--outdir", dir, join(dir, "filled.docx")], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-        timeout: 60_000,
-        stdio: "ignore",
-      });
+      execFileSync(
+        "soffice",
+        [
+          `-env:UserInstallation=${pathToFileURL(join(dir, "profile")).href}`,
+          "--headless",
+          "--norestore",
+          "--convert-to",
+          "pdf",
+          "--outdir",
+          dir,
+          join(dir, "filled.docx"),
+        ],
+        {
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+          timeout: 60_000,
+          stdio: "ignore",
+        },
+      );
       const text = execFileSync("pdftotext", [join(dir, "filled.pdf"), "-"], { encoding: "utf8" });
       expect(text).toContain("Endnote: Filled in the endnote");
       expect(text).not.toContain("Endnote placeholder");
@@ -150,7 +182,7 @@ describe("text", () => {
   }, 90_000);
 
   it("fills {{id}} placeholders, leaves unknown ones and never re-reads values as tags", async () => {
-    const docx = buildDocx({ body: p(run("Dear {{first")+ run("Name}}, ref {{other}}")) + p(inlineControl({ tag: "firstName" })) });
+    const docx = buildDocx({ body: p(run("Dear {{first") + run("Name}}, ref {{other}}")) + p(inlineControl({ tag: "firstName" })) });
     const xml = readPart(await fill(docx, [{ id: "firstName", type: "text", value: "Ada {{other}}" }]), "word/document.xml");
     expect(xml).toContain("Dear Ada {{other}}");
     expect(xml).toContain("ref {{other}}");
@@ -214,7 +246,13 @@ describe("type checks", () => {
 describe("checkbox, table, image", () => {
   it("toggles a checkbox state and symbol both ways", async () => {
     const docx = buildDocx({ body: p(checkboxControl({ tag: "yes", checked: false })) + p(checkboxControl({ tag: "no", checked: true })) });
-    const xml = readPart(await fill(docx, [{ id: "yes", type: "checkbox", value: "true" }, { id: "no", type: "checkbox", value: false }]), "word/document.xml");
+    const xml = readPart(
+      await fill(docx, [
+        { id: "yes", type: "checkbox", value: "true" },
+        { id: "no", type: "checkbox", value: false },
+      ]),
+      "word/document.xml",
+    );
     const [yes, no] = xml.split("<w:sdt>").slice(1);
     expect(yes).toContain('<w14:checked w14:val="1"/>');
     expect(yes).toContain("<w:t>\u2612</w:t>");
@@ -224,7 +262,10 @@ describe("checkbox, table, image", () => {
 
   it("appends escaped rows, copying the last row's style when asked", async () => {
     const docx = buildDocx({ body: blockControl({ tag: "items" }, table([["Item", "Qty"]], { cellRPr: "<w:b/>" })) });
-    const rows = [["Widget <big>", "2"], ["Gadget & co", "10"]];
+    const rows = [
+      ["Widget <big>", "2"],
+      ["Gadget & co", "10"],
+    ];
     const copied = readPart(await fill(docx, [{ id: "items", type: "table", value: rows, options: { copyRowStyle: true } }]), "word/document.xml");
     expect(copied.match(/<w:tr>/g)).toHaveLength(3);
     expect(copied).toContain('<w:rPr><w:b/></w:rPr><w:t xml:space="preserve">Widget &lt;big&gt;</w:t>');
@@ -243,7 +284,9 @@ describe("checkbox, table, image", () => {
     const body = readPart(out, "word/document.xml");
     expect(body).toContain(`<wp:extent cx="${100 * 9525}" cy="${50 * 9525}"/>`);
     const rid = /r:embed="([^"]+)"/.exec(body)![1]!;
-    expect(readPart(out, "word/_rels/document.xml.rels")).toContain(`Id="${rid}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/signet-image-1.png"`);
+    expect(readPart(out, "word/_rels/document.xml.rels")).toContain(
+      `Id="${rid}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/signet-image-1.png"`,
+    );
     // The header has its own relationships part.
     const headerRels = readPart(out, "word/_rels/header1.xml.rels");
     expect(headerRels).toContain('Target="media/signet-image-1.png"');
@@ -264,7 +307,13 @@ describe("package safety", () => {
     const docx = buildDocx({ body: p(run("x")) });
     const PizZip = (await import("pizzip")).default;
     const zip = new PizZip(docx);
-    zip.file("word/document.xml", `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]>${zip.file("word/document.xml")!.asText().replace(/^<\?xml[^>]*\?>/, "")}`);
+    zip.file(
+      "word/document.xml",
+      `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]>${zip
+        .file("word/document.xml")!
+        .asText()
+        .replace(/^<\?xml[^>]*\?>/, "")}`,
+    );
     const error = await failure(fill(zip.generate({ type: "nodebuffer" }), []));
     expect(error.code).toBe("INVALID_DOCUMENT");
     expect(error.message).toContain("DTD");

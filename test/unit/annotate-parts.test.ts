@@ -39,8 +39,8 @@ describe("scanPart", () => {
   it("finds outermost controls, sections and paragraph text across split runs", async () => {
     const xml =
       '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' +
-      '<w:p><w:r><w:t>{{a</w:t></w:r><w:r><w:t>b}} &amp; <![CDATA[x]]></w:t></w:r></w:p><!-- <w:sdt> in a comment -->' +
-      '<w:sdt><w:sdtPr/><w:sdtContent><w:p><w:sdt><w:sdtContent/></w:sdt></w:p></w:sdtContent></w:sdt>' +
+      "<w:p><w:r><w:t>{{a</w:t></w:r><w:r><w:t>b}} &amp; <![CDATA[x]]></w:t></w:r></w:p><!-- <w:sdt> in a comment -->" +
+      "<w:sdt><w:sdtPr/><w:sdtContent><w:p><w:sdt><w:sdtContent/></w:sdt></w:p></w:sdtContent></w:sdt>" +
       '<w:p w:rsidR="a>b"><w:pPr><w:sectPr/></w:pPr></w:p><w:sectPr><w:pgSz w:w="1"/></w:sectPr></w:body></w:document>';
     const scan = await scanPart(xml, "test");
     expect(scan.controls).toHaveLength(1);
@@ -123,11 +123,26 @@ describe("scanPart", () => {
 describe("text width", () => {
   it("caps natural-size images at the section's own text width", async () => {
     // A5 portrait: 8391 twips wide, 1000 twips margins each side = 6391 twips = 426.07 px.
-    const docx = buildDocx({ body: p(inlineControl({ tag: "pic" })), sectPr: '<w:sectPr><w:pgSz w:w="8391" w:h="11906"/><w:pgMar w:left="1000" w:right="1000" w:top="1000" w:bottom="1000"/></w:sectPr>' });
-    const fetcher: Fetcher = { fetch: async () => { throw new Error("unused"); } };
+    const docx = buildDocx({
+      body: p(inlineControl({ tag: "pic" })),
+      sectPr: '<w:sectPr><w:pgSz w:w="8391" w:h="11906"/><w:pgMar w:left="1000" w:right="1000" w:top="1000" w:bottom="1000"/></w:sectPr>',
+    });
+    const fetcher: Fetcher = {
+      fetch: async () => {
+        throw new Error("unused");
+      },
+    };
     const out = await fillTemplate(docx, [{ id: "pic", type: "image", value: dataUri(makePng(1000, 500)) }], {
       fetcher,
-      limits: { maxDocxEntries: 100, maxDocxUncompressedBytes: 10_000_000, maxDocxControls: 100, maxDocxXmlNodes: 10_000, maxDocxControlNodes: 10_000, maxImageBytes: 1_000_000, maxTotalImageBytes: 50_000_000 },
+      limits: {
+        maxDocxEntries: 100,
+        maxDocxUncompressedBytes: 10_000_000,
+        maxDocxControls: 100,
+        maxDocxXmlNodes: 10_000,
+        maxDocxControlNodes: 10_000,
+        maxImageBytes: 1_000_000,
+        maxTotalImageBytes: 50_000_000,
+      },
     });
     expect(readPart(out, "word/document.xml")).toContain(`<wp:extent cx="${Math.round((6391 / 15) * 9525)}" cy="${Math.round((6391 / 30) * 9525)}"/>`);
   });

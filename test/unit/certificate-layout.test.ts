@@ -39,7 +39,9 @@ async function pageSizes(bytes: Uint8Array): Promise<string[]> {
   try {
     await writeFile(join(dir, "a.pdf"), bytes);
     const { stdout } = await run("pdfinfo", ["-f", "1", "-l", "999", join(dir, "a.pdf")]);
-    return [...stdout.matchAll(/Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/g)].map((match) => `${Math.round(Number(match[1]))}x${Math.round(Number(match[2]))}`);
+    return [...stdout.matchAll(/Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/g)].map(
+      (match) => `${Math.round(Number(match[1]))}x${Math.round(Number(match[2]))}`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -52,7 +54,10 @@ describe("certificate layout", () => {
     { name: "a page too small for the layout (A4 instead)", size: { width: 200, height: 300 }, expected: "595x842" },
     { name: "no size given (A4)", size: undefined, expected: "595x842" },
   ])("takes the document's page size: $name", async ({ size, expected }) => {
-    const bytes = await draw(certificate({ events: Array.from({ length: 80 }, (_, i) => ({ type: "scroll", timestamp: `2026-11-22T09:${String(i % 60).padStart(2, "0")}:00Z` })) }), size);
+    const bytes = await draw(
+      certificate({ events: Array.from({ length: 80 }, (_, i) => ({ type: "scroll", timestamp: `2026-11-22T09:${String(i % 60).padStart(2, "0")}:00Z` })) }),
+      size,
+    );
     const sizes = await pageSizes(bytes);
     expect(sizes.length).toBeGreaterThan(1);
     for (const found of sizes) expect(found).toBe(expected);
@@ -69,7 +74,12 @@ describe("certificate layout", () => {
 
   it("shows the converted PDF's SHA-256 and the signatures already in the document when given", async () => {
     const text = await pdfText(
-      await draw(certificate({ convertedPdfSha256: "ef".repeat(32), existingSignatures: [{ signer: "Grace Hopper", signedAt: new Date("2026-11-01T08:00:00Z") }, { signer: "" }] })),
+      await draw(
+        certificate({
+          convertedPdfSha256: "ef".repeat(32),
+          existingSignatures: [{ signer: "Grace Hopper", signedAt: new Date("2026-11-01T08:00:00Z") }, { signer: "" }],
+        }),
+      ),
     );
     expect(text.replace(/\s/g, "")).toContain("ef".repeat(32));
     expect(text).toContain("SIGNATURES ALREADY IN THE DOCUMENT (2)");

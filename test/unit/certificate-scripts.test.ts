@@ -52,7 +52,10 @@ function expectAllEmbedded(fonts: string): void {
 
 describe("certificate page text comes back as typed (pdftotext), every font embedded (pdffonts)", () => {
   it.each([
-    { family: "Latin with accents (NFD input comes back NFC)", values: ["Zoë Ångström-Núñez", "Zoe\u0308 Franc\u0327ois Dvořák", "Łódź, Ærøskøbing, İstanbul"] },
+    {
+      family: "Latin with accents (NFD input comes back NFC)",
+      values: ["Zoë Ångström-Núñez", "Zoe\u0308 Franc\u0327ois Dvořák", "Łódź, Ærøskøbing, İstanbul"],
+    },
     { family: "Greek", values: ["Πέτρος Παπαδόπουλος", "Σύμβαση μίσθωσης αρ. 42"] },
     { family: "Cyrillic", values: ["Иван Петров", "Договор аренды № 42 — версия 3"] },
     { family: "Hebrew and Arabic inside left-to-right text", values: ["Name: חוזה שכירות 42", "Signer: محمد علي توقيع (2024)", "Ref ABC-7 שלום 12 עולם"] },
@@ -133,4 +136,3 @@ describe("long values are never cut silently (issue 14 item 5)", () => {
     expect(extracted).not.toContain(value.slice(VALUE_LIMIT - 5, VALUE_LIMIT + 5).replace(/\s/g, ""));
   });
 });
-

@@ -32,7 +32,10 @@ function odt(manifestExtra = ""): Buffer {
   const zip = new PizZip();
   zip.file("mimetype", "application/vnd.oasis.opendocument.text", { compression: "STORE" });
   zip.file("content.xml", "<office:document-content/>");
-  zip.file("META-INF/manifest.xml", `<manifest:manifest><manifest:file-entry manifest:full-path="content.xml">${manifestExtra}</manifest:file-entry></manifest:manifest>`);
+  zip.file(
+    "META-INF/manifest.xml",
+    `<manifest:manifest><manifest:file-entry manifest:full-path="content.xml">${manifestExtra}</manifest:file-entry></manifest:manifest>`,
+  );
   return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
 }
 

@@ -23,8 +23,22 @@ describe("parseMultipartFile", () => {
     ["JSON content type", { body: one.body, contentType: "application/json" }, "UNSUPPORTED_MEDIA_TYPE"],
     ["multipart without boundary", { body: one.body, contentType: "multipart/form-data" }, "VALIDATION_ERROR"],
     ["wrong field name", multipartBody([{ name: "document", fileName: "a.docx", data: "abc" }]), "VALIDATION_ERROR"],
-    ["two files", multipartBody([{ name: "file", fileName: "a.docx", data: "a" }, { name: "file", fileName: "b.docx", data: "b" }]), "VALIDATION_ERROR"],
-    ["a file and a text field", multipartBody([{ name: "file", fileName: "a.docx", data: "a" }, { name: "note", data: "hi" }]), "VALIDATION_ERROR"],
+    [
+      "two files",
+      multipartBody([
+        { name: "file", fileName: "a.docx", data: "a" },
+        { name: "file", fileName: "b.docx", data: "b" },
+      ]),
+      "VALIDATION_ERROR",
+    ],
+    [
+      "a file and a text field",
+      multipartBody([
+        { name: "file", fileName: "a.docx", data: "a" },
+        { name: "note", data: "hi" },
+      ]),
+      "VALIDATION_ERROR",
+    ],
     ["the file as a text field", multipartBody([{ name: "file", data: "abc" }]), "VALIDATION_ERROR"],
     ["no parts", multipartBody([]), "VALIDATION_ERROR"],
     ["a file over the limit", multipartBody([{ name: "file", fileName: "big.docx", data: Buffer.alloc(2048) }]), "PAYLOAD_TOO_LARGE"],

@@ -4,7 +4,12 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { errorTable } from "#http/error-table.ts";
 
-interface DocRow { code: string; status: number; when: string; fix: string }
+interface DocRow {
+  code: string;
+  status: number;
+  when: string;
+  fix: string;
+}
 
 /** documentedErrors reads the rows of the table in docs/errors.md: | `CODE` | status | when | how to fix |. */
 function documentedErrors(markdown: string): DocRow[] {

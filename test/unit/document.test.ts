@@ -15,7 +15,10 @@ const noFetch: Fetcher = {
 };
 
 async function rejection(promise: Promise<unknown>): Promise<SignetError> {
-  const error = await promise.then(() => new Error("expected a rejection"), (e: unknown) => e);
+  const error = await promise.then(
+    () => new Error("expected a rejection"),
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SignetError);
   return error as SignetError;
 }
@@ -155,7 +158,12 @@ describe("checkZipInflation", () => {
   };
 
   it("passes an honest package", async () => {
-    expect(await check([{ name: "a.xml", data: "a".repeat(100_000) }, { name: "b.bin", data: "b", stored: true }])).toBe("ok");
+    expect(
+      await check([
+        { name: "a.xml", data: "a".repeat(100_000) },
+        { name: "b.bin", data: "b", stored: true },
+      ]),
+    ).toBe("ok");
   });
 
   it("refuses an entry whose declared size lies (a 2 MB entry declared as 1 KB)", async () => {
@@ -228,12 +236,30 @@ describe("resolveDocument", () => {
     ["neither member", {}, ["pdf"], "VALIDATION_ERROR", /exactly one/],
     ["invalid base64", { base64: "%%%%" }, ["pdf"], "VALIDATION_ERROR", /not valid base64/],
     ["random bytes", { base64: Buffer.from("just some text").toString("base64") }, ["pdf", "docx"], "INVALID_DOCUMENT", /neither a PDF nor a DOCX/],
-    ["a zip that is not a DOCX", { base64: buildZip([{ name: "a.txt", data: "a" }]).toString("base64") }, ["docx"], "INVALID_DOCUMENT", /without word\/document.xml/],
+    [
+      "a zip that is not a DOCX",
+      { base64: buildZip([{ name: "a.txt", data: "a" }]).toString("base64") },
+      ["docx"],
+      "INVALID_DOCUMENT",
+      /without word\/document.xml/,
+    ],
     ["a PDF where DOCX is required", { base64: PDF.toString("base64") }, ["docx"], "INVALID_DOCUMENT", /takes DOCX/],
     ["an encrypted office file", { base64: oleFile(["EncryptionInfo", "EncryptedPackage"]).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
     ["a password-protected Word 97 file", { base64: wordFile(true).toString("base64") }, ["docx"], "ENCRYPTED_DOCUMENT", /password/],
-    ["a plain Word 97 .doc", { base64: wordFile(false).toString("base64") }, ["pdf", "docx"], "INVALID_DOCUMENT", /Word 97-2003 \.doc.*convert it to DOCX first/],
-    ["a bare OLE header (no readable directory)", { base64: Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).toString("base64") }, ["docx"], "INVALID_DOCUMENT", /OLE compound file/],
+    [
+      "a plain Word 97 .doc",
+      { base64: wordFile(false).toString("base64") },
+      ["pdf", "docx"],
+      "INVALID_DOCUMENT",
+      /Word 97-2003 \.doc.*convert it to DOCX first/,
+    ],
+    [
+      "a bare OLE header (no readable directory)",
+      { base64: Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).toString("base64") },
+      ["docx"],
+      "INVALID_DOCUMENT",
+      /OLE compound file/,
+    ],
     ["an empty document", { base64: "" }, ["pdf"], "VALIDATION_ERROR", /not valid base64/],
     ["an oversize document", { base64: Buffer.alloc(limits.maxDocumentBytes + 10).toString("base64") }, ["pdf"], "PAYLOAD_TOO_LARGE", /1 MB limit/],
   ];

@@ -5,8 +5,14 @@ import { attachmentDisposition, base64Text, bodyPartsOf, json } from "#http/resp
 describe("json with base64Text members", () => {
   it("gives the same text JSON.stringify would", () => {
     const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => i & 0xff));
-    const body = { document: { base64: base64Text(bytes), contentType: "application/pdf" }, list: [base64Text(bytes.subarray(0, 10), "data:image/png;base64,"), "plain"] };
-    const expected = JSON.stringify({ document: { base64: bytes.toString("base64"), contentType: "application/pdf" }, list: [`data:image/png;base64,${bytes.subarray(0, 10).toString("base64")}`, "plain"] });
+    const body = {
+      document: { base64: base64Text(bytes), contentType: "application/pdf" },
+      list: [base64Text(bytes.subarray(0, 10), "data:image/png;base64,"), "plain"],
+    };
+    const expected = JSON.stringify({
+      document: { base64: bytes.toString("base64"), contentType: "application/pdf" },
+      list: [`data:image/png;base64,${bytes.subarray(0, 10).toString("base64")}`, "plain"],
+    });
     expect(json(200, body).body).toBe(expected);
   });
 

@@ -26,7 +26,9 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
       } else res.writeHead(200, { "content-length": body.length }).end(body);
     } else if (req.method === "PUT") {
       if (req.headers["if-none-match"] === "*" && objects.has(key)) {
-        res.writeHead(412, { "content-type": "application/xml" }).end('<?xml version="1.0"?><Error><Code>PreconditionFailed</Code><Message>exists</Message></Error>');
+        res
+          .writeHead(412, { "content-type": "application/xml" })
+          .end('<?xml version="1.0"?><Error><Code>PreconditionFailed</Code><Message>exists</Message></Error>');
         return;
       }
       objects.set(key, Buffer.concat(chunks));
@@ -110,14 +112,21 @@ describe("the P12 password from SSM Parameter Store (issue 17 item 3)", () => {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { Name: string; WithDecryption: boolean };
         seen.push({ target: req.headers["x-amz-target"] as string | undefined, body });
         if (body.Name === "/signet/p12") {
-          res.writeHead(200, { "content-type": "application/x-amz-json-1.1" }).end(JSON.stringify({ Parameter: { Name: body.Name, Type: "SecureString", Value: "s3cret-pw" } }));
+          res
+            .writeHead(200, { "content-type": "application/x-amz-json-1.1" })
+            .end(JSON.stringify({ Parameter: { Name: body.Name, Type: "SecureString", Value: "s3cret-pw" } }));
         } else {
           res.writeHead(400, { "content-type": "application/x-amz-json-1.1" }).end(JSON.stringify({ __type: "ParameterNotFound", message: "not found" }));
         }
       });
     });
     try {
-      const client = new SSMClient({ region: "us-east-1", endpoint: ssm.url(""), maxAttempts: 1, credentials: { accessKeyId: "test", secretAccessKey: "test" } });
+      const client = new SSMClient({
+        region: "us-east-1",
+        endpoint: ssm.url(""),
+        maxAttempts: 1,
+        credentials: { accessKeyId: "test", secretAccessKey: "test" },
+      });
       expect(await readSecureParameter("/signet/p12", client)).toBe("s3cret-pw");
       expect(seen[0]).toEqual({ target: "AmazonSSM.GetParameter", body: { Name: "/signet/p12", WithDecryption: true } });
       const failure = (await readSecureParameter("/signet/missing", client).catch((error: unknown) => error)) as Error & { code: string };

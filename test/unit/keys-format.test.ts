@@ -47,7 +47,11 @@ describe("API key format (SPEC 6)", () => {
     ["a freshly generated key", valid, { ok: true }],
     ["a key with one random character changed", flip(valid, 10), { ok: false, reason: "checksum" }],
     ["a key with one checksum character changed", flip(valid, 40), { ok: false, reason: "checksum" }],
-    ["two characters swapped", valid.slice(0, 5) + valid[6] + valid[5] + valid.slice(7), valid[5] === valid[6] ? { ok: true } : { ok: false, reason: "checksum" }],
+    [
+      "two characters swapped",
+      valid.slice(0, 5) + valid[6] + valid[5] + valid.slice(7),
+      valid[5] === valid[6] ? { ok: true } : { ok: false, reason: "checksum" },
+    ],
     ["a key cut short by one", valid.slice(0, -1), { ok: false, reason: "malformed" }],
     ["a key with one extra character", `${valid}x`, { ok: false, reason: "malformed" }],
     ["another prefix", `sk_${valid.slice(3)}`, { ok: false, reason: "malformed" }],

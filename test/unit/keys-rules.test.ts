@@ -12,16 +12,16 @@ import {
 } from "#functions/timeouts.ts";
 import { mailboxOf, normalizeEmail } from "#domain/keys/email-address.ts";
 import { denialMessages } from "#domain/keys/key-service.ts";
-import { REGISTER_DAILY_WINDOW_SECONDS, REGISTER_PER_ADDRESS, describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/keys/rate-limit.ts";
 import {
-  CODE_MAX_WRONG_TRIES,
-  CODE_TTL_SECONDS,
-  checkCode,
-  generateCode,
-  hashCode,
-  newCodeRecord,
-  type CodeRecord,
-} from "#domain/keys/verification-code.ts";
+  REGISTER_DAILY_WINDOW_SECONDS,
+  REGISTER_PER_ADDRESS,
+  describeWindow,
+  ipBucketOf,
+  planRules,
+  planSlots,
+  type RateLimit,
+} from "#domain/keys/rate-limit.ts";
+import { CODE_MAX_WRONG_TRIES, CODE_TTL_SECONDS, checkCode, generateCode, hashCode, newCodeRecord, type CodeRecord } from "#domain/keys/verification-code.ts";
 
 describe("e-mail normalisation", () => {
   // One row: input, expected display form (or the refusal's issue pattern).
@@ -47,7 +47,7 @@ describe("e-mail normalisation", () => {
     ["me@exam\tple.com", /control characters/],
     ["me@example.com, other@example.com", /bare address/],
     ["Me <me@example.com>", /bare address/],
-    ["\"me\"@example.com", /bare address/],
+    ['"me"@example.com', /bare address/],
     ["me @example.com", /bare address/],
     [".me@example.com", /before the @/],
     ["me.@example.com", /before the @/],
@@ -111,11 +111,51 @@ describe("sliding-window rate limit slots", () => {
   const rows: Array<[string, Array<[number, number]>, ReturnType<typeof planSlots>]> = [
     ["nothing used yet", [], { allowed: true, freeSlots: [0, 1, 2] }],
     ["one used a minute ago", [[0, now - min]], { allowed: true, freeSlots: [1, 2] }],
-    ["all three used recently", [[0, now - 10 * min], [1, now - 5 * min], [2, now - min]], { allowed: false, retryAfterSeconds: 300 }],
-    ["the oldest just left the window", [[0, now - 15 * min], [1, now - 5 * min], [2, now - min]], { allowed: true, freeSlots: [0] }],
-    ["all three used this very millisecond", [[0, now], [1, now], [2, now]], { allowed: false, retryAfterSeconds: 900 }],
-    ["a slot beyond the limit is ignored", [[0, now], [1, now], [7, now]], { allowed: true, freeSlots: [2] }],
-    ["retry-after rounds up and is at least 1", [[0, now - 15 * min + 10], [1, now], [2, now]], { allowed: false, retryAfterSeconds: 1 }],
+    [
+      "all three used recently",
+      [
+        [0, now - 10 * min],
+        [1, now - 5 * min],
+        [2, now - min],
+      ],
+      { allowed: false, retryAfterSeconds: 300 },
+    ],
+    [
+      "the oldest just left the window",
+      [
+        [0, now - 15 * min],
+        [1, now - 5 * min],
+        [2, now - min],
+      ],
+      { allowed: true, freeSlots: [0] },
+    ],
+    [
+      "all three used this very millisecond",
+      [
+        [0, now],
+        [1, now],
+        [2, now],
+      ],
+      { allowed: false, retryAfterSeconds: 900 },
+    ],
+    [
+      "a slot beyond the limit is ignored",
+      [
+        [0, now],
+        [1, now],
+        [7, now],
+      ],
+      { allowed: true, freeSlots: [2] },
+    ],
+    [
+      "retry-after rounds up and is at least 1",
+      [
+        [0, now - 15 * min + 10],
+        [1, now],
+        [2, now],
+      ],
+      { allowed: false, retryAfterSeconds: 1 },
+    ],
   ];
   it.each(rows)("%s", (_name, used, expected) => {
     expect(planSlots(new Map(used), rule, now)).toEqual(expected);
@@ -160,7 +200,18 @@ describe("several rules at once (IP, address per 15 minutes, address per day)", 
   const quarterFull = slots(10, 5, 1); // oldest 10 minutes ago
   // One row: the slots of [ip, 15 minutes, day], expected verdict.
   const rows: Array<[string, [Map<number, number>, Map<number, number>, Map<number, number>], ReturnType<typeof planRules>]> = [
-    ["all free", [none, none, none], { allowed: true, plans: [{ allowed: true, freeSlots: range(20) }, { allowed: true, freeSlots: [0, 1, 2] }, { allowed: true, freeSlots: range(10) }] }],
+    [
+      "all free",
+      [none, none, none],
+      {
+        allowed: true,
+        plans: [
+          { allowed: true, freeSlots: range(20) },
+          { allowed: true, freeSlots: [0, 1, 2] },
+          { allowed: true, freeSlots: range(10) },
+        ],
+      },
+    ],
     ["only the 15-minute rule full", [none, quarterFull, slots(10, 5, 1)], { allowed: false, rule: 1, retryAfterSeconds: 5 * 60 }],
     ["only the day full", [none, slots(45), dayFull], { allowed: false, rule: 2, retryAfterSeconds: 24 * 3600 - 45 * 60 }],
     ["both address rules full: the day's longer wait wins", [none, quarterFull, dayFull], { allowed: false, rule: 2, retryAfterSeconds: 24 * 3600 - 45 * 60 }],
@@ -168,7 +219,14 @@ describe("several rules at once (IP, address per 15 minutes, address per day)", 
     ["equal waits: the first rule is named", [slots(...Array(20).fill(59)), slots(14, 5, 1), none], { allowed: false, rule: 0, retryAfterSeconds: 60 }],
   ];
   it.each(rows)("%s", (_name, [ipUsed, quarterUsed, dayUsed], expected) => {
-    const plan = planRules([{ used: ipUsed, rule: ip }, { used: quarterUsed, rule: quarter }, { used: dayUsed, rule: daily }], now);
+    const plan = planRules(
+      [
+        { used: ipUsed, rule: ip },
+        { used: quarterUsed, rule: quarter },
+        { used: dayUsed, rule: daily },
+      ],
+      now,
+    );
     expect(plan).toEqual(expected);
   });
 });

@@ -30,7 +30,10 @@ beforeAll(async () => {
 describe("@libpdf/core internals", () => {
   it("runs against the exact version they were written for (package.json pins it)", () => {
     const installed = (createRequire(import.meta.url)("@libpdf/core/package.json") as { version: string }).version;
-    expect(installed, `@libpdf/core ${installed} is installed; libpdf-internals.ts was written for ${LIBPDF_VERSION}. Re-check every accessor there, then update LIBPDF_VERSION and the pin.`).toBe(LIBPDF_VERSION);
+    expect(
+      installed,
+      `@libpdf/core ${installed} is installed; libpdf-internals.ts was written for ${LIBPDF_VERSION}. Re-check every accessor there, then update LIBPDF_VERSION and the pin.`,
+    ).toBe(LIBPDF_VERSION);
     const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { dependencies: Record<string, string> };
     expect(manifest.dependencies["@libpdf/core"]).toBe(LIBPDF_VERSION);
   });

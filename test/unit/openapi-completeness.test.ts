@@ -66,7 +66,12 @@ describe("the OpenAPI document is complete", () => {
       const shape = (route.query as z.ZodObject | undefined)?.shape ?? {};
       const pathShape = route.params?.shape ?? {};
       const parameters = operation.parameters ?? [];
-      expect(parameters.filter((parameter) => parameter.in === "path").map((parameter) => parameter.name).sort()).toEqual(Object.keys(pathShape).sort());
+      expect(
+        parameters
+          .filter((parameter) => parameter.in === "path")
+          .map((parameter) => parameter.name)
+          .sort(),
+      ).toEqual(Object.keys(pathShape).sort());
       for (const name of Object.keys(pathShape)) expect(route.path).toContain(`{${name}}`);
       for (const parameter of parameters.filter((parameter) => parameter.in === "path")) expect(parameter.required).toBe(true);
       const queryParameters = parameters.filter((parameter) => parameter.in !== "path");
@@ -126,7 +131,8 @@ describe("the OpenAPI document is complete", () => {
   });
 
   it("has a request example for sign (PDF and DOCX), annotate with every field type and a group, and verify", () => {
-    const values = (name: string) => examplesOf(operationOf(routes.find((route) => route.name === name)!)!.requestBody?.content["application/json"]).map((example) => example.value);
+    const values = (name: string) =>
+      examplesOf(operationOf(routes.find((route) => route.name === name)!)!.requestBody?.content["application/json"]).map((example) => example.value);
     const sign = JSON.stringify(values("sign"));
     expect(sign).toContain("JVBERi0"); // a real PDF, base64
     expect(sign).toMatch(/\.docx"/);
@@ -139,7 +145,9 @@ describe("the OpenAPI document is complete", () => {
   it("documents the binary answer of convert with its Content-Disposition, PDF and DOCX", () => {
     const convert = operationOf(routes.find((route) => route.name === "convert")!)!;
     const ok = convert.responses["200"]!;
-    expect(Object.keys(ok.content ?? {})).toEqual(expect.arrayContaining(["application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"]));
+    expect(Object.keys(ok.content ?? {})).toEqual(
+      expect.arrayContaining(["application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"]),
+    );
     expect(Object.keys(ok.headers ?? {})).toContain("Content-Disposition");
   });
 

@@ -18,9 +18,7 @@ describe("the OpenAPI document", () => {
     expect(operation).toBeDefined();
     expect(operation!.responses["200"]).toBeDefined();
     for (const code of errorCodesOf(route)) {
-      const listed = Object.values(operation!.responses).some((response) =>
-        JSON.stringify(response).includes(`"${code}"`),
-      );
+      const listed = Object.values(operation!.responses).some((response) => JSON.stringify(response).includes(`"${code}"`));
       expect(listed, `${code} documented`).toBe(true);
     }
     expect(operation!.security).toEqual(route.auth ? [{ bearerAuth: [] }] : []);

@@ -12,14 +12,64 @@ let dir: string;
 beforeAll(() => {
   dir = scratchDir("pkcs12");
   // A root CA and an RSA leaf it issued, so the file carries a chain.
-  openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "root.key", "-out", "root.pem", "-days", "2", "-subj", "/CN=P12 Root", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign");
+  openssl(
+    dir,
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "root.key",
+    "-out",
+    "root.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=P12 Root",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign",
+  );
   openssl(dir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=P12 Leaf");
   openssl(dir, "x509", "-req", "-in", "leaf.csr", "-CA", "root.pem", "-CAkey", "root.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "2");
-  openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ec.key", "-out", "ec.pem", "-days", "2", "-subj", "/CN=P12 EC");
+  openssl(
+    dir,
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    "ec.key",
+    "-out",
+    "ec.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=P12 EC",
+  );
 }, 60_000);
 
 function export12(name: string, inputs: { key: string; cert: string; chain?: string }, password: string, extra: string[] = []): Buffer {
-  openssl(dir, "pkcs12", "-export", "-inkey", inputs.key, "-in", inputs.cert, ...(inputs.chain ? ["-certfile", inputs.chain] : []), "-out", name, "-passout", `pass:${password}`, ...extra);
+  openssl(
+    dir,
+    "pkcs12",
+    "-export",
+    "-inkey",
+    inputs.key,
+    "-in",
+    inputs.cert,
+    ...(inputs.chain ? ["-certfile", inputs.chain] : []),
+    "-out",
+    name,
+    "-passout",
+    `pass:${password}`,
+    ...extra,
+  );
   return readFileSync(join(dir, name));
 }
 

@@ -35,7 +35,13 @@ function deps(extra: Partial<SignDependencies> = {}): SignDependencies {
     converter: fakeConverter,
     identities: { load: async () => identity },
     fonts: testFonts,
-    limits: { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxAuditEvents: 10_000, maxMetadataBytes: 16 * 1024 },
+    limits: {
+      maxDocumentBytes: 25 * 1024 * 1024,
+      maxEntries: 5000,
+      maxUncompressedBytes: 200 * 1024 * 1024,
+      maxAuditEvents: 10_000,
+      maxMetadataBytes: 16 * 1024,
+    },
     now: () => new Date("2026-11-22T10:00:00Z"),
     ...extra,
   };
@@ -94,7 +100,9 @@ describe("audit trail certificate page", () => {
     const signed = await signDocument(request(), deps());
     await expectSignedPdf(signed, { input });
     const page = await pdfText(signed, { first: 3 });
-    const order = ["2026-11-22 08:56:00 UTC", "2026-11-22 09:55:00 UTC", "2026-11-22 09:57:00.250 UTC", "2026-11-22 09:59:30 UTC"].map((time) => page.indexOf(time));
+    const order = ["2026-11-22 08:56:00 UTC", "2026-11-22 09:55:00 UTC", "2026-11-22 09:57:00.250 UTC", "2026-11-22 09:59:30 UTC"].map((time) =>
+      page.indexOf(time),
+    );
     expect(order.every((position) => position >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });
@@ -142,14 +150,16 @@ describe("audit trail certificate page", () => {
     expect(page).not.toContain("convertedfromit");
     expect(page).not.toContain("Signaturesalreadyinthedocument");
   });
-
 });
 
 describe("listSignatures (the certificate's earlier signatures)", () => {
   it("names each signature already in a document with the time its dictionary claims", async () => {
     const once = await signDocument(request({ certificate: { enabled: false }, signer: { name: "Ada Lovelace", email: "ada@example.com" } }), deps());
     const later = () => new Date("2026-11-22T11:30:00Z");
-    const twice = await signDocument(request({ document: { base64: once.toString("base64") }, signer: { name: "Grace Hopper", email: "grace@example.com" } }), deps({ now: later }));
+    const twice = await signDocument(
+      request({ document: { base64: once.toString("base64") }, signer: { name: "Grace Hopper", email: "grace@example.com" } }),
+      deps({ now: later }),
+    );
     const pdf = await PDF.load(twice);
     expect(listSignatures(pdf)).toEqual([
       { signer: "Ada Lovelace", signedAt: new Date("2026-11-22T10:00:00Z") },
@@ -162,7 +172,11 @@ describe("listSignatures (the certificate's earlier signatures)", () => {
 describe("sign input rules", () => {
   it.each([
     ["no submit event", { auditTrail: [{ type: "ready" as const, timestamp: "2026-11-22T09:55:00Z" }] }, "MISSING_SUBMIT_EVENT"],
-    ["too many events", { auditTrail: Array.from({ length: 11 }, () => ({ type: "submit" as const, timestamp: "2026-11-22T09:55:00Z" })) }, "PAYLOAD_TOO_LARGE"],
+    [
+      "too many events",
+      { auditTrail: Array.from({ length: 11 }, () => ({ type: "submit" as const, timestamp: "2026-11-22T09:55:00Z" })) },
+      "PAYLOAD_TOO_LARGE",
+    ],
     ["metadata too large", { metadata: { blob: "x".repeat(200) } }, "PAYLOAD_TOO_LARGE"],
     ["not a PDF or DOCX", { document: { base64: Buffer.from("hello world").toString("base64") } }, "INVALID_DOCUMENT"],
   ])("%s -> %s", async (_name, extra, code) => {

@@ -29,7 +29,24 @@ describe("local identity store", () => {
 
   it("prefers an operator's P12 (made by openssl) over identity.pem", async () => {
     const dir = scratchDir("identity-p12");
-    openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Operator Signing/O=Example");
+    openssl(
+      dir,
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "key.pem",
+      "-out",
+      "cert.pem",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=Operator Signing/O=Example",
+    );
     openssl(dir, "pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "identity.p12", "-passout", "pass:s3cret");
     writeFileSync(join(dir, "identity.pem"), identityToPem(await generateIdentity({ keyType: "EC" })));
     const identity = await createLocalIdentityStore({ dir, p12Password: "s3cret" }).load();
@@ -48,7 +65,9 @@ describe("local identity store", () => {
     const keyOnly = leaf.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
     const broken = scratchDir("identity-broken");
     writeFileSync(join(broken, "identity.pem"), keyOnly);
-    const failure = await createLocalIdentityStore({ dir: broken, p12Password: "" }).load().catch((error: Error) => error);
+    const failure = await createLocalIdentityStore({ dir: broken, p12Password: "" })
+      .load()
+      .catch((error: Error) => error);
     expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
     expect(String((failure as Error).message)).not.toContain(keyOnly.split("\n")[1]!);
     expect((failure as Error).message).toMatch(/no certificate in the bundle matches the private key/);
@@ -59,7 +78,9 @@ describe("identity store errors", () => {
   it("keep the server's file path out of the caller's message and in the logged cause", async () => {
     const dir = scratchDir("identity-leak");
     writeFileSync(join(dir, "identity.pem"), "not a pem bundle at all");
-    const failure = (await createLocalIdentityStore({ dir, p12Password: "" }).load().catch((error: unknown) => error)) as Error;
+    const failure = (await createLocalIdentityStore({ dir, p12Password: "" })
+      .load()
+      .catch((error: unknown) => error)) as Error;
     expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
     expect(failure.message).toMatch(/^The service's signing identity cannot be used: /);
     expect(failure.message).not.toContain(dir);
@@ -86,7 +107,9 @@ describe("identity store errors", () => {
         maxAttempts: 1,
         credentials: { accessKeyId: "test", secretAccessKey: "test" },
       });
-      const failure = (await createS3IdentityStore({ bucket: "identity-bucket", p12Password: "", client }).load().catch((error: unknown) => error)) as Error & { code: string };
+      const failure = (await createS3IdentityStore({ bucket: "identity-bucket", p12Password: "", client })
+        .load()
+        .catch((error: unknown) => error)) as Error & { code: string };
       expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: "The signing identity bucket cannot be read; retry later." });
       expect(failure.cause).toBeDefined();
     } finally {

@@ -52,7 +52,10 @@ const edits: Record<string, (doc: PDF) => void | Promise<void>> = {
     // The value on the field, the viewer asked to redraw it (what a minimal form filler writes).
     const form = doc.getForm()!;
     form.getTextField("name")!.getDict().set("V", PdfString.fromString("Grace Hopper"));
-    doc.getCatalog().getDict("AcroForm", (ref: PdfRef) => doc.getObject(ref))!.set("NeedAppearances", PdfBool.of(true));
+    doc
+      .getCatalog()
+      .getDict("AcroForm", (ref: PdfRef) => doc.getObject(ref))!
+      .set("NeedAppearances", PdfBool.of(true));
   },
   "a form value change with a redrawn widget (libpdf setValue)": (doc) => {
     // libpdf rewrites the appearance of the field's kid widget in place: pyHanko's rules cover
@@ -62,7 +65,12 @@ const edits: Record<string, (doc: PDF) => void | Promise<void>> = {
   "an added annotation": (doc) => {
     const page = firstPage(doc);
     const note = doc.register(
-      PdfDict.of({ Type: PdfName.of("Annot"), Subtype: PdfName.of("Square"), Rect: new PdfArray([60, 60, 160, 160].map((value) => PdfNumber.of(value))), C: new PdfArray([PdfNumber.of(1), PdfNumber.of(0), PdfNumber.of(0)]) }),
+      PdfDict.of({
+        Type: PdfName.of("Annot"),
+        Subtype: PdfName.of("Square"),
+        Rect: new PdfArray([60, 60, 160, 160].map((value) => PdfNumber.of(value))),
+        C: new PdfArray([PdfNumber.of(1), PdfNumber.of(0), PdfNumber.of(0)]),
+      }),
     );
     const annots = page.dict.getArray("Annots", (ref: PdfRef) => doc.getObject(ref));
     if (annots) annots.push(note);

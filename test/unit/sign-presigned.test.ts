@@ -28,7 +28,13 @@ function deps(): SignDependencies {
     converter: { convert: () => Promise.reject(new Error("no conversion in this test")) },
     identities: { load: async () => identity },
     fonts: testFonts,
-    limits: { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxAuditEvents: 10_000, maxMetadataBytes: 16 * 1024 },
+    limits: {
+      maxDocumentBytes: 25 * 1024 * 1024,
+      maxEntries: 5000,
+      maxUncompressedBytes: 200 * 1024 * 1024,
+      maxAuditEvents: 10_000,
+      maxMetadataBytes: 16 * 1024,
+    },
     now: () => new Date("2026-11-22T10:00:00Z"),
   };
 }
@@ -62,7 +68,11 @@ function expectAllHold(pdf: Buffer, count: number): void {
 /** auditRecordOf reads the audit record from the last signature's dictionary. */
 async function auditRecordOf(pdf: Buffer): Promise<Record<string, unknown>> {
   const doc = await PDF.load(pdf);
-  const field = doc.getForm()!.getFields().filter((item) => item.type === "signature").at(-1)!;
+  const field = doc
+    .getForm()!
+    .getFields()
+    .filter((item) => item.type === "signature")
+    .at(-1)!;
   const dict = (field as unknown as { getSignatureDict(): PdfDict }).getSignatureDict();
   return JSON.parse(dict.getString(AUDIT_RECORD_KEY)!.asString()) as Record<string, unknown>;
 }
@@ -109,7 +119,11 @@ describe("signing a PDF that already holds signatures", () => {
     expectAllHold(signed, 2);
     // The complete audit trail is in the new signature's dictionary, covered by the signature.
     const record = await auditRecordOf(signed);
-    expect(record).toMatchObject({ format: "signet-audit-record/1", eventId: "evt_12", signer: { name: "Ada Lovelace", email: "ada@example.com", ip: "192.0.2.7" } });
+    expect(record).toMatchObject({
+      format: "signet-audit-record/1",
+      eventId: "evt_12",
+      signer: { name: "Ada Lovelace", email: "ada@example.com", ip: "192.0.2.7" },
+    });
     expect((record.events as Array<{ type: string }>).map((event) => event.type)).toEqual(["ready", "submit"]);
   });
 

@@ -16,7 +16,13 @@ beforeAll(async () => {
   identity = await generateIdentity();
 }, 30_000);
 
-const limits = { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxAuditEvents: 10_000, maxMetadataBytes: 16 * 1024 };
+const limits = {
+  maxDocumentBytes: 25 * 1024 * 1024,
+  maxEntries: 5000,
+  maxUncompressedBytes: 200 * 1024 * 1024,
+  maxAuditEvents: 10_000,
+  maxMetadataBytes: 16 * 1024,
+};
 
 function deps(extra: Partial<SignDependencies["limits"]> = {}): SignDependencies {
   return {
@@ -45,7 +51,10 @@ describe("signature structure", () => {
     const input = await makePdf(2);
     const signed = await signDocument(request(input, false), deps());
     const doc = await PDF.load(signed);
-    const field = doc.getForm()!.getFields().find((item) => item.type === "signature")!;
+    const field = doc
+      .getForm()!
+      .getFields()
+      .find((item) => item.type === "signature")!;
     const widget = (field as unknown as { getDict(): PdfDict }).getDict();
     const pageRef = widget.get("P") as PdfRef;
     const page = doc.getObject(pageRef) as PdfDict;
@@ -94,7 +103,11 @@ describe("signature structure", () => {
     // /ID keeps its first half (the document's identity) and gets a new second half (this version).
     const twice = await bb(signed);
     expect(pyhankoValidate(twice).allHold).toBe(true);
-    const ids = (text: string) => [...text.matchAll(/\/ID\s*\[\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>/g)].at(-1)!.slice(1).map((id) => id!.toUpperCase());
+    const ids = (text: string) =>
+      [...text.matchAll(/\/ID\s*\[\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>/g)]
+        .at(-1)!
+        .slice(1)
+        .map((id) => id!.toUpperCase());
     const [before1, before2] = ids(signed.toString("latin1"));
     const [after1, after2] = ids(twice.toString("latin1"));
     expect(after1).toBe(before1);
@@ -109,13 +122,19 @@ describe("page limit (issue 11, item 8)", () => {
     const signing = await signDocument(request(huge), deps()).catch((error: unknown) => error);
     expect(signing).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
     expect((signing as Error).message).toMatch(/200000 pages; Signet accepts at most 10000\. Split the document\./);
-    const verifying = await verifyDocument({ base64: huge.toString("base64") }, { fetcher: deps().fetcher, limits, trust: async () => ({ anchors: [] }) }).catch((error: unknown) => error);
+    const verifying = await verifyDocument(
+      { base64: huge.toString("base64") },
+      { fetcher: deps().fetcher, limits, trust: async () => ({ anchors: [] }) },
+    ).catch((error: unknown) => error);
     expect(verifying).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
   }, 60_000);
 
   it("counts the pages a nested tree really has against a configured limit", async () => {
     const input = hugePdf(30, 10);
-    await expect(openPdf(input, 29)).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/30 pages; Signet accepts at most 29/) });
+    await expect(openPdf(input, 29)).rejects.toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      message: expect.stringMatching(/30 pages; Signet accepts at most 29/),
+    });
     expect((await openPdf(input, 30)).pages).toBe(30);
     const signed = await signDocument(request(input), deps({ maxPdfPages: 30 }));
     await expectSignedPdf(signed, { input });

@@ -15,7 +15,13 @@ beforeAll(async () => {
   service = await generateIdentity({ keyType: "EC" });
   trust = { anchors: [service.certificate] };
   input = await makePdf(2);
-  signed = await signPdf(input, { identity: service, signingTime: new Date("2026-11-22T10:00:00Z"), signerName: "Ada Lovelace", reason: "r", contactInfo: "ada@example.com" });
+  signed = await signPdf(input, {
+    identity: service,
+    signingTime: new Date("2026-11-22T10:00:00Z"),
+    signerName: "Ada Lovelace",
+    reason: "r",
+    contactInfo: "ada@example.com",
+  });
   await expectSignedPdf(signed, { input });
 }, 30_000);
 
@@ -85,7 +91,12 @@ describe("verifySignatures", () => {
     expect((await pdfsig(foreign))[0]!.valid).toBe(true);
     const foreignReport = await verify(foreign);
     expect(foreignReport.valid).toBe(true);
-    expect(foreignReport.signatures[0]).toMatchObject({ subFilter: "adbe.pkcs7.detached", integrity: "ok", trusted: false, certificateSubject: "CN=Other Tool Signer" });
+    expect(foreignReport.signatures[0]).toMatchObject({
+      subFilter: "adbe.pkcs7.detached",
+      integrity: "ok",
+      trusted: false,
+      certificateSubject: "CN=Other Tool Signer",
+    });
 
     const both = await signPdf(foreign, { identity: service, signingTime: new Date(), signerName: "Ada Lovelace", reason: "r" });
     // pdfsig agrees: the other tool's signature stays valid beside ours.
@@ -124,7 +135,10 @@ describe("verifySignatures", () => {
 
 describe("openPdf (shared by signing and verification)", () => {
   it("names encrypted and damaged PDFs, and counts pages once", async () => {
-    await expect(openPdf(Buffer.from("%PDF-1.7\nthis is not a pdf"))).rejects.toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringMatching(/damaged/) });
+    await expect(openPdf(Buffer.from("%PDF-1.7\nthis is not a pdf"))).rejects.toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: expect.stringMatching(/damaged/),
+    });
     const { execFileSync } = await import("node:child_process");
     const { writeFileSync, readFileSync } = await import("node:fs");
     const { scratchDir } = await import("#test/helpers/sign-tools.ts");

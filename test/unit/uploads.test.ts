@@ -27,7 +27,8 @@ describe("upload references", () => {
   it("are refused without reading the store when malformed (400), expired or another key's (404)", async () => {
     const at = new Date("2026-11-23T00:00:00Z");
     const reference = newUploadReference("k_abc", at);
-    const attempt = (keyId: string | undefined, ref: string, now: Date) => readUpload(keyId, ref, { store: untouched, settings, now: () => now }).catch((error: unknown) => error);
+    const attempt = (keyId: string | undefined, ref: string, now: Date) =>
+      readUpload(keyId, ref, { store: untouched, settings, now: () => now }).catch((error: unknown) => error);
 
     const malformed = await attempt("k_abc", "uploads/../identity.pem", at);
     expect(malformed).toBeInstanceOf(SignetError);
@@ -49,9 +50,9 @@ describe("OpenAPI", () => {
   it("describes POST /v1/uploads behind the API key, and the limits that hold on AWS", () => {
     const operation = document.paths["/v1/uploads"].post;
     expect(operation.security).toEqual([{ bearerAuth: [] }]);
-    expect(Object.keys(operation.responses["200"].content["application/json"].schema.properties ?? document.components.schemas.UploadGrant.properties).sort()).toEqual(
-      ["expiresAt", "fields", "maxBytes", "upload", "url"],
-    );
+    expect(
+      Object.keys(operation.responses["200"].content["application/json"].schema.properties ?? document.components.schemas.UploadGrant.properties).sort(),
+    ).toEqual(["expiresAt", "fields", "maxBytes", "upload", "url"]);
     expect(document.info.description).toMatch(/about 3\.3 MB of document as base64 JSON, about 4\.5 MB as a multipart file/);
     expect(document.info.description).toContain("POST /v1/uploads");
   });

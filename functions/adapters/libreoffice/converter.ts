@@ -286,7 +286,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
    * convertInSlot runs one job in its slot. Warm first; a document that crashes the warm instance
    * is retried at once one-shot on the slot's (initialised) warm profile, and remembered (SHA-256)
    * so that next time it is handed over to the warm instance as a `--convert-to` job (handOver);
- * documents known to crash a load over UNO (crashesUnoLoad) are handed over on first sight.
+   * documents known to crash a load over UNO (crashesUnoLoad) are handed over on first sight.
    * Answers whether the slot's warm instance was
    * stopped for the job, so that the caller restarts it once the answer is out.
    */
@@ -295,7 +295,11 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     const deadline = Date.now() + settings.timeoutMs;
     const jobDir = await mkdtemp(join(env.workDir, "jobs", "job-"));
     // Hashed only when there is something to look up or to remember (a 25 MB upload takes ~40 ms).
-    const digest = () => createHash("sha256").update(request.bytes).update(`${request.from}>${request.to}:${request.pdfa === true}`).digest("hex");
+    const digest = () =>
+      createHash("sha256")
+        .update(request.bytes)
+        .update(`${request.from}>${request.to}:${request.pdfa === true}`)
+        .digest("hex");
     try {
       let job = await writeInput(request, jobDir);
       if (!warmUsable || !env.warm) return { output: await oneShot(env, slot, job, deadline, "oneshot"), stopped: false };

@@ -14,7 +14,10 @@ export function conversionTimeout(timeoutMs: number): SignetError {
 
 /** unreadable: LibreOffice ran to the end but produced no valid output (422 INVALID_DOCUMENT). */
 export function unreadable(from: SourceFormat): SignetError {
-  return new SignetError("INVALID_DOCUMENT", `LibreOffice could not read the file as ${from}; check that it opens in a word processor and that from= names its format.`);
+  return new SignetError(
+    "INVALID_DOCUMENT",
+    `LibreOffice could not read the file as ${from}; check that it opens in a word processor and that from= names its format.`,
+  );
 }
 
 /** ExitDetails is how a LibreOffice process ended, for the log. */

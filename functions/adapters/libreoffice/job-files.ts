@@ -68,7 +68,9 @@ export async function freshOutput(job: JobFiles, name: string): Promise<JobFiles
 export function crashesUnoLoad(request: ConversionRequest): boolean {
   if (request.from !== "docx") return false;
   try {
-    return readZipDirectory(request.bytes, { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER }).some((entry) => entry.name === "word/comments.xml");
+    return readZipDirectory(request.bytes, { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER }).some(
+      (entry) => entry.name === "word/comments.xml",
+    );
   } catch {
     return false;
   }

@@ -38,7 +38,12 @@ export async function runOneShot(run: OneShotRun, job: JobFiles, deadline: numbe
   ];
   let result: GroupResult;
   try {
-    result = await runGroup(run.soffice, args, { env: run.env, cwd: run.cwd, timeoutMs: Math.max(1, deadline - Date.now()), ...(run.guard ? { guard: run.guard } : {}) });
+    result = await runGroup(run.soffice, args, {
+      env: run.env,
+      cwd: run.cwd,
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      ...(run.guard ? { guard: run.guard } : {}),
+    });
   } catch (error) {
     throw notStarted(error);
   }

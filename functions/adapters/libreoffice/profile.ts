@@ -25,9 +25,7 @@ const settings: Array<{ path: string; name: string; value: string }> = [
 const registryModifications = [
   '<?xml version="1.0" encoding="UTF-8"?>',
   '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
-  ...settings.map(
-    (s) => `<item oor:path="${s.path.replace(/'/g, "&apos;")}"><prop oor:name="${s.name}" oor:op="fuse"><value>${s.value}</value></prop></item>`,
-  ),
+  ...settings.map((s) => `<item oor:path="${s.path.replace(/'/g, "&apos;")}"><prop oor:name="${s.name}" oor:op="fuse"><value>${s.value}</value></prop></item>`),
   "</oor:items>",
   "",
 ].join("\n");
@@ -44,7 +42,19 @@ export async function seedProfile(dir: string): Promise<string> {
 }
 
 // Variables soffice may see; everything else (AWS_* credentials above all) is withheld.
-const passThrough = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "FONTCONFIG_PATH", "FONTCONFIG_FILE", "LD_LIBRARY_PATH", "URE_BOOTSTRAP", "UNO_PATH", "PYTHONHOME"];
+const passThrough = [
+  "PATH",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "FONTCONFIG_PATH",
+  "FONTCONFIG_FILE",
+  "LD_LIBRARY_PATH",
+  "URE_BOOTSTRAP",
+  "UNO_PATH",
+  "PYTHONHOME",
+];
 
 /**
  * sofficeEnvironment builds the allow-listed environment for LibreOffice and its UNO driver:
@@ -86,7 +96,9 @@ export async function locateSoffice(configured: string | undefined, env: NodeJS.
     }
   }
   const versioned = existsSync("/opt")
-    ? readdirSync("/opt").filter((name) => name.startsWith("libreoffice")).map((name) => `/opt/${name}/program/soffice`)
+    ? readdirSync("/opt")
+        .filter((name) => name.startsWith("libreoffice"))
+        .map((name) => `/opt/${name}/program/soffice`)
     : [];
   for (const candidate of [...versioned, ...lambdaGlobs]) {
     if (await executable(candidate)) return candidate;

@@ -164,11 +164,14 @@ export class WarmOffice implements OfficeProcess {
     if (queued) return Promise.resolve(queued);
     if (this.dead) return Promise.resolve("exit");
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiter = undefined;
-        this.kill();
-        resolve("timeout");
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.waiter = undefined;
+          this.kill();
+          resolve("timeout");
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       this.waiter = (message) => {
         clearTimeout(timer);
         resolve(message);

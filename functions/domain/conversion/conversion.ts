@@ -60,7 +60,8 @@ async function checkDocx(bytes: Uint8Array, limits: DocumentLimits): Promise<voi
     throw invalid("The file is an OLE compound file (an old binary Office format), not a DOCX; upload a .docx file or set from= to its real format.");
   }
   if (type === "zip") throw invalid("The file is a zip archive without word/document.xml, so it is not a DOCX; check that you uploaded the right file.");
-  if (type !== "docx" || !entries) throw invalid(`The file is ${type === "pdf" ? "a PDF" : "not a DOCX (not a zip package)"}; upload a .docx file or set from= to its real format.`);
+  if (type !== "docx" || !entries)
+    throw invalid(`The file is ${type === "pdf" ? "a PDF" : "not a DOCX (not a zip package)"}; upload a .docx file or set from= to its real format.`);
   if (entries.some((entry) => entry.encrypted)) throw encrypted("DOCX");
   // LibreOffice inflates without a cap: check what the entries really unpack to first.
   await checkZipInflation(bytes, entries, limits, "DOCX");
@@ -92,7 +93,9 @@ async function checkOdt(bytes: Uint8Array, limits: DocumentLimits): Promise<void
 }
 
 function checkRtf(bytes: Uint8Array): void {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 64)).toString("latin1").replace(/^\uFEFF|^\s+/, "");
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 64))
+    .toString("latin1")
+    .replace(/^\uFEFF|^\s+/, "");
   if (!head.startsWith("{\\rtf")) throw invalid("The file is not RTF (it does not start with {\\rtf); upload an .rtf file or set from= to its real format.");
 }
 

@@ -150,16 +150,24 @@ function checkFields(template: Template, fields: readonly Field[], placeholders:
   const fillsPlaceholder = (field: Field) => field.id !== undefined && placeholders.has(field.id);
   const missing: ErrorDetail[] = [];
   fields.forEach((field, i) => {
-    if (matches[i]!.length === 0 && !fillsPlaceholder(field)) missing.push({ field: fieldName(i), issue: `${label(field)} matches no content control or {{placeholder}}` });
+    if (matches[i]!.length === 0 && !fillsPlaceholder(field))
+      missing.push({ field: fieldName(i), issue: `${label(field)} matches no content control or {{placeholder}}` });
   });
   if (missing.length > 0) {
-    throw new SignetError("FIELD_NOT_FOUND", `${missing.length} field(s) match nothing in the template; check the ids and groups in details against the template's fields.`, { details: missing, next: "list-fields" });
+    throw new SignetError(
+      "FIELD_NOT_FOUND",
+      `${missing.length} field(s) match nothing in the template; check the ids and groups in details against the template's fields.`,
+      { details: missing, next: "list-fields" },
+    );
   }
   const mismatched: ErrorDetail[] = [];
   fields.forEach((field, i) => {
     for (const control of matches[i]!) {
       if (!accepts[field.type].includes(control.kind)) {
-        mismatched.push({ field: fieldName(i), issue: `a ${field.type} value cannot go into ${kindNames[control.kind]} (${control.part.name}, control ${control.index})` });
+        mismatched.push({
+          field: fieldName(i),
+          issue: `a ${field.type} value cannot go into ${kindNames[control.kind]} (${control.part.name}, control ${control.index})`,
+        });
         break;
       }
     }
@@ -227,9 +235,13 @@ async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise
     if ((field.type === "image" || field.type === "signature") && !first.has(field.value as string)) first.set(field.value as string, i);
   });
   const overBudget = (i: number) =>
-    new SignetError("PAYLOAD_TOO_LARGE", `The images of this request add up to more than the ${formatBytes(budget)} total image limit; send fewer or smaller images.`, {
-      details: [{ field: `${fieldName(i)}.value`, issue: `exceeds the total image budget of ${budget} bytes` }],
-    });
+    new SignetError(
+      "PAYLOAD_TOO_LARGE",
+      `The images of this request add up to more than the ${formatBytes(budget)} total image limit; send fewer or smaller images.`,
+      {
+        details: [{ field: `${fieldName(i)}.value`, issue: `exceeds the total image budget of ${budget} bytes` }],
+      },
+    );
   const images = new Map<string, LoadedImage>();
   let used = 0;
   const urls: Array<[string, number]> = [];

@@ -131,7 +131,9 @@ export function fillCheckbox(control: Control, checked: boolean): void {
     text.appendChild(control.part.writer.text(symbol));
   } else {
     const font = symbolState ? attr(symbolState, NS.w14, "font") : null;
-    const rPr = font ? control.part.writer.el("w", "rPr", {}, [control.part.writer.el("w", "rFonts", { ascii: font, hAnsi: font, eastAsia: font })]) : undefined;
+    const rPr = font
+      ? control.part.writer.el("w", "rPr", {}, [control.part.writer.el("w", "rFonts", { ascii: font, hAnsi: font, eastAsia: font })])
+      : undefined;
     content.appendChild(textRun(control.part.writer, symbol, rPr));
   }
   clearPlaceholderState(control);

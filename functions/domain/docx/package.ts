@@ -14,9 +14,13 @@ function checkEntryNames(names: readonly string[]): void {
   for (const name of names) {
     const why = unsafeEntryName(name) ?? (seen.has(name) ? "appears twice" : undefined);
     if (why) {
-      throw new SignetError("INVALID_DOCUMENT", `The DOCX has a zip entry named ${JSON.stringify(name)}, which ${why}; save the document again from Word or LibreOffice.`, {
-        details: [{ field: "document", issue: `zip entry ${JSON.stringify(name)} ${why}` }],
-      });
+      throw new SignetError(
+        "INVALID_DOCUMENT",
+        `The DOCX has a zip entry named ${JSON.stringify(name)}, which ${why}; save the document again from Word or LibreOffice.`,
+        {
+          details: [{ field: "document", issue: `zip entry ${JSON.stringify(name)} ${why}` }],
+        },
+      );
     }
     seen.add(name);
   }

@@ -32,7 +32,10 @@ export interface PartScan {
 }
 
 const refused = (what: string) =>
-  new SignetError("INVALID_DOCUMENT", `The DOCX part ${what} declares a DTD or entities, which Signet refuses for safety; save the document again from Word or LibreOffice.`);
+  new SignetError(
+    "INVALID_DOCUMENT",
+    `The DOCX part ${what} declares a DTD or entities, which Signet refuses for safety; save the document again from Word or LibreOffice.`,
+  );
 
 /**
  * scanPart makes one streaming pass over a WordprocessingML part with the saxes XML parser. It does

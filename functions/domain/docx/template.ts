@@ -132,7 +132,7 @@ export class Template {
       const fragment = part.fragments[i]!;
       for (const element of [fragment, ...descendants(fragment, NS.w, "sdt")]) {
         this.controlFragment.set(element, { part, fragment: i });
-        this.controls.push(describe(element, part, index++, element === fragment ? scan.controls[i]!.parent : element.parentNode?.localName ?? ""));
+        this.controls.push(describe(element, part, index++, element === fragment ? scan.controls[i]!.parent : (element.parentNode?.localName ?? "")));
       }
       if (i % DESCRIBE_SLICE === DESCRIBE_SLICE - 1) await yieldToLoop();
     }
@@ -210,7 +210,11 @@ function kindOf(element: Element, properties: Element | undefined, parent: strin
   if (properties && firstChild(properties, NS.w14, "checkbox")) return "checkbox";
   if (properties && firstChild(properties, NS.w, "picture")) return "picture";
   const content = firstChild(element, NS.w, "sdtContent");
-  const children = content ? childElements(content).filter((child) => child.namespaceURI === NS.w).map((child) => child.localName) : [];
+  const children = content
+    ? childElements(content)
+        .filter((child) => child.namespaceURI === NS.w)
+        .map((child) => child.localName)
+    : [];
   if (children.includes("tbl") || children.includes("tr")) return "table";
   if (children.includes("p") || children.includes("tc")) return "block";
   if (children.length === 0 && ["body", "tc", "txbxContent", "hdr", "ftr", "footnote", "endnote", "sdtContent"].includes(parent)) {

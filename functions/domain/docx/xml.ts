@@ -16,7 +16,10 @@ export const NS = {
 /** rejectDtd refuses XML carrying a document type or entity declaration (no DTD, no entity expansion). */
 export function rejectDtd(xml: string, what: string): void {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
-    throw new SignetError("INVALID_DOCUMENT", `The DOCX part ${what} declares a DTD or entities, which Signet refuses for safety; save the document again from Word or LibreOffice.`);
+    throw new SignetError(
+      "INVALID_DOCUMENT",
+      `The DOCX part ${what} declares a DTD or entities, which Signet refuses for safety; save the document again from Word or LibreOffice.`,
+    );
   }
 }
 

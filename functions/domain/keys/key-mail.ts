@@ -1,7 +1,6 @@
 import type { MailMessage } from "#domain/keys/mailer.ts";
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** codeMail is the e-mail carrying a verification code. */
 export function codeMail(to: string, code: string, expiresAt: Date): MailMessage {
@@ -15,7 +14,7 @@ export function codeMail(to: string, code: string, expiresAt: Date): MailMessage
     "If you did not ask for an API key, ignore this e-mail: nothing happens without the code.",
   ].join("\n");
   const html = [
-    "<!doctype html><html><body style=\"font-family:sans-serif\">",
+    '<!doctype html><html><body style="font-family:sans-serif">',
     "<p>Your Signet verification code is:</p>",
     `<p style="font-size:28px;font-weight:bold;letter-spacing:4px">${escapeHtml(code)}</p>`,
     `<p>It expires in ${minutes} minutes (at ${escapeHtml(until)}) and can be used once.</p>`,
@@ -49,7 +48,7 @@ export function keyNoticeMail(to: string, hint: string, createdAt: string, revok
     `- or call ${endpoint} with any key of this address (GET ${revoke.baseUrl}/v1/keys lists them).`,
   ].join("\n");
   const html = [
-    "<!doctype html><html><body style=\"font-family:sans-serif\">",
+    '<!doctype html><html><body style="font-family:sans-serif">',
     `<p>A new Signet API key was created for ${escapeHtml(to)} at ${escapeHtml(createdAt)}: <code>${escapeHtml(hint)}</code> (id <code>${escapeHtml(revoke.keyId)}</code>)</p>`,
     "<p>If this was not you, someone can read this mailbox. Revoke the key:</p><ul>",
     `<li><a href="${escapeHtml(revoke.linkUrl)}">open the revocation link</a> (it shows the key, then asks you to confirm; it works once, until ${escapeHtml(until)})</li>`,

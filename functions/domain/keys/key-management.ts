@@ -57,8 +57,7 @@ export async function listKeys(deps: Pick<KeyManagementDeps, "store">, caller: C
   return { keys };
 }
 
-const notYours = (id: string) =>
-  new SignetError("NOT_FOUND", `No live key with id ${id} belongs to your address.`, { next: "list-keys" });
+const notYours = (id: string) => new SignetError("NOT_FOUND", `No live key with id ${id} belongs to your address.`, { next: "list-keys" });
 
 /**
  * revokeOwnKey revokes a key of the caller's address (the caller's own included). Another

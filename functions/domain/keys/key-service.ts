@@ -122,7 +122,10 @@ async function releaseAll(store: RateSlotStore, slots: TakenSlot[]): Promise<voi
  */
 async function takeSlots(store: RateSlotStore, rules: SlotRule[], now: number): Promise<TakenSlot[]> {
   const reads = await Promise.all(rules.map((rule) => store.readRateSlots(rule.bucket)));
-  const plan = planRules(rules.map((rule, i) => ({ used: reads[i]!, rule: rule.rule })), now);
+  const plan = planRules(
+    rules.map((rule, i) => ({ used: reads[i]!, rule: rule.rule })),
+    now,
+  );
   if (!plan.allowed) throw tooManyError(rules[plan.rule]!.tooMany, plan.retryAfterSeconds);
   const taken: TakenSlot[] = [];
   try {
@@ -237,14 +240,28 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
 const REVOKE_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** issueKey mints a key from a live code (one transaction) and sends the notice; undefined if the code was taken. */
-async function issueKey(deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">, address: EmailAddress, claim: CodeClaim, baseUrl: string): Promise<IssuedKey | undefined> {
+async function issueKey(
+  deps: Pick<KeyServiceDeps, "store" | "mailer" | "warn">,
+  address: EmailAddress,
+  claim: CodeClaim,
+  baseUrl: string,
+): Promise<IssuedKey | undefined> {
   const key = generateApiKey();
   const keyHash = hashApiKey(key);
   const keyId = newKeyId();
   const token = newRevokeToken();
   const link = { tokenHash: hashApiKey(token), keyHash, expiresAt: claim.now + REVOKE_LINK_TTL_MS };
   const createdAt = new Date(claim.now).toISOString();
-  const record = { keyHash, keyId, email: address.display, owner: address.lookup, last4: key.slice(-4), createdAt, lastUsedAt: createdAt, revokeTokenHash: link.tokenHash };
+  const record = {
+    keyHash,
+    keyId,
+    email: address.display,
+    owner: address.lookup,
+    last4: key.slice(-4),
+    createdAt,
+    lastUsedAt: createdAt,
+    revokeTokenHash: link.tokenHash,
+  };
   if (!(await deps.store.mintKey(claim, record, link))) return undefined;
   const revoke = { keyId, baseUrl, linkUrl: `${baseUrl}/v1/keys/revoke?token=${token}`, linkExpiresAt: new Date(link.expiresAt).toISOString() };
   try {

@@ -51,7 +51,8 @@ export function planRules(rules: ReadonlyArray<{ used: ReadonlyMap<number, numbe
   rules.forEach(({ used, rule }, index) => {
     const plan = planSlots(used, rule, now);
     if (plan.allowed) plans.push(plan);
-    else if (!refusal || plan.retryAfterSeconds > refusal.retryAfterSeconds) refusal = { allowed: false, rule: index, retryAfterSeconds: plan.retryAfterSeconds };
+    else if (!refusal || plan.retryAfterSeconds > refusal.retryAfterSeconds)
+      refusal = { allowed: false, rule: index, retryAfterSeconds: plan.retryAfterSeconds };
   });
   return refusal ?? { allowed: true, plans };
 }

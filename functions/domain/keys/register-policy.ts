@@ -16,7 +16,10 @@ const OPEN_REGISTRATION: RegisterPolicy = { open: true };
  * is neither, naming it.
  */
 export function parseRegisterPolicy(text: string | undefined): RegisterPolicy {
-  const entries = (text ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  const entries = (text ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length === 0) return OPEN_REGISTRATION;
   const addresses = new Set<string>();
   const domains = new Set<string>();

@@ -200,7 +200,8 @@ export async function resolveDocument(
     if (kind === "encrypted" && accept.includes("docx")) {
       throw new SignetError("ENCRYPTED_DOCUMENT", "The document is a password-protected Office file. Remove the password and save it as .docx.");
     }
-    if (kind === "encrypted") throw new SignetError("INVALID_DOCUMENT", `The document is a password-protected Office file; send ${accept.map((t) => t.toUpperCase()).join(" or ")}.`);
+    if (kind === "encrypted")
+      throw new SignetError("INVALID_DOCUMENT", `The document is a password-protected Office file; send ${accept.map((t) => t.toUpperCase()).join(" or ")}.`);
     if (kind === "word") {
       const to = accept.includes("docx") ? "docx" : "pdf";
       throw new SignetError(
@@ -214,7 +215,10 @@ export async function resolveDocument(
     throw new SignetError("INVALID_DOCUMENT", `The document is ${describe[type]}; send ${accept.map((t) => t.toUpperCase()).join(" or ")}.`);
   }
   if (!accept.includes(type)) {
-    throw new SignetError("INVALID_DOCUMENT", `The document is a ${type.toUpperCase()}; this endpoint takes ${accept.map((t) => t.toUpperCase()).join(" or ")}.`);
+    throw new SignetError(
+      "INVALID_DOCUMENT",
+      `The document is a ${type.toUpperCase()}; this endpoint takes ${accept.map((t) => t.toUpperCase()).join(" or ")}.`,
+    );
   }
   return {
     bytes,
@@ -225,8 +229,5 @@ export async function resolveDocument(
 }
 
 function documentTooLarge(limits: DocumentLimits): SignetError {
-  return new SignetError(
-    "PAYLOAD_TOO_LARGE",
-    `The document is larger than the ${formatBytes(limits.maxDocumentBytes)} limit.`,
-  );
+  return new SignetError("PAYLOAD_TOO_LARGE", `The document is larger than the ${formatBytes(limits.maxDocumentBytes)} limit.`);
 }

@@ -107,7 +107,8 @@ export async function readUpload(
   if (keyId !== undefined && match[2] !== ownerTag(keyId)) throw unknownUpload(reference, field);
   const key = uploadObjectKey(reference);
   const bytes = await deps.store.read(key, deps.settings.maxBytes);
-  if (bytes === "too-large") throw new SignetError("PAYLOAD_TOO_LARGE", `The uploaded document is larger than the ${formatBytes(deps.settings.maxBytes)} limit.`);
+  if (bytes === "too-large")
+    throw new SignetError("PAYLOAD_TOO_LARGE", `The uploaded document is larger than the ${formatBytes(deps.settings.maxBytes)} limit.`);
   if (bytes === undefined) throw unknownUpload(reference, field);
   return { bytes, key };
 }

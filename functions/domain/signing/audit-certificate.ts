@@ -1,6 +1,15 @@
 import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFPage } from "@libpdf/core";
-import { DocumentFonts, paragraphDirection, visualOrder, wrapText, type Direction, type FontFiles, type FontStyle, type TextRun } from "#domain/signing/pdf-text.ts";
+import {
+  DocumentFonts,
+  paragraphDirection,
+  visualOrder,
+  wrapText,
+  type Direction,
+  type FontFiles,
+  type FontStyle,
+  type TextRun,
+} from "#domain/signing/pdf-text.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
 export interface AuditEvent {
@@ -69,7 +78,10 @@ function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: numbe
       // Shaped: each glyph at the origin HarfBuzz gave it.
       out.push(ops.setFont(`/${page.registerFont(run.font)}`, size));
       for (const glyph of run.glyphs) {
-        out.push(ops.setTextMatrix(1, 0, 0, 1, left + glyph.x, y + glyph.y), ops.showText(PdfString.fromBytes(new Uint8Array([glyph.gid >> 8, glyph.gid & 0xff]))));
+        out.push(
+          ops.setTextMatrix(1, 0, 0, 1, left + glyph.x, y + glyph.y),
+          ops.showText(PdfString.fromBytes(new Uint8Array([glyph.gid >> 8, glyph.gid & 0xff]))),
+        );
       }
       left += run.width;
       continue;
@@ -281,7 +293,12 @@ function eventHeader(layout: CertificateLayout): void {
   const y = layout.cursor;
   layout.band(y - 5, 16);
   let x = MARGIN.left + 4;
-  for (const [title, width] of [["#", EVENT_COLUMNS.index], ["Time (UTC, client)", EVENT_COLUMNS.time], ["Event", EVENT_COLUMNS.type], ["Details", 0]] as const) {
+  for (const [title, width] of [
+    ["#", EVENT_COLUMNS.index],
+    ["Time (UTC, client)", EVENT_COLUMNS.time],
+    ["Event", EVENT_COLUMNS.type],
+    ["Details", 0],
+  ] as const) {
     layout.text(title, x, y, "bold", 8.5, MUTED);
     x += width;
   }
@@ -358,7 +375,11 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   if (certificate.existingSignatures && certificate.existingSignatures.length > 0) {
     section(layout, `Signatures already in the document (${certificate.existingSignatures.length})`);
     for (const [index, earlier] of certificate.existingSignatures.entries()) {
-      field(layout, `Signature ${index + 1}`, `${earlier.signer || "unnamed signer"}${earlier.signedAt ? ` · ${formatUtc(earlier.signedAt)} (as that signature states)` : ""}`);
+      field(
+        layout,
+        `Signature ${index + 1}`,
+        `${earlier.signer || "unnamed signer"}${earlier.signedAt ? ` · ${formatUtc(earlier.signedAt)} (as that signature states)` : ""}`,
+      );
     }
   }
 

@@ -96,8 +96,7 @@ export function createCadesSignature(identity: SigningIdentity, documentDigest: 
   const signatureValue = signData("sha256", signedSet, identity.privateKey);
   const signedAttrs = Buffer.concat([Buffer.from([0xa0]), signedSet.subarray(1)]);
   const { issuer, serial } = certificateIds(identity.certificate);
-  const algorithm =
-    identity.keyType === "RSA" ? sequence(objectIdentifier(oids.sha256WithRsa), nullValue) : sequence(objectIdentifier(oids.ecdsaWithSha256));
+  const algorithm = identity.keyType === "RSA" ? sequence(objectIdentifier(oids.sha256WithRsa), nullValue) : sequence(objectIdentifier(oids.ecdsaWithSha256));
   const digestAlgorithm = sequence(objectIdentifier(oids.sha256));
   let unsignedAttrs: Buffer = Buffer.alloc(0);
 

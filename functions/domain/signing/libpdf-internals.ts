@@ -10,7 +10,7 @@ import type { EmbeddedFont, FormField, PDF, PdfDict, PdfRef, SignatureField } fr
 export const LIBPDF_VERSION = "0.4.2";
 
 /** isSignatureField narrows a form field to a signature field (getFields() types them as FormField). */
-export function isSignatureField(field: FormField): field is FormField & SignatureField {
+function isSignatureField(field: FormField): field is FormField & SignatureField {
   return field.type === "signature";
 }
 
@@ -87,6 +87,8 @@ export function checkLibpdfInternals(pdf: PDF): void {
     if (isSignatureField(field) && typeof field.getSignatureDict !== "function") problems.push("SignatureField.getSignatureDict");
   }
   if (problems.length > 0) {
-    throw new Error(`@libpdf/core internals changed (written for ${LIBPDF_VERSION}): ${[...new Set(problems)].join(", ")}. Update functions/domain/signing/libpdf-internals.ts.`);
+    throw new Error(
+      `@libpdf/core internals changed (written for ${LIBPDF_VERSION}): ${[...new Set(problems)].join(", ")}. Update functions/domain/signing/libpdf-internals.ts.`,
+    );
   }
 }

@@ -6,7 +6,7 @@ import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { loadPdf } from "#domain/signing/pades-signer.ts";
-export { resolveLevel, signatureLevels, type SignatureLevel } from "#domain/signing/signature-level.ts";
+export { resolveLevel, type SignatureLevel } from "#domain/signing/signature-level.ts";
 
 // RFC 5280 and RFC 6960 object identifiers.
 const OID = {
@@ -29,11 +29,13 @@ function subjectOf(der: Uint8Array): string {
 
 /** uriNames lists the http(s) URIs among GeneralNames. */
 function uris(names: pkijs.GeneralName[] | undefined): string[] {
-  return (names ?? []).filter((name) => name.type === 6 && typeof name.value === "string" && /^https?:\/\//i.test(name.value)).map((name) => name.value as string);
+  return (names ?? [])
+    .filter((name) => name.type === 6 && typeof name.value === "string" && /^https?:\/\//i.test(name.value))
+    .map((name) => name.value as string);
 }
 
 /** ocspUrl is the certificate's OCSP responder (authority information access), if it names one. */
-export function ocspUrl(der: Uint8Array): string | undefined {
+function ocspUrl(der: Uint8Array): string | undefined {
   const extension = parse(der).extensions?.find((item) => item.extnID === OID.authorityInfoAccess);
   if (!extension) return undefined;
   const access = new pkijs.InfoAccess({ schema: asn1js.fromBER(extension.extnValue.valueBlock.valueHexView).result });
@@ -41,7 +43,7 @@ export function ocspUrl(der: Uint8Array): string | undefined {
 }
 
 /** crlUrls are the certificate's CRL distribution points (full names, http and https). */
-export function crlUrls(der: Uint8Array): string[] {
+function crlUrls(der: Uint8Array): string[] {
   const extension = parse(der).extensions?.find((item) => item.extnID === OID.crlDistributionPoints);
   if (!extension) return [];
   const points = new pkijs.CRLDistributionPoints({ schema: asn1js.fromBER(extension.extnValue.valueBlock.valueHexView).result });
@@ -134,15 +136,23 @@ class FetchingRevocationProvider implements RevocationProvider {
 function requireCompleteChains(cms: Uint8Array): void {
   const content = pkijs.ContentInfo.fromBER(stripPadding(cms));
   const signed = new pkijs.SignedData({ schema: content.content });
-  const certificates = (signed.certificates ?? []).filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate).map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
+  const certificates = (signed.certificates ?? [])
+    .filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate)
+    .map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
   const [signerInfo] = signed.signerInfos;
-  const serial = signerInfo?.sid instanceof pkijs.IssuerAndSerialNumber ? Buffer.from(signerInfo.sid.serialNumber.valueBlock.valueHexView).toString("hex").toUpperCase().replace(/^0+/, "") : undefined;
+  const serial =
+    signerInfo?.sid instanceof pkijs.IssuerAndSerialNumber
+      ? Buffer.from(signerInfo.sid.serialNumber.valueBlock.valueHexView).toString("hex").toUpperCase().replace(/^0+/, "")
+      : undefined;
   let current = certificates.find((item) => item.serialNumber.replace(/^0+/, "") === serial) ?? certificates[0];
   for (let depth = 0; current && depth < 10; depth++) {
     if (current.subject === current.issuer && current.checkIssued(current)) break;
     const issuer = certificates.find((item) => item !== current && current!.checkIssued(item) && current!.verify(item.publicKey));
     if (!issuer) {
-      throw new SignetError("LEVEL_UNAVAILABLE", `B-LT needs complete certificate chains, but the chain of "${current.subject.replace(/\n/g, ", ")}" embedded in the signature stops before a root.`);
+      throw new SignetError(
+        "LEVEL_UNAVAILABLE",
+        `B-LT needs complete certificate chains, but the chain of "${current.subject.replace(/\n/g, ", ")}" embedded in the signature stops before a root.`,
+      );
     }
     current = issuer;
   }
@@ -180,7 +190,11 @@ const DOCUMENT_TIMESTAMP_BYTES = 16_384;
 
 /** signatureContents lists the /Contents (CMS) of every signed field of a PDF. */
 function signatureContents(pdf: Awaited<ReturnType<typeof loadPdf>>): Uint8Array[] {
-  const fields = pdf.getForm()?.getSignatureFields().filter((field) => field.isSigned()) ?? [];
+  const fields =
+    pdf
+      .getForm()
+      ?.getSignatureFields()
+      .filter((field) => field.isSigned()) ?? [];
   return fields.flatMap((field) => {
     const contents = field.getSignatureDict()?.get("Contents");
     return contents && "bytes" in contents ? [(contents as { bytes: Uint8Array }).bytes] : [];

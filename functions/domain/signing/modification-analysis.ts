@@ -63,8 +63,10 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 function same(a: PdfObject | undefined, b: PdfObject | undefined): boolean {
   if (a === b) return true;
   if (a === undefined || b === undefined) return false;
-  if (a instanceof PdfRef || b instanceof PdfRef) return a instanceof PdfRef && b instanceof PdfRef && a.objectNumber === b.objectNumber && a.generation === b.generation;
-  if (a instanceof PdfNumber || a instanceof PdfBool || a instanceof PdfName) return a.constructor === b.constructor && (a as PdfNumber).value === (b as PdfNumber).value;
+  if (a instanceof PdfRef || b instanceof PdfRef)
+    return a instanceof PdfRef && b instanceof PdfRef && a.objectNumber === b.objectNumber && a.generation === b.generation;
+  if (a instanceof PdfNumber || a instanceof PdfBool || a instanceof PdfName)
+    return a.constructor === b.constructor && (a as PdfNumber).value === (b as PdfNumber).value;
   if (a instanceof PdfNull) return b instanceof PdfNull;
   if (a instanceof PdfString) return b instanceof PdfString && bytesEqual(a.bytes, b.bytes);
   if (a instanceof PdfArray) {
@@ -79,7 +81,10 @@ function same(a: PdfObject | undefined, b: PdfObject | undefined): boolean {
 }
 
 function keysOf(dict: PdfDict, ignored: Set<string>): string[] {
-  return [...dict.keys()].map((key) => key.value).filter((key) => !ignored.has(key) && !(key === "Length" && dict instanceof PdfStream)).sort();
+  return [...dict.keys()]
+    .map((key) => key.value)
+    .filter((key) => !ignored.has(key) && !(key === "Length" && dict instanceof PdfStream))
+    .sort();
 }
 
 function sameEntries(a: PdfDict, b: PdfDict, ignored: Set<string>): boolean {
@@ -180,7 +185,14 @@ interface FieldEntry {
   ref: PdfRef;
 }
 
-function listFields(view: View, fields: PdfObject | undefined, parent = "", inherited?: string, out = new Map<string, FieldEntry>(), depth = 0): Map<string, FieldEntry> {
+function listFields(
+  view: View,
+  fields: PdfObject | undefined,
+  parent = "",
+  inherited?: string,
+  out = new Map<string, FieldEntry>(),
+  depth = 0,
+): Map<string, FieldEntry> {
   const array = deref(view, fields);
   if (!(array instanceof PdfArray) || depth > 32) return out;
   for (const item of array.toArray()) {
@@ -207,10 +219,13 @@ function isVisible(view: View, annotation: PdfDict): boolean {
 function fieldVisible(view: View, field: PdfDict): boolean {
   if (isVisible(view, field)) return true;
   const kids = deref(view, field.get("Kids"));
-  return kids instanceof PdfArray && kids.toArray().some((kid) => {
-    const dict = dictAt(view, kid);
-    return dict ? isVisible(view, dict) : false;
-  });
+  return (
+    kids instanceof PdfArray &&
+    kids.toArray().some((kid) => {
+      const dict = dictAt(view, kid);
+      return dict ? isVisible(view, dict) : false;
+    })
+  );
 }
 
 /** appearanceUpdate explains new appearance streams of a field (and in-place rewrites of its own ones). */
@@ -344,7 +359,8 @@ function pageRules(a: Analysis, widgets: Set<string>): void {
     if (before.getName("Type")?.value === "Pages") {
       const oldKids = deref(a.old, before.get("Kids"));
       const newKids = deref(a.neu, after.get("Kids"));
-      if (!(oldKids instanceof PdfArray) || !(newKids instanceof PdfArray) || !same(oldKids, newKids)) throw new Suspicious("unexpected change to the page tree structure");
+      if (!(oldKids instanceof PdfArray) || !(newKids instanceof PdfArray) || !same(oldKids, newKids))
+        throw new Suspicious("unexpected change to the page tree structure");
       oldKids.toArray().forEach((kid, index) => {
         if (kid instanceof PdfRef) walk(kid, newKids.at(index) as PdfRef, depth + 1);
       });
@@ -423,7 +439,10 @@ function analyseRevision(old: View, neu: View, docMdp: number | undefined): Modi
     unexplained.push(key);
   }
   if (unexplained.length > 0) {
-    const listed = unexplained.slice(0, 3).map((key) => describe(neu, key)).join(", ");
+    const listed = unexplained
+      .slice(0, 3)
+      .map((key) => describe(neu, key))
+      .join(", ");
     return { level: "other", problem: `unexplained changes: ${listed}${unexplained.length > 3 ? ` and ${unexplained.length - 3} more` : ""}` };
   }
   return { level };
@@ -442,7 +461,9 @@ export class RevisionHistory {
 
   /** revisionEndingAt finds the revision a signature covers: the one whose %%EOF ends where its byte range ends. */
   revisionEndingAt(offset: number): Revision | undefined {
-    return this.revisions.find((revision) => revision.end === offset || (revision.end > offset && /^[\s\0]*$/.test(this.bytes.subarray(offset, revision.end).toString("latin1"))));
+    return this.revisions.find(
+      (revision) => revision.end === offset || (revision.end > offset && /^[\s\0]*$/.test(this.bytes.subarray(offset, revision.end).toString("latin1"))),
+    );
   }
 
   view(revision: Revision): Promise<View> {

@@ -11,11 +11,9 @@ export interface OpenedPdf {
 const DEFAULT_MAX_PDF_PAGES = 10_000;
 
 function tooManyPages(pages: number, max: number): SignetError {
-  return new SignetError(
-    "PAYLOAD_TOO_LARGE",
-    `The PDF has ${pages} pages; Signet accepts at most ${max}. Split the document.`,
-    { details: [{ field: "document", issue: `at most ${max} pages` }] },
-  );
+  return new SignetError("PAYLOAD_TOO_LARGE", `The PDF has ${pages} pages; Signet accepts at most ${max}. Split the document.`, {
+    details: [{ field: "document", issue: `at most ${max} pages` }],
+  });
 }
 
 const PAGES = Buffer.from("/Pages", "latin1");

@@ -106,14 +106,22 @@ function contentsSize(options: PadesSignOptions): number {
 
 /** ContentsOverflowError says the CMS did not fit the reserved space (a TSA's token grew). */
 class ContentsOverflowError extends Error {
-  constructor(readonly needed: number, reserved: number) {
+  constructor(
+    readonly needed: number,
+    reserved: number,
+  ) {
     super(`the CMS signature needs ${needed} bytes but only ${reserved} were reserved`);
   }
 }
 
 /** uniqueFieldName picks a signature field name not used in the document yet. */
 function uniqueFieldName(pdf: PDF): string {
-  const names = new Set(pdf.getOrCreateForm().getFields().map((field) => field.name));
+  const names = new Set(
+    pdf
+      .getOrCreateForm()
+      .getFields()
+      .map((field) => field.name),
+  );
   for (let index = 1; ; index++) if (!names.has(`Signet_${index}`)) return `Signet_${index}`;
 }
 
@@ -136,7 +144,10 @@ interface SignatureTarget {
 /** winAnsiText makes text the standard Helvetica (WinAnsiEncoding) can show: accents dropped, other characters as "?". */
 function winAnsiText(value: string): string {
   const plain = value.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
-  return [...plain].map((char) => (char.charCodeAt(0) >= 0x20 && char.charCodeAt(0) <= 0x7e ? char : "?")).join("").replace(/[\\()]/g, (char) => `\\${char}`);
+  return [...plain]
+    .map((char) => (char.charCodeAt(0) >= 0x20 && char.charCodeAt(0) <= 0x7e ? char : "?"))
+    .join("")
+    .replace(/[\\()]/g, (char) => `\\${char}`);
 }
 
 // Lower left, above the footer band of Signet's own certificate page (its rule is at 48 pt).
@@ -146,7 +157,10 @@ const STAMP = { width: 300, lineHeight: 9, fontSize: 7, padding: 6, inset: 18, b
 function stampAppearance(lines: string[], width: number): { stream: PdfStream; height: number } {
   const height = STAMP.padding * 2 + lines.length * STAMP.lineHeight;
   const text = lines
-    .map((line, index) => `${index === 0 ? `${STAMP.padding} ${height - STAMP.padding - STAMP.fontSize} Td` : `0 -${STAMP.lineHeight} Td`} (${winAnsiText(line)}) Tj`)
+    .map(
+      (line, index) =>
+        `${index === 0 ? `${STAMP.padding} ${height - STAMP.padding - STAMP.fontSize} Td` : `0 -${STAMP.lineHeight} Td`} (${winAnsiText(line)}) Tj`,
+    )
     .join("\n");
   const content = [
     "q 0.97 0.98 1 rg 0 0 " + `${width} ${height} re f`,
@@ -161,7 +175,14 @@ function stampAppearance(lines: string[], width: number): { stream: PdfStream; h
       Subtype: PdfName.of("Form"),
       BBox: new PdfArray([PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(width), PdfNumber.of(height)]),
       Resources: PdfDict.of({
-        Font: PdfDict.of({ Helv: PdfDict.of({ Type: PdfName.of("Font"), Subtype: PdfName.of("Type1"), BaseFont: PdfName.of("Helvetica"), Encoding: PdfName.of("WinAnsiEncoding") }) }),
+        Font: PdfDict.of({
+          Helv: PdfDict.of({
+            Type: PdfName.of("Font"),
+            Subtype: PdfName.of("Type1"),
+            BaseFont: PdfName.of("Helvetica"),
+            Encoding: PdfName.of("WinAnsiEncoding"),
+          }),
+        }),
       }),
     },
     new TextEncoder().encode(content),
@@ -279,7 +300,7 @@ function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
 }
 
 /** hasSignatures tells whether a document already holds a signed signature field or a certification. */
-function hasSignatures(pdf: PDF): boolean {
+export function hasSignatures(pdf: PDF): boolean {
   if (certificationPermission(pdf) !== undefined) return true;
   return (pdf.getForm()?.getFields() ?? []).some((field) => signatureDictOf(field) !== null);
 }

@@ -1,5 +1,5 @@
 import { createDecipheriv, createHash, createHmac, createPrivateKey, timingSafeEqual, X509Certificate, type KeyObject } from "node:crypto";
-import * as asn1js from "asn1js";
+import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { rc2CbcDecrypt } from "#domain/signing/rc2.ts";
 
@@ -80,7 +80,14 @@ async function decrypt(algorithm: pkijs.AlgorithmIdentifier, encrypted: asn1js.O
     const rounds = iterations.valueBlock.valueDec;
     const bits = id === OID.pbeSha1Rc2_40 ? 40 : 128;
     try {
-      return toArrayBuffer(rc2CbcDecrypt(Buffer.from(encrypted.valueBlock.valueHexView), pkcs12Kdf(password, saltBytes, rounds, 1, bits / 8), pkcs12Kdf(password, saltBytes, rounds, 2, 8), bits));
+      return toArrayBuffer(
+        rc2CbcDecrypt(
+          Buffer.from(encrypted.valueBlock.valueHexView),
+          pkcs12Kdf(password, saltBytes, rounds, 1, bits / 8),
+          pkcs12Kdf(password, saltBytes, rounds, 2, 8),
+          bits,
+        ),
+      );
     } catch (error) {
       throw new Pkcs12Error(`an RC2-encrypted part could not be decrypted: ${(error as Error).message}`);
     }
@@ -92,7 +99,12 @@ async function decrypt(algorithm: pkijs.AlgorithmIdentifier, encrypted: asn1js.O
   });
 }
 
-const MAC_HASHES: Record<string, string> = { "1.3.14.3.2.26": "sha1", "2.16.840.1.101.3.4.2.1": "sha256", "2.16.840.1.101.3.4.2.2": "sha384", "2.16.840.1.101.3.4.2.3": "sha512" };
+const MAC_HASHES: Record<string, string> = {
+  "1.3.14.3.2.26": "sha1",
+  "2.16.840.1.101.3.4.2.1": "sha256",
+  "2.16.840.1.101.3.4.2.2": "sha384",
+  "2.16.840.1.101.3.4.2.3": "sha512",
+};
 
 /** checkMac verifies the file's password MAC (HMAC with a PKCS#12-derived key) over the authenticated safe. */
 function checkMac(pfx: pkijs.PFX, password: string): void {
@@ -106,7 +118,8 @@ function checkMac(pfx: pkijs.PFX, password: string): void {
   const key = pkcs12Kdf(password, Buffer.from(mac.macSalt.valueBlock.valueHexView), mac.iterations ?? 1, 3, size, hash);
   const expected = createHmac(hash, key).update(content).digest();
   const stated = Buffer.from(mac.mac.digest.valueBlock.valueHexView);
-  if (stated.length !== expected.length || !timingSafeEqual(stated, expected)) throw new Pkcs12Error("its MAC does not match: the password is wrong or the file is damaged");
+  if (stated.length !== expected.length || !timingSafeEqual(stated, expected))
+    throw new Pkcs12Error("its MAC does not match: the password is wrong or the file is damaged");
 }
 
 /** safeBagsOf opens one part of the authenticated safe: plain data, or password-encrypted data. */

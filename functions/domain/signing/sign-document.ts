@@ -92,7 +92,11 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
   const signingTime = (deps.now ?? (() => new Date()))();
   const { signer } = input;
   const withCertificate = input.certificate?.enabled ?? true;
-  const service = { subject: identity.certificate.subject.replace(/\n/g, ", "), fingerprint: identity.certificate.fingerprint256, algorithm: describeKey(identity) };
+  const service = {
+    subject: identity.certificate.subject.replace(/\n/g, ", "),
+    fingerprint: identity.certificate.fingerprint256,
+    algorithm: describeKey(identity),
+  };
   const events = sortEvents(input.auditTrail);
   // The complete audit trail, inside the signature dictionary the signature covers: on an
   // already-signed document it is the record (no certificate page can be added there).

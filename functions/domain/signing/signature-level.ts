@@ -13,9 +13,13 @@ export type SignatureLevel = (typeof signatureLevels)[number];
 export function resolveLevel(requested: SignatureLevel | undefined, timestampConfigured: boolean): SignatureLevel {
   const level = requested ?? (timestampConfigured ? "B-T" : "B-B");
   if (level !== "B-B" && !timestampConfigured) {
-    throw new SignetError("LEVEL_UNAVAILABLE", `Signature level ${level} needs a timestamp authority, and none is configured: set SIGNET_TSA_URL, or ask for "level": "B-B".`, {
-      details: [{ field: "level", issue: `${level} needs SIGNET_TSA_URL` }],
-    });
+    throw new SignetError(
+      "LEVEL_UNAVAILABLE",
+      `Signature level ${level} needs a timestamp authority, and none is configured: set SIGNET_TSA_URL, or ask for "level": "B-B".`,
+      {
+        details: [{ field: "level", issue: `${level} needs SIGNET_TSA_URL` }],
+      },
+    );
   }
   return level;
 }

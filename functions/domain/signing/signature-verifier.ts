@@ -171,7 +171,12 @@ function findSignerCertificate(signedData: pkijs.SignedData, signerInfo: pkijs.S
 
 function verifyValue(algorithmOid: string, hash: string, data: Buffer, certificate: X509Certificate, signature: Buffer): boolean {
   if (algorithmOid === "1.2.840.113549.1.1.10") {
-    return verifySignature(hash, data, { key: certificate.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, signature);
+    return verifySignature(
+      hash,
+      data,
+      { key: certificate.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO },
+      signature,
+    );
   }
   return verifySignature(hash, data, certificate.publicKey, signature);
 }
@@ -193,7 +198,9 @@ function isTrusted(certificate: X509Certificate, intermediates: X509Certificate[
   let current = certificate;
   for (let depth = 0; depth < 8; depth++) {
     if (anchorPrints.has(current.fingerprint256)) return true;
-    const issuer = pool.find((candidate) => candidate.fingerprint256 !== current.fingerprint256 && current.checkIssued(candidate) && current.verify(candidate.publicKey));
+    const issuer = pool.find(
+      (candidate) => candidate.fingerprint256 !== current.fingerprint256 && current.checkIssued(candidate) && current.verify(candidate.publicKey),
+    );
     if (!issuer) return false;
     current = issuer;
   }
@@ -300,7 +307,13 @@ function tokenChain(token: Uint8Array): { leaf: X509Certificate; embedded: X509C
  * digest of the signed byte ranges and the TSA's signature over it verifies. A failure is a broken
  * signature: the timestamp is what vouches for the bytes.
  */
-async function checkDocumentTimestamp(der: Buffer, digests: RangeDigests, firstLength: number, secondStart: number, signedEnd: number): Promise<TimestampReport> {
+async function checkDocumentTimestamp(
+  der: Buffer,
+  digests: RangeDigests,
+  firstLength: number,
+  secondStart: number,
+  signedEnd: number,
+): Promise<TimestampReport> {
   const claimed = readTimestampToken(der);
   const hash = hashNames[claimed.imprintAlgorithm];
   if (!hash) throw new BrokenSignature(`the document timestamp's digest algorithm ${claimed.imprintAlgorithm} is not supported`);
@@ -352,7 +365,13 @@ function describeSigner(report: SignatureReport, contents: unknown, contact: str
   }
 }
 
-async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustStore, digests: RangeDigests, history: RevisionHistory | Error): Promise<SignatureReport> {
+async function checkOne(
+  bytes: Buffer,
+  entry: SignatureDictionary,
+  trust: TrustStore,
+  digests: RangeDigests,
+  history: RevisionHistory | Error,
+): Promise<SignatureReport> {
   const { dict } = entry;
   const subFilter = text(dict, "SubFilter") ?? "unknown";
   const name = text(dict, "Name");
@@ -398,7 +417,10 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
       if (analysis.problem) report.modificationProblem = analysis.problem;
     }
 
-    const hex = bytes.subarray(firstLength + 1, secondStart - 1).toString("latin1").replace(/\s+/g, "");
+    const hex = bytes
+      .subarray(firstLength + 1, secondStart - 1)
+      .toString("latin1")
+      .replace(/\s+/g, "");
     const padded = Buffer.from(hex, "hex");
     if (padded.length === 0) throw new BrokenSignature("the signature value is empty");
     const der = padded.subarray(0, readElement(padded, 0).end);
@@ -458,7 +480,13 @@ async function checkOne(bytes: Buffer, entry: SignatureDictionary, trust: TrustS
 }
 
 function describeLevel(level: ModificationLevel): string {
-  return { none: "nothing", lta: "document metadata or validation data", form_filling: "form fields and signatures", annotations: "annotations", other: "the document" }[level];
+  return {
+    none: "nothing",
+    lta: "document metadata or validation data",
+    form_filling: "form fields and signatures",
+    annotations: "annotations",
+    other: "the document",
+  }[level];
 }
 
 function summarize(report: SignatureReport): SignerSummary {
@@ -511,11 +539,14 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
   } else {
     reason = `${reports.length === 1 ? "The signature is" : `All ${reports.length} signatures are`} intact.`;
     const last = reports.at(-1)!;
-    if (last.modifiedAfter && last.modificationLevel === "none") reason += " Bytes were added after the last signature; they are not covered by any signature, and they hold no update of the document.";
-    else if (last.modifiedAfter) reason += ` Updates were added after the last signature; they only change ${describeLevel(reports.at(-1)!.modificationLevel)}, which the signatures permit.`;
+    if (last.modifiedAfter && last.modificationLevel === "none")
+      reason += " Bytes were added after the last signature; they are not covered by any signature, and they hold no update of the document.";
+    else if (last.modifiedAfter)
+      reason += ` Updates were added after the last signature; they only change ${describeLevel(reports.at(-1)!.modificationLevel)}, which the signatures permit.`;
   }
   for (const report of reports) {
-    if (report.timestamp && !report.timestamp.tokenValid) reason += ` The timestamp of signature "${report.field}" does not verify: ${report.timestamp.problem}; its time is not reported.`;
+    if (report.timestamp && !report.timestamp.tokenValid)
+      reason += ` The timestamp of signature "${report.field}" does not verify: ${report.timestamp.problem}; its time is not reported.`;
   }
   // A document timestamp vouches for the file's time, not for a signer.
   const signers = reports.filter((report) => !report.documentTimestamp).map(summarize);

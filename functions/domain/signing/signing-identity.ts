@@ -40,7 +40,8 @@ export function parsePemIdentity(pem: string): SigningIdentity {
   for (const match of pem.matchAll(PEM_BLOCK)) {
     const label = match[1]!;
     if (label.endsWith("PRIVATE KEY")) {
-      if (label === "ENCRYPTED PRIVATE KEY") throw new IdentityFormatError("the PEM private key is encrypted; store it unencrypted in the private bucket, or use a P12");
+      if (label === "ENCRYPTED PRIVATE KEY")
+        throw new IdentityFormatError("the PEM private key is encrypted; store it unencrypted in the private bucket, or use a P12");
       try {
         privateKey = createPrivateKey(match[0]);
       } catch {

@@ -22,7 +22,10 @@ export interface TimestampDependencies {
  * over the whole file, and that timestamp's own validation data, each an incremental update, so
  * every earlier signature stays valid (PAdES B-LTA, and its renewal before algorithms weaken).
  */
-export async function timestampDocument(input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined }, deps: TimestampDependencies): Promise<Buffer> {
+export async function timestampDocument(
+  input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined },
+  deps: TimestampDependencies,
+): Promise<Buffer> {
   if (!deps.timestamper) {
     throw new SignetError("LEVEL_UNAVAILABLE", "A document timestamp needs a timestamp authority, and none is configured: set SIGNET_TSA_URL.");
   }

@@ -54,7 +54,11 @@ export function readDss(pdf: PDF): EmbeddedValidationData {
 const pkijsOf = (certificate: X509Certificate) => pkijs.Certificate.fromBER(new Uint8Array(certificate.raw));
 const selfSigned = (certificate: X509Certificate) => certificate.subject === certificate.issuer && certificate.checkIssued(certificate);
 const subject = (certificate: X509Certificate) => certificate.subject.replace(/\n/g, ", ");
-const serialHex = (bytes: ArrayBuffer | Uint8Array) => Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString("hex").replace(/^(00)+/, "").toUpperCase();
+const serialHex = (bytes: ArrayBuffer | Uint8Array) =>
+  Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes))
+    .toString("hex")
+    .replace(/^(00)+/, "")
+    .toUpperCase();
 
 /** covered tells whether the DSS holds a good OCSP response or an unrevoking CRL, signed by the issuer, for one certificate. */
 async function covered(certificate: X509Certificate, issuer: X509Certificate, data: EmbeddedValidationData): Promise<boolean> {
@@ -87,7 +91,9 @@ export async function offlineProblem(leaf: X509Certificate, embedded: X509Certif
   let current = leaf;
   for (let depth = 0; depth < 10; depth++) {
     if (selfSigned(current)) return undefined;
-    const issuer = pool.find((candidate) => candidate.fingerprint256 !== current.fingerprint256 && current.checkIssued(candidate) && current.verify(candidate.publicKey));
+    const issuer = pool.find(
+      (candidate) => candidate.fingerprint256 !== current.fingerprint256 && current.checkIssued(candidate) && current.verify(candidate.publicKey),
+    );
     if (!issuer) return `the issuer of "${subject(current)}" is not embedded`;
     if (!(await covered(current, issuer, data))) return `no embedded OCSP response or CRL covers "${subject(current)}"`;
     current = issuer;

@@ -12,7 +12,10 @@ export interface VerifyDependencies {
 }
 
 /** verifyDocument runs POST /v1/verify: resolves the PDF and reports on each of its signatures. */
-export async function verifyDocument(input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined }, deps: VerifyDependencies): Promise<VerifyReport> {
+export async function verifyDocument(
+  input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined },
+  deps: VerifyDependencies,
+): Promise<VerifyReport> {
   const document = await resolveDocument(input, ["pdf"], { fetcher: deps.fetcher, limits: deps.limits });
   return await verifySignatures(await openPdf(document.bytes, deps.limits.maxPdfPages), document.bytes, await deps.trust());
 }

@@ -10,12 +10,10 @@ const annotationFieldSchema = z
     id: z.string().min(1).max(255).optional().meta({ description: "Targets controls by SuperDoc field id, w:id or Word Tag." }),
     group: z.string().min(1).max(255).optional().meta({ description: "Targets every control whose JSON tag has this group." }),
     type: z.enum(["text", "image", "signature", "table", "checkbox"]),
-    value: z
-      .union([z.string(), z.boolean(), z.array(z.array(z.string()))])
-      .meta({
-        description:
-          "text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false.",
-      }),
+    value: z.union([z.string(), z.boolean(), z.array(z.array(z.string()))]).meta({
+      description:
+        "text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false.",
+    }),
     options: z
       .strictObject({
         keepTextNodeStyles: z.boolean().optional(),
@@ -59,9 +57,7 @@ function valueFits(type: string, value: unknown): boolean {
 }
 
 /** annotateRequestSchema is the body of POST /v1/annotate. */
-const annotateRequestSchema = z
-  .strictObject({ document: documentInputSchema, fields: z.array(annotationFieldSchema) })
-  .meta({ id: "AnnotateRequest" });
+const annotateRequestSchema = z.strictObject({ document: documentInputSchema, fields: z.array(annotationFieldSchema) }).meta({ id: "AnnotateRequest" });
 
 /** annotateRoute: POST /v1/annotate?to=docx|pdf. */
 export const annotateRoute = defineRoute({
@@ -94,7 +90,18 @@ export const annotateRoute = defineRoute({
     contentType: "application/json",
     schema: z.object({ document: z.object({ base64: z.string(), contentType: z.string() }) }).meta({ id: "AnnotateResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "FIELD_NOT_FOUND", "FIELD_TYPE_MISMATCH", "INVALID_IMAGE", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR"],
+  errors: [
+    "INVALID_DOCUMENT",
+    "ENCRYPTED_DOCUMENT",
+    "FIELD_NOT_FOUND",
+    "FIELD_TYPE_MISMATCH",
+    "INVALID_IMAGE",
+    "PAYLOAD_TOO_LARGE",
+    "FETCH_FAILED",
+    "CONVERSION_TIMEOUT",
+    "CONVERSION_FAILED",
+    "RATE_LIMIT_ERROR",
+  ],
 });
 
 /** annotateFieldsRoute: POST /v1/annotate/fields lists the fields of a template. */
@@ -105,7 +112,8 @@ export const annotateFieldsRoute = defineRoute({
   auth: true,
   tag: "Annotate",
   summary: "List a template's fields",
-  description: "Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply (413 PAYLOAD_TOO_LARGE).",
+  description:
+    "Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply (413 PAYLOAD_TOO_LARGE).",
   body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "AnnotateFieldsRequest" }) },
   success: {
     description: "The fields found.",

@@ -19,9 +19,7 @@ export const registerRoute = defineRoute({
   success: {
     description: "A code was sent if the address is deliverable.",
     contentType: "application/json",
-    schema: z
-      .object({ message: z.string(), expiresInSeconds: z.number().int() })
-      .meta({ id: "RegisterResponse" }),
+    schema: z.object({ message: z.string(), expiresInSeconds: z.number().int() }).meta({ id: "RegisterResponse" }),
     example: { message: "If the address can receive mail, a code is on its way. It expires in 15 minutes.", expiresInSeconds: 900 },
   },
   errors: ["RATE_LIMIT_ERROR", "EMAIL_FAILED", "SERVICE_UNAVAILABLE"],
@@ -36,21 +34,16 @@ export const verifyCodeRoute = defineRoute({
   tag: "API keys",
   summary: "Exchange the code for an API key",
   description:
-    "Checks the code and issues a new API key (\"sgn_\" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once, expires after 15 minutes and dies after 5 wrong tries (then 429 with Retry-After: 0: request a new code, which works at once).",
+    'Checks the code and issues a new API key ("sgn_" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once, expires after 15 minutes and dies after 5 wrong tries (then 429 with Retry-After: 0: request a new code, which works at once).',
   query: z.strictObject({
     email,
-    code: z
-      .string()
-      .regex(CODE_PATTERN, "must be the 6 digits from the e-mail")
-      .meta({ description: "The 6-digit code from the e-mail.", example: "123456" }),
+    code: z.string().regex(CODE_PATTERN, "must be the 6 digits from the e-mail").meta({ description: "The 6-digit code from the e-mail.", example: "123456" }),
   }),
   body: { kind: "none" },
   success: {
     description: "The new API key.",
     contentType: "application/json",
-    schema: z
-      .object({ key: z.string(), email: z.string(), createdAt: z.iso.datetime(), message: z.string() })
-      .meta({ id: "VerifyCodeResponse" }),
+    schema: z.object({ key: z.string(), email: z.string(), createdAt: z.iso.datetime(), message: z.string() }).meta({ id: "VerifyCodeResponse" }),
     example: {
       key: "sgn_oYfrlWeHC4H5FXqdeqt5colHAdYXtDbh4Kot9m",
       email: "me@example.com",

@@ -6,11 +6,7 @@ import { awsLimitsText } from "#http/aws-limits.ts";
 /** documentInputSchema is the `document` member of sign, annotate and verify (SPEC 2.1). */
 export const documentInputSchema = z
   .strictObject({
-    base64: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: "The document, base64-encoded; a data URI (data:...;base64,...) is accepted too." }),
+    base64: z.string().min(1).optional().meta({ description: "The document, base64-encoded; a data URI (data:...;base64,...) is accepted too." }),
     url: z
       .string()
       .min(1)
@@ -37,4 +33,3 @@ export const errorBodySchema = z
     details: z.array(z.object({ field: z.string(), issue: z.string() })).optional(),
   })
   .meta({ id: "Error" });
-

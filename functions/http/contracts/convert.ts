@@ -24,13 +24,21 @@ export const convertRoute = defineRoute({
     from: z.enum(["docx", "doc", "odt", "rtf", "md", "html"]).meta({ description: "Format of the uploaded file (required)." }),
     to: z.enum(["pdf", "docx"]).default("pdf").meta({ description: "Output format; docx only from doc, odt, rtf, md, html." }),
     pdfa: z.enum(["2b"]).optional().meta({ description: "Export PDF/A-2b (to=pdf only)." }),
-    upload: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: "A reference from POST /v1/uploads: convert that uploaded file instead of a multipart body (send no body). Use it for files above about 4.5 MB on AWS." }),
+    upload: z.string().min(1).optional().meta({
+      description:
+        "A reference from POST /v1/uploads: convert that uploaded file instead of a multipart body (send no body). Use it for files above about 4.5 MB on AWS.",
+    }),
   }),
   body: { kind: "multipart", description: "multipart/form-data with exactly one file part named `file` (no other parts); no body with `?upload=`." },
   success: { description: "The converted file (PDF, or DOCX with to=docx).", contentType: "application/pdf" },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR", "SERVICE_UNAVAILABLE"],
+  errors: [
+    "INVALID_DOCUMENT",
+    "ENCRYPTED_DOCUMENT",
+    "PAYLOAD_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "CONVERSION_TIMEOUT",
+    "CONVERSION_FAILED",
+    "RATE_LIMIT_ERROR",
+    "SERVICE_UNAVAILABLE",
+  ],
 });

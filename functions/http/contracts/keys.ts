@@ -14,9 +14,7 @@ const keySummary = z
   })
   .meta({ id: "KeySummary" });
 
-const revokedKey = z
-  .object({ id: z.string(), last4: z.string(), revokedAt: z.iso.datetime(), message: z.string() })
-  .meta({ id: "RevokedKey" });
+const revokedKey = z.object({ id: z.string(), last4: z.string(), revokedAt: z.iso.datetime(), message: z.string() }).meta({ id: "RevokedKey" });
 
 /** listKeysRoute: GET /v1/keys lists the keys of the caller's address. */
 export const listKeysRoute = defineRoute({
@@ -59,7 +57,12 @@ export const revokeKeyRoute = defineRoute({
     description: "The key is revoked.",
     contentType: "application/json",
     schema: revokedKey,
-    example: { id: "key_Qe81rJkP0aZc7NnD", last4: "Xa2b", revokedAt: "2026-11-22T12:00:00.000Z", message: "The key is revoked: every call with it now answers 401." },
+    example: {
+      id: "key_Qe81rJkP0aZc7NnD",
+      last4: "Xa2b",
+      revokedAt: "2026-11-22T12:00:00.000Z",
+      message: "The key is revoked: every call with it now answers 401.",
+    },
   },
   errors: ["NOT_FOUND", "RATE_LIMIT_ERROR", "SERVICE_UNAVAILABLE"],
 });
@@ -75,15 +78,24 @@ export const revokeLinkRoute = defineRoute({
   description:
     "The notice e-mail of every new key carries a one-time link that needs no key. Opened as sent, it only shows which key it revokes (mail scanners that open links revoke nothing); with confirm=yes added it revokes the key. The link works once and for 7 days; after that, or once the key is revoked any other way, it answers 404.",
   query: z.strictObject({
-    token: z.string().regex(REVOKE_TOKEN_PATTERN, "must be the token of the link in the key notice e-mail (rvk_ + 32 letters and digits)").meta({ description: "The token from the e-mail's link.", example: "rvk_N3c8yQ1mWkP4sT7vB0xZ2aL5dR9fH6jE" }),
+    token: z
+      .string()
+      .regex(REVOKE_TOKEN_PATTERN, "must be the token of the link in the key notice e-mail (rvk_ + 32 letters and digits)")
+      .meta({ description: "The token from the e-mail's link.", example: "rvk_N3c8yQ1mWkP4sT7vB0xZ2aL5dR9fH6jE" }),
     confirm: z.enum(["yes"]).optional().meta({ description: "yes revokes the key; without it the link only shows the key." }),
   }),
   body: { kind: "none" },
   success: {
     description: "Without confirm: the key the link revokes. With confirm=yes: the key is revoked.",
     contentType: "application/json",
-    schema: z.union([z.object({ key: z.object({ id: z.string(), last4: z.string(), createdAt: z.iso.datetime() }), message: z.string() }).meta({ id: "RevokeLinkPreview" }), revokedKey]),
-    example: { key: { id: "key_Qe81rJkP0aZc7NnD", last4: "Xa2b", createdAt: "2026-11-22T11:00:00.000Z" }, message: "Nothing is revoked yet. To revoke this key, open this link again with &confirm=yes added." },
+    schema: z.union([
+      z.object({ key: z.object({ id: z.string(), last4: z.string(), createdAt: z.iso.datetime() }), message: z.string() }).meta({ id: "RevokeLinkPreview" }),
+      revokedKey,
+    ]),
+    example: {
+      key: { id: "key_Qe81rJkP0aZc7NnD", last4: "Xa2b", createdAt: "2026-11-22T11:00:00.000Z" },
+      message: "Nothing is revoked yet. To revoke this key, open this link again with &confirm=yes added.",
+    },
   },
   errors: ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
 });

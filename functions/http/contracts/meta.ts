@@ -45,9 +45,7 @@ export const infoRoute = defineRoute({
   success: {
     description: "Service name, version and links.",
     contentType: "application/json",
-    schema: z
-      .object({ name: z.string(), version: z.string(), docs: z.string(), openapi: z.string(), health: z.string() })
-      .meta({ id: "Info" }),
+    schema: z.object({ name: z.string(), version: z.string(), docs: z.string(), openapi: z.string(), health: z.string() }).meta({ id: "Info" }),
   },
   errors: [],
 });

@@ -4,7 +4,7 @@ import { documentInputSchema } from "#http/contracts/common.ts";
 import { signatureLevels } from "#domain/signing/signature-level.ts";
 
 /** levelDescription explains each PAdES level in one line (OpenAPI). */
-export const levelDescription = [
+const levelDescription = [
   "PAdES baseline level (ETSI EN 319 142-1); default B-T when a timestamp authority is configured (SIGNET_TSA_URL), else B-B; B-T and above without one is 422 LEVEL_UNAVAILABLE.",
   "B-B: the signature alone (signing time as claimed).",
   "B-T: plus an RFC 3161 timestamp proving when it was signed.",
@@ -48,7 +48,7 @@ const signRequestSchema = z
   .meta({ id: "SignRequest" });
 
 /** documentOutputSchema is the `document` member of sign and annotate answers. */
-const documentOutputSchema = z.object({
+export const documentOutputSchema = z.object({
   base64: z.string(),
   contentType: z.string(),
 });
@@ -85,5 +85,16 @@ export const signRoute = defineRoute({
     contentType: "application/json",
     schema: z.object({ document: documentOutputSchema }).meta({ id: "SignResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "MISSING_SUBMIT_EVENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "TSA_FAILED", "LEVEL_UNAVAILABLE", "CONVERSION_TIMEOUT", "CONVERSION_FAILED", "RATE_LIMIT_ERROR"],
+  errors: [
+    "INVALID_DOCUMENT",
+    "ENCRYPTED_DOCUMENT",
+    "MISSING_SUBMIT_EVENT",
+    "PAYLOAD_TOO_LARGE",
+    "FETCH_FAILED",
+    "TSA_FAILED",
+    "LEVEL_UNAVAILABLE",
+    "CONVERSION_TIMEOUT",
+    "CONVERSION_FAILED",
+    "RATE_LIMIT_ERROR",
+  ],
 });

@@ -4,7 +4,10 @@ import { defineRoute } from "#http/contract.ts";
 /** uploadGrantSchema is the answer of POST /v1/uploads. */
 const uploadGrantSchema = z
   .object({
-    upload: z.string().meta({ description: "The reference to send as document.upload (sign, annotate, annotate/fields, verify) or ?upload= (convert).", example: "upl_t4x2k1_Qm9vbXNoYWthbGFrYTEyMw" }),
+    upload: z.string().meta({
+      description: "The reference to send as document.upload (sign, annotate, annotate/fields, verify) or ?upload= (convert).",
+      example: "upl_t4x2k1_Qm9vbXNoYWthbGFrYTEyMw",
+    }),
     url: z.string().meta({ description: "Where to POST the file (multipart/form-data)." }),
     fields: z.record(z.string(), z.string()).meta({ description: "Form fields to send, in this order, before the `file` part." }),
     expiresAt: z.iso.datetime().meta({ description: "The POST is refused after this time." }),
@@ -24,7 +27,7 @@ export const uploadsRoute = defineRoute({
     "On AWS a request body may carry about 3.4 MB of document as base64 JSON (about 4.5 MB as a multipart file), because",
     "the gateway and Lambda cap an invocation at 6 MB. For anything larger (up to the 25 MB document limit), ask for an upload:",
     "POST the file to `url` as multipart/form-data with every member of `fields` as a form field and the file last, in a part",
-    "named `file`, before `expiresAt`. Then send `document: { \"upload\": \"<upload>\" }` to sign, annotate, annotate/fields or",
+    'named `file`, before `expiresAt`. Then send `document: { "upload": "<upload>" }` to sign, annotate, annotate/fields or',
     "verify, or call convert with `?upload=<upload>` and no body. Only the API key that asked for an upload can use it; it is",
     "deleted after the first successful request that uses it, and a reference is refused one hour after it was issued.",
     "Uploaded files left unused are removed within a day.",

@@ -12,7 +12,9 @@ const signerSummary = z.object({
 /** verifyReportSchema is the answer of POST /v1/verify (SPEC 4). */
 const verifyReportSchema = z
   .object({
-    valid: z.boolean().meta({ description: "At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted)." }),
+    valid: z.boolean().meta({
+      description: "At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted).",
+    }),
     reason: z.string(),
     signatures: z.array(
       z.object({
@@ -30,9 +32,10 @@ const verifyReportSchema = z
             time: z.string().nullable().meta({ description: "The TSA's genTime, ISO-8601; null when the token does not verify." }),
             authority: z.string().nullable().meta({ description: "Subject of the TSA certificate carried in the token." }),
             imprintValid: z.boolean().meta({ description: "The token verifies and its imprint (by the token's hash algorithm) matches the signature value." }),
-            tokenValid: z
-              .boolean()
-              .meta({ description: "The TSA's CMS signature over the token verifies with the certificate in the token, which has the critical extended key usage timeStamping (its chain is not checked)." }),
+            tokenValid: z.boolean().meta({
+              description:
+                "The TSA's CMS signature over the token verifies with the certificate in the token, which has the critical extended key usage timeStamping (its chain is not checked).",
+            }),
             problem: z.string().optional().meta({ description: "Why the token does not verify." }),
           })
           .optional()
@@ -57,14 +60,21 @@ const verifyReportSchema = z
           description:
             "The PAdES baseline level of an intact ETSI.CAdES.detached signature: B-B; B-T with a verified signature timestamp; B-LT when the document holds a DSS; B-LTA when a valid document timestamp follows. Null for other signature kinds, document timestamps and broken signatures.",
         }),
-        documentTimestamp: z.boolean().meta({ description: "A document timestamp (SubFilter ETSI.RFC3161, added for B-LTA) rather than a signature; not listed among signers." }),
+        documentTimestamp: z
+          .boolean()
+          .meta({ description: "A document timestamp (SubFilter ETSI.RFC3161, added for B-LTA) rather than a signature; not listed among signers." }),
         validationData: z
           .object({
-            offline: z.boolean().meta({ description: "Every certificate of the signer's and the TSA's chains up to a root is embedded, each with a good OCSP response or a CRL not listing it, signed by its issuer." }),
+            offline: z.boolean().meta({
+              description:
+                "Every certificate of the signer's and the TSA's chains up to a root is embedded, each with a good OCSP response or a CRL not listing it, signed by its issuer.",
+            }),
             problem: z.string().optional().meta({ description: "What is missing for offline validation." }),
           })
           .optional()
-          .meta({ description: "For B-LT, B-LTA and document timestamps in a document with a DSS: whether the embedded validation data suffices to validate offline." }),
+          .meta({
+            description: "For B-LT, B-LTA and document timestamps in a document with a DSS: whether the embedded validation data suffices to validate offline.",
+          }),
       }),
     ),
     signer: signerSummary.nullable(),
@@ -83,7 +93,11 @@ export const verifyRoute = defineRoute({
   summary: "Check a PDF's signatures",
   description:
     "Reports every signature of a PDF: integrity, coverage, signer certificate, trust, and what each later incremental update changed (modificationLevel, as pyHanko's difference analysis classes it). A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).",
-  body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "VerifyRequest" }), example: { document: { base64: "JVBERi0xLjcK..." } } },
+  body: {
+    kind: "json",
+    schema: z.strictObject({ document: documentInputSchema }).meta({ id: "VerifyRequest" }),
+    example: { document: { base64: "JVBERi0xLjcK..." } },
+  },
   success: { description: "The verification report.", contentType: "application/json", schema: verifyReportSchema },
   errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "SERVICE_UNAVAILABLE"],
 });
