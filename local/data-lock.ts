@@ -4,17 +4,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StartupError } from "#local/startup-errors.ts";
+import { processAlive } from "#adapters/process-alive.ts";
 
 const LOCK_FILE = "server.pid";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * lockDataDir claims dataDir for this process and returns the release function; it throws a
@@ -32,7 +24,7 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processAlive(holder)) {
         throw new StartupError(
           `the data folder ${dataDir} is in use by another Signet server (pid ${holder}): stop that one, or set SIGNET_DATA_DIR to another folder`,
         );

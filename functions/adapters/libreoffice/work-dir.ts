@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "#adapters/process-alive.ts";
 
 /** workDirPrefix starts the name of every converter's private folder: signet-lo-<owner pid>-<random>. */
 const workDirPrefix = "signet-lo-";
@@ -8,15 +9,6 @@ const workDirPrefix = "signet-lo-";
 /** createWorkDir makes a private folder under the OS temp folder whose name carries this process id. */
 export function createWorkDir(parent: string = tmpdir()): Promise<string> {
   return mkdtemp(join(parent, `${workDirPrefix}${process.pid}-`));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -36,7 +28,7 @@ export async function sweepStaleWorkDirs(parent: string = tmpdir()): Promise<str
     const owner = new RegExp(`^${workDirPrefix}(\\d+)-`).exec(name);
     if (!owner) continue;
     const pid = Number(owner[1]);
-    if (pid === process.pid || alive(pid)) continue;
+    if (pid === process.pid || processAlive(pid)) continue;
     await rm(join(parent, name), { recursive: true, force: true }).catch(() => undefined);
     removed.push(join(parent, name));
   }

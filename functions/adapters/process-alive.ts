@@ -1,0 +1,9 @@
+/** processAlive tells whether a process with this id exists (EPERM: it exists but is another user's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
