@@ -25,7 +25,7 @@ import { esbuildSettings, repoRoot } from "../infra/bundling.ts";
 const run = promisify(execFile);
 const roundsArg = process.argv.indexOf("--rounds");
 const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 4;
-const corpus = join(repoRoot, "..", "shared", "corpus");
+const corpus = sharedPath("corpus");
 const tailFiles = ["advanced-text.docx", "resolved-comment.docx", "advanced-text (comments hidden).docx"];
 
 const soffice = await locateSoffice(process.env.SIGNET_SOFFICE);
@@ -95,6 +95,7 @@ await writeFile(
   entry,
   `import { readFileSync } from "node:fs";
 import { converter } from "${join(repoRoot, "functions/adapters/libreoffice/converter.ts")}";
+import { sharedPath } from "#test/helpers/shared-dir.ts";
 // What functions/convert.ts does at module load on Lambda:
 await converter.startEarly(8_000);
 const pdf = await converter.convert({ bytes: readFileSync(process.argv[2]), from: "docx", to: "pdf" });

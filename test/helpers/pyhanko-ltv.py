@@ -3,7 +3,7 @@
 signature, offline (no fetching, revocation data required): only what the file embeds (DSS, tokens)
 may be used. PROFILE is LT or LTA. Prints one JSON line per signature; exit 0 when all are valid and trusted."""
 import json, os, sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/tools/pyhanko/lib"))
+sys.path.insert(0, os.environ.get("PYHANKO_LIB", os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/tools/pyhanko/lib")))
 import logging
 logging.disable(logging.WARNING)
 from asn1crypto import pem, x509

@@ -9,6 +9,7 @@ import { expect } from "vitest";
 import { readElement } from "#domain/shared/der.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { pdfsig, qpdfCheck, type PdfSource, type PdfsigSignature } from "#test/helpers/pdf-tools.ts";
+import { sharedPath } from "#test/helpers/shared-dir.ts";
 
 /** scratchDir makes a temporary folder for one test file. */
 export function scratchDir(prefix: string): string {
@@ -290,8 +291,11 @@ export async function certify(bytes: Buffer, p: 1 | 2 | 3): Promise<Buffer> {
   return Buffer.from(await pdf.save({ incremental: true }));
 }
 
-/** PYHANKO is the vendored pyHanko validator (../shared/tools/pyhanko/validate, see its README). */
-const PYHANKO = new URL("../../../shared/tools/pyhanko/validate", import.meta.url).pathname;
+/** PYHANKO is the vendored pyHanko validator (shared/tools/pyhanko/validate, see its README). */
+const PYHANKO = sharedPath("tools/pyhanko/validate");
+
+/** PYHANKO_LIB is its library folder, which the test's own pyHanko scripts import. */
+export const PYHANKO_LIB = sharedPath("tools/pyhanko/lib");
 
 /** PyhankoSignature is one signature as pyHanko's validate script reports it. */
 export interface PyhankoSignature {
@@ -355,6 +359,6 @@ export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkc
   if (options.certify) args.push("--certify", String(options.certify));
   if (options.pkcs7) args.push("--pkcs7");
   if (options.field) args.push("--field", options.field);
-  execFileSync("/usr/bin/python3", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYHANKO_LIB: join(PYHANKO, "../lib") } });
+  execFileSync("/usr/bin/python3", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYHANKO_LIB } });
   return readFileSync(output);
 }

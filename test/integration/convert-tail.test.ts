@@ -10,12 +10,13 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
 import { processesMatching } from "#test/helpers/convert-runtime.ts";
+import { sharedPath } from "#test/helpers/shared-dir.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-tail-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // Kept unchanged in shared/corpus: it crashes a warm (UNO) LibreOffice 7.4 every time.
-const crasher = readFileSync(new URL("../../../shared/corpus/advanced-text.docx", import.meta.url));
+const crasher = readFileSync(sharedPath("corpus/advanced-text.docx"));
 
 async function until(check: () => boolean, maxMs: number): Promise<void> {
   const end = Date.now() + maxMs;

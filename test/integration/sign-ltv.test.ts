@@ -14,7 +14,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { timestampDocument } from "#domain/signing/timestamp-document.ts";
 import { startLoopbackPki, type LoopbackPki } from "#test/helpers/ltv-pki.ts";
-import { expectSignedPdf, makePdf, pyhankoValidate, scratchDir, testFonts } from "#test/helpers/sign-tools.ts";
+import { expectSignedPdf, makePdf, PYHANKO_LIB, pyhankoValidate, scratchDir, testFonts } from "#test/helpers/sign-tools.ts";
 
 let pki: LoopbackPki;
 let identity: SigningIdentity;
@@ -58,7 +58,10 @@ function ltvValidate(pdf: Buffer, profile: "LT" | "LTA"): { ok: boolean; output:
   writeFileSync(file, pdf);
   const script = new URL("../helpers/pyhanko-ltv.py", import.meta.url).pathname;
   try {
-    return { ok: true, output: execFileSync(script, [profile, file, pki.rootPem], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
+    return {
+      ok: true,
+      output: execFileSync(script, [profile, file, pki.rootPem], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYHANKO_LIB } }),
+    };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string };
     return { ok: false, output: `${failed.stdout ?? ""}${failed.stderr ?? ""}` };
