@@ -20,6 +20,7 @@ import { buildSync } from "esbuild";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import { fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
+import { sharedPath } from "#test/helpers/shared-dir.ts";
 import { esbuildSettings, repoRoot } from "../infra/bundling.ts";
 
 const run = promisify(execFile);
@@ -94,9 +95,9 @@ const entry = join(dir, "cold-entry.ts");
 await writeFile(
   entry,
   `import { readFileSync } from "node:fs";
-import { converter } from "${join(repoRoot, "functions/adapters/libreoffice/converter.ts")}";
-import { sharedPath } from "#test/helpers/shared-dir.ts";
+import { converter as wiredConverter } from "${join(repoRoot, "functions/wiring/conversion.ts")}";
 // What functions/convert.ts does at module load on Lambda:
+const converter = wiredConverter();
 await converter.startEarly(8_000);
 const pdf = await converter.convert({ bytes: readFileSync(process.argv[2]), from: "docx", to: "pdf" });
 process.stdout.write(pdf.subarray(0, 5).toString() === "%PDF-" ? "answered\\n" : "failed\\n");
