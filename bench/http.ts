@@ -2,13 +2,12 @@
 // own process, a keep-alive client, sequential medians for sign 10 MB / 100 pages (base64 JSON) and
 // sign 1 page, 8 concurrent clients on 1-page signs, and the server's peak RSS from /proc. Beside
 // each row: the naive pdf-lib + @signpdf stack in-process in this same run, as a ratio.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import http from "node:http";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { PDFDocument, StandardFonts, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } from "pdf-lib";
+import { benchPdfFile, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-http");
 const BIG_RUNS = 20;
@@ -144,88 +143,8 @@ async function concurrent(server: ServerHandle, body: Buffer): Promise<{ rps: nu
 
 // ---- the naive stack, in-process ------------------------------------------------------------
 
-async function makeFixture(pages: number, noiseBytesPerPage: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let index = 0; index < pages; index++) {
-    const page = doc.addPage([595, 842]);
-    page.drawText(`Page ${index + 1}`, { x: 50, y: 780, size: 24, font });
-    if (noiseBytesPerPage > 0) {
-      const side = Math.floor(Math.sqrt(noiseBytesPerPage / 3));
-      const image = doc.context.flateStream(randomBytes(side * side * 3), {
-        Type: "XObject",
-        Subtype: "Image",
-        Width: side,
-        Height: side,
-        ColorSpace: "DeviceRGB",
-        BitsPerComponent: 8,
-      });
-      const name = page.node.newXObject("Im", doc.context.register(image));
-      page.pushOperators(pushGraphicsState(), concatTransformationMatrix(300, 0, 0, 300, 100, 300), drawObject(name), popGraphicsState());
-    }
-  }
-  return Buffer.from(await doc.save({ useObjectStreams: false }));
-}
-
 async function fixture(name: string, pages: number, noise: number): Promise<string> {
-  const path = join(FIXTURES, name);
-  if (!existsSync(path)) {
-    mkdirSync(FIXTURES, { recursive: true });
-    writeFileSync(path, await makeFixture(pages, noise));
-  }
-  return path;
-}
-
-type Pipeline = (input: Buffer) => Promise<Uint8Array>;
-
-/** naivePipeline: pdf-lib load + a certificate page + placeholder + full re-save + @signpdf P12 signing. */
-async function naivePipeline(): Promise<Pipeline> {
-  const { pdflibAddPlaceholder } = await import("@signpdf/placeholder-pdf-lib");
-  const { P12Signer } = await import("@signpdf/signer-p12");
-  const { SignPdf } = await import("@signpdf/signpdf");
-  const dir = mkdtempSync(join(tmpdir(), "signet-bench-http-"));
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
-  openssl("req", "-x509", "-newkey", "rsa:3072", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Naive Signer");
-  openssl(
-    "pkcs12",
-    "-export",
-    "-inkey",
-    "key.pem",
-    "-in",
-    "cert.pem",
-    "-out",
-    "id.p12",
-    "-passout",
-    "pass:",
-    "-certpbe",
-    "PBE-SHA1-3DES",
-    "-keypbe",
-    "PBE-SHA1-3DES",
-    "-macalg",
-    "sha1",
-  );
-  const p12 = readFileSync(join(dir, "id.p12"));
-  rmSync(dir, { recursive: true, force: true });
-  const signer = new SignPdf();
-  return async (input) => {
-    const doc = await PDFDocument.load(input);
-    const font = await doc.embedFont(StandardFonts.Helvetica);
-    const page = doc.addPage([595, 842]);
-    let y = 780;
-    for (const line of [
-      "Audit Trail Certificate",
-      "Signer: Ada Lovelace <ada@example.com>",
-      "IP: 203.0.113.7",
-      "ready 2026-11-22 09:55:00 UTC",
-      "submit 2026-11-22 09:58:00 UTC",
-    ]) {
-      page.drawText(line, { x: 50, y, size: 11, font });
-      y -= 16;
-    }
-    pdflibAddPlaceholder({ pdfDoc: doc, reason: "Signed by Ada Lovelace", contactInfo: "ada@example.com", name: "Ada Lovelace", location: "" });
-    const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
-    return signer.sign(prepared, new P12Signer(p12));
-  };
+  return benchPdfFile(FIXTURES, name, pages, noise);
 }
 
 async function naiveMedian(pipeline: Pipeline, input: Buffer, runs: number): Promise<number> {
@@ -242,7 +161,7 @@ async function naiveMedian(pipeline: Pipeline, input: Buffer, runs: number): Pro
 /** naivePeakAboveIdle: the naive stack signing the file once in a fresh process (peak RSS minus warmed idle RSS). */
 async function naiveMemoryChild(file: string): Promise<void> {
   const pipeline = await naivePipeline();
-  const small = await makeFixture(1, 0);
+  const small = await makeBenchPdf(1, 0);
   await pipeline(small);
   (globalThis as { gc?: () => void }).gc?.();
   const idle = process.memoryUsage.rss();

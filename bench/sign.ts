@@ -3,12 +3,9 @@
 // Memory is measured in a child process per case: peak RSS (getrusage high-water) minus the
 // RSS of the same process, warmed up and collected, before it reads the input (so the input
 // buffer itself counts against the budget).
-import { execFileSync, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PDFDocument, StandardFonts, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } from "pdf-lib";
 import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/audit-certificate.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
@@ -17,42 +14,14 @@ import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import { addLongTermValidation } from "#domain/signing/ltv.ts";
 import { startLoopbackPki } from "#test/helpers/ltv-pki.ts";
+import { benchPdfFile, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-sign");
 const RUNS = 30;
 const WARMUP = 5;
 
-async function makeFixture(pages: number, noiseBytesPerPage: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let index = 0; index < pages; index++) {
-    const page = doc.addPage([595, 842]);
-    page.drawText(`Page ${index + 1}`, { x: 50, y: 780, size: 24, font });
-    if (noiseBytesPerPage > 0) {
-      // Incompressible image data gives the file its size, like scans in real contracts.
-      const side = Math.floor(Math.sqrt(noiseBytesPerPage / 3));
-      const image = doc.context.flateStream(randomBytes(side * side * 3), {
-        Type: "XObject",
-        Subtype: "Image",
-        Width: side,
-        Height: side,
-        ColorSpace: "DeviceRGB",
-        BitsPerComponent: 8,
-      });
-      const name = page.node.newXObject("Im", doc.context.register(image));
-      page.pushOperators(pushGraphicsState(), concatTransformationMatrix(300, 0, 0, 300, 100, 300), drawObject(name), popGraphicsState());
-    }
-  }
-  return Buffer.from(await doc.save({ useObjectStreams: false }));
-}
-
 async function fixture(name: string, pages: number, noise: number): Promise<Buffer> {
-  const path = join(FIXTURES, name);
-  if (!existsSync(path)) {
-    mkdirSync(FIXTURES, { recursive: true });
-    writeFileSync(path, await makeFixture(pages, noise));
-  }
-  return readFileSync(path);
+  return readFileSync(await benchPdfFile(FIXTURES, name, pages, noise));
 }
 
 function fonts(): FontFiles {
@@ -89,8 +58,6 @@ function certificate(identity: SigningIdentity, pages: number): AuditCertificate
   };
 }
 
-type Pipeline = (input: Buffer) => Promise<Uint8Array>;
-
 async function signetPipeline(): Promise<Pipeline> {
   const identity = await generateIdentity();
   const files = fonts();
@@ -104,56 +71,6 @@ async function signetPipeline(): Promise<Pipeline> {
       decorate: (pdf) => drawAuditCertificate(pdf, certificate(identity, pdf.getPageCount()), files),
     });
     return signed;
-  };
-}
-
-/** naivePipeline: pdf-lib load + a certificate page (standard font) + placeholder + full re-save + @signpdf P12 signing. */
-async function naivePipeline(): Promise<Pipeline> {
-  const { pdflibAddPlaceholder } = await import("@signpdf/placeholder-pdf-lib");
-  const { P12Signer } = await import("@signpdf/signer-p12");
-  const { SignPdf } = await import("@signpdf/signpdf");
-  const dir = mkdtempSync(join(tmpdir(), "signet-bench-"));
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
-  openssl("req", "-x509", "-newkey", "rsa:3072", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Naive Signer");
-  openssl(
-    "pkcs12",
-    "-export",
-    "-inkey",
-    "key.pem",
-    "-in",
-    "cert.pem",
-    "-out",
-    "id.p12",
-    "-passout",
-    "pass:",
-    "-certpbe",
-    "PBE-SHA1-3DES",
-    "-keypbe",
-    "PBE-SHA1-3DES",
-    "-macalg",
-    "sha1",
-  );
-  const p12 = readFileSync(join(dir, "id.p12"));
-  const signer = new SignPdf();
-  return async (input) => {
-    const doc = await PDFDocument.load(input);
-    const font = await doc.embedFont(StandardFonts.Helvetica);
-    const page = doc.addPage([595, 842]);
-    let y = 780;
-    for (const line of [
-      "Audit Trail Certificate",
-      "Signer: Ada Lovelace <ada@example.com>",
-      "IP: 203.0.113.7",
-      "ready 2026-11-22 09:55:00 UTC",
-      "submit 2026-11-22 09:58:00 UTC",
-    ]) {
-      page.drawText(line, { x: 50, y, size: 11, font });
-      y -= 16;
-    }
-    pdflibAddPlaceholder({ pdfDoc: doc, reason: "Signed by Ada Lovelace", contactInfo: "ada@example.com", name: "Ada Lovelace", location: "" });
-    const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
-    // P12Signer instances cannot be reused: one per signature.
-    return signer.sign(prepared, new P12Signer(p12));
   };
 }
 
@@ -176,7 +93,7 @@ async function time(pipeline: Pipeline, input: Buffer): Promise<{ median: number
 /** memoryChild runs in a fresh process: warm up on a 1-page file, collect, then read and sign the input once. */
 async function memoryChild(which: string, file: string): Promise<void> {
   const pipeline = which === "signet" ? await signetPipeline() : await naivePipeline();
-  const small = await makeFixture(1, 0);
+  const small = await makeBenchPdf(1, 0);
   await pipeline(small);
   await pipeline(small);
   (globalThis as { gc?: () => void }).gc?.();

@@ -95,6 +95,35 @@ export function cmsOf(pdf: Buffer): Buffer {
   return padded.subarray(0, readElement(padded, 0).end);
 }
 
+/**
+ * legacyP12 makes a self-signed RSA key and certificate with openssl and writes them as
+ * `dir`/id.p12 (empty password) in the legacy SHA-1/3DES algorithms, the only ones node-forge
+ * (inside @signpdf) reads; it returns the file's path.
+ */
+export function legacyP12(dir: string, commonName: string, bits: number): string {
+  openssl(dir, "req", "-x509", "-newkey", `rsa:${bits}`, "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", `/CN=${commonName}`);
+  openssl(
+    dir,
+    "pkcs12",
+    "-export",
+    "-inkey",
+    "key.pem",
+    "-in",
+    "cert.pem",
+    "-out",
+    "id.p12",
+    "-passout",
+    "pass:",
+    "-certpbe",
+    "PBE-SHA1-3DES",
+    "-keypbe",
+    "PBE-SHA1-3DES",
+    "-macalg",
+    "sha1",
+  );
+  return join(dir, "id.p12");
+}
+
 /** openssl runs the openssl CLI in a folder. */
 export function openssl(dir: string, ...args: string[]): string {
   return execFileSync("openssl", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -224,32 +253,11 @@ export async function signWithSignpdf(pdf: Buffer): Promise<Buffer> {
   const { pdflibAddPlaceholder } = await import("@signpdf/placeholder-pdf-lib");
   const { P12Signer } = await import("@signpdf/signer-p12");
   const { SignPdf } = await import("@signpdf/signpdf");
-  const dir = scratchDir("signpdf");
-  openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=Other Tool Signer");
-  // node-forge (inside @signpdf) reads only the legacy PKCS#12 algorithms.
-  openssl(
-    dir,
-    "pkcs12",
-    "-export",
-    "-inkey",
-    "key.pem",
-    "-in",
-    "cert.pem",
-    "-out",
-    "id.p12",
-    "-passout",
-    "pass:",
-    "-certpbe",
-    "PBE-SHA1-3DES",
-    "-keypbe",
-    "PBE-SHA1-3DES",
-    "-macalg",
-    "sha1",
-  );
+  const p12 = readFileSync(legacyP12(scratchDir("signpdf"), "Other Tool Signer", 2048));
   const doc = await PDFDocument.load(pdf);
   pdflibAddPlaceholder({ pdfDoc: doc, reason: "other tool", contactInfo: "other@example.com", name: "Other Tool Signer", location: "Test" });
   const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
-  return Buffer.from(await new SignPdf().sign(withPlaceholder, new P12Signer(readFileSync(join(dir, "id.p12")))));
+  return Buffer.from(await new SignPdf().sign(withPlaceholder, new P12Signer(p12)));
 }
 
 /**
