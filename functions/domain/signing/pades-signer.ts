@@ -91,11 +91,11 @@ const cmsSizes = new WeakMap<SigningIdentity, number>();
  * chain, attributes and key) made over a dummy digest, a small margin, and a bound for the
  * timestamp token.
  */
-function contentsSize(options: PadesSignOptions): number {
+async function contentsSize(options: PadesSignOptions): Promise<number> {
   if (options.contentsBytes) return options.contentsBytes;
   let cms = cmsSizes.get(options.identity);
   if (cms === undefined) {
-    cms = createCadesSignature(options.identity, Buffer.alloc(32)).toDer().length;
+    cms = (await createCadesSignature(options.identity, Buffer.alloc(32))).toDer().length;
     cmsSizes.set(options.identity, cms);
   }
   const measured = cms + CONTENTS_MARGIN;
@@ -306,19 +306,40 @@ export function hasSignatures(pdf: PDF): boolean {
 }
 
 /**
- * compressNewStreams deflates the streams this update adds (font subsets, page content) with
- * node's native zlib. libpdf would do it with pako in JavaScript, which costs more time and
- * garbage than everything else in a one-page signing.
+ * compressNewStreams deflates the streams this update adds (font subsets, their ToUnicode maps,
+ * page content) with node's native zlib; libpdf would do it with pako in JavaScript, which costs
+ * more time and garbage than everything else in a one-page signing. Font subsets and their maps
+ * repeat from one signing to the next, so their compressed form is remembered (see deflated).
  */
 function compressNewStreams(pdf: PDF): void {
   pdf.fonts.finalize(true);
   for (const object of newObjectsOf(pdf).values()) {
     if (!(object instanceof PdfStream) || object.has("Filter") || object.data.length < 256) continue;
-    const compressed = deflateSync(object.data, { level: 6 });
+    const compressed = deflated(object.data);
     if (compressed.length >= object.data.length) continue;
     object.setData(compressed);
     object.set("Filter", PdfName.of("FlateDecode"));
   }
+}
+
+// Compressed streams by the SHA-256 of their data, oldest first; bounded in entries and bytes.
+const deflateCache = new Map<string, Buffer>();
+const DEFLATE_CACHE_ENTRIES = 256;
+const DEFLATE_CACHE_MAX_STREAM = 64 * 1024; // at most 16 MB held
+
+/** deflated compresses data (level 6), answering from the cache when the same bytes were compressed before. */
+function deflated(data: Uint8Array): Buffer {
+  if (data.length > DEFLATE_CACHE_MAX_STREAM) return deflateSync(data, { level: 6 });
+  const key = createHash("sha256").update(data).digest("base64");
+  let compressed = deflateCache.get(key);
+  if (compressed) {
+    deflateCache.delete(key); // most recently used last
+  } else {
+    compressed = deflateSync(data, { level: 6 });
+    if (deflateCache.size >= DEFLATE_CACHE_ENTRIES) deflateCache.delete(deflateCache.keys().next().value!);
+  }
+  deflateCache.set(key, compressed);
+  return compressed;
 }
 
 /**
@@ -356,7 +377,7 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
     keepFlatPageTree(pdf);
     await options.decorate(pdf);
   }
-  const reserved = contentsSize(options);
+  const reserved = await contentsSize(options);
   const pageIndex = pdf.getPageCount() - 1;
   // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
   const stamp = alreadySigned && !certified ? options.stamp : undefined;
@@ -388,7 +409,7 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
   output.write(rangeText, rangeStart, "latin1");
 
   const digest = createHash("sha256").update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
-  const cms = createCadesSignature(options.identity, digest);
+  const cms = await createCadesSignature(options.identity, digest);
   if (options.timestamper) {
     const token = await options.timestamper.timestamp(cms.signatureValue);
     tokenSizes.set(options.timestamper, Math.max(token.length, tokenSizes.get(options.timestamper) ?? 0));
