@@ -24,6 +24,10 @@ interface ParsedFont {
   program: FontProgram;
   data: Uint8Array;
   construct: EmbeddedFontClass;
+  /** Whether the program has a glyph for a code point, as asked so far. */
+  covers: Map<number, boolean>;
+  /** Advance widths by code point in 1/1000 em, rounded as libpdf's getWidth, as asked so far. */
+  advances: Map<number, number>;
 }
 
 // Parsing a TrueType program (cmap, hmtx, post) costs 5-20 ms per font; the programs are
@@ -34,10 +38,42 @@ function parse(data: Uint8Array): ParsedFont {
   let font = parsed.get(data);
   if (!font) {
     const probe = PDF.create().embedFont(data);
-    font = { program: probe.program, data, construct: probe.constructor as EmbeddedFontClass };
+    font = { program: probe.program, data, construct: probe.constructor as EmbeddedFontClass, covers: new Map(), advances: new Map() };
     parsed.set(data, font);
   }
   return font;
+}
+
+// Measuring text is most of the page-drawing time (wrapping measures every line as it grows), so
+// the per-character answers are remembered per font program, for every document of the container.
+function hasGlyph(font: ParsedFont, code: number): boolean {
+  let known = font.covers.get(code);
+  if (known === undefined) {
+    known = font.program.hasGlyph(code);
+    font.covers.set(code, known);
+  }
+  return known;
+}
+
+function advance(font: ParsedFont, code: number): number {
+  let width = font.advances.get(code);
+  if (width === undefined) {
+    width = Math.round((font.program.getAdvanceWidth(font.program.getGlyphId(code)) * 1000) / font.program.unitsPerEm);
+    font.advances.set(code, width);
+  }
+  return width;
+}
+
+const continuing = new Map<number, boolean>();
+
+/** continuesCluster tells whether a character continues the cluster before it (see CONTINUES_CLUSTER). */
+function continuesCluster(code: number): boolean {
+  let known = continuing.get(code);
+  if (known === undefined) {
+    known = CONTINUES_CLUSTER.test(String.fromCodePoint(code));
+    continuing.set(code, known);
+  }
+  return known;
 }
 
 /**
@@ -104,6 +140,7 @@ function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGl
 
 /** PLACEHOLDER is drawn for a character no bundled font has (a visible box with "?"); it extracts as itself. */
 const PLACEHOLDER = "\ufffd";
+const PLACEHOLDER_CODE = 0xfffd;
 
 // Format characters (ZWJ, variation selectors, bidi controls, ...) that draw nothing when no font has them.
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
@@ -136,14 +173,14 @@ export class DocumentFonts {
   }
 
   private has(index: number, code: number): boolean {
-    return parse(this.files[index]!).program.hasGlyph(code);
+    return hasGlyph(parse(this.files[index]!), code);
   }
 
   /** fontFor picks the font that draws a character: the style's own, else the first fallback that has it (undefined: none). */
   private fontFor(code: number, style: FontStyle, previous: number | undefined): number | undefined {
     const primary = STYLE_INDEX[style];
     // A combining mark, joiner, variation selector or emoji modifier stays in the font before it.
-    if (previous !== undefined && CONTINUES_CLUSTER.test(String.fromCodePoint(code)) && this.has(previous, code)) return previous;
+    if (previous !== undefined && continuesCluster(code) && this.has(previous, code)) return previous;
     if (this.has(primary, code)) return primary;
     for (let index = 3; index < this.files.length; index++) if (this.has(index, code)) return index;
     return undefined;
@@ -187,9 +224,23 @@ export class DocumentFonts {
     });
   }
 
-  /** width measures text as runs() would draw it. */
+  /** width measures text as runs() would draw it, from remembered advances unless it needs shaping. */
   width(text: string, style: FontStyle, size: number): number {
-    return this.runs(text, style, size).reduce((sum, run) => sum + run.width, 0);
+    if (NEEDS_SHAPING.test(text)) return this.runs(text, style, size).reduce((sum, run) => sum + run.width, 0);
+    let units = 0;
+    let previous: number | undefined;
+    for (const char of text) {
+      let code = char.codePointAt(0)!;
+      let index = this.fontFor(code, style, previous);
+      if (index === undefined) {
+        if (IGNORABLE.test(char)) continue;
+        code = PLACEHOLDER_CODE;
+        index = this.fontFor(code, style, undefined) ?? STYLE_INDEX[style];
+      }
+      units += advance(parse(this.files[index]!), code);
+      previous = index;
+    }
+    return (units * size) / 1000;
   }
 }
 
@@ -208,6 +259,11 @@ const CONTINUES_CLUSTER = /^[\p{M}\p{Default_Ignorable_Code_Point}\u{1F3FB}-\u{1
 export function wrapText(text: string, maxWidth: number, measure: (text: string) => number): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split(/\r?\n/)) {
+    // Most values fit on one line: one measurement instead of one per word.
+    if (measure(paragraph.trimEnd()) <= maxWidth) {
+      lines.push(paragraph.trimEnd());
+      continue;
+    }
     let line = "";
     for (const word of paragraph.split(/(?<=\s)/)) {
       if (measure(line + word.trimEnd()) <= maxWidth) {
