@@ -2,9 +2,8 @@ import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import dynalite from "dynalite";
+import { Worker } from "node:worker_threads";
 import sesModule from "aws-ses-v2-local";
-import { startTransactionShim } from "#local/dynalite-transactions.ts";
 import { portInUse } from "#local/startup-errors.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
 
@@ -23,17 +22,9 @@ export interface StandIns {
 export interface StandInOptions {
   /** Folder for dynalite's files; omit for an in-memory store (tests). */
   dataDir?: string;
-  dynamodbPort?: number;
   sesPort?: number;
   /** Port of the S3 stand-in (SIGNET_S3_PORT in local/main.ts); 0 picks a free one. */
   s3Port?: number;
-}
-
-function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-  });
 }
 
 function close(server: Server): Promise<void> {
@@ -43,11 +34,38 @@ function close(server: Server): Promise<void> {
   });
 }
 
+/** DynamoThread is the DynamoDB stand-in running in its own thread (local/dynamo-worker.ts). */
+interface DynamoThread {
+  port: number;
+  close(): Promise<void>;
+}
+
+function startDynamoThread(path: string | undefined): Promise<DynamoThread> {
+  // The worker runs TypeScript through the same loader as this process (tsx), also under vitest.
+  const execArgv = process.execArgv.some((arg) => arg.includes("tsx")) ? process.execArgv : [...process.execArgv, "--import", "tsx"];
+  const worker = new Worker(new URL("./dynamo-worker.ts", import.meta.url), { workerData: { path }, execArgv });
+  return new Promise((resolve, reject) => {
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the DynamoDB stand-in's thread exited with ${code} before listening`)));
+    worker.once("message", ({ port }: { port: number }) => {
+      worker.removeAllListeners("exit");
+      resolve({
+        port,
+        close: () =>
+          new Promise<void>((done) => {
+            worker.once("message", () => void worker.terminate().then(() => done()));
+            worker.postMessage("close");
+          }),
+      });
+    });
+  });
+}
+
 /**
  * startStandIns starts dynalite (persisted under dataDir/dynamodb when a folder is given) behind
- * a shim that adds TransactWriteItems (local/dynalite-transactions.ts), and the local SES v2
- * endpoint, all bound to 127.0.0.1 only. dynamodbPort is the shim's port: the adapters never
- * talk to dynalite directly.
+ * a shim that adds TransactWriteItems (local/dynalite-transactions.ts), both in a thread of their
+ * own, and the local SES v2 endpoint, all bound to 127.0.0.1 only. The adapters talk to the shim,
+ * never to dynalite directly.
  */
 export async function startStandIns(options: StandInOptions = {}): Promise<StandIns> {
   let path: string | undefined;
@@ -55,10 +73,8 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
     path = join(options.dataDir, "dynamodb");
     mkdirSync(path, { recursive: true });
   }
-  const dynamo = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
-  const dynalitePort = await listen(dynamo, 0);
-  const shim = await startTransactionShim(`http://127.0.0.1:${dynalitePort}`, options.dynamodbPort ?? 0);
-  const dynamoPort = shim.port;
+  const dynamo = await startDynamoThread(path);
+  const dynamoPort = dynamo.port;
 
   // aws-ses-v2-local is CommonJS: its ESM import is the module object with the server as .default.
   const imported = sesModule as unknown as { default?: unknown };
@@ -67,7 +83,7 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   // Express resolves even when listen failed (the port is taken): the server then has no address.
   const sesAddress = ses.address() as AddressInfo | null;
   if (!sesAddress) {
-    await close(dynamo);
+    await dynamo.close();
     throw portInUse("the mail stand-in (local SES)", "127.0.0.1", options.sesPort ?? 8005, "SIGNET_SES_PORT");
   }
   const sesPort = sesAddress.port;
@@ -100,8 +116,7 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
     },
     close: async () => {
-      await close(shim.server);
-      await Promise.all([close(dynamo), close(ses), s3.close()]);
+      await Promise.all([dynamo.close(), close(ses), s3.close()]);
     },
   };
 }

@@ -1,0 +1,34 @@
+/**
+ * The DynamoDB stand-in's thread: dynalite and the TransactWriteItems shim in front of it
+ * (local/dynalite-transactions.ts), on loopback. It runs beside the server's event loop, so the
+ * per-request key lookups and rate counts the stand-in parses and stores don't queue behind
+ * signing; on AWS that work is DynamoDB's. Started by startStandIns; answers { port } when
+ * listening and closes on "close".
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parentPort, workerData } from "node:worker_threads";
+import dynalite from "dynalite";
+import { startTransactionShim } from "#local/dynalite-transactions.ts";
+
+const { path } = workerData as { path?: string };
+const dynamo = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
+await new Promise<void>((resolve, reject) => {
+  dynamo.once("error", reject);
+  dynamo.listen(0, "127.0.0.1", () => resolve());
+});
+const shim = await startTransactionShim(`http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`, 0);
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+
+parentPort!.on("message", (message) => {
+  if (message !== "close") return;
+  void close(shim.server)
+    .then(() => close(dynamo))
+    .then(() => parentPort!.postMessage("closed"));
+});
+parentPort!.postMessage({ port: shim.port });
