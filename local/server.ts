@@ -9,7 +9,7 @@ import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
-import { bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
+import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
 import { findRoute } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
@@ -100,19 +100,9 @@ async function write(res: ServerResponse, chunk: string, encoding: BufferEncodin
   return !res.destroyed;
 }
 
-/** sendParts writes a json() answer holding base64Text members piece by piece, base64 in 64 KB windows. */
+/** sendParts writes a json() answer holding base64Text members piece by piece (bodyChunks). */
 async function sendParts(res: ServerResponse, parts: BodyPart[]): Promise<void> {
-  const WINDOW = 49_152; // bytes, a multiple of 3: windows encode without padding but the last
-  for (const part of parts) {
-    if (typeof part === "string") {
-      if (part.length > 0 && !(await write(res, part, "utf8"))) return;
-      continue;
-    }
-    if (part.prefix && !(await write(res, part.prefix, "latin1"))) return;
-    for (let offset = 0; offset < part.bytes.length; offset += WINDOW) {
-      if (!(await write(res, part.bytes.toString("base64", offset, Math.min(offset + WINDOW, part.bytes.length)), "latin1"))) return;
-    }
-  }
+  for (const chunk of bodyChunks(parts)) if (!(await write(res, chunk, "utf8"))) return;
   res.end();
 }
 

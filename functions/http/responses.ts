@@ -44,6 +44,26 @@ export function bodyPartsOf(response: HttpResponse): BodyPart[] | undefined {
   return bodyParts.get(response);
 }
 
+const BASE64_WINDOW = 49_152; // bytes, a multiple of 3: windows encode without padding but the last
+
+/**
+ * bodyChunks yields the text of a parts answer piece by piece, base64 members in 64 KB windows: the
+ * whole body never exists as one string, and each piece is small enough for the young generation,
+ * which the garbage collector empties cheaply and often.
+ */
+export function* bodyChunks(parts: BodyPart[]): Generator<string> {
+  for (const part of parts) {
+    if (typeof part === "string") {
+      if (part.length > 0) yield part;
+      continue;
+    }
+    if (part.prefix) yield part.prefix;
+    for (let offset = 0; offset < part.bytes.length; offset += BASE64_WINDOW) {
+      yield part.bytes.toString("base64", offset, Math.min(offset + BASE64_WINDOW, part.bytes.length));
+    }
+  }
+}
+
 /** jsonParts is JSON.stringify's text split around each JsonSafeText (found behind a random marker). */
 function jsonParts(body: unknown): BodyPart[] {
   const safe: JsonSafeText[] = [];

@@ -1,5 +1,5 @@
 import { Readable, type Writable } from "node:stream";
-import type { HttpResponse } from "#http/responses.ts";
+import { bodyChunks, bodyPartsOf, type HttpResponse } from "#http/responses.ts";
 
 /**
  * Lambda response streaming for API Gateway REST (ResponseTransferMode.STREAM, issue 15).
@@ -77,10 +77,23 @@ export function isStreamingHandler(handler: unknown): handler is StreamingHandle
 }
 
 /**
- * toStreamBody prepares a buffered response for the stream: a base64 body (binary answers) is
- * streamed as its bytes, since streamed payloads are raw; the metadata loses isBase64Encoded.
+ * toStreamBody prepares a buffered response for the stream: a json() answer with base64 members is
+ * streamed in pieces, a base64 body (binary answers) as its bytes, since streamed payloads are
+ * raw; the metadata loses isBase64Encoded.
  */
 export function toStreamBody(response: HttpResponse): HttpResponse {
+  const parts = bodyPartsOf(response);
+  if (parts) {
+    // A json() answer with base64 members: streamed piece by piece, never joined into one string
+    // (reading response.body would join it).
+    const { statusCode, headers, multiValueHeaders } = response;
+    return {
+      statusCode,
+      ...(headers ? { headers } : {}),
+      ...(multiValueHeaders ? { multiValueHeaders } : {}),
+      body: Readable.from(bodyChunks(parts)) as unknown as string,
+    };
+  }
   if (!response.isBase64Encoded) return response;
   const { isBase64Encoded: _, body, ...rest } = response;
   return { ...rest, body: Readable.from([Buffer.from(body, "base64")]) as unknown as string };

@@ -1,6 +1,7 @@
 // The response helpers: JSON with spliced base64 (issue 16) and Content-Disposition (issue 11).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { attachmentDisposition, base64Text, bodyPartsOf, json } from "#http/responses.ts";
+import { toStreamBody } from "#http/streaming.ts";
 
 describe("json with base64Text members", () => {
   it("gives the same text JSON.stringify would", () => {
@@ -36,6 +37,20 @@ describe("json with base64Text members", () => {
     response.body = "{}";
     expect(bodyPartsOf(response)).toBeUndefined();
     expect(response.body).toBe("{}");
+  });
+
+  it("streams in small pieces without ever joining the body (toStreamBody)", async () => {
+    const bytes = Buffer.from(Array.from({ length: 300_001 }, (_, i) => (i * 7) & 0xff));
+    const response = json(200, { document: { base64: base64Text(bytes) }, name: "résumé" }, { "X-Test": "1" });
+    const expected = JSON.stringify({ document: { base64: bytes.toString("base64") }, name: "résumé" });
+    const joined = vi.spyOn(response, "body", "get");
+    const streamed = toStreamBody(response);
+    expect(streamed.headers).toEqual(response.headers);
+    const pieces: string[] = [];
+    for await (const piece of streamed.body as unknown as AsyncIterable<string>) pieces.push(piece);
+    expect(pieces.join("")).toBe(expected);
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(65_536);
+    expect(joined).not.toHaveBeenCalled();
   });
 
   it("refuses a prefix that would need escaping", () => {
