@@ -207,7 +207,7 @@ function parseBody<B extends z.ZodType>(
       `Send the body as JSON with "Content-Type: application/json" (got ${headers["content-type"] ? `"${headers["content-type"]}"` : "none"}).`,
     );
   }
-  const value = parseJsonBody(rawBody.toString("utf8"), maxJsonDepth);
+  const value = parseJsonBody(rawBody, maxJsonDepth);
   const result = contract.body.schema.safeParse(value);
   if (!result.success) {
     throw new SignetError("VALIDATION_ERROR", "The request body does not match the schema; see details.", {

@@ -39,3 +39,29 @@ describe("isJsonContentType", () => {
     [undefined, false],
   ])("%s -> %s", (type, expected) => expect(isJsonContentType(type)).toBe(expected));
 });
+
+describe("parseJsonBody on bytes with long string members", () => {
+  const long = "QUJD".repeat(40_000); // 160 KB of base64
+  const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+  it("gives the same value as parsing the text", () => {
+    const body = { document: { base64: long }, signer: { name: 'Zoë "Z" Ångström' }, list: [long, "short", long.slice(1)], n: 1 };
+    expect(parseJsonBody(bytes(body), 32)).toEqual(body);
+  });
+
+  it("keeps long strings with escapes or non-ASCII exact (they go through the parser)", () => {
+    const body = { escaped: `${long}\\/${long}`, quoted: `"${long}"`, accented: `${long}é` };
+    expect(parseJsonBody(bytes(body), 32)).toEqual(body);
+  });
+
+  it("still refuses deep and malformed bodies", () => {
+    expect(() => parseJsonBody(Buffer.from(`{"a":"${long}","b":${"[".repeat(100)}`), 32)).toThrowError(/deeper than 32/);
+    expect(() => parseJsonBody(Buffer.from(`{"a":"${long}",}`), 32)).toThrowError(/not valid JSON/);
+    expect(() => parseJsonBody(Buffer.from(`{"a":"${long}`), 32)).toThrowError(/not valid JSON/);
+  });
+
+  it("cannot be fooled by a member that spells a marker", () => {
+    const body = { a: long, b: "\u0000deadbeef:0" };
+    expect(parseJsonBody(bytes(body), 32)).toEqual(body);
+  });
+});
