@@ -40,10 +40,25 @@ interface DynamoThread {
   close(): Promise<void>;
 }
 
+const LOADER_FLAGS = new Set(["--import", "--require", "-r", "--loader", "--experimental-loader", "--conditions", "-C"]);
+
+/**
+ * loaderArgs are this process's module-loader flags, for the worker to run TypeScript the same way
+ * (tsx, also under vitest). Other flags are left out: a worker refuses many (--expose-gc, ...).
+ */
+function loaderArgs(): string[] {
+  const args: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (LOADER_FLAGS.has(flag) && i + 1 < argv.length) args.push(flag, argv[++i]!);
+    else if (LOADER_FLAGS.has(flag.split("=")[0]!)) args.push(flag);
+  }
+  return args.some((arg) => arg.includes("tsx")) ? args : [...args, "--import", "tsx"];
+}
+
 function startDynamoThread(path: string | undefined): Promise<DynamoThread> {
-  // The worker runs TypeScript through the same loader as this process (tsx), also under vitest.
-  const execArgv = process.execArgv.some((arg) => arg.includes("tsx")) ? process.execArgv : [...process.execArgv, "--import", "tsx"];
-  const worker = new Worker(new URL("./dynamo-worker.ts", import.meta.url), { workerData: { path }, execArgv });
+  const worker = new Worker(new URL("./dynamo-worker.ts", import.meta.url), { workerData: { path }, execArgv: loaderArgs() });
   return new Promise((resolve, reject) => {
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`the DynamoDB stand-in's thread exited with ${code} before listening`)));
