@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DocumentLimits } from "#domain/shared/document.ts";
 import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/keys/rate-limit.ts";
@@ -242,6 +243,13 @@ export const settings = {
     timeoutMs: positiveInt("SIGNET_CONVERSION_TIMEOUT_MS", 60_000, "hard limit per conversion"),
     concurrency: positiveInt("SIGNET_CONVERSION_CONCURRENCY", () => availableParallelism(), "conversions running at once", "CPU cores"),
     queueLength: positiveInt("SIGNET_CONVERSION_QUEUE", 16, "conversions waiting for a slot"),
+    profileTemplate: {
+      name: "SIGNET_LIBREOFFICE_PROFILE",
+      default: "`<SIGNET_DATA_DIR>/libreoffice-profile` locally; set by the stack to the image's",
+      doc: "complete LibreOffice profile copied for each instance (made there after the first conversion when missing or stale)",
+      read: (env, runtime) =>
+        raw(env, "SIGNET_LIBREOFFICE_PROFILE") ?? (runtime === "local" ? join(raw(env, "SIGNET_DATA_DIR") ?? ".signet", "libreoffice-profile") : undefined),
+    } as Setting<string | undefined>,
   },
 } as const;
 

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Stage, type StackProps } from "aws-cdk-lib";
 import {
@@ -27,6 +27,7 @@ import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from "a
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
+import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
@@ -180,6 +181,8 @@ function missingDigestMessage(given: string | undefined): string {
 
 /** sofficeInImage is where the base image's RPM installs LibreOffice. */
 export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
+/** The LibreOffice profile template the image build makes (layers/libreoffice/Dockerfile). */
+const LIBREOFFICE_PROFILE_IN_IMAGE = "/opt/signet/libreoffice-profile";
 
 /** logicalId turns a route name into the CloudFormation id of its function (sign -> SignFunction). */
 export function functionLogicalId(name: string): string {
@@ -339,6 +342,8 @@ export class SignetStack extends Stack {
       if (!existsSync(source)) throw new Error(`layers/libreoffice/${entry} is missing`);
       cpSync(source, join(dir, entry), { recursive: true });
     }
+    // The settings the image's profile template is made with (the Dockerfile's warm-up step).
+    writeFileSync(join(dir, "warmup", "registrymodifications.xcu"), registryModificationsText());
     return dir;
   }
 
@@ -388,6 +393,8 @@ export class SignetStack extends Stack {
       fn.addEnvironment("SIGNET_CONVERSION_TIMEOUT_MS", String(LAMBDA_CONVERSION_TIMEOUT_MS));
       // A container serves one request at a time: one LibreOffice is enough.
       fn.addEnvironment("SIGNET_CONVERSION_CONCURRENCY", "1");
+      // The profile made at image build time (Dockerfile), copied into /tmp per instance.
+      fn.addEnvironment("SIGNET_LIBREOFFICE_PROFILE", LIBREOFFICE_PROFILE_IN_IMAGE);
     }
     (fn.node.defaultChild as CfnFunction).overrideLogicalId(id);
     return fn;

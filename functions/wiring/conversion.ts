@@ -19,6 +19,7 @@ export function converter(): LibreOfficeConverter {
     concurrency: conversion.concurrency,
     queueLength: conversion.queueLength,
     mode: conversion.mode,
+    ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
   });
   return shared;
 }

@@ -50,7 +50,7 @@ describe("functions", () => {
       if ((libreOfficeFunctions as readonly string[]).includes(name)) {
         expect(props.PackageType, name).toBe("Image");
         expect(props.ImageConfig, name).toEqual({ Command: [`${name}.handler`] });
-        expect(env(name)).toMatchObject({ HOME: "/tmp", SIGNET_SOFFICE: sofficeInImage });
+        expect(env(name)).toMatchObject({ HOME: "/tmp", SIGNET_SOFFICE: sofficeInImage, SIGNET_LIBREOFFICE_PROFILE: "/opt/signet/libreoffice-profile" });
       } else {
         expect(props.Runtime, name).toBe("nodejs22.x");
         expect(props.Handler, name).toBe("index.handler");

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
 import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
 import { testBaseImageDigest } from "#test/helpers/infra-synth.ts";
+import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 
 // `npx cdk synth` exactly as a user runs it, on a machine with no AWS credentials and no Docker:
 // every AWS_* variable is removed (credential files pointed nowhere), PATH loses any folder with a
@@ -95,12 +96,15 @@ describe("npx cdk synth offline", () => {
       "fonts/Carlito-Regular.ttf",
       "fonts/Caladea-Regular.ttf",
       "warmup/warmup.docx",
+      "warmup/registrymodifications.xcu",
       "app/assets/fonts/DejaVuSans.ttf",
       "app/uno-driver.py",
       ...libreOfficeFunctions.map((n) => `app/${n}.mjs`),
     ]) {
       expect(existsSync(join(dir, file)), file).toBe(true);
     }
+    // The profile template is made with the settings every profile is seeded with.
+    expect(readFileSync(join(dir, "warmup/registrymodifications.xcu"), "utf8")).toBe(registryModificationsText());
   });
 
   it("ships the run-time files beside the bundles that read them", () => {

@@ -1,6 +1,6 @@
 // The LibreOffice converter against the real LibreOffice: output checked with poppler tools.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -172,6 +172,45 @@ describe("LibreOffice converter, warm path", () => {
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     await expect(Promise.all(jobs)).resolves.toHaveLength(2);
     await small.close();
+  });
+});
+
+describe("LibreOffice profile template", () => {
+  it("is made after the first conversion, copied into later instances' profiles, and replaced when stale", async () => {
+    const template = join(root, "template", "profile");
+    const first = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-1"), profileTemplate: template });
+    save("tpl-1.pdf", await first.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    await first.close(); // waits for the template
+    expect(existsSync(join(template, "user"))).toBe(true);
+    expect(readFileSync(join(template, "signet-settings.xcu"), "utf8")).toContain("DisableMacrosExecution");
+    expect(processesMatching(template)).toEqual([]);
+
+    // Started early (as on Lambda), the instance's profile is the template's copy: seeded settings included.
+    const second = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-2"), profileTemplate: template });
+    await second.startEarly(60_000);
+    const profile = join(root, "tpl-2", "profiles", "warm-0");
+    expect(existsSync(join(profile, "signet-settings.xcu"))).toBe(true);
+    expect(readFileSync(join(profile, "user", "registrymodifications.xcu"), "utf8")).toMatch(/DisableMacrosExecution.*true/s);
+    const pdf = save("tpl-2.pdf", await second.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    expectInOrder(await text(pdf), [fixtureText.title]);
+    await second.close();
+
+    // Made with other settings (an older Signet): not copied, and made again.
+    writeFileSync(join(template, "signet-settings.xcu"), "<older/>");
+    const third = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-3"), profileTemplate: template });
+    await third.startEarly(60_000);
+    expect(existsSync(join(root, "tpl-3", "profiles", "warm-0", "signet-settings.xcu"))).toBe(false);
+    await third.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+    await third.close();
+    expect(readFileSync(join(template, "signet-settings.xcu"), "utf8")).toContain("DisableMacrosExecution");
+  });
+
+  it("seeds the settings into an instance started early even without a template", async () => {
+    const early = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "early") });
+    await early.startEarly(60_000);
+    const registry = readFileSync(join(root, "early", "profiles", "warm-0", "user", "registrymodifications.xcu"), "utf8");
+    await early.close();
+    expect(registry).toMatch(/DisableMacrosExecution.*true/s);
   });
 });
 

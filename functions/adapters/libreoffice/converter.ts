@@ -9,7 +9,7 @@ import { conversionTimeout, notInstalled, unreadable } from "#adapters/libreoffi
 import { crashesUnoLoad, exportFilters, freshOutput, importFilters, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
 import type { ParentGuard } from "#adapters/libreoffice/process-group.ts";
-import { locateSoffice, pythonCandidates, seedProfile, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
+import { locateSoffice, makeProfileTemplate, pythonCandidates, seedProfile, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
 import { SlotPool, type Slot } from "#adapters/libreoffice/slot-pool.ts";
 import { unoDriverPath } from "#adapters/libreoffice/uno-driver.ts";
 import { WarmOffice, WarmStartError, type WarmJob } from "#adapters/libreoffice/warm-office.ts";
@@ -35,6 +35,12 @@ export interface LibreOfficeConverterOptions {
   python?: string;
   /** Folder for profiles and job files; a fresh private one under the OS temp folder when unset. */
   workDir?: string;
+  /**
+   * A complete LibreOffice profile every instance's profile is copied from (it starts faster
+   * than on an empty one). Made there after the first conversion when missing or stale; unset:
+   * every profile starts empty.
+   */
+  profileTemplate?: string;
   /** Environment the allow-list is taken from. */
   env?: NodeJS.ProcessEnv;
 }
@@ -120,6 +126,15 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   });
   let prepared: Setup | undefined;
   let early: Promise<void> | undefined;
+  let templating: Promise<unknown> | undefined;
+
+  /** makeTemplate makes the profile template once, after LibreOffice proved to work here (not before, so it never delays a first conversion). */
+  function makeTemplate(env: Setup): void {
+    if (!settings.profileTemplate) return;
+    templating ??= makeProfileTemplate(env.soffice, settings.profileTemplate, sofficeEnvironment(env.home, env.sourceEnv), 30_000).then((made) => {
+      if (!made) logger.warn("the LibreOffice profile template could not be made; profiles start empty", { template: settings.profileTemplate });
+    });
+  }
   const killAll = () => pool.stopNow();
 
   function slotEnv(env: Setup, index: number): Record<string, string> {
@@ -186,7 +201,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
 
   function createWarm(slot: Slot<WarmOffice>): WarmOffice {
     const env = prepared!;
-    const profile = pathToFileURL(join(env.workDir, "profiles", `warm-${slot.index}`)).href;
+    const profile = seedProfile(join(env.workDir, "profiles", `warm-${slot.index}`), settings.profileTemplate);
     return new WarmOffice({
       python: env.warm!.python,
       driverPath: env.warm!.driverPath,
@@ -203,7 +218,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
    * profile): only while the slot's warm instance is stopped.
    */
   async function oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number, profileOf: "warm" | "oneshot", keepTmp = false): Promise<Buffer> {
-    const profile = await seedProfile(join(env.workDir, "profiles", `${profileOf}-${slot.index}`));
+    const profile = seedProfile(join(env.workDir, "profiles", `${profileOf}-${slot.index}`), settings.profileTemplate);
     try {
       const run = { soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs };
       return await runOneShot({ ...run, ...(env.guard ? { guard: env.guard } : {}) }, job, deadline);
@@ -241,7 +256,6 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
    * export on this document: retry one-shot) or "fallback" (it does not start: one-shot instead).
    */
   async function warmRun(slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer | "crashed" | "fallback"> {
-    await seedProfile(join(prepared!.workDir, "profiles", `warm-${slot.index}`));
     let office: WarmOffice;
     try {
       office = await pool.process(slot, deadline);
@@ -322,10 +336,11 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
 
   const self: LibreOfficeConverter = {
     async convert(request) {
-      await ready();
+      const env = await ready();
       const { output, stopped } = await pool.run((slot) => convertInSlot(request, slot));
       // The warm instance stopped for a crashing document comes back now, not in the next request.
       if (stopped && warmUsable) void pool.refill(Date.now() + settings.timeoutMs).catch(() => undefined);
+      makeTemplate(env);
       return output;
     },
 
@@ -352,6 +367,9 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
 
     async close() {
       await pool.close();
+      // A template being made is waited for (its soffice quits by itself, or is killed at its time-out).
+      await templating;
+      templating = undefined;
       const env = await setup?.catch(() => undefined);
       setup = undefined;
       prepared = undefined;

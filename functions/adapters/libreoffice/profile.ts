@@ -1,5 +1,6 @@
-import { constants, existsSync, readdirSync, realpathSync } from "node:fs";
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { constants, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -30,15 +31,75 @@ const registryModifications = [
   "",
 ].join("\n");
 
+/** The file in a profile template holding the settings it was made with (a stale template is not used). */
+const TEMPLATE_SETTINGS = "signet-settings.xcu";
+
+/** registryModificationsText is the settings file every Signet profile starts with (the image build writes it for its template). */
+export function registryModificationsText(): string {
+  return registryModifications;
+}
+
+/** usableTemplate tells whether `template` is a complete profile made with the current settings. */
+function usableTemplate(template: string | undefined): template is string {
+  if (!template || !existsSync(join(template, "user"))) return false;
+  try {
+    return readFileSync(join(template, TEMPLATE_SETTINGS), "utf8") === registryModifications;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * seedProfile creates a LibreOffice user installation in `dir` holding only the seeded settings
- * and returns its file URL for -env:UserInstallation. LibreOffice fills in the rest on first start.
+ * seedProfile prepares a LibreOffice user installation in `dir` and returns its file URL for
+ * -env:UserInstallation. With a usable template (a complete profile made with the same settings,
+ * see makeProfileTemplate) it is a copy of it, which LibreOffice starts on about 0.1-0.2 s faster
+ * than on an empty one; otherwise it holds only the seeded settings and LibreOffice fills in the
+ * rest on first start. A profile LibreOffice already initialised is left alone. Synchronous: a
+ * few small files, and a warm instance is created synchronously by the slot pool.
  */
-export async function seedProfile(dir: string): Promise<string> {
-  await mkdir(join(dir, "user"), { recursive: true, mode: 0o700 });
+export function seedProfile(dir: string, template?: string): string {
   const file = join(dir, "user", "registrymodifications.xcu");
-  if (!existsSync(file)) await writeFile(file, registryModifications, { mode: 0o600 });
+  if (!existsSync(file)) {
+    if (usableTemplate(template)) {
+      cpSync(template, dir, { recursive: true });
+    } else {
+      mkdirSync(join(dir, "user"), { recursive: true, mode: 0o700 });
+      writeFileSync(file, registryModifications, { mode: 0o600 });
+    }
+  }
   return pathToFileURL(dir).href;
+}
+
+/**
+ * makeProfileTemplate makes `template` a complete profile with the seeded settings, unless it
+ * already is one: a headless soffice initialises a seeded profile in a sibling folder and quits,
+ * then the folder is renamed into place (never half-written). Resolves false when it could not
+ * (a read-only folder, LibreOffice failing); conversions then seed empty profiles as before.
+ */
+export async function makeProfileTemplate(soffice: string, template: string, env: Record<string, string>, timeoutMs: number): Promise<boolean> {
+  if (usableTemplate(template)) return true;
+  const building = `${template}.${process.pid}.tmp`;
+  try {
+    await rm(building, { recursive: true, force: true });
+    const url = seedProfile(building);
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        soffice,
+        [`-env:UserInstallation=${url}`, "--headless", "--invisible", "--nodefault", "--nolockcheck", "--nologo", "--norestore", "--terminate_after_init"],
+        { env, timeout: timeoutMs, killSignal: "SIGKILL" },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
+    if (!existsSync(join(building, "user"))) return false;
+    await writeFile(join(building, TEMPLATE_SETTINGS), registryModifications, { mode: 0o600 });
+    await rm(template, { recursive: true, force: true });
+    await mkdir(dirname(template), { recursive: true });
+    await rename(building, template);
+    return true;
+  } catch {
+    await rm(building, { recursive: true, force: true }).catch(() => undefined);
+    return false;
+  }
 }
 
 // Variables soffice may see; everything else (AWS_* credentials above all) is withheld.
