@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { benchPdfFile, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-http");
-const BIG_RUNS = 20;
-const SMALL_RUNS = 200;
+const BIG_RUNS = Number(process.env.BIG_RUNS ?? 20);
+const SMALL_RUNS = Number(process.env.SMALL_RUNS ?? 200);
 const WARMUP = 5;
 const CONCURRENT_CLIENTS = 8;
 const CONCURRENT_SECONDS = 10;
@@ -44,7 +44,11 @@ interface ServerHandle {
 }
 
 function startServer(): Promise<ServerHandle> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/http.ts", "--server"], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env } });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "bench/http.ts", "--server"],
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env } },
+  );
   return new Promise((resolve, reject) => {
     let buffered = "";
     child.stdout!.setEncoding("utf8");
