@@ -6,11 +6,12 @@ import { createLocalIdentityStore, localNoRevocationHint } from "#adapters/local
 import { createOwnCrlFetcher } from "#adapters/own-crl-fetcher.ts";
 import { awsNoRevocationHint, createS3IdentityStore } from "#adapters/s3-identity-store.ts";
 import { issueCrl } from "#domain/signing/crl.ts";
+import { signDocument } from "#domain/signing/sign-document.ts";
 import { rootKeyFileName } from "#domain/signing/identity-store.ts";
 import { revocationSources } from "#domain/signing/ltv.ts";
 import { generateIdentity, generateLocalIdentity, identityToPem, parsePemIdentity, rootCertificate } from "#domain/signing/signing-identity.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { openssl, scratchDir } from "#test/helpers/sign-tools.ts";
+import { makePdf, openssl, scratchDir, testFonts } from "#test/helpers/sign-tools.ts";
 
 // Issue 20, last item: the local identity keeps its root CA's key to sign the CRL the local server
 // serves, and its signing certificate names that CRL; identities without one say why B-LT is out of reach.
@@ -90,6 +91,40 @@ describe("a generated local identity", () => {
     expect(loaded.crlIssuer).toBeUndefined();
     expect(loaded.revocationProblem).toBeUndefined();
   });
+});
+
+describe("signing at B-LT with an identity that cannot have revocation data", () => {
+  it("is LEVEL_UNAVAILABLE with the store's hint before the TSA is asked or anything is signed; B-B still signs", async () => {
+    const dir = scratchDir("crl-old-sign");
+    writeFileSync(join(dir, "identity.pem"), identityToPem((await generateLocalIdentity()).identity));
+    const calls: string[] = [];
+    const refuse = (what: string) => () => {
+      calls.push(what);
+      return Promise.reject(new Error(`no ${what} in this test`));
+    };
+    const deps = {
+      fetcher: { fetch: refuse("fetch") },
+      revocationFetcher: { fetch: refuse("revocation fetch") },
+      converter: { convert: refuse("conversion") },
+      identities: createLocalIdentityStore({ dir, p12Password: "", crlUrl: () => crlUrl }),
+      fonts: testFonts,
+      limits: { maxDocumentBytes: 1 << 24, maxEntries: 5000, maxUncompressedBytes: 1 << 27, maxAuditEvents: 100, maxMetadataBytes: 16_384 },
+      timestamper: { timestamp: refuse("timestamp"), timestampDigest: refuse("timestamp") },
+    };
+    const input = {
+      document: { base64: (await makePdf(1)).toString("base64") },
+      signer: { name: "Ada Lovelace", email: "ada@example.com" },
+      auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }],
+    };
+    for (const level of ["B-LT", "B-LTA"] as const) {
+      await expect(signDocument({ ...input, level }, deps)).rejects.toMatchObject({ code: "LEVEL_UNAVAILABLE", message: localNoRevocationHint });
+    }
+    expect(calls).toEqual([]);
+    // B-B with the same identity signs (no TSA asked): the old identity keeps working.
+    const signed = await signDocument({ ...input, level: "B-B" }, deps);
+    expect(signed.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    expect(calls).toEqual([]);
+  }, 30_000);
 });
 
 describe("issueCrl", () => {
