@@ -29,7 +29,7 @@ let certificates: CertificateStore | undefined;
 let localServerUrl: string | undefined;
 
 /** crlPath is where the service serves its CRL (GET, functions/verify-crl.ts). */
-export const crlPath = "/v1/verify/crl";
+const crlPath = "/v1/verify/crl";
 
 /**
  * useLocalServerUrl tells the wiring where the local server listens (local/server.ts calls it
@@ -43,7 +43,7 @@ export function useLocalServerUrl(url: string): void {
  * ownCrlUrl is the URL of this server's CRL: SIGNET_PUBLIC_URL, else the local server's address,
  * plus /v1/verify/crl. Undefined on AWS (no CRL is issued there) and before the local server listens.
  */
-export function ownCrlUrl(): string | undefined {
+function ownCrlUrl(): string | undefined {
   if (config.runtime === "aws") return undefined;
   const base = config.publicUrl ?? localServerUrl;
   return base ? `${base}${crlPath}` : undefined;

@@ -119,6 +119,22 @@ describe("B-LT and B-LTA with the local identity, over HTTP", () => {
     ]);
   }, 60_000);
 
+  it("POST /v1/timestamp renews a B-LT file to B-LTA, embedding current validation data from this server's CRL", async () => {
+    const signed = await sign("B-LT");
+    const { status, json } = await api.postJson("/v1/timestamp", { document: { base64: signed.toString("base64") } }, key);
+    expect(status, JSON.stringify(json)).toBe(200);
+    const renewed = Buffer.from(json.document.base64 as string, "base64");
+    expect(renewed.subarray(0, signed.length).equals(signed)).toBe(true);
+    const ltv = ltvValidate(renewed, "LTA");
+    expect(ltv.ok, ltv.output).toBe(true);
+    const verified = await api.postJson("/v1/verify", { document: { base64: renewed.toString("base64") } });
+    expect(verified.json.valid, verified.json.reason).toBe(true);
+    expect(verified.json.signatures).toMatchObject([
+      { level: "B-LTA", validationData: { offline: true } },
+      { documentTimestamp: true, validationData: { offline: true } },
+    ]);
+  }, 60_000);
+
   it("with the server on another port than the identity's CRL URL, B-LT is 502 FETCH_FAILED naming both URLs; B-T still signs", async () => {
     // A second server in this process takes over the own CRL URL, as a restart on another port would.
     const { startLocalServer } = await import("#local/server.ts");
