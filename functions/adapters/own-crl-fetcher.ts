@@ -21,7 +21,17 @@ export function createOwnCrlFetcher(inner: Fetcher, own: OwnCrl): Fetcher {
   return {
     async fetch(url, options) {
       const ownUrl = own.url();
-      if (ownUrl !== undefined && url === ownUrl) return { bytes: await own.crl(), contentType: "application/pkix-crl" };
+      if (ownUrl !== undefined && url === ownUrl) {
+        try {
+          return { bytes: await own.crl(), contentType: "application/pkix-crl" };
+        } catch (error) {
+          // No CRL here (the root key is gone): the level cannot be reached, which is not a missing route.
+          if (error instanceof SignetError && error.code === "NOT_FOUND") {
+            throw new SignetError("LEVEL_UNAVAILABLE", `B-LT needs the CRL at ${url}, and this server cannot issue it: ${error.message}`, { cause: error });
+          }
+          throw error;
+        }
+      }
       let parsed: URL | undefined;
       try {
         parsed = new URL(url);

@@ -175,6 +175,18 @@ describe("the own-CRL fetcher", () => {
     expect(served).toEqual(by === "own" ? [] : [url]);
   });
 
+  it("turns 'no CRL here' for its own URL into LEVEL_UNAVAILABLE naming the URL (not a 404 from sign)", async () => {
+    const { SignetError } = await import("#domain/shared/errors.ts");
+    const without = createOwnCrlFetcher(inner, {
+      url: () => crlUrl,
+      crl: () => Promise.reject(new SignetError("NOT_FOUND", "This server publishes no CRL.")),
+    });
+    await expect(without.fetch(crlUrl, options)).rejects.toMatchObject({
+      code: "LEVEL_UNAVAILABLE",
+      message: `B-LT needs the CRL at ${crlUrl}, and this server cannot issue it: This server publishes no CRL.`,
+    });
+  });
+
   it.each(["http://localhost:5555/v1/verify/crl", "http://127.0.0.1:41234/v1/verify/crl", "http://localhost:41234/v1/verify/crl?x"])(
     "%s (a local CRL URL that is not this server's) fails naming both URLs",
     async (url) => {
