@@ -173,7 +173,7 @@ export const settings = {
     publicUrl: {
       name: "SIGNET_PUBLIC_URL",
       default: "unset",
-      doc: "base URL for links in e-mails",
+      doc: "base URL for links in e-mails and, locally, the CRL URL in a new signing certificate",
       read: (env) => raw(env, "SIGNET_PUBLIC_URL")?.replace(/\/+$/, ""),
     } as Setting<string | undefined>,
   },

@@ -71,7 +71,7 @@ export function acknowledgeNagFindings(parts: { functions: Record<string, Lambda
   api.acknowledge({
     id: "AwsSolutions-APIG4",
     reason:
-      "Only the public routes have no authorizer, by design (SPEC): health, info, openapi, docs, registration and code verification (how a key is obtained), verify and verify/key (anyone may check a signature), and the fallback that answers 404/405 and CORS preflights. test/infra/stack.test.ts checks that exactly the routes marked auth in functions/http/routes.ts use the authorizer.",
+      "Only the public routes have no authorizer, by design (SPEC): health, info, openapi, docs, registration and code verification (how a key is obtained), verify, verify/key and verify/crl (anyone may check a signature), and the fallback that answers 404/405 and CORS preflights. test/infra/stack.test.ts checks that exactly the routes marked auth in functions/http/routes.ts use the authorizer.",
   });
   api.acknowledge({
     id: "AwsSolutions-COG4",

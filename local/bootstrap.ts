@@ -7,17 +7,14 @@ import { identityStore } from "#wiring/signing.ts";
 export type Shutdown = () => Promise<void>;
 
 /**
- * bootstrap prepares the local installation before the server answers (tables, signing identity,
- * a warm converter) and returns what must be stopped on exit. Runs after the stand-ins are up and
- * their endpoints are in process.env.
+ * bootstrap prepares the local installation before the server answers (tables, a warm converter)
+ * and returns what must be stopped on exit. Runs after the stand-ins are up and their endpoints
+ * are in process.env. The signing identity comes after the server listens (prepareIdentity).
  */
 export async function bootstrap(): Promise<Shutdown[]> {
   const shutdowns: Shutdown[] = [];
   // API keys: the key table in dynalite (on AWS the stack creates it).
   await ensureKeyTable(keyStoreOptions());
-  // Signing: load the identity from the data folder, generating it on the very first start.
-  const identity = await identityStore().load();
-  logger.info("signing identity ready", { subject: identity.certificate.subject, fingerprint: identity.certificate.fingerprint256 });
   // Conversion: start the warm LibreOffice instances now so the first request does not pay ~2 s.
   // local/main.ts refuses to start when LibreOffice is missing; a warm-up that fails anyway (a
   // crash) only warns: conversions then take the one-shot path or answer 503 with a hint.
@@ -26,4 +23,15 @@ export async function bootstrap(): Promise<Shutdown[]> {
     .catch((error: unknown) => logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error }));
   shutdowns.push(() => converter().close());
   return shutdowns;
+}
+
+/**
+ * prepareIdentity loads the signing identity from the data folder, generating it on the very first
+ * start. Called once the server listens: a new identity's certificate names the server's own CRL
+ * URL (GET /v1/verify/crl), and the port may only be known then (PORT=0). A request arriving
+ * meanwhile waits for the same load.
+ */
+export async function prepareIdentity(): Promise<void> {
+  const identity = await identityStore().load();
+  logger.info("signing identity ready", { subject: identity.certificate.subject, fingerprint: identity.certificate.fingerprint256 });
 }

@@ -20,6 +20,7 @@ import { handler as sign } from "#functions/sign.ts";
 import { handler as timestamp } from "#functions/timestamp.ts";
 import { handler as uploads } from "#functions/uploads.ts";
 import { handler as verify } from "#functions/verify.ts";
+import { handler as verifyCrl } from "#functions/verify-crl.ts";
 import { handler as verifyKey } from "#functions/verify-key.ts";
 
 /** ProxyHandler is a Lambda entry behind the REST API. */
@@ -53,6 +54,7 @@ const exported: Record<string, unknown> = {
   convert,
   verify,
   "verify-key": verifyKey,
+  "verify-crl": verifyCrl,
   uploads,
 };
 

@@ -35,7 +35,7 @@ async function start(): Promise<void> {
   const { libreOfficeReadiness } = await import("#adapters/libreoffice/readiness.ts");
   const libreOffice = await libreOfficeReadiness();
   if (libreOffice.status === "down") throw new StartupError(libreOffice.message ?? "LibreOffice is not available: set SIGNET_SOFFICE");
-  const { bootstrap } = await import("#local/bootstrap.ts");
+  const { bootstrap, prepareIdentity } = await import("#local/bootstrap.ts");
   const { startLocalServer } = await import("#local/server.ts");
   const shutdowns = await bootstrap();
   cleanups.push(async () => {
@@ -45,6 +45,7 @@ async function start(): Promise<void> {
     throw error.code === "EADDRINUSE" ? portInUse("the API", host, port, "PORT") : error;
   });
   cleanups.push(() => server.close());
+  await prepareIdentity();
   const mail = startMailEcho(standIns.sesEndpoint);
   cleanups.push(() => mail.stop());
 

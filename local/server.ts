@@ -16,6 +16,7 @@ import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
 import { GatewayStream } from "#local/response-stream.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
+import { useLocalServerUrl } from "#wiring/signing.ts";
 
 /** LocalServer is a running local API. */
 export interface LocalServer {
@@ -309,6 +310,8 @@ export async function startLocalServer(options: { port: number; host?: string })
     server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // The own CRL URL (named in a newly generated local identity) follows the port actually bound.
+  useLocalServerUrl(`http://localhost:${port}`);
   return {
     url: `http://localhost:${port}`,
     port,

@@ -8,11 +8,18 @@ export interface LocalIdentityOptions {
   /** Folder of identity.p12 / identity.pem (created when missing). */
   dir: string;
   p12Password: string;
+  /** The local server's own CRL URL, once it listens (named in a newly generated signing certificate). */
+  crlUrl?: (() => string | undefined) | undefined;
 }
+
+/** localNoRevocationHint is what B-LT with a local identity that names no CRL distribution point answers. */
+export const localNoRevocationHint =
+  "B-LT needs revocation data, and the local signing certificate names no CRL distribution point (it was generated before Signet issued CRLs for it, or outside the local server): move the identity folder of the data folder (SIGNET_DATA_DIR, .signet by default) aside and restart the local server, which then generates a CRL-capable identity; B-B and B-T keep working with this one.";
 
 /**
  * createLocalIdentityStore keeps the signing identity in a folder (the local data folder). A
- * generated identity is written as identity.pem with mode 0600 and an exclusive create.
+ * generated identity is written as identity.pem, and its root CA's key as identity-root.pem (to
+ * sign the CRL GET /v1/verify/crl serves), each with mode 0600 and an exclusive create.
  */
 export function createLocalIdentityStore(options: LocalIdentityOptions): SigningIdentityStore {
   const files: IdentityFiles = {
@@ -36,5 +43,9 @@ export function createLocalIdentityStore(options: LocalIdentityOptions): Signing
     },
     describe: (name) => join(options.dir, name),
   };
-  return createIdentityStore(files, options);
+  return createIdentityStore(files, {
+    p12Password: options.p12Password,
+    crls: { crlUrl: options.crlUrl ?? (() => undefined) },
+    noRevocationHint: localNoRevocationHint,
+  });
 }

@@ -16,6 +16,13 @@ import { IdentityFormatError, type SigningIdentityStore } from "#domain/signing/
 /** identityKeys are the object keys an operator may put in the identity bucket, and the published chain. */
 export const identityKeys = { ...identityFileNames, chain: certificateChainFileName } as const;
 
+/**
+ * awsNoRevocationHint: on AWS a generated identity's root key is not kept (no function signs
+ * CRLs), so no revocation data can exist for its certificate and B-LT is refused up front.
+ */
+export const awsNoRevocationHint =
+  "B-LT and B-LTA need revocation data for the signing certificate, and the identity Signet generated on AWS has none (no CA publishes a CRL or OCSP for it): put an identity.p12 or identity.pem from a CA that publishes revocation data into the identity bucket, or sign at B-T.";
+
 const s3 = new S3Client({ region: config.region });
 
 async function getObject(client: S3Client, bucket: string, key: string): Promise<Buffer | undefined> {
@@ -70,7 +77,7 @@ export function createS3IdentityStore(options: { bucket: string; p12Password: P1
   async function loadOnce() {
     inner ??= (async () => {
       const password = typeof options.p12Password === "string" ? options.p12Password : await options.p12Password();
-      return createIdentityStore(files, { p12Password: password });
+      return createIdentityStore(files, { p12Password: password, noRevocationHint: awsNoRevocationHint });
     })();
     const identity = await (await inner).load();
     await publishChain(certificateChainPem(identity));

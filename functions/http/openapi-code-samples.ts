@@ -78,6 +78,23 @@ function getToFile(path: string, file: string): CodeSample[] {
   ];
 }
 
+/** getBinaryToFile is the three samples of a GET whose binary answer is saved to a file. */
+function getBinaryToFile(path: string, file: string): CodeSample[] {
+  return [
+    { lang: "Shell", label: "curl", source: `curl --fail-with-body -sS "${B}${path}" -o ${file}` },
+    {
+      lang: "JavaScript",
+      label: "fetch",
+      source: `import { writeFile } from "node:fs/promises";\n\nconst response = await fetch("${B}${path}");\n${jsCheck}\nawait writeFile("${file}", Buffer.from(await response.arrayBuffer()));`,
+    },
+    {
+      lang: "Python",
+      label: "requests",
+      source: `import requests\n\nresponse = requests.get("${B}${path}", timeout=30)\nresponse.raise_for_status()\nopen("${file}", "wb").write(response.content)`,
+    },
+  ];
+}
+
 /** codeSamples maps each route name to its samples, in the order the reference page lists them. */
 export const codeSamples: Record<string, CodeSample[]> = {
   info: getJson("/"),
@@ -229,6 +246,7 @@ open("timestamped.pdf", "wb").write(base64.b64decode(response.json()["document"]
   ],
 
   "verify-key": getJson("/v1/verify/key"),
+  "verify-crl": getBinaryToFile("/v1/verify/crl", "signet-root.crl"),
 
   "annotate-fields": [
     {

@@ -6,7 +6,7 @@ import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts
 import { signRoute } from "#http/contracts/sign.ts";
 import { timestampRoute } from "#http/contracts/timestamp.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
-import { verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
+import { verifyCrlRoute, verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
 import type { RouteContract } from "#http/contract.ts";
 
 /**
@@ -30,6 +30,7 @@ export const routes: readonly RouteContract[] = [
   convertRoute,
   verifyRoute,
   verifyKeyRoute,
+  verifyCrlRoute,
   uploadsRoute,
 ] as RouteContract[];
 

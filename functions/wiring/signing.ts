@@ -8,11 +8,15 @@ import { config } from "#config";
 import { fontFiles } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
+import { createOwnCrlFetcher } from "#adapters/own-crl-fetcher.ts";
 import { revocationFetcher } from "#adapters/revocation-fetcher.ts";
 import { createS3CertificateStore, createS3IdentityStore } from "#adapters/s3-identity-store.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { readSecureParameter } from "#adapters/ssm-secure-parameter.ts";
 import { createTrustStore } from "#adapters/trust-anchors.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { issueCrl } from "#domain/signing/crl.ts";
 import { publicIdentity, type CertificateStore } from "#domain/signing/identity-store.ts";
 import type { SignDependencies } from "#domain/signing/sign-document.ts";
 import type { SigningIdentityStore } from "#domain/signing/signing-identity.ts";
@@ -22,6 +26,49 @@ import { converter } from "#wiring/conversion.ts";
 
 let identities: SigningIdentityStore | undefined;
 let certificates: CertificateStore | undefined;
+let localServerUrl: string | undefined;
+
+/** crlPath is where the service serves its CRL (GET, functions/verify-crl.ts). */
+const crlPath = "/v1/verify/crl";
+
+/**
+ * useLocalServerUrl tells the wiring where the local server listens (local/server.ts calls it
+ * once it listens; the port may have been chosen at start): the local CRL URL follows from it.
+ */
+export function useLocalServerUrl(url: string): void {
+  localServerUrl = url.replace(/\/+$/, "");
+}
+
+/**
+ * ownCrlUrl is the URL of this server's CRL: SIGNET_PUBLIC_URL, else the local server's address,
+ * plus /v1/verify/crl. Undefined on AWS (no CRL is issued there) and before the local server listens.
+ */
+function ownCrlUrl(): string | undefined {
+  if (config.runtime === "aws") return undefined;
+  const base = config.publicUrl ?? localServerUrl;
+  return base ? `${base}${crlPath}` : undefined;
+}
+
+/**
+ * currentCrl signs a fresh CRL of the local identity's root (thisUpdate now, nextUpdate in 7
+ * days, nothing revoked). NOT_FOUND on AWS and for identities whose root key Signet does not hold.
+ */
+export async function currentCrl(): Promise<Buffer> {
+  if (config.runtime === "aws") {
+    throw new SignetError(
+      "NOT_FOUND",
+      "This service publishes no CRL: on AWS the signing certificate's revocation data comes from the CA that issued it (an operator-provided identity).",
+    );
+  }
+  const identity = await identityStore().load();
+  if (!identity.crlIssuer) {
+    throw new SignetError(
+      "NOT_FOUND",
+      "This server publishes no CRL: its signing identity was provided by an operator (its CA publishes the revocation data) or generated before Signet kept the root key to sign CRLs.",
+    );
+  }
+  return issueCrl(identity.crlIssuer, { now: new Date() });
+}
 
 /**
  * identityStore is this container's signing identity source: the S3 bucket when
@@ -34,7 +81,7 @@ export function identityStore(): SigningIdentityStore {
   const { bucket, p12Password, p12PasswordParameter, dataDir } = config.identity;
   identities = bucket
     ? createS3IdentityStore({ bucket, p12Password: p12PasswordParameter ? () => readSecureParameter(p12PasswordParameter) : p12Password })
-    : createLocalIdentityStore({ dir: join(dataDir, "identity"), p12Password });
+    : createLocalIdentityStore({ dir: join(dataDir, "identity"), p12Password, crlUrl: ownCrlUrl });
   return identities;
 }
 
@@ -49,6 +96,18 @@ export function certificateStore(): CertificateStore {
   return certificates;
 }
 
+let revocations: Fetcher | undefined;
+
+/**
+ * longTermFetcher fetches revocation data for B-LT/B-LTA: the revocation fetcher (safe fetcher
+ * policy, loopback refused), and locally, in front of it, this server's own CRL without a network
+ * hop (exactly ownCrlUrl(), nothing else on loopback).
+ */
+function longTermFetcher(): Fetcher {
+  revocations ??= config.runtime === "aws" ? revocationFetcher : createOwnCrlFetcher(revocationFetcher, { url: ownCrlUrl, crl: currentCrl });
+  return revocations;
+}
+
 /** signDependencies are sign's: fetchers, converter, identity, fonts, limits and (with SIGNET_TSA_URL) the timestamp authority. */
 export function signDependencies(): SignDependencies {
   const { limits, signing } = config;
@@ -58,7 +117,7 @@ export function signDependencies(): SignDependencies {
     identities: identityStore(),
     fonts: fontFiles,
     limits: { ...config.documentLimits, maxAuditEvents: limits.maxAuditEvents, maxMetadataBytes: limits.maxMetadataBytes },
-    revocationFetcher,
+    revocationFetcher: longTermFetcher(),
     ...(signing.tsaUrl ? { timestamper: createHttpTimestamper(signing.tsaUrl), timestampAuthority: new URL(signing.tsaUrl).host } : {}),
   };
 }
@@ -66,7 +125,12 @@ export function signDependencies(): SignDependencies {
 /** timestampDependencies are /v1/timestamp's: fetchers, limits and (with SIGNET_TSA_URL) the timestamp authority. */
 export function timestampDependencies(): TimestampDependencies {
   const { tsaUrl } = config.signing;
-  return { fetcher: safeFetcher, revocationFetcher, limits: config.documentLimits, ...(tsaUrl ? { timestamper: createHttpTimestamper(tsaUrl) } : {}) };
+  return {
+    fetcher: safeFetcher,
+    revocationFetcher: longTermFetcher(),
+    limits: config.documentLimits,
+    ...(tsaUrl ? { timestamper: createHttpTimestamper(tsaUrl) } : {}),
+  };
 }
 
 /** verifyDependencies are verify's: fetcher, limits, and the trust store (our certificate plus SIGNET_TRUST_ANCHORS_FILE). */

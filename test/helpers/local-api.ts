@@ -31,10 +31,12 @@ export async function startLocalApi(name: string, env: Record<string, string> = 
   const { startStandIns } = await import("#local/stand-ins.ts");
   const standIns = await startStandIns({ dataDir, sesPort: 0 });
   Object.assign(process.env, standIns.env);
-  const { bootstrap } = await import("#local/bootstrap.ts");
+  const { bootstrap, prepareIdentity } = await import("#local/bootstrap.ts");
   const shutdowns = await bootstrap();
   const { startLocalServer } = await import("#local/server.ts");
   const server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  // As local/main.ts: the identity once the port is known (a new one names the server's CRL URL).
+  await prepareIdentity();
   return {
     url: server.url,
     standIns,

@@ -132,6 +132,8 @@ export function openssl(dir: string, ...args: string[]): string {
 /** LoopbackTsa is an RFC 3161 timestamp authority on 127.0.0.1 (openssl ts -reply behind HTTP). */
 export interface LoopbackTsa {
   url: string;
+  /** PEM file of the TSA's certificate (with `selfSigned`, its own root, for validators). */
+  certificatePem: string;
   requests: number;
   /** TCP connections accepted so far. */
   connections: number;
@@ -140,9 +142,11 @@ export interface LoopbackTsa {
 
 /**
  * startLoopbackTsa makes a CA and a TSA certificate (extendedKeyUsage timeStamping, critical)
- * with openssl in a temp folder and answers timestamp queries with `openssl ts -reply`.
+ * with openssl in a temp folder and answers timestamp queries with `openssl ts -reply`. With
+ * `selfSigned` the TSA certificate is its own root (no key usage, so it may issue itself): its
+ * token's chain is complete and needs no revocation data, for B-LT against a loopback TSA.
  */
-export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Buffer } = {}): Promise<LoopbackTsa> {
+export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Buffer; selfSigned?: boolean } = {}): Promise<LoopbackTsa> {
   const dir = scratchDir("tsa");
   writeFileSync(
     join(dir, "tsa.cnf"),
@@ -172,28 +176,43 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
     ].join("\n"),
   );
   writeFileSync(join(dir, "serial"), "01\n");
-  openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Signet Test TSA Root");
-  openssl(dir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "tsa.key", "-out", "tsa.csr", "-subj", "/CN=Signet Test TSA");
-  openssl(
-    dir,
-    "x509",
-    "-req",
-    "-in",
-    "tsa.csr",
-    "-CA",
-    "ca.crt",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "tsa.crt",
-    "-days",
-    "2",
-    "-extfile",
-    "tsa.cnf",
-    "-extensions",
-    "tsa_ext",
-  );
+  if (options.selfSigned) {
+    writeFileSync(
+      join(dir, "req.cnf"),
+      [
+        "[ req ]",
+        "distinguished_name = dn",
+        "prompt = no",
+        "[ dn ]",
+        "CN = Signet Test TSA (self-signed)",
+        "[ tsa_self ]",
+        "basicConstraints = critical, CA:false",
+        "extendedKeyUsage = critical, timeStamping",
+        "subjectKeyIdentifier = hash",
+        "",
+      ].join("\n"),
+    );
+    openssl(
+      dir,
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "tsa.key",
+      "-out",
+      "tsa.crt",
+      "-days",
+      "2",
+      "-config",
+      "req.cnf",
+      "-extensions",
+      "tsa_self",
+    );
+  } else {
+    issueTsaCertificate(dir);
+  }
 
   const state = { requests: 0, connections: 0 };
   const server = http.createServer((req, res) => {
@@ -219,6 +238,7 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/tsr`,
+    certificatePem: join(dir, "tsa.crt"),
     get requests() {
       return state.requests;
     },
@@ -231,6 +251,32 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
         server.closeAllConnections();
       }),
   };
+}
+
+/** issueTsaCertificate makes a root "Signet Test TSA Root" and the TSA certificate it issues (tsa.cnf's tsa_ext). */
+function issueTsaCertificate(dir: string): void {
+  openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Signet Test TSA Root");
+  openssl(dir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "tsa.key", "-out", "tsa.csr", "-subj", "/CN=Signet Test TSA");
+  openssl(
+    dir,
+    "x509",
+    "-req",
+    "-in",
+    "tsa.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "tsa.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "tsa.cnf",
+    "-extensions",
+    "tsa_ext",
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ const order = [
   "verify",
   "timestamp",
   "verify-key",
+  "verify-crl",
   "annotate-fields",
   "annotate",
   "convert",
@@ -151,6 +152,10 @@ describe("x-codeSamples in /openapi.json", () => {
       // What the samples wrote, checked by independent tools.
       expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
       expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
+      // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
+      expect(execFileSync("openssl", ["crl", "-inform", "DER", "-in", join(cwd, "signet-root.crl"), "-noout", "-issuer"], { encoding: "utf8" })).toMatch(
+        /Signet Local Root CA/,
+      );
       expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
     },
     300_000,

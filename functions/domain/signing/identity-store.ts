@@ -1,11 +1,14 @@
 import { X509Certificate } from "node:crypto";
 import { SignetError } from "#domain/shared/errors.ts";
+import { revocationSources } from "#domain/signing/ltv.ts";
 import {
   IdentityFormatError,
   generateLocalIdentity,
   identityToPem,
+  localRootCommonName,
   parseP12Identity,
   parsePemIdentity,
+  rootCertificate,
   type SigningIdentity,
   type SigningIdentityStore,
 } from "#domain/signing/signing-identity.ts";
@@ -55,8 +58,14 @@ export function parseCertificateChain(pem: string): PublicIdentity {
   return { certificate, chain, keyType: type === "rsa" ? "RSA" : "EC" };
 }
 
-/** IdentityFileName is one of identityFileNames. */
-export type IdentityFileName = (typeof identityFileNames)[keyof typeof identityFileNames];
+/**
+ * rootKeyFileName holds a generated local identity's root CA (key and certificate, PEM), kept so
+ * the local server can sign CRLs for the signing certificate. Only the local store writes it.
+ */
+export const rootKeyFileName = "identity-root.pem";
+
+/** IdentityFileName is one of identityFileNames, or the local root's file. */
+export type IdentityFileName = (typeof identityFileNames)[keyof typeof identityFileNames] | typeof rootKeyFileName;
 
 /**
  * IdentityFiles is where the identity files live (a folder, a bucket). Outages are raised as
@@ -70,14 +79,27 @@ export interface IdentityFiles {
   describe(name: IdentityFileName): string;
 }
 
+/** IdentityStoreOptions say how identities are opened and generated. */
+export interface IdentityStoreOptions {
+  p12Password: string;
+  /**
+   * Locally: keep a generated identity's root CA (identity-root.pem) to sign CRLs, and name
+   * `crlUrl()` (when it is known at generation) as the signing certificate's CRL distribution point.
+   * Absent on AWS: the root key is dropped and the certificate names no revocation source.
+   */
+  crls?: { crlUrl: () => string | undefined } | undefined;
+  /** Why a generated identity without revocation data cannot reach B-LT, and what to do (the store's own wording). */
+  noRevocationHint: string;
+}
+
 /**
  * createIdentityStore loads the signing identity once per process: identity.p12 (with the
  * operator's password) wins over identity.pem (private key + chain); when neither exists a
  * local root CA and a signing certificate it issues are generated and written (key, certificate,
- * root) with create-if-absent, so concurrent starts
- * settle on one key. A failed load is retried on the next call.
+ * root) with create-if-absent, so concurrent starts settle on one key; with `crls` the root's key
+ * follows in identity-root.pem. A failed load is retried on the next call.
  */
-export function createIdentityStore(files: IdentityFiles, options: { p12Password: string }): SigningIdentityStore {
+export function createIdentityStore(files: IdentityFiles, options: IdentityStoreOptions): SigningIdentityStore {
   async function parse(name: IdentityFileName, bytes: Buffer): Promise<SigningIdentity> {
     try {
       return name === identityFileNames.p12 ? await parseP12Identity(bytes, options.p12Password) : parsePemIdentity(bytes.toString("utf8"));
@@ -91,10 +113,35 @@ export function createIdentityStore(files: IdentityFiles, options: { p12Password
     }
   }
 
+  /** withRevocation attaches the kept root (when it is this identity's root) and says when B-LT is out of reach. */
+  async function withRevocation(identity: SigningIdentity): Promise<SigningIdentity> {
+    const root = rootCertificate(identity);
+    const generated = identity.chain.length === 1 && root.subject === `CN=${localRootCommonName}`;
+    if (!generated) return identity;
+    let crlIssuer: SigningIdentity | undefined;
+    if (options.crls) {
+      const bytes = await files.read(rootKeyFileName);
+      const kept = bytes ? await parse(rootKeyFileName, bytes) : undefined;
+      if (kept?.certificate.fingerprint256 === root.fingerprint256) crlIssuer = kept;
+    }
+    const sources = revocationSources(identity.certificate);
+    const revocationProblem =
+      sources.length === 0
+        ? options.noRevocationHint
+        : options.crls && !crlIssuer
+          ? `B-LT needs a CRL for the local signing certificate, and the key of its root CA (${rootKeyFileName}, next to identity.pem) is missing or belongs to another root: move the identity folder of the data folder aside and restart the local server to generate a CRL-capable identity (B-B and B-T keep working with this one).`
+          : undefined;
+    return {
+      ...identity,
+      ...(crlIssuer ? { crlIssuer: { privateKey: crlIssuer.privateKey, certificate: crlIssuer.certificate, keyType: crlIssuer.keyType } } : {}),
+      ...(revocationProblem ? { revocationProblem } : {}),
+    };
+  }
+
   async function read(): Promise<SigningIdentity | undefined> {
     for (const name of [identityFileNames.p12, identityFileNames.pem]) {
       const bytes = await files.read(name);
-      if (bytes) return parse(name, bytes);
+      if (bytes) return withRevocation(await parse(name, bytes));
     }
     return undefined;
   }
@@ -102,8 +149,12 @@ export function createIdentityStore(files: IdentityFiles, options: { p12Password
   async function loadOnce(): Promise<SigningIdentity> {
     const existing = await read();
     if (existing) return existing;
-    const identity = await generateLocalIdentity();
-    if (await files.createIfAbsent(identityFileNames.pem, identityToPem(identity))) return identity;
+    const { identity, root } = await generateLocalIdentity({ crlUrl: options.crls?.crlUrl() });
+    // identity.pem is the commit point; the root follows (a lost race leaves a root that
+    // matches no identity, which withRevocation ignores).
+    if (await files.createIfAbsent(identityFileNames.pem, identityToPem(identity))) {
+      if (options.crls) await files.createIfAbsent(rootKeyFileName, identityToPem(root));
+    }
     return (await read())!;
   }
 

@@ -50,6 +50,13 @@ function crlUrls(der: Uint8Array): string[] {
   return points.distributionPoints.flatMap((point) => (Array.isArray(point.distributionPoint) ? uris(point.distributionPoint) : []));
 }
 
+/** revocationSources lists where revocation data for a certificate is published: its OCSP responder and CRL distribution points. */
+export function revocationSources(certificate: X509Certificate): string[] {
+  const der = new Uint8Array(certificate.raw);
+  const responder = ocspUrl(der);
+  return [...(responder ? [responder] : []), ...crlUrls(der)];
+}
+
 function isSelfSigned(der: Uint8Array): boolean {
   const certificate = new X509Certificate(der);
   return certificate.subject === certificate.issuer && certificate.checkIssued(certificate);

@@ -89,6 +89,12 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
   }
   const pdfBytes = document.type === "docx" ? await deps.converter.convert({ bytes: document.bytes, from: "docx", to: "pdf" }) : document.bytes;
   const identity = await deps.identities.load();
+  // Before anything is signed or timestamped: no signature may claim B-LT without revocation data.
+  if ((level === "B-LT" || level === "B-LTA") && identity.revocationProblem) {
+    throw new SignetError("LEVEL_UNAVAILABLE", identity.revocationProblem, {
+      details: [{ field: "level", issue: `${level} needs revocation data for the signing certificate` }],
+    });
+  }
   const signingTime = (deps.now ?? (() => new Date()))();
   const { signer } = input;
   const withCertificate = input.certificate?.enabled ?? true;

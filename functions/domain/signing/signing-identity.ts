@@ -13,7 +13,17 @@ export interface SigningIdentity {
   /** Issuer certificates, nearest first (empty for a self-signed identity). */
   chain: X509Certificate[];
   keyType: "RSA" | "EC";
+  /**
+   * The root CA that can sign CRLs for the signing certificate: only a generated local identity
+   * has one (its root key kept in the data folder). Never logged, never in a response.
+   */
+  crlIssuer?: CrlIssuer | undefined;
+  /** Why this identity cannot reach B-LT (no revocation data can exist for it), for the caller asking for it. */
+  revocationProblem?: string | undefined;
 }
+
+/** CrlIssuer is a CA key and certificate that signs CRLs. */
+export type CrlIssuer = Pick<SigningIdentity, "privateKey" | "certificate" | "keyType">;
 
 /** SigningIdentityStore loads the service's identity, creating one on first use when none exists. */
 export interface SigningIdentityStore {
@@ -112,6 +122,8 @@ export interface GenerateIdentityOptions {
   issuer?: SigningIdentity;
   /** Extended key usage OIDs (critical when given). */
   extendedKeyUsage?: string[];
+  /** A CRL distribution point (RFC 5280 4.2.1.13) to name in the certificate. */
+  crlUrl?: string | undefined;
 }
 
 const defaultGenerateOptions: GenerateIdentityOptions = {
@@ -183,6 +195,16 @@ export async function generateIdentity(options: Partial<GenerateIdentityOptions>
       }),
     );
   }
+  if (settings.crlUrl) {
+    const point = new pkijs.DistributionPoint({ distributionPoint: [new pkijs.GeneralName({ type: 6, value: settings.crlUrl })] });
+    extensions.push(
+      new pkijs.Extension({
+        extnID: "2.5.29.31",
+        critical: false,
+        extnValue: new pkijs.CRLDistributionPoints({ distributionPoints: [point] }).toSchema().toBER(false),
+      }),
+    );
+  }
   certificate.extensions = extensions;
   const privateKey = KeyObject.from(pair.privateKey as webcrypto.CryptoKey);
   const signer = settings.issuer ?? { privateKey, keyType: settings.keyType };
@@ -209,14 +231,20 @@ function keyIdentifier(spki: pkijs.PublicKeyInfo): ArrayBuffer {
   return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
 }
 
+/** localRootCommonName is the subject CN of a generated local identity's root CA. */
+export const localRootCommonName = "Signet Local Root CA";
+
 /**
  * generateLocalIdentity makes the local signing identity: a root CA ("Signet Local Root CA") and
- * a signing certificate it issues. The root's private key is dropped once it has signed: the
- * root can be trusted (pdfsig with an NSS database, Adobe) and can issue nothing else.
+ * a signing certificate it issues, naming `crlUrl` as its CRL distribution point when given.
+ * The root is returned too: the caller keeps its key to sign CRLs (locally) or drops it (then the
+ * root can issue nothing else, and no revocation data can ever exist for the certificate).
  */
-export async function generateLocalIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<SigningIdentity> {
-  const root = await generateIdentity({ ...options, commonName: "Signet Local Root CA", isCa: true, validityDays: 7300 });
-  return generateIdentity({ ...options, issuer: root, isCa: false });
+export async function generateLocalIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<{ identity: SigningIdentity; root: SigningIdentity }> {
+  const { crlUrl, ...rest } = options;
+  const root = await generateIdentity({ ...rest, commonName: localRootCommonName, isCa: true, validityDays: 7300 });
+  const identity = await generateIdentity({ ...rest, issuer: root, isCa: false, crlUrl });
+  return { identity, root };
 }
 
 /** rootCertificate is the top of an identity's chain: its root CA, or the certificate itself when self-signed. */
