@@ -63,8 +63,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * longLiterals finds the string literals of a JSON text (as bytes) that are at least 64 KB of
- * ASCII without escapes, as [start, end) of their content; their text is their bytes. It walks the
+ * longLiterals finds the string values (not member names) of a JSON text (as bytes) that are at
+ * least 64 KB of ASCII without escapes, as [start, end) of their content; their text is their bytes. It walks the
  * structure and jumps over every string with indexOf (native), so a body that is mostly one long
  * string costs next to nothing. Anything unexpected (an unterminated string) gives none, and the
  * parser then reports the body as it is.
@@ -83,13 +83,19 @@ function longLiterals(bytes: Buffer): Array<[number, number]> {
       while (bytes[close - 1 - backslashes] === BACKSLASH) backslashes++;
       if (backslashes % 2 === 0) break;
     }
-    if (close - start >= LONG_LITERAL) {
+    if (close - start >= LONG_LITERAL && !isMemberName(bytes, close + 1)) {
       const backslash = bytes.indexOf(BACKSLASH, start);
       if ((backslash === -1 || backslash > close) && isAscii(bytes.subarray(start, close))) found.push([start, close]);
     }
     i = close;
   }
   return found;
+}
+
+/** isMemberName tells whether the string that closed before `at` is an object member's name (a colon follows). */
+function isMemberName(bytes: Buffer, at: number): boolean {
+  while (bytes[at] === 0x20 || bytes[at] === 0x09 || bytes[at] === 0x0a || bytes[at] === 0x0d) at++;
+  return bytes[at] === 0x3a;
 }
 
 /** withMarkers is the body's text with each long literal's content replaced by a marker naming it. */

@@ -60,6 +60,11 @@ describe("parseJsonBody on bytes with long string members", () => {
     expect(() => parseJsonBody(Buffer.from(`{"a":"${long}`), 32)).toThrowError(/not valid JSON/);
   });
 
+  it("keeps a long member name as it is (only values are lifted out)", () => {
+    const body = { metadata: { [long]: "v", k: long }, [long.slice(2)]: [long] };
+    expect(parseJsonBody(Buffer.from(JSON.stringify(body, null, 1)), 32)).toEqual(body);
+  });
+
   it("cannot be fooled by a member that spells a marker", () => {
     const body = { a: long, b: "\u0000deadbeef:0" };
     expect(parseJsonBody(bytes(body), 32)).toEqual(body);
