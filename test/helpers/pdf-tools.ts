@@ -1,6 +1,6 @@
 // Independent PDF checks for the tests: poppler (pdftotext, pdfinfo, pdffonts, pdfimages, pdfsig,
-// pdftoppm) and qpdf run on what Signet produced. Each takes the PDF bytes or the path of a PDF file.
-import { execFile } from "node:child_process";
+// pdftoppm), MuPDF (mutool) and qpdf run on what Signet produced. Each takes the PDF bytes or the path of a PDF file.
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,14 @@ export async function pdfText(pdf: PdfSource, options: { first?: number; last?: 
     const args = [...(layout ? ["-layout"] : []), "-f", String(first), ...(last ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
     return (await run("pdftotext", args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
   });
+}
+
+/** hasMutool tells whether MuPDF's mutool is installed (scripts/setup.mjs installs mupdf-tools for the tests). */
+export const hasMutool = spawnSync("sh", ["-c", "command -v mutool"]).status === 0;
+
+/** mutoolText extracts text with MuPDF (`mutool draw -F txt`), the second reader the certificate page is checked with. */
+export async function mutoolText(pdf: PdfSource): Promise<string> {
+  return withFile(pdf, async (path) => (await run("mutool", ["draw", "-q", "-F", "txt", "-o", "-", path], { maxBuffer: 64 * 1024 * 1024 })).stdout);
 }
 
 /** pdfPageCount reads the page count with pdfinfo. */

@@ -9,13 +9,13 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { drawAuditCertificate, VALUE_LIMIT } from "#domain/signing/audit-certificate.ts";
 import { DocumentFonts } from "#domain/signing/pdf-text.ts";
-import { pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
+import { hasMutool, mutoolText, pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
 import { testFonts } from "#test/helpers/sign-tools.ts";
 
 const run = promisify(execFile);
 const OUTPUT = new URL("../../test-output/certificate-scripts/", import.meta.url);
 
-async function certificate(name: string, values: string[]): Promise<{ text: string; fonts: string }> {
+async function certificate(name: string, values: string[]): Promise<{ text: string; mupdf: string; fonts: string }> {
   const pdf = PDF.create();
   drawAuditCertificate(
     pdf,
@@ -36,7 +36,7 @@ async function certificate(name: string, values: string[]): Promise<{ text: stri
   writeFileSync(file, bytes);
   // Rendered pages stay beside the PDF for a look (test-output/ is not committed).
   await run("pdftoppm", ["-png", "-r", "72", fileURLToPath(file), fileURLToPath(new URL(name, OUTPUT))]);
-  return { text: await pdfText(bytes), fonts: await pdfFonts(bytes) };
+  return { text: await pdfText(bytes), mupdf: hasMutool ? await mutoolText(bytes) : "", fonts: await pdfFonts(bytes) };
 }
 
 // pdftotext marks right-to-left runs with embedding controls (U+202B ... U+202C), which are not
@@ -50,26 +50,58 @@ function expectAllEmbedded(fonts: string): void {
   for (const row of rows) expect(row, row).toMatch(/\s+yes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/);
 }
 
+// MuPDF 1.21 (mutool) ignores /ActualText: it reads each glyph's ToUnicode entry in drawing order.
+// `mupdf: false` marks the families it cannot read back: text shaped with HarfBuzz (Devanagari,
+// Tamil, Thai, emoji with a skin tone or flag) is drawn by glyph id from a font embedded whole,
+// whose ToUnicode libpdf builds for Latin, Greek and Cyrillic ranges only, so MuPDF returns U+FFFD
+// for each of its glyphs. pdftotext reads /ActualText and returns all of them whole.
+const FAMILIES = [
+  {
+    family: "Latin with accents (NFD input comes back NFC)",
+    values: ["Zoë Ångström-Núñez", "Zoe\u0308 Franc\u0327ois Dvořák", "Łódź, Ærøskøbing, İstanbul"],
+    mupdf: true,
+  },
+  { family: "Greek", values: ["Πέτρος Παπαδόπουλος", "Σύμβαση μίσθωσης αρ. 42"], mupdf: true },
+  { family: "Cyrillic", values: ["Иван Петров", "Договор аренды № 42 — версия 3"], mupdf: true },
+  {
+    family: "Hebrew and Arabic inside left-to-right text",
+    values: ["Name: חוזה שכירות 42", "Signer: محمد علي توقيع (2024)", "Ref ABC-7 שלום 12 עולם"],
+    mupdf: true,
+  },
+  {
+    family: "Hebrew and Arabic paragraphs with numbers, dashes and Latin",
+    values: ["חוזה שכירות מס׳ 42 — גרסה 3", "توقيع العقد رقم 7 في 2026", "توقيع العقد رقم 42 لشركة ACME", "שָׁלוֹם (עולם) 7", "لا إله إلا"],
+    mupdf: true,
+  },
+  { family: "CJK (BMP)", values: ["山田太郎", "契約書 第42条", "서명 완료"], mupdf: true },
+  { family: "Devanagari", values: ["अनुबंध पर हस्ताक्षर", "श्री कृष्ण क्षत्रिय"], mupdf: false },
+  { family: "Tamil", values: ["ஒப்பந்தம் கையொப்பம்", "தமிழ் நாடு"], mupdf: false },
+  { family: "Thai", values: ["สัญญาเช่า ฉบับที่ 42", "ลงนามแล้ว"], mupdf: false },
+  { family: "emoji (monochrome Noto Emoji)", values: ["Signed 🚀 ✅ 😀 ❤️"], mupdf: true },
+  { family: "emoji sequences (skin tone, flag)", values: ["👍🏽 🇩🇪 🎉 🧾"], mupdf: false },
+];
+
 describe("certificate page text comes back as typed (pdftotext), every font embedded (pdffonts)", () => {
-  it.each([
-    {
-      family: "Latin with accents (NFD input comes back NFC)",
-      values: ["Zoë Ångström-Núñez", "Zoe\u0308 Franc\u0327ois Dvořák", "Łódź, Ærøskøbing, İstanbul"],
-    },
-    { family: "Greek", values: ["Πέτρος Παπαδόπουλος", "Σύμβαση μίσθωσης αρ. 42"] },
-    { family: "Cyrillic", values: ["Иван Петров", "Договор аренды № 42 — версия 3"] },
-    { family: "Hebrew and Arabic inside left-to-right text", values: ["Name: חוזה שכירות 42", "Signer: محمد علي توقيع (2024)", "Ref ABC-7 שלום 12 עולם"] },
-    { family: "CJK (BMP)", values: ["山田太郎", "契約書 第42条", "서명 완료"] },
-    { family: "Devanagari", values: ["अनुबंध पर हस्ताक्षर", "श्री कृष्ण क्षत्रिय"] },
-    { family: "Tamil", values: ["ஒப்பந்தம் கையொப்பம்", "தமிழ் நாடு"] },
-    { family: "Thai", values: ["สัญญาเช่า ฉบับที่ 42", "ลงนามแล้ว"] },
-    { family: "emoji (monochrome Noto Emoji)", values: ["Signed 🚀 ✅ 😀 ❤️", "👍🏽 🇩🇪 🎉 🧾"] },
-  ])("$family", async ({ family, values }) => {
+  it.each(FAMILIES)("$family", async ({ family, values }) => {
     const { text, fonts } = await certificate(family.replace(/\W+/g, "-"), values);
     const extracted = plain(text);
     for (const value of values) expect(extracted).toContain(plain(value.normalize("NFC")));
     expectAllEmbedded(fonts);
   });
+
+  it.skipIf(!hasMutool).each(FAMILIES.filter((family) => family.mupdf))(
+    "$family, read by MuPDF too (mutool draw -F txt; skipped when mutool is missing: node scripts/setup.mjs --test installs mupdf-tools)",
+    async ({ family, values }) => {
+      const { mupdf } = await certificate(`${family.replace(/\W+/g, "-")}-mupdf`, values);
+      // MuPDF puts each line on its own; the typed string must be one line of its output.
+      const lines = mupdf.split("\n").map(plain);
+      for (const value of values)
+        expect(
+          lines.some((line) => line.endsWith(plain(value.normalize("NFC")))),
+          `${value}\n${mupdf}`,
+        ).toBe(true);
+    },
+  );
 
   it("a character no bundled font has (CJK Extension B) is a visible placeholder that extracts as U+FFFD", async () => {
     const { text, fonts } = await certificate("cjk-extension-b", ["Name 𠀀𠀁 end"]);

@@ -126,6 +126,24 @@ export class DocumentFonts {
     this.files = [files.regular, files.bold, files.mono, files.cjk, ...(files.fallbacks ?? [])];
   }
 
+  private readonly twins = new Map<EmbeddedFont, EmbeddedFont>();
+
+  /**
+   * twin is a second embedding of a font's program, for glyphs that must extract as another
+   * character than in the font itself: a bracket mirrored in right-to-left text shows ")" but
+   * extracts as the "(" typed. A font maps each glyph to one character (ToUnicode), so the
+   * mirrored uses get their own copy (a subset of a few glyphs).
+   */
+  twin(font: EmbeddedFont): EmbeddedFont {
+    let twin = this.twins.get(font);
+    if (!twin) {
+      const index = [...this.embedded].find(([, embedded]) => embedded === font)![0];
+      twin = embedParsed(this.pdf, parse(this.files[index]!));
+      this.twins.set(font, twin);
+    }
+    return twin;
+  }
+
   private get(index: number): EmbeddedFont {
     let font = this.embedded.get(index);
     if (!font) {
@@ -181,7 +199,8 @@ export class DocumentFonts {
     return runs.map((run) => {
       const font = this.get(run.index);
       if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
-      // Shaped glyphs include ones no character maps to (conjuncts, flags): embed the whole program.
+      // Shaped glyphs include ones no character maps to (conjuncts, flags): embed the whole program
+      // (libpdf subsets by character, so a subset would drop them).
       font.markUsedInForm();
       return { text: run.text, font, ...shape(this.files[run.index]!, run.text, size) };
     });
@@ -334,18 +353,32 @@ export function paragraphDirection(text: string): Direction {
 }
 
 /**
- * visualOrder prepares one line of text for a left-to-right drawing: it runs the Unicode
+ * VisualCluster is one base character with its combining marks, placed by the bidi algorithm:
+ * `logical` is what was typed (from `start` in the line), `draw` the characters whose glyphs show
+ * it (contextual Arabic form, mirrored bracket; empty for the alef a lam-alef ligature absorbed).
+ */
+export interface VisualCluster {
+  start: number;
+  logical: string;
+  draw: string;
+  /** Set when `draw` is the bracket mirrored from `logical` (a right-to-left run). */
+  mirrored: boolean;
+  /** The UAX #9 embedding level: odd for right to left. */
+  level: number;
+}
+
+/**
+ * visualClusters lays one line out for a left-to-right drawing: it runs the Unicode
  * Bidirectional Algorithm (UAX #9, bidi-js) with the given paragraph direction (from the text
  * itself when "auto"), mirrors brackets in right-to-left runs, gives Arabic letters their
- * contextual forms, and reorders the line keeping each base character together with its
- * combining marks and surrogate pairs intact.
+ * contextual forms, and returns the clusters in visual order, each base character together with
+ * its combining marks and surrogate pairs intact.
  */
-export function visualOrder(
+export function visualClusters(
   text: string,
   direction: Direction | "auto" = "auto",
   glyphs: { shape: boolean; mirror: boolean } = { shape: true, mirror: true },
-): string {
-  if (direction !== "rtl" && !MAY_NEED_BIDI.test(text)) return text;
+): VisualCluster[] {
   const levels = bidi.getEmbeddingLevels(text, direction);
   const mirrored = glyphs.mirror ? bidi.getMirroredCharactersMap(text, levels.levels) : new Map<number, string>();
   const shaped = glyphs.shape ? shapeArabic(text) : text.split("");
@@ -366,12 +399,37 @@ export function visualOrder(
     clusterStart[i] = i;
   }
   const emitted = new Uint8Array(text.length);
-  const out: string[] = [];
+  const out: VisualCluster[] = [];
   for (const index of bidi.getReorderedIndices(text, levels)) {
     const start = clusterStart[index]!;
     if (emitted[start]) continue;
     emitted[start] = 1;
-    for (let i = start; i < text.length && clusterStart[i] === start; i++) out.push(mirrored.get(i) ?? shaped[i]!);
+    let end = start;
+    let draw = "";
+    let flipped = false;
+    for (; end < text.length && clusterStart[end] === start; end++) {
+      const mirror = mirrored.get(end);
+      if (mirror !== undefined) flipped = true;
+      draw += mirror ?? shaped[end]!;
+    }
+    out.push({ start, logical: text.slice(start, end), draw, mirrored: flipped, level: levels.levels[start]! });
   }
-  return out.join("");
+  return out;
+}
+
+/** needsBidi tells whether a line in the given direction can draw in anything but typed order. */
+export function needsBidi(text: string, direction: Direction | "auto" = "auto"): boolean {
+  return direction === "rtl" || MAY_NEED_BIDI.test(text);
+}
+
+/** visualOrder is the line as drawn left to right (see visualClusters), as one string. */
+export function visualOrder(
+  text: string,
+  direction: Direction | "auto" = "auto",
+  glyphs: { shape: boolean; mirror: boolean } = { shape: true, mirror: true },
+): string {
+  if (!needsBidi(text, direction)) return text;
+  return visualClusters(text, direction, glyphs)
+    .map((cluster) => cluster.draw)
+    .join("");
 }
