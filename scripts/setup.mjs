@@ -53,6 +53,11 @@ const wanted = [
   { ok: () => hasFont("Carlito"), pkg: "fonts-crosextra-carlito", why: "Calibri-compatible metrics" },
   { ok: () => hasFont("Caladea"), pkg: "fonts-crosextra-caladea", why: "Cambria-compatible metrics" },
   { ok: () => hasFont("Liberation Sans"), pkg: "fonts-liberation2", why: "Arial/Times/Courier-compatible metrics" },
+  {
+    ok: () => existsSync("/usr/share/fonts/truetype/hanazono/HanaMinB.ttf"),
+    pkg: "fonts-hanazono",
+    why: "CJK Extension A/B on the certificate page (HanaMinA/B, SIGNET_EXTRA_FONTS_DIR)",
+  },
   ...(forTests
     ? [
         { ok: () => existsSync("/usr/bin/chromium"), pkg: "chromium", why: "the API reference browser test" },

@@ -74,6 +74,8 @@ const FAMILIES = [
     mupdf: true,
   },
   { family: "CJK (BMP)", values: ["山田太郎", "契約書 第42条", "서명 완료"], mupdf: true },
+  // U+20BB7 and U+2000B come from HanaMinB (SIGNET_EXTRA_FONTS_DIR; fonts-hanazono locally).
+  { family: "CJK Extension B", values: ["𠮷野家 𠀋 第𠀀条", "吉田 𠮷田"], mupdf: true },
   { family: "Devanagari", values: ["अनुबंध पर हस्ताक्षर", "श्री कृष्ण क्षत्रिय"], mupdf: false },
   { family: "Tamil", values: ["ஒப்பந்தம் கையொப்பம்", "தமிழ் நாடு"], mupdf: false },
   { family: "Thai", values: ["สัญญาเช่า ฉบับที่ 42", "ลงนามแล้ว"], mupdf: false },
@@ -103,24 +105,54 @@ describe("certificate page text comes back as typed (pdftotext), every font embe
     },
   );
 
-  it("a character no bundled font has (CJK Extension B) is a visible placeholder that extracts as U+FFFD", async () => {
-    const { text, fonts } = await certificate("cjk-extension-b", ["Name 𠀀𠀁 end"]);
+  it("draws CJK Extension B with an embedded HanaMinB subset (fonts-hanazono: node scripts/setup.mjs installs it)", async () => {
+    const { text, fonts } = await certificate("cjk-extension-b-font", ["𠮷野家 𠀋"]);
+    expect(fonts, "no HanaMin font embedded: is fonts-hanazono installed (SIGNET_EXTRA_FONTS_DIR)?").toMatch(
+      /\+HanaMin[AB]\s+CID TrueType\s+Identity-H\s+yes yes yes/,
+    );
+    expect(plain(text)).toContain("𠮷野家𠀋");
+    expect(text).not.toContain("\ufffd");
+  });
+
+  it("a character no font has (Egyptian hieroglyphs) is a visible placeholder that extracts as U+FFFD", async () => {
+    const { text, fonts } = await certificate("no-font", ["Name 𓀀𓀁 end"]);
     expect(plain(text)).toContain(plain("Name \ufffd\ufffd end"));
-    expect(text).not.toContain("𠀀");
+    expect(text).not.toContain("𓀀");
     expectAllEmbedded(fonts);
   });
 
   it("draws no glyph 0 (notdef) for a character some bundled font covers", () => {
     const fonts = new DocumentFonts(PDF.create(), testFonts());
-    const sample = "Zoë Πέτρος Иван חוזה محمد 山田 서명 अनुबंध தமிழ் สัญญา 🚀😀🇩🇪👍🏽 𠀀";
+    const sample = "Zoë Πέτρος Иван חוזה محمد 山田 서명 अनुबंध தமிழ் สัญญา 🚀😀🇩🇪👍🏽 𠀀𠮷";
     for (const style of ["regular", "bold", "mono"] as const) {
       for (const run of fonts.runs(sample, style, 10)) {
         const gids = run.glyphs ? run.glyphs.map((glyph) => glyph.gid) : run.font.encodeTextToGids(run.text);
         expect(gids, `${style}: ${run.text}`).not.toContain(0);
       }
     }
-    expect(fonts.typed("a𠀀b")).toBe("a\ufffdb");
+    expect(fonts.typed("a𓀀b")).toBe("a\ufffdb");
+    expect(fonts.typed("a𠮷b")).toBe("a𠮷b");
     expect(fonts.typed("❤️")).toBe("❤️");
+  });
+
+  it("reads an extra fallback font only when a page needs a character the others lack", () => {
+    let reads = 0;
+    const base = testFonts();
+    const files = {
+      ...base,
+      fallbacks: [
+        ...(base.fallbacks ?? []),
+        () => {
+          reads++;
+          return base.cjk;
+        },
+      ],
+    };
+    const fonts = new DocumentFonts(PDF.create(), files);
+    fonts.runs("Zoë Πέτρος 山田 🚀", "regular", 10);
+    expect(reads).toBe(0);
+    fonts.runs("𓀀", "regular", 10); // no font has it: every fallback is asked
+    expect(reads).toBe(1);
   });
 
   it("shapes Devanagari with HarfBuzz: a conjunct is one glyph, the i-matra is drawn before its consonant", () => {

@@ -3,6 +3,13 @@ import bidiFactory, { type Bidi } from "bidi-js";
 import * as hb from "harfbuzzjs";
 import { registerEmbeddedFont } from "#domain/signing/libpdf-internals.ts";
 
+/**
+ * FontSource is a TrueType program, or a function that reads it when a page first needs it
+ * (large fallbacks such as a CJK Extension B font); the function must return the same bytes on
+ * every call, since parsed programs are cached by their bytes.
+ */
+export type FontSource = Uint8Array | (() => Uint8Array);
+
 /** FontFiles are the TrueType programs the certificate page draws with. */
 export interface FontFiles {
   regular: Uint8Array;
@@ -10,8 +17,8 @@ export interface FontFiles {
   mono: Uint8Array;
   /** Fallback for Chinese, Japanese and Korean. */
   cjk: Uint8Array;
-  /** Further fallbacks, tried in order after cjk (Devanagari, Tamil, Thai, emoji). */
-  fallbacks?: readonly Uint8Array[] | undefined;
+  /** Further fallbacks, tried in order after cjk (Devanagari, Tamil, Thai, emoji, then extra fonts such as CJK Extension B). */
+  fallbacks?: readonly FontSource[] | undefined;
 }
 
 /** FontStyle picks one of the primary fonts. */
@@ -116,7 +123,7 @@ const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
  */
 export class DocumentFonts {
   private readonly embedded = new Map<number, EmbeddedFont>();
-  private readonly files: Uint8Array[];
+  private readonly files: FontSource[];
 
   constructor(
     private readonly pdf: PDF,
@@ -138,23 +145,32 @@ export class DocumentFonts {
     let twin = this.twins.get(font);
     if (!twin) {
       const index = [...this.embedded].find(([, embedded]) => embedded === font)![0];
-      twin = embedParsed(this.pdf, parse(this.files[index]!));
+      twin = embedParsed(this.pdf, parse(this.file(index)));
       this.twins.set(font, twin);
     }
     return twin;
   }
 
+  /** file is the program of font `index`, read on first use when it is given as a function. */
+  private file(index: number): Uint8Array {
+    const source = this.files[index]!;
+    if (typeof source !== "function") return source;
+    const data = source();
+    this.files[index] = data;
+    return data;
+  }
+
   private get(index: number): EmbeddedFont {
     let font = this.embedded.get(index);
     if (!font) {
-      font = embedParsed(this.pdf, parse(this.files[index]!));
+      font = embedParsed(this.pdf, parse(this.file(index)));
       this.embedded.set(index, font);
     }
     return font;
   }
 
   private has(index: number, code: number): boolean {
-    return parse(this.files[index]!).program.hasGlyph(code);
+    return parse(this.file(index)).program.hasGlyph(code);
   }
 
   /** fontFor picks the font that draws a character: the style's own, else the first fallback that has it (undefined: none). */
@@ -202,7 +218,7 @@ export class DocumentFonts {
       // Shaped glyphs include ones no character maps to (conjuncts, flags): embed the whole program
       // (libpdf subsets by character, so a subset would drop them).
       font.markUsedInForm();
-      return { text: run.text, font, ...shape(this.files[run.index]!, run.text, size) };
+      return { text: run.text, font, ...shape(this.file(run.index), run.text, size) };
     });
   }
 
