@@ -28,6 +28,20 @@ export async function mutoolText(pdf: PdfSource): Promise<string> {
   return withFile(pdf, async (path) => (await run("mutool", ["draw", "-q", "-F", "txt", "-o", "-", path], { maxBuffer: 64 * 1024 * 1024 })).stdout);
 }
 
+/** mutoolChars lists every character MuPDF extracts (`mutool draw -F stext`), in its order, with its origin x and right edge. */
+export async function mutoolChars(pdf: PdfSource): Promise<Array<{ char: string; x: number; right: number }>> {
+  return withFile(pdf, async (path) => {
+    const xml = (await run("mutool", ["draw", "-q", "-F", "stext", "-o", "-", path], { maxBuffer: 64 * 1024 * 1024 })).stdout;
+    return [...xml.matchAll(/<char quad="([-\d.]+) [-\d.]+ ([-\d.]+)[^"]*" x="[-\d.]+" y="[-\d.]+"[^>]*? c="([^"]*)"/g)].map((match) => ({
+      char: match[3]!
+        .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+        .replace(/&(amp|lt|gt|quot);/g, (entity) => ({ "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"' })[entity]!),
+      x: Number(match[1]),
+      right: Number(match[2]),
+    }));
+  });
+}
+
 /** pdfPageCount reads the page count with pdfinfo. */
 export async function pdfPageCount(pdf: PdfSource): Promise<number> {
   return withFile(pdf, async (path) => Number(/Pages:\s+(\d+)/.exec((await run("pdfinfo", [path])).stdout)?.[1]));

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { drawAuditCertificate, VALUE_LIMIT } from "#domain/signing/audit-certificate.ts";
 import { DocumentFonts } from "#domain/signing/pdf-text.ts";
-import { hasMutool, mutoolText, pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
+import { hasMutool, mutoolChars, mutoolText, pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
 import { testFonts } from "#test/helpers/sign-tools.ts";
 
 const run = promisify(execFile);
@@ -70,7 +70,7 @@ const FAMILIES = [
   },
   {
     family: "Hebrew and Arabic paragraphs with numbers, dashes and Latin",
-    values: ["חוזה שכירות מס׳ 42 — גרסה 3", "توقيع العقد رقم 7 في 2026", "توقيع العقد رقم 42 لشركة ACME", "שָׁלוֹם (עולם) 7", "لا إله إلا"],
+    values: ["חוזה שכירות מס׳ 42 — גרסה 3", "توقيع العقد رقم 7 في 2026", "توقيع العقد رقم 42 لشركة ACME", "שָׁלוֹם (עולם) 7", "لا إله إلا", "مُحَمَّد"],
     mupdf: true,
   },
   { family: "CJK (BMP)", values: ["山田太郎", "契約書 第42条", "서명 완료"], mupdf: true },
@@ -165,6 +165,23 @@ describe("certificate page text comes back as typed (pdftotext), every font embe
     expect(syllable!.glyphs).toHaveLength(2);
     expect(syllable!.glyphs![1]!.gid).toBe(ka!.font.encodeTextToGids("क")[0]);
     expect(syllable!.glyphs![0]!.x).toBeLessThan(syllable!.glyphs![1]!.x);
+  });
+
+  it.skipIf(!hasMutool)("puts a right-to-left letter's marks on it, not after it (Hebrew points, Arabic harakat)", async () => {
+    await certificate("rtl-marks", ["שָׁלוֹם", "مُحَمَّد"]);
+    const chars = await mutoolChars(fileURLToPath(new URL("rtl-marks.pdf", OUTPUT)));
+    let checked = 0;
+    chars.forEach((base, index) => {
+      if (/\p{M}/u.test(base.char)) return;
+      for (const mark of chars.slice(index + 1)) {
+        if (!/\p{M}/u.test(mark.char)) break;
+        // Drawn at the base's origin (as HarfBuzz places them), inside the base's width.
+        expect(mark.x, `${base.char} ${mark.char}`).toBeGreaterThanOrEqual(base.x - 0.5);
+        expect(mark.x, `${base.char} ${mark.char}`).toBeLessThan(base.right - 0.5);
+        checked++;
+      }
+    });
+    expect(checked).toBeGreaterThanOrEqual(6);
   });
 
   it("right-to-left paragraphs with numbers, dashes and Latin come back in logical order, in base letters", async () => {

@@ -78,6 +78,12 @@ interface Piece {
   invisible?: boolean | undefined;
   /** What the glyphs extract as (ToUnicode) when it differs from what they show (Arabic contextual forms). */
   extractAs?: string | undefined;
+  /**
+   * A right-to-left base character with combining marks: the marks (zero advance, drawn by the
+   * font to sit on a base that follows them, as HarfBuzz orders them) go at the piece's origin,
+   * after the base in drawing order so they extract after it.
+   */
+  marksAtOrigin?: boolean | undefined;
 }
 
 /**
@@ -122,7 +128,8 @@ function linePieces(fonts: DocumentFonts, text: string, direction: Direction, st
     if (group[0]!.mirrored) runs = runs.map((run) => ({ ...run, font: fonts.twin(run.font) }));
     const width = runs.reduce((sum, run) => sum + run.width, 0);
     const extractAs = draw !== logical && Array.from(draw).length === Array.from(logical).length ? logical : undefined;
-    pieces.push({ start, runs, x, width, extractAs });
+    const marksAtOrigin = group[0]!.level % 2 === 1 && Array.from(draw).length > 1;
+    pieces.push({ start, runs, x, width, extractAs, marksAtOrigin });
     x += width;
   }
   return { pieces: pieces.sort((p, q) => p.start - q.start), width: x };
@@ -167,7 +174,11 @@ function textOperators(page: PDFPage, out: Operator[], pieces: Piece[], x: numbe
         });
       }
       offset += gids.length;
-      out.push(ops.setTextMatrix(1, 0, 0, 1, left, y), ops.showText(gidBytes(gids)));
+      if (piece.marksAtOrigin) {
+        // The base first (where it stands), then each mark at the piece's origin.
+        const origin = x + piece.x;
+        gids.forEach((gid, index) => out.push(ops.setTextMatrix(1, 0, 0, 1, index === 0 && left === origin ? left : origin, y), ops.showText(gidBytes([gid]))));
+      } else out.push(ops.setTextMatrix(1, 0, 0, 1, left, y), ops.showText(gidBytes(gids)));
       left += run.width;
     }
     if (piece.invisible) out.push(ops.setTextRenderMode(0));
