@@ -177,7 +177,10 @@ function textOperators(page: PDFPage, out: Operator[], pieces: Piece[], x: numbe
       if (piece.marksAtOrigin) {
         // The base first (where it stands), then each mark at the piece's origin.
         const origin = x + piece.x;
-        gids.forEach((gid, index) => out.push(ops.setTextMatrix(1, 0, 0, 1, index === 0 && left === origin ? left : origin, y), ops.showText(gidBytes([gid]))));
+        const before = offset - gids.length; // glyphs of this piece drawn by earlier runs
+        for (const [index, gid] of gids.entries()) {
+          out.push(ops.setTextMatrix(1, 0, 0, 1, before + index === 0 ? left : origin, y), ops.showText(gidBytes([gid])));
+        }
       } else out.push(ops.setTextMatrix(1, 0, 0, 1, left, y), ops.showText(gidBytes(gids)));
       left += run.width;
     }
