@@ -114,14 +114,14 @@ function linePieces(fonts: DocumentFonts, text: string, direction: Direction, st
     if (continues) groups.at(-1)!.push(cluster);
     else groups.push([cluster]);
   }
-  const pieces: Array<Piece & { start: number }> = [];
+  const pieces: Array<Piece & { start: number; level: number; blank: boolean }> = [];
   let x = 0;
   for (const group of groups) {
     const logical = group.map((cluster) => cluster.logical).join("");
     const draw = group.map((cluster) => cluster.draw).join("");
     const start = group[0]!.start;
     if (draw === "") {
-      pieces.push({ start, runs: fonts.runs(logical, style, size), x, width: 0, invisible: true });
+      pieces.push({ start, runs: fonts.runs(logical, style, size), x, width: 0, invisible: true, level: group[0]!.level, blank: false });
       continue;
     }
     let runs = fonts.runs(draw, style, size);
@@ -129,10 +129,23 @@ function linePieces(fonts: DocumentFonts, text: string, direction: Direction, st
     const width = runs.reduce((sum, run) => sum + run.width, 0);
     const extractAs = draw !== logical && Array.from(draw).length === Array.from(logical).length ? logical : undefined;
     const marksAtOrigin = group[0]!.level % 2 === 1 && Array.from(draw).length > 1;
-    pieces.push({ start, runs, x, width, extractAs, marksAtOrigin });
+    pieces.push({ start, runs, x, width, extractAs, marksAtOrigin, level: group[0]!.level, blank: /^\s+$/u.test(draw) });
     x += width;
   }
-  return { pieces: pieces.sort((p, q) => p.start - q.start), width: x };
+  pieces.sort((p, q) => p.start - q.start);
+  // MuPDF starts a new line when a left-to-right character lands far from where the previous one
+  // ended (a right-to-left one never does). A space between a right-to-left word and a
+  // left-to-right run is blank, so it is drawn where it keeps that jump small: just before the
+  // run it leads into, or just after the run it follows.
+  pieces.forEach((piece, index) => {
+    if (!piece.blank) return;
+    const before = pieces[index - 1];
+    const after = pieces[index + 1];
+    if (!before || !after) return;
+    if (before.level % 2 === 1 && after.level % 2 === 0) piece.x = after.x - piece.width;
+    else if (before.level % 2 === 0 && after.level % 2 === 1) piece.x = before.x + before.width;
+  });
+  return { pieces, width: x };
 }
 
 /** gidBytes encodes glyph ids for an Identity-H font (two bytes each). */
