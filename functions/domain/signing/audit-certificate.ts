@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ops, PdfDict, PdfString, type PDF, type PDFPage } from "@libpdf/core";
+import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
 import { extractGlyphAs } from "#domain/signing/libpdf-internals.ts";
 import {
   DocumentFonts,
@@ -11,6 +11,7 @@ import {
   type Direction,
   type FontFiles,
   type FontStyle,
+  type OutlineSegment,
   type TextRun,
   type VisualCluster,
 } from "#domain/signing/pdf-text.ts";
@@ -148,6 +149,45 @@ function linePieces(fonts: DocumentFonts, text: string, direction: Direction, st
   return { pieces, width: x };
 }
 
+/**
+ * GlyphForms makes each glyph outline a form XObject once per document (filled with the current
+ * colour, nonzero winding like TrueType), so a glyph drawn on many lines is stored once.
+ */
+class GlyphForms {
+  private readonly forms = new Map<readonly OutlineSegment[], PDFFormXObject>();
+
+  constructor(private readonly pdf: PDF) {}
+
+  of(outline: readonly OutlineSegment[]): PDFFormXObject {
+    let form = this.forms.get(outline);
+    if (!form) {
+      const xs: number[] = [0];
+      const ys: number[] = [0];
+      const operators = outline.map((segment) => {
+        for (let i = 1; i < segment.length; i += 2) {
+          xs.push(segment[i] as number);
+          ys.push(segment[i + 1] as number);
+        }
+        switch (segment[0]) {
+          case "m":
+            return ops.moveTo(segment[1], segment[2]);
+          case "l":
+            return ops.lineTo(segment[1], segment[2]);
+          case "c":
+            return ops.curveTo(segment[1], segment[2], segment[3], segment[4], segment[5], segment[6]);
+          default:
+            return ops.closePath();
+        }
+      });
+      const [left, bottom] = [Math.floor(Math.min(...xs)), Math.floor(Math.min(...ys))];
+      const bbox = { x: left, y: bottom, width: Math.ceil(Math.max(...xs)) - left, height: Math.ceil(Math.max(...ys)) - bottom };
+      form = this.pdf.createFormXObject({ bbox, operators: outline.length > 0 ? [...operators, ops.fill()] : [] });
+      this.forms.set(outline, form);
+    }
+    return form;
+  }
+}
+
 /** gidBytes encodes glyph ids for an Identity-H font (two bytes each). */
 function gidBytes(gids: readonly number[]): PdfString {
   const bytes = new Uint8Array(gids.length * 2);
@@ -163,7 +203,17 @@ function gidBytes(gids: readonly number[]): PdfString {
  * The drawing is one marked-content span with `actualText` (see extractionText), so extraction
  * gives the characters the signer typed, never the presentation forms or glyphs drawn for them.
  */
-function textOperators(page: PDFPage, out: Operator[], pieces: Piece[], x: number, y: number, size: number, color: Color, actualText: string): void {
+function textOperators(
+  page: PDFPage,
+  forms: GlyphForms,
+  out: Operator[],
+  pieces: Piece[],
+  x: number,
+  y: number,
+  size: number,
+  color: Color,
+  actualText: string,
+): void {
   out.push(ops.beginMarkedContentProps("/Span", PdfDict.of({ ActualText: PdfString.fromString(actualText) })));
   out.push(ops.setNonStrokingRGB(...color), ops.beginText());
   for (const piece of pieces) {
@@ -174,8 +224,33 @@ function textOperators(page: PDFPage, out: Operator[], pieces: Piece[], x: numbe
     for (const run of piece.runs) {
       out.push(ops.setFont(`/${page.registerFont(run.font)}`, size));
       if (run.glyphs) {
-        // Shaped: each glyph at the origin HarfBuzz gave it.
-        for (const glyph of run.glyphs) out.push(ops.setTextMatrix(1, 0, 0, 1, left + glyph.x, y + glyph.y), ops.showText(gidBytes([glyph.gid])));
+        // Shaped: each glyph HarfBuzz placed is drawn as its outline (a form XObject per glyph and
+        // document, painted outside the text object), and the run's characters as invisible text (render mode 3) in the
+        // font's own glyphs, stretched over the run. Readers extract that text, every character
+        // through the subset font's ToUnicode; a conjunct or flag has no character of its own to
+        // map, which is why its glyph is not text.
+        out.push(ops.endText());
+        const scale = run.scale ?? 1;
+        for (const glyph of run.glyphs) {
+          const form = page.registerXObject(forms.of(glyph.outline));
+          out.push(
+            ops.pushGraphicsState(),
+            ops.concatMatrix(scale, 0, 0, scale, left + glyph.x, y + glyph.y),
+            ops.paintXObject(`/${form}`),
+            ops.popGraphicsState(),
+          );
+        }
+        out.push(ops.beginText());
+        const gids = run.font.encodeTextToGids(run.text);
+        const natural = run.font.widthOfTextAtSize(run.text, size);
+        out.push(
+          ops.setTextRenderMode(3),
+          ops.setHorizontalScale(natural > 0 ? (run.width / natural) * 100 : 100),
+          ops.setTextMatrix(1, 0, 0, 1, left, y),
+          ops.showText(gidBytes(gids)),
+          ops.setHorizontalScale(100),
+          ops.setTextRenderMode(0),
+        );
         left += run.width;
         continue;
       }
@@ -299,6 +374,7 @@ class CertificateLayout {
 
   constructor(
     private readonly fonts: DocumentFonts,
+    private readonly forms: GlyphForms,
     readonly page: PageSize,
   ) {
     this.newPage(false);
@@ -348,7 +424,7 @@ class CertificateLayout {
     const { pieces, width } = linePieces(this.fonts, text.normalize("NFC"), direction, style, size);
     const left = direction === "rtl" && line.right !== undefined ? line.right - width : x;
     const actual = extractionText(this.fonts.typed(text));
-    this.op((page, out) => textOperators(page, out, pieces, left, y, size, color, actual));
+    this.op((page, out) => textOperators(page, this.forms, out, pieces, left, y, size, color, actual));
   }
 
   rule(y: number, color: Color = RULE, thickness = 0.6): void {
@@ -457,7 +533,8 @@ function certificatePageSize(size: PageSize | undefined): PageSize {
 export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles, pageSize?: PageSize): void {
   const fonts = new DocumentFonts(pdf, files);
   const size = certificatePageSize(pageSize);
-  const layout = new CertificateLayout(fonts, size);
+  const forms = new GlyphForms(pdf);
+  const layout = new CertificateLayout(fonts, forms, size);
   const events = sortEvents(certificate.events);
 
   layout.text("Audit Trail Certificate", MARGIN.left, layout.cursor, "bold", 22, INK);
@@ -534,8 +611,8 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
     const labelText = `Page ${index + 1} of ${total}`;
     const label = linePieces(fonts, labelText, "ltr", "regular", 8);
     out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(layout.right, 48), ops.stroke());
-    textOperators(page, out, footer.pieces, MARGIN.left, 36, 8, MUTED, footerText);
-    textOperators(page, out, label.pieces, layout.right - label.width, 36, 8, MUTED, labelText);
+    textOperators(page, forms, out, footer.pieces, MARGIN.left, 36, 8, MUTED, footerText);
+    textOperators(page, forms, out, label.pieces, layout.right - label.width, 36, 8, MUTED, labelText);
     out.push(ops.popGraphicsState());
     // One content stream per page: libpdf's drawText would add a stream per call.
     page.drawOperators(out);

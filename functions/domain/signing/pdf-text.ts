@@ -58,41 +58,81 @@ function embedParsed(pdf: PDF, font: ParsedFont): EmbeddedFont {
   return embedded;
 }
 
-/** ShapedGlyph is one glyph HarfBuzz placed: its id and its origin relative to the run's start, in points. */
+/** OutlineSegment is one path operator of a glyph outline, its coordinates in font units from the glyph's origin. */
+export type OutlineSegment = readonly ["m" | "l", number, number] | readonly ["c", number, number, number, number, number, number] | readonly ["h"];
+
+/**
+ * ShapedGlyph is one glyph HarfBuzz placed: its id, its origin relative to the run's start in
+ * points, and its outline in font units (one array per glyph of a font, shared by every use).
+ */
 export interface ShapedGlyph {
   gid: number;
   x: number;
   y: number;
+  outline: readonly OutlineSegment[];
 }
 
-/** TextRun is a piece of text drawn with one font; `glyphs` when it was shaped (drawn glyph by glyph). */
+/**
+ * TextRun is a piece of text drawn with one font; `glyphs` when it was shaped: then its glyphs
+ * are drawn as outlines and `text` as invisible text in the font's own glyphs (see textOperators).
+ */
 export interface TextRun {
   text: string;
   font: EmbeddedFont;
   width: number;
   glyphs?: ShapedGlyph[] | undefined;
+  /** Points per font unit at the run's size (shaped runs: scales the outlines). */
+  scale?: number | undefined;
 }
 
-// HarfBuzz font objects, one per font program per container (like the parsed programs above).
-const shapers = new WeakMap<Uint8Array, { font: hb.Font; upem: number }>();
+// HarfBuzz font objects, one per font program per container (like the parsed programs above),
+// with the outlines of the glyphs drawn so far, in font units.
+const shapers = new WeakMap<Uint8Array, { font: hb.Font; upem: number; outlines: Map<number, OutlineSegment[]> }>();
 
-function shaperFor(data: Uint8Array): { font: hb.Font; upem: number } {
+function shaperFor(data: Uint8Array): { font: hb.Font; upem: number; outlines: Map<number, OutlineSegment[]> } {
   let shaper = shapers.get(data);
   if (!shaper) {
     const face = new hb.Face(new hb.Blob(data));
-    shaper = { font: new hb.Font(face), upem: face.upem };
+    shaper = { font: new hb.Font(face), upem: face.upem, outlines: new Map() };
     shapers.set(data, shaper);
   }
   return shaper;
 }
 
+/** outlineOf reads a glyph's outline (font units) from HarfBuzz, quadratic curves raised to cubic ones (PDF has no quadratic). */
+function outlineOf(font: hb.Font, gid: number): OutlineSegment[] {
+  const segments: OutlineSegment[] = [];
+  let x0 = 0;
+  let y0 = 0;
+  const funcs = new hb.DrawFuncs();
+  funcs.setMoveToFunc((x, y) => {
+    segments.push(["m", x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setLineToFunc((x, y) => {
+    segments.push(["l", x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setQuadraticToFunc((cx, cy, x, y) => {
+    segments.push(["c", x0 + ((cx - x0) * 2) / 3, y0 + ((cy - y0) * 2) / 3, x + ((cx - x) * 2) / 3, y + ((cy - y) * 2) / 3, x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setCubicToFunc((c1x, c1y, c2x, c2y, x, y) => {
+    segments.push(["c", c1x, c1y, c2x, c2y, x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setClosePathFunc(() => segments.push(["h"]));
+  font.drawGlyph(gid, funcs);
+  return segments;
+}
+
 /**
  * shape runs HarfBuzz over one run: reordering (Devanagari i-matra, Tamil prefix vowels),
  * conjuncts and ligatures, mark positioning, emoji sequences (flags, ZWJ). Positions are scaled
- * from font units to points at `size`.
+ * from font units to points at `size`; outlines stay in font units (`scale` converts them).
  */
-function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGlyph[]; width: number } {
-  const { font, upem } = shaperFor(data);
+function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGlyph[]; width: number; scale: number } {
+  const { font, upem, outlines } = shaperFor(data);
   const scale = size / upem;
   const buffer = new hb.Buffer();
   buffer.addText(text);
@@ -103,10 +143,15 @@ function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGl
   let pen = 0;
   buffer.getGlyphInfos().forEach((info, i) => {
     const position = positions[i]!;
-    glyphs.push({ gid: info.codepoint, x: (pen + position.xOffset) * scale, y: position.yOffset * scale });
+    let outline = outlines.get(info.codepoint);
+    if (!outline) {
+      outline = outlineOf(font, info.codepoint);
+      outlines.set(info.codepoint, outline);
+    }
+    glyphs.push({ gid: info.codepoint, x: (pen + position.xOffset) * scale, y: position.yOffset * scale, outline });
     pen += position.xAdvance;
   });
-  return { glyphs, width: pen * scale };
+  return { glyphs, width: pen * scale, scale };
 }
 
 /** PLACEHOLDER is drawn for a character no bundled font has (a visible box with "?"); it extracts as itself. */
@@ -215,9 +260,6 @@ export class DocumentFonts {
     return runs.map((run) => {
       const font = this.get(run.index);
       if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
-      // Shaped glyphs include ones no character maps to (conjuncts, flags): embed the whole program
-      // (libpdf subsets by character, so a subset would drop them).
-      font.markUsedInForm();
       return { text: run.text, font, ...shape(this.file(run.index), run.text, size) };
     });
   }
@@ -230,7 +272,7 @@ export class DocumentFonts {
 
 const STYLE_INDEX: Record<FontStyle, number> = { regular: 0, bold: 1, mono: 2 };
 // Runs with text that needs a shaper (reordering, conjuncts, mark placement, emoji sequences) are
-// shaped with HarfBuzz and their font embedded whole; other runs keep cmap glyphs and a subset
+// shaped with HarfBuzz and drawn as outlines over invisible text; other runs keep cmap glyphs and a subset
 // font (Arabic is shaped by shapeArabic before; plain emoji need no shaping).
 const NEEDS_SHAPING = /[\p{Script=Devanagari}\p{Script=Tamil}\p{Script=Thai}\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u200d\u20e3]/u;
 // Characters that continue the cluster before them, so they stay in its font when it has them.
