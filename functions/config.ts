@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,9 @@ export interface Setting<T> {
 }
 
 const MB = 1024 * 1024;
+
+/** DEBIAN_HANAZONO is where Debian's fonts-hanazono (scripts/setup.mjs installs it) puts HanaMinA/B. */
+const DEBIAN_HANAZONO = "/usr/share/fonts/truetype/hanazono";
 
 function configurationError(message: string): Error {
   return new Error(`Configuration error: ${message}`);
@@ -214,6 +217,12 @@ export const settings = {
       "TTF fonts of the audit trail certificate page",
       "`assets/fonts`",
     ),
+    extraFontsDir: {
+      name: "SIGNET_EXTRA_FONTS_DIR",
+      default: "`/usr/share/fonts/truetype/hanazono` locally when it exists (Debian fonts-hanazono); unset on AWS unless deployed with `-c extraFontsDir`",
+      doc: "folder of further TTF fallbacks for the certificate page, every .ttf in name order (HanaMinB covers CJK Extension B)",
+      read: (env, runtime) => raw(env, "SIGNET_EXTRA_FONTS_DIR") ?? (runtime === "local" && existsSync(DEBIAN_HANAZONO) ? DEBIAN_HANAZONO : undefined),
+    } as Setting<string | undefined>,
     tsaUrl: optional("SIGNET_TSA_URL", "RFC 3161 timestamp authority (PAdES B-T)"),
     trustAnchorsFile: optional("SIGNET_TRUST_ANCHORS_FILE", "PEM file of extra certificates /v1/verify trusts"),
   },

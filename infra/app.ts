@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from "node:fs";
 import { App } from "aws-cdk-lib";
 import { SignetStack, reservedConcurrencyDefaults, type SignetStackProps } from "./signet-stack.ts";
 
@@ -38,6 +39,13 @@ export function stackPropsFromContext(app: App): SignetStackProps {
           "LibreOffice runs from the container image (layers/libreoffice/Dockerfile); drop the option.",
       );
     }
+  }
+  const extraFontsDir = context("extraFontsDir");
+  if (extraFontsDir && !(existsSync(extraFontsDir) && readdirSync(extraFontsDir).some((name) => name.toLowerCase().endsWith(".ttf")))) {
+    throw new Error(
+      `Context extraFontsDir "${extraFontsDir}" is not a folder with .ttf files: give the folder of the fonts the certificate page should add ` +
+        "(for CJK Extension B, Debian's fonts-hanazono: -c extraFontsDir=/usr/share/fonts/truetype/hanazono).",
+    );
   }
   const tsaUrl = context("tsaUrl");
   if (tsaUrl && !/^https?:\/\//.test(tsaUrl)) throw new Error(`Context tsaUrl "${tsaUrl}" must be an http(s) URL.`);
@@ -90,6 +98,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     senderEmail,
     libreOfficeBaseImageDigest: context("libreOfficeBaseImageDigest") ?? "",
     ...optional("tsaUrl", tsaUrl),
+    ...optional("extraFontsDir", extraFontsDir),
     ...optional("identityP12PasswordParameter", passwordParameter),
     ...optional("alarmEmail", alarmEmail),
     ...(budgetUsd === undefined ? {} : { budgetUsd }),

@@ -1,5 +1,5 @@
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Stage, type StackProps } from "aws-cdk-lib";
 import {
   AccessLogFormat,
@@ -54,6 +54,12 @@ export interface SignetStackProps extends StackProps {
   libreOfficeBaseImageDigest: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
+  /**
+   * A folder of TrueType fonts (on the deploying machine) copied into the sign function's image as
+   * further certificate-page fallbacks (SIGNET_EXTRA_FONTS_DIR); for CJK Extension B Debian's
+   * /usr/share/fonts/truetype/hanazono (52 MB; HanaMinB.ttf alone 30.7 MB). None when unset.
+   */
+  extraFontsDir?: string;
   /**
    * Name of the SSM SecureString holding the password of an operator's identity.p12. Only the
    * name reaches the template; sign reads the value at run time.
@@ -158,6 +164,9 @@ const runtimeFiles: Record<string, RuntimeFile[]> = {
   convert: [unoDriver],
   docs: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }],
 };
+
+/** EXTRA_FONTS_IN_BUNDLE is where -c extraFontsDir's fonts land beside sign's bundle. */
+const EXTRA_FONTS_IN_BUNDLE = "extra-fonts";
 
 /** lambdaTaskRoot is where Lambda puts a function's code (zip) and where the Dockerfile copies the bundles. */
 const lambdaTaskRoot = "/var/task";
@@ -271,7 +280,7 @@ export class SignetStack extends Stack {
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
     if (!baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? ""))
       throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest || undefined));
-    const imageDir = this.prepareImage();
+    const imageDir = this.prepareImage(props.extraFontsDir);
     for (const name of names) {
       const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
       // SIGNET_TABLE and SIGNET_SENDER_EMAIL come with the bindings below, only where a function uses
@@ -313,6 +322,7 @@ export class SignetStack extends Stack {
     if (props.tsaUrl) for (const name of ["sign", "timestamp"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
     bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
+    if (props.extraFontsDir) bind(fns.sign!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
 
     // Large documents go to S3 first (issue 15; infra/uploads.ts).
     const uploadsBucket = addUploads(this, fns, corsOrigin);
@@ -331,14 +341,11 @@ export class SignetStack extends Stack {
     new CfnOutput(this, "IdentityBucketName", { value: bucket.bucketName, description: "S3 bucket of the signing identity (retained)" });
   }
 
-  /** prepareImage bundles the LibreOffice functions into the container image's build folder. */
-  private prepareImage(): string {
+  /** prepareImage bundles the LibreOffice functions into the container image's build folder (with sign's extra fonts, if any). */
+  private prepareImage(extraFontsDir: string | undefined): string {
     const dir = join(Stage.of(this)?.outdir ?? join(repoRoot, "cdk.out"), ".signet-image");
-    bundleForImage(
-      [...libreOfficeFunctions],
-      join(dir, "app"),
-      libreOfficeFunctions.flatMap((name) => runtimeFiles[name] ?? []),
-    );
+    const extraFonts: RuntimeFile[] = extraFontsDir ? [{ from: relative(repoRoot, resolve(repoRoot, extraFontsDir)), to: EXTRA_FONTS_IN_BUNDLE }] : [];
+    bundleForImage([...libreOfficeFunctions], join(dir, "app"), [...libreOfficeFunctions.flatMap((name) => runtimeFiles[name] ?? []), ...extraFonts]);
     for (const entry of ["Dockerfile", "fonts", "warmup"]) {
       const source = join(repoRoot, "layers", "libreoffice", entry);
       if (!existsSync(source)) throw new Error(`layers/libreoffice/${entry} is missing`);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Installs what Signet needs and is missing: node modules (npm), then LibreOffice, poppler-utils,
-// qpdf and the fonts through apt-get when running as root on Debian/Ubuntu. Runs before
-// `npm start` and `npm test`; does nothing when everything is in place. Node built-ins only:
-// this runs before node_modules exists.
+// qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools and mupdf-tools) through
+// apt-get when running as root on Debian/Ubuntu. Runs before `npm start` and `npm test`; does
+// nothing when everything is in place. Node built-ins only: this runs before node_modules exists.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -53,11 +53,17 @@ const wanted = [
   { ok: () => hasFont("Carlito"), pkg: "fonts-crosextra-carlito", why: "Calibri-compatible metrics" },
   { ok: () => hasFont("Caladea"), pkg: "fonts-crosextra-caladea", why: "Cambria-compatible metrics" },
   { ok: () => hasFont("Liberation Sans"), pkg: "fonts-liberation2", why: "Arial/Times/Courier-compatible metrics" },
+  {
+    ok: () => existsSync("/usr/share/fonts/truetype/hanazono/HanaMinB.ttf"),
+    pkg: "fonts-hanazono",
+    why: "CJK Extension A/B on the certificate page (HanaMinA/B, SIGNET_EXTRA_FONTS_DIR)",
+  },
   ...(forTests
     ? [
         { ok: () => existsSync("/usr/bin/chromium"), pkg: "chromium", why: "the API reference browser test" },
         { ok: () => has("curl") && has("jq"), pkg: "curl jq", why: "the shell walk-through test" },
         { ok: () => has("certutil"), pkg: "libnss3-tools", why: "pdfsig trusting the local root CA (NSS database)" },
+        { ok: () => has("mutool"), pkg: "mupdf-tools", why: "the certificate page read by a second PDF reader (MuPDF)" },
       ]
     : []),
 ];

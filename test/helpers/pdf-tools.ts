@@ -1,6 +1,6 @@
 // Independent PDF checks for the tests: poppler (pdftotext, pdfinfo, pdffonts, pdfimages, pdfsig,
-// pdftoppm) and qpdf run on what Signet produced. Each takes the PDF bytes or the path of a PDF file.
-import { execFile } from "node:child_process";
+// pdftoppm), MuPDF (mutool) and qpdf run on what Signet produced. Each takes the PDF bytes or the path of a PDF file.
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,28 @@ export async function pdfText(pdf: PdfSource, options: { first?: number; last?: 
   return withFile(pdf, async (path) => {
     const args = [...(layout ? ["-layout"] : []), "-f", String(first), ...(last ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
     return (await run("pdftotext", args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
+  });
+}
+
+/** hasMutool tells whether MuPDF's mutool is installed (scripts/setup.mjs installs mupdf-tools for the tests). */
+export const hasMutool = spawnSync("sh", ["-c", "command -v mutool"]).status === 0;
+
+/** mutoolText extracts text with MuPDF (`mutool draw -F txt`), the second reader the certificate page is checked with. */
+export async function mutoolText(pdf: PdfSource): Promise<string> {
+  return withFile(pdf, async (path) => (await run("mutool", ["draw", "-q", "-F", "txt", "-o", "-", path], { maxBuffer: 64 * 1024 * 1024 })).stdout);
+}
+
+/** mutoolChars lists every character MuPDF extracts (`mutool draw -F stext`), in its order, with its origin x and right edge. */
+export async function mutoolChars(pdf: PdfSource): Promise<Array<{ char: string; x: number; right: number }>> {
+  return withFile(pdf, async (path) => {
+    const xml = (await run("mutool", ["draw", "-q", "-F", "stext", "-o", "-", path], { maxBuffer: 64 * 1024 * 1024 })).stdout;
+    return [...xml.matchAll(/<char quad="([-\d.]+) [-\d.]+ ([-\d.]+)[^"]*" x="[-\d.]+" y="[-\d.]+"[^>]*? c="([^"]*)"/g)].map((match) => ({
+      char: match[3]!
+        .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+        .replace(/&(amp|lt|gt|quot);/g, (entity) => ({ "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"' })[entity]!),
+      x: Number(match[1]),
+      right: Number(match[2]),
+    }));
   });
 }
 

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
 import { expect } from "vitest";
 import { readElement } from "#domain/shared/der.ts";
+import { config } from "#config";
+import { extraFonts } from "#adapters/bundled-fonts.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { pdfsig, qpdfCheck, type PdfSource, type PdfsigSignature } from "#test/helpers/pdf-tools.ts";
 import { sharedPath } from "#test/helpers/shared-dir.ts";
@@ -16,18 +18,24 @@ export function scratchDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `signet-${prefix}-`));
 }
 
-/** testFonts reads the bundled certificate fonts straight from assets/fonts. */
+let fonts: FontFiles | undefined;
+
+/** testFonts reads the bundled certificate fonts straight from assets/fonts, plus SIGNET_EXTRA_FONTS_DIR's (HanaMinB locally), once. */
 export function testFonts(): FontFiles {
   const dir = new URL("../../assets/fonts/", import.meta.url);
-  return {
+  fonts ??= {
     regular: readFileSync(new URL("DejaVuSans.ttf", dir)),
     bold: readFileSync(new URL("DejaVuSans-Bold.ttf", dir)),
     mono: readFileSync(new URL("DejaVuSansMono.ttf", dir)),
     cjk: readFileSync(new URL("DroidSansFallback.ttf", dir)),
-    fallbacks: ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"].map((name) =>
-      readFileSync(new URL(name, dir)),
-    ),
+    fallbacks: [
+      ...["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"].map((name) =>
+        readFileSync(new URL(name, dir)),
+      ),
+      ...extraFonts(config.signing.extraFontsDir),
+    ],
   };
+  return fonts;
 }
 
 /** makePdf builds a PDF with pdf-lib: each page has a heading, body text and coloured shapes. */

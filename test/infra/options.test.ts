@@ -1,10 +1,16 @@
+import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
-// The optional contexts (TSA, SES sandbox, alarm e-mail, CORS origin). Synthesized once.
+// The optional contexts (TSA, SES sandbox, alarm e-mail, CORS origin, extra fonts). Synthesized once.
 let synth: Synthesized;
+// A small stand-in for a folder of extra fonts (the real one, fonts-hanazono, is 52 MB).
+const extraFonts = mkdtempSync(join(tmpdir(), "signet-extra-fonts-"));
+copyFileSync(new URL("../../assets/fonts/NotoSansThai-Regular.ttf", import.meta.url), join(extraFonts, "NotoSansThai-Regular.ttf"));
 beforeAll(() => {
   synth = synthesize({
     senderEmail: "noreply@example.com",
@@ -12,6 +18,7 @@ beforeAll(() => {
     sesSandbox: "true",
     alarmEmail: "ops@example.com",
     corsOrigin: "https://app.example.com",
+    extraFontsDir: extraFonts,
   });
 }, 180_000);
 
@@ -45,6 +52,14 @@ describe("optional contexts", () => {
         "'https://app.example.com'",
       );
     }
+  });
+
+  it("copies -c extraFontsDir's fonts into sign's image and points SIGNET_EXTRA_FONTS_DIR at them; sign only", () => {
+    for (const name of allNames) expect(env(name).SIGNET_EXTRA_FONTS_DIR, name).toBe(name === "sign" ? "/var/task/extra-fonts" : undefined);
+    expect(existsSync(join(synth.outdir, ".signet-image", "app", "extra-fonts", "NotoSansThai-Regular.ttf"))).toBe(true);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", extraFontsDir: "/nonexistent" })).toThrow(
+      /extraFontsDir "\/nonexistent" is not a folder with \.ttf files/,
+    );
   });
 
   it("rejects a corsOrigin that is not * or one origin", () => {

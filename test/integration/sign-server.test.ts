@@ -5,7 +5,21 @@ import { oids } from "#domain/signing/cades-signature.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
-import { cmsOf, expectSignedPdf, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PDF, type PdfDict } from "@libpdf/core";
+import { AUDIT_RECORD_KEY } from "#domain/signing/pades-signer.ts";
+import {
+  cmsOf,
+  expectSignedPdf,
+  holdsInPyhanko,
+  makePdf,
+  pyhankoValidate,
+  scratchDir,
+  signWithPyhanko,
+  startLoopbackTsa,
+  type LoopbackTsa,
+} from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;
@@ -128,6 +142,32 @@ describe("sign and verify over HTTP", () => {
     expect(answer.status).toBe(status);
     expect(answer.json.code).toBe(code);
   });
+
+  it("signs a PDF pyHanko signed before: both signatures hold in pyHanko (the identity's root trusted); the record and stamp list the earlier one", async () => {
+    // A classic xref table: pyHanko keeps the table format in its own update (see makePdf).
+    const presigned = signWithPyhanko(await makePdf(3, { classicXref: true }));
+    const { status, json } = await post("/v1/sign", { ...signBody({ base64: presigned.toString("base64") }), level: "B-B" });
+    expect(status, JSON.stringify(json)).toBe(200);
+    const signed = Buffer.from(json.document.base64 as string, "base64");
+    const key = (await (await fetch(`${api.url}/v1/verify/key`)).json()) as { rootCertificate: string };
+    const root = join(scratchDir("sign-server-root"), "root.pem");
+    writeFileSync(root, key.rootCertificate);
+    const report = pyhankoValidate(signed, [root]);
+    expect(report.signatures, report.output).toHaveLength(2);
+    expect(report.allHold, report.output).toBe(true);
+    for (const signature of report.signatures) expect(holdsInPyhanko(signature), report.output).toBe(true);
+
+    const fields = (await PDF.load(signed))
+      .getForm()!
+      .getFields()
+      .filter((field) => field.type === "signature");
+    const dict = (fields.at(-1) as unknown as { getSignatureDict(): PdfDict }).getSignatureDict();
+    const record = JSON.parse(dict.getString(AUDIT_RECORD_KEY)!.asString()) as { earlierSignatures: unknown };
+    expect(record.earlierSignatures).toEqual([
+      { field: expect.any(String), signer: expect.stringMatching(/\S/), claimedTime: expect.any(String), documentTimestamp: false, intact: true },
+    ]);
+    expect((await pdfText(signed, { first: 3 })).replace(/\s+/g, "")).toContain("Earliersignatures:1,listedintherecord;checkthemwith/v1/verify");
+  }, 60_000);
 
   it("refuses to sign without a key", async () => {
     const answer = await post("/v1/sign", signBody({ base64: input.toString("base64") }), false);

@@ -11,12 +11,14 @@ import {
   LIBPDF_VERSION,
   newObjectsOf,
   pageTreeOf,
+  extractGlyphAs,
   registerEmbeddedFont,
   signatureDictOf,
   trailerOf,
 } from "#domain/signing/libpdf-internals.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
+import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { makePdf, testFonts } from "#test/helpers/sign-tools.ts";
 
 let identity: SigningIdentity;
@@ -66,8 +68,12 @@ describe("@libpdf/core internals", () => {
     expect(font.ref).toBeDefined(); // throws when the font was not registered
     pdf.getPage(0)!.drawText("canary", { font, x: 10, y: 10, size: 10 });
     expect(newObjectsOf(pdf).size).toBeGreaterThan(0);
+    expect(() => checkLibpdfInternals(pdf)).not.toThrow(); // EmbeddedFont.usedGlyphs
+    // extractGlyphAs: the glyph of "y" now extracts as "Y" (ToUnicode), the others as themselves.
+    extractGlyphAs(font, font.encodeTextToGids("y")[0]!, 0x59);
     const saved = Buffer.from(await pdf.save({ incremental: true, subsetFonts: true }));
     expect(saved.toString("latin1")).toContain("/FontFile2");
+    expect(await pdfText(saved)).toContain("canarY");
   });
 
   it("names each member that is missing, so an upgrade fails with a reason", async () => {

@@ -125,12 +125,39 @@ describe("signing a PDF that already holds signatures", () => {
       signer: { name: "Ada Lovelace", email: "ada@example.com", ip: "192.0.2.7" },
     });
     expect((record.events as Array<{ type: string }>).map((event) => event.type)).toEqual(["ready", "submit"]);
+    // The signature the document held when Signet signed it, with the verifier's verdict then.
+    const earlier = record.earlierSignatures as Array<Record<string, unknown>>;
+    expect(earlier, JSON.stringify(record)).toHaveLength(1);
+    expect(earlier[0]).toMatchObject({ intact: true, documentTimestamp: false });
+    expect(earlier[0]!.field).toEqual(expect.any(String));
+    expect(earlier[0]!.signer).toEqual(expect.stringMatching(/\S/));
+    expect(Number.isNaN(Date.parse(earlier[0]!.claimedTime as string))).toBe(false);
   });
 
-  it("signs three times in turn, every signature holding in pyHanko", async () => {
+  it("signs three times in turn, every signature holding in pyHanko, each record listing the ones before it", async () => {
     const thrice = await sign(await sign(await sign(base, "Grace Hopper"), "Alan Turing"), "Ada Lovelace");
     await expectSignedPdf(thrice, { signatures: 3 });
     expectAllHold(thrice, 3);
+    const earlier = (await auditRecordOf(thrice)).earlierSignatures as Array<Record<string, unknown>>;
+    expect(earlier.map(({ signer, claimedTime, intact }) => ({ signer, claimedTime, intact }))).toEqual([
+      { signer: "Grace Hopper", claimedTime: "2026-11-22T10:00:00.000Z", intact: true },
+      { signer: "Alan Turing", claimedTime: "2026-11-22T10:00:00.000Z", intact: true },
+    ]);
+  });
+
+  it("records an earlier signature that was already broken as not intact", async () => {
+    const input = await sign(base, "Grace Hopper");
+    // Same-length change inside the signed bytes (the signature's /Reason): the digest no longer matches.
+    const at = input.indexOf("Signed by Grace");
+    expect(at).toBeGreaterThan(0);
+    const tampered = Buffer.from(input);
+    tampered.write("Signed by Grave", at, "latin1");
+    const record = await auditRecordOf(await sign(tampered));
+    expect(record.earlierSignatures).toMatchObject([{ signer: "Grace Hopper", intact: false }]);
+  });
+
+  it("records no earlier signatures for an unsigned document", async () => {
+    expect(await auditRecordOf(await sign(base))).not.toHaveProperty("earlierSignatures");
   });
 
   it("shows a compact audit stamp on the last existing page of an approval-signed document", async () => {
@@ -139,6 +166,7 @@ describe("signing a PDF that already holds signatures", () => {
     const last = (await pdfText(signed, { first: 3 })).replace(/\s+/g, "");
     expect(last).toContain("SignedelectronicallybyZoeUnal<zoe@example.com>");
     expect(last).toContain("Audittrail:2events,recordedinthissignature");
+    expect(last).toContain("Earliersignatures:1,listedintherecord;checkthemwith/v1/verify");
   });
 
   it("makes the widget invisible after a certification (pyHanko refuses new visible fields there)", async () => {

@@ -1,14 +1,19 @@
 import { createHash } from "node:crypto";
-import { ops, PdfDict, PdfString, type PDF, type PDFPage } from "@libpdf/core";
+import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
+import { extractGlyphAs } from "#domain/signing/libpdf-internals.ts";
 import {
   DocumentFonts,
+  needsBidi,
   paragraphDirection,
+  visualClusters,
   visualOrder,
   wrapText,
   type Direction,
   type FontFiles,
   type FontStyle,
+  type OutlineSegment,
   type TextRun,
+  type VisualCluster,
 } from "#domain/signing/pdf-text.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
@@ -64,37 +69,210 @@ type Operator = ReturnType<typeof ops.beginText>;
 /** DrawOp appends the operators of one drawing to a page's single content stream. */
 type DrawOp = (page: PDFPage, out: Operator[]) => void;
 
+/** Piece is text drawn from one origin: a whole left-to-right line, or one piece of a line that needs bidi (see linePieces). */
+interface Piece {
+  runs: TextRun[];
+  /** Offset from the line's left end, in points. */
+  x: number;
+  width: number;
+  /** Drawn invisibly, for extraction only (the alef a lam-alef ligature drew). */
+  invisible?: boolean | undefined;
+  /** What the glyphs extract as (ToUnicode) when it differs from what they show (Arabic contextual forms). */
+  extractAs?: string | undefined;
+  /**
+   * A right-to-left base character with combining marks: the marks (zero advance, drawn by the
+   * font to sit on a base that follows them, as HarfBuzz orders them) go at the piece's origin,
+   * after the base in drawing order so they extract after it.
+   */
+  marksAtOrigin?: boolean | undefined;
+}
+
 /**
- * textOperators draws runs left to right from (x, y); glyph ids are what Identity-H fonts show.
+ * linePieces lays out one line. A line in one direction is one piece. A line that needs bidi is
+ * cut into pieces placed at their visual positions but listed (and drawn) in typed order: a
+ * left-to-right stretch is one piece, each right-to-left character (with its marks) one piece.
+ * Readers that extract the glyphs in drawing order through ToUnicode (MuPDF 1.21) then read the
+ * typed order; each Arabic form extracts as its base letter, a mirrored bracket as the bracket
+ * typed (through a twin font), and the alef of a lam-alef ligature is drawn invisibly, so every
+ * glyph extracts as the character the signer typed.
+ */
+function linePieces(fonts: DocumentFonts, text: string, direction: Direction, style: FontStyle, size: number): { pieces: Piece[]; width: number } {
+  if (!needsBidi(text, direction)) {
+    const runs = fonts.runs(text, style, size);
+    const width = runs.reduce((sum, run) => sum + run.width, 0);
+    return { pieces: [{ runs, x: 0, width }], width };
+  }
+  const groups: VisualCluster[][] = [];
+  for (const cluster of visualClusters(text, direction)) {
+    const last = groups.at(-1)?.at(-1);
+    const continues =
+      last &&
+      cluster.level % 2 === 0 &&
+      last.level === cluster.level &&
+      !last.mirrored &&
+      !cluster.mirrored &&
+      cluster.start === last.start + last.logical.length;
+    if (continues) groups.at(-1)!.push(cluster);
+    else groups.push([cluster]);
+  }
+  const pieces: Array<Piece & { start: number; level: number; blank: boolean }> = [];
+  let x = 0;
+  for (const group of groups) {
+    const logical = group.map((cluster) => cluster.logical).join("");
+    const draw = group.map((cluster) => cluster.draw).join("");
+    const start = group[0]!.start;
+    if (draw === "") {
+      pieces.push({ start, runs: fonts.runs(logical, style, size), x, width: 0, invisible: true, level: group[0]!.level, blank: false });
+      continue;
+    }
+    let runs = fonts.runs(draw, style, size);
+    if (group[0]!.mirrored) runs = runs.map((run) => ({ ...run, font: fonts.twin(run.font) }));
+    const width = runs.reduce((sum, run) => sum + run.width, 0);
+    const extractAs = draw !== logical && Array.from(draw).length === Array.from(logical).length ? logical : undefined;
+    const marksAtOrigin = group[0]!.level % 2 === 1 && Array.from(draw).length > 1;
+    pieces.push({ start, runs, x, width, extractAs, marksAtOrigin, level: group[0]!.level, blank: /^\s+$/u.test(draw) });
+    x += width;
+  }
+  pieces.sort((p, q) => p.start - q.start);
+  // MuPDF starts a new line when a left-to-right character lands far from where the previous one
+  // ended (a right-to-left one never does). A space between a right-to-left word and a
+  // left-to-right run is blank, so it is drawn where it keeps that jump small: just before the
+  // run it leads into, or just after the run it follows.
+  pieces.forEach((piece, index) => {
+    if (!piece.blank) return;
+    const before = pieces[index - 1];
+    const after = pieces[index + 1];
+    if (!before || !after) return;
+    if (before.level % 2 === 1 && after.level % 2 === 0) piece.x = after.x - piece.width;
+    else if (before.level % 2 === 0 && after.level % 2 === 1) piece.x = before.x + before.width;
+  });
+  return { pieces, width: x };
+}
+
+/**
+ * GlyphForms makes each glyph outline a form XObject once per document (filled with the current
+ * colour, nonzero winding like TrueType), so a glyph drawn on many lines is stored once.
+ */
+class GlyphForms {
+  private readonly forms = new Map<readonly OutlineSegment[], PDFFormXObject>();
+
+  constructor(private readonly pdf: PDF) {}
+
+  of(outline: readonly OutlineSegment[]): PDFFormXObject {
+    let form = this.forms.get(outline);
+    if (!form) {
+      const xs: number[] = [0];
+      const ys: number[] = [0];
+      const operators = outline.map((segment) => {
+        for (let i = 1; i < segment.length; i += 2) {
+          xs.push(segment[i] as number);
+          ys.push(segment[i + 1] as number);
+        }
+        switch (segment[0]) {
+          case "m":
+            return ops.moveTo(segment[1], segment[2]);
+          case "l":
+            return ops.lineTo(segment[1], segment[2]);
+          case "c":
+            return ops.curveTo(segment[1], segment[2], segment[3], segment[4], segment[5], segment[6]);
+          default:
+            return ops.closePath();
+        }
+      });
+      const [left, bottom] = [Math.floor(Math.min(...xs)), Math.floor(Math.min(...ys))];
+      const bbox = { x: left, y: bottom, width: Math.ceil(Math.max(...xs)) - left, height: Math.ceil(Math.max(...ys)) - bottom };
+      form = this.pdf.createFormXObject({ bbox, operators: outline.length > 0 ? [...operators, ops.fill()] : [] });
+      this.forms.set(outline, form);
+    }
+    return form;
+  }
+}
+
+/** gidBytes encodes glyph ids for an Identity-H font (two bytes each). */
+function gidBytes(gids: readonly number[]): PdfString {
+  const bytes = new Uint8Array(gids.length * 2);
+  gids.forEach((gid, index) => {
+    bytes[index * 2] = gid >> 8;
+    bytes[index * 2 + 1] = gid & 0xff;
+  });
+  return PdfString.fromBytes(bytes);
+}
+
+/**
+ * textOperators draws a line's pieces from (x, y); glyph ids are what Identity-H fonts show.
  * The drawing is one marked-content span with `actualText` (see extractionText), so extraction
  * gives the characters the signer typed, never the presentation forms or glyphs drawn for them.
  */
-function textOperators(page: PDFPage, out: Operator[], runs: TextRun[], x: number, y: number, size: number, color: Color, actualText: string): void {
+function textOperators(
+  page: PDFPage,
+  forms: GlyphForms,
+  out: Operator[],
+  pieces: Piece[],
+  x: number,
+  y: number,
+  size: number,
+  color: Color,
+  actualText: string,
+): void {
   out.push(ops.beginMarkedContentProps("/Span", PdfDict.of({ ActualText: PdfString.fromString(actualText) })));
-  out.push(ops.setNonStrokingRGB(...color), ops.beginText(), ops.setTextMatrix(1, 0, 0, 1, x, y));
-  let left = x;
-  for (const run of runs) {
-    if (run.glyphs) {
-      // Shaped: each glyph at the origin HarfBuzz gave it.
+  out.push(ops.setNonStrokingRGB(...color), ops.beginText());
+  for (const piece of pieces) {
+    if (piece.invisible) out.push(ops.setTextRenderMode(3));
+    let left = x + piece.x;
+    const extractAs = piece.extractAs ? Array.from(piece.extractAs) : undefined;
+    let offset = 0;
+    for (const run of piece.runs) {
       out.push(ops.setFont(`/${page.registerFont(run.font)}`, size));
-      for (const glyph of run.glyphs) {
+      if (run.glyphs) {
+        // Shaped: each glyph HarfBuzz placed is drawn as its outline (a form XObject per glyph and
+        // document, painted outside the text object), and the run's characters as invisible text (render mode 3) in the
+        // font's own glyphs, stretched over the run. Readers extract that text, every character
+        // through the subset font's ToUnicode; a conjunct or flag has no character of its own to
+        // map, which is why its glyph is not text.
+        out.push(ops.endText());
+        const scale = run.scale ?? 1;
+        for (const glyph of run.glyphs) {
+          const form = page.registerXObject(forms.of(glyph.outline));
+          out.push(
+            ops.pushGraphicsState(),
+            ops.concatMatrix(scale, 0, 0, scale, left + glyph.x, y + glyph.y),
+            ops.paintXObject(`/${form}`),
+            ops.popGraphicsState(),
+          );
+        }
+        out.push(ops.beginText());
+        const gids = run.font.encodeTextToGids(run.text);
+        const natural = run.font.widthOfTextAtSize(run.text, size);
         out.push(
-          ops.setTextMatrix(1, 0, 0, 1, left + glyph.x, y + glyph.y),
-          ops.showText(PdfString.fromBytes(new Uint8Array([glyph.gid >> 8, glyph.gid & 0xff]))),
+          ops.setTextRenderMode(3),
+          ops.setHorizontalScale(natural > 0 ? (run.width / natural) * 100 : 100),
+          ops.setTextMatrix(1, 0, 0, 1, left, y),
+          ops.showText(gidBytes(gids)),
+          ops.setHorizontalScale(100),
+          ops.setTextRenderMode(0),
         );
+        left += run.width;
+        continue;
       }
+      const gids = run.font.encodeTextToGids(run.text);
+      if (extractAs) {
+        Array.from(run.text).forEach((char, index) => {
+          const typed = extractAs[offset + index];
+          if (typed !== undefined && typed !== char) extractGlyphAs(run.font, gids[index]!, typed.codePointAt(0)!);
+        });
+      }
+      offset += gids.length;
+      if (piece.marksAtOrigin) {
+        // The base first (where it stands), then each mark at the piece's origin.
+        const origin = x + piece.x;
+        const before = offset - gids.length; // glyphs of this piece drawn by earlier runs
+        for (const [index, gid] of gids.entries()) {
+          out.push(ops.setTextMatrix(1, 0, 0, 1, before + index === 0 ? left : origin, y), ops.showText(gidBytes([gid])));
+        }
+      } else out.push(ops.setTextMatrix(1, 0, 0, 1, left, y), ops.showText(gidBytes(gids)));
       left += run.width;
-      continue;
     }
-    const gids = run.font.encodeTextToGids(run.text);
-    const bytes = new Uint8Array(gids.length * 2);
-    gids.forEach((gid, index) => {
-      bytes[index * 2] = gid >> 8;
-      bytes[index * 2 + 1] = gid & 0xff;
-    });
-    if (left !== x) out.push(ops.setTextMatrix(1, 0, 0, 1, left, y));
-    out.push(ops.setFont(`/${page.registerFont(run.font)}`, size), ops.showText(PdfString.fromBytes(bytes)));
-    left += run.width;
+    if (piece.invisible) out.push(ops.setTextRenderMode(0));
   }
   out.push(ops.endText(), ops.endMarkedContent());
 }
@@ -115,8 +293,10 @@ const LRM = "\u200e";
  * section that starts with a right-to-left character and runs until a letter or digit of another
  * kind. ActualText in plain logical order came out with every Hebrew and Arabic word reversed, so
  * those sections are given reversed here and poppler turns them back: pdftotext then returns the
- * logical string (spaces at a direction change may move). Readers that take /ActualText literally
- * (MuPDF) get those words reversed; no single order serves both.
+ * logical string (spaces at a direction change may move). MuPDF 1.21 ignores /ActualText and reads
+ * the glyphs in drawing order, which linePieces makes the typed order. A reader that took this
+ * /ActualText literally would get those words reversed (none at hand does: checked with poppler
+ * 22.12 and MuPDF 1.21).
  */
 function extractionText(text: string): string {
   const chars = Array.from(text.normalize("NFC"));
@@ -194,6 +374,7 @@ class CertificateLayout {
 
   constructor(
     private readonly fonts: DocumentFonts,
+    private readonly forms: GlyphForms,
     readonly page: PageSize,
   ) {
     this.newPage(false);
@@ -240,10 +421,10 @@ class CertificateLayout {
   /** text draws one line at (x, y); with `right`, a right-to-left line ends there instead. */
   text(text: string, x: number, y: number, style: FontStyle, size: number, color: Color = INK, line: { direction?: Direction; right?: number } = {}): void {
     const direction = line.direction ?? paragraphDirection(text);
-    const runs = this.fonts.runs(visualOrder(text, direction), style, size);
-    const left = direction === "rtl" && line.right !== undefined ? line.right - runs.reduce((sum, run) => sum + run.width, 0) : x;
+    const { pieces, width } = linePieces(this.fonts, text.normalize("NFC"), direction, style, size);
+    const left = direction === "rtl" && line.right !== undefined ? line.right - width : x;
     const actual = extractionText(this.fonts.typed(text));
-    this.op((page, out) => textOperators(page, out, runs, left, y, size, color, actual));
+    this.op((page, out) => textOperators(page, this.forms, out, pieces, left, y, size, color, actual));
   }
 
   rule(y: number, color: Color = RULE, thickness = 0.6): void {
@@ -256,12 +437,15 @@ class CertificateLayout {
     this.op((_page, out) => out.push(ops.setNonStrokingRGB(...BAND), ops.rectangle(MARGIN.left, y, this.contentWidth, height), ops.fill()));
   }
 
-  /** wrap breaks text into lines, each with the direction UAX #9 gives the paragraph it comes from. */
+  /** wrap breaks text (in NFC, as text() draws it) into lines, each with the direction UAX #9 gives the paragraph it comes from. */
   wrap(text: string, width: number, style: FontStyle, size: number): Array<{ text: string; direction: Direction }> {
-    return text.split(/\r?\n/).flatMap((paragraph) => {
-      const direction = paragraphDirection(paragraph);
-      return wrapText(paragraph, width, (line) => this.fonts.width(visualOrder(line, direction), style, size)).map((line) => ({ text: line, direction }));
-    });
+    return text
+      .normalize("NFC")
+      .split(/\r?\n/)
+      .flatMap((paragraph) => {
+        const direction = paragraphDirection(paragraph);
+        return wrapText(paragraph, width, (line) => this.fonts.width(visualOrder(line, direction), style, size)).map((line) => ({ text: line, direction }));
+      });
   }
 }
 
@@ -349,7 +533,8 @@ function certificatePageSize(size: PageSize | undefined): PageSize {
 export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, files: FontFiles, pageSize?: PageSize): void {
   const fonts = new DocumentFonts(pdf, files);
   const size = certificatePageSize(pageSize);
-  const layout = new CertificateLayout(fonts, size);
+  const forms = new GlyphForms(pdf);
+  const layout = new CertificateLayout(fonts, forms, size);
   const events = sortEvents(certificate.events);
 
   layout.text("Audit Trail Certificate", MARGIN.left, layout.cursor, "bold", 22, INK);
@@ -418,17 +603,16 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
 
   const total = layout.pages.length;
   const footerText = `Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`;
-  const footer = fonts.runs(footerText, "regular", 8);
+  const footer = linePieces(fonts, footerText, "ltr", "regular", 8);
   for (const [index, drawings] of layout.pages.entries()) {
     const page = pdf.addPage({ width: size.width, height: size.height });
     const out: Operator[] = [ops.pushGraphicsState()];
     for (const draw of drawings) draw(page, out);
     const labelText = `Page ${index + 1} of ${total}`;
-    const label = fonts.runs(labelText, "regular", 8);
-    const labelWidth = label.reduce((sum, run) => sum + run.width, 0);
+    const label = linePieces(fonts, labelText, "ltr", "regular", 8);
     out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(layout.right, 48), ops.stroke());
-    textOperators(page, out, footer, MARGIN.left, 36, 8, MUTED, footerText);
-    textOperators(page, out, label, layout.right - labelWidth, 36, 8, MUTED, labelText);
+    textOperators(page, forms, out, footer.pieces, MARGIN.left, 36, 8, MUTED, footerText);
+    textOperators(page, forms, out, label.pieces, layout.right - label.width, 36, 8, MUTED, labelText);
     out.push(ops.popGraphicsState());
     // One content stream per page: libpdf's drawText would add a stream per call.
     page.drawOperators(out);

@@ -65,6 +65,16 @@ export function registerEmbeddedFont(pdf: PDF, font: EmbeddedFont): void {
 }
 
 /**
+ * extractGlyphAs makes a subset font's ToUnicode map an already used glyph to `codePoint` (libpdf
+ * writes the first code point recorded for a glyph in usedGlyphs): an Arabic contextual form then
+ * extracts as its base letter. A font embedded whole (markUsedInForm) keeps libpdf's own mapping.
+ */
+export function extractGlyphAs(font: EmbeddedFont, gid: number, codePoint: number): void {
+  const used = (font as unknown as { usedGlyphs: Map<number, Set<number>> }).usedGlyphs;
+  used.set(gid, new Set([codePoint, ...(used.get(gid) ?? [])]));
+}
+
+/**
  * checkLibpdfInternals throws, naming each accessor, when the shapes above are not what a loaded
  * document holds (the canary test calls it; so could a start-up check).
  */
@@ -82,6 +92,9 @@ export function checkLibpdfInternals(pdf: PDF): void {
   if (typeof registry?.allocateRef !== "function") problems.push("context.registry.allocateRef");
   if (typeof (pdf as unknown as Record<string, unknown>)._isLinearized !== "boolean") problems.push("PDF._isLinearized");
   if (!((pdf.fonts as unknown as { embeddedFonts?: unknown }).embeddedFonts instanceof Map)) problems.push("fonts.embeddedFonts");
+  for (const font of (pdf.fonts as unknown as { embeddedFonts?: Map<EmbeddedFont, PdfRef> }).embeddedFonts?.keys() ?? []) {
+    if (!((font as unknown as { usedGlyphs?: unknown }).usedGlyphs instanceof Map)) problems.push("EmbeddedFont.usedGlyphs");
+  }
   for (const field of pdf.getForm()?.getFields() ?? []) {
     if (!("ref" in field)) problems.push("FormField.ref");
     if (isSignatureField(field) && typeof field.getSignatureDict !== "function") problems.push("SignatureField.getSignatureDict");

@@ -27,13 +27,14 @@ export interface PadesSignOptions {
    */
   decorate?: (pdf: PDF) => void | Promise<void>;
   /**
-   * Lines of the compact audit stamp drawn in a visible signature widget on the last existing
-   * page, used instead of `decorate` when the document already holds signatures (and is not
-   * certified: after a certification only an invisible signature field keeps the certification).
+   * Called with the loaded document and the input bytes before anything is added; returns the
+   * complete audit record (JSON, written into the signature dictionary, so the signature covers
+   * it) and the lines of the compact audit stamp drawn in a visible signature widget on the last
+   * existing page, used instead of `decorate` when the document already holds signatures (and is
+   * not certified: after a certification only an invisible signature field keeps the
+   * certification). A function, since both list the signatures the document already holds.
    */
-  stamp?: string[];
-  /** The complete audit record (JSON), written into the signature dictionary, so the signature covers it. */
-  auditRecord?: string;
+  describe?: (pdf: PDF, input: Buffer) => Promise<{ auditRecord?: string | undefined; stamp?: string[] | undefined }>;
   /** Pages a PDF may have (default DEFAULT_MAX_PDF_PAGES). */
   maxPages?: number | undefined;
   /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
@@ -195,7 +196,7 @@ function stampAppearance(lines: string[], width: number): { stream: PdfStream; h
  * the target page, listed in that page's /Annots (ISO 32000-1 12.5.2): zero-size and invisible,
  * or a visible audit stamp in the page's lower left corner.
  */
-function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, target: SignatureTarget): void {
+function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, target: SignatureTarget, auditRecord: string | undefined): void {
   const signature = PdfDict.of({
     Type: PdfName.of("Sig"),
     Filter: PdfName.of("Adobe.PPKLite"),
@@ -206,7 +207,7 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
     Name: PdfString.fromString(options.signerName),
     Reason: PdfString.fromString(options.reason),
     ...(options.contactInfo ? { ContactInfo: PdfString.fromString(options.contactInfo) } : {}),
-    ...(options.auditRecord ? { [AUDIT_RECORD_KEY]: PdfString.fromString(options.auditRecord) } : {}),
+    ...(auditRecord ? { [AUDIT_RECORD_KEY]: PdfString.fromString(auditRecord) } : {}),
   });
   const signatureRef = pdf.register(signature);
   const form = pdf.getOrCreateForm();
@@ -373,6 +374,7 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
   allowIncrementalOnLinearized(pdf);
   const certified = certificationPermission(pdf) !== undefined;
   const alreadySigned = hasSignatures(pdf);
+  const described = options.describe ? await options.describe(pdf, input) : {};
   if (options.decorate && !alreadySigned) {
     keepFlatPageTree(pdf);
     await options.decorate(pdf);
@@ -380,8 +382,8 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
   const reserved = await contentsSize(options);
   const pageIndex = pdf.getPageCount() - 1;
   // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
-  const stamp = alreadySigned && !certified ? options.stamp : undefined;
-  placeSignatureField(pdf, options, reserved, { pageIndex, ...(stamp ? { stamp } : {}) });
+  const stamp = alreadySigned && !certified ? described.stamp : undefined;
+  placeSignatureField(pdf, options, reserved, { pageIndex, ...(stamp ? { stamp } : {}) }, described.auditRecord);
   declareEtsiExtension(pdf);
   updateFileId(pdf, input, options.signingTime);
   const blocker = pdf.canSaveIncrementally();

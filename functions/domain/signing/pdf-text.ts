@@ -3,6 +3,13 @@ import bidiFactory, { type Bidi } from "bidi-js";
 import * as hb from "harfbuzzjs";
 import { registerEmbeddedFont } from "#domain/signing/libpdf-internals.ts";
 
+/**
+ * FontSource is a TrueType program, or a function that reads it when a page first needs it
+ * (large fallbacks such as a CJK Extension B font); the function must return the same bytes on
+ * every call, since parsed programs are cached by their bytes.
+ */
+export type FontSource = Uint8Array | (() => Uint8Array);
+
 /** FontFiles are the TrueType programs the certificate page draws with. */
 export interface FontFiles {
   regular: Uint8Array;
@@ -10,8 +17,8 @@ export interface FontFiles {
   mono: Uint8Array;
   /** Fallback for Chinese, Japanese and Korean. */
   cjk: Uint8Array;
-  /** Further fallbacks, tried in order after cjk (Devanagari, Tamil, Thai, emoji). */
-  fallbacks?: readonly Uint8Array[] | undefined;
+  /** Further fallbacks, tried in order after cjk (Devanagari, Tamil, Thai, emoji, then extra fonts such as CJK Extension B). */
+  fallbacks?: readonly FontSource[] | undefined;
 }
 
 /** FontStyle picks one of the primary fonts. */
@@ -87,41 +94,81 @@ function embedParsed(pdf: PDF, font: ParsedFont): EmbeddedFont {
   return embedded;
 }
 
-/** ShapedGlyph is one glyph HarfBuzz placed: its id and its origin relative to the run's start, in points. */
+/** OutlineSegment is one path operator of a glyph outline, its coordinates in font units from the glyph's origin. */
+export type OutlineSegment = readonly ["m" | "l", number, number] | readonly ["c", number, number, number, number, number, number] | readonly ["h"];
+
+/**
+ * ShapedGlyph is one glyph HarfBuzz placed: its id, its origin relative to the run's start in
+ * points, and its outline in font units (one array per glyph of a font, shared by every use).
+ */
 export interface ShapedGlyph {
   gid: number;
   x: number;
   y: number;
+  outline: readonly OutlineSegment[];
 }
 
-/** TextRun is a piece of text drawn with one font; `glyphs` when it was shaped (drawn glyph by glyph). */
+/**
+ * TextRun is a piece of text drawn with one font; `glyphs` when it was shaped: then its glyphs
+ * are drawn as outlines and `text` as invisible text in the font's own glyphs (see textOperators).
+ */
 export interface TextRun {
   text: string;
   font: EmbeddedFont;
   width: number;
   glyphs?: ShapedGlyph[] | undefined;
+  /** Points per font unit at the run's size (shaped runs: scales the outlines). */
+  scale?: number | undefined;
 }
 
-// HarfBuzz font objects, one per font program per container (like the parsed programs above).
-const shapers = new WeakMap<Uint8Array, { font: hb.Font; upem: number }>();
+// HarfBuzz font objects, one per font program per container (like the parsed programs above),
+// with the outlines of the glyphs drawn so far, in font units.
+const shapers = new WeakMap<Uint8Array, { font: hb.Font; upem: number; outlines: Map<number, OutlineSegment[]> }>();
 
-function shaperFor(data: Uint8Array): { font: hb.Font; upem: number } {
+function shaperFor(data: Uint8Array): { font: hb.Font; upem: number; outlines: Map<number, OutlineSegment[]> } {
   let shaper = shapers.get(data);
   if (!shaper) {
     const face = new hb.Face(new hb.Blob(data));
-    shaper = { font: new hb.Font(face), upem: face.upem };
+    shaper = { font: new hb.Font(face), upem: face.upem, outlines: new Map() };
     shapers.set(data, shaper);
   }
   return shaper;
 }
 
+/** outlineOf reads a glyph's outline (font units) from HarfBuzz, quadratic curves raised to cubic ones (PDF has no quadratic). */
+function outlineOf(font: hb.Font, gid: number): OutlineSegment[] {
+  const segments: OutlineSegment[] = [];
+  let x0 = 0;
+  let y0 = 0;
+  const funcs = new hb.DrawFuncs();
+  funcs.setMoveToFunc((x, y) => {
+    segments.push(["m", x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setLineToFunc((x, y) => {
+    segments.push(["l", x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setQuadraticToFunc((cx, cy, x, y) => {
+    segments.push(["c", x0 + ((cx - x0) * 2) / 3, y0 + ((cy - y0) * 2) / 3, x + ((cx - x) * 2) / 3, y + ((cy - y) * 2) / 3, x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setCubicToFunc((c1x, c1y, c2x, c2y, x, y) => {
+    segments.push(["c", c1x, c1y, c2x, c2y, x, y]);
+    [x0, y0] = [x, y];
+  });
+  funcs.setClosePathFunc(() => segments.push(["h"]));
+  font.drawGlyph(gid, funcs);
+  return segments;
+}
+
 /**
  * shape runs HarfBuzz over one run: reordering (Devanagari i-matra, Tamil prefix vowels),
  * conjuncts and ligatures, mark positioning, emoji sequences (flags, ZWJ). Positions are scaled
- * from font units to points at `size`.
+ * from font units to points at `size`; outlines stay in font units (`scale` converts them).
  */
-function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGlyph[]; width: number } {
-  const { font, upem } = shaperFor(data);
+function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGlyph[]; width: number; scale: number } {
+  const { font, upem, outlines } = shaperFor(data);
   const scale = size / upem;
   const buffer = new hb.Buffer();
   buffer.addText(text);
@@ -132,10 +179,15 @@ function shape(data: Uint8Array, text: string, size: number): { glyphs: ShapedGl
   let pen = 0;
   buffer.getGlyphInfos().forEach((info, i) => {
     const position = positions[i]!;
-    glyphs.push({ gid: info.codepoint, x: (pen + position.xOffset) * scale, y: position.yOffset * scale });
+    let outline = outlines.get(info.codepoint);
+    if (!outline) {
+      outline = outlineOf(font, info.codepoint);
+      outlines.set(info.codepoint, outline);
+    }
+    glyphs.push({ gid: info.codepoint, x: (pen + position.xOffset) * scale, y: position.yOffset * scale, outline });
     pen += position.xAdvance;
   });
-  return { glyphs, width: pen * scale };
+  return { glyphs, width: pen * scale, scale };
 }
 
 /** PLACEHOLDER is drawn for a character no bundled font has (a visible box with "?"); it extracts as itself. */
@@ -153,7 +205,7 @@ const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
  */
 export class DocumentFonts {
   private readonly embedded = new Map<number, EmbeddedFont>();
-  private readonly files: Uint8Array[];
+  private readonly files: FontSource[];
 
   constructor(
     private readonly pdf: PDF,
@@ -163,17 +215,44 @@ export class DocumentFonts {
     this.files = [files.regular, files.bold, files.mono, files.cjk, ...(files.fallbacks ?? [])];
   }
 
+  private readonly twins = new Map<EmbeddedFont, EmbeddedFont>();
+
+  /**
+   * twin is a second embedding of a font's program, for glyphs that must extract as another
+   * character than in the font itself: a bracket mirrored in right-to-left text shows ")" but
+   * extracts as the "(" typed. A font maps each glyph to one character (ToUnicode), so the
+   * mirrored uses get their own copy (a subset of a few glyphs).
+   */
+  twin(font: EmbeddedFont): EmbeddedFont {
+    let twin = this.twins.get(font);
+    if (!twin) {
+      const index = [...this.embedded].find(([, embedded]) => embedded === font)![0];
+      twin = embedParsed(this.pdf, parse(this.file(index)));
+      this.twins.set(font, twin);
+    }
+    return twin;
+  }
+
+  /** file is the program of font `index`, read on first use when it is given as a function. */
+  private file(index: number): Uint8Array {
+    const source = this.files[index]!;
+    if (typeof source !== "function") return source;
+    const data = source();
+    this.files[index] = data;
+    return data;
+  }
+
   private get(index: number): EmbeddedFont {
     let font = this.embedded.get(index);
     if (!font) {
-      font = embedParsed(this.pdf, parse(this.files[index]!));
+      font = embedParsed(this.pdf, parse(this.file(index)));
       this.embedded.set(index, font);
     }
     return font;
   }
 
   private has(index: number, code: number): boolean {
-    return hasGlyph(parse(this.files[index]!), code);
+    return hasGlyph(parse(this.file(index)), code);
   }
 
   /** fontFor picks the font that draws a character: the style's own, else the first fallback that has it (undefined: none). */
@@ -218,9 +297,7 @@ export class DocumentFonts {
     return runs.map((run) => {
       const font = this.get(run.index);
       if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
-      // Shaped glyphs include ones no character maps to (conjuncts, flags): embed the whole program.
-      font.markUsedInForm();
-      return { text: run.text, font, ...shape(this.files[run.index]!, run.text, size) };
+      return { text: run.text, font, ...shape(this.file(run.index), run.text, size) };
     });
   }
 
@@ -237,7 +314,7 @@ export class DocumentFonts {
         code = PLACEHOLDER_CODE;
         index = this.fontFor(code, style, undefined) ?? STYLE_INDEX[style];
       }
-      units += advance(parse(this.files[index]!), code);
+      units += advance(parse(this.file(index)), code);
       previous = index;
     }
     return (units * size) / 1000;
@@ -246,7 +323,7 @@ export class DocumentFonts {
 
 const STYLE_INDEX: Record<FontStyle, number> = { regular: 0, bold: 1, mono: 2 };
 // Runs with text that needs a shaper (reordering, conjuncts, mark placement, emoji sequences) are
-// shaped with HarfBuzz and their font embedded whole; other runs keep cmap glyphs and a subset
+// shaped with HarfBuzz and drawn as outlines over invisible text; other runs keep cmap glyphs and a subset
 // font (Arabic is shaped by shapeArabic before; plain emoji need no shaping).
 const NEEDS_SHAPING = /[\p{Script=Devanagari}\p{Script=Tamil}\p{Script=Thai}\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u200d\u20e3]/u;
 // Characters that continue the cluster before them, so they stay in its font when it has them.
@@ -390,18 +467,32 @@ export function paragraphDirection(text: string): Direction {
 }
 
 /**
- * visualOrder prepares one line of text for a left-to-right drawing: it runs the Unicode
+ * VisualCluster is one base character with its combining marks, placed by the bidi algorithm:
+ * `logical` is what was typed (from `start` in the line), `draw` the characters whose glyphs show
+ * it (contextual Arabic form, mirrored bracket; empty for the alef a lam-alef ligature absorbed).
+ */
+export interface VisualCluster {
+  start: number;
+  logical: string;
+  draw: string;
+  /** Set when `draw` is the bracket mirrored from `logical` (a right-to-left run). */
+  mirrored: boolean;
+  /** The UAX #9 embedding level: odd for right to left. */
+  level: number;
+}
+
+/**
+ * visualClusters lays one line out for a left-to-right drawing: it runs the Unicode
  * Bidirectional Algorithm (UAX #9, bidi-js) with the given paragraph direction (from the text
  * itself when "auto"), mirrors brackets in right-to-left runs, gives Arabic letters their
- * contextual forms, and reorders the line keeping each base character together with its
- * combining marks and surrogate pairs intact.
+ * contextual forms, and returns the clusters in visual order, each base character together with
+ * its combining marks and surrogate pairs intact.
  */
-export function visualOrder(
+export function visualClusters(
   text: string,
   direction: Direction | "auto" = "auto",
   glyphs: { shape: boolean; mirror: boolean } = { shape: true, mirror: true },
-): string {
-  if (direction !== "rtl" && !MAY_NEED_BIDI.test(text)) return text;
+): VisualCluster[] {
   const levels = bidi.getEmbeddingLevels(text, direction);
   const mirrored = glyphs.mirror ? bidi.getMirroredCharactersMap(text, levels.levels) : new Map<number, string>();
   const shaped = glyphs.shape ? shapeArabic(text) : text.split("");
@@ -422,12 +513,37 @@ export function visualOrder(
     clusterStart[i] = i;
   }
   const emitted = new Uint8Array(text.length);
-  const out: string[] = [];
+  const out: VisualCluster[] = [];
   for (const index of bidi.getReorderedIndices(text, levels)) {
     const start = clusterStart[index]!;
     if (emitted[start]) continue;
     emitted[start] = 1;
-    for (let i = start; i < text.length && clusterStart[i] === start; i++) out.push(mirrored.get(i) ?? shaped[i]!);
+    let end = start;
+    let draw = "";
+    let flipped = false;
+    for (; end < text.length && clusterStart[end] === start; end++) {
+      const mirror = mirrored.get(end);
+      if (mirror !== undefined) flipped = true;
+      draw += mirror ?? shaped[end]!;
+    }
+    out.push({ start, logical: text.slice(start, end), draw, mirrored: flipped, level: levels.levels[start]! });
   }
-  return out.join("");
+  return out;
+}
+
+/** needsBidi tells whether a line in the given direction can draw in anything but typed order. */
+export function needsBidi(text: string, direction: Direction | "auto" = "auto"): boolean {
+  return direction === "rtl" || MAY_NEED_BIDI.test(text);
+}
+
+/** visualOrder is the line as drawn left to right (see visualClusters), as one string. */
+export function visualOrder(
+  text: string,
+  direction: Direction | "auto" = "auto",
+  glyphs: { shape: boolean; mirror: boolean } = { shape: true, mirror: true },
+): string {
+  if (!needsBidi(text, direction)) return text;
+  return visualClusters(text, direction, glyphs)
+    .map((cluster) => cluster.draw)
+    .join("");
 }

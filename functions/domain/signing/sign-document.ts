@@ -7,9 +7,9 @@ import type { Converter } from "#domain/conversion/converter.ts";
 import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { AUDIT_RECORD_KEY, signPdf } from "#domain/signing/pades-signer.ts";
+import { AUDIT_RECORD_KEY, hasSignatures, signPdf } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
-import { listSignatures } from "#domain/signing/signature-verifier.ts";
+import { listSignatures, verifySignatures, type VerifyReport } from "#domain/signing/signature-verifier.ts";
 import { describeKey, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
 
@@ -39,6 +39,56 @@ export interface SignDependencies {
   /** Fetches OCSP responses and CRLs for B-LT and B-LTA (the safe fetcher's limits). */
   revocationFetcher?: Fetcher | undefined;
   now?: () => Date;
+}
+
+/** EarlierSignatureRecord is a signature the document held when Signet signed it, as the audit record lists it. */
+interface EarlierSignatureRecord {
+  /** The signature field's name. */
+  field: string;
+  /** /Name, else the signing certificate's subject common name. */
+  signer: string | null;
+  /** The time the signature claims (/M), ISO 8601; not proof of time. */
+  claimedTime: string | null;
+  /** The time of its RFC 3161 timestamp, when one verified. */
+  timestampTime?: string | undefined;
+  /** A document timestamp (B-LTA) rather than a signer's signature. */
+  documentTimestamp: boolean;
+  /**
+   * As POST /v1/verify judged it just before this signing: its bytes unchanged and every later
+   * update one it permits (trust in its certificate is not judged here).
+   */
+  intact: boolean;
+}
+
+/**
+ * earlierSignaturesOf lists the signatures a document already holds with the verdict of the
+ * verifier (no trust anchors: integrity and permitted changes only). A document without
+ * signatures costs nothing; one with them costs one verification (digests over the signed
+ * ranges, the revision analysis).
+ */
+async function earlierSignaturesOf(pdf: PDF, bytes: Buffer): Promise<EarlierSignatureRecord[]> {
+  if (!hasSignatures(pdf)) return [];
+  let report: VerifyReport;
+  try {
+    report = await verifySignatures({ pdf, pages: pdf.getPageCount() }, bytes, { anchors: [] });
+  } catch {
+    // More signatures than the verifier takes: list them without a verdict.
+    return listSignatures(pdf).map((earlier, index) => ({
+      field: `#${index + 1}`,
+      signer: earlier.signer || null,
+      claimedTime: earlier.signedAt?.toISOString() ?? null,
+      documentTimestamp: false,
+      intact: false,
+    }));
+  }
+  return report.signatures.map((signature) => ({
+    field: signature.field,
+    signer: signature.signerName ?? /(?:^|,\s*)CN=([^,\n]+)/.exec(signature.certificateSubject)?.[1] ?? null,
+    claimedTime: signature.signingTime,
+    ...(signature.timestamp?.time ? { timestampTime: signature.timestamp.time } : {}),
+    documentTimestamp: signature.documentTimestamp,
+    intact: signature.integrity === "ok" && signature.changesPermitted,
+  }));
 }
 
 /** lastPageSize is the size of the document's last page as shown (rotation applied). */
@@ -106,24 +156,30 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
   const events = sortEvents(input.auditTrail);
   // The complete audit trail, inside the signature dictionary the signature covers: on an
   // already-signed document it is the record (no certificate page can be added there).
-  const auditRecord = JSON.stringify({
-    format: "signet-audit-record/1",
-    documentSha256: document.sha256,
-    ...(document.fileName ? { documentName: document.fileName } : {}),
-    ...(input.eventId ? { eventId: input.eventId } : {}),
-    signer,
-    signingTime: signingTime.toISOString(),
-    service,
-    ...(deps.timestamper && deps.timestampAuthority ? { timestampAuthority: deps.timestampAuthority } : {}),
-    events,
-    ...(input.metadata ? { metadata: input.metadata } : {}),
-  });
-  const stamp = [
-    `Signed electronically by ${signer.name} <${signer.email}>`,
-    `${formatUtc(signingTime)} - Signet, PAdES ${level}${input.eventId ? ` - event ${input.eventId}` : ""}`,
-    `Audit trail: ${events.length} event${events.length === 1 ? "" : "s"}, recorded in this signature (/${AUDIT_RECORD_KEY})`,
-    `Document SHA-256 as received: ${document.sha256.slice(0, 32)}...`,
-  ];
+  const describe = async (pdf: PDF, bytes: Buffer) => {
+    const earlierSignatures = await earlierSignaturesOf(pdf, bytes);
+    const auditRecord = JSON.stringify({
+      format: "signet-audit-record/1",
+      documentSha256: document.sha256,
+      ...(document.fileName ? { documentName: document.fileName } : {}),
+      ...(input.eventId ? { eventId: input.eventId } : {}),
+      signer,
+      signingTime: signingTime.toISOString(),
+      service,
+      ...(deps.timestamper && deps.timestampAuthority ? { timestampAuthority: deps.timestampAuthority } : {}),
+      ...(earlierSignatures.length > 0 ? { earlierSignatures } : {}),
+      events,
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+    });
+    const stamp = [
+      `Signed electronically by ${signer.name} <${signer.email}>`,
+      `${formatUtc(signingTime)} - Signet, PAdES ${level}${input.eventId ? ` - event ${input.eventId}` : ""}`,
+      `Audit trail: ${events.length} event${events.length === 1 ? "" : "s"}, recorded in this signature (/${AUDIT_RECORD_KEY})`,
+      `Document SHA-256 as received: ${document.sha256.slice(0, 32)}...`,
+      ...(earlierSignatures.length > 0 ? [`Earlier signatures: ${earlierSignatures.length}, listed in the record; check them with /v1/verify`] : []),
+    ];
+    return { auditRecord, ...(withCertificate ? { stamp } : {}) };
+  };
 
   const signed = await signPdf(pdfBytes, {
     identity,
@@ -133,8 +189,7 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
     reason: `Signed by ${signer.name} <${signer.email}>`,
     contactInfo: signer.email,
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
-    auditRecord,
-    ...(withCertificate ? { stamp } : {}),
+    describe,
     ...(withCertificate
       ? {
           decorate: (pdf) =>
@@ -146,7 +201,8 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
                 // DOCX input: the converted PDF is what the signature covers (it is the output's prefix).
                 convertedPdfSha256: document.type === "docx" ? createHash("sha256").update(pdfBytes).digest("hex") : undefined,
                 // signPdf decorates only documents without signed fields or a certification, so
-                // this is empty today; it lists any signature a looser rule would let through.
+                // this is empty today (the audit record and the stamp list earlier signatures);
+                // it lists any signature a looser rule would let through.
                 existingSignatures: listSignatures(pdf),
                 documentPages: pdf.getPageCount(),
                 eventId: input.eventId,
