@@ -46,8 +46,9 @@ interface ServerHandle {
 function startServer(): Promise<ServerHandle> {
   const child = spawn(
     process.execPath,
-    [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "bench/http.ts", "--server"],
-    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env } },
+    // As `npm start` runs the server: --expose-gc and glibc's fixed mmap threshold (local/server.ts, collectAfterLarge).
+    ["--expose-gc", ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "bench/http.ts", "--server"],
+    { stdio: ["ignore", "pipe", "inherit"], env: { MALLOC_MMAP_THRESHOLD_: "131072", ...process.env } },
   );
   return new Promise((resolve, reject) => {
     let buffered = "";

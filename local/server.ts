@@ -9,6 +9,7 @@ import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
+import { memoryCollector } from "#local/memory.ts";
 import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
 import { findRoute } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
@@ -99,6 +100,16 @@ async function write(res: ServerResponse, chunk: string, encoding: BufferEncodin
     });
   }
   return !res.destroyed;
+}
+
+// Collects after large requests when the process has gc (npm start passes --expose-gc).
+const afterExchange = memoryCollector((globalThis as { gc?: () => void }).gc, () => process.memoryUsage().external);
+
+/** collectAfterLarge reports a request's size (body and answer) to the collector once it is answered. */
+function collectAfterLarge(req: IncomingMessage, res: ServerResponse): void {
+  const declared = Number(req.headers["content-length"]) || 0;
+  const writtenBefore = req.socket.bytesWritten;
+  res.once("finish", () => afterExchange(declared + (req.socket.bytesWritten - writtenBefore)));
 }
 
 /** sendParts writes a json() answer holding base64Text members piece by piece (bodyChunks). */
@@ -290,6 +301,7 @@ export async function startLocalServer(options: { port: number; host?: string })
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(timeoutMs / 4))),
     },
     (req, res) => {
+      collectAfterLarge(req, res);
       inFlight
         .run(res, () => handleRequest(req, res))
         .catch((error: unknown) => {
