@@ -59,18 +59,38 @@ function loaderArgs(): string[] {
 
 function startDynamoThread(path: string | undefined): Promise<DynamoThread> {
   const worker = new Worker(new URL("./dynamo-worker.ts", import.meta.url), { workerData: { path }, execArgv: loaderArgs() });
+  let exited = false;
+  let closing: Promise<void> | undefined;
+  const gone = new Promise<void>((done) =>
+    worker.once("exit", () => {
+      exited = true;
+      done();
+    }),
+  );
   return new Promise((resolve, reject) => {
     worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`the DynamoDB stand-in's thread exited with ${code} before listening`)));
+    void gone.then(() => reject(new Error("the DynamoDB stand-in's thread stopped before listening")));
     worker.once("message", ({ port }: { port: number }) => {
-      worker.removeAllListeners("exit");
+      worker.off("error", reject);
+      // Once running, a failure of the stand-in (dynalite's database locked by another process, say)
+      // is this process's uncaught exception, as when dynalite ran on the main thread: the local
+      // server's start-up and process guards report it.
+      worker.on("error", (error) => {
+        if (!closing)
+          setImmediate(() => {
+            throw error;
+          });
+      });
       resolve({
         port,
         close: () =>
-          new Promise<void>((done) => {
-            worker.once("message", () => void worker.terminate().then(() => done()));
-            worker.postMessage("close");
-          }),
+          (closing ??= exited
+            ? Promise.resolve()
+            : new Promise<void>((done) => {
+                void gone.then(done);
+                worker.once("message", () => void worker.terminate());
+                worker.postMessage("close");
+              })),
       });
     });
   });
