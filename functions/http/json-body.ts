@@ -64,9 +64,9 @@ const BACKSLASH = 0x5c;
 
 /**
  * longLiterals finds the string values (not member names) of a JSON text (as bytes) that are at
- * least 64 KB of ASCII without escapes, as [start, end) of their content; their text is their bytes. It walks the
- * structure and jumps over every string with indexOf (native), so a body that is mostly one long
- * string costs next to nothing. Anything unexpected (an unterminated string) gives none, and the
+ * least 64 KB of ASCII without escapes, as [start, end) of their content; their text is their
+ * bytes. It walks the structure and jumps over every string with indexOf (native), so a body that
+ * is mostly one long string costs next to nothing. Anything unexpected (an unterminated string) gives none, and the
  * parser then reports the body as it is.
  */
 function longLiterals(bytes: Buffer): Array<[number, number]> {
@@ -84,8 +84,8 @@ function longLiterals(bytes: Buffer): Array<[number, number]> {
       if (backslashes % 2 === 0) break;
     }
     if (close - start >= LONG_LITERAL && !isMemberName(bytes, close + 1)) {
-      const backslash = bytes.indexOf(BACKSLASH, start);
-      if ((backslash === -1 || backslash > close) && isAscii(bytes.subarray(start, close))) found.push([start, close]);
+      const content = bytes.subarray(start, close); // bounded: many long values never rescan the rest
+      if (content.indexOf(BACKSLASH) === -1 && isAscii(content)) found.push([start, close]);
     }
     i = close;
   }
