@@ -12,12 +12,17 @@ import dynalite from "dynalite";
 import { startTransactionShim } from "#local/dynalite-transactions.ts";
 
 const { path } = workerData as { path?: string };
+// dynalite reports some failures by throwing from a callback ("Database is closed" when another
+// process holds its folder). This thread stays up and hands them to the server's thread, which
+// throws them as its own uncaught exception, as when dynalite ran there.
+process.on("uncaughtException", (error) => parentPort!.postMessage({ fatal: { name: error.name, message: error.message } }));
 const dynamo = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
 await new Promise<void>((resolve, reject) => {
   dynamo.once("error", reject);
   dynamo.listen(0, "127.0.0.1", () => resolve());
 });
-const shim = await startTransactionShim(`http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`, 0);
+const dynamoUrl = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+const shim = await startTransactionShim(dynamoUrl, 0);
 
 const close = (server: Server) =>
   new Promise<void>((resolve) => {

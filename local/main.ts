@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { lockDataDir } from "#local/data-lock.ts";
 import { startMailEcho } from "#local/mail-echo.ts";
-import { startStandIns } from "#local/stand-ins.ts";
+import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { StartupError, assertPortFree, portInUse, readPort } from "#local/startup-errors.ts";
 
 /** cleanups undo what started so far, last first; run on a failed start and on stop. */
@@ -27,6 +27,7 @@ async function start(): Promise<void> {
   await assertPortFree("the S3 stand-in (uploads)", "127.0.0.1", s3Port, "SIGNET_S3_PORT");
 
   const standIns = await startStandIns({ dataDir, sesPort, s3Port });
+  startedStandIns = standIns;
   cleanups.push(() => standIns.close());
   Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
 
@@ -95,11 +96,18 @@ const dataDirTaken = (error: unknown) =>
         `the data folder ${resolve(process.env.SIGNET_DATA_DIR ?? ".signet")} is in use by another process (its database is locked): stop the other Signet server, or set SIGNET_DATA_DIR to another folder`,
       )
     : error;
-const onStartupCrash = (error: unknown) => void failStart(dataDirTaken(error));
+let startedStandIns: StandIns | undefined;
+
+/** startFailure is the error to report: the DynamoDB stand-in's own when it failed (a refused connection to it says less). */
+async function startFailure(error: unknown): Promise<unknown> {
+  return dataDirTaken((await startedStandIns?.dynamoFailure(1_000)) ?? error);
+}
+
+const onStartupCrash = (error: unknown) => void startFailure(error).then(failStart);
 process.on("uncaughtException", onStartupCrash);
 try {
   await start();
   process.off("uncaughtException", onStartupCrash);
 } catch (error) {
-  await failStart(dataDirTaken(error));
+  await failStart(await startFailure(error));
 }

@@ -16,6 +16,11 @@ export interface StandIns {
   /** Environment variables that point the adapters at the stand-ins. */
   env: Record<string, string>;
   close(): Promise<void>;
+  /**
+   * Why the DynamoDB stand-in failed, if it did: its thread's error, waiting up to waitMs for a
+   * thread that is stopping (its closed sockets can reach a caller before its error does).
+   */
+  dynamoFailure(waitMs: number): Promise<Error | undefined>;
 }
 
 /** StandInOptions choose where data lives and which ports are used (0 picks a free one). */
@@ -38,6 +43,8 @@ function close(server: Server): Promise<void> {
 interface DynamoThread {
   port: number;
   close(): Promise<void>;
+  /** The thread's failure, waiting up to waitMs for a thread that is stopping to report it. */
+  failure(waitMs: number): Promise<Error | undefined>;
 }
 
 const LOADER_FLAGS = new Set(["--import", "--require", "-r", "--loader", "--experimental-loader", "--conditions", "-C"]);
@@ -68,21 +75,31 @@ function startDynamoThread(path: string | undefined): Promise<DynamoThread> {
     }),
   );
   return new Promise((resolve, reject) => {
-    worker.once("error", reject);
+    // A failure of the stand-in is this process's uncaught exception, as when dynalite ran on the
+    // main thread: the local server's start-up and process guards report it (dynalite's database
+    // locked by another process, say). Before the port is known it fails the start instead.
+    let started = false;
+    let failed: Error | undefined;
+    const fail = (error: Error) => {
+      failed ??= error;
+      if (!started) return reject(error);
+      if (!closing)
+        setImmediate(() => {
+          throw error;
+        });
+    };
+    worker.on("error", fail);
     void gone.then(() => reject(new Error("the DynamoDB stand-in's thread stopped before listening")));
-    worker.once("message", ({ port }: { port: number }) => {
-      worker.off("error", reject);
-      // Once running, a failure of the stand-in (dynalite's database locked by another process, say)
-      // is this process's uncaught exception, as when dynalite ran on the main thread: the local
-      // server's start-up and process guards report it.
-      worker.on("error", (error) => {
-        if (!closing)
-          setImmediate(() => {
-            throw error;
-          });
-      });
+    worker.on("message", (message: { port?: number; fatal?: { name: string; message: string } }) => {
+      if (message.fatal) return fail(Object.assign(new Error(message.fatal.message), { name: message.fatal.name }));
+      if (message.port === undefined || started) return;
+      started = true;
       resolve({
-        port,
+        port: message.port,
+        failure: async (waitMs) => {
+          if (!failed && !exited) await Promise.race([gone, new Promise((done) => setTimeout(done, waitMs).unref())]);
+          return failed;
+        },
         close: () =>
           (closing ??= exited
             ? Promise.resolve()
@@ -153,5 +170,6 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
     close: async () => {
       await Promise.all([dynamo.close(), close(ses), s3.close()]);
     },
+    dynamoFailure: (waitMs) => dynamo.failure(waitMs),
   };
 }
