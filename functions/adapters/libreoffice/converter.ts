@@ -131,7 +131,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   /** makeTemplate makes the profile template once, after LibreOffice proved to work here (not before, so it never delays a first conversion). */
   function makeTemplate(env: Setup): void {
     if (!settings.profileTemplate) return;
-    templating ??= makeProfileTemplate(env.soffice, settings.profileTemplate, sofficeEnvironment(env.home, env.sourceEnv), 30_000).then((made) => {
+    templating ??= makeProfileTemplate(env.soffice, settings.profileTemplate, sofficeEnvironment(env.home, env.sourceEnv), 30_000, env.guard).then((made) => {
       if (!made) logger.warn("the LibreOffice profile template could not be made; profiles start empty", { template: settings.profileTemplate });
     });
   }

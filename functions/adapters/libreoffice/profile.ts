@@ -1,8 +1,8 @@
-import { execFile } from "node:child_process";
 import { constants, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { runGroup, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 
 // Settings every LibreOffice profile starts with: macros can never run (security level 3 = very
 // high, execution disabled), linked content from untrusted documents is not fetched, and nothing
@@ -76,29 +76,34 @@ export function seedProfile(dir: string, template?: string): string {
  * then the folder is renamed into place (never half-written). Resolves false when it could not
  * (a read-only folder, LibreOffice failing); conversions then seed empty profiles as before.
  */
-export async function makeProfileTemplate(soffice: string, template: string, env: Record<string, string>, timeoutMs: number): Promise<boolean> {
+export async function makeProfileTemplate(
+  soffice: string,
+  template: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+  guard?: ParentGuard,
+): Promise<boolean> {
   if (usableTemplate(template)) return true;
   const building = `${template}.${process.pid}.tmp`;
   try {
     await rm(building, { recursive: true, force: true });
     const url = seedProfile(building);
-    await new Promise<void>((resolve, reject) => {
-      execFile(
-        soffice,
-        [`-env:UserInstallation=${url}`, "--headless", "--invisible", "--nodefault", "--nolockcheck", "--nologo", "--norestore", "--terminate_after_init"],
-        { env, timeout: timeoutMs, killSignal: "SIGKILL" },
-        (error) => (error ? reject(error) : resolve()),
-      );
-    });
-    if (!existsSync(join(building, "user"))) return false;
+    // As every LibreOffice run: its own process group, killed whole at the time-out and when it ends.
+    const run = await runGroup(
+      soffice,
+      [`-env:UserInstallation=${url}`, "--headless", "--invisible", "--nodefault", "--nolockcheck", "--nologo", "--norestore", "--terminate_after_init"],
+      { env, cwd: dirname(building), timeoutMs, ...(guard ? { guard } : {}) },
+    );
+    if (run.timedOut || run.code !== 0 || !existsSync(join(building, "user"))) return false;
     await writeFile(join(building, TEMPLATE_SETTINGS), registryModifications, { mode: 0o600 });
     await rm(template, { recursive: true, force: true });
     await mkdir(dirname(template), { recursive: true });
     await rename(building, template);
     return true;
   } catch {
-    await rm(building, { recursive: true, force: true }).catch(() => undefined);
     return false;
+  } finally {
+    await rm(building, { recursive: true, force: true }).catch(() => undefined); // gone after the rename
   }
 }
 
