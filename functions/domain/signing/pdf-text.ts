@@ -277,45 +277,46 @@ export class DocumentFonts {
     return out;
   }
 
-  /** runs splits text (already in visual order) into runs by the font that has each character. */
-  runs(text: string, style: FontStyle, size: number): TextRun[] {
-    const runs: Array<{ text: string; index: number }> = [];
+  /**
+   * split splits text (already in visual order) into pieces by the font that has each character,
+   * one piece per font change: a character no font has becomes PLACEHOLDER, an ignorable one none.
+   */
+  private split(text: string, style: FontStyle): Array<{ text: string; index: number }> {
+    const pieces: Array<{ text: string; index: number }> = [];
     for (const char of text) {
-      const code = char.codePointAt(0)!;
-      const index = this.fontFor(code, style, runs.at(-1)?.index);
       let draw = char;
-      let font = index;
-      if (font === undefined) {
+      let index = this.fontFor(char.codePointAt(0)!, style, pieces.at(-1)?.index);
+      if (index === undefined) {
         if (IGNORABLE.test(char)) continue;
         draw = PLACEHOLDER;
-        font = this.fontFor(PLACEHOLDER.codePointAt(0)!, style, undefined) ?? STYLE_INDEX[style];
+        index = this.fontFor(PLACEHOLDER_CODE, style, undefined) ?? STYLE_INDEX[style];
       }
-      const last = runs.at(-1);
-      if (last && last.index === font) last.text += draw;
-      else runs.push({ text: draw, index: font });
+      const last = pieces.at(-1);
+      if (last && last.index === index) last.text += draw;
+      else pieces.push({ text: draw, index });
     }
-    return runs.map((run) => {
+    return pieces;
+  }
+
+  /** runs splits text (already in visual order) into runs by the font that has each character. */
+  runs(text: string, style: FontStyle, size: number): TextRun[] {
+    return this.split(text, style).map((run) => {
       const font = this.get(run.index);
       if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
       return { text: run.text, font, ...shape(this.file(run.index), run.text, size) };
     });
   }
 
-  /** width measures text as runs() would draw it, from remembered advances unless it needs shaping. */
+  /**
+   * width measures text as runs() would draw it: from advances remembered per font program (no
+   * embedding, no glyph tracking), unless it needs shaping.
+   */
   width(text: string, style: FontStyle, size: number): number {
     if (NEEDS_SHAPING.test(text)) return this.runs(text, style, size).reduce((sum, run) => sum + run.width, 0);
     let units = 0;
-    let previous: number | undefined;
-    for (const char of text) {
-      let code = char.codePointAt(0)!;
-      let index = this.fontFor(code, style, previous);
-      if (index === undefined) {
-        if (IGNORABLE.test(char)) continue;
-        code = PLACEHOLDER_CODE;
-        index = this.fontFor(code, style, undefined) ?? STYLE_INDEX[style];
-      }
-      units += advance(parse(this.file(index)), code);
-      previous = index;
+    for (const piece of this.split(text, style)) {
+      const font = parse(this.file(piece.index));
+      for (const char of piece.text) units += advance(font, char.codePointAt(0)!);
     }
     return (units * size) / 1000;
   }
