@@ -7,6 +7,7 @@ import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { checkXmlBudget, type XmlBudget } from "#domain/docx/budget.ts";
+import { describeData, fillData, type DataLimits, type DataTag, type TemplateData } from "#domain/docx/data.ts";
 
 /** FieldType is what a field writes. */
 export type FieldType = "text" | "image" | "signature" | "table" | "checkbox";
@@ -27,7 +28,7 @@ export interface Field {
 }
 
 /** AnnotateLimits bound one annotate call. */
-export interface AnnotateLimits extends XmlBudget {
+export interface AnnotateLimits extends XmlBudget, Partial<DataLimits> {
   maxDocxEntries: number;
   maxDocxUncompressedBytes: number;
   maxImageBytes: number;
@@ -92,7 +93,10 @@ async function openPackage(bytes: Uint8Array, limits: PackageLimits): Promise<Do
 }
 
 /** describeFields lists every content control of a template and its {{placeholders}}. */
-export async function describeFields(bytes: Uint8Array, limits: PackageLimits): Promise<{ fields: FieldDescription[]; placeholders: string[] }> {
+export async function describeFields(
+  bytes: Uint8Array,
+  limits: PackageLimits,
+): Promise<{ fields: FieldDescription[]; placeholders: string[]; tags: DataTag[] }> {
   const template = await Template.open(await openPackage(bytes, limits));
   return {
     fields: template.controls.map((control) => ({
@@ -103,6 +107,7 @@ export async function describeFields(bytes: Uint8Array, limits: PackageLimits): 
       location: { part: control.part.name, index: control.index },
     })),
     placeholders: template.placeholders(),
+    tags: describeData(template.parts),
   };
 }
 
@@ -183,9 +188,11 @@ function checkFields(template: Template, fields: readonly Field[], placeholders:
 
 /**
  * fillTemplate fills a DOCX template's content controls and {{placeholders}} with the fields and
- * returns the new DOCX. Nothing is written unless every field matches and fits.
+ * returns the new DOCX. With `data`, the template's {{tags}} are rendered from it instead (values,
+ * dotted paths, loops and sections; see fillData), text fields that name a placeholder joining the
+ * data's top level. Nothing is written unless every field matches and fits and every tag has a value.
  */
-export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], deps: AnnotateDeps): Promise<Buffer> {
+export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], deps: AnnotateDeps, data?: TemplateData): Promise<Buffer> {
   const pkg = await openPackage(bytes, deps.limits);
   let template = await Template.open(pkg);
   const placeholders = new Set(template.placeholders());
@@ -198,7 +205,11 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   for (const field of fields) {
     if (field.type === "text" && field.id !== undefined && placeholders.has(field.id)) placeholderValues[field.id] = String(field.value);
   }
-  if (Object.keys(placeholderValues).length > 0) {
+  if (data !== undefined) {
+    // One pass: a value that itself contains "{{...}}" is written as text, never read as a tag.
+    fillData(pkg, template.parts, { ...data, ...placeholderValues }, deps.limits);
+    template = await Template.open(pkg);
+  } else if (Object.keys(placeholderValues).length > 0) {
     // Placeholders go first, so a value that itself contains "{{...}}" is never treated as a tag.
     fillPlaceholders(pkg, template.parts, placeholderValues);
     template = await Template.open(pkg);

@@ -57,7 +57,31 @@ function valueFits(type: string, value: unknown): boolean {
 }
 
 /** annotateRequestSchema is the body of POST /v1/annotate. */
-const annotateRequestSchema = z.strictObject({ document: documentInputSchema, fields: z.array(annotationFieldSchema) }).meta({ id: "AnnotateRequest" });
+const annotateRequestSchema = z
+  .strictObject({
+    document: documentInputSchema,
+    fields: z.array(annotationFieldSchema),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "Values for the template's {{tags}}: {{name}}, dotted paths ({{customer.address.city}}), loops over arrays ({{#items}}...{{/items}} repeats the paragraphs, table rows or list items between the tags; loops nest), sections ({{#paid}}...{{/paid}}) and inverted sections ({{^paid}}...{{/paid}}). Paths only, no expressions. Every tag needs a value (send false or [] to leave a section out): a missing one is 422 DATA_MISSING listing each path. Text fields that name a {{placeholder}} join the top level.",
+        example: { customer: { name: "Ada Lovelace" }, items: [{ name: "Widget", qty: 2 }], paid: true },
+      }),
+  })
+  .meta({ id: "AnnotateRequest" });
+
+/** dataTagSchema is one {{tag}} of a template with the tags inside it (a loop or section). */
+const dataTagSchema: z.ZodType<{ name: string; kind: "value" | "section" | "inverted"; children?: unknown[] }> = z
+  .object({
+    name: z.string(),
+    kind: z.enum(["value", "section", "inverted"]),
+    get children() {
+      return z.array(dataTagSchema).optional();
+    },
+  })
+  .meta({ id: "DataTag" });
 
 /** annotateRoute: POST /v1/annotate?to=docx|pdf. */
 export const annotateRoute = defineRoute({
@@ -95,6 +119,7 @@ export const annotateRoute = defineRoute({
     "ENCRYPTED_DOCUMENT",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",
+    "DATA_MISSING",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",
     "FETCH_FAILED",
@@ -130,6 +155,9 @@ export const annotateFieldsRoute = defineRoute({
           }),
         ),
         placeholders: z.array(z.string()),
+        tags: z.array(dataTagSchema).meta({
+          description: "The {{tags}} `data` fills, with their loop and section structure: a section's children are read from each item of its array.",
+        }),
       })
       .meta({ id: "AnnotateFieldsResponse" }),
   },
