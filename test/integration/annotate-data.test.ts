@@ -1,8 +1,9 @@
 // Annotate with `data` through the real local server: the filled DOCX converted by LibreOffice and
-// read back with pdftotext, the loop structure listed by /v1/annotate/fields, and the hostile sizes.
+// read back with pdftotext, the loop structure listed by /v1/annotate/fields, and the hostile sizes;
+// and a Word repeating section filled with three items.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readPart } from "#test/helpers/docx-builder.ts";
+import { buildDocx, inlineControl, p, readPart, repeatingSection, run } from "#test/helpers/docx-builder.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 
@@ -98,5 +99,31 @@ describe("POST /v1/annotate with data over the local server", () => {
       { name: "paid", kind: "section", children: [] },
       { name: "paid", kind: "inverted", children: [] },
     ]);
+  });
+});
+
+describe("a Word repeating section over the local server", () => {
+  it("repeats the item three times in the PDF LibreOffice makes", { timeout: 180_000 }, async () => {
+    const template = buildDocx({
+      body: repeatingSection({ tag: "parties" }, p(run("Party: ") + inlineControl({ tag: "name" }) + run(" as ") + inlineControl({ tag: "role" }))),
+    });
+    const { status, json } = await post("/v1/annotate?to=pdf", {
+      document: { base64: template.toString("base64") },
+      fields: [
+        {
+          id: "parties",
+          type: "repeat",
+          value: [
+            { name: "Ada Lovelace", role: "buyer" },
+            { name: "Charles Babbage", role: "seller" },
+            { name: "Luigi Menabrea", role: "witness" },
+          ],
+        },
+      ],
+    });
+    expect(status).toBe(200);
+    const text = (await pdfText(decode(json.document.base64))).replace(/ +/g, " ");
+    expect(text).toMatch(/Party: Ada Lovelace as buyer\s+Party: Charles Babbage as seller\s+Party: Luigi Menabrea as witness/);
+    expect(text).not.toContain("Click here");
   });
 });

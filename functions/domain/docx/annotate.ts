@@ -1,23 +1,23 @@
 import { SignetError, isSignetError, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { fillCheckbox, fillTable, fillText } from "#domain/docx/fill.ts";
+import { fillCheckbox, fillRepeat, fillTable, fillText, type RepeatItem } from "#domain/docx/fill.ts";
 import { ImageWriter, loadImage, type Dimensions, type LoadedImage } from "#domain/docx/image.ts";
 import { DocxPackage } from "#domain/docx/package.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { checkXmlBudget, type XmlBudget } from "#domain/docx/budget.ts";
-import { describeData, fillData, type DataLimits, type DataTag, type TemplateData } from "#domain/docx/data.ts";
+import { DEFAULT_DATA_LIMITS, describeData, fillData, type DataLimits, type DataTag, type TemplateData } from "#domain/docx/data.ts";
 
 /** FieldType is what a field writes. */
-export type FieldType = "text" | "image" | "signature" | "table" | "checkbox";
+export type FieldType = "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
 
 /** Field is one entry of an annotate request (SPEC 3). */
 export interface Field {
   id?: string | undefined;
   group?: string | undefined;
   type: FieldType;
-  value: string | boolean | string[][];
+  value: string | boolean | string[][] | RepeatItem[];
   options?:
     | {
         keepTextNodeStyles?: boolean | undefined;
@@ -69,6 +69,7 @@ const accepts: Record<FieldType, readonly ControlKind[]> = {
   signature: ["text", "block", "picture"],
   table: ["table"],
   checkbox: ["checkbox"],
+  repeat: ["repeat"],
 };
 
 const kindNames: Record<ControlKind, string> = {
@@ -77,6 +78,7 @@ const kindNames: Record<ControlKind, string> = {
   table: "a table control",
   checkbox: "a checkbox control",
   picture: "a picture control",
+  repeat: "a repeating section",
 };
 
 /** PackageLimits are the limits that apply to reading a template, before any field is looked at. */
@@ -220,7 +222,7 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   const imageWriter = new ImageWriter(pkg, template);
   fields.forEach((field, i) => {
     for (const control of matches[i]!) {
-      fillControl(control, field, i, imageWriter, images);
+      fillControl(control, field, i, imageWriter, images, { ...DEFAULT_DATA_LIMITS, ...deps.limits });
       template.touch(control);
     }
   });
@@ -303,7 +305,14 @@ async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise
   return images;
 }
 
-function fillControl(control: Control, field: Field, index: number, imageWriter: ImageWriter, images: ReadonlyMap<string, LoadedImage>): void {
+function fillControl(
+  control: Control,
+  field: Field,
+  index: number,
+  imageWriter: ImageWriter,
+  images: ReadonlyMap<string, LoadedImage>,
+  dataLimits: DataLimits,
+): void {
   const options = { keepTextNodeStyles: true, copyRowStyle: false, ...field.options };
   switch (field.type) {
     case "text":
@@ -318,6 +327,9 @@ function fillControl(control: Control, field: Field, index: number, imageWriter:
       return;
     case "checkbox":
       fillCheckbox(control, field.value === true || field.value === "true");
+      return;
+    case "repeat":
+      fillRepeat(control, field.value as RepeatItem[], fieldName(index), { maxItems: dataLimits.maxDataIterations, maxChars: dataLimits.maxDataOutputChars });
       return;
   }
 }

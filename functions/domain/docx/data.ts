@@ -39,7 +39,7 @@ interface CompiledPart {
 }
 
 /** DEFAULT_DATA_LIMITS apply where a caller names no data limit (the service takes them from its configuration). */
-const DEFAULT_DATA_LIMITS: DataLimits = { maxDataIterations: 10_000, maxDataOutputChars: 64 * 1024 * 1024 };
+export const DEFAULT_DATA_LIMITS: DataLimits = { maxDataIterations: 10_000, maxDataOutputChars: 64 * 1024 * 1024 };
 
 const MAX_REPORTED = 50;
 
