@@ -166,6 +166,7 @@ export const settings = {
     maxMetadataBytes: positiveInt("SIGNET_MAX_METADATA_BYTES", 16 * 1024, "sign metadata limit"),
     maxJsonDepth: positiveInt("SIGNET_MAX_JSON_DEPTH", 32, "JSON nesting limit"),
     maxPdfPages: positiveInt("SIGNET_MAX_PDF_PAGES", 10_000, "pages of a PDF to sign or verify"),
+    maxConvertPages: positiveInt("SIGNET_MAX_CONVERT_PAGES", 1_000, "convert: pages a spreadsheet or presentation may print to"),
   },
   fetch: {
     allowHttp: flag("SIGNET_ALLOW_HTTP", false, "allow http:// document and image URLs (local use)"),
