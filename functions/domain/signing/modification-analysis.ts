@@ -166,7 +166,7 @@ function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | u
   if (!signed) return { level: "other", problem: "the signature does not cover a whole revision of the file" };
   const later = history.revisions.slice(signed.index + 1);
   for (const revision of later) {
-    if (revision.problems.length > 0) return { level: "other", problem: `update ${revision.index}: ${revision.problems[0]}` };
+    if (revision.problems.length > 0) return { level: "other", problem: revision.problems[0]! };
   }
   if (history.file.trailingProblem) return { level: "other", problem: history.file.trailingProblem };
   if (later.length === 0) return { level: "none" };

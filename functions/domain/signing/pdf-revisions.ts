@@ -1,6 +1,7 @@
 import { inflateSync, constants as zlibConstants } from "node:zlib";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/signing/pdf-syntax.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget, verifyLimitError, type VerifyLimits } from "#domain/signing/verify-limits.ts";
 
 /** XrefEntry is what one cross-reference section says about one object number. */
@@ -80,7 +81,7 @@ function unpredict(data: Buffer, columns: number): Buffer {
  * (cross-reference and object streams): FlateDecode (with PNG predictors) or no filter, inflated
  * with an output cap so a small stream cannot become hundreds of MB.
  */
-export function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits): Buffer {
+export function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits, budget: VerifyBudget): Buffer {
   let filter = dict.get("Filter");
   let params = dict.get("DecodeParms");
   if (filter instanceof PdfArray) {
@@ -92,12 +93,16 @@ export function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits): 
   if (!(filter instanceof PdfName) || filter.value !== "FlateDecode") throw new RevisionError("a cross-reference or object stream with an unsupported filter");
   let data: Buffer;
   try {
-    data = inflateSync(raw, { maxOutputLength: limits.maxInflatedBytes, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    const remaining = limits.maxInflatedBytes - budget.inflatedBytes;
+    if (remaining <= 0) throw new RangeError("inflated bytes spent");
+    data = inflateSync(raw, { maxOutputLength: remaining, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    budget.inflatedBytes += data.length;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || error instanceof RangeError) {
+      const cap = formatBytes(limits.maxInflatedBytes);
       throw verifyLimitError(
-        `holds a compressed stream that inflates to more than ${limits.maxInflatedBytes} bytes`,
-        `cross-reference and object streams of at most ${limits.maxInflatedBytes} bytes`,
+        `holds cross-reference or object streams that inflate to more than ${cap}`,
+        `cross-reference and object streams of at most ${cap} inflated`,
       );
     }
     throw new RevisionError("a compressed stream that does not inflate");
@@ -172,7 +177,7 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
   if (dict.getName("Type")?.value !== "XRef") throw new RevisionError(`the object at byte ${offset} is not a cross-reference stream`);
   const body = readStreamBody(bytes, dictEnd, intOf(dict, "Length"));
   if (!body) throw new RevisionError("a cross-reference stream without data");
-  const data = decodeStream(dict, body.data, limits);
+  const data = decodeStream(dict, body.data, limits, budget);
   const widthsValue = dict.get("W");
   const widths = widthsValue instanceof PdfArray ? widthsValue.toArray().map((item) => (item instanceof PdfNumber ? item.value : Number.NaN)) : [];
   if (widths.length !== 3 || widths.some((width) => !Number.isInteger(width) || width < 0 || width > 8)) {
@@ -180,7 +185,12 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
   }
   const [w1, w2, w3] = widths as [number, number, number];
   const rowWidth = w1 + w2 + w3;
-  if (w2 === 0) throw new RevisionError("a cross-reference stream whose entries have no offset field (/W with a zero second width)");
+  // Refused before any reader loops over entries that no bytes back (422, not "unreadable").
+  if (w2 === 0)
+    throw verifyLimitError(
+      "has a cross-reference stream whose entries have no offset field (/W with a zero second width)",
+      "cross-reference streams whose entries are backed by their data",
+    );
   const size = intOf(dict, "Size");
   const indexValue = dict.get("Index");
   const index =
@@ -299,7 +309,8 @@ export function readRevisions(
   for (let offset: number | undefined = first; offset !== undefined; ) {
     budget.checkNow();
     if (seen.has(offset)) throw new RevisionError("a cross-reference chain that loops (/Prev)");
-    if (sections.length >= limits.maxRevisions + 1) {
+    // The original may have two sections (linearized); every update adds one.
+    if (sections.length > limits.maxRevisions + 2) {
       throw verifyLimitError(`has more than ${limits.maxRevisions} incremental updates`, `at most ${limits.maxRevisions} incremental updates (revisions)`);
     }
     seen.add(offset);
@@ -352,6 +363,9 @@ export function readRevisions(
         revision.problems.push(`update ${revision.index}'s startxref (${startxref}) is not its cross-reference section (${section.offset})`);
     }
     revisions.push(revision);
+  }
+  if (revisions.length - 1 > limits.maxRevisions) {
+    throw verifyLimitError(`has more than ${limits.maxRevisions} incremental updates`, `at most ${limits.maxRevisions} incremental updates (revisions)`);
   }
   checkRedefinitions(revisions);
   const tail = bytes.subarray(revisions.at(-1)!.end);
@@ -424,6 +438,28 @@ export class PdfRevisions {
     if (!list) return undefined;
     for (let at = list.length - 1; at >= 0; at--) if (list[at]!.revision <= index) return list[at]!.entry;
     return undefined;
+  }
+
+  /**
+   * checkObjectStreams decodes every object stream the latest revision uses, once, under the
+   * inflate cap: a bomb in one is refused (422) before another parser inflates it without bound.
+   */
+  checkObjectStreams(): void {
+    const latest = this.revisions.at(-1)!.index;
+    const streams = new Set<number>();
+    for (const [number, list] of this.history) {
+      const entry = this.entryAt(number, latest);
+      if (entry?.type === "compressed" && list.length > 0) streams.add(entry.stream);
+    }
+    for (const stream of streams) {
+      this.budget.check();
+      try {
+        this.objectStream(stream, latest);
+      } catch (error) {
+        if (error instanceof RevisionError) continue;
+        throw error;
+      }
+    }
   }
 
   /** definedAfter lists the object numbers the revisions after `index` define or free. */
@@ -499,9 +535,20 @@ export class PdfRevisions {
   }
 
   private compressedObject(number: number, entry: Extract<XrefEntry, { type: "compressed" }>, index: number): PdfObject {
+    const contents = this.objectStream(entry.stream, index);
+    if (contents.numbers[entry.index] !== number) throw new RevisionError(`object ${number} is not at index ${entry.index} of object stream ${entry.stream}`);
+    try {
+      return new PdfLexer(contents.data, contents.offsets[entry.index]!).value();
+    } catch (error) {
+      if (error instanceof PdfSyntaxError) throw new RevisionError(`an unreadable object ${number} in object stream ${entry.stream} (${error.message})`);
+      throw error;
+    }
+  }
+
+  private objectStream(number: number, index: number): ObjStmContents {
+    const entry = { stream: number };
     const streamEntry = this.entryAt(entry.stream, index);
-    if (streamEntry?.type !== "offset" || streamEntry.generation !== 0)
-      throw new RevisionError(`object ${number} lies in object stream ${entry.stream}, which is not defined`);
+    if (streamEntry?.type !== "offset" || streamEntry.generation !== 0) throw new RevisionError(`object stream ${entry.stream} is not defined`);
     let contents = this.objectStreams.get(streamEntry.offset);
     if (!contents) {
       const stream = this.objectAt(PdfRef.of(entry.stream, 0), index);
@@ -510,7 +557,7 @@ export class PdfRevisions {
       const count = intOf(stream, "N");
       const first = intOf(stream, "First");
       if (count === undefined || first === undefined) throw new RevisionError(`object stream ${entry.stream} without /N or /First`);
-      const data = decodeStream(stream, Buffer.from(stream.data), this.limits);
+      const data = decodeStream(stream, Buffer.from(stream.data), this.limits, this.budget);
       if (count * 4 > data.length || first > data.length) throw new RevisionError(`object stream ${entry.stream} lists more objects than its data holds`);
       const lexer = new PdfLexer(data, 0, first);
       const numbers: number[] = [];
@@ -527,12 +574,6 @@ export class PdfRevisions {
       contents = { data, numbers, offsets };
       this.objectStreams.set(streamEntry.offset, contents);
     }
-    if (contents.numbers[entry.index] !== number) throw new RevisionError(`object ${number} is not at index ${entry.index} of object stream ${entry.stream}`);
-    try {
-      return new PdfLexer(contents.data, contents.offsets[entry.index]!).value();
-    } catch (error) {
-      if (error instanceof PdfSyntaxError) throw new RevisionError(`an unreadable object ${number} in object stream ${entry.stream} (${error.message})`);
-      throw error;
-    }
+    return contents;
   }
 }

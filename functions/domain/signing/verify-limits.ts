@@ -9,7 +9,7 @@ export interface VerifyLimits {
   maxRevisions: number;
   /** Objects one cross-reference section may define. */
   maxObjectsPerRevision: number;
-  /** Bytes one cross-reference or object stream may inflate to. */
+  /** Bytes the cross-reference and object streams of one file may inflate to, together. */
   maxInflatedBytes: number;
   /** Wall-clock time for reading the revisions and analysing the changes after each signature. */
   timeBudgetMs: number;
@@ -19,7 +19,7 @@ export interface VerifyLimits {
 export const DEFAULT_VERIFY_LIMITS: VerifyLimits = {
   maxRevisions: 1_000,
   maxObjectsPerRevision: 500_000,
-  maxInflatedBytes: 32 * 1024 * 1024,
+  maxInflatedBytes: 64 * 1024 * 1024,
   timeBudgetMs: 4_000,
 };
 
@@ -30,10 +30,12 @@ export function verifyLimitError(what: string, issue: string): SignetError {
   });
 }
 
-/** VerifyBudget is the time one verification may take; check() throws the 422 once it is spent. */
+/** VerifyBudget is what one verification may spend: time (check() throws the 422 once it is spent) and inflated bytes. */
 export class VerifyBudget {
   private readonly deadline: number;
   private calls = 0;
+  /** Bytes inflated so far (cross-reference and object streams). */
+  inflatedBytes = 0;
 
   constructor(
     private readonly limitMs: number,
