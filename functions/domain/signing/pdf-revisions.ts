@@ -205,7 +205,11 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
   let total = 0;
   for (let pair = 1; pair < index.length; pair += 2) total += index[pair]!;
   if (total * rowWidth > data.length)
-    throw new RevisionError(`a cross-reference stream whose /Index lists ${total} entries but whose data holds ${Math.floor(data.length / rowWidth)}`);
+    // Refused before any reader loops over entries that no bytes back (422, not "unreadable").
+    throw verifyLimitError(
+      `has a cross-reference stream whose /Index lists ${total} entries but whose data holds ${Math.floor(data.length / rowWidth)}`,
+      "cross-reference streams whose entries are backed by their data",
+    );
   if (total > limits.maxObjectsPerRevision) {
     throw verifyLimitError(
       `has a cross-reference stream with more than ${limits.maxObjectsPerRevision} objects`,

@@ -138,7 +138,10 @@ export interface RawObject {
 
 /** UpdateOptions says how the update's cross-reference section is written, and how it lies. */
 export interface UpdateOptions {
-  xref?: "table" | "stream";
+  /** hybrid: a table for the objects plus an /XRefStm stream holding `hybridEntries`. */
+  xref?: "table" | "stream" | "hybrid";
+  /** The hybrid stream's entries: object number to offset. */
+  hybridEntries?: Record<number, number>;
   /** Text placed first in the trailer or xref-stream dictionary (decoy keys inside a string go here). */
   dictPrefix?: string;
   /** Extra trailer entries after the real ones. */
@@ -211,8 +214,25 @@ export function appendUpdate(target: Target | Buffer, objects: RawObject[], opti
   }
   const prev = options.prev ?? t.startxref;
   const root = options.root ?? `${t.root.objectNumber} ${t.root.generation} R`;
+  let xrefStm = "";
+  if (options.xref === "hybrid") {
+    const self = size++;
+    const streamAt = at;
+    const entries = Object.entries(options.hybridEntries ?? {}).map(([number, offset]) => [Number(number), offset] as const);
+    const rows = entries.map(([, offset]) => {
+      const row = Buffer.alloc(7);
+      row[0] = 1;
+      row.writeUInt32BE(offset, 1);
+      return row;
+    });
+    write(`${self} 0 obj\n`);
+    write(streamBody(`/Type /XRef /Size ${size} /W [1 4 2] /Index [${entries.map(([number]) => `${number} 1`).join(" ")}]`, Buffer.concat(rows)));
+    write("\nendobj\n");
+    offsets.set(self, { offset: streamAt, generation: 0 });
+    xrefStm = ` /XRefStm ${streamAt}`;
+  }
   const xrefAt = at;
-  if ((options.xref ?? "table") === "table") {
+  if ((options.xref ?? "table") !== "stream") {
     let table = "xref\n";
     const numbers = [...offsets.keys(), ...(options.free ?? [])].sort((a, b) => a - b);
     for (const number of numbers) {
@@ -222,7 +242,7 @@ export function appendUpdate(target: Target | Buffer, objects: RawObject[], opti
       else if ("offset" in entry) table += `${pad(entry.offset, 10)} ${pad(entry.generation, 5)} n\r\n`;
     }
     write(table);
-    write(`trailer\n<< ${options.dictPrefix ?? ""} /Size ${size} /Root ${root} /Prev ${prev} ${options.dictSuffix ?? ""} >>\n`);
+    write(`trailer\n<< ${options.dictPrefix ?? ""} /Size ${size} /Root ${root} /Prev ${prev}${xrefStm} ${options.dictSuffix ?? ""} >>\n`);
   } else {
     const self = size++;
     offsets.set(self, { offset: xrefAt, generation: 0 });
