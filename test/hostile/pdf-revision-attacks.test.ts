@@ -188,6 +188,10 @@ const attacks: Record<string, Attack> = {
     build: () => attack.duplicateInSection(signed),
     reason: changed("defines object \\d+ twice"),
   },
+  "a /Prev that loops back to its own section": {
+    build: () => attack.prevLoop(signed),
+    reason: /cross-reference chain that loops/,
+  },
   "a /Prev into the middle of the signed bytes (a forged section hidden in a stream)": {
     build: () => attack.prevIntoSignedBytes(forged),
     reason: /not where revision \d+'s startxref|has no signatures/,

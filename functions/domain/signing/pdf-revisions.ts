@@ -29,7 +29,7 @@ export interface Revision {
 }
 
 /** RevisionError says the cross-reference chain could not be read (the analysis then reports "other"). */
-export class RevisionError extends Error {}
+class RevisionError extends Error {}
 
 interface Section {
   offset: number;
@@ -81,7 +81,7 @@ function unpredict(data: Buffer, columns: number): Buffer {
  * (cross-reference and object streams): FlateDecode (with PNG predictors) or no filter, inflated
  * with an output cap so a small stream cannot become hundreds of MB.
  */
-export function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits, budget: VerifyBudget): Buffer {
+function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits, budget: VerifyBudget): Buffer {
   let filter = dict.get("Filter");
   let params = dict.get("DecodeParms");
   if (filter instanceof PdfArray) {

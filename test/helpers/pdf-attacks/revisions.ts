@@ -168,7 +168,7 @@ export function streamBody(dict: string, data: string | Buffer): Buffer {
 }
 
 /** forgedContent is a content stream body drawing FORGED_TEXT with the page's font. */
-export function forgedContent(target: Target): Buffer {
+function forgedContent(target: Target): Buffer {
   return streamBody("", `BT /${target.fontName} 24 Tf 60 650 Td (${FORGED_TEXT}) Tj ET`);
 }
 
@@ -278,7 +278,7 @@ export function appendUpdate(target: Target | Buffer, objects: RawObject[], opti
 }
 
 /** objectText is an object of the signed revision written back as PDF text, with some entries replaced (libpdf's own serialisation). */
-export function rewriteDict(target: Target, ref: PdfRef, replace: Record<string, string>): string {
+function rewriteDict(target: Target, ref: PdfRef, replace: Record<string, string>): string {
   const object = target.pdf.getObject(ref) as PdfDict;
   const entries = [...object.keys()].filter((key) => !(key.value in replace)).map((key) => `/${key.value} ${serialise(object.get(key.value))}`);
   return `<< ${entries.join(" ")} ${Object.entries(replace)
@@ -300,7 +300,7 @@ function serialise(value: unknown): string {
 }
 
 /** findObject returns the first object of the signed revision a predicate accepts. */
-export function findObject(target: Target, accept: (object: PdfDict | PdfStream) => boolean): PdfRef {
+function findObject(target: Target, accept: (object: PdfDict | PdfStream) => boolean): PdfRef {
   for (let number = 1; number < target.size; number++) {
     const ref = PdfRef.of(number, 0);
     const object = target.pdf.getObject(ref);
@@ -333,7 +333,7 @@ export const generationChange = (t: Target, xref: "table" | "stream" = "table") 
   appendUpdate(t, [{ number: t.content.objectNumber, generation: 1, body: forgedContent(t) }], { xref });
 
 /** stampAnnotation is an annotation painting FORGED_TEXT over the amount, with its appearance stream object. */
-export function stampAnnotation(t: Target, annot: number, appearance: number): RawObject[] {
+function stampAnnotation(t: Target, annot: number, appearance: number): RawObject[] {
   return [
     { number: annot, body: `<< /Type /Annot /Subtype /Stamp /Rect [55 640 455 730] /F 4 /AP << /N ${appearance} 0 R >> >>` },
     {
