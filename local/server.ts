@@ -16,6 +16,7 @@ import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
 import { GatewayStream } from "#local/response-stream.ts";
+import { VerifyThread } from "#local/verify-thread.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { useLocalServerUrl } from "#wiring/signing.ts";
 
@@ -43,6 +44,12 @@ function lambdaContext(name: string, requestId: string): Context {
     succeed: () => undefined,
   };
 }
+
+/** verifyThread runs verify off the event loop: parsing a hostile PDF must not delay other requests. */
+const verifyThread = new VerifyThread();
+
+/** offLoop are the routes whose (Lambda) handler runs in a worker thread on the local server. */
+const offLoop: Record<string, ProxyHandler> = { verify: verifyThread.handle };
 
 /**
  * readBody collects the request body. With a Content-Length (the usual case) the bytes go straight
@@ -183,7 +190,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise
   if (found && Object.keys(found.params).length > 0) event.pathParameters = found.params;
   let handler: ProxyHandler = fallbackHandler;
   if (route) {
-    handler = entryHandlers[route.name] ?? fallbackHandler;
+    handler = offLoop[route.name] ?? entryHandlers[route.name] ?? fallbackHandler;
     if (route.auth) {
       const header = req.headers.authorization;
       if (!header) return send(res, gatewayError(gatewayAnswers.missingKey));
@@ -329,7 +336,7 @@ export async function startLocalServer(options: { port: number; host?: string })
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => void verifyThread.close().then(resolve));
         server.closeIdleConnections();
       }),
   };

@@ -1,18 +1,24 @@
-import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNull, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from "@libpdf/core";
-import { trailerOf } from "#domain/signing/libpdf-internals.ts";
-import { readRevisions, type Revision } from "#domain/signing/pdf-revisions.ts";
+import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
+import { SignetError } from "#domain/shared/errors.ts";
+import { PdfRevisions, type Revision } from "#domain/signing/pdf-revisions.ts";
+import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/signing/verify-limits.ts";
+import { catalogRule } from "#domain/signing/modification-rules/catalog-rule.ts";
+import { dssRule } from "#domain/signing/modification-rules/dss-rule.ts";
+import { formRule } from "#domain/signing/modification-rules/form-rule.ts";
+import { pageRule } from "#domain/signing/modification-rules/page-rule.ts";
+import {
+  Analysis,
+  higher,
+  keyOf,
+  RANK,
+  same,
+  Suspicious,
+  type ModificationLevel,
+  type ModificationRule,
+  type View,
+} from "#domain/signing/modification-rules/rule.ts";
 
-/**
- * ModificationLevel classes what the updates after a signature changed, least to most:
- * none; lta (document info, XMP metadata, DSS, document timestamps, cross-reference and object
- * streams); form_filling (field values and their appearances, new signature fields and their
- * widgets); annotations (new annotations); other (anything else: pages, content, fonts, catalog
- * entries, deleted objects).
- */
-export type ModificationLevel = "none" | "lta" | "form_filling" | "annotations" | "other";
-
-const RANK: Record<ModificationLevel, number> = { none: 0, lta: 1, form_filling: 2, annotations: 3, other: 4 };
-const higher = (a: ModificationLevel, b: ModificationLevel): ModificationLevel => (RANK[a] >= RANK[b] ? a : b);
+export type { ModificationLevel } from "#domain/signing/modification-rules/rule.ts";
 
 /** ModificationReport is what the updates after one signature changed. */
 export interface ModificationReport {
@@ -28,435 +34,73 @@ export function permitted(level: ModificationLevel, docMdp: number | undefined):
   return RANK[level] <= docMdp;
 }
 
-// Catalog and form keys that may change (checked by their own rules), as pyHanko's defaults.
-const ROOT_EXEMPT = new Set(["AcroForm", "DSS", "Extensions", "Metadata", "MarkInfo", "Version"]);
-const ACROFORM_EXEMPT = new Set(["Fields", "DR", "DA", "Q", "NeedAppearances"]);
-const FIELD_ALWAYS_MODIFIABLE = new Set(["Ff", "Type"]);
-const VALUE_UPDATE_KEYS = new Set([...FIELD_ALWAYS_MODIFIABLE, "AP", "AS", "V", "F", "DA", "Q"]);
+/** RULES is the policy: the permitted kinds of change, each one rule (pyHanko's diff_analysis whitelist). */
+const RULES: ModificationRule[] = [catalogRule, dssRule, formRule, pageRule];
 
-class Suspicious extends Error {}
-
-const keyOf = (ref: PdfRef) => `${ref.objectNumber} ${ref.generation}`;
-
-/** View is one revision of the file: its objects as they were then. */
-interface View {
-  revision: Revision;
-  pdf: PDF;
-  trailer: PdfDict;
-  root: PdfDict;
+/** Graph is what a reader of one revision reaches from its trailer: each object once, with its references. */
+interface Graph {
+  /** Reached objects, by "num gen", with the references their value holds. */
+  reached: Map<string, { ref: PdfRef; children: PdfRef[] }>;
 }
 
-function deref(view: View, value: PdfObject | undefined): PdfObject | undefined {
-  return value instanceof PdfRef ? (view.pdf.getObject(value) ?? undefined) : value;
-}
-
-function dictAt(view: View, value: PdfObject | undefined): PdfDict | undefined {
-  const object = deref(view, value);
-  return object instanceof PdfDict ? object : undefined;
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-}
-
-/** same compares two values structurally; references are compared as references, not followed. */
-function same(a: PdfObject | undefined, b: PdfObject | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  if (a instanceof PdfRef || b instanceof PdfRef)
-    return a instanceof PdfRef && b instanceof PdfRef && a.objectNumber === b.objectNumber && a.generation === b.generation;
-  if (a instanceof PdfNumber || a instanceof PdfBool || a instanceof PdfName)
-    return a.constructor === b.constructor && (a as PdfNumber).value === (b as PdfNumber).value;
-  if (a instanceof PdfNull) return b instanceof PdfNull;
-  if (a instanceof PdfString) return b instanceof PdfString && bytesEqual(a.bytes, b.bytes);
-  if (a instanceof PdfArray) {
-    return b instanceof PdfArray && a.length === b.length && a.toArray().every((item, index) => same(item, b.at(index)));
-  }
-  if (a instanceof PdfDict) {
-    if (!(b instanceof PdfDict) || a instanceof PdfStream !== b instanceof PdfStream) return false;
-    if (a instanceof PdfStream && !bytesEqual(a.data, (b as PdfStream).data)) return false;
-    return sameEntries(a, b, new Set());
-  }
-  return false;
-}
-
-function keysOf(dict: PdfDict, ignored: Set<string>): string[] {
-  return [...dict.keys()]
-    .map((key) => key.value)
-    .filter((key) => !ignored.has(key) && !(key === "Length" && dict instanceof PdfStream))
-    .sort();
-}
-
-function sameEntries(a: PdfDict, b: PdfDict, ignored: Set<string>): boolean {
-  const keys = keysOf(a, ignored);
-  const other = keysOf(b, ignored);
-  return keys.length === other.length && keys.every((key, index) => key === other[index] && same(a.get(key), b.get(key)));
-}
-
-/** differingKey names the first key (ignoring some) whose value differs, or undefined. */
-function differingKey(a: PdfDict, b: PdfDict, ignored: Set<string>): string | undefined {
-  const keys = new Set([...keysOf(a, ignored), ...keysOf(b, ignored)]);
-  for (const key of keys) if (!same(a.get(key), b.get(key))) return key;
-  return undefined;
-}
-
-/**
- * Analysis collects, for one later revision, which written objects each rule explains and at
- * which level (an object explained at several levels counts at the lowest, as in pyHanko).
- */
-class Analysis {
-  readonly explained = new Map<string, ModificationLevel>();
-
-  constructor(
-    readonly old: View,
-    readonly neu: View,
-    readonly docMdp: number | undefined,
-  ) {}
-
-  isNew(ref: PdfRef): boolean {
-    return !this.old.revision.inUse.has(keyOf(ref));
-  }
-
-  explain(ref: PdfRef | undefined, level: ModificationLevel): void {
-    if (!ref) return;
-    const key = keyOf(ref);
-    const current = this.explained.get(key);
-    if (!current || RANK[level] < RANK[current]) this.explained.set(key, level);
-  }
-
-  /** newDependencies lists the objects new since the signed revision reachable from a value (not entering older objects). */
-  newDependencies(value: PdfObject | undefined, found = new Set<string>(), refs: PdfRef[] = []): PdfRef[] {
-    if (value instanceof PdfRef) {
-      const key = keyOf(value);
-      if (found.has(key) || !this.isNew(value)) return refs;
-      found.add(key);
-      refs.push(value);
-      this.newDependencies(this.neu.pdf.getObject(value) ?? undefined, found, refs);
-    } else if (value instanceof PdfArray) {
-      for (const item of value.toArray()) this.newDependencies(item, found, refs);
-    } else if (value instanceof PdfDict) {
-      for (const key of value.keys()) this.newDependencies(value.get(key), found, refs);
-    }
-    return refs;
-  }
-
-  explainAll(refs: PdfRef[], level: ModificationLevel): void {
-    for (const ref of refs) this.explain(ref, level);
-  }
-
-  /** refUpdate explains a key whose value became (or stayed) a reference: allowed when it points to a new object or the same non-stream object. */
-  refUpdate(oldDict: PdfDict | undefined, newDict: PdfDict, key: string, level: ModificationLevel): void {
-    const before = oldDict?.get(key);
-    const after = newDict.get(key);
-    if (before !== undefined && after === undefined) throw new Suspicious(`/${key} was deleted`);
-    if (!(after instanceof PdfRef)) return;
-    if (before instanceof PdfRef && same(before, after)) {
-      if (this.neu.pdf.getObject(after) instanceof PdfStream) return;
-      this.explain(after, level);
-    } else if (this.isNew(after)) this.explain(after, level);
-    else throw new Suspicious(`/${key} now points to an older object (${keyOf(after)})`);
-  }
-}
-
-function catalogRules(a: Analysis): void {
-  const { old, neu } = a;
-  const key = differingKey(old.root, neu.root, ROOT_EXEMPT);
-  if (key) throw new Suspicious(`the document catalog's /${key} changed`);
-  a.explain(neu.trailer.get("Root") as PdfRef | undefined, "lta");
-  for (const name of ["Extensions", "MarkInfo", "Metadata"]) a.refUpdate(old.root, neu.root, name, "lta");
-  const info = neu.trailer.get("Info");
-  if (info instanceof PdfRef && (same(info, old.trailer.get("Info")) || a.isNew(info))) a.explain(info, "lta");
-  const dss = neu.root.get("DSS");
-  if (dss !== undefined) {
-    a.refUpdate(old.root, neu.root, "DSS", "lta");
-    a.explainAll(a.newDependencies(dss), "lta");
-  }
-  for (const key of neu.revision.written) {
-    const [number, generation] = key.split(" ").map(Number) as [number, number];
-    const object = neu.pdf.getObject(PdfRef.of(number, generation));
-    const type = object instanceof PdfStream ? object.getName("Type")?.value : undefined;
-    if ((type === "XRef" || type === "ObjStm") && a.isNew(PdfRef.of(number, generation))) a.explain(PdfRef.of(number, generation), "lta");
-  }
-}
-
-interface FieldEntry {
-  name: string;
-  type: string | undefined;
-  ref: PdfRef;
-}
-
-function listFields(
-  view: View,
-  fields: PdfObject | undefined,
-  parent = "",
-  inherited?: string,
-  out = new Map<string, FieldEntry>(),
-  depth = 0,
-): Map<string, FieldEntry> {
-  const array = deref(view, fields);
-  if (!(array instanceof PdfArray) || depth > 32) return out;
-  for (const item of array.toArray()) {
-    if (!(item instanceof PdfRef)) continue;
-    const field = view.pdf.getObject(item);
-    if (!(field instanceof PdfDict)) continue;
-    const title = field.get("T");
-    if (!(title instanceof PdfString)) continue;
-    const name = parent ? `${parent}.${title.asString()}` : title.asString();
-    const type = field.getName("FT")?.value ?? inherited;
-    out.set(name, { name, type, ref: item });
-    listFields(view, field.get("Kids"), name, type, out, depth + 1);
-  }
+function referencesIn(value: PdfObject | undefined, out: PdfRef[], depth = 0): PdfRef[] {
+  if (depth > 64) throw new Suspicious("objects nested too deeply");
+  if (value instanceof PdfRef) out.push(value);
+  else if (value instanceof PdfArray) for (const item of value.toArray()) referencesIn(item, out, depth + 1);
+  else if (value instanceof PdfDict) for (const key of value.keys()) referencesIn(value.get(key), out, depth + 1);
   return out;
 }
 
-function isVisible(view: View, annotation: PdfDict): boolean {
-  const rect = deref(view, annotation.get("Rect"));
-  if (!(rect instanceof PdfArray) || rect.length < 4) return false;
-  const [x1, y1, x2, y2] = rect.toArray().map((item) => (item instanceof PdfNumber ? item.value : 0)) as [number, number, number, number];
-  return Math.abs(x2 - x1) * Math.abs(y2 - y1) > 0;
-}
-
-function fieldVisible(view: View, field: PdfDict): boolean {
-  if (isVisible(view, field)) return true;
-  const kids = deref(view, field.get("Kids"));
-  return (
-    kids instanceof PdfArray &&
-    kids.toArray().some((kid) => {
-      const dict = dictAt(view, kid);
-      return dict ? isVisible(view, dict) : false;
-    })
-  );
-}
-
-/** appearanceUpdate explains new appearance streams of a field (and in-place rewrites of its own ones). */
-function appearanceUpdate(a: Analysis, oldField: PdfDict | undefined, newField: PdfDict): void {
-  if (newField.get("AP") === undefined) return;
-  a.refUpdate(oldField, newField, "AP", "form_filling");
-  const ap = dictAt(a.neu, newField.get("AP"));
-  if (!ap) throw new Suspicious("an /AP entry is not a dictionary");
-  const oldAp = oldField ? dictAt(a.old, oldField.get("AP")) : undefined;
-  for (const key of ["N", "R", "D"]) {
-    const value = ap.get(key);
-    a.explainAll(a.newDependencies(value), "form_filling");
-    const before = oldAp?.get(key);
-    if (value instanceof PdfRef && same(value, before)) {
-      a.explain(value, "form_filling");
-      a.explainAll(a.newDependencies(a.neu.pdf.getObject(value) ?? undefined), "form_filling");
+/** reachable walks a view from its trailer (skipping the trailer keys and catalog entries named) with an explicit stack. */
+function reachable(view: View, budget: VerifyBudget, skipRoot: Set<string> = new Set(), skipTrailer: Set<string> = new Set()): Graph {
+  const reached: Graph["reached"] = new Map();
+  const stack: PdfRef[] = [];
+  for (const key of view.trailer.keys()) if (!skipTrailer.has(key.value)) referencesIn(view.trailer.get(key.value), stack);
+  const rootRef = view.trailer.get("Root");
+  while (stack.length > 0) {
+    budget.check();
+    const ref = stack.pop()!;
+    const key = keyOf(ref);
+    if (reached.has(key)) continue;
+    let value = view.resolve(ref);
+    if (skipRoot.size > 0 && rootRef instanceof PdfRef && same(ref, rootRef) && value instanceof PdfDict) {
+      const catalog = value;
+      value = new PdfDict(
+        [...catalog.keys()].filter((name) => !skipRoot.has(name.value)).map((name) => [name, catalog.get(name.value)!] as [typeof name, PdfObject]),
+      );
     }
+    const children = referencesIn(value, []);
+    reached.set(key, { ref, children });
+    for (const child of children) stack.push(child);
   }
+  return { reached };
 }
 
-/** signatureValue explains the signature dictionary a field's /V points to. */
-function signatureValue(a: Analysis, field: PdfDict, visible: boolean): void {
-  const value = field.get("V");
-  if (!(value instanceof PdfRef)) throw new Suspicious("a signature field's value is not an indirect reference");
-  const signature = a.neu.pdf.getObject(value);
-  if (!(signature instanceof PdfDict)) throw new Suspicious("a signature field's value is not a dictionary");
-  const level = signature.getName("Type")?.value === "DocTimeStamp" && !visible ? "lta" : "form_filling";
-  a.explain(value, level);
-  const references = deref(a.neu, signature.get("Reference"));
-  if (references instanceof PdfArray) {
-    for (const reference of references.toArray()) {
-      const params = dictAt(a.neu, reference)?.get("TransformParams");
-      if (params instanceof PdfRef) a.explain(params, level);
-    }
-  }
-}
-
-/** formRules checks the interactive form: fields filled, signature fields added, nothing deleted. Returns the new signature widgets. */
-function formRules(a: Analysis): Set<string> {
-  const { old, neu } = a;
-  const widgets = new Set<string>();
-  if (neu.root.get("AcroForm") === undefined) {
-    if (old.root.get("AcroForm") !== undefined) throw new Suspicious("the interactive form was removed");
-    return widgets;
-  }
-  a.refUpdate(old.root, neu.root, "AcroForm", "lta");
-  const oldForm = dictAt(old, old.root.get("AcroForm")) ?? new PdfDict();
-  const newForm = dictAt(neu, neu.root.get("AcroForm"));
-  if (!newForm) throw new Suspicious("/AcroForm is not a dictionary");
-  const key = differingKey(oldForm, newForm, ACROFORM_EXEMPT);
-  if (key) throw new Suspicious(`the form's /${key} changed`);
-  a.refUpdate(oldForm, newForm, "Fields", "lta");
-  if (newForm.get("DR") !== undefined) {
-    a.refUpdate(oldForm, newForm, "DR", "form_filling");
-    a.explainAll(a.newDependencies(newForm.get("DR")), "form_filling");
-  }
-  const before = listFields(old, oldForm.get("Fields"));
-  const after = listFields(neu, newForm.get("Fields"));
-  for (const name of before.keys()) if (!after.has(name)) throw new Suspicious(`the form field "${name}" was deleted`);
-  for (const [name, entry] of after) {
-    const field = neu.pdf.getObject(entry.ref);
-    if (!(field instanceof PdfDict)) continue;
-    const previous = before.get(name);
-    if (previous && previous.type !== entry.type) throw new Suspicious(`the type of form field "${name}" changed`);
-    if (!previous) {
-      if (entry.type !== "Sig") throw new Suspicious(`a form field other than a signature field ("${name}") was added`);
-      const visible = fieldVisible(neu, field);
-      if (visible && a.docMdp !== undefined) throw new Suspicious(`a visible signature field ("${name}") was added after a certification`);
-      const level = visible ? "form_filling" : "lta";
-      if (a.isNew(entry.ref)) a.explain(entry.ref, level);
-      for (const dep of ["AP", "Lock", "SV"]) a.explainAll(a.newDependencies(field.get(dep)), "form_filling");
-      const kids = deref(neu, field.get("Kids"));
-      if (kids instanceof PdfArray) {
-        if (field.get("Kids") instanceof PdfRef && a.isNew(field.get("Kids") as PdfRef)) a.explain(field.get("Kids") as PdfRef, level);
-        for (const kid of kids.toArray()) {
-          const widget = dictAt(neu, kid);
-          if (!(kid instanceof PdfRef) || !widget || widget.has("T")) continue;
-          widgets.add(keyOf(kid));
-          if (a.isNew(kid)) a.explain(kid, level);
-          a.explainAll(a.newDependencies(widget.get("AP")), "form_filling");
-        }
-      } else widgets.add(keyOf(entry.ref));
-      if (field.has("V")) signatureValue(a, field, visible);
-      continue;
-    }
-    const oldField = old.pdf.getObject(previous.ref);
-    if (!(oldField instanceof PdfDict)) continue;
-    if (!same(previous.ref, entry.ref)) throw new Suspicious(`the form field "${name}" was replaced by another object`);
-    if (entry.type === "Sig") {
-      const wasSigned = oldField.has("V");
-      if (!wasSigned && field.has("V")) {
-        const changed = differingKey(oldField, field, VALUE_UPDATE_KEYS);
-        if (changed) throw new Suspicious(`the signature field "${name}" changed its /${changed}`);
-        a.explain(entry.ref, "lta");
-        appearanceUpdate(a, oldField, field);
-        signatureValue(a, field, fieldVisible(neu, field));
-      } else if (!differingKey(oldField, field, FIELD_ALWAYS_MODIFIABLE)) a.explain(entry.ref, "lta");
-      continue;
-    }
-    const changed = differingKey(oldField, field, VALUE_UPDATE_KEYS);
-    if (changed) throw new Suspicious(`the form field "${name}" changed its /${changed}`);
-    a.explain(entry.ref, "form_filling");
-    appearanceUpdate(a, oldField, field);
-    if (!same(oldField.get("V"), field.get("V"))) a.explainAll(a.newDependencies(field.get("V")), "form_filling");
-  }
-  return widgets;
-}
-
-function annotationRefs(view: View, page: PdfDict): PdfRef[] {
-  const annots = deref(view, page.get("Annots"));
-  if (annots === undefined) return [];
-  if (!(annots instanceof PdfArray)) throw new Suspicious("a page's /Annots is not an array");
-  return annots.toArray().map((item) => {
-    if (!(item instanceof PdfRef)) throw new Suspicious("a page's /Annots holds a direct annotation");
-    return item;
-  });
-}
-
-/**
- * pageRules walks the page trees of both revisions: the tree must keep its shape (no page added,
- * removed or moved); a page may only gain annotations: widgets of new signature fields (lta, as
- * pyHanko), or other new annotations (annotations level).
- */
-function pageRules(a: Analysis, widgets: Set<string>): void {
-  const walk = (oldNode: PdfRef, newNode: PdfRef, depth: number): void => {
-    if (depth > 64) throw new Suspicious("the page tree is too deep");
-    if (!same(oldNode, newNode)) throw new Suspicious("unexpected change to the page tree structure");
-    const before = a.old.pdf.getObject(oldNode);
-    const after = a.neu.pdf.getObject(newNode);
-    if (!(before instanceof PdfDict) || !(after instanceof PdfDict)) throw new Suspicious("a page tree node is not a dictionary");
-    if (before.getName("Type")?.value === "Pages") {
-      const oldKids = deref(a.old, before.get("Kids"));
-      const newKids = deref(a.neu, after.get("Kids"));
-      if (!(oldKids instanceof PdfArray) || !(newKids instanceof PdfArray) || !same(oldKids, newKids))
-        throw new Suspicious("unexpected change to the page tree structure");
-      oldKids.toArray().forEach((kid, index) => {
-        if (kid instanceof PdfRef) walk(kid, newKids.at(index) as PdfRef, depth + 1);
-      });
-      return;
-    }
-    const oldAnnots = annotationRefs(a.old, before).map(keyOf);
-    const newAnnots = annotationRefs(a.neu, after);
-    const added = newAnnots.filter((ref) => !oldAnnots.includes(keyOf(ref)));
-    if (added.length === 0 && oldAnnots.length === newAnnots.length) return;
-    if (oldAnnots.some((key) => !newAnnots.some((ref) => keyOf(ref) === key))) throw new Suspicious("annotations were deleted from a page");
-    const changed = differingKey(before, after, new Set(["Annots"]));
-    if (changed) throw new Suspicious(`a page's /${changed} changed`);
-    const others = added.filter((ref) => !widgets.has(keyOf(ref)));
-    const level: ModificationLevel = others.length > 0 ? "annotations" : "lta";
-    for (const ref of others) {
-      const annotation = a.neu.pdf.getObject(ref);
-      if (!a.isNew(ref) || !(annotation instanceof PdfDict)) throw new Suspicious("an existing object was turned into an annotation");
-      if (annotation.getName("Subtype")?.value === "Widget") throw new Suspicious("a widget of no new signature field was added to a page");
-      a.explain(ref, "annotations");
-      a.explainAll(a.newDependencies(annotation), "annotations");
-    }
-    a.explain(newNode, level);
-    const annotsRef = after.get("Annots");
-    if (annotsRef instanceof PdfRef && (same(annotsRef, before.get("Annots")) || a.isNew(annotsRef))) a.explain(annotsRef, level);
-  };
-  const oldPages = a.old.root.get("Pages");
-  const newPages = a.neu.root.get("Pages");
-  if (oldPages instanceof PdfRef && newPages instanceof PdfRef) walk(oldPages, newPages, 0);
-}
-
-/** orphans are new objects nothing older (or the trailer) leads to: harmless, cleared at lta. */
-function orphanRules(a: Analysis): void {
-  const reachable = new Set<string>();
-  a.newDependencies(a.neu.trailer, reachable);
-  for (const key of a.neu.revision.written) {
-    const [number, generation] = key.split(" ").map(Number) as [number, number];
-    const ref = PdfRef.of(number, generation);
-    if (!a.isNew(ref)) a.newDependencies(a.neu.pdf.getObject(ref) ?? undefined, reachable);
-  }
-  for (const key of a.neu.revision.written) if (!reachable.has(key) && !a.old.revision.inUse.has(key)) a.explained.set(key, "lta");
-}
-
-function describe(view: View, key: string): string {
-  const [number, generation] = key.split(" ").map(Number) as [number, number];
-  const object = view.pdf.getObject(PdfRef.of(number, generation));
+function describe(view: View, ref: PdfRef): string {
+  const object = view.resolve(ref);
+  if (object === undefined) return `object ${ref.objectNumber} (deleted)`;
   const type = object instanceof PdfDict ? (object.getName("Type")?.value ?? object.getName("Subtype")?.value) : undefined;
   const kind = object instanceof PdfStream ? `a ${type ? `${type} ` : ""}stream` : type ? `a ${type} object` : "an object";
-  return `object ${number} (${kind})`;
+  return `object ${ref.objectNumber} (${kind})`;
 }
 
-/** analyseRevision classes what one later revision changed relative to the signed one. */
-function analyseRevision(old: View, neu: View, docMdp: number | undefined): ModificationReport {
-  const a = new Analysis(old, neu, docMdp);
-  try {
-    const freed = [...neu.revision.freed].filter((key) => old.revision.inUse.has(key));
-    if (freed.length > 0) throw new Suspicious(`${freed.length} object(s) from the signed revision were deleted`);
-    orphanRules(a);
-    catalogRules(a);
-    const widgets = formRules(a);
-    pageRules(a, widgets);
-  } catch (error) {
-    if (error instanceof Suspicious) return { level: "other", problem: error.message };
-    throw error;
-  }
-  let level: ModificationLevel = "lta";
-  const unexplained: string[] = [];
-  for (const key of neu.revision.written) {
-    const explained = a.explained.get(key);
-    if (explained) {
-      level = higher(level, explained);
-      continue;
-    }
-    const [number, generation] = key.split(" ").map(Number) as [number, number];
-    const ref = PdfRef.of(number, generation);
-    if (old.revision.inUse.has(key) && same(old.pdf.getObject(ref) ?? undefined, neu.pdf.getObject(ref) ?? undefined)) continue;
-    unexplained.push(key);
-  }
-  if (unexplained.length > 0) {
-    const listed = unexplained
-      .slice(0, 3)
-      .map((key) => describe(neu, key))
-      .join(", ");
-    return { level: "other", problem: `unexplained changes: ${listed}${unexplained.length > 3 ? ` and ${unexplained.length - 3} more` : ""}` };
-  }
-  return { level };
-}
-
-/** RevisionHistory opens the revisions of one file on demand, each once. */
+/** RevisionHistory holds one file's revisions (read once, Signet's own parser) and what its latest revision reaches. */
 export class RevisionHistory {
-  private readonly views = new Map<number, Promise<View>>();
   /** Analyses already made, by signed end and DocMDP permission (many fields may share one signature). */
   readonly analyses = new Map<string, Promise<ModificationReport>>();
-  readonly revisions: Revision[];
+  readonly file: PdfRevisions;
+  private latest?: { view: View; graph: Graph; outsideLta: Graph };
 
-  constructor(private readonly bytes: Buffer) {
-    this.revisions = readRevisions(bytes);
+  constructor(
+    private readonly bytes: Buffer,
+    limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
+    budget = new VerifyBudget(limits.timeBudgetMs),
+  ) {
+    this.file = new PdfRevisions(bytes, limits, budget);
+  }
+
+  get revisions(): Revision[] {
+    return this.file.revisions;
   }
 
   /** revisionEndingAt finds the revision a signature covers: the one whose %%EOF ends where its byte range ends. */
@@ -466,48 +110,137 @@ export class RevisionHistory {
     );
   }
 
-  view(revision: Revision): Promise<View> {
-    let view = this.views.get(revision.index);
-    if (!view) {
-      view = (async () => {
-        const pdf = await PDF.load(this.bytes.subarray(0, revision.end));
-        return { revision, pdf, trailer: trailerOf(pdf), root: pdf.getCatalog() };
-      })();
-      this.views.set(revision.index, view);
+  view(revision: Revision): View {
+    const trailer = revision.trailer;
+    const resolve = (ref: PdfRef) => this.file.objectAt(ref, revision.index);
+    const rootRef = trailer.get("Root");
+    const root = rootRef instanceof PdfRef ? resolve(rootRef) : rootRef;
+    if (!(root instanceof PdfDict)) throw new Suspicious(`revision ${revision.index} has no document catalog`);
+    return { index: revision.index, resolve, trailer, root };
+  }
+
+  /** latestGraph is the newest revision and what its readers reach (all of it, and all but the DSS, metadata and info). */
+  latestGraph(): { view: View; graph: Graph; outsideLta: Graph } {
+    if (!this.latest) {
+      const view = this.view(this.revisions.at(-1)!);
+      const graph = reachable(view, this.file.budget);
+      const outsideLta = reachable(view, this.file.budget, new Set(["DSS", "Metadata"]), new Set(["Info"]));
+      this.latest = { view, graph, outsideLta };
     }
-    return view;
+    return this.latest;
   }
 }
 
 /**
- * analyseModifications classes every incremental update after the revision a signature covers
- * (ending at `signedEnd`), each compared with the signed revision as pyHanko's difference
- * analysis does, and returns the highest level; "other" with the reason at the first update
- * that changes more than signatures, form values, annotations or LTA data.
+ * analyseModifications classes what the file as readers now see changed against the revision a
+ * signature covers (ending at `signedEnd`), as pyHanko's difference analysis does: every object a
+ * reader of the latest revision reaches, through unchanged objects too, that resolves differently
+ * than in the signed revision must be explained by a rule; a reference the signed revision held
+ * unsatisfied that an update now satisfies is a change; and any update after the signature that
+ * readers could read differently (see pdf-revisions.ts) makes it "other". Limits throw (422).
  */
 export function analyseModifications(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): Promise<ModificationReport> {
   const key = `${signedEnd}:${docMdp}`;
   let analysis = history.analyses.get(key);
   if (!analysis) {
-    // An update the parser cannot follow is not explained: it counts as "other", never as a crash.
-    analysis = analyse(history, signedEnd, docMdp).catch((error: unknown) => ({
-      level: "other" as const,
-      problem: `an update after the signature could not be read (${error instanceof Error ? error.message : "unreadable"})`,
-    }));
+    analysis = (async () => {
+      try {
+        return analyse(history, signedEnd, docMdp);
+      } catch (error) {
+        // A limit is the caller's answer (422); an update the parser cannot follow is "other", never a crash.
+        if (error instanceof SignetError) throw error;
+        if (error instanceof Suspicious) return { level: "other" as const, problem: error.message };
+        return {
+          level: "other" as const,
+          problem: `an update after the signature could not be read (${error instanceof Error ? error.message : "unreadable"})`,
+        };
+      }
+    })();
     history.analyses.set(key, analysis);
   }
   return analysis;
 }
 
-async function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): Promise<ModificationReport> {
+function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): ModificationReport {
   const signed = history.revisionEndingAt(signedEnd);
   if (!signed) return { level: "other", problem: "the signature does not cover a whole revision of the file" };
-  let level: ModificationLevel = "none";
-  const old = await history.view(signed);
-  for (const revision of history.revisions.slice(signed.index + 1)) {
-    const report = analyseRevision(old, await history.view(revision), docMdp);
-    if (report.level === "other") return { level: "other", problem: `update ${revision.index}: ${report.problem}` };
-    level = higher(level, report.level);
+  const later = history.revisions.slice(signed.index + 1);
+  for (const revision of later) {
+    if (revision.problems.length > 0) return { level: "other", problem: revision.problems[0]! };
+  }
+  if (history.file.trailingProblem) return { level: "other", problem: history.file.trailingProblem };
+  if (later.length === 0) return { level: "none" };
+  const old = history.view(signed);
+  const { view: neu, graph, outsideLta } = history.latestGraph();
+  const budget = history.file.budget;
+  const defined = history.file.definedAfter(signed.index);
+
+  // Objects in use when signed that a later update frees: deleted, whether or not still used.
+  for (const number of defined) {
+    const before = history.file.entryAt(number, signed.index);
+    const after = history.file.entryAt(number, neu.index);
+    if (before && before.type !== "free" && after?.type === "free") return { level: "other", problem: `object ${number} from the signed revision was deleted` };
+  }
+
+  // What a reader of the latest revision reaches and resolves differently than the signer's reader.
+  const changedCache = new Map<string, boolean>();
+  const changed = (ref: PdfRef): boolean => {
+    if (!defined.has(ref.objectNumber)) return false;
+    const key = keyOf(ref);
+    let result = changedCache.get(key);
+    if (result === undefined) {
+      budget.check();
+      result = !same(old.resolve(ref), neu.resolve(ref));
+      changedCache.set(key, result);
+    }
+    return result;
+  };
+  const differing: PdfRef[] = [];
+  for (const { ref, children } of graph.reached.values()) {
+    if (changed(ref)) {
+      differing.push(ref);
+      continue;
+    }
+    // An unchanged object of the signed revision whose reference was dangling then and leads somewhere now.
+    if (old.resolve(ref) === undefined) continue;
+    for (const child of children) {
+      if (defined.has(child.objectNumber) && old.resolve(child) === undefined && neu.resolve(child) !== undefined) {
+        return {
+          level: "other",
+          problem: `${describe(neu, child)} is new, but ${describe(old, ref)} of the signed revision already referred to it (a dangling reference the update satisfies)`,
+        };
+      }
+    }
+  }
+  if (differing.length === 0) return { level: "lta" };
+
+  const a = new Analysis(old, neu, docMdp);
+  try {
+    for (const rule of RULES) rule.apply(a);
+  } catch (error) {
+    if (error instanceof Suspicious) return { level: "other", problem: error.message };
+    throw error;
+  }
+  let level: ModificationLevel = "lta";
+  const unexplained: PdfRef[] = [];
+  for (const ref of differing) {
+    const key = keyOf(ref);
+    const explained = a.explained.get(key);
+    if (!explained) {
+      unexplained.push(ref);
+      continue;
+    }
+    if (a.ltaOnly.has(key) && explained === "lta" && outsideLta.reached.has(key)) {
+      return { level: "other", problem: `${describe(neu, ref)} changed as validation data or metadata, but the document uses it elsewhere too` };
+    }
+    level = higher(level, explained);
+  }
+  if (unexplained.length > 0) {
+    const listed = unexplained
+      .slice(0, 3)
+      .map((ref) => describe(neu, ref))
+      .join(", ");
+    return { level: "other", problem: `unexplained changes: ${listed}${unexplained.length > 3 ? ` and ${unexplained.length - 3} more` : ""}` };
   }
   return { level };
 }

@@ -474,6 +474,8 @@ async function checkOne(
     }
     report.integrity = "ok";
   } catch (error) {
+    // A verify limit (time, revisions, objects) is the whole request's answer (422), not this signature's.
+    if (error instanceof SignetError) throw error;
     report.problem = error instanceof BrokenSignature ? error.message : "the signature value is not a readable CMS structure";
   }
   return report;
@@ -512,6 +514,7 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
   try {
     history = new RevisionHistory(bytes);
   } catch (error) {
+    if (error instanceof SignetError) throw error;
     history = error as Error;
   }
   // A certification's DocMDP permission bounds what may follow every later signature too.

@@ -92,7 +92,7 @@ export const verifyRoute = defineRoute({
   tag: "Sign",
   summary: "Check a PDF's signatures",
   description:
-    "Reports every signature of a PDF: integrity, coverage, signer certificate, trust, and what each later incremental update changed (modificationLevel, as pyHanko's difference analysis classes it). A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).",
+    "Reports every signature of a PDF: integrity, coverage, signer certificate, trust, and what each later incremental update changed (modificationLevel, as pyHanko's difference analysis classes it). A PDF with more than 100 signatures, more than 1,000 incremental updates, cross-reference or object streams inflating to more than 64 MB, cross-reference stream entries its data does not hold, or a structure the analysis cannot finish within 4 s is refused (422 INVALID_DOCUMENT naming the limit).",
   body: {
     kind: "json",
     schema: z.strictObject({ document: documentInputSchema }).meta({ id: "VerifyRequest" }),

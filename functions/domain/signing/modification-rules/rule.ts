@@ -1,0 +1,159 @@
+import { PdfArray, PdfBool, PdfDict, PdfName, PdfNull, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from "@libpdf/core";
+
+/**
+ * ModificationLevel classes what the updates after a signature changed, least to most:
+ * none; lta (document info, XMP metadata, DSS, document timestamps); form_filling (field values
+ * and their appearances, new signature fields and their widgets); annotations (new annotations);
+ * other (anything else: pages, content, fonts, catalog entries, deleted objects).
+ */
+export type ModificationLevel = "none" | "lta" | "form_filling" | "annotations" | "other";
+
+/** RANK orders the levels. */
+export const RANK: Record<ModificationLevel, number> = { none: 0, lta: 1, form_filling: 2, annotations: 3, other: 4 };
+
+/** higher is the more permissive-demanding of two levels. */
+export const higher = (a: ModificationLevel, b: ModificationLevel): ModificationLevel => (RANK[a] >= RANK[b] ? a : b);
+
+/** Suspicious is a rule's refusal: a change no rule may explain, with what it is. */
+export class Suspicious extends Error {}
+
+/** keyOf names a reference "num gen". */
+export const keyOf = (ref: PdfRef) => `${ref.objectNumber} ${ref.generation}`;
+
+/** View is one revision of the file as its readers resolve it. */
+export interface View {
+  index: number;
+  resolve(ref: PdfRef): PdfObject | undefined;
+  trailer: PdfDict;
+  root: PdfDict;
+}
+
+/** deref follows a reference in a view. */
+export function deref(view: View, value: PdfObject | undefined): PdfObject | undefined {
+  return value instanceof PdfRef ? view.resolve(value) : value;
+}
+
+/** dictAt is a value (followed) when it is a dictionary. */
+export function dictAt(view: View, value: PdfObject | undefined): PdfDict | undefined {
+  const object = deref(view, value);
+  return object instanceof PdfDict ? object : undefined;
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+/** same compares two values structurally; references are compared as references (number and generation), not followed. */
+export function same(a: PdfObject | undefined, b: PdfObject | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  if (a instanceof PdfRef || b instanceof PdfRef)
+    return a instanceof PdfRef && b instanceof PdfRef && a.objectNumber === b.objectNumber && a.generation === b.generation;
+  if (a instanceof PdfNumber || a instanceof PdfBool || a instanceof PdfName)
+    return a.constructor === b.constructor && (a as PdfNumber).value === (b as PdfNumber).value;
+  if (a instanceof PdfNull) return b instanceof PdfNull;
+  if (a instanceof PdfString) return b instanceof PdfString && bytesEqual(a.bytes, b.bytes);
+  if (a instanceof PdfArray) {
+    return b instanceof PdfArray && a.length === b.length && a.toArray().every((item, index) => same(item, b.at(index)));
+  }
+  if (a instanceof PdfDict) {
+    if (!(b instanceof PdfDict) || a instanceof PdfStream !== b instanceof PdfStream) return false;
+    if (a instanceof PdfStream && !bytesEqual(a.data, (b as PdfStream).data)) return false;
+    return sameEntries(a, b, new Set());
+  }
+  return false;
+}
+
+function keysOf(dict: PdfDict, ignored: Set<string>): string[] {
+  return [...dict.keys()]
+    .map((key) => key.value)
+    .filter((key) => !ignored.has(key))
+    .sort();
+}
+
+function sameEntries(a: PdfDict, b: PdfDict, ignored: Set<string>): boolean {
+  const keys = keysOf(a, ignored);
+  const other = keysOf(b, ignored);
+  return keys.length === other.length && keys.every((key, index) => key === other[index] && same(a.get(key), b.get(key)));
+}
+
+/** differingKey names the first key (ignoring some) whose value differs, or undefined. */
+export function differingKey(a: PdfDict, b: PdfDict, ignored: Set<string>): string | undefined {
+  const keys = new Set([...keysOf(a, ignored), ...keysOf(b, ignored)]);
+  for (const key of keys) if (!same(a.get(key), b.get(key))) return key;
+  return undefined;
+}
+
+/**
+ * Analysis is what the rules see for one signature: the signed revision (old), the file as readers
+ * now see it (neu), and the objects whose resolution differs between the two and that a reader of
+ * the new revision reaches. Rules explain those objects at a level (an object explained at several
+ * levels counts at the lowest, as in pyHanko) or throw Suspicious.
+ */
+export class Analysis {
+  readonly explained = new Map<string, ModificationLevel>();
+  /** Objects explained only because they hang under validation-data or metadata entries (they must not be used elsewhere). */
+  readonly ltaOnly = new Set<string>();
+  /** Widgets of new signature fields (set by the form rule, read by the page rule). */
+  readonly signatureWidgets = new Set<string>();
+
+  constructor(
+    readonly old: View,
+    readonly neu: View,
+    readonly docMdp: number | undefined,
+  ) {}
+
+  isNew(ref: PdfRef): boolean {
+    return this.old.resolve(ref) === undefined;
+  }
+
+  explain(ref: PdfRef | undefined, level: ModificationLevel): void {
+    if (!ref) return;
+    const key = keyOf(ref);
+    const current = this.explained.get(key);
+    if (!current || RANK[level] < RANK[current]) this.explained.set(key, level);
+  }
+
+  /** newDependencies lists the objects new since the signed revision reachable from a value (not entering older objects). */
+  newDependencies(value: PdfObject | undefined, found = new Set<string>(), refs: PdfRef[] = [], depth = 0): PdfRef[] {
+    if (depth > 64) throw new Suspicious("new objects nested too deeply");
+    if (value instanceof PdfRef) {
+      const key = keyOf(value);
+      if (found.has(key) || !this.isNew(value)) return refs;
+      found.add(key);
+      refs.push(value);
+      this.newDependencies(this.neu.resolve(value), found, refs, depth + 1);
+    } else if (value instanceof PdfArray) {
+      for (const item of value.toArray()) this.newDependencies(item, found, refs, depth + 1);
+    } else if (value instanceof PdfDict) {
+      for (const key of value.keys()) this.newDependencies(value.get(key), found, refs, depth + 1);
+    }
+    return refs;
+  }
+
+  explainAll(refs: PdfRef[], level: ModificationLevel): void {
+    for (const ref of refs) this.explain(ref, level);
+  }
+
+  /** refUpdate explains a key whose value became (or stayed) a reference: allowed when it points to a new object or the same non-stream object. */
+  refUpdate(oldDict: PdfDict | undefined, newDict: PdfDict, key: string, level: ModificationLevel): void {
+    const before = oldDict?.get(key);
+    const after = newDict.get(key);
+    if (before !== undefined && after === undefined) throw new Suspicious(`/${key} was deleted`);
+    if (!(after instanceof PdfRef)) return;
+    if (before instanceof PdfRef && same(before, after)) {
+      if (this.neu.resolve(after) instanceof PdfStream) return;
+      this.explain(after, level);
+    } else if (this.isNew(after)) this.explain(after, level);
+    else throw new Suspicious(`/${key} now points to an older object (${keyOf(after)})`);
+  }
+}
+
+/**
+ * ModificationRule is one kind of permitted change (pyHanko's WhitelistRule): it explains the
+ * changed objects it permits, at a level, and throws Suspicious for what it refuses.
+ */
+export interface ModificationRule {
+  name: string;
+  apply(analysis: Analysis): void;
+}
