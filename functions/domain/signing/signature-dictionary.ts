@@ -32,10 +32,13 @@ export interface LocatedSignature {
   der: Buffer;
 }
 
-// How far before the gap a signature dictionary's header may be, and how many "N G obj"
-// headers of the right number are tried there: bounded work per signature on hostile input.
-const HEADER_WINDOW = 64 * 1024;
-const MAX_CANDIDATES = 8;
+// How far before the gap a signature dictionary's header may be, how far after the gap it must
+// end, and how many "N G obj" headers of the right number are tried: bounded work per signature
+// on hostile input (the gap itself is checked by one native scan, never by the tokenizer's loop).
+const HEADER_WINDOW = 32 * 1024;
+const TAIL_WINDOW = 32 * 1024;
+const MAX_CANDIDATES = 4;
+const HEX_ONLY = /^[0-9A-Fa-f]*$/;
 const MAX_DEPTH = 32;
 
 const isWhite = (byte: number | undefined) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
@@ -48,13 +51,21 @@ const isHex = (byte: number | undefined) => byte !== undefined && (isDigit(byte)
 
 class SyntaxProblem extends Error {}
 
-/** Tokenizer reads PDF objects from `bytes` between a start and `limit`, strictly (no repair). */
+/**
+ * Tokenizer reads PDF objects from `bytes`, strictly (no repair). It reads nothing at or after the
+ * gap's start but a hex string starting exactly there (taken whole), and then up to `tailLimit`.
+ */
 class Tokenizer {
+  private limit: number;
+
   constructor(
     private readonly bytes: Buffer,
     public pos: number,
-    private readonly limit: number,
-  ) {}
+    private readonly gap: [number, number],
+    private readonly tailLimit: number,
+  ) {
+    this.limit = gap[0];
+  }
 
   private fail(what: string): never {
     throw new SyntaxProblem(`${what} at offset ${this.pos}`);
@@ -92,6 +103,7 @@ class Tokenizer {
     if (depth > MAX_DEPTH) this.fail("objects nested too deeply");
     this.skipSpace();
     const start = this.pos;
+    if (start === this.gap[0] && this.limit === start) return this.gapString(start);
     const byte = this.peek();
     if (byte === undefined) this.fail("the object ends early");
     if (byte === 0x2f) return this.name(start);
@@ -219,6 +231,21 @@ class Tokenizer {
     return { kind: "string", bytes: Buffer.from(out), hex: true, start, end: this.pos };
   }
 
+  /** gapString takes the hex string that fills the gap, checked and decoded natively. */
+  private gapString(start: number): Value {
+    const [, end] = this.gap;
+    if (this.bytes[start] !== 0x3c || this.bytes[start + 1] === 0x3c || this.bytes[end - 1] !== 0x3e) {
+      throw new SignatureBytesError("the /ByteRange gap is not exactly this signature dictionary's /Contents string (the gap is not one hex string)");
+    }
+    const hex = this.bytes.toString("latin1", start + 1, end - 1);
+    if (!HEX_ONLY.test(hex) || hex.length % 2 !== 0) {
+      throw new SignatureBytesError("the /Contents string holds something other than an even number of hex digits");
+    }
+    this.pos = end;
+    this.limit = this.tailLimit;
+    return { kind: "string", bytes: Buffer.from(hex, "hex"), hex: true, start, end };
+  }
+
   private dictionary(start: number, depth: number): Value {
     this.pos += 2;
     const entries = new Map<string, Value>();
@@ -288,7 +315,7 @@ function headerBefore(bytes: Buffer, at: number): { start: number; objectNumber:
 
 /** parseCandidate reads the indirect object whose header starts at `start` and checks that it owns the gap. */
 function parseCandidate(bytes: Buffer, start: number, ref: PdfRef, dict: PdfDict, gap: [number, number], signedEnd: number): LocatedSignature {
-  const tokens = new Tokenizer(bytes, start, signedEnd);
+  const tokens = new Tokenizer(bytes, start, gap, Math.min(signedEnd, gap[1] + TAIL_WINDOW));
   tokens.keyword();
   tokens.keyword();
   if (tokens.keyword() !== "obj") throw new SyntaxProblem("no object header");
@@ -308,10 +335,6 @@ function parseCandidate(bytes: Buffer, start: number, ref: PdfRef, dict: PdfDict
     throw new SignatureBytesError("the /ByteRange is not four integers");
   }
   if (contents.kind !== "string" || !contents.hex) throw new SignatureBytesError("/Contents is not a hex string");
-  const hex = bytes.subarray(gap[0] + 1, gap[1] - 1);
-  if (hex.some((byte) => !isHex(byte)) || hex.length % 2 !== 0) {
-    throw new SignatureBytesError("the /Contents string holds something other than an even number of hex digits");
-  }
   return { start, end: tokens.pos, der: Buffer.from(contents.bytes) };
 }
 
@@ -325,12 +348,15 @@ function parseCandidate(bytes: Buffer, start: number, ref: PdfRef, dict: PdfDict
  */
 export function locateSignature(bytes: Buffer, ref: PdfRef, dict: PdfDict, gap: [number, number], signedEnd: number): LocatedSignature {
   const obj = Buffer.from("obj", "latin1");
+  const windowStart = Math.max(0, gap[0] - HEADER_WINDOW);
+  const window = bytes.subarray(windowStart, gap[0]);
   let problem: string | undefined;
   let tried = 0;
-  for (let from = gap[0] - 3; from >= 0 && tried < MAX_CANDIDATES; ) {
-    const at = bytes.lastIndexOf(obj, from);
-    if (at < 0 || at < gap[0] - HEADER_WINDOW) break;
-    from = at - 1;
+  for (let from = window.length - 3; from >= 0 && tried < MAX_CANDIDATES; ) {
+    const found = window.lastIndexOf(obj, from);
+    if (found < 0) break;
+    from = found - 1;
+    const at = windowStart + found;
     const header = headerBefore(bytes, at);
     if (!header || header.objectNumber !== ref.objectNumber || header.generation !== ref.generation) continue;
     tried++;
