@@ -121,6 +121,22 @@ describe("legitimate documents stay valid", () => {
     expect(pyhanko(twice, [service.rootPem]).holds).toBe(true);
   });
 
+  it("a second Signet signature whose dictionary carries a large audit record after /Contents: valid and trusted", async () => {
+    const events = Array.from({ length: 3000 }, (_, index) => ({
+      type: "field_change",
+      timestamp: "2026-11-22T09:57:00Z",
+      data: { field: `clause-${index}`, value: "agreed to the terms of this clause" },
+    }));
+    const body = { ...signBody(signed, "Grace Hopper"), auditTrail: [...events, { type: "submit", timestamp: "2026-11-22T09:58:00Z" }] };
+    const { status, json } = await post("/v1/sign", body, key);
+    expect(status, JSON.stringify(json)).toBe(200);
+    const twice = Buffer.from(json.document.base64 as string, "base64");
+    const { gap } = signatureParts(twice, "last");
+    expect(twice.indexOf("/Signet_AuditRecord", gap[1]) - gap[1], "the record follows /Contents").toBeGreaterThan(0);
+    expect(twice.length - gap[1], "and is large").toBeGreaterThan(256 * 1024);
+    expect(await verify(twice)).toMatchObject({ valid: true, trusted: true });
+  });
+
   it("a pyHanko signature on top: valid, but not trusted (its root is not configured); pyHanko agrees on validity", async () => {
     const onTop = signWithPyhanko(signed);
     const report = await verify(onTop);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString } from "@libpdf/core";
-import { locateSignature } from "#domain/signing/signature-dictionary.ts";
+import { SignatureLocator } from "#domain/signing/signature-dictionary.ts";
 
 // The tokenizer that finds a signature dictionary's own /Contents (issue 24 B): decoys in strings,
 // comments and nested dictionaries are not "the first match", and what readers resolve must be
@@ -21,10 +21,10 @@ const contents = new PdfString(Buffer.from(`${DER}0000`, "hex"), "hex");
 const range = new PdfArray([0, 10, 20, 30].map((value) => PdfNumber.of(value)));
 const dict = (extra: Record<string, PdfString | PdfDict> = {}) => PdfDict.of({ Type: PdfName.of("Sig"), ...extra, Contents: contents, ByteRange: range });
 
-describe("locateSignature", () => {
+describe("SignatureLocator", () => {
   it("finds the real /Contents after a decoy inside a string, and returns the DER with its padding", () => {
     const { bytes, gap } = file("7 0 obj\n<< /Type /Sig /Name (/Contents <00> \\) 7 0 obj) /Contents GAP /ByteRange [0 10 20 30] >>\nendobj");
-    const located = locateSignature(bytes, ref, dict({ Name: PdfString.fromString("/Contents <00> ) 7 0 obj") }), gap, bytes.length);
+    const located = new SignatureLocator(bytes, 1).locate(ref, dict({ Name: PdfString.fromString("/Contents <00> ) 7 0 obj") }), gap, bytes.length);
     expect(located.der.toString("hex")).toBe(`${DER}0000`);
     expect(bytes.toString("latin1", located.start, located.start + 7)).toBe("7 0 obj");
   });
@@ -62,6 +62,6 @@ describe("locateSignature", () => {
     const [object, extra, reason] = refused[name]!;
     const { bytes, gap } = file(object);
     const signedEnd = name.includes("after the signed bytes") ? gap[1] + 10 : bytes.length;
-    expect(() => locateSignature(bytes, ref, dict(extra), gap, signedEnd)).toThrow(reason);
+    expect(() => new SignatureLocator(bytes, 1).locate(ref, dict(extra), gap, signedEnd)).toThrow(reason);
   });
 });

@@ -32,11 +32,11 @@ export interface LocatedSignature {
   der: Buffer;
 }
 
-// How far before the gap a signature dictionary's header may be, how far after the gap it must
-// end, and how many "N G obj" headers of the right number are tried: bounded work per signature
-// on hostile input (the gap itself is checked by one native scan, never by the tokenizer's loop).
-const HEADER_WINDOW = 32 * 1024;
-const TAIL_WINDOW = 32 * 1024;
+// How far before the gap a signature dictionary's header may be, and how many "N G obj" headers of
+// the right number are tried there. The dictionary may end anywhere in the signed bytes (Signet's
+// own audit record follows /Contents and can take megabytes): SignatureLocator's budget keeps the
+// total reading linear in the file's size. The gap itself is one native check, never the loop.
+const HEADER_WINDOW = 256 * 1024;
 const MAX_CANDIDATES = 4;
 const HEX_ONLY = /^[0-9A-Fa-f]*$/;
 const MAX_DEPTH = 32;
@@ -314,8 +314,7 @@ function headerBefore(bytes: Buffer, at: number): { start: number; objectNumber:
 }
 
 /** parseCandidate reads the indirect object whose header starts at `start` and checks that it owns the gap. */
-function parseCandidate(bytes: Buffer, start: number, ref: PdfRef, dict: PdfDict, gap: [number, number], signedEnd: number): LocatedSignature {
-  const tokens = new Tokenizer(bytes, start, gap, Math.min(signedEnd, gap[1] + TAIL_WINDOW));
+function parseCandidate(tokens: Tokenizer, start: number, ref: PdfRef, dict: PdfDict, gap: [number, number]): LocatedSignature {
   tokens.keyword();
   tokens.keyword();
   if (tokens.keyword() !== "obj") throw new SyntaxProblem("no object header");
@@ -339,38 +338,73 @@ function parseCandidate(bytes: Buffer, start: number, ref: PdfRef, dict: PdfDict
 }
 
 /**
- * locateSignature finds the definition of signature dictionary `ref` (as libpdf resolved it,
- * `dict`) inside the signed bytes, [0, signedEnd), such that the /ByteRange gap is exactly its
- * /Contents hex string, and returns where it is and the raw signature value. It throws
- * SignatureBytesError when no such definition exists: the dictionary then does not own the
- * signature value (a new dictionary borrowing another signature's /ByteRange and CMS, a
- * dictionary redefined after signing, signed bytes moved around, or content inserted in the gap).
+ * SignatureLocator finds signature dictionaries in one file's bytes. locate finds the definition
+ * of signature dictionary `ref` (as libpdf resolved it, `dict`) inside the signed bytes,
+ * [0, signedEnd), such that the /ByteRange gap is exactly its /Contents hex string, and returns
+ * where it is and the raw signature value. It throws SignatureBytesError when no such definition
+ * exists: the dictionary then does not own the signature value (a new dictionary borrowing
+ * another signature's /ByteRange and CMS, a dictionary redefined after signing, signed bytes moved
+ * around, content inserted in the gap). Answers are kept per (dictionary, gap), and the bytes read
+ * for one file are bounded by twice its size plus a window per signature.
  */
-export function locateSignature(bytes: Buffer, ref: PdfRef, dict: PdfDict, gap: [number, number], signedEnd: number): LocatedSignature {
-  const obj = Buffer.from("obj", "latin1");
-  const windowStart = Math.max(0, gap[0] - HEADER_WINDOW);
-  const window = bytes.subarray(windowStart, gap[0]);
-  let problem: string | undefined;
-  let tried = 0;
-  for (let from = window.length - 3; from >= 0 && tried < MAX_CANDIDATES; ) {
-    const found = window.lastIndexOf(obj, from);
-    if (found < 0) break;
-    from = found - 1;
-    const at = windowStart + found;
-    const header = headerBefore(bytes, at);
-    if (!header || header.objectNumber !== ref.objectNumber || header.generation !== ref.generation) continue;
-    tried++;
-    try {
-      return parseCandidate(bytes, header.start, ref, dict, gap, signedEnd);
-    } catch (error) {
-      if (!(error instanceof SignatureBytesError) && !(error instanceof SyntaxProblem)) throw error;
-      problem ??= error instanceof SyntaxProblem ? `the signed signature dictionary cannot be read (${error.message})` : error.message;
-    }
+export class SignatureLocator {
+  private readonly answers = new Map<string, LocatedSignature | SignatureBytesError>();
+  private budget: number;
+
+  constructor(
+    private readonly bytes: Buffer,
+    signatures: number,
+  ) {
+    this.budget = 2 * bytes.length + signatures * HEADER_WINDOW;
   }
-  throw new SignatureBytesError(
-    problem ??
-      `the signature dictionary (object ${ref.objectNumber} ${ref.generation}) is not inside the bytes its /ByteRange covers, so the signature value is not its own`,
-  );
+
+  locate(ref: PdfRef, dict: PdfDict, gap: [number, number], signedEnd: number): LocatedSignature {
+    const key = `${ref.objectNumber} ${ref.generation}:${gap[0]}:${gap[1]}:${signedEnd}`;
+    let answer = this.answers.get(key);
+    if (!answer) {
+      try {
+        answer = this.search(ref, dict, gap, signedEnd);
+      } catch (error) {
+        if (!(error instanceof SignatureBytesError)) throw error;
+        answer = error;
+      }
+      this.answers.set(key, answer);
+    }
+    if (answer instanceof SignatureBytesError) throw answer;
+    return answer;
+  }
+
+  private search(ref: PdfRef, dict: PdfDict, gap: [number, number], signedEnd: number): LocatedSignature {
+    const { bytes } = this;
+    const obj = Buffer.from("obj", "latin1");
+    const windowStart = Math.max(0, gap[0] - HEADER_WINDOW);
+    const window = bytes.subarray(windowStart, gap[0]);
+    this.budget -= window.length;
+    let problem: string | undefined;
+    let tried = 0;
+    for (let from = window.length - 3; from >= 0 && tried < MAX_CANDIDATES; ) {
+      const found = window.lastIndexOf(obj, from);
+      if (found < 0) break;
+      from = found - 1;
+      const header = headerBefore(bytes, windowStart + found);
+      if (!header || header.objectNumber !== ref.objectNumber || header.generation !== ref.generation) continue;
+      if (this.budget <= 0) throw new SignatureBytesError("reading the signature dictionaries takes more work than the file's size allows");
+      tried++;
+      const tokens = new Tokenizer(bytes, header.start, gap, signedEnd);
+      try {
+        return parseCandidate(tokens, header.start, ref, dict, gap);
+      } catch (error) {
+        if (!(error instanceof SignatureBytesError) && !(error instanceof SyntaxProblem)) throw error;
+        problem ??= error instanceof SyntaxProblem ? `the signed signature dictionary cannot be read (${error.message})` : error.message;
+      } finally {
+        this.budget -= tokens.pos - header.start;
+      }
+    }
+    throw new SignatureBytesError(
+      problem ??
+        `the signature dictionary (object ${ref.objectNumber} ${ref.generation}) is not inside the bytes its /ByteRange covers, so the signature value is not its own`,
+    );
+  }
 }
 
 /** checkPadding refuses a /Contents value holding anything but one DER object (ending at `elementEnd`) and zero padding. */

@@ -3,7 +3,7 @@ import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString, type PDF } from "@libpdf/core";
 import { signatureDictOf } from "#domain/signing/libpdf-internals.ts";
-import { checkPadding, locateSignature, SignatureBytesError } from "#domain/signing/signature-dictionary.ts";
+import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/signing/signature-dictionary.ts";
 import type { OpenedPdf } from "#domain/signing/open-pdf.ts";
 import { oids } from "#domain/signing/cades-signature.ts";
 import { children, readElement } from "#domain/shared/der.ts";
@@ -388,6 +388,7 @@ async function checkOne(
   trust: TrustStore,
   digests: RangeDigests,
   history: RevisionHistory | Error,
+  locator: SignatureLocator,
 ): Promise<SignatureReport> {
   const { dict } = entry;
   const subFilter = text(dict, "SubFilter") ?? "unknown";
@@ -421,7 +422,7 @@ async function checkOne(
     if (start !== 0 || secondStart <= firstLength || signedEnd > bytes.length) throw new BrokenSignature("the /ByteRange does not fit the file");
     if (!entry.ref) throw new BrokenSignature("the signature field's /V is not an indirect reference to a signature dictionary");
     // The gap must be this dictionary's own /Contents, and the dictionary inside the signed bytes.
-    const located = locateSignature(bytes, entry.ref, dict, [firstLength, secondStart], signedEnd);
+    const located = locator.locate(entry.ref, dict, [firstLength, secondStart], signedEnd);
     report.signerName = name;
     report.signingTime = claimedTime ? pdfDateToIso(claimedTime) : null;
     report.coversWholeDocument = signedEnd === bytes.length;
@@ -541,9 +542,10 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
   }
   // A certification's DocMDP permission bounds what may follow every later signature too.
   const certification = entries.find((entry) => entry.docMdp !== undefined)?.docMdp;
+  const locator = new SignatureLocator(bytes, entries.length);
   const reports: SignatureReport[] = [];
   for (const entry of entries) {
-    const report = await checkOne(bytes, entry, trust, digests, history);
+    const report = await checkOne(bytes, entry, trust, digests, history, locator);
     if (entry.docMdp !== undefined) report.docMdpPermission = entry.docMdp;
     report.changesPermitted = permitted(report.modificationLevel, entry.docMdp ?? certification);
     reports.push(report);
