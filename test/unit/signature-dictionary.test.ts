@@ -64,4 +64,31 @@ describe("SignatureLocator", () => {
     const signedEnd = name.includes("after the signed bytes") ? gap[1] + 10 : bytes.length;
     expect(() => new SignatureLocator(bytes, 1).locate(ref, dict(extra), gap, signedEnd)).toThrow(reason);
   });
+
+  it("reads at most about twice the file for all signatures: later ones are refused once a hostile layout used the budget", () => {
+    // Each dictionary's tail opens a string that runs to the end of the file: read alone, every
+    // signature would cost the rest of the file (quadratic over 50 signatures).
+    const parts: string[] = ["%PDF-1.7\n"];
+    const gaps: Array<[number, number]> = [];
+    let length = parts[0]!.length;
+    for (let index = 1; index <= 50; index++) {
+      const head = `${index} 0 obj\n<< /Contents `;
+      gaps.push([length + head.length, length + head.length + 6]);
+      const text = `${head}<3000> /X (${"a".repeat(40_000)}\n`;
+      parts.push(text);
+      length += text.length;
+    }
+    const bytes = Buffer.from(parts.join(""), "latin1");
+    const locator = new SignatureLocator(bytes, 50);
+    const problems = gaps.map((gap, index) => {
+      try {
+        locator.locate(PdfRef.of(index + 1, 0), PdfDict.of({}), gap, bytes.length);
+        return "located";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    });
+    expect(problems[0]).toMatch(/cannot be read \(an unterminated string/);
+    expect(problems.at(-1)).toMatch(/takes more work than the file's size allows/);
+  });
 });
