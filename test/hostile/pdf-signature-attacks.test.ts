@@ -10,6 +10,7 @@ import { signPdf } from "#domain/signing/pades-signer.ts";
 import { generateIdentity } from "#domain/signing/signing-identity.ts";
 import {
   borrowSignature,
+  directSignature,
   forgedField,
   insertAfterGap,
   pdfDate,
@@ -218,6 +219,15 @@ describe("universal signature forgery: a signature dictionary without a real sig
       }
     },
   );
+
+  it("a copy of a real signature dictionary placed directly in a new field's /V: broken, not a second signer", async () => {
+    const forged = await directSignature(signed);
+    const report = await verify(forged);
+    expect(report).toMatchObject({ valid: false, trusted: false });
+    expect((report.signatures as Report[]).find((signature) => signature.field === "Direct")).toMatchObject({ integrity: "broken", signerName: null });
+    expect(report.reason).toMatch(/\/V is not an indirect reference to a signature dictionary/);
+    expect(pyhanko(forged).holds).toBe(false);
+  });
 
   const gapCases: Record<string, [() => string, RegExp]> = {
     "a CMS over other bytes (another document's)": [() => signatureParts(otherSigned).der.toString("hex"), /the document digest does not match/],

@@ -140,6 +140,14 @@ export async function forgedField(pdf: Buffer, entries: Record<string, PdfObject
   return incremental(doc);
 }
 
+/** directSignature appends a new signature field whose /V is a direct copy of the first signature's dictionary (ISO 32000 wants an indirect reference). */
+export async function directSignature(signed: Buffer): Promise<Buffer> {
+  const pdf = await PDF.load(signed);
+  const { dict } = firstSignature(pdf);
+  pdf.getOrCreateForm().createSignatureField("Direct").getDict().set("V", dict.clone());
+  return incremental(pdf);
+}
+
 /** replaceGap writes `hex` (padded with zeros to the gap's size) into the first signature's /Contents gap: the signed bytes stay as they are. */
 export function replaceGap(signed: Buffer, hex: string): Buffer {
   const { gap } = signatureParts(signed);
