@@ -292,7 +292,7 @@ export interface paths {
         put?: never;
         /**
          * Check a PDF's signatures
-         * @description Reports every signature of a PDF: integrity, coverage, signer certificate, trust, and what each later incremental update changed (modificationLevel, as pyHanko's difference analysis classes it). A PDF with more than 100 signatures is refused (422 INVALID_DOCUMENT).
+         * @description Reports every signature of a PDF: integrity, coverage, signer certificate, trust, and what each later incremental update changed (modificationLevel, as pyHanko's difference analysis classes it). A PDF with more than 100 signatures, more than 1,000 incremental updates, cross-reference or object streams inflating to more than 64 MB, cross-reference stream entries its data does not hold, or a structure the analysis cannot finish within 4 s is refused (422 INVALID_DOCUMENT naming the limit).
          */
         post: operations["verify"];
         delete?: never;
@@ -607,6 +607,8 @@ export interface components {
         VerifyReport: {
             /** @description At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted). */
             valid: boolean;
+            /** @description Every signature (document timestamps aside) is intact and signed with this service's certificate, or chains by its issuers' keys to a certificate of SIGNET_TRUST_ANCHORS_FILE: trust is decided by keys, never by names. Require both `valid` and `trusted` before relying on a document. */
+            trusted: boolean;
             reason: string;
             signatures: {
                 field: string;
@@ -616,8 +618,12 @@ export interface components {
                 fingerprint: string;
                 signingTime: string | null;
                 coversWholeDocument: boolean;
-                /** @enum {string} */
+                /**
+                 * @description ok when the /ByteRange gap is exactly this signature dictionary's own /Contents (one DER object plus zero padding), the dictionary lies inside the signed bytes, the digest matches and the CMS signature verifies. A broken signature reports no signer name, e-mail or time.
+                 * @enum {string}
+                 */
                 integrity: "ok" | "broken";
+                /** @description Intact, and its certificate is this service's or chains to a configured trust anchor. */
                 trusted: boolean;
                 /** @description The RFC 3161 signature timestamp (PAdES B-T), when present. */
                 timestamp?: {

@@ -120,6 +120,7 @@ echo "   wrote $OUT/converted-contract.pdf"
 echo "-> verify a signature"
 jq -n --arg doc "$(b64 "$OUT/signed-contract.pdf")" '{document: {base64: $doc}}' > "$OUT/verify.json"
 REPORT="$(call POST /v1/verify -H "Content-Type: application/json" --data-binary "@$OUT/verify.json")"
-echo "$REPORT" | jq -r '"   valid: \(.valid) (\(.reason)); signed by \(.signer.name // "nobody")"'
-[ "$(echo "$REPORT" | jq -r .valid)" = true ] || exit 1
+echo "$REPORT" | jq -r '"   valid: \(.valid), trusted: \(.trusted) (\(.reason)); signed by \(.signer.name // "nobody")"'
+# Rely on a document only when both hold: intact and unchanged, and signed by a trusted certificate.
+[ "$(echo "$REPORT" | jq -r '.valid and .trusted')" = true ] || exit 1
 echo "Done."

@@ -228,8 +228,9 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
 
     await step("verify a signature", async () => {
       const report = expectOk("POST /v1/verify", await api.POST("/v1/verify", { body: { document: { base64: signedPdf } } }));
-      log(`   valid: ${report.valid} (${report.reason}); signed by ${report.signer?.name ?? "nobody"}`);
-      if (!report.valid) throw new Error(`the signed PDF does not verify: ${report.reason}`);
+      log(`   valid: ${report.valid}, trusted: ${report.trusted} (${report.reason}); signed by ${report.signer?.name ?? "nobody"}`);
+      // A client relies on a document only when both hold: intact and unchanged, and signed by a certificate it trusts.
+      if (!report.valid || !report.trusted) throw new Error(`the signed PDF does not verify as this service's: ${report.reason}`);
     });
   } catch (error) {
     if (!(error instanceof NotAvailableError)) throw error;

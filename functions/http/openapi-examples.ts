@@ -319,7 +319,8 @@ export const operationExamples: Record<string, OperationExamples> = {
         summary: "One valid signature by this service",
         value: {
           valid: true,
-          reason: "1 signature; every signature is intact",
+          trusted: true,
+          reason: "The signature is intact.",
           signatures: [
             {
               field: "Signature1",
@@ -343,11 +344,61 @@ export const operationExamples: Record<string, OperationExamples> = {
           document: { pages: 2, sha256: "9f2c1e0b7d4a5c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60" },
         },
       },
+      borrowed: {
+        summary: "A second signature dictionary borrowing the first one's signature value",
+        value: {
+          valid: false,
+          trusted: false,
+          reason:
+            'Signature "Approval" is broken: the signature dictionary (object 14 0) is not inside the bytes its /ByteRange covers, so the signature value is not its own.',
+          signatures: [
+            {
+              field: "Signature1",
+              subFilter: "ETSI.CAdES.detached",
+              signerName: "Ada Lovelace",
+              certificateSubject: "CN=Signet local signing,O=Signet",
+              fingerprint: "3F:A1:0C:77:5B:E2:19:8D:4A:60:C3:9E:21:F4:0B:6D:88:2A:17:C5:E0:93:5D:BB:4F:12:A6:7E:09:C1:D8:33",
+              signingTime: "2026-11-22T09:58:03.000Z",
+              coversWholeDocument: false,
+              integrity: "ok",
+              trusted: true,
+              modifiedAfter: true,
+              modificationLevel: "form_filling",
+              changesPermitted: true,
+              level: "B-B",
+              documentTimestamp: false,
+            },
+            {
+              field: "Approval",
+              subFilter: "ETSI.CAdES.detached",
+              signerName: null,
+              certificateSubject: "CN=Signet local signing,O=Signet",
+              fingerprint: "3F:A1:0C:77:5B:E2:19:8D:4A:60:C3:9E:21:F4:0B:6D:88:2A:17:C5:E0:93:5D:BB:4F:12:A6:7E:09:C1:D8:33",
+              signingTime: null,
+              coversWholeDocument: false,
+              integrity: "broken",
+              trusted: false,
+              modifiedAfter: false,
+              modificationLevel: "none",
+              changesPermitted: true,
+              level: null,
+              documentTimestamp: false,
+            },
+          ],
+          signer: { name: null, email: null, certificateSubject: "CN=Signet local signing,O=Signet" },
+          signers: [
+            { name: "Ada Lovelace", email: "ada@example.com", certificateSubject: "CN=Signet local signing,O=Signet" },
+            { name: null, email: null, certificateSubject: "CN=Signet local signing,O=Signet" },
+          ],
+          document: { pages: 2, sha256: "5d41402abc4b2a76b9719d911017c592a1b2c3d4e5f60718293a4b5c6d7e8f90" },
+        },
+      },
       unsigned: {
         summary: "No signature",
         value: {
           valid: false,
-          reason: "the document has no signature",
+          trusted: false,
+          reason: "The document has no signatures.",
           signatures: [],
           signer: null,
           signers: [],

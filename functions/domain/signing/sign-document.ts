@@ -81,10 +81,12 @@ async function earlierSignaturesOf(pdf: PDF, bytes: Buffer): Promise<EarlierSign
       intact: false,
     }));
   }
-  return report.signatures.map((signature) => ({
+  // Verify names no signer of a broken signature; the record keeps what its dictionary claims, marked not intact.
+  const claimed = listSignatures(pdf);
+  return report.signatures.map((signature, index) => ({
     field: signature.field,
-    signer: signature.signerName ?? /(?:^|,\s*)CN=([^,\n]+)/.exec(signature.certificateSubject)?.[1] ?? null,
-    claimedTime: signature.signingTime,
+    signer: signature.signerName ?? (claimed[index]?.signer || /(?:^|,\s*)CN=([^,\n]+)/.exec(signature.certificateSubject)?.[1]) ?? null,
+    claimedTime: signature.signingTime ?? claimed[index]?.signedAt?.toISOString() ?? null,
     ...(signature.timestamp?.time ? { timestampTime: signature.timestamp.time } : {}),
     documentTimestamp: signature.documentTimestamp,
     intact: signature.integrity === "ok" && signature.changesPermitted,

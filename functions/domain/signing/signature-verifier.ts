@@ -1,8 +1,9 @@
 import { X509Certificate, constants, createHash, verify as verifySignature } from "node:crypto";
 import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from "@libpdf/core";
+import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString, type PDF } from "@libpdf/core";
 import { signatureDictOf } from "#domain/signing/libpdf-internals.ts";
+import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/signing/signature-dictionary.ts";
 import type { OpenedPdf } from "#domain/signing/open-pdf.ts";
 import { oids } from "#domain/signing/cades-signature.ts";
 import { children, readElement } from "#domain/shared/der.ts";
@@ -71,6 +72,8 @@ export interface SignerSummary {
 /** VerifyReport is the answer of /v1/verify. */
 export interface VerifyReport {
   valid: boolean;
+  /** Every signature (document timestamps aside) is intact and chains to this service's certificate or a configured anchor. */
+  trusted: boolean;
   reason: string;
   signatures: Array<Omit<SignatureReport, "problem" | "signerEmail" | "modificationProblem" | "signedEnd" | "chains">>;
   signer: SignerSummary | null;
@@ -210,20 +213,35 @@ function isTrusted(certificate: X509Certificate, intermediates: X509Certificate[
 interface SignatureDictionary {
   field: string;
   dict: PdfDict;
-  /** DocMDP permission when this is a certification signature. */
+  /** The indirect reference the field's /V holds (a signature dictionary must be one). */
+  ref: PdfRef | undefined;
+  /** DocMDP permission when this is the document's certification signature. */
   docMdp?: number | undefined;
 }
 
+/**
+ * signatureDictionaries lists the signed signature fields. Only the signature the catalog's
+ * /Perms /DocMDP names is a certification, with the DocMDP /Reference of its own dictionary: a
+ * /Reference in any other signature dictionary (one an attacker added, say) permits nothing.
+ */
 function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
   const form = pdf.getForm();
   if (!form) return [];
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  const certification = pdf.getCatalog().getDict("Perms", resolve)?.get("DocMDP");
   const found: SignatureDictionary[] = [];
   for (const field of form.getFields()) {
     const dict = signatureDictOf(field);
-    if (dict) found.push({ field: field.name, dict, docMdp: docMdpOf(pdf, dict) });
+    if (!dict) continue;
+    const value = field.getDict().get("V");
+    const ref = value instanceof PdfRef ? value : undefined;
+    const certifies = ref !== undefined && certification instanceof PdfRef && sameRef(ref, certification);
+    found.push({ field: field.name, dict, ref, docMdp: certifies ? docMdpOf(pdf, dict) : undefined });
   }
   return found;
 }
+
+const sameRef = (a: PdfRef, b: PdfRef) => a.objectNumber === b.objectNumber && a.generation === b.generation;
 
 /** EarlierSignature is a signature a document already holds, as its own dictionary states it. */
 export interface EarlierSignature {
@@ -239,7 +257,7 @@ export interface EarlierSignature {
 export function listSignatures(pdf: PDF): EarlierSignature[] {
   return signatureDictionaries(pdf).map(({ dict }) => {
     const report = { signerName: text(dict, "Name"), signerEmail: null, certificateSubject: "", fingerprint: "" } as SignatureReport;
-    if (!report.signerName) describeSigner(report, dict.get("Contents"), null);
+    if (!report.signerName) describeSigner(report, dict.get("Contents"), true);
     const claimed = text(dict, "M");
     const iso = claimed ? pdfDateToIso(claimed) : null;
     return { signer: report.signerName ?? "", ...(iso ? { signedAt: new Date(iso) } : {}) };
@@ -349,8 +367,8 @@ async function assignLevels(pdf: PDF, reports: SignatureReport[]): Promise<void>
   }
 }
 
-/** describeSigner fills in the signer certificate from a /Contents value when its CMS parses (for a report on a broken signature). */
-function describeSigner(report: SignatureReport, contents: unknown, contact: string | null): void {
+/** describeSigner fills in the signer certificate from a /Contents value when its CMS parses (for a report on a broken signature; with `named`, also the signer from its common name). */
+function describeSigner(report: SignatureReport, contents: unknown, named = false): void {
   if (!(contents instanceof PdfString)) return;
   try {
     const der = Buffer.from(contents.bytes);
@@ -358,8 +376,7 @@ function describeSigner(report: SignatureReport, contents: unknown, contact: str
     const certificate = findSignerCertificate(signedData, signedData.signerInfos[0]!);
     report.certificateSubject = subjectLine(certificate);
     report.fingerprint = certificate.fingerprint256;
-    report.signerName = report.signerName ?? commonName(certificate);
-    report.signerEmail = emailOf(certificate, contact);
+    if (named) report.signerName ??= commonName(certificate);
   } catch {
     // Not a readable CMS: the report keeps the fields empty.
   }
@@ -371,20 +388,22 @@ async function checkOne(
   trust: TrustStore,
   digests: RangeDigests,
   history: RevisionHistory | Error,
+  locator: SignatureLocator,
 ): Promise<SignatureReport> {
   const { dict } = entry;
   const subFilter = text(dict, "SubFilter") ?? "unknown";
+  // /Name, /ContactInfo and /M count only once the dictionary is known to lie inside the signed bytes.
   const name = text(dict, "Name");
   const contact = text(dict, "ContactInfo");
   const claimedTime = text(dict, "M");
   const report: SignatureReport = {
     field: entry.field,
     subFilter,
-    signerName: name,
+    signerName: null,
     signerEmail: null,
     certificateSubject: "",
     fingerprint: "",
-    signingTime: claimedTime ? pdfDateToIso(claimedTime) : null,
+    signingTime: null,
     coversWholeDocument: false,
     integrity: "broken",
     trusted: false,
@@ -401,10 +420,11 @@ async function checkOne(
     if (numbers.length !== 4 || numbers.some((value) => !Number.isInteger(value) || value < 0)) throw new BrokenSignature("the /ByteRange is malformed");
     const signedEnd = secondStart + secondLength;
     if (start !== 0 || secondStart <= firstLength || signedEnd > bytes.length) throw new BrokenSignature("the /ByteRange does not fit the file");
-    if (bytes[firstLength] !== 0x3c || bytes[secondStart - 1] !== 0x3e) {
-      describeSigner(report, dict.get("Contents"), contact);
-      throw new BrokenSignature("the /ByteRange gap is not exactly the /Contents value");
-    }
+    if (!entry.ref) throw new BrokenSignature("the signature field's /V is not an indirect reference to a signature dictionary");
+    // The gap must be this dictionary's own /Contents, and the dictionary inside the signed bytes.
+    const located = locator.locate(entry.ref, dict, [firstLength, secondStart], signedEnd);
+    report.signerName = name;
+    report.signingTime = claimedTime ? pdfDateToIso(claimedTime) : null;
     report.coversWholeDocument = signedEnd === bytes.length;
     report.signedEnd = signedEnd;
     report.modifiedAfter = signedEnd < bytes.length;
@@ -417,13 +437,11 @@ async function checkOne(
       if (analysis.problem) report.modificationProblem = analysis.problem;
     }
 
-    const hex = bytes
-      .subarray(firstLength + 1, secondStart - 1)
-      .toString("latin1")
-      .replace(/\s+/g, "");
-    const padded = Buffer.from(hex, "hex");
-    if (padded.length === 0) throw new BrokenSignature("the signature value is empty");
-    const der = padded.subarray(0, readElement(padded, 0).end);
+    const padded = located.der;
+    if (padded.length === 0 || padded.every((byte) => byte === 0)) throw new BrokenSignature("the signature value is empty");
+    const element = readElement(padded, 0);
+    checkPadding(padded, element.end);
+    const der = padded.subarray(0, element.end);
 
     const contentInfo = pkijs.ContentInfo.fromBER(toArrayBuffer(der));
     const signedData = new pkijs.SignedData({ schema: contentInfo.content });
@@ -437,11 +455,12 @@ async function checkOne(
     const intermediates = (signedData.certificates ?? [])
       .filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate)
       .map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
-    report.trusted = isTrusted(certificate, intermediates, trust);
+    const trusted = isTrusted(certificate, intermediates, trust);
     report.chains = [{ leaf: certificate, embedded: intermediates }];
     if (report.documentTimestamp) {
       report.timestamp = await checkDocumentTimestamp(der, digests, firstLength, secondStart, signedEnd);
       report.integrity = "ok";
+      report.trusted = trusted;
       return report;
     }
 
@@ -473,10 +492,17 @@ async function checkOne(
       if (chain) report.chains.push(chain);
     }
     report.integrity = "ok";
+    report.trusted = trusted;
   } catch (error) {
     // A verify limit (time, revisions, objects) is the whole request's answer (422), not this signature's.
     if (error instanceof SignetError) throw error;
-    report.problem = error instanceof BrokenSignature ? error.message : "the signature value is not a readable CMS structure";
+    report.problem =
+      error instanceof BrokenSignature || error instanceof SignatureBytesError ? error.message : "the signature value is not a readable CMS structure";
+    // Nothing of a broken signature is vouched for: no signer name, e-mail or time; its certificate (if its /Contents holds one) only describes it.
+    report.signerName = null;
+    report.signerEmail = null;
+    report.signingTime = null;
+    if (!report.certificateSubject) describeSigner(report, dict.get("Contents"));
   }
   return report;
 }
@@ -519,9 +545,10 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
   }
   // A certification's DocMDP permission bounds what may follow every later signature too.
   const certification = entries.find((entry) => entry.docMdp !== undefined)?.docMdp;
+  const locator = new SignatureLocator(bytes, entries.length);
   const reports: SignatureReport[] = [];
   for (const entry of entries) {
-    const report = await checkOne(bytes, entry, trust, digests, history);
+    const report = await checkOne(bytes, entry, trust, digests, history, locator);
     if (entry.docMdp !== undefined) report.docMdpPermission = entry.docMdp;
     report.changesPermitted = permitted(report.modificationLevel, entry.docMdp ?? certification);
     reports.push(report);
@@ -552,9 +579,15 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
       reason += ` The timestamp of signature "${report.field}" does not verify: ${report.timestamp.problem}; its time is not reported.`;
   }
   // A document timestamp vouches for the file's time, not for a signer.
-  const signers = reports.filter((report) => !report.documentTimestamp).map(summarize);
+  const signing = reports.filter((report) => !report.documentTimestamp);
+  const untrusted = signing.filter((report) => report.integrity === "ok" && !report.trusted);
+  if (untrusted.length > 0) {
+    reason += ` ${untrusted.map((report) => `"${report.field}"`).join(", ")} ${untrusted.length === 1 ? "is" : "are"} not signed with this service's certificate or one chaining to a configured trust anchor (whatever the certificate's name says): not trusted.`;
+  }
+  const signers = signing.map(summarize);
   return {
     valid: reports.length > 0 && broken.length === 0 && changed.length === 0,
+    trusted: signing.length > 0 && signing.every((report) => report.trusted),
     reason,
     signatures: reports.map(({ problem: _problem, signerEmail: _email, modificationProblem: _why, signedEnd: _end, chains: _chains, ...rest }) => rest),
     signer: signers.at(-1) ?? null,

@@ -15,6 +15,10 @@ const verifyReportSchema = z
     valid: z.boolean().meta({
       description: "At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted).",
     }),
+    trusted: z.boolean().meta({
+      description:
+        "Every signature (document timestamps aside) is intact and signed with this service's certificate, or chains by its issuers' keys to a certificate of SIGNET_TRUST_ANCHORS_FILE: trust is decided by keys, never by names. Require both `valid` and `trusted` before relying on a document.",
+    }),
     reason: z.string(),
     signatures: z.array(
       z.object({
@@ -25,8 +29,11 @@ const verifyReportSchema = z
         fingerprint: z.string(),
         signingTime: z.string().nullable(),
         coversWholeDocument: z.boolean(),
-        integrity: z.enum(["ok", "broken"]),
-        trusted: z.boolean(),
+        integrity: z.enum(["ok", "broken"]).meta({
+          description:
+            "ok when the /ByteRange gap is exactly this signature dictionary's own /Contents (one DER object plus zero padding), the dictionary lies inside the signed bytes, the digest matches and the CMS signature verifies. A broken signature reports no signer name, e-mail or time.",
+        }),
+        trusted: z.boolean().meta({ description: "Intact, and its certificate is this service's or chains to a configured trust anchor." }),
         timestamp: z
           .object({
             time: z.string().nullable().meta({ description: "The TSA's genTime, ISO-8601; null when the token does not verify." }),
