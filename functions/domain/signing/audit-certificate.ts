@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
 import { extractGlyphAs } from "#domain/signing/libpdf-internals.ts";
+import { appendPage } from "#domain/signing/page-tree.ts";
 import {
   DocumentFonts,
   needsBidi,
@@ -605,7 +606,7 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   const footerText = `Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`;
   const footer = linePieces(fonts, footerText, "ltr", "regular", 8);
   for (const [index, drawings] of layout.pages.entries()) {
-    const page = pdf.addPage({ width: size.width, height: size.height });
+    const page = appendPage(pdf, size);
     const out: Operator[] = [ops.pushGraphicsState()];
     for (const draw of drawings) draw(page, out);
     const labelText = `Page ${index + 1} of ${total}`;

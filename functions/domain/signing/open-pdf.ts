@@ -10,7 +10,8 @@ export interface OpenedPdf {
 /** DEFAULT_MAX_PDF_PAGES is the page limit when none is configured (SIGNET_MAX_PDF_PAGES). */
 const DEFAULT_MAX_PDF_PAGES = 10_000;
 
-function tooManyPages(pages: number, max: number): SignetError {
+/** tooManyPages is the 413 for a PDF with more pages than Signet accepts. */
+export function tooManyPages(pages: number, max: number): SignetError {
   return new SignetError("PAYLOAD_TOO_LARGE", `The PDF has ${pages} pages; Signet accepts at most ${max}. Split the document.`, {
     details: [{ field: "document", issue: `at most ${max} pages` }],
   });

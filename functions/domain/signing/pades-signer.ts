@@ -1,11 +1,19 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
+import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, pageTreeOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
-import { openPdf } from "#domain/signing/open-pdf.ts";
+import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
+import { openPdf, tooManyPages } from "#domain/signing/open-pdf.ts";
+import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages, readPageTree } from "#domain/signing/page-tree.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
+
+/** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */
+export interface ExistingPages {
+  pages: number;
+  /** The last page's size as shown (rotation applied); A4 when it cannot be read. */
+  lastPage: { width: number; height: number };
+}
 
 /** PadesSignOptions describe one PAdES signature. */
 export interface PadesSignOptions {
@@ -25,7 +33,7 @@ export interface PadesSignOptions {
    * only when the document holds no signature yet: a page added after an earlier signature would
    * invalidate it (ISO 32000-1 12.8.2.2; pyHanko's difference analysis classes it "other").
    */
-  decorate?: (pdf: PDF) => void | Promise<void>;
+  decorate?: (pdf: PDF, existing: ExistingPages) => void | Promise<void>;
   /**
    * Called with the loaded document and the input bytes before anything is added; returns the
    * complete audit record (JSON, written into the signature dictionary, so the signature covers
@@ -41,6 +49,8 @@ export interface PadesSignOptions {
   contentsBytes?: number;
 }
 
+const A4 = { width: 595.28, height: 841.89 };
+
 // A fixed-width placeholder: ten digits hold any offset of a file under 10 GB.
 const PLACEHOLDER = 9_999_999_999;
 const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 9999999999]", "latin1");
@@ -51,12 +61,23 @@ const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 99999999
  * to be rebuilt (an appended update would point into a broken cross-reference chain).
  */
 export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<PDF> {
-  const { pdf, pages } = await openPdf(bytes, maxPages);
+  return (await loadForUpdate(bytes, maxPages)).pdf;
+}
+
+/**
+ * loadForUpdate is loadPdf with the page tree as readers see it (readPageTree): its pages count
+ * for the limit and for "no pages", and a tree with a loop is refused (signing would keep it).
+ */
+async function loadForUpdate(bytes: Uint8Array, maxPages?: number): Promise<{ pdf: PDF; shape: PageTreeShape }> {
+  const { pdf } = await openPdf(bytes, maxPages);
   if (pdf.recoveredViaBruteForce) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
   }
-  if (pages === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
-  return pdf;
+  const shape = readPageTree(pdf, maxPages);
+  if (shape.loop) throw pageTreeLoopError(shape.loop);
+  if (maxPages !== undefined && shape.pages.length > maxPages) throw tooManyPages(shape.pages.length, maxPages);
+  if (shape.pages.length === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
+  return { pdf, shape };
 }
 
 /**
@@ -136,8 +157,8 @@ export const AUDIT_RECORD_KEY = "Signet_AuditRecord";
 
 /** SignatureTarget says where the new signature's widget goes and whether it shows the audit stamp. */
 interface SignatureTarget {
-  /** The widget's page: the new certificate page, or the last existing page. */
-  pageIndex: number;
+  /** The widget's page: the new certificate page, or the last existing page; null when no page can list it (every page direct). */
+  page: PDFPage | null;
   /** Lines of a visible audit stamp; the widget is invisible (zero-size) when absent. */
   stamp?: string[];
 }
@@ -213,15 +234,15 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
   const form = pdf.getOrCreateForm();
   const field = form.createSignatureField(uniqueFieldName(pdf));
   const fieldDict = field.getDict();
-  const page = pdf.getPages()[target.pageIndex]!;
+  const { page } = target;
   fieldDict.delete("Kids");
   fieldDict.set("V", signatureRef);
   fieldDict.set("Type", PdfName.of("Annot"));
   fieldDict.set("Subtype", PdfName.of("Widget"));
   fieldDict.set("F", PdfNumber.of(132)); // print, locked
-  fieldDict.set("P", page.ref);
+  if (page) fieldDict.set("P", page.ref);
   let rect = [0, 0, 0, 0];
-  if (target.stamp) {
+  if (target.stamp && page) {
     const box = page.getCropBox();
     const width = Math.min(STAMP.width, Math.max(40, box.width - 2 * STAMP.inset));
     const { stream, height } = stampAppearance(target.stamp, width);
@@ -232,27 +253,11 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
   }
   fieldDict.set("Rect", new PdfArray(rect.map((value) => PdfNumber.of(Math.round(value * 100) / 100))));
   const fieldRef = fieldRefOf(field);
-  if (!fieldRef) return;
+  if (!fieldRef || !page) return;
   const resolve = (ref: PdfRef) => pdf.getObject(ref);
   const annots = page.dict.getArray("Annots", resolve);
   if (annots) annots.push(fieldRef);
   else page.dict.set("Annots", new PdfArray([fieldRef]));
-}
-
-/**
- * keepFlatPageTree tells libpdf that a page tree whose root already lists every page is flat:
- * otherwise its first addPage "flattens" it by setting /Parent on every page again, and the
- * update rewrites every unchanged page object.
- */
-function keepFlatPageTree(pdf: PDF): void {
-  const tree = pageTreeOf(pdf);
-  const kids = tree.root.get("Kids");
-  if (!(kids instanceof PdfArray) || kids.length !== tree.pages.length) return;
-  const flat = tree.pages.every((ref, index) => {
-    const parent = tree.getPageDict(ref)?.get("Parent");
-    return kids.at(index) === ref && parent === tree.rootRef; // PdfRef instances are interned
-  });
-  if (flat) tree.flattened = true;
 }
 
 /** pdfVersion is the document's effective version: the header's, raised by a catalog /Version. */
@@ -362,7 +367,7 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
 }
 
 async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
-  const pdf = await loadPdf(input, options.maxPages);
+  const { pdf, shape } = await loadForUpdate(input, options.maxPages);
   if (certificationPermission(pdf) === 1) {
     throw new SignetError(
       "INVALID_DOCUMENT",
@@ -375,15 +380,19 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
   const certified = certificationPermission(pdf) !== undefined;
   const alreadySigned = hasSignatures(pdf);
   const described = options.describe ? await options.describe(pdf, input) : {};
-  if (options.decorate && !alreadySigned) {
-    keepFlatPageTree(pdf);
-    await options.decorate(pdf);
+  // The certificate pages are new kids of the root /Pages node; the existing tree stays as it is.
+  const lastExisting = lastIndirectPage(pdf, shape);
+  const decorated = options.decorate !== undefined && !alreadySigned && prepareForNewPages(pdf, shape);
+  if (decorated) {
+    const box = lastExisting && shape.pages.at(-1)!.ref === lastExisting.ref ? lastExisting : null;
+    await options.decorate!(pdf, { pages: shape.pages.length, lastPage: box ? { width: box.width, height: box.height } : A4 });
   }
   const reserved = await contentsSize(options);
-  const pageIndex = pdf.getPageCount() - 1;
+  const page = decorated ? pdf.getPage(pdf.getPageCount() - 1) : lastExisting;
   // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
-  const stamp = alreadySigned && !certified ? described.stamp : undefined;
-  placeSignatureField(pdf, options, reserved, { pageIndex, ...(stamp ? { stamp } : {}) }, described.auditRecord);
+  // Without a certificate page (already signed, or no root to add it to) the widget shows the stamp.
+  const stamp = !decorated && !certified ? described.stamp : undefined;
+  placeSignatureField(pdf, options, reserved, { page, ...(stamp ? { stamp } : {}) }, described.auditRecord);
   declareEtsiExtension(pdf);
   updateFileId(pdf, input, options.signingTime);
   const blocker = pdf.canSaveIncrementally();

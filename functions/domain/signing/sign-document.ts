@@ -91,12 +91,6 @@ async function earlierSignaturesOf(pdf: PDF, bytes: Buffer): Promise<EarlierSign
   }));
 }
 
-/** lastPageSize is the size of the document's last page as shown (rotation applied). */
-function lastPageSize(pdf: PDF): { width: number; height: number } {
-  const page = pdf.getPages().at(-1)!;
-  return { width: page.width, height: page.height };
-}
-
 /** checkSignInput enforces the limits and rules the schema cannot express. */
 function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): void {
   if (input.auditTrail.length > limits.maxAuditEvents) {
@@ -192,7 +186,7 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
     describe,
     ...(withCertificate
       ? {
-          decorate: (pdf) =>
+          decorate: (pdf, existing) =>
             drawAuditCertificate(
               pdf,
               {
@@ -204,7 +198,7 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
                 // this is empty today (the audit record and the stamp list earlier signatures);
                 // it lists any signature a looser rule would let through.
                 existingSignatures: listSignatures(pdf),
-                documentPages: pdf.getPageCount(),
+                documentPages: existing.pages,
                 eventId: input.eventId,
                 signer,
                 events: input.auditTrail,
@@ -214,7 +208,7 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
                 metadata: input.metadata,
               },
               deps.fonts(),
-              lastPageSize(pdf),
+              existing.lastPage,
             ),
         }
       : {}),
