@@ -92,12 +92,14 @@ function writePdf(objects: RawObject[], options: WriteOptions = {}): Buffer {
     push("\nendstream\nendobj\n");
   }
   const trailerKeys = `/Size ${size + ("table" in xref ? 0 : 1)} /Root ${root} 0 R${trailer ? ` ${trailer}` : ""}`;
-  const xrefStream = (widths: [number, number, number], entries: number[], extra: string): number => {
+  const xrefStream = (widths: [number, number, number], entries: number[], extra: string, hybridIndex = false): number => {
     const number = size;
     const at = length;
     offsets.set(number, at);
     const rows: number[] = [];
-    for (let num = 0; num <= number; num++) {
+    // A hybrid file's stream lists only its own objects (/Index); a plain one lists every number.
+    const numbers = hybridIndex ? [...entries].sort((a, b) => a - b) : Array.from({ length: number + 1 }, (_, num) => num);
+    for (const num of numbers) {
       const located = inStream.get(num);
       const offset = offsets.get(num);
       if (!entries.includes(num)) rows.push(...fieldBytes(0, widths[0]), ...fieldBytes(0, widths[1]), ...fieldBytes(num === 0 ? 65535 : 0, widths[2]));
@@ -105,7 +107,8 @@ function writePdf(objects: RawObject[], options: WriteOptions = {}): Buffer {
       else rows.push(...fieldBytes(1, widths[0]), ...fieldBytes(offset ?? 0, widths[1]), ...fieldBytes(0, widths[2]));
     }
     const data = deflateSync(Buffer.from(rows));
-    push(`${number} 0 obj\n<< /Type /XRef /W [${widths.join(" ")}] /Size ${number + 1} ${extra}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`);
+    const index = hybridIndex ? `/Index [${numbers.map((num) => `${num} 1`).join(" ")}] ` : "";
+    push(`${number} 0 obj\n<< /Type /XRef /W [${widths.join(" ")}] /Size ${number + 1} ${index}${extra}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`);
     push(data);
     push("\nendstream\nendobj\n");
     return at;
@@ -116,7 +119,7 @@ function writePdf(objects: RawObject[], options: WriteOptions = {}): Buffer {
     startxref = xrefStream(xref.stream, all, `/Root ${root} 0 R${trailer ? ` ${trailer}` : ""} `);
   } else {
     // Hybrid (Word's layout): the table lists the plain objects, the /XRefStm stream the compressed ones.
-    const xrefStm = "hybrid" in xref ? xrefStream([1, 4, 2], [...inStream.keys(), size], "") : undefined;
+    const xrefStm = "hybrid" in xref ? xrefStream([1, 4, 2], [...inStream.keys(), size], "", true) : undefined;
     startxref = length;
     // Subsections of consecutive listed objects: the compressed ones are left out (Word lists only its plain objects).
     const listed = [0, ...[...offsets.keys()].filter((num) => !inStream.has(num) && num !== size)].sort((a, b) => a - b);

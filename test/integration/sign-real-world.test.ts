@@ -4,7 +4,7 @@ import { signDocument, type SignDependencies } from "#domain/signing/sign-docume
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { mutoolPageCount, mutoolText, pdfPageCount, pdfText, qpdfCheck, qpdfPageCount } from "#test/helpers/pdf-tools.ts";
 import * as cases from "#test/helpers/real-world-pdfs.ts";
-import { pyhankoValidate, testFonts } from "#test/helpers/sign-tools.ts";
+import { makePdf, pyhankoValidate, signWithPyhanko, testFonts } from "#test/helpers/sign-tools.ts";
 
 // Issue 28: PDFs with the structures real-world writers produce, generated in
 // test/helpers/real-world-pdfs.ts. Each signed output is checked by the readers themselves: qpdf
@@ -78,6 +78,17 @@ describe("signing real-world structures keeps every page (issue 28)", () => {
   it("a cross-reference stream with 8-byte offsets (/W [1 8 2]) is read and signed", async () => {
     const input = cases.wideXrefStream();
     await expectSignedWithEveryPage(input, await sign(input.bytes));
+  });
+
+  it("a file pyHanko signed with its cross-reference stream (/W [1 8 2]): signed again, both signatures hold in pyHanko", async () => {
+    const presigned = signWithPyhanko(await makePdf(2));
+    expect(presigned.toString("latin1")).toMatch(/\/W\s*\[\s*1\s+8\s+2\s*\]/);
+    const signed = await sign(presigned);
+    expect(signed.subarray(0, presigned.length).equals(presigned)).toBe(true);
+    const report = pyhankoValidate(signed);
+    expect(report.signatures, report.output).toHaveLength(2);
+    expect(report.allHold, report.output).toBe(true);
+    expect(await pdfPageCount(signed)).toBe(2);
   });
 
   it("a well-formed nested tree: the certificate page is one new kid of the root; no existing page or node is rewritten", async () => {
