@@ -1,10 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { AUDIT_RECORD_KEY } from "#domain/signing/pades-signer.ts";
-import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PDF, type PdfDict } from "@libpdf/core";
+import { AUDIT_RECORD_KEY, signPdf } from "#domain/signing/pades-signer.ts";
+import { signDocumentWithNotices, type SignDependencies } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { mutoolPageCount, mutoolText, pdfPageCount, pdfText, qpdfCheck, qpdfPageCount } from "#test/helpers/pdf-tools.ts";
+import { mutoolPageCount, mutoolText, pdfPageCount, pdfsig, pdfText, qpdfCheck, qpdfPageCount } from "#test/helpers/pdf-tools.ts";
 import * as cases from "#test/helpers/real-world-pdfs.ts";
-import { makePdf, pyhankoValidate, signWithPyhanko, testFonts } from "#test/helpers/sign-tools.ts";
+import { sharedPath } from "#test/helpers/shared-dir.ts";
+import { makePdf, pyhankoValidate, scratchDir, signWithPyhanko, testFonts } from "#test/helpers/sign-tools.ts";
 
 // Issue 28: PDFs with the structures real-world writers produce, generated in
 // test/helpers/real-world-pdfs.ts. Each signed output is checked by the readers themselves: qpdf
@@ -30,8 +36,10 @@ const deps: () => SignDependencies = () => ({
   },
 });
 
-const sign = (pdf: Buffer) =>
-  signDocument(
+const sign = async (pdf: Buffer) => (await signWithNotices(pdf)).signed;
+
+const signWithNotices = (pdf: Buffer) =>
+  signDocumentWithNotices(
     {
       document: { base64: pdf.toString("base64") },
       signer: { name: "Ada Lovelace", email: "ada@example.com" },
@@ -129,5 +137,78 @@ describe("signing real-world structures keeps every page (issue 28)", () => {
 
   it("an encrypted file with a cross-reference stream (/W [1 8 2]) is ENCRYPTED_DOCUMENT", async () => {
     await expect(sign(cases.encryptedWideXrefStream().bytes)).rejects.toMatchObject({ code: "ENCRYPTED_DOCUMENT" });
+  });
+});
+
+/** auditRecordOf reads the audit record of the last signature (the document opened the way Signet opens it). */
+async function auditRecordOf(signed: Buffer): Promise<Record<string, unknown>> {
+  const fields = (await PDF.load(signed))
+    .getForm()!
+    .getFields()
+    .filter((field) => field.type === "signature");
+  const dict = (fields.at(-1) as unknown as { getSignatureDict(): PdfDict }).getSignatureDict();
+  return JSON.parse(dict.getString(AUDIT_RECORD_KEY)!.asString()) as Record<string, unknown>;
+}
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+describe("inputs that need a rewrite (issue 28 items 3 and 4)", () => {
+  it.each([["missing-xref-keyword" as const], ["startxref-off-by-one" as const], ["space-padded-table" as const]])(
+    "an unsigned file with recoverable damage (%s) is rewritten once and signed; the answer and the audit record say so",
+    async (damage) => {
+      const input = cases.damaged(damage);
+      const { signed, notices } = await signWithNotices(input.bytes);
+      expect(notices).toEqual({ "Signet-Input-Rewritten": "repaired cross-reference" });
+      await expectSignedWithEveryPage(input, signed);
+      const rewrite = signed.subarray(0, signed.indexOf("%%EOF") + 6);
+      expect(await auditRecordOf(signed)).toMatchObject({
+        documentSha256: sha256(input.bytes),
+        rewrittenDocument: { reason: "repaired cross-reference", sha256: sha256(rewrite) },
+      });
+      expect(await pdfText(signed, { first: input.pages + 1 })).toContain(sha256(rewrite).slice(0, 16));
+    },
+  );
+
+  it("a signed file that needs repair is refused, naming why", async () => {
+    const signedOnce = await signPdf(cases.nestedTree().bytes, {
+      identity,
+      signingTime: new Date("2026-11-22T10:00:00Z"),
+      signerName: "First",
+      reason: "first",
+    });
+    // startxref one byte off: readers repair it, but a repair rewrites the file and voids the signature.
+    const damaged = Buffer.from(
+      signedOnce.toString("latin1").replace(/startxref\s+(\d+)\s+%%EOF\s*$/, (_, at: string) => `startxref\n${Number(at) + 1}\n%%EOF\n`),
+      "latin1",
+    );
+    expect(damaged.equals(signedOnce)).toBe(false);
+    await expect(sign(damaged)).rejects.toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: expect.stringMatching(/damaged and the PDF already holds signatures/),
+    });
+  });
+
+  it("an unsigned hybrid-reference file is rewritten as a plain file and signed: strict pyHanko evaluates the signature", async () => {
+    const input = cases.hybrid();
+    const { signed, notices } = await signWithNotices(input.bytes);
+    expect(notices).toEqual({ "Signet-Input-Rewritten": "hybrid cross-reference made plain" });
+    expect(signed.toString("latin1")).not.toContain("/XRefStm");
+    await expectSignedWithEveryPage(input, signed);
+  });
+
+  it("a signed hybrid-reference file is kept as it is and the answer says strict validators will not evaluate it", async () => {
+    const input = cases.hybrid();
+    const signedOnce = await signPdf(input.bytes, { identity, signingTime: new Date("2026-11-22T10:00:00Z"), signerName: "First", reason: "first" });
+    const { signed, notices } = await signWithNotices(signedOnce);
+    expect(notices["Signet-Notice"]).toMatch(/hybrid-reference file kept as it is .*strict validators such as pyHanko will not evaluate its signatures/);
+    expect(notices["Signet-Input-Rewritten"]).toBeUndefined();
+    expect(signed.subarray(0, signedOnce.length).equals(signedOnce)).toBe(true);
+    expect(await pdfPageCount(signed)).toBe(input.pages);
+    // What the notice says: strict pyHanko refuses to evaluate the signatures at all.
+    const file = join(scratchDir("hybrid"), "signed.pdf");
+    writeFileSync(file, signed);
+    const strict = spawnSync(sharedPath("tools/pyhanko/validate"), [file], { encoding: "utf8" });
+    expect(strict.stderr).toMatch(/do not permit validation of signatures in hybrid-reference files/);
+    expect((await pdfsig(signed)).map((signature) => signature.valid)).toEqual([true, true]);
   });
 });

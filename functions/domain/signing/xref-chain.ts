@@ -80,6 +80,14 @@ function trailerValues(text: string): XrefChain["trailer"] {
   };
 }
 
+/** lastTrailerValues reads /Root, /Info, /ID and /Encrypt from the file's last `trailer` dictionary (empty when there is none). */
+export function lastTrailerValues(bytes: Buffer): XrefChain["trailer"] {
+  const at = bytes.lastIndexOf("trailer", undefined, "latin1");
+  const start = at < 0 ? -1 : bytes.indexOf("<<", at, "latin1");
+  const end = start < 0 || start > at + 64 ? -1 : dictEnd(bytes, start);
+  return end < 0 ? {} : trailerValues(latin1(bytes, start, end));
+}
+
 /** pngUnpredict undoes the PNG predictors (/Predictor 10-15) on rows of `columns` bytes. */
 function pngUnpredict(data: Buffer, columns: number): Buffer {
   const rowLength = columns + 1;
