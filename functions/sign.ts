@@ -1,4 +1,4 @@
-import { signDocument } from "#domain/signing/sign-document.ts";
+import { signDocumentWithNotices } from "#domain/signing/sign-document.ts";
 import { signRoute } from "#http/contracts/sign.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { base64Text, json } from "#http/responses.ts";
@@ -12,8 +12,8 @@ const uploads = uploadDeps();
 /** handler answers POST /v1/sign: the document signed PAdES at the requested level (B-B..B-LTA), plain base64. */
 export const handler = httpHandler(signRoute, async (req) => {
   const input = await uploadedDocument(req.body.document, req.principal, uploads);
-  const signed = await signDocument({ ...req.body, document: input.document }, dependencies);
+  const { signed, notices } = await signDocumentWithNotices({ ...req.body, document: input.document }, dependencies);
   await input.consumed();
   // base64Text: the megabytes go into the JSON answer without a second scan and copy (issue 16).
-  return json(200, { document: { base64: base64Text(signed), contentType: "application/pdf" } });
+  return json(200, { document: { base64: base64Text(signed), contentType: "application/pdf" } }, notices);
 });

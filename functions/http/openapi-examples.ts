@@ -157,6 +157,18 @@ export const operationExamples: Record<string, OperationExamples> = {
     },
   },
   sign: {
+    successHeaders: {
+      "Signet-Input-Rewritten": {
+        description:
+          "Present when Signet rewrote an unsigned PDF once before signing it, and why: `repaired cross-reference` (readers repair such files; Signet signs the clean rewrite) or `hybrid cross-reference made plain` (strict validators refuse hybrid-reference files). The audit record holds both SHA-256s.",
+        example: "repaired cross-reference",
+      },
+      "Signet-Notice": {
+        description:
+          "Present when the caller should know something about the signed file: a signed hybrid-reference file kept as it is (strict validators such as pyHanko will not evaluate its signatures), or a certificate page left out (the audit trail stays in the signature). Several notices are separated by `; `.",
+        example: "hybrid-reference file kept as it is (it holds signatures): strict validators such as pyHanko will not evaluate its signatures",
+      },
+    },
     request: {
       pdfBase64: {
         summary: "Sign a PDF sent as base64",

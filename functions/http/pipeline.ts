@@ -273,7 +273,7 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
           origin: settings.corsOrigin,
           headers: "Authorization,Content-Type,X-Request-Id",
           methods: "GET,HEAD,POST,DELETE,OPTIONS",
-          exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition",
+          exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition,Signet-Input-Rewritten,Signet-Notice",
           maxAge: 600,
           disableBeforePreflightResponse: false,
         }),

@@ -47,6 +47,22 @@ export async function pdfPageCount(pdf: PdfSource): Promise<number> {
   return withFile(pdf, async (path) => Number(/Pages:\s+(\d+)/.exec((await run("pdfinfo", [path])).stdout)?.[1]));
 }
 
+/** mutoolPageCount reads the page count with MuPDF (`mutool info`); 0 when MuPDF finds no page tree. */
+export async function mutoolPageCount(pdf: PdfSource): Promise<number> {
+  return withFile(pdf, async (path) => {
+    const { stdout } = await run("mutool", ["info", path]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
+    return Number(/^Pages: (\d+)/m.exec(stdout)?.[1] ?? 0);
+  });
+}
+
+/** qpdfPageCount reads the page count with qpdf (`--show-npages`; warnings allowed, exit status 3). */
+export async function qpdfPageCount(pdf: PdfSource): Promise<number> {
+  return withFile(pdf, async (path) => {
+    const { stdout } = await run("qpdf", ["--show-npages", path]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
+    return Number(stdout.trim() || 0);
+  });
+}
+
 /** pdfMetadata is the XMP metadata stream as pdfinfo -meta prints it. */
 export async function pdfMetadata(pdf: PdfSource): Promise<string> {
   return withFile(pdf, async (path) => (await run("pdfinfo", ["-meta", path])).stdout);

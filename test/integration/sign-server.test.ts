@@ -5,6 +5,7 @@ import { oids } from "#domain/signing/cades-signature.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
+import * as cases from "#test/helpers/real-world-pdfs.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PDF, type PdfDict } from "@libpdf/core";
@@ -172,5 +173,19 @@ describe("sign and verify over HTTP", () => {
   it("refuses to sign without a key", async () => {
     const answer = await post("/v1/sign", signBody({ base64: input.toString("base64") }), false);
     expect(answer.status).toBe(401);
+  });
+
+  it("rewrites an unsigned damaged PDF once and says so in Signet-Input-Rewritten, exposed to browsers (issue 28)", async () => {
+    const damaged = cases.damaged("startxref-off-by-one").bytes;
+    const response = await fetch(`${api.url}/v1/sign`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, origin: "https://app.example.com" },
+      body: JSON.stringify({ ...signBody({ base64: damaged.toString("base64") }), level: "B-B" }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("signet-input-rewritten")).toBe("repaired cross-reference");
+    expect(response.headers.get("access-control-expose-headers") ?? "").toContain("Signet-Input-Rewritten");
+    const signed = Buffer.from(((await response.json()) as { document: { base64: string } }).document.base64, "base64");
+    expect(await pdfPageCount(signed)).toBe(3);
   });
 });

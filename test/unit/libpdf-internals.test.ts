@@ -2,7 +2,7 @@
 // loudly when an upgrade moves any of it, before signing breaks in subtler ways.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { PDF, PdfDict, type EmbeddedFont } from "@libpdf/core";
+import { PDF, PdfDict, PdfString, type EmbeddedFont } from "@libpdf/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   allowIncrementalOnLinearized,
@@ -11,6 +11,7 @@ import {
   LIBPDF_VERSION,
   newObjectsOf,
   pageTreeOf,
+  rebaseOnto,
   extractGlyphAs,
   registerEmbeddedFont,
   signatureDictOf,
@@ -18,7 +19,10 @@ import {
 } from "#domain/signing/libpdf-internals.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
+import { openPdf } from "#domain/signing/open-pdf.ts";
+import { readXrefChain, withReadableXref } from "#domain/signing/xref-chain.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
+import { wideXrefStream } from "#test/helpers/real-world-pdfs.ts";
 import { makePdf, testFonts } from "#test/helpers/sign-tools.ts";
 
 let identity: SigningIdentity;
@@ -74,6 +78,23 @@ describe("@libpdf/core internals", () => {
     const saved = Buffer.from(await pdf.save({ incremental: true, subsetFonts: true }));
     expect(saved.toString("latin1")).toContain("/FontFile2");
     expect(await pdfText(saved)).toContain("canarY");
+  });
+
+  it("still refuses cross-reference stream fields wider than 6 bytes; rebaseOnto makes the update append to the original bytes", async () => {
+    // When libpdf reads /W [1 8 2] itself (the first expectation fails), open-pdf.ts no longer needs
+    // its view through xref-chain.ts: remove loadThroughOwnXref's wide-field branch and rebaseOnto.
+    const input = wideXrefStream().bytes;
+    expect((await PDF.load(input)).recoveredViaBruteForce).toBe(true);
+    const chain = readXrefChain(input)!;
+    expect(chain.widestField).toBe(8);
+    const pdf = await PDF.load(withReadableXref(input, chain));
+    expect(pdf.recoveredViaBruteForce).toBe(false);
+    rebaseOnto(pdf, input, chain.startxref, chain.newestIsStream);
+    pdf.getCatalog().set("Lang", PdfString.fromString("en"));
+    const saved = Buffer.from(await pdf.save({ incremental: true }));
+    expect(saved.subarray(0, input.length).equals(input)).toBe(true);
+    expect(saved.subarray(input.length).toString("latin1")).toContain(`/Prev ${chain.startxref}`);
+    expect((await openPdf(saved)).pdf.getCatalog().getString("Lang")?.asString()).toBe("en");
   });
 
   it("names each member that is missing, so an upgrade fails with a reason", async () => {

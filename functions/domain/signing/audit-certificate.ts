@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
 import { extractGlyphAs } from "#domain/signing/libpdf-internals.ts";
+import { appendPage } from "#domain/signing/page-tree.ts";
 import {
   DocumentFonts,
   needsBidi,
@@ -38,6 +39,8 @@ export interface AuditCertificate {
   service: { subject: string; fingerprint: string; algorithm: string };
   /** SHA-256 (hex) of the PDF converted from DOCX input, which is what gets signed. */
   convertedPdfSha256?: string | undefined;
+  /** Set when Signet rewrote the PDF once before signing (repair, hybrid made plain): why, and the rewrite's SHA-256. */
+  rewrittenPdf?: { reason: string; sha256: string } | undefined;
   /** Signatures the document already carries, in document order. */
   existingSignatures?: Array<{ signer: string; signedAt?: Date | undefined }> | undefined;
   /** Set when the signature gets an RFC 3161 timestamp. */
@@ -548,6 +551,8 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   if (certificate.documentName) field(layout, "Title", certificate.documentName);
   field(layout, "SHA-256 as received", certificate.documentSha256, "mono");
   if (certificate.convertedPdfSha256) field(layout, "SHA-256 of the PDF converted from it (signed)", certificate.convertedPdfSha256, "mono");
+  if (certificate.rewrittenPdf)
+    field(layout, `SHA-256 after Signet's rewrite (${certificate.rewrittenPdf.reason}; signed)`, certificate.rewrittenPdf.sha256, "mono");
   field(layout, "Pages", `${certificate.documentPages} (this certificate follows them)`);
   if (certificate.eventId) field(layout, "Event ID", certificate.eventId);
 
@@ -605,7 +610,7 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   const footerText = `Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`;
   const footer = linePieces(fonts, footerText, "ltr", "regular", 8);
   for (const [index, drawings] of layout.pages.entries()) {
-    const page = pdf.addPage({ width: size.width, height: size.height });
+    const page = appendPage(pdf, size);
     const out: Operator[] = [ops.pushGraphicsState()];
     for (const draw of drawings) draw(page, out);
     const labelText = `Page ${index + 1} of ${total}`;

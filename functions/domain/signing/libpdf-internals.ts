@@ -54,6 +54,18 @@ export function allowIncrementalOnLinearized(pdf: PDF): void {
 }
 
 /**
+ * rebaseOnto makes an incremental save append to `bytes` (whose newest cross-reference section is
+ * at `xrefOffset`) instead of the bytes the document was parsed from: Signet parses some files
+ * through a view with a rebuilt cross-reference stream appended (xref-chain.ts withReadableXref).
+ */
+export function rebaseOnto(pdf: PDF, bytes: Uint8Array, xrefOffset: number, usesXRefStreams: boolean): void {
+  const state = pdf as unknown as { originalBytes: Uint8Array; originalXRefOffset: number; _usesXRefStreams: boolean };
+  state.originalBytes = bytes;
+  state.originalXRefOffset = xrefOffset;
+  state._usesXRefStreams = usesXRefStreams;
+}
+
+/**
  * registerEmbeddedFont attaches an already parsed font to a document the way PDFFonts.embed does
  * after parsing: allocate its ref and register it for finalisation (subsetting at save).
  */
@@ -90,7 +102,11 @@ export function checkLibpdfInternals(pdf: PDF): void {
   const registry = context.registry as { getNewObjects?: unknown; allocateRef?: unknown } | undefined;
   if (typeof registry?.getNewObjects !== "function") problems.push("context.registry.getNewObjects");
   if (typeof registry?.allocateRef !== "function") problems.push("context.registry.allocateRef");
-  if (typeof (pdf as unknown as Record<string, unknown>)._isLinearized !== "boolean") problems.push("PDF._isLinearized");
+  const state = pdf as unknown as Record<string, unknown>;
+  if (typeof state._isLinearized !== "boolean") problems.push("PDF._isLinearized");
+  if (!(state.originalBytes instanceof Uint8Array) || typeof state.originalXRefOffset !== "number" || typeof state._usesXRefStreams !== "boolean") {
+    problems.push("PDF.originalBytes, originalXRefOffset, _usesXRefStreams");
+  }
   if (!((pdf.fonts as unknown as { embeddedFonts?: unknown }).embeddedFonts instanceof Map)) problems.push("fonts.embeddedFonts");
   for (const font of (pdf.fonts as unknown as { embeddedFonts?: Map<EmbeddedFont, PdfRef> }).embeddedFonts?.keys() ?? []) {
     if (!((font as unknown as { usedGlyphs?: unknown }).usedGlyphs instanceof Map)) problems.push("EmbeddedFont.usedGlyphs");

@@ -1,11 +1,30 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
+import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, pageTreeOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
-import { openPdf } from "#domain/signing/open-pdf.ts";
+import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
+import { openPdf, tooManyPages } from "#domain/signing/open-pdf.ts";
+import { lastTrailerValues, readXrefChain } from "#domain/signing/xref-chain.ts";
+import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages, readPageTree } from "#domain/signing/page-tree.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
+
+/** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */
+export interface ExistingPages {
+  pages: number;
+  /** The last page's size as shown (rotation applied); A4 when it cannot be read. */
+  lastPage: { width: number; height: number };
+}
+
+/** InputFacts says what signing did with the input beyond appending the signature. */
+export interface InputFacts {
+  /** Set when the unsigned input was rewritten once, cleanly, and the rewritten file was signed. */
+  rewritten?: { reason: string; sha256: string } | undefined;
+  /** A signed hybrid-reference file was kept as it is (strict validators refuse to evaluate its signatures). */
+  hybridKept?: boolean | undefined;
+  /** Set when the certificate page was asked for but left out: why. */
+  certificatePageLeftOut?: string | undefined;
+}
 
 /** PadesSignOptions describe one PAdES signature. */
 export interface PadesSignOptions {
@@ -25,7 +44,7 @@ export interface PadesSignOptions {
    * only when the document holds no signature yet: a page added after an earlier signature would
    * invalidate it (ISO 32000-1 12.8.2.2; pyHanko's difference analysis classes it "other").
    */
-  decorate?: (pdf: PDF) => void | Promise<void>;
+  decorate?: (pdf: PDF, existing: ExistingPages, facts: InputFacts) => void | Promise<void>;
   /**
    * Called with the loaded document and the input bytes before anything is added; returns the
    * complete audit record (JSON, written into the signature dictionary, so the signature covers
@@ -34,12 +53,16 @@ export interface PadesSignOptions {
    * not certified: after a certification only an invisible signature field keeps the
    * certification). A function, since both list the signatures the document already holds.
    */
-  describe?: (pdf: PDF, input: Buffer) => Promise<{ auditRecord?: string | undefined; stamp?: string[] | undefined }>;
+  describe?: (pdf: PDF, input: Buffer, facts: InputFacts) => Promise<{ auditRecord?: string | undefined; stamp?: string[] | undefined }>;
+  /** Rewrite an unsigned input that needs repair or is a hybrid-reference file (default false: refuse a damaged one). */
+  rewriteUnsigned?: boolean | undefined;
   /** Pages a PDF may have (default DEFAULT_MAX_PDF_PAGES). */
   maxPages?: number | undefined;
   /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
   contentsBytes?: number;
 }
+
+const A4 = { width: 595.28, height: 841.89 };
 
 // A fixed-width placeholder: ten digits hold any offset of a file under 10 GB.
 const PLACEHOLDER = 9_999_999_999;
@@ -51,12 +74,81 @@ const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 99999999
  * to be rebuilt (an appended update would point into a broken cross-reference chain).
  */
 export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<PDF> {
-  const { pdf, pages } = await openPdf(bytes, maxPages);
-  if (pdf.recoveredViaBruteForce) {
-    throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
+  return (await loadForUpdate(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxPages)).pdf;
+}
+
+/** UpdateBase is a document opened for an incremental update: the bytes the update appends to, parsed. */
+interface UpdateBase {
+  pdf: PDF;
+  shape: PageTreeShape;
+  /** What the update appends to: the input, or its clean rewrite. */
+  bytes: Buffer;
+  facts: InputFacts;
+}
+
+/**
+ * loadForUpdate is loadPdf with the page tree as readers see it (readPageTree): its pages count
+ * for the limit and for "no pages", and a tree with a loop is refused (signing would keep it).
+ * With `rewrite`, an unsigned document that libpdf had to rebuild (damaged cross-reference) or a
+ * hybrid-reference one is saved once as a plain file and that file is the base; a signed one that
+ * needs repair is refused (a rewrite would void its signatures), a signed hybrid one is kept.
+ */
+async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrite = false): Promise<UpdateBase> {
+  const { pdf } = await openPdf(input, maxPages);
+  const damaged = pdf.recoveredViaBruteForce;
+  const hybrid = !damaged && isHybrid(input);
+  const facts: InputFacts = {};
+  if (damaged || hybrid) {
+    const signed = hasSignatures(pdf);
+    if (damaged && signed) {
+      throw new SignetError(
+        "INVALID_DOCUMENT",
+        "The PDF's cross-reference table is damaged and the PDF already holds signatures: repairing it would rewrite the file and void them. Ask its signers for an intact copy, or repair it before anyone signs it.",
+      );
+    }
+    if (damaged && !rewrite) {
+      throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
+    }
+    if (!signed && rewrite) {
+      const reason = damaged ? "repaired cross-reference" : "hybrid cross-reference made plain";
+      if (damaged) restoreTrailerInfo(pdf, input);
+      // libpdf hands back the original bytes when nothing changed: mark the catalog so it writes.
+      pdf.getCatalog().set("Type", PdfName.of("Catalog"));
+      const rewritten = Buffer.from(await pdf.save({ useXRefStream: false }));
+      const base = await loadForUpdate(rewritten, maxPages, false);
+      return { ...base, facts: { rewritten: { reason, sha256: createHash("sha256").update(rewritten).digest("hex") } } };
+    }
+    if (hybrid) facts.hybridKept = true;
   }
-  if (pages === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
-  return pdf;
+  const shape = readPageTree(pdf, maxPages);
+  if (shape.loop) throw pageTreeLoopError(shape.loop);
+  if (maxPages !== undefined && shape.pages.length > maxPages) throw tooManyPages(shape.pages.length, maxPages);
+  if (shape.pages.length === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
+  return { pdf, shape, bytes: input, facts };
+}
+
+const XREF_STM = Buffer.from("/XRefStm", "latin1");
+
+/** isHybrid tells whether a trailer names /XRefStm (a hybrid-reference file); the byte search makes the common case cost nothing. */
+function isHybrid(bytes: Buffer): boolean {
+  return bytes.indexOf(XREF_STM) >= 0 && (readXrefChain(bytes)?.hybrid ?? false);
+}
+
+/**
+ * restoreTrailerInfo gives a document libpdf rebuilt by brute force (its trailer then holds only
+ * /Root and /Size) the /Info and /ID of the file's last trailer, when they name objects that exist,
+ * so its rewrite keeps the title and the permanent identifier.
+ */
+function restoreTrailerInfo(pdf: PDF, bytes: Buffer): void {
+  const values = lastTrailerValues(bytes);
+  const trailer = trailerOf(pdf);
+  const ref = /^(\d+)\s+(\d+)\s+R$/.exec(values.info ?? "");
+  if (ref && !trailer.has("Info")) {
+    const info = PdfRef.of(Number(ref[1]), Number(ref[2]));
+    if (pdf.getObject(info) instanceof PdfDict) trailer.set("Info", info);
+  }
+  const ids = [...(values.id ?? "").matchAll(/<([0-9A-Fa-f\s]*)>/g)].map((match) => match[1]!.replace(/\s/g, ""));
+  if (ids.length === 2 && !trailer.has("ID")) trailer.set("ID", new PdfArray(ids.map((hex) => new PdfString(new Uint8Array(Buffer.from(hex, "hex")), "hex"))));
 }
 
 /**
@@ -136,8 +228,8 @@ export const AUDIT_RECORD_KEY = "Signet_AuditRecord";
 
 /** SignatureTarget says where the new signature's widget goes and whether it shows the audit stamp. */
 interface SignatureTarget {
-  /** The widget's page: the new certificate page, or the last existing page. */
-  pageIndex: number;
+  /** The widget's page: the new certificate page, or the last existing page; null when no page can list it (every page direct). */
+  page: PDFPage | null;
   /** Lines of a visible audit stamp; the widget is invisible (zero-size) when absent. */
   stamp?: string[];
 }
@@ -213,15 +305,15 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
   const form = pdf.getOrCreateForm();
   const field = form.createSignatureField(uniqueFieldName(pdf));
   const fieldDict = field.getDict();
-  const page = pdf.getPages()[target.pageIndex]!;
+  const { page } = target;
   fieldDict.delete("Kids");
   fieldDict.set("V", signatureRef);
   fieldDict.set("Type", PdfName.of("Annot"));
   fieldDict.set("Subtype", PdfName.of("Widget"));
   fieldDict.set("F", PdfNumber.of(132)); // print, locked
-  fieldDict.set("P", page.ref);
+  if (page) fieldDict.set("P", page.ref);
   let rect = [0, 0, 0, 0];
-  if (target.stamp) {
+  if (target.stamp && page) {
     const box = page.getCropBox();
     const width = Math.min(STAMP.width, Math.max(40, box.width - 2 * STAMP.inset));
     const { stream, height } = stampAppearance(target.stamp, width);
@@ -232,27 +324,11 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
   }
   fieldDict.set("Rect", new PdfArray(rect.map((value) => PdfNumber.of(Math.round(value * 100) / 100))));
   const fieldRef = fieldRefOf(field);
-  if (!fieldRef) return;
+  if (!fieldRef || !page) return;
   const resolve = (ref: PdfRef) => pdf.getObject(ref);
   const annots = page.dict.getArray("Annots", resolve);
   if (annots) annots.push(fieldRef);
   else page.dict.set("Annots", new PdfArray([fieldRef]));
-}
-
-/**
- * keepFlatPageTree tells libpdf that a page tree whose root already lists every page is flat:
- * otherwise its first addPage "flattens" it by setting /Parent on every page again, and the
- * update rewrites every unchanged page object.
- */
-function keepFlatPageTree(pdf: PDF): void {
-  const tree = pageTreeOf(pdf);
-  const kids = tree.root.get("Kids");
-  if (!(kids instanceof PdfArray) || kids.length !== tree.pages.length) return;
-  const flat = tree.pages.every((ref, index) => {
-    const parent = tree.getPageDict(ref)?.get("Parent");
-    return kids.at(index) === ref && parent === tree.rootRef; // PdfRef instances are interned
-  });
-  if (flat) tree.flattened = true;
 }
 
 /** pdfVersion is the document's effective version: the header's, raised by a catalog /Version. */
@@ -352,6 +428,11 @@ function deflated(data: Uint8Array): Buffer {
  * found once in the appended part, the CMS fits its reserved space.
  */
 export async function signPdf(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
+  return (await signPdfWithFacts(input, options)).signed;
+}
+
+/** signPdfWithFacts is signPdf that also says what it did with the input (InputFacts). */
+export async function signPdfWithFacts(input: Buffer, options: PadesSignOptions): Promise<{ signed: Buffer; facts: InputFacts }> {
   try {
     return await signOnce(input, options);
   } catch (error) {
@@ -361,8 +442,8 @@ export async function signPdf(input: Buffer, options: PadesSignOptions): Promise
   }
 }
 
-async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffer> {
-  const pdf = await loadPdf(input, options.maxPages);
+async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ signed: Buffer; facts: InputFacts }> {
+  const { pdf, shape, bytes: input, facts } = await loadForUpdate(received, options.maxPages, options.rewriteUnsigned);
   if (certificationPermission(pdf) === 1) {
     throw new SignetError(
       "INVALID_DOCUMENT",
@@ -374,16 +455,25 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
   allowIncrementalOnLinearized(pdf);
   const certified = certificationPermission(pdf) !== undefined;
   const alreadySigned = hasSignatures(pdf);
-  const described = options.describe ? await options.describe(pdf, input) : {};
-  if (options.decorate && !alreadySigned) {
-    keepFlatPageTree(pdf);
-    await options.decorate(pdf);
+  const described = options.describe ? await options.describe(pdf, input, facts) : {};
+  // The certificate pages are new kids of the root /Pages node; the existing tree stays as it is.
+  const lastExisting = lastIndirectPage(pdf, shape);
+  const decorated = options.decorate !== undefined && !alreadySigned && prepareForNewPages(pdf, shape);
+  if (options.decorate !== undefined && !alreadySigned && !decorated) {
+    facts.certificatePageLeftOut = shape.rootRef
+      ? "the page tree holds direct page dictionaries, after which some readers show no page"
+      : "the catalog's /Pages is not an indirect object";
+  }
+  if (decorated) {
+    const box = lastExisting && shape.pages.at(-1)!.ref === lastExisting.ref ? lastExisting : null;
+    await options.decorate!(pdf, { pages: shape.pages.length, lastPage: box ? { width: box.width, height: box.height } : A4 }, facts);
   }
   const reserved = await contentsSize(options);
-  const pageIndex = pdf.getPageCount() - 1;
+  const page = decorated ? pdf.getPage(pdf.getPageCount() - 1) : lastExisting;
   // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
-  const stamp = alreadySigned && !certified ? described.stamp : undefined;
-  placeSignatureField(pdf, options, reserved, { pageIndex, ...(stamp ? { stamp } : {}) }, described.auditRecord);
+  // Without a certificate page (already signed, or no root to add it to) the widget shows the stamp.
+  const stamp = !decorated && !certified ? described.stamp : undefined;
+  placeSignatureField(pdf, options, reserved, { page, ...(stamp ? { stamp } : {}) }, described.auditRecord);
   declareEtsiExtension(pdf);
   updateFileId(pdf, input, options.signingTime);
   const blocker = pdf.canSaveIncrementally();
@@ -420,5 +510,5 @@ async function signOnce(input: Buffer, options: PadesSignOptions): Promise<Buffe
   const der = cms.toDer();
   if (der.length > reserved) throw new ContentsOverflowError(der.length, reserved);
   output.write(der.toString("hex").toUpperCase(), contentsStart + 1, "latin1");
-  return output;
+  return { signed: output, facts };
 }

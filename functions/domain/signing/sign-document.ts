@@ -7,7 +7,7 @@ import type { Converter } from "#domain/conversion/converter.ts";
 import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { AUDIT_RECORD_KEY, hasSignatures, signPdf } from "#domain/signing/pades-signer.ts";
+import { AUDIT_RECORD_KEY, hasSignatures, type InputFacts, signPdfWithFacts } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { listSignatures, verifySignatures, type VerifyReport } from "#domain/signing/signature-verifier.ts";
 import { describeKey, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
@@ -93,12 +93,6 @@ async function earlierSignaturesOf(pdf: PDF, bytes: Buffer): Promise<EarlierSign
   }));
 }
 
-/** lastPageSize is the size of the document's last page as shown (rotation applied). */
-function lastPageSize(pdf: PDF): { width: number; height: number } {
-  const page = pdf.getPages().at(-1)!;
-  return { width: page.width, height: page.height };
-}
-
 /** checkSignInput enforces the limits and rules the schema cannot express. */
 function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): void {
   if (input.auditTrail.length > limits.maxAuditEvents) {
@@ -121,14 +115,41 @@ function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): v
   }
 }
 
+/** SignNotices are what the answer says beyond the signed PDF, as response headers (name to value). */
+export type SignNotices = Record<string, string>;
+
+/** INPUT_REWRITTEN_HEADER names what Signet rewrote before signing (docs/api.md). */
+export const INPUT_REWRITTEN_HEADER = "Signet-Input-Rewritten";
+/** NOTICE_HEADER carries what a caller should know about the signed file (docs/api.md). */
+export const NOTICE_HEADER = "Signet-Notice";
+
+/** noticesOf turns what signing did with the input into response headers. */
+function noticesOf(facts: InputFacts): SignNotices {
+  const notices: string[] = [];
+  if (facts.hybridKept) {
+    notices.push("hybrid-reference file kept as it is (it holds signatures): strict validators such as pyHanko will not evaluate its signatures");
+  }
+  if (facts.certificatePageLeftOut) notices.push(`certificate page left out (${facts.certificatePageLeftOut}); the audit trail is recorded in the signature`);
+  return {
+    ...(facts.rewritten ? { [INPUT_REWRITTEN_HEADER]: facts.rewritten.reason } : {}),
+    ...(notices.length > 0 ? { [NOTICE_HEADER]: notices.join("; ") } : {}),
+  };
+}
+
+/** signDocument runs POST /v1/sign (see signDocumentWithNotices) and returns the signed PDF. */
+export async function signDocument(input: SignInput, dependencies: SignDependencies): Promise<Buffer> {
+  return (await signDocumentWithNotices(input, dependencies)).signed;
+}
+
 /**
- * signDocument runs POST /v1/sign: checks the request, resolves the document (DOCX is converted
+ * signDocumentWithNotices runs POST /v1/sign: checks the request, resolves the document (DOCX is converted
  * to PDF first), appends the audit trail certificate unless disabled (on an already-signed
  * document: a compact stamp in the signature widget instead), records the complete audit trail in
  * the signature dictionary, and signs PAdES B-B (B-T with a timestamper) as an incremental update.
- * Returns the signed PDF.
+ * An unsigned PDF that needs repair, or a hybrid-reference one, is rewritten once and the rewrite
+ * signed (both SHA-256s in the audit record). Returns the signed PDF and the notices for the answer.
  */
-export async function signDocument(input: SignInput, dependencies: SignDependencies): Promise<Buffer> {
+export async function signDocumentWithNotices(input: SignInput, dependencies: SignDependencies): Promise<{ signed: Buffer; notices: SignNotices }> {
   checkSignInput(input, dependencies.limits);
   const level = resolveLevel(input.level, dependencies.timestamper !== undefined);
   // B-B: no timestamp even when a TSA is configured.
@@ -158,11 +179,12 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
   const events = sortEvents(input.auditTrail);
   // The complete audit trail, inside the signature dictionary the signature covers: on an
   // already-signed document it is the record (no certificate page can be added there).
-  const describe = async (pdf: PDF, bytes: Buffer) => {
+  const describe = async (pdf: PDF, bytes: Buffer, facts: InputFacts) => {
     const earlierSignatures = await earlierSignaturesOf(pdf, bytes);
     const auditRecord = JSON.stringify({
       format: "signet-audit-record/1",
       documentSha256: document.sha256,
+      ...(facts.rewritten ? { rewrittenDocument: { reason: facts.rewritten.reason, sha256: facts.rewritten.sha256 } } : {}),
       ...(document.fileName ? { documentName: document.fileName } : {}),
       ...(input.eventId ? { eventId: input.eventId } : {}),
       signer,
@@ -183,8 +205,9 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
     return { auditRecord, ...(withCertificate ? { stamp } : {}) };
   };
 
-  const signed = await signPdf(pdfBytes, {
+  const { signed, facts } = await signPdfWithFacts(pdfBytes, {
     identity,
+    rewriteUnsigned: true,
     maxPages: deps.limits.maxPdfPages,
     signingTime,
     signerName: signer.name,
@@ -194,7 +217,7 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
     describe,
     ...(withCertificate
       ? {
-          decorate: (pdf) =>
+          decorate: (pdf, existing, facts) =>
             drawAuditCertificate(
               pdf,
               {
@@ -202,11 +225,12 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
                 documentSha256: document.sha256,
                 // DOCX input: the converted PDF is what the signature covers (it is the output's prefix).
                 convertedPdfSha256: document.type === "docx" ? createHash("sha256").update(pdfBytes).digest("hex") : undefined,
+                rewrittenPdf: facts.rewritten,
                 // signPdf decorates only documents without signed fields or a certification, so
                 // this is empty today (the audit record and the stamp list earlier signatures);
                 // it lists any signature a looser rule would let through.
                 existingSignatures: listSignatures(pdf),
-                documentPages: pdf.getPageCount(),
+                documentPages: existing.pages,
                 eventId: input.eventId,
                 signer,
                 events: input.auditTrail,
@@ -216,15 +240,17 @@ export async function signDocument(input: SignInput, dependencies: SignDependenc
                 metadata: input.metadata,
               },
               deps.fonts(),
-              lastPageSize(pdf),
+              existing.lastPage,
             ),
         }
       : {}),
   });
-  if (level === "B-B" || level === "B-T") return signed;
-  return addLongTermValidation(signed, {
+  const notices = noticesOf(facts);
+  if (level === "B-B" || level === "B-T") return { signed, notices };
+  const extended = await addLongTermValidation(signed, {
     fetcher: deps.revocationFetcher ?? deps.fetcher,
     timestamper: level === "B-LTA" ? deps.timestamper : undefined,
     maxPages: deps.limits.maxPdfPages,
   });
+  return { signed: extended, notices };
 }
