@@ -133,7 +133,7 @@ export function createIdentityStore(files: IdentityFiles, options: IdentityStore
           : undefined;
     return {
       ...identity,
-      ...(crlIssuer ? { crlIssuer: { privateKey: crlIssuer.privateKey, certificate: crlIssuer.certificate, keyType: crlIssuer.keyType } } : {}),
+      ...(crlIssuer ? { crlIssuer: { signer: crlIssuer.signer, certificate: crlIssuer.certificate } } : {}),
       ...(revocationProblem ? { revocationProblem } : {}),
     };
   }
