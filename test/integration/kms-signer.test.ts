@@ -2,7 +2,7 @@
 // ECDSA signatures that node's own verify accepts, a certificate that does not certify the key,
 // and throttling retried within the budget, then 503 with Retry-After.
 import { verify } from "node:crypto";
-import { statSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKmsKey, createKmsSigner, kmsClientFor, type KmsKeySpec } from "#adapters/kms-signer.ts";
@@ -13,7 +13,8 @@ import { createKmsIdentityStore, kmsRootCommonName } from "#domain/signing/kms-i
 import { publicKeyFingerprint, type Signer } from "#domain/signing/signer.ts";
 import { generateIdentity } from "#domain/signing/signing-identity.ts";
 import { startKmsStandIn, type KmsStandIn } from "#local/kms-stand-in.ts";
-import { scratchDir } from "#test/helpers/sign-tools.ts";
+import { signPdf } from "#domain/signing/pades-signer.ts";
+import { makePdf, pyhankoValidate, scratchDir } from "#test/helpers/sign-tools.ts";
 
 let kms: KmsStandIn;
 let dataDir: string;
@@ -130,4 +131,25 @@ describe("the KMS identity store", () => {
     expect((failure as SignetError).message).toMatch(/has no certificate yet/);
     expect(String(((failure as SignetError).cause as Error).message)).toMatch(/SIGNET_KMS_ROOT_KEY_ID/);
   });
+});
+
+describe("PAdES through KMS", () => {
+  it.each(["RSA_3072", "ECC_NIST_P256", "ECC_NIST_P384"] as const)(
+    "a %s signing key: the CMS digest and signature algorithms match the key, pyHanko validates and trusts it",
+    async (spec) => {
+      const dir = scratchDir(`kms-pades-${spec}`);
+      const [signing, root] = await Promise.all([signerFor(spec), signerFor("RSA_3072")]);
+      const identity = await createKmsIdentityStore(localIdentityFiles(dir), {
+        signer: async () => signing,
+        root: async () => root,
+        crlUrl: () => undefined,
+        noRevocationHint: "none",
+      }).load();
+      const signed = await signPdf(await makePdf(1), { identity, signingTime: new Date(), signerName: "Ada Lovelace", reason: "test" });
+      writeFileSync(join(dir, "root.pem"), identity.chain[0]!.toString());
+      const report = pyhankoValidate(signed, [join(dir, "root.pem")]);
+      expect(report.allHold, report.output).toBe(true);
+      expect(report.signatures).toMatchObject([{ intact: true, valid: true, trusted: true }]);
+    },
+  );
 });
