@@ -130,8 +130,8 @@ export async function createKmsSigner(options: KmsSignerOptions): Promise<Signer
 /** KmsKeySpec is a key spec Signet creates: RSA_3072 (the default) or ECC_NIST_P256. */
 export type KmsKeySpec = "RSA_3072" | "ECC_NIST_P256";
 
-/** createKmsKey creates an asymmetric SIGN_VERIFY key (the local stand-in; on AWS the stack creates the keys) and returns its id. */
+/** createKmsKey creates an asymmetric SIGN_VERIFY key (the local stand-in; on AWS the stack creates the keys) and returns its ARN. */
 export async function createKmsKey(client: KMSClient, spec: KmsKeySpec, description: string): Promise<string> {
   const answer = await client.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: "SIGN_VERIFY", Description: description }));
-  return answer.KeyMetadata!.KeyId!;
+  return answer.KeyMetadata!.Arn!;
 }

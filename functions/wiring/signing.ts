@@ -20,6 +20,7 @@ import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { issueCrl } from "#domain/signing/crl.ts";
 import { publicIdentity, type CertificateStore } from "#domain/signing/identity-store.ts";
 import { createKmsIdentityStore } from "#domain/signing/kms-identity-store.ts";
+import type { KeyLocation } from "#domain/signing/signer.ts";
 import type { SignDependencies } from "#domain/signing/sign-document.ts";
 import type { SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
@@ -130,6 +131,15 @@ let revocations: Fetcher | undefined;
 function longTermFetcher(): Fetcher {
   revocations ??= config.runtime === "aws" ? revocationFetcher : createOwnCrlFetcher(revocationFetcher, { url: ownCrlUrl, crl: currentCrl });
   return revocations;
+}
+
+/**
+ * signingKeyLocation says where the signing key lives, from the configuration alone (verify-key
+ * on AWS holds no key and may not call KMS Sign): SIGNET_KMS_KEY_ID (the stack sets the key ARN), else a key file.
+ */
+export function signingKeyLocation(): KeyLocation {
+  const { kmsKeyId } = config.identity;
+  return kmsKeyId ? { kind: "kms", keyArn: kmsKeyId } : { kind: "file" };
 }
 
 /** signDependencies are sign's: fetchers, converter, identity, fonts, limits and (with SIGNET_TSA_URL) the timestamp authority. */

@@ -44,6 +44,10 @@ const signBody = (level: string) => ({
 });
 
 async function sign(level: string): Promise<Buffer> {
+  // pyHanko runs synchronously in this process, blocking the server's event loop too: let the
+  // keep-alive timers that expired meanwhile close the idle connection before it is reused
+  // (otherwise a validation slower than the 5 s keep-alive ends in ECONNRESET on the next request).
+  await new Promise((resolve) => setTimeout(resolve, 20));
   const { status, json } = await api.postJson("/v1/sign", signBody(level), key);
   expect(status, JSON.stringify(json)).toBe(200);
   return Buffer.from(json.document.base64 as string, "base64");
@@ -65,6 +69,20 @@ describe("the local server with SIGNET_KMS_KEY_ID=local", () => {
     expect(files.filter((file) => file.endsWith(".json") && file !== "signet-keys.json")).toHaveLength(2);
     for (const file of files) expect(statSync(join(kmsDir, file)).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(api.dataDir, "identity"))).toEqual(["identity-chain.pem"]);
+  });
+
+  it("GET /v1/verify/key says the key is in KMS (its ARN), issued by Signet's own root, and what readers show", async () => {
+    const answer = (await (await fetch(`${api.url}/v1/verify/key`)).json()) as Record<string, unknown>;
+    expect(answer).toMatchObject({
+      algorithm: "RSA-3072 with SHA-256",
+      key: { location: "kms", keyId: expect.stringMatching(/^arn:aws:kms:us-east-1:\d{12}:key\//) },
+      issuedBy: "signet",
+      attestedHardwareKey: false,
+      chain: [published.rootCertificate],
+    });
+    expect(answer.readers).toMatch(/never leaves AWS KMS/);
+    expect(answer.readers).toMatch(/only where someone installed that root/);
+    expect(answer.readers).toMatch(/Adobe Approved Trust List/);
   });
 
   it.each(["B-B", "B-T"])(
