@@ -5,7 +5,7 @@ import { Construct } from "constructs";
 import type { Binding } from "./bind.ts";
 
 /** signingKeyActions are the KMS calls of functions/adapters/kms-signer.ts: read the public key, sign a digest. */
-export const signingKeyActions = ["kms:GetPublicKey", "kms:Sign"] as const;
+const signingKeyActions = ["kms:GetPublicKey", "kms:Sign"] as const;
 
 /**
  * SigningKeys are the two asymmetric KMS keys Signet signs with (issue 30): the signing key

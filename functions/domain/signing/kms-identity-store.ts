@@ -36,7 +36,7 @@ function keyMismatch(error: KeyMismatchError, where: string): SignetError {
     `The service's signing certificate does not match its signing key in AWS KMS (certificate key SHA-256 ${error.certificateKeyFingerprint}, KMS key SHA-256 ${error.signingKeyFingerprint}); nothing is signed until the operator installs a certificate for this key.`,
     {
       cause: new Error(
-        `${where}: ${error.message}; install the certificate chain of this key there, or move the file aside to have Signet issue one (with a root key)`,
+        `${where}: ${error.message}; install the certificate chain of this key (npm run identity:install-cert), or move the file aside to have Signet issue one (with a root key)`,
         { cause: error },
       ),
     },
@@ -84,7 +84,7 @@ export function createKmsIdentityStore(files: IdentityFiles, options: KmsIdentit
       if (!root) {
         throw new SignetError("SERVICE_UNAVAILABLE", "The service's signing key in AWS KMS has no certificate yet.", {
           cause: new Error(
-            `${files.describe(certificateChainFileName)} is missing and no root key is configured (SIGNET_KMS_ROOT_KEY_ID): have a CA certify the key and put its chain there (leaf first, PEM)`,
+            `${files.describe(certificateChainFileName)} is missing and no root key is configured (SIGNET_KMS_ROOT_KEY_ID): have a CA certify the key (npm run identity:csr) and install its chain (npm run identity:install-cert)`,
           ),
         });
       }
