@@ -1,4 +1,5 @@
-// npm run bench:sign — the extra time per PAdES level (B-B/B-T/B-LT/B-LTA; alone: npm run bench:sign -- --levels), and Signet's PAdES signing (with the audit certificate page) against a naive
+// npm run bench:sign — the time a key in KMS adds per signature (through the KMS stand-in; alone:
+// npm run bench:sign -- --kms), the extra time per PAdES level (B-B/B-T/B-LT/B-LTA; alone: npm run bench:sign -- --levels), and Signet's PAdES signing (with the audit certificate page) against a naive
 // pdf-lib + @signpdf pipeline, on a 100-page 10 MB PDF and a 1-page PDF, warm and in-process.
 // Memory is measured in a child process per case: peak RSS (getrusage high-water) minus the
 // RSS of the same process, warmed up and collected, before it reads the input (so the input
@@ -11,6 +12,8 @@ import { signPdf } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
+import { createKmsKey, createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
+import { startKmsStandIn } from "#local/kms-stand-in.ts";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import { addLongTermValidation } from "#domain/signing/ltv.ts";
 import { startLoopbackPki } from "#test/helpers/ltv-pki.ts";
@@ -163,8 +166,57 @@ async function levels(inputs: Array<[string, Buffer]>): Promise<void> {
   }
 }
 
+const KMS_RUNS = 50;
+
+/**
+ * kms prints what a key in KMS adds per signature (issue 30): the same RSA-3072 CMS signature on a
+ * 1-page document with the key in this process, and through the KMS adapter, the real AWS SDK
+ * client and the stand-in on loopback (HTTP, JSON, SigV4 signing of the request, the stand-in's
+ * own RSA operation). On AWS the stand-in's part becomes a TLS round trip to KMS in the region
+ * plus KMS's signing: not measured here (no AWS access).
+ */
+async function kms(one: Buffer): Promise<void> {
+  const standIn = await startKmsStandIn();
+  try {
+    const client = kmsClientFor({ region: "us-east-1", endpoint: standIn.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    const local = await generateIdentity();
+    const signer = await createKmsSigner({ keyId: await createKmsKey(client, "RSA_3072", "bench"), client, ...kmsSignerDefaults });
+    // The certificate does not matter for timing: the CMS has the same shape with the KMS key's signature.
+    const inKms: SigningIdentity = { ...local, signer };
+    const base = { signingTime: new Date(), signerName: "Ada Lovelace", reason: "Signed" };
+    const rows: Array<[string, { median: number; p95: number }]> = [];
+    for (const [label, pipeline] of [
+      ["key file, sign() alone", () => local.signer.sign(Buffer.alloc(200, 1))],
+      ["KMS stand-in, sign() alone", () => signer.sign(Buffer.alloc(200, 1))],
+      ["key file, 1-page B-B", () => signPdf(one, { ...base, identity: local })],
+      ["KMS stand-in, 1-page B-B", () => signPdf(one, { ...base, identity: inKms })],
+    ] as Array<[string, () => Promise<unknown>]>) {
+      for (let index = 0; index < 5; index++) await pipeline();
+      const times: number[] = [];
+      for (let index = 0; index < KMS_RUNS; index++) {
+        const start = performance.now();
+        await pipeline();
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      rows.push([label, { median: percentile(times, 50), p95: percentile(times, 95) }]);
+    }
+    console.log(`Signing key in AWS KMS (stand-in on loopback, real SDK client), RSA-3072, ${KMS_RUNS} warm runs each, no certificate page:`);
+    for (const [label, { median, p95 }] of rows) console.log(`  ${label.padEnd(28)} median ${ms(median).padStart(9)}, p95 ${ms(p95).padStart(9)}`);
+    const added = rows[3]![1].median - rows[2]![1].median;
+    console.log(`  added per signature through the stand-in: ${ms(added)} (median; ${standIn.signCalls()} Sign requests served)`);
+    console.log(
+      "  On AWS expect one HTTPS round trip to KMS in the function's region plus KMS's own signing instead of the stand-in's part, and the first signature of a container also pays GetPublicKey; measure it there (the sign function's duration, or CloudTrail's Sign events).\n",
+    );
+    client.destroy();
+  } finally {
+    await standIn.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === "--memory") return memoryChild(process.argv[3]!, process.argv[4]!);
+  if (process.argv[2] === "--kms") return kms(await fixture("1-page.pdf", 1, 0));
   if (process.argv[2] === "--levels") {
     return levels([
       ["1 page", await fixture("1-page.pdf", 1, 0)],
@@ -199,6 +251,7 @@ async function main(): Promise<void> {
     ["1 page", one],
     ["100 pages, 10 MB", big],
   ]);
+  await kms(one);
 }
 
 await main();

@@ -212,6 +212,9 @@ export const settings = {
     dataDir: text("SIGNET_DATA_DIR", (runtime) => (runtime === "aws" ? "/tmp/signet" : ".signet"), "local data folder", "`.signet` (`/tmp/signet` on AWS)"),
     p12Password: text("SIGNET_IDENTITY_P12_PASSWORD", "", "password of an operator's identity.p12", "empty"),
     p12PasswordParameter: optional("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", "AWS: SSM SecureString holding that password", "none"),
+    kmsKeyId: optional("SIGNET_KMS_KEY_ID", "AWS KMS signing key (id, ARN or alias); `local`: the local KMS stand-in; unset: the key file"),
+    kmsRootKeyId: optional("SIGNET_KMS_ROOT_KEY_ID", "AWS KMS key of the root CA that issues the signing certificate and signs the CRL"),
+    kmsEndpoint: optional("SIGNET_KMS_ENDPOINT", "KMS-compatible endpoint (the local KMS stand-in)", "unset (AWS)"),
   },
   signing: {
     fontsDir: text(

@@ -1,12 +1,13 @@
 import { config } from "#config";
 import { SignetError } from "#domain/shared/errors.ts";
 import { describeKey, rootCertificate } from "#domain/signing/signing-identity.ts";
+import { trustStatement } from "#domain/signing/trust-statement.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
-import { certificateStore } from "#wiring/signing.ts";
+import { certificateStore, signingKeyLocation } from "#wiring/signing.ts";
 
-/** handler answers GET /v1/verify/key: the certificate and public key Signet signs with. */
+/** handler answers GET /v1/verify/key: the certificate and public key Signet signs with, where the key lives, and what readers will show. */
 export const handler = httpHandler(verifyKeyRoute, async () => {
   const identity = await certificateStore().load();
   if (!identity) {
@@ -26,5 +27,7 @@ export const handler = httpHandler(verifyKeyRoute, async () => {
     validTo: new Date(certificate.validTo).toISOString(),
     issuer: certificate.issuer.replace(/\n/g, ", "),
     rootCertificate: rootCertificate(identity).toString(),
+    chain: identity.chain.map((issuer) => issuer.toString()),
+    ...trustStatement(identity, signingKeyLocation()),
   });
 });

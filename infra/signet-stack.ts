@@ -30,6 +30,7 @@ import type { Construct } from "constructs";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
+import { SigningKeys } from "./signing-keys.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
@@ -65,6 +66,8 @@ export interface SignetStackProps extends StackProps {
    * name reaches the template; sign reads the value at run time.
    */
   identityP12PasswordParameter?: string;
+  /** Where the signing key lives: "kms" (the default: two KMS keys, infra/signing-keys.ts) or "file" (a key file in the identity bucket). */
+  signingKey?: "kms" | "file";
   /** The account is in the SES sandbox (see bind.ts sender); true (safe for new accounts) unless false. */
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
@@ -311,6 +314,14 @@ export class SignetStack extends Stack {
     if (props.identityP12PasswordParameter)
       bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
     for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
+    // Issue 30: by default the keys are in KMS and only sign may sign with them (infra/signing-keys.ts).
+    if ((props.signingKey ?? "kms") === "kms") {
+      const keys = new SigningKeys(this, "SigningKeys");
+      bind(fns.sign!, keys.signer());
+      keys.onlySigner(fns.sign!.role!);
+      bind(fns["verify-key"]!, keys.location());
+      new CfnOutput(this, "SigningKeyArn", { value: keys.signingKey.keyArn, description: "KMS key that signs documents (retained)" });
+    }
     bind(fns["keys-list"]!, keyTable(table, keyTableActions.list));
     for (const name of ["keys-revoke", "keys-revoke-link"]) bind(fns[name]!, keyTable(table, keyTableActions.revoke));
     // The per-key request limit (functions/http/pipeline.ts) counts in the table from every authorised function.

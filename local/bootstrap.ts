@@ -1,6 +1,8 @@
 import { ensureKeyTable, keyStoreOptions } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { converter } from "#wiring/conversion.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { StartupError } from "#local/startup-errors.ts";
 import { identityStore } from "#wiring/signing.ts";
 
 /** Shutdown releases what a bootstrap step started. */
@@ -29,9 +31,16 @@ export async function bootstrap(): Promise<Shutdown[]> {
  * prepareIdentity loads the signing identity from the data folder, generating it on the very first
  * start. Called once the server listens: a new identity's certificate names the server's own CRL
  * URL (GET /v1/verify/crl), and the port may only be known then (PORT=0). A request arriving
- * meanwhile waits for the same load.
+ * meanwhile waits for the same load. An identity that cannot be used (a certificate that does not
+ * certify the KMS key, an unreadable file) stops the start, with the reason and where.
  */
 export async function prepareIdentity(): Promise<void> {
-  const identity = await identityStore().load();
+  const identity = await identityStore()
+    .load()
+    .catch((error: unknown) => {
+      if (!(error instanceof SignetError)) throw error;
+      const where = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+      throw new StartupError(`${error.message}${where}`);
+    });
   logger.info("signing identity ready", { subject: identity.certificate.subject, fingerprint: identity.certificate.fingerprint256 });
 }

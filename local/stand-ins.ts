@@ -6,6 +6,7 @@ import { Worker } from "node:worker_threads";
 import sesModule from "aws-ses-v2-local";
 import { portInUse } from "#local/startup-errors.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
+import { startLocalKms, type LocalKms } from "#local/local-kms.ts";
 
 /** StandIns are the embedded replacements of the AWS services, on loopback. */
 export interface StandIns {
@@ -13,6 +14,8 @@ export interface StandIns {
   sesEndpoint: string;
   /** The S3 stand-in (uploads bucket; issue 15). */
   s3Endpoint: string;
+  /** The KMS stand-in, when SIGNET_KMS_KEY_ID is `local` (issue 30). */
+  kms?: LocalKms | undefined;
   /** Environment variables that point the adapters at the stand-ins. */
   env: Record<string, string>;
   close(): Promise<void>;
@@ -151,24 +154,29 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   });
   // --- end S3 stand-in ---
 
+  // --- KMS stand-in (issue 30): only when asked for; keys under dataDir/kms ---
+  const kms = process.env.SIGNET_KMS_KEY_ID === "local" ? await startLocalKms(options.dataDir ? join(options.dataDir, "kms") : undefined) : undefined;
+
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
   const sesEndpoint = `http://127.0.0.1:${sesPort}`;
   return {
     dynamodbEndpoint,
     sesEndpoint,
     s3Endpoint: s3.endpoint,
+    kms,
     env: {
       SIGNET_S3_ENDPOINT: s3.endpoint,
       SIGNET_UPLOADS_BUCKET: uploadsBucket,
       SIGNET_DYNAMODB_ENDPOINT: dynamodbEndpoint,
       SIGNET_SES_ENDPOINT: sesEndpoint,
+      ...kms?.env,
       // The SDK insists on credentials and signs requests; the stand-ins accept any.
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "local",
       AWS_SECRET_ACCESS_KEY: secretAccessKey,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
     },
     close: async () => {
-      await Promise.all([dynamo.close(), close(ses), s3.close()]);
+      await Promise.all([dynamo.close(), close(ses), s3.close(), kms?.close()]);
     },
     dynamoFailure: (waitMs) => dynamo.failure(waitMs),
   };

@@ -22,7 +22,17 @@ export const localNoRevocationHint =
  * sign the CRL GET /v1/verify/crl serves), each with mode 0600 and an exclusive create.
  */
 export function createLocalIdentityStore(options: LocalIdentityOptions): SigningIdentityStore {
-  const files: IdentityFiles = {
+  return createIdentityStore(localIdentityFiles(options.dir), {
+    p12Password: options.p12Password,
+    crls: { crlUrl: options.crlUrl ?? (() => undefined) },
+    noRevocationHint: localNoRevocationHint,
+  });
+}
+
+/** localIdentityFiles are the identity files in a folder (created 0700 when missing), each written 0600 with an exclusive create. */
+export function localIdentityFiles(dir: string): IdentityFiles {
+  const options = { dir };
+  return {
     async read(name) {
       try {
         return await readFile(join(options.dir, name));
@@ -43,9 +53,4 @@ export function createLocalIdentityStore(options: LocalIdentityOptions): Signing
     },
     describe: (name) => join(options.dir, name),
   };
-  return createIdentityStore(files, {
-    p12Password: options.p12Password,
-    crls: { crlUrl: options.crlUrl ?? (() => undefined) },
-    noRevocationHint: localNoRevocationHint,
-  });
 }

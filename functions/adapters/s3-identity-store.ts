@@ -38,16 +38,10 @@ async function getObject(client: S3Client, bucket: string, key: string): Promise
 /** P12Password is the operator's identity.p12 password, or where to fetch it once (Parameter Store). */
 export type P12Password = string | (() => Promise<string>);
 
-/**
- * createS3IdentityStore keeps the signing identity in a private bucket (the signing function's
- * store: the only one that reads the key). A generated identity is stored with a put-if-absent
- * (If-None-Match: *), so concurrent cold starts settle on one key. Once loaded, the identity's
- * certificate chain is published as identity-chain.pem (rewritten when it differs, e.g. after an
- * operator replaced the identity) for the functions that may not read the key.
- */
-export function createS3IdentityStore(options: { bucket: string; p12Password: P12Password; client?: S3Client }): SigningIdentityStore {
+/** s3IdentityFiles are the identity files in the private identity bucket; created with put-if-absent (If-None-Match: *). */
+export function s3IdentityFiles(options: { bucket: string; client?: S3Client }): IdentityFiles {
   const client = options.client ?? s3;
-  const files: IdentityFiles = {
+  return {
     read: (name) => getObject(client, options.bucket, name),
     async createIfAbsent(name, text) {
       try {
@@ -61,6 +55,18 @@ export function createS3IdentityStore(options: { bucket: string; p12Password: P1
     },
     describe: (name) => `s3://${options.bucket}/${name}`,
   };
+}
+
+/**
+ * createS3IdentityStore keeps the signing identity in a private bucket (the signing function's
+ * store: the only one that reads the key). A generated identity is stored with a put-if-absent
+ * (If-None-Match: *), so concurrent cold starts settle on one key. Once loaded, the identity's
+ * certificate chain is published as identity-chain.pem (rewritten when it differs, e.g. after an
+ * operator replaced the identity) for the functions that may not read the key.
+ */
+export function createS3IdentityStore(options: { bucket: string; p12Password: P12Password; client?: S3Client }): SigningIdentityStore {
+  const client = options.client ?? s3;
+  const files = s3IdentityFiles({ bucket: options.bucket, client });
 
   async function publishChain(pem: string): Promise<void> {
     const published = await getObject(client, options.bucket, certificateChainFileName);

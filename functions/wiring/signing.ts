@@ -7,10 +7,11 @@ import { join } from "node:path";
 import { config } from "#config";
 import { fontFiles } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
-import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
+import { createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
+import { createLocalIdentityStore, localIdentityFiles, localNoRevocationHint } from "#adapters/local-identity-store.ts";
 import { createOwnCrlFetcher } from "#adapters/own-crl-fetcher.ts";
 import { revocationFetcher } from "#adapters/revocation-fetcher.ts";
-import { createS3CertificateStore, createS3IdentityStore } from "#adapters/s3-identity-store.ts";
+import { awsNoRevocationHint, createS3CertificateStore, createS3IdentityStore, s3IdentityFiles } from "#adapters/s3-identity-store.ts";
 import { safeFetcher } from "#adapters/safe-fetcher.ts";
 import { readSecureParameter } from "#adapters/ssm-secure-parameter.ts";
 import { createTrustStore } from "#adapters/trust-anchors.ts";
@@ -18,6 +19,8 @@ import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { issueCrl } from "#domain/signing/crl.ts";
 import { publicIdentity, type CertificateStore } from "#domain/signing/identity-store.ts";
+import { createKmsIdentityStore } from "#domain/signing/kms-identity-store.ts";
+import type { KeyLocation } from "#domain/signing/signer.ts";
 import type { SignDependencies } from "#domain/signing/sign-document.ts";
 import type { SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
@@ -71,18 +74,40 @@ export async function currentCrl(): Promise<Buffer> {
 }
 
 /**
- * identityStore is this container's signing identity source: the S3 bucket when
- * SIGNET_IDENTITY_BUCKET is set (AWS), else <data folder>/identity (local). Its load() caches
- * the identity for the life of the container. Only signing uses it. On AWS the P12 password, when
- * there is one, is read from its SecureString parameter on the first load, not from the environment.
+ * identityStore is this container's signing identity source: with SIGNET_KMS_KEY_ID the key in
+ * AWS KMS (the local stand-in when the local server started one) and its certificate chain from
+ * the identity bucket or folder; else the key file from the S3 bucket when SIGNET_IDENTITY_BUCKET
+ * is set (AWS), or from <data folder>/identity (local). Its load() caches the identity for the
+ * life of the container. Only signing uses it. On AWS the P12 password, when there is one, is read
+ * from its SecureString parameter on the first load, not from the environment.
  */
 export function identityStore(): SigningIdentityStore {
   if (identities) return identities;
-  const { bucket, p12Password, p12PasswordParameter, dataDir } = config.identity;
+  const { bucket, p12Password, p12PasswordParameter, dataDir, kmsKeyId } = config.identity;
+  if (kmsKeyId) {
+    identities = kmsIdentityStore(kmsKeyId);
+    return identities;
+  }
   identities = bucket
     ? createS3IdentityStore({ bucket, p12Password: p12PasswordParameter ? () => readSecureParameter(p12PasswordParameter) : p12Password })
     : createLocalIdentityStore({ dir: join(dataDir, "identity"), p12Password, crlUrl: ownCrlUrl });
   return identities;
+}
+
+/** kmsIdentityStore is the identity whose keys stay in AWS KMS (SIGNET_KMS_KEY_ID, SIGNET_KMS_ROOT_KEY_ID). */
+function kmsIdentityStore(keyId: string): SigningIdentityStore {
+  const { bucket, dataDir, kmsRootKeyId, kmsEndpoint } = config.identity;
+  if (keyId === "local" && !kmsEndpoint) {
+    throw new Error("Configuration error: SIGNET_KMS_KEY_ID=local needs the local server's KMS stand-in (npm start); on AWS set a key id, ARN or alias");
+  }
+  const client = kmsClientFor({ region: config.region, endpoint: kmsEndpoint });
+  const signer = (id: string) => () => createKmsSigner({ keyId: id, client, ...kmsSignerDefaults });
+  return createKmsIdentityStore(bucket ? s3IdentityFiles({ bucket }) : localIdentityFiles(join(dataDir, "identity")), {
+    signer: signer(keyId),
+    root: kmsRootKeyId ? signer(kmsRootKeyId) : undefined,
+    crlUrl: ownCrlUrl,
+    noRevocationHint: bucket ? awsNoRevocationHint : localNoRevocationHint,
+  });
 }
 
 /**
@@ -106,6 +131,15 @@ let revocations: Fetcher | undefined;
 function longTermFetcher(): Fetcher {
   revocations ??= config.runtime === "aws" ? revocationFetcher : createOwnCrlFetcher(revocationFetcher, { url: ownCrlUrl, crl: currentCrl });
   return revocations;
+}
+
+/**
+ * signingKeyLocation says where the signing key lives, from the configuration alone (verify-key
+ * on AWS holds no key and may not call KMS Sign): SIGNET_KMS_KEY_ID (the stack sets the key ARN), else a key file.
+ */
+export function signingKeyLocation(): KeyLocation {
+  const { kmsKeyId } = config.identity;
+  return kmsKeyId ? { kind: "kms", keyArn: kmsKeyId } : { kind: "file" };
 }
 
 /** signDependencies are sign's: fetchers, converter, identity, fonts, limits and (with SIGNET_TSA_URL) the timestamp authority. */

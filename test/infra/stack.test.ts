@@ -347,7 +347,8 @@ describe("least privilege", () => {
     "keys-revoke-link": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
     // sign: its identity, the per-key count, and consuming uploads (CDK merges the two buckets'
     // ListBucket into one statement).
-    sign: ["dynamodb:UpdateItem", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"],
+    // ... and the two KMS keys (issue 30; test/infra/signing-keys.test.ts).
+    sign: ["dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"],
     // verify: the published chain, and consuming uploads (verify has no key to count).
     verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
@@ -455,7 +456,7 @@ describe("operations", () => {
   });
 
   it("outputs the API URL, the table name and the bucket name", () => {
-    expect(Object.keys(synth.json.Outputs).sort()).toEqual(["ApiUrl", "IdentityBucketName", "TableName", "UploadsBucketName"]);
+    expect(Object.keys(synth.json.Outputs).sort()).toEqual(["ApiUrl", "IdentityBucketName", "SigningKeyArn", "TableName", "UploadsBucketName"]);
     synth.template.hasOutput("TableName", { Value: { Ref: tableId() } });
     synth.template.hasOutput("IdentityBucketName", { Value: { Ref: bucketId() } });
   });

@@ -32,7 +32,7 @@ describe("a generated local identity", () => {
     writeFileSync(join(dir, "leaf.pem"), identity.certificate.toString());
     expect(openssl(dir, "x509", "-in", "leaf.pem", "-noout", "-ext", "crlDistributionPoints")).toContain(`URI:${crlUrl}`);
     // identity.pem keeps holding the signing key and the chain only: the root key is in its own file.
-    expect(parsePemIdentity(readFileSync(join(dir, "identity.pem"), "utf8")).privateKey.equals(identity.privateKey)).toBe(true);
+    expect(parsePemIdentity(readFileSync(join(dir, "identity.pem"), "utf8")).signer.publicKey.equals(identity.signer.publicKey)).toBe(true);
     expect(readFileSync(join(dir, "identity.pem"), "utf8").match(/PRIVATE KEY-----/g)).toHaveLength(2);
     // Loaded again (a restart): the same root, still able to sign CRLs.
     const again = await createLocalIdentityStore({ dir, p12Password: "", crlUrl: () => "http://localhost:1/other" }).load();
@@ -133,7 +133,7 @@ describe("issueCrl", () => {
     const dir = scratchDir("crl-issue");
     writeFileSync(join(dir, "root.pem"), root.certificate.toString());
     const now = new Date("2026-11-23T03:00:00Z");
-    writeFileSync(join(dir, "root.crl"), issueCrl(root, { now }));
+    writeFileSync(join(dir, "root.crl"), await issueCrl(root, { now }));
     const text = openssl(dir, "crl", "-inform", "DER", "-in", "root.crl", "-CAfile", "root.pem", "-noout", "-text");
     expect(text).toMatch(/Version 2/);
     expect(text).toMatch(/Issuer: CN ?= ?Signet Local Root CA/);
@@ -147,7 +147,7 @@ describe("issueCrl", () => {
     expect(verify("root.crl").stderr).toMatch(/verify OK/);
     // Signed by another key, the same CRL does not verify.
     const { root: other } = await generateLocalIdentity();
-    writeFileSync(join(dir, "forged.crl"), issueCrl({ ...root, privateKey: other.privateKey }, { now }));
+    writeFileSync(join(dir, "forged.crl"), await issueCrl({ ...root, signer: other.signer }, { now }));
     expect(verify("forged.crl").stderr).not.toMatch(/verify OK/);
   }, 30_000);
 });

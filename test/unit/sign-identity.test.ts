@@ -12,7 +12,7 @@ describe("local identity store", () => {
     const dir = join(scratchDir("identity"), "identity");
     const first = await createLocalIdentityStore({ dir, p12Password: "" }).load();
     expect(first.certificate.subject).toBe("CN=Signet Local Signing");
-    expect(first.privateKey.asymmetricKeyDetails?.modulusLength).toBe(3072);
+    expect(first.signer.publicKey.asymmetricKeyDetails?.modulusLength).toBe(3072);
     expect(statSync(join(dir, "identity.pem")).mode & 0o777).toBe(0o600);
     const again = await createLocalIdentityStore({ dir, p12Password: "" }).load();
     expect(again.certificate.fingerprint256).toBe(first.certificate.fingerprint256);

@@ -1,10 +1,7 @@
-import { type X509Certificate, createHash, sign as signData } from "node:crypto";
-import { promisify } from "node:util";
+import { type X509Certificate, createHash } from "node:crypto";
 import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/shared/der.ts";
+import { maxSignatureBytes, signatureAlgorithms } from "#domain/signing/signer.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
-
-// crypto.sign with a callback runs the private-key operation on libuv's thread pool.
-const signOffThread = promisify(signData);
 
 /** oids used in CMS / CAdES structures. */
 export const oids = {
@@ -23,7 +20,15 @@ export const oids = {
   rsaEncryption: "1.2.840.113549.1.1.1",
   sha256WithRsa: "1.2.840.113549.1.1.11",
   ecdsaWithSha256: "1.2.840.10045.4.3.2",
+  ecdsaWithSha384: "1.2.840.10045.4.3.3",
 } as const;
+
+const digestOids = { sha256: oids.sha256, sha384: oids.sha384 } as const;
+
+/** documentHash is the hash a document digest for this identity's signature must use: the signing algorithm's. */
+export function documentHash(identity: Pick<SigningIdentity, "signer">): "sha256" | "sha384" {
+  return signatureAlgorithms[identity.signer.algorithm].hash;
+}
 
 /** Timestamper obtains an RFC 3161 timestamp token over the SHA-256 of some bytes. */
 export interface Timestamper {
@@ -83,26 +88,44 @@ export interface CadesSignature {
 }
 
 /**
- * createCadesSignature signs a document digest as a CAdES baseline B-B detached CMS: signed
- * attributes content-type, message-digest and signing-certificate-v2, deliberately no
- * signing-time (PAdES puts the claimed time in the signature dictionary's /M). The private-key
- * operation is node's native crypto on the thread pool (an RSA-3072 signature is about 1.5 ms,
- * which the event loop spends on other requests); the DER is written directly (a schema library
+ * createCadesSignature signs a document digest (made with documentHash) as a CAdES baseline B-B
+ * detached CMS: signed attributes content-type, message-digest and signing-certificate-v2,
+ * deliberately no signing-time (PAdES puts the claimed time in the signature dictionary's /M).
+ * The signature goes through the identity's signer (a key in this process, or AWS KMS), whose
+ * algorithm also decides the digest algorithm; the DER is written directly (a schema library
  * costs more than the rest of a one-page signing).
  */
 export async function createCadesSignature(identity: SigningIdentity, documentDigest: Buffer): Promise<CadesSignature> {
-  const attributes = [
+  const signedSet = signedAttributes(identity, documentDigest);
+  return assemble(identity, signedSet, await identity.signer.sign(signedSet));
+}
+
+/**
+ * measureCadesSignature is the DER size of a CMS createCadesSignature would make for this
+ * identity (without a timestamp), with the largest signature value the key can give: sizing the
+ * reserved space costs no signature (no KMS request).
+ */
+export function measureCadesSignature(identity: SigningIdentity): number {
+  const digest = Buffer.alloc(signatureAlgorithms[identity.signer.algorithm].hash === "sha384" ? 48 : 32);
+  return assemble(identity, signedAttributes(identity, digest), Buffer.alloc(maxSignatureBytes(identity.signer))).toDer().length;
+}
+
+/** signedAttributes is the DER SET OF the signed attributes, which the signature covers. */
+function signedAttributes(identity: SigningIdentity, documentDigest: Buffer): Buffer {
+  return setOf(
     attribute(oids.contentType, objectIdentifier(oids.data)),
     attribute(oids.messageDigest, octetString(documentDigest)),
     signingCertificateV2(identity),
-  ];
-  // The signature covers the DER SET OF the attributes; the signer info carries them as [0] IMPLICIT.
-  const signedSet = setOf(...attributes);
-  const signatureValue = await signOffThread("sha256", signedSet, identity.privateKey);
+  );
+}
+
+function assemble(identity: SigningIdentity, signedSet: Buffer, signatureValue: Buffer): CadesSignature {
+  // The signer info carries the signed attributes as [0] IMPLICIT.
   const signedAttrs = Buffer.concat([Buffer.from([0xa0]), signedSet.subarray(1)]);
   const { issuer, serial } = certificateIds(identity.certificate);
-  const algorithm = identity.keyType === "RSA" ? sequence(objectIdentifier(oids.sha256WithRsa), nullValue) : sequence(objectIdentifier(oids.ecdsaWithSha256));
-  const digestAlgorithm = sequence(objectIdentifier(oids.sha256));
+  const facts = signatureAlgorithms[identity.signer.algorithm];
+  const algorithm = facts.nullParameter ? sequence(objectIdentifier(facts.oid), nullValue) : sequence(objectIdentifier(facts.oid));
+  const digestAlgorithm = sequence(objectIdentifier(digestOids[facts.hash]));
   let unsignedAttrs: Buffer = Buffer.alloc(0);
 
   return {

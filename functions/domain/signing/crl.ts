@@ -1,7 +1,7 @@
-import { createHash, sign as signData } from "node:crypto";
+import { createHash } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import type { CrlIssuer } from "#domain/signing/signing-identity.ts";
+import { algorithmIdentifier, type CrlIssuer } from "#domain/signing/signing-identity.ts";
 
 /** CrlOptions set a CRL's time window. */
 export interface CrlOptions {
@@ -17,9 +17,9 @@ const defaultCrlOptions = { validityDays: 7 };
  * issueCrl signs an empty RFC 5280 v2 CRL for the issuer (nothing Signet issued is revoked):
  * thisUpdate now, nextUpdate `validityDays` later, the issuer's key identifier, and a CRL number
  * that grows with time (seconds since 1970), so a newer CRL always has the higher number.
- * Returns the DER.
+ * Signed through the issuer's signer (the local root key, or the root key in KMS). Returns the DER.
  */
-export function issueCrl(issuer: CrlIssuer, options: Partial<CrlOptions> & Pick<CrlOptions, "now">): Buffer {
+export async function issueCrl(issuer: CrlIssuer, options: Partial<CrlOptions> & Pick<CrlOptions, "now">): Promise<Buffer> {
   const { now, validityDays } = { ...defaultCrlOptions, ...options };
   const issuerCertificate = pkijs.Certificate.fromBER(new Uint8Array(issuer.certificate.raw));
   const keyId = createHash("sha1").update(new Uint8Array(issuerCertificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)).digest();
@@ -43,14 +43,12 @@ export function issueCrl(issuer: CrlIssuer, options: Partial<CrlOptions> & Pick<
     ],
   });
   // Signed by hand, as the certificates are (signing-identity.ts): sha256WithRSAEncryption with its NULL parameter.
-  const algorithm = new pkijs.AlgorithmIdentifier(
-    issuer.keyType === "RSA" ? { algorithmId: "1.2.840.113549.1.1.11", algorithmParams: new asn1js.Null() } : { algorithmId: "1.2.840.10045.4.3.2" },
-  );
+  const algorithm = algorithmIdentifier(issuer.signer);
   crl.signature = algorithm;
   crl.signatureAlgorithm = algorithm;
   const tbs = new Uint8Array((crl as unknown as { encodeTBS(): asn1js.Sequence }).encodeTBS().toBER(false));
   crl.tbsView = tbs;
-  const value = signData("sha256", tbs, issuer.privateKey);
+  const value = await issuer.signer.sign(Buffer.from(tbs));
   crl.signatureValue = new asn1js.BitString({ valueHex: new Uint8Array(value) });
   return Buffer.from(crl.toSchema().toBER(false));
 }

@@ -64,8 +64,8 @@ export function parseCertificateChain(pem: string): PublicIdentity {
  */
 export const rootKeyFileName = "identity-root.pem";
 
-/** IdentityFileName is one of identityFileNames, or the local root's file. */
-export type IdentityFileName = (typeof identityFileNames)[keyof typeof identityFileNames] | typeof rootKeyFileName;
+/** IdentityFileName is one of identityFileNames, the local root's file, or the published chain (a KMS identity's certificates). */
+export type IdentityFileName = (typeof identityFileNames)[keyof typeof identityFileNames] | typeof rootKeyFileName | typeof certificateChainFileName;
 
 /**
  * IdentityFiles is where the identity files live (a folder, a bucket). Outages are raised as
@@ -133,7 +133,7 @@ export function createIdentityStore(files: IdentityFiles, options: IdentityStore
           : undefined;
     return {
       ...identity,
-      ...(crlIssuer ? { crlIssuer: { privateKey: crlIssuer.privateKey, certificate: crlIssuer.certificate, keyType: crlIssuer.keyType } } : {}),
+      ...(crlIssuer ? { crlIssuer: { signer: crlIssuer.signer, certificate: crlIssuer.certificate } } : {}),
       ...(revocationProblem ? { revocationProblem } : {}),
     };
   }

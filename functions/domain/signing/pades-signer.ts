@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
-import { createCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
+import { createCadesSignature, documentHash, measureCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
 import { openPdf, tooManyPages } from "#domain/signing/open-pdf.ts";
@@ -176,7 +176,7 @@ const CONTENTS_MARGIN = 64;
 const FIRST_TOKEN_BOUND = 16_384;
 const TOKEN_MARGIN = 1_024;
 const tokenSizes = new WeakMap<Timestamper, number>();
-// The measured CMS size per identity: one signature operation per identity, not per request.
+// The measured CMS size per identity (measured without a signature: no KMS request).
 const cmsSizes = new WeakMap<SigningIdentity, number>();
 
 /**
@@ -188,7 +188,7 @@ async function contentsSize(options: PadesSignOptions): Promise<number> {
   if (options.contentsBytes) return options.contentsBytes;
   let cms = cmsSizes.get(options.identity);
   if (cms === undefined) {
-    cms = (await createCadesSignature(options.identity, Buffer.alloc(32))).toDer().length;
+    cms = measureCadesSignature(options.identity);
     cmsSizes.set(options.identity, cms);
   }
   const measured = cms + CONTENTS_MARGIN;
@@ -500,7 +500,7 @@ async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ 
   const rangeText = `[${byteRange.join(" ")}]`.padEnd(rangeLength, " ");
   output.write(rangeText, rangeStart, "latin1");
 
-  const digest = createHash("sha256").update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
+  const digest = createHash(documentHash(options.identity)).update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
   const cms = await createCadesSignature(options.identity, digest);
   if (options.timestamper) {
     const token = await options.timestamper.timestamp(cms.signatureValue);

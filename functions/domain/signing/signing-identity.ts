@@ -1,29 +1,36 @@
-import { KeyObject, X509Certificate, createHash, createPrivateKey, randomBytes, sign as signData, webcrypto } from "node:crypto";
+import { KeyObject, X509Certificate, createHash, createPrivateKey, randomBytes, webcrypto } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { randomPositiveInteger } from "#domain/shared/der.ts";
 import { Pkcs12Error, readPkcs12, type Pkcs12Contents } from "#domain/signing/pkcs12.ts";
+import { keySigner, signatureAlgorithms, type Signer } from "#domain/signing/signer.ts";
 
-/** SigningIdentity is the key and certificate chain Signet signs with. */
+/** SigningIdentity is the signer (the key, wherever it lives) and certificate chain Signet signs with. */
 export interface SigningIdentity {
-  /** The private key; never logged, never put in an error message. */
-  privateKey: KeyObject;
+  /** Signs with the private key, which stays behind it (this process's memory, or AWS KMS). */
+  signer: Signer;
   /** The signing certificate. */
   certificate: X509Certificate;
   /** Issuer certificates, nearest first (empty for a self-signed identity). */
   chain: X509Certificate[];
   keyType: "RSA" | "EC";
   /**
-   * The root CA that can sign CRLs for the signing certificate: only a generated local identity
-   * has one (its root key kept in the data folder). Never logged, never in a response.
+   * The root CA that can sign CRLs for the signing certificate: a generated local identity (its
+   * root key kept in the data folder) or a KMS identity Signet issued (its root key in KMS).
    */
   crlIssuer?: CrlIssuer | undefined;
   /** Why this identity cannot reach B-LT (no revocation data can exist for it), for the caller asking for it. */
   revocationProblem?: string | undefined;
 }
 
-/** CrlIssuer is a CA key and certificate that signs CRLs. */
-export type CrlIssuer = Pick<SigningIdentity, "privateKey" | "certificate" | "keyType">;
+/** CrlIssuer is a CA's signer and certificate: it signs CRLs (and certificates). */
+export type CrlIssuer = Pick<SigningIdentity, "signer" | "certificate">;
+
+/** KeyFileIdentity is an identity whose private key is in this process (a key file, a generated key). */
+export type KeyFileIdentity = SigningIdentity & {
+  /** The private key; never logged, never put in an error message. */
+  privateKey: KeyObject;
+};
 
 /** SigningIdentityStore loads the service's identity, creating one on first use when none exists. */
 export interface SigningIdentityStore {
@@ -44,7 +51,7 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
  * parsePemIdentity reads a PEM bundle holding one private key (PKCS#8, PKCS#1 or SEC1) and the
  * certificate chain, leaf first or in any order: the leaf is the certificate matching the key.
  */
-export function parsePemIdentity(pem: string): SigningIdentity {
+export function parsePemIdentity(pem: string): KeyFileIdentity {
   let privateKey: KeyObject | undefined;
   const certificates: X509Certificate[] = [];
   for (const match of pem.matchAll(PEM_BLOCK)) {
@@ -70,7 +77,7 @@ export function parsePemIdentity(pem: string): SigningIdentity {
 }
 
 /** parseP12Identity reads a PKCS#12 (.p12/.pfx) file with its password (pkijs; see pkcs12.ts). */
-export async function parseP12Identity(bytes: Uint8Array, password: string): Promise<SigningIdentity> {
+export async function parseP12Identity(bytes: Uint8Array, password: string): Promise<KeyFileIdentity> {
   let contents: Pkcs12Contents;
   try {
     contents = await readPkcs12(bytes, password);
@@ -81,7 +88,7 @@ export async function parseP12Identity(bytes: Uint8Array, password: string): Pro
   return assembleIdentity(contents.privateKey, contents.certificates);
 }
 
-function assembleIdentity(privateKey: KeyObject, certificates: X509Certificate[]): SigningIdentity {
+function assembleIdentity(privateKey: KeyObject, certificates: X509Certificate[]): KeyFileIdentity {
   const type = privateKey.asymmetricKeyType;
   if (type !== "rsa" && type !== "ec") throw new IdentityFormatError(`keys of type ${type ?? "unknown"} are not supported; use RSA or ECDSA P-256`);
   if (type === "ec" && privateKey.asymmetricKeyDetails?.namedCurve !== "prime256v1") {
@@ -100,30 +107,34 @@ function assembleIdentity(privateKey: KeyObject, certificates: X509Certificate[]
     chain.push(issuer);
     current = issuer;
   }
-  return { privateKey, certificate: leaf, chain, keyType: type === "rsa" ? "RSA" : "EC" };
+  return { privateKey, signer: keySigner(privateKey, leaf.publicKey), certificate: leaf, chain, keyType: type === "rsa" ? "RSA" : "EC" };
 }
 
 /** identityToPem writes an identity as one PEM bundle: the private key, then the chain leaf first. */
-export function identityToPem(identity: SigningIdentity): string {
+export function identityToPem(identity: KeyFileIdentity): string {
   const key = identity.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
   return [key.trim(), identity.certificate.toString().trim(), ...identity.chain.map((certificate) => certificate.toString().trim())].join("\n") + "\n";
 }
 
-/** GenerateIdentityOptions choose the key and the subject of a new self-signed identity. */
-export interface GenerateIdentityOptions {
+/** CertificateOptions choose the subject and the extensions of a certificate Signet issues. */
+export interface CertificateOptions {
   commonName: string;
-  keyType: "RSA" | "EC";
-  /** RSA modulus length. */
-  rsaBits: number;
   validityDays: number;
-  /** Issue a CA certificate (for tests that build chains). */
+  /** Issue a CA certificate (keyCertSign, cRLSign). */
   isCa: boolean;
-  /** Sign with this identity instead of self-signing. */
-  issuer?: SigningIdentity;
   /** Extended key usage OIDs (critical when given). */
   extendedKeyUsage?: string[];
   /** A CRL distribution point (RFC 5280 4.2.1.13) to name in the certificate. */
   crlUrl?: string | undefined;
+}
+
+/** GenerateIdentityOptions choose the key and the subject of a new self-signed identity. */
+export interface GenerateIdentityOptions extends CertificateOptions {
+  keyType: "RSA" | "EC";
+  /** RSA modulus length. */
+  rsaBits: number;
+  /** Sign with this identity instead of self-signing. */
+  issuer?: Pick<SigningIdentity, "signer" | "certificate" | "chain">;
 }
 
 const defaultGenerateOptions: GenerateIdentityOptions = {
@@ -140,34 +151,45 @@ function rdn(commonName: string): pkijs.RelativeDistinguishedNames {
   });
 }
 
-/**
- * generateIdentity makes a key pair and an X.509 certificate for it (self-signed unless an issuer
- * is given): digitalSignature + nonRepudiation key usage, SHA-256.
- */
-export async function generateIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<SigningIdentity> {
-  const settings = { ...defaultGenerateOptions, ...options };
-  const subtle = webcrypto.subtle;
-  const algorithm =
-    settings.keyType === "RSA"
-      ? { name: "RSASSA-PKCS1-v1_5", modulusLength: settings.rsaBits, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }
-      : { name: "ECDSA", namedCurve: "P-256" };
-  const pair = (await subtle.generateKey(algorithm, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+/** spkiOf reads a public key's SubjectPublicKeyInfo as pkijs sees it. */
+function spkiOf(publicKey: KeyObject): pkijs.PublicKeyInfo {
+  return pkijs.PublicKeyInfo.fromBER(new Uint8Array(publicKey.export({ type: "spki", format: "der" })));
+}
 
+/** algorithmIdentifier is the X.509/CRL signatureAlgorithm of a signer (sha256WithRSAEncryption with its NULL, ECDSA without parameters). */
+export function algorithmIdentifier(signer: Pick<Signer, "algorithm">): pkijs.AlgorithmIdentifier {
+  const facts = signatureAlgorithms[signer.algorithm];
+  return new pkijs.AlgorithmIdentifier(facts.nullParameter ? { algorithmId: facts.oid, algorithmParams: new asn1js.Null() } : { algorithmId: facts.oid });
+}
+
+/**
+ * issueCertificate writes an X.509 v3 certificate for `publicKey`, signed through `issuer`'s
+ * signer (self-signed when the issuer has no certificate: then its signer must hold the
+ * subject's key): digitalSignature + nonRepudiation key usage, or keyCertSign + cRLSign for a CA;
+ * subject and authority key identifiers. The issuer's key may live in KMS.
+ */
+export async function issueCertificate(
+  publicKey: KeyObject,
+  issuer: { signer: Signer; certificate?: X509Certificate | undefined },
+  options: Partial<CertificateOptions> = {},
+): Promise<X509Certificate> {
+  const settings = { ...defaultGenerateOptions, ...options };
   const certificate = new pkijs.Certificate();
   certificate.version = 2;
   const serial = randomPositiveInteger(randomBytes(16));
   certificate.serialNumber = new asn1js.Integer({ valueHex: serial });
   certificate.subject = rdn(settings.commonName);
-  certificate.issuer = settings.issuer ? pkijs.Certificate.fromBER(settings.issuer.certificate.raw).subject : rdn(settings.commonName);
+  const issuerCertificate = issuer.certificate ? pkijs.Certificate.fromBER(issuer.certificate.raw) : undefined;
+  certificate.issuer = issuerCertificate ? issuerCertificate.subject : rdn(settings.commonName);
   const now = Date.now();
   certificate.notBefore.value = new Date(now - 60_000);
   certificate.notAfter.value = new Date(now + settings.validityDays * 86_400_000);
-  await certificate.subjectPublicKeyInfo.importKey(pair.publicKey as webcrypto.CryptoKey);
+  certificate.subjectPublicKeyInfo = spkiOf(publicKey);
 
   // keyUsage bits: digitalSignature (0), nonRepudiation (1); a CA: keyCertSign (5), cRLSign (6).
   const usage = settings.isCa ? 0b0000_0110 : 0b1100_0000;
   const subjectKeyId = keyIdentifier(certificate.subjectPublicKeyInfo);
-  const authorityKeyId = settings.issuer ? keyIdentifier(pkijs.Certificate.fromBER(settings.issuer.certificate.raw).subjectPublicKeyInfo) : subjectKeyId;
+  const authorityKeyId = issuerCertificate ? keyIdentifier(issuerCertificate.subjectPublicKeyInfo) : subjectKeyId;
   const extensions = [
     new pkijs.Extension({
       extnID: "2.5.29.19",
@@ -206,23 +228,36 @@ export async function generateIdentity(options: Partial<GenerateIdentityOptions>
     );
   }
   certificate.extensions = extensions;
-  const privateKey = KeyObject.from(pair.privateKey as webcrypto.CryptoKey);
-  const signer = settings.issuer ?? { privateKey, keyType: settings.keyType };
   // Signed by hand so sha256WithRSAEncryption carries its NULL parameter (RFC 4055 2.1), which
   // pkijs leaves out and strict validators expect; ECDSA algorithms have no parameters (RFC 5758).
-  const signatureAlgorithm = new pkijs.AlgorithmIdentifier(
-    signer.keyType === "RSA" ? { algorithmId: "1.2.840.113549.1.1.11", algorithmParams: new asn1js.Null() } : { algorithmId: "1.2.840.10045.4.3.2" },
-  );
+  const signatureAlgorithm = algorithmIdentifier(issuer.signer);
   certificate.signature = signatureAlgorithm;
   certificate.signatureAlgorithm = signatureAlgorithm;
   const tbs = new Uint8Array(certificate.encodeTBS().toBER(false));
   certificate.tbsView = tbs;
-  const value = signData("sha256", tbs, signer.privateKey);
-  certificate.signatureValue = new asn1js.BitString({ valueHex: value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer });
+  const value = await issuer.signer.sign(Buffer.from(tbs));
+  certificate.signatureValue = new asn1js.BitString({ valueHex: new Uint8Array(value) });
+  return new X509Certificate(Buffer.from(certificate.toSchema().toBER(false)));
+}
 
-  const der = Buffer.from(certificate.toSchema().toBER(false));
-  const issuerChain = settings.issuer ? [settings.issuer.certificate, ...settings.issuer.chain] : [];
-  return { privateKey, certificate: new X509Certificate(der), chain: issuerChain, keyType: settings.keyType };
+/**
+ * generateIdentity makes a key pair and an X.509 certificate for it (self-signed unless an issuer
+ * is given): digitalSignature + nonRepudiation key usage, SHA-256.
+ */
+export async function generateIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<KeyFileIdentity> {
+  const settings = { ...defaultGenerateOptions, ...options };
+  const algorithm =
+    settings.keyType === "RSA"
+      ? { name: "RSASSA-PKCS1-v1_5", modulusLength: settings.rsaBits, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }
+      : { name: "ECDSA", namedCurve: "P-256" };
+  const pair = (await webcrypto.subtle.generateKey(algorithm, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+  const privateKey = KeyObject.from(pair.privateKey as webcrypto.CryptoKey);
+  const publicKey = KeyObject.from(pair.publicKey as webcrypto.CryptoKey);
+  const signer = keySigner(privateKey, publicKey);
+  const { issuer, keyType: _keyType, rsaBits: _rsaBits, ...certificateOptions } = settings;
+  const certificate = await issueCertificate(publicKey, issuer ?? { signer }, certificateOptions);
+  const issuerChain = issuer ? [issuer.certificate, ...issuer.chain] : [];
+  return { privateKey, signer, certificate, chain: issuerChain, keyType: settings.keyType };
 }
 
 /** keyIdentifier is the RFC 5280 4.2.1.2 method (1) key identifier: SHA-1 of the subjectPublicKey bits. */
@@ -240,7 +275,7 @@ export const localRootCommonName = "Signet Local Root CA";
  * The root is returned too: the caller keeps its key to sign CRLs (locally) or drops it (then the
  * root can issue nothing else, and no revocation data can ever exist for the certificate).
  */
-export async function generateLocalIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<{ identity: SigningIdentity; root: SigningIdentity }> {
+export async function generateLocalIdentity(options: Partial<GenerateIdentityOptions> = {}): Promise<{ identity: KeyFileIdentity; root: KeyFileIdentity }> {
   const { crlUrl, ...rest } = options;
   const root = await generateIdentity({ ...rest, commonName: localRootCommonName, isCa: true, validityDays: 7300 });
   const identity = await generateIdentity({ ...rest, issuer: root, isCa: false, crlUrl });
@@ -255,5 +290,6 @@ export function rootCertificate(identity: Pick<SigningIdentity, "certificate" | 
 /** describeKey names an identity's algorithm, e.g. "RSA-3072 with SHA-256" or "ECDSA P-256 with SHA-256". */
 export function describeKey(identity: Pick<SigningIdentity, "certificate" | "keyType">): string {
   const details = identity.certificate.publicKey.asymmetricKeyDetails;
-  return identity.keyType === "RSA" ? `RSA-${details?.modulusLength ?? "?"} with SHA-256` : "ECDSA P-256 with SHA-256";
+  if (identity.keyType === "RSA") return `RSA-${details?.modulusLength ?? "?"} with SHA-256`;
+  return details?.namedCurve === "secp384r1" ? "ECDSA P-384 with SHA-384" : "ECDSA P-256 with SHA-256";
 }

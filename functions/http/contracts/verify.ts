@@ -117,7 +117,8 @@ export const verifyKeyRoute = defineRoute({
   auth: false,
   tag: "Sign",
   summary: "The service's signing certificate",
-  description: "Publishes the certificate and public key Signet signs with, and the root certificate of its chain, so anyone can pin or trust it.",
+  description:
+    "Publishes the certificate and public key Signet signs with, the root certificate of its chain, so anyone can pin or trust it, where the private key lives (`kms` with the key's ARN, or `file`), and in plain words what a PDF reader will show for its signatures.",
   body: { kind: "none" },
   success: {
     description: "The signing certificate.",
@@ -136,6 +137,23 @@ export const verifyKeyRoute = defineRoute({
           description:
             "PEM of the root of the signing certificate's chain (the local identity's root CA, or the certificate itself when it is self-signed): import it as a trust anchor in pdfsig's NSS database or Adobe.",
         }),
+        chain: z.array(z.string()).meta({ description: "PEM of the issuer certificates, nearest first (empty for a self-signed certificate)." }),
+        key: z
+          .union([
+            z.object({
+              location: z.literal("kms"),
+              keyId: z.string().meta({ description: "The AWS KMS key ARN (the configured key id or alias when no ARN is known)." }),
+            }),
+            z.object({ location: z.literal("file") }),
+          ])
+          .meta({ description: "Where the private key lives: in AWS KMS (it never leaves it), or a key file the signing function reads into memory." }),
+        issuedBy: z
+          .enum(["signet", "other"])
+          .meta({ description: "`signet`: the chain ends in Signet's own root CA; `other`: an operator's CA (or an operator's self-signed certificate)." }),
+        attestedHardwareKey: z
+          .literal(false)
+          .meta({ description: "Whether the key is in attested hardware that Adobe Approved Trust List members require: never for a KMS key or a key file." }),
+        readers: z.string().meta({ description: "What a PDF reader shows for these signatures, and what it would take to change that." }),
       })
       .meta({ id: "VerifyKeyResponse" }),
   },

@@ -1,0 +1,100 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { routes } from "#http/routes.ts";
+import { functionLogicalId } from "../../infra/signet-stack.ts";
+import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+
+// Issue 30: on AWS the signing keys are in KMS by default; only sign may kms:Sign with them, no
+// function can export anything, and -c signingKey=file keeps the key-file path.
+let kms: Synthesized;
+let file: Synthesized;
+beforeAll(() => {
+  kms = synthesize({ senderEmail: "noreply@example.com" });
+  file = synthesize({ senderEmail: "noreply@example.com", signingKey: "file" });
+}, 360_000);
+
+const allNames = [...routes.map((route) => route.name), "authorizer", "fallback"];
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown; Principal?: unknown };
+const props = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
+const env = (synth: Synthesized, name: string) => (props(synth, name).Environment as { Variables: Record<string, unknown> }).Variables;
+const roleOf = (synth: Synthesized, name: string) => (props(synth, name).Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+const actions = (statement: Statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
+
+/** roleStatements are every statement of every IAM policy attached to the function's role. */
+function roleStatements(synth: Synthesized, name: string): Statement[] {
+  const role = roleOf(synth, name);
+  return resourcesOfType(synth.json, "AWS::IAM::Policy")
+    .filter(([, policy]) => (policy.Properties.Roles as Array<{ Ref: string }>).some((ref) => ref.Ref === role))
+    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+const kmsActions = (synth: Synthesized, name: string) =>
+  roleStatements(synth, name).flatMap((statement) => actions(statement).filter((a) => a.startsWith("kms:")));
+const keys = (synth: Synthesized) => resourcesOfType(synth.json, "AWS::KMS::Key");
+
+describe("KMS signing keys (the default)", () => {
+  it("creates two RSA_3072 SIGN_VERIFY keys, retained, without rotation (KMS does not rotate asymmetric keys)", () => {
+    const created = keys(kms);
+    expect(created.map(([id]) => id.replace(/[0-9A-F]{8}$/, "")).sort()).toEqual(["SigningKeysRootKey", "SigningKeysSigningKey"]);
+    for (const [, key] of created) {
+      expect(key.Properties).toMatchObject({ KeySpec: "RSA_3072", KeyUsage: "SIGN_VERIFY" });
+      expect(key.Properties.EnableKeyRotation ?? false).toBe(false);
+      expect(key.DeletionPolicy).toBe("Retain");
+    }
+  });
+
+  it("each key policy denies kms:Sign to every principal but the sign function's role", () => {
+    const signRole = roleOf(kms, "sign");
+    for (const [id, key] of keys(kms)) {
+      const statements = (key.Properties.KeyPolicy as { Statement: Statement[] }).Statement;
+      const deny = statements.filter((statement) => statement.Effect === "Deny");
+      expect(deny, id).toEqual([
+        expect.objectContaining({
+          Action: "kms:Sign",
+          Principal: { AWS: "*" },
+          Condition: { StringNotEquals: { "aws:PrincipalArn": { "Fn::GetAtt": [signRole, "Arn"] } } },
+        }),
+      ]);
+      // The only Allow is the account's administration (CDK's default key policy), which IAM policies build on.
+      expect(statements.filter((statement) => statement.Effect === "Allow").length, id).toBe(1);
+    }
+  });
+
+  it("only sign may use kms:Sign, on exactly the two keys; verify and verify-key get no KMS call; no function gets any other KMS call", () => {
+    const keyIds = keys(kms).map(([id]) => id);
+    for (const name of allNames) {
+      if (name === "sign") {
+        expect(kmsActions(kms, name).sort()).toEqual(["kms:GetPublicKey", "kms:Sign"]);
+        const statement = roleStatements(kms, name).find((candidate) => actions(candidate).includes("kms:Sign"))!;
+        expect((statement.Resource as Array<{ "Fn::GetAtt": [string, string] }>).map((resource) => resource["Fn::GetAtt"][0]).sort()).toEqual(keyIds.sort());
+      } else {
+        expect(kmsActions(kms, name), name).toEqual([]);
+      }
+    }
+  });
+
+  it("tells sign both keys and verify-key where the key lives; no other function knows them", () => {
+    const [signingId] = keys(kms).find(([id]) => id.startsWith("SigningKeysSigningKey"))!;
+    const [rootId] = keys(kms).find(([id]) => id.startsWith("SigningKeysRootKey"))!;
+    expect(env(kms, "sign")).toMatchObject({
+      SIGNET_KMS_KEY_ID: { "Fn::GetAtt": [signingId, "Arn"] },
+      SIGNET_KMS_ROOT_KEY_ID: { "Fn::GetAtt": [rootId, "Arn"] },
+    });
+    expect(env(kms, "verify-key")).toMatchObject({ SIGNET_KMS_KEY_ID: { "Fn::GetAtt": [signingId, "Arn"] } });
+    expect(env(kms, "verify-key").SIGNET_KMS_ROOT_KEY_ID).toBeUndefined();
+    for (const name of allNames.filter((candidate) => !["sign", "verify-key"].includes(candidate))) {
+      expect(Object.keys(env(kms, name)), name).not.toContain("SIGNET_KMS_KEY_ID");
+    }
+  });
+});
+
+describe("-c signingKey=file", () => {
+  it("creates no KMS key and grants no KMS call: sign reads the key file from the identity bucket as before", () => {
+    expect(keys(file)).toEqual([]);
+    for (const name of allNames) expect(kmsActions(file, name), name).toEqual([]);
+    expect(Object.keys(env(file, "sign"))).toContain("SIGNET_IDENTITY_BUCKET");
+    expect(Object.keys(env(file, "sign"))).not.toContain("SIGNET_KMS_KEY_ID");
+  });
+
+  it("refuses another value", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", signingKey: "hsm" })).toThrow(/signingKey must be kms or file/);
+  });
+});
