@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
-import { commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
+import { commentText, commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
+import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { processesMatching } from "#test/helpers/convert-runtime.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-tail-"));
@@ -36,7 +37,9 @@ describe("a document that crashes the warm LibreOffice", () => {
       await converter.warm();
       const started = warmInstances();
       // Recognised (a DOCX with comments): handed over to the warm instance on first sight, no crash.
-      expect((await converter.convert({ bytes: crasher, from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
+      const handedOver = await converter.convert({ bytes: crasher, from: "docx", to: "pdf" });
+      expect(handedOver.subarray(0, 5).toString()).toBe("%PDF-");
+      expect(await pdfText(handedOver)).toContain(commentText.anchor);
       expect(crashes()).toBe(0);
       expect(warmInstances()).toEqual(started);
 
