@@ -37,7 +37,9 @@ function pyhankoRuntime(): PyhankoRuntime {
       throw new Error(`pyHanko: SIGNET_PYHANKO=${named} holds no pyhanko and pyhanko_certvalidator folders; ${HOW_TO_GET}`);
     }
     const pythonPath = [named, process.env.PYTHONPATH].filter(Boolean).join(":");
-    found = { python: "/usr/bin/python3", env: { ...process.env, PYTHONPATH: pythonPath }, source: `SIGNET_PYHANKO=${named}` };
+    // Debian's python3, where setup installs pyHanko's dependencies (python3-asn1crypto, ...).
+    const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    found = { python, env: { ...process.env, PYTHONPATH: pythonPath }, source: `SIGNET_PYHANKO=${named}` };
   } else {
     found = { python: join(PYHANKO_VENV, "bin", "python"), env: process.env, source: ".tools/pyhanko" };
     if (!existsSync(found.python)) throw new Error(`pyHanko is not installed: ${HOW_TO_GET}`);
