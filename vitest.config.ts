@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Quiet handlers unless SIGNET_LOG_LEVEL says otherwise (test/helpers/vitest-setup.ts).
+    setupFiles: ["test/helpers/vitest-setup.ts"],
     reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Installs what Signet needs and is missing: node modules (npm), then LibreOffice (Writer, Calc and
-// Impress), poppler-utils,
-// qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools and mupdf-tools) through
-// apt-get when running as root on Debian/Ubuntu. Runs before `npm start` and `npm test`; does
-// nothing when everything is in place. Node built-ins only: this runs before node_modules exists.
+// Installs what Signet needs and is missing: node modules (npm), then LibreOffice (Writer, Calc and Impress), poppler-utils,
+// qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools, mupdf-tools and Python's
+// requests) through apt-get when running as root on Debian/Ubuntu, and for the tests pyHanko (the
+// independent signature validator) into the project's .tools/pyhanko with pip. Without root or
+// PyPI it prints the apt-get and pip lines to run and carries on. Runs before `npm start` and
+// `npm test`; does nothing when everything is in place. Node built-ins only: this runs before
+// node_modules exists.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -26,6 +28,15 @@ function run(command, args) {
 function has(command) {
   return spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
 }
+
+function pythonImports(python, modules) {
+  return spawnSync(python, ["-c", `import ${modules.join(", ")}`], { stdio: "ignore" }).status === 0;
+}
+
+// Debian's python3 runs pyHanko from a folder (SIGNET_PYHANKO) with these packages.
+const systemPython = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+const pyhankoDebianModules = ["asn1crypto", "oscrypto", "tzlocal", "uritools", "requests", "yaml", "qrcode", "click", "cryptography"];
+const pyhankoDebianPackages = pyhankoDebianModules.map((module) => `python3-${module}`).join(" ");
 
 function hasFont(family) {
   if (!has("fc-list")) return false;
@@ -67,6 +78,10 @@ const wanted = [
         { ok: () => has("curl") && has("jq"), pkg: "curl jq", why: "the shell walk-through test" },
         { ok: () => has("certutil"), pkg: "libnss3-tools", why: "pdfsig trusting the local root CA (NSS database)" },
         { ok: () => has("mutool"), pkg: "mupdf-tools", why: "the certificate page read by a second PDF reader (MuPDF)" },
+        { ok: () => pythonImports(systemPython, ["requests"]), pkg: "python3-requests", why: "the Python code samples" },
+        ...(process.env.SIGNET_PYHANKO
+          ? [{ ok: () => pythonImports(systemPython, pyhankoDebianModules), pkg: pyhankoDebianPackages, why: "pyHanko's dependencies (SIGNET_PYHANKO)" }]
+          : [{ ok: () => pythonImports(systemPython, ["ensurepip", "venv"]), pkg: "python3-venv", why: "the virtual environment pyHanko is installed into" }]),
       ]
     : []),
 ];
@@ -76,11 +91,54 @@ if (missing.length > 0) {
   const canApt = process.getuid?.() === 0 && existsSync("/etc/debian_version") && has("apt-get");
   if (canApt) {
     log(`installing ${packages.join(", ")} with apt-get (${missing.map((item) => item.why).join("; ")})`);
-    run("apt-get", ["update"]);
-    run("apt-get", ["install", "-y", "--no-install-recommends", ...packages]);
+    // Waits for another apt-get holding the lock instead of failing at once.
+    const lock = ["-o", "DPkg::Lock::Timeout=300"];
+    run("apt-get", [...lock, "update"]);
+    run("apt-get", [...lock, "install", "-y", "--no-install-recommends", ...packages]);
   } else {
     log(`missing system packages: ${packages.join(" ")}`);
     log(`install them with: sudo apt-get install -y --no-install-recommends ${packages.join(" ")}`);
     log("(or set SIGNET_SOFFICE to a LibreOffice soffice binary). Conversion-dependent features fail until then.");
+  }
+}
+
+// 3. pyHanko for the tests' signature checks: SIGNET_PYHANKO when set (a folder holding the
+// pyhanko and pyhanko_certvalidator packages: machines without PyPI), else pinned versions in the
+// project's virtual environment .tools/pyhanko (gitignored), installed with pip when missing. The
+// pins are the versions the tests' expected verdicts were checked against.
+if (forTests) {
+  const pins = { pyHanko: "0.20.1", "pyhanko-certvalidator": "0.24.1" };
+  const named = process.env.SIGNET_PYHANKO;
+  const venv = join(root, ".tools", "pyhanko");
+  const python = join(venv, "bin", "python");
+  const pipArgs = ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "--retries", "1", "--timeout", "20"];
+  const requirements = Object.entries(pins).map(([name, version]) => `${name}==${version}`);
+  const pipLine = `${systemPython} -m venv .tools/pyhanko && .tools/pyhanko/bin/python -m pip install ${requirements.join(" ")}`;
+  const versionIn = (folder) => /__version__ = ['"]([^'"]+)/.exec(readFileSync(join(folder, "pyhanko", "version.py"), "utf8"))?.[1];
+  if (named) {
+    if (existsSync(join(named, "pyhanko", "version.py")) && existsSync(join(named, "pyhanko_certvalidator"))) {
+      log(`pyHanko: ${versionIn(named)} from SIGNET_PYHANKO=${named}`);
+    } else {
+      log(
+        `pyHanko: SIGNET_PYHANKO=${named} holds no pyhanko and pyhanko_certvalidator; the signature checks fail until it does (or unset it to install from PyPI)`,
+      );
+    }
+  } else {
+    const installed = spawnSync(python, ["-c", "import pyhanko, pyhanko_certvalidator; print(pyhanko.__version__)"], { encoding: "utf8" });
+    if (installed.status === 0 && installed.stdout.trim() === pins.pyHanko) {
+      log(`pyHanko: ${pins.pyHanko} in .tools/pyhanko`);
+    } else {
+      log(`installing pyHanko ${pins.pyHanko} and pyhanko-certvalidator ${pins["pyhanko-certvalidator"]} into .tools/pyhanko (venv, pip from PyPI)`);
+      const made = existsSync(python) || spawnSync(systemPython, ["-m", "venv", venv], { stdio: "ignore" }).status === 0;
+      const pip = made ? spawnSync(python, [...pipArgs, ...requirements], { encoding: "utf8" }) : undefined;
+      if (pip?.status !== 0) {
+        rmSync(venv, { recursive: true, force: true }); // no half-made environment for the tests to find
+        const unreachable = /NewConnectionError|Failed to establish|Name or service not known|timed out|ProxyError/.test(pip?.stderr ?? "");
+        const lastLine = pip?.stderr.trim().split("\n").at(-1) ?? "pip failed";
+        const reason = !made ? "python3 -m venv failed: python3-venv missing?" : unreachable ? "the package index could not be reached" : lastLine;
+        log(`pyHanko: not installed (${reason})`);
+        log(`the signature checks fail until you run: ${pipLine}  (or set SIGNET_PYHANKO to a folder holding pyhanko and pyhanko_certvalidator)`);
+      }
+    }
   }
 }

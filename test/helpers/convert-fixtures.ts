@@ -134,6 +134,44 @@ ${filler}
   return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
 }
 
+/** commentText names the strings of commentedDocx's comment. */
+export const commentText = { anchor: "This sentence carries a reviewer's comment.", comment: "Please check this clause." } as const;
+
+/**
+ * commentedDocx is fixtureDocx with one Word comment: the word/comments.xml part (its relationship
+ * and content type) and a commented range with its w:commentReference in the body. LibreOffice
+ * 7.4 converts it fine with a plain `soffice --convert-to`, but loading it over UNO into a
+ * running (warm) instance kills that instance ("Binary URP bridge disposed"), whatever the load
+ * properties: the comment reference in the body together with the comments part is enough (the
+ * part alone, or the reference alone, loads), as in real files such as SuperDoc's public
+ * advanced-text.docx. It is the document that exercises the converter's crash path.
+ */
+export function commentedDocx(options: { paragraphs?: number; title?: string } = {}): Buffer {
+  const zip = new PizZip(fixtureDocx(options));
+  const comment = `<w:comment w:id="0" w:author="Reviewer" w:date="2026-11-20T10:32:00Z" w:initials="R"><w:p><w:r><w:annotationRef/></w:r><w:r><w:t xml:space="preserve">${esc(commentText.comment)}</w:t></w:r></w:p></w:comment>`;
+  zip.file("word/comments.xml", `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:comments ${W}>${comment}</w:comments>`);
+  const commented = `<w:p><w:commentRangeStart w:id="0"/><w:r><w:t xml:space="preserve">${esc(commentText.anchor)}</w:t></w:r><w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r></w:p>`;
+  const document = zip.file("word/document.xml")!.asText();
+  zip.file("word/document.xml", document.replace("<w:sectPr>", `${commented}\n<w:sectPr>`));
+  const rels = zip.file("word/_rels/document.xml.rels")!.asText();
+  zip.file(
+    "word/_rels/document.xml.rels",
+    rels.replace(
+      "</Relationships>",
+      '<Relationship Id="rIdComments" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/></Relationships>',
+    ),
+  );
+  const types = zip.file("[Content_Types].xml")!.asText();
+  zip.file(
+    "[Content_Types].xml",
+    types.replace(
+      "</Types>",
+      '<Override PartName="/word/comments.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"/></Types>',
+    ),
+  );
+  return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+}
+
 /** flatOdtText names the strings of the flat ODF document below. */
 export const flatOdtText = {
   first: "Caladea page one heading",

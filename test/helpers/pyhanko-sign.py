@@ -1,13 +1,14 @@
-#!/usr/bin/python3
-"""Sign a PDF with the vendored pyHanko (test helper): PAdES (ETSI.CAdES.detached) or adbe.pkcs7.detached,
+#!/usr/bin/env python3
+"""Sign a PDF with pyHanko (test helper, run through test/helpers/pyhanko.ts): PAdES (ETSI.CAdES.detached) or adbe.pkcs7.detached,
 optionally as a certification signature with DocMDP permission P.
 
 usage: pyhanko-sign.py IN.pdf OUT.pdf KEY.pem CERT.pem [--certify P] [--pkcs7] [--field NAME]
-"""
-import os, sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.environ.get("PYHANKO_LIB", os.path.join(HERE, "../../../shared/tools/pyhanko/lib")))
+The same calls in pyHanko 0.20.1 and the current API (0.35 and later): SimpleSigner.load,
+PdfSignatureMetadata(field_name, subfilter, certify, docmdp_permissions), sign_pdf(..., output=),
+IncrementalPdfFileWriter(stream, strict=False).
+"""
+import sys
 
 
 def main():

@@ -11,7 +11,7 @@ import { config } from "#config";
 import { extraFonts } from "#adapters/bundled-fonts.ts";
 import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import { pdfsig, qpdfCheck, type PdfSource, type PdfsigSignature } from "#test/helpers/pdf-tools.ts";
-import { sharedPath } from "#test/helpers/shared-dir.ts";
+import { runPyhanko } from "#test/helpers/pyhanko.ts";
 
 /** scratchDir makes a temporary folder for one test file. */
 export function scratchDir(prefix: string): string {
@@ -353,12 +353,6 @@ export async function certify(bytes: Buffer, p: 1 | 2 | 3): Promise<Buffer> {
   return Buffer.from(await pdf.save({ incremental: true }));
 }
 
-/** PYHANKO is the vendored pyHanko validator (shared/tools/pyhanko/validate, see its README). */
-const PYHANKO = sharedPath("tools/pyhanko/validate");
-
-/** PYHANKO_LIB is its library folder, which the test's own pyHanko scripts import. */
-export const PYHANKO_LIB = sharedPath("tools/pyhanko/lib");
-
 /** PyhankoSignature is one signature as pyHanko's validate script reports it. */
 export interface PyhankoSignature {
   field: string;
@@ -375,24 +369,27 @@ export interface PyhankoSignature {
 
 /** pyhankoValidate runs pyHanko on a PDF: every signature's verdict, and whether all hold (exit 0). */
 export function pyhankoValidate(pdf: Buffer, roots: string[] = []): { signatures: PyhankoSignature[]; allHold: boolean; output: string } {
-  const dir = scratchDir("pyhanko");
-  const file = join(dir, "in.pdf");
+  const file = join(scratchDir("pyhanko"), "in.pdf");
   writeFileSync(file, pdf);
-  let output: string;
-  let allHold = true;
-  try {
-    output = execFileSync(PYHANKO, [file, ...roots], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
-  } catch (error) {
-    const failed = error as { status?: number; stdout?: string; stderr?: string };
-    if (failed.status !== 1) throw new Error(`pyHanko validate failed: ${failed.stderr}`);
-    output = failed.stdout ?? "";
-    allHold = false;
-  }
+  const run = runPyhanko("pyhanko-validate.py", [file, ...roots]);
+  if (run.status !== 0 && run.status !== 1) throw new Error(`pyHanko validate failed: ${run.stderr}`);
+  const output = run.stdout;
   const rows = output
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as PyhankoSignature & { signatures?: number });
-  return { signatures: rows.filter((row) => row.signatures === undefined), allHold, output };
+  return { signatures: rows.filter((row) => row.signatures === undefined), allHold: run.status === 0, output };
+}
+
+/**
+ * pyhankoLtv runs pyHanko's PAdES long-term validation (profile LT or LTA) offline, trusting
+ * `roots` (PEM files): only what the file embeds may be used (test/helpers/pyhanko-ltv.py).
+ */
+export function pyhankoLtv(pdf: Buffer, profile: "LT" | "LTA", roots: string[]): { ok: boolean; output: string } {
+  const file = join(scratchDir("ltv"), "in.pdf");
+  writeFileSync(file, pdf);
+  const run = runPyhanko("pyhanko-ltv.py", [profile, file, ...roots]);
+  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
 }
 
 /** holdsInPyhanko is pyHanko's verdict on one signature, trust aside: intact, valid, and DocMDP (and diff analysis) satisfied. */
@@ -416,11 +413,11 @@ export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkc
   const input = join(signer.dir, "in.pdf");
   const output = join(signer.dir, "out.pdf");
   writeFileSync(input, pdf);
-  const script = new URL("pyhanko-sign.py", import.meta.url).pathname;
-  const args = [script, input, output, signer.key, signer.cert];
+  const args = [input, output, signer.key, signer.cert];
   if (options.certify) args.push("--certify", String(options.certify));
   if (options.pkcs7) args.push("--pkcs7");
   if (options.field) args.push("--field", options.field);
-  execFileSync("/usr/bin/python3", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYHANKO_LIB } });
+  const run = runPyhanko("pyhanko-sign.py", args);
+  if (run.status !== 0) throw new Error(`pyHanko sign failed: ${run.stderr}`);
   return readFileSync(output);
 }

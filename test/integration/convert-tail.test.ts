@@ -2,21 +2,21 @@
 // real LibreOffice: recognised ones (DOCX with comments) are handed over to the warm instance as a
 // --convert-to job; others crash it once, are retried one-shot on the slot's initialised profile,
 // remembered, and handed over next time. The warm instance survives hand-overs.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
-import { fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
+import { commentText, commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
+import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { processesMatching } from "#test/helpers/convert-runtime.ts";
-import { sharedPath } from "#test/helpers/shared-dir.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-tail-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-// Kept unchanged in shared/corpus: it crashes a warm (UNO) LibreOffice 7.4 every time.
-const crasher = readFileSync(sharedPath("corpus/advanced-text.docx"));
+// A DOCX with a Word comment: it crashes a warm (UNO) LibreOffice 7.4 every time (commentedDocx).
+const crasher = commentedDocx();
 
 async function until(check: () => boolean, maxMs: number): Promise<void> {
   const end = Date.now() + maxMs;
@@ -37,7 +37,9 @@ describe("a document that crashes the warm LibreOffice", () => {
       await converter.warm();
       const started = warmInstances();
       // Recognised (a DOCX with comments): handed over to the warm instance on first sight, no crash.
-      expect((await converter.convert({ bytes: crasher, from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
+      const handedOver = await converter.convert({ bytes: crasher, from: "docx", to: "pdf" });
+      expect(handedOver.subarray(0, 5).toString()).toBe("%PDF-");
+      expect(await pdfText(handedOver)).toContain(commentText.anchor);
       expect(crashes()).toBe(0);
       expect(warmInstances()).toEqual(started);
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { makePdf, PYHANKO_LIB, scratchDir, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { makePdf, pyhankoLtv, scratchDir, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;
@@ -40,14 +40,8 @@ const signBody = (level: string) => ({
   level,
 });
 
-/** ltvValidate is pyHanko's PAdES long-term validation, offline, trusting the local root and the TSA (test/helpers/pyhanko-ltv.py). */
-function ltvValidate(pdf: Buffer, profile: "LT" | "LTA"): { ok: boolean; output: string } {
-  const file = join(dir, `signed-${profile}.pdf`);
-  writeFileSync(file, pdf);
-  const script = new URL("../helpers/pyhanko-ltv.py", import.meta.url).pathname;
-  const run = spawnSync(script, [profile, file, join(dir, "root.pem"), tsa.certificatePem], { encoding: "utf8", env: { ...process.env, PYHANKO_LIB } });
-  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
-}
+/** ltvValidate is pyHanko's PAdES long-term validation, offline, trusting the local root and the TSA. */
+const ltvValidate = (pdf: Buffer, profile: "LT" | "LTA") => pyhankoLtv(pdf, profile, [join(dir, "root.pem"), tsa.certificatePem]);
 
 async function sign(level: string): Promise<Buffer> {
   const { status, json } = await api.postJson("/v1/sign", signBody(level), key);

@@ -14,7 +14,7 @@ let outDir: string;
 
 beforeAll(async () => {
   // Config is read at import: startLocalApi sets the environment before it imports the server.
-  api = await startLocalApi("examples", { SIGNET_TABLE: "signet-examples", SIGNET_LOG_LEVEL: "WARN" });
+  api = await startLocalApi("examples", { SIGNET_TABLE: "signet-examples" });
   outDir = join(api.dataDir, "out");
 }, 180_000);
 

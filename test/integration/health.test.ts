@@ -7,7 +7,7 @@ import { startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 let api: LocalApi;
 
 beforeAll(async () => {
-  api = await startLocalApi("health", { SIGNET_TABLE: "signet-health", SIGNET_LOG_LEVEL: "ERROR", SIGNET_SOFFICE: "/nonexistent/soffice" });
+  api = await startLocalApi("health", { SIGNET_TABLE: "signet-health", SIGNET_SOFFICE: "/nonexistent/soffice" });
 }, 180_000);
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 let api: LocalApi;
 
 beforeAll(async () => {
-  api = await startLocalApi("http-small", { SIGNET_TABLE: "signet-http-small", SIGNET_LOG_LEVEL: "ERROR" });
+  api = await startLocalApi("http-small", { SIGNET_TABLE: "signet-http-small" });
 }, 180_000);
 
 afterAll(async () => {

@@ -43,7 +43,7 @@ let api: LocalApi;
 let workDir: string;
 
 beforeAll(async () => {
-  api = await startLocalApi("readme", { SIGNET_TABLE: "signet-readme", SIGNET_LOG_LEVEL: "WARN" });
+  api = await startLocalApi("readme", { SIGNET_TABLE: "signet-readme" });
   workDir = mkdtempSync(join(tmpdir(), "signet-readme-"));
   symlinkSync(resolve("examples"), join(workDir, "examples"));
 }, 180_000);

@@ -1,6 +1,3 @@
-import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
@@ -14,7 +11,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { timestampDocument } from "#domain/signing/timestamp-document.ts";
 import { startLoopbackPki, type LoopbackPki } from "#test/helpers/ltv-pki.ts";
-import { expectSignedPdf, makePdf, PYHANKO_LIB, pyhankoValidate, scratchDir, testFonts } from "#test/helpers/sign-tools.ts";
+import { expectSignedPdf, makePdf, pyhankoLtv, pyhankoValidate, testFonts } from "#test/helpers/sign-tools.ts";
 
 let pki: LoopbackPki;
 let identity: SigningIdentity;
@@ -52,21 +49,8 @@ const request = (level?: SignInput["level"]): SignInput => ({
   ...(level ? { level } : {}),
 });
 
-/** ltvValidate runs pyHanko's PAdES long-term validation offline (test/helpers/pyhanko-ltv.py). */
-function ltvValidate(pdf: Buffer, profile: "LT" | "LTA"): { ok: boolean; output: string } {
-  const file = join(scratchDir("ltv"), "in.pdf");
-  writeFileSync(file, pdf);
-  const script = new URL("../helpers/pyhanko-ltv.py", import.meta.url).pathname;
-  try {
-    return {
-      ok: true,
-      output: execFileSync(script, [profile, file, pki.rootPem], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYHANKO_LIB } }),
-    };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${failed.stdout ?? ""}${failed.stderr ?? ""}` };
-  }
-}
+/** ltvValidate runs pyHanko's PAdES long-term validation offline, trusting the loopback root. */
+const ltvValidate = (pdf: Buffer, profile: "LT" | "LTA") => pyhankoLtv(pdf, profile, [pki.rootPem]);
 
 const dss = (pdf: Buffer) => pdf.toString("latin1");
 

@@ -94,9 +94,9 @@ export async function freshOutput(job: JobFiles, name: string): Promise<JobFiles
 
 /**
  * crashesUnoLoad tells a document that LibreOffice 7.4 cannot load over UNO without crashing (the
- * warm path's loadComponentFromURL): a DOCX with comments (word/comments.xml), as
- * shared/corpus/advanced-text.docx and resolved-comment.docx; the same file without its comment
- * references loads fine. Such documents are handed over to the warm instance as a --convert-to job.
+ * warm path's loadComponentFromURL): a DOCX with comments (word/comments.xml), as SuperDoc's public
+ * advanced-text.docx and resolved-comment.docx or test/helpers' commentedDocx; the same file
+ * without its comment references loads fine. Such documents are handed over to the warm instance as a --convert-to job.
  */
 export function crashesUnoLoad(request: ConversionRequest): boolean {
   if (request.from !== "docx") return false;
