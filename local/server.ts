@@ -11,7 +11,7 @@ import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
 import { memoryCollector } from "#local/memory.ts";
 import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
-import { findRoute } from "#http/contract.ts";
+import { answersHead, findRoute } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
@@ -164,9 +164,11 @@ function rememberDecision(header: string, context: Record<string, unknown>): voi
  */
 async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
-  // HEAD is GET without the body (Node leaves the body out of a HEAD answer itself).
-  const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
-  const found = findRoute(routes, method, url.pathname);
+  // HEAD is GET without the body (Node leaves the body out of a HEAD answer itself), on GET
+  // routes that change nothing; on the others (register, verify, the revocation link) HEAD finds
+  // no route and the fallback answers 405, as on API Gateway.
+  const asGet = req.method === "HEAD" ? findRoute(routes, "GET", url.pathname) : undefined;
+  const found = asGet && answersHead(asGet.route) ? asGet : findRoute(routes, req.method ?? "GET", url.pathname);
   const route = found?.route;
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {
