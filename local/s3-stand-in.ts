@@ -12,6 +12,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from "no
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import busboy from "busboy";
+import { guardStandIn } from "#local/host-guard.ts";
 
 /** S3StandIn is a running stand-in. */
 export interface S3StandIn {
@@ -322,6 +323,7 @@ export async function startS3StandIn(options: S3StandInOptions): Promise<S3Stand
     });
   });
   server.requestTimeout = 0;
+  guardStandIn(server, "S3");
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());

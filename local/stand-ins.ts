@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import sesModule from "aws-ses-v2-local";
+import { guardStandIn } from "#local/host-guard.ts";
 import { portInUse } from "#local/startup-errors.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
 
@@ -139,6 +140,8 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
     throw portInUse("the mail stand-in (local SES)", "127.0.0.1", options.sesPort ?? 8005, "SIGNET_SES_PORT");
   }
   const sesPort = sesAddress.port;
+  // Its /store holds every code and revocation link: loopback names and its own origin only.
+  guardStandIn(ses, "mail (local SES)");
 
   // --- S3 stand-in (issue 15): uploads, persisted under dataDir/s3 when a folder is given ---
   const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? "local";
