@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import sesModule from "aws-ses-v2-local";
+import { PRIVATE_FOLDER, privateDataFolder } from "#local/data-folder.ts";
 import { guardStandIn } from "#local/host-guard.ts";
 import { portInUse } from "#local/startup-errors.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
@@ -123,8 +124,9 @@ function startDynamoThread(path: string | undefined): Promise<DynamoThread> {
 export async function startStandIns(options: StandInOptions = {}): Promise<StandIns> {
   let path: string | undefined;
   if (options.dataDir) {
+    privateDataFolder(options.dataDir);
     path = join(options.dataDir, "dynamodb");
-    mkdirSync(path, { recursive: true });
+    mkdirSync(path, { recursive: true, mode: PRIVATE_FOLDER });
   }
   const dynamo = await startDynamoThread(path);
   const dynamoPort = dynamo.port;
