@@ -221,8 +221,8 @@ export async function verifyCode(deps: VerifyDeps, input: { email: string; code:
     });
   }
   const source = ipBucketOf(input.sourceIp);
-  const failures: SlotRule = { bucket: `verify-ip#${source}`, rule: deps.failuresPerSource ?? VERIFY_FAILURES_PER_SOURCE, tooMany: "" };
-  failures.tooMany = sourceTooMany(failures.rule);
+  const rule = deps.failuresPerSource ?? VERIFY_FAILURES_PER_SOURCE;
+  const failures: SlotRule = { bucket: `verify-ip#${source}`, rule, tooMany: sourceTooMany(rule) };
   const counted = await deps.store.readRateSlots(failures.bucket);
   const plan = planSlots(counted, failures.rule, deps.now());
   if (!plan.allowed) throw tooManyError(failures.tooMany, plan.retryAfterSeconds);
