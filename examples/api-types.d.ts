@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * Send a verification code
-         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count. A deployment may allow only some addresses and domains (SIGNET_REGISTER_ALLOW); any other address gets this same answer, and no code.
+         * @description Sends a 6-digit code to the address. The answer is the same whether or not the address is known. Rate-limited per mailbox (3 codes per 15 minutes, and 10 per 24 hours by default, SIGNET_REGISTER_DAILY_LIMIT; me+a@example.com and me+b@example.com count as one mailbox, though each gets its own code) and per source IP (20 per hour by default; an IPv6 client counts per /64 network); both windows slide. Over a limit the answer is 429 RATE_LIMIT_ERROR with Retry-After: the seconds until every limit has room again. A code that could not be sent (502/503) does not count. A deployment may allow only some addresses and domains (SIGNET_REGISTER_ALLOW); any other address gets this same answer after the same work (a code record that matches no code, and a mail of the same size to SES's mailbox simulator instead of the address), so neither the answer nor its time tells the list. HEAD is not answered here (405): it would send a mail.
          */
         get: operations["authRegister"];
         put?: never;
@@ -110,7 +110,7 @@ export interface paths {
         };
         /**
          * Exchange the code for an API key
-         * @description Checks the code and issues a new API key ("sgn_" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once, expires after 15 minutes and dies after 5 wrong tries (then 429 with Retry-After: 0: request a new code, which works at once).
+         * @description Checks the code and issues a new API key ("sgn_" + 32 random base62 characters + a 6-character CRC32 checksum). The key is shown once; only its SHA-256 hash is stored. A code works once and expires after 15 minutes. A code that does not work gets one answer whatever the reason (422 INVALID_CODE: wrong, none pending, dead, closed to the caller's network), so the answer does not tell whether an address asked for a code; only a caller presenting the right code learns that it expired or was used (422 CODE_EXPIRED). 5 wrong tries from the network that asked for the code (its IPv4 address or IPv6 /64) kill it; 5 wrong tries from all other networks together close it to them, while it keeps working from the requester's network, so a stranger cannot keep an address from getting a key. Each source network may try 10 codes that do not work per 15 minutes over all addresses (SIGNET_VERIFY_IP_FAILURE_LIMIT); beyond that 429 RATE_LIMIT_ERROR with Retry-After. HEAD is not answered here (405): it would use the code up.
          */
         get: operations["authVerify"];
         put?: never;
@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * Revoke a key by the link in its notice e-mail
-         * @description The notice e-mail of every new key carries a one-time link that needs no key. Opened as sent, it only shows which key it revokes (mail scanners that open links revoke nothing); with confirm=yes added it revokes the key. The link works once and for 7 days; after that, or once the key is revoked any other way, it answers 404.
+         * @description The notice e-mail of every new key carries a one-time link that needs no key. Opened as sent, it only shows which key it revokes (mail scanners that open links revoke nothing); with confirm=yes added it revokes the key. The link works once and for 7 days; after that, or once the key is revoked any other way, it answers 404. HEAD is not answered here (405).
          */
         get: operations["keysRevokeLink"];
         put?: never;
@@ -1249,7 +1249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_CODE`: The e-mail code is wrong; details say how many tries remain. `CODE_EXPIRED`: The e-mail code has expired or is used up; request a new one. */
+            /** @description `INVALID_CODE`: The code does not work for this address (wrong, none pending, dead, or not known to the caller): one answer for every reason. `CODE_EXPIRED`: The right code, but it has expired or was already used; request a new one. */
             422: {
                 headers: {
                     /**

@@ -8,7 +8,9 @@ import { keyServiceDeps } from "#wiring/keys.ts";
 /** createVerifyHandler builds GET /v1/auth/verify on the given store, mailer and clock. */
 export function createVerifyHandler(deps: VerifyDeps) {
   return httpHandler(verifyCodeRoute, async (req) =>
-    json(200, await verifyCode(deps, { email: req.query.email, code: req.query.code, baseUrl: publicBaseUrl(req.event) }), { "Cache-Control": "no-store" }),
+    json(200, await verifyCode(deps, { email: req.query.email, code: req.query.code, baseUrl: publicBaseUrl(req.event), sourceIp: req.sourceIp }), {
+      "Cache-Control": "no-store",
+    }),
   );
 }
 

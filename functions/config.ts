@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DocumentLimits } from "#domain/shared/document.ts";
-import { REGISTER_DAILY_WINDOW_SECONDS } from "#domain/keys/rate-limit.ts";
+import { REGISTER_DAILY_WINDOW_SECONDS, VERIFY_FAILURES_PER_SOURCE } from "#domain/keys/rate-limit.ts";
 import { parseRegisterPolicy, type RegisterPolicy } from "#domain/keys/register-policy.ts";
 
 /*
@@ -189,6 +189,11 @@ export const settings = {
     registerIpLimit: positiveInt("SIGNET_REGISTER_IP_LIMIT", 20, "codes one source IP may request per window"),
     registerIpWindowSeconds: positiveInt("SIGNET_REGISTER_IP_WINDOW_SECONDS", 3600, "that window (sliding)"),
     registerDailyLimit: positiveInt("SIGNET_REGISTER_DAILY_LIMIT", 10, "codes one address may receive per sliding 24 hours"),
+    verifyIpFailureLimit: positiveInt(
+      "SIGNET_VERIFY_IP_FAILURE_LIMIT",
+      VERIFY_FAILURES_PER_SOURCE.limit,
+      "codes that did not work one source IP (IPv6: /64) may try per sliding 15 minutes, over all addresses",
+    ),
     ratePerMinute: positiveInt("SIGNET_KEY_RATE_LIMIT", 60, "requests one API key may make per minute on authorised routes"),
     registerPolicy: {
       name: "SIGNET_REGISTER_ALLOW",
@@ -311,6 +316,8 @@ export interface Config {
     registerPerIp: { limit: number; windowSeconds: number };
     /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides SPEC 6's 3 per 15 minutes). */
     registerPerAddressDaily: { limit: number; windowSeconds: number };
+    /** Codes that did not work, allowed per source IP (IPv6 /64) in a sliding 15 minutes. */
+    verifyFailuresPerIp: { limit: number; windowSeconds: number };
     /** Requests one API key may make per minute on authorised routes. */
     ratePerMinute: number;
     /** Who may register (open when SIGNET_REGISTER_ALLOW is unset). */
@@ -352,9 +359,10 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
   }),
   publicUrl: (env, runtime) => settings.http.publicUrl.read(env, runtime),
   keys: (env, runtime) => {
-    const { registerIpLimit, registerIpWindowSeconds, registerDailyLimit, ...keys } = readGroup(settings.keys, env, runtime);
+    const { registerIpLimit, registerIpWindowSeconds, registerDailyLimit, verifyIpFailureLimit, ...keys } = readGroup(settings.keys, env, runtime);
     return {
       ...keys,
+      verifyFailuresPerIp: { limit: verifyIpFailureLimit, windowSeconds: VERIFY_FAILURES_PER_SOURCE.windowSeconds },
       registerPerIp: { limit: registerIpLimit, windowSeconds: registerIpWindowSeconds },
       registerPerAddressDaily: { limit: registerDailyLimit, windowSeconds: REGISTER_DAILY_WINDOW_SECONDS },
     };

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { SignetError } from "#domain/shared/errors.ts";
-import { defineRoute, matchPath } from "#http/contract.ts";
+import { answersHead, defineRoute, matchPath } from "#http/contract.ts";
 import { errorResponse } from "#http/pipeline.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { routes } from "#http/routes.ts";
@@ -25,13 +25,13 @@ export const handler = httpHandler(fallbackRoute, async (request) => {
   const path = request.event.path;
   // A literal path shadows parameter routes (as on API Gateway): /v1/keys/revoke is not /v1/keys/{id}.
   const literal = routes.filter((route) => route.path === path);
-  const allowed = (literal.length > 0 ? literal : routes.filter((route) => route.path.includes("{") && matchPath(route.path, path))).map(
-    (route) => route.method,
-  );
+  const matching = literal.length > 0 ? literal : routes.filter((route) => route.path.includes("{") && matchPath(route.path, path));
+  const allowed = matching.map((route) => route.method);
   if (allowed.length === 0) {
     throw new SignetError("NOT_FOUND", `There is no route ${path}. See /openapi.json for the API.`);
   }
   return errorResponse("METHOD_NOT_ALLOWED", `${path} does not answer ${request.event.httpMethod}; use ${allowed.join(" or ")}.`, request.requestId, {
-    headers: { Allow: [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ") },
+    // HEAD only where it is GET without the body: never on a GET that changes state (contract.ts).
+    headers: { Allow: [...allowed, ...(matching.some(answersHead) ? ["HEAD"] : []), "OPTIONS"].join(", ") },
   });
 });

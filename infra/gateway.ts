@@ -1,7 +1,8 @@
-import { ResponseType, type RestApi } from "aws-cdk-lib/aws-apigateway";
+import { ResponseType, type MethodDeploymentOptions, type RestApi } from "aws-cdk-lib/aws-apigateway";
 import type { ErrorCode } from "#domain/shared/errors.ts";
+import { answersHead, type RouteContract } from "#http/contract.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
-import { gatewayAnswers } from "#http/gateway-responses.ts";
+import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 
 /** unauthorizedMessage answers a missing or malformed Authorization header on AWS. */
 const unauthorizedMessage =
@@ -16,6 +17,11 @@ interface GatewayErrorRow {
   /** Status to answer with; the error table's status for the code when omitted; "gateway" keeps the gateway's own. */
   status?: number | "gateway";
   headers?: Record<string, string>;
+}
+
+/** retryable is a row's code, message and Retry-After header from a gateway answer that carries a wait. */
+function retryable(answer: GatewayAnswer): Pick<GatewayErrorRow, "code" | "message" | "headers"> {
+  return { code: answer.code, message: answer.message, headers: { "Retry-After": String(answer.retryAfterSeconds ?? 1) } };
 }
 
 /**
@@ -33,7 +39,11 @@ const gatewayErrors: GatewayErrorRow[] = [
   { type: ResponseType.ACCESS_DENIED, code: "AUTHENTICATION_ERROR", status: 401, message: { vtl: '"$context.authorizer.message"' } },
   { type: ResponseType.AUTHORIZER_FAILURE, code: gatewayAnswers.authorizerFailure.code, message: gatewayAnswers.authorizerFailure.message },
   { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, code: gatewayAnswers.authorizerFailure.code, message: gatewayAnswers.authorizerFailure.message },
-  { type: ResponseType.THROTTLED, code: gatewayAnswers.throttled.code, message: gatewayAnswers.throttled.message, headers: { "Retry-After": "1" } },
+  { type: ResponseType.THROTTLED, ...retryable(gatewayAnswers.throttled) },
+  // A throttled Lambda (reserved or account concurrency used up) and any other failure to invoke
+  // the function: the gateway's default is a bare 500, which tells the client nothing and invites
+  // no retry. (A function that ran and crashed answers its own 500 through the pipeline.)
+  { type: ResponseType.INTEGRATION_FAILURE, ...retryable(gatewayAnswers.serviceBusy) },
   { type: ResponseType.REQUEST_TOO_LARGE, code: gatewayAnswers.tooLarge.code, message: gatewayAnswers.tooLarge.message },
   { type: ResponseType.INTEGRATION_TIMEOUT, code: gatewayAnswers.timeout.code, message: gatewayAnswers.timeout.message },
   // Paths are all caught by /{proxy+} and ANY; these are the backstops.
@@ -97,4 +107,25 @@ export function addGatewayResponses(api: RestApi, corsOrigin: string): void {
       templates: { "application/json": template(row, status) },
     });
   }
+}
+
+/**
+ * routeMethods are the API Gateway methods a route's function answers: its own, plus HEAD on a
+ * GET that changes nothing. HEAD on a GET that changes state (register, verify, the revocation
+ * link) is left to the ANY fallback (405), since the gateway would run the GET and drop the body.
+ */
+export function routeMethods(route: Pick<RouteContract, "method" | "changesState">): string[] {
+  return answersHead(route) ? [route.method, "HEAD"] : [route.method];
+}
+
+/**
+ * tightThrottle is the stage's method settings for a tighter limit on one route: every method on
+ * its resource (the route's, HEAD where it answers one, and the fallback's ANY), not only the
+ * route's own method, so no second method reaches the same resource at the stage's wider limit.
+ */
+export function tightThrottle(
+  route: Pick<RouteContract, "method" | "path" | "changesState">,
+  limit: Pick<MethodDeploymentOptions, "throttlingRateLimit" | "throttlingBurstLimit">,
+): Record<string, MethodDeploymentOptions> {
+  return Object.fromEntries([...routeMethods(route), "ANY"].map((method) => [`${route.path}/${method}`, limit]));
 }

@@ -33,7 +33,7 @@ import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
-import { addGatewayResponses } from "./gateway.ts";
+import { addGatewayResponses, routeMethods, tightThrottle } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
 import { addUploads } from "./uploads.ts";
 import {
@@ -456,8 +456,9 @@ export class SignetStack extends Stack {
             integrationError: "$context.integration.error",
           }),
         ),
-        // Codes by e-mail are the one thing worth abusing: register gets a tighter limit.
-        methodOptions: registerRoute ? { [`${registerRoute.path}/${registerRoute.method}`]: { throttlingRateLimit: 5, throttlingBurstLimit: 10 } } : {},
+        // Codes by e-mail are the one thing worth abusing: register gets a tighter limit, on every
+        // method of its resource (gateway.ts).
+        methodOptions: registerRoute ? tightThrottle(registerRoute, { throttlingRateLimit: 5, throttlingBurstLimit: 10 }) : {},
       },
       // No defaultCorsPreflightOptions: they add MOCK OPTIONS integrations without contentHandling,
       // and with binaryMediaTypes */* API Gateway answers those with 500 "Unable to transform
@@ -483,9 +484,9 @@ export class SignetStack extends Stack {
       const timeout = Duration.seconds(route.streaming === true ? streamingTimeoutSeconds : integrationTimeoutSeconds);
       const integration = new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout, ...streamed });
       const options = route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {};
-      resource.addMethod(route.method, integration, options);
-      // HEAD is GET without the body (monitors probe /v1/health with it); the gateway drops the body.
-      if (route.method === "GET") resource.addMethod("HEAD", integration, options);
+      // HEAD is GET without the body (monitors probe /v1/health with it) on GET routes that change
+      // nothing; on register, verify and the revocation link it falls to the fallback's 405.
+      for (const method of routeMethods(route)) resource.addMethod(method, integration, options);
     }
 
     // The fallback answers what no route claims, in the error layout: 405 (with Allow) on a known

@@ -3,6 +3,7 @@
 // closed"), so the folder is claimed with a pid file first.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_FILE, PRIVATE_FOLDER } from "#local/data-folder.ts";
 import { StartupError } from "#local/startup-errors.ts";
 import { processAlive } from "#adapters/process-alive.ts";
 
@@ -13,11 +14,11 @@ const LOCK_FILE = "server.pid";
  * StartupError when a running process holds it. A pid file left by a process that is gone is taken over.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_FOLDER });
   const path = join(dataDir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(path, `${process.pid}\n`, { flag: "wx" });
+      writeFileSync(path, `${process.pid}\n`, { flag: "wx", mode: PRIVATE_FILE });
       return () => {
         if (readFileSync(path, "utf8").trim() === String(process.pid)) rmSync(path, { force: true });
       };

@@ -13,6 +13,7 @@
  */
 import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { guardStandIn } from "#local/host-guard.ts";
 
 type Json = Record<string, unknown>;
 type Release = () => void;
@@ -231,6 +232,7 @@ export async function startTransactionShim(target: string, port = 0): Promise<{ 
       res.end(JSON.stringify({ __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: (error as Error).message }));
     });
   });
+  guardStandIn(server, "DynamoDB");
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve());

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 import dynalite from "dynalite";
 import { startTransactionShim } from "#local/dynalite-transactions.ts";
+import { guardStandIn } from "#local/host-guard.ts";
 
 const { path } = workerData as { path?: string };
 // dynalite reports some failures by throwing from a callback ("Database is closed" when another
@@ -17,6 +18,8 @@ const { path } = workerData as { path?: string };
 // throws them as its own uncaught exception, as when dynalite ran there.
 process.on("uncaughtException", (error) => parentPort!.postMessage({ fatal: { name: error.name, message: error.message } }));
 const dynamo = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
+// dynalite answers CORS for any origin: loopback Host and no foreign Origin only.
+guardStandIn(dynamo, "DynamoDB");
 await new Promise<void>((resolve, reject) => {
   dynamo.once("error", reject);
   dynamo.listen(0, "127.0.0.1", () => resolve());

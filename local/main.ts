@@ -1,6 +1,7 @@
 // The local server: embedded stand-ins for the AWS parts, then every handler on one port.
 // A start-up failure is one line on stderr naming the cause and the setting to change, exit code 1.
 import { resolve } from "node:path";
+import { privateDataFolder } from "#local/data-folder.ts";
 import { lockDataDir } from "#local/data-lock.ts";
 import { startMailEcho } from "#local/mail-echo.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
@@ -21,6 +22,7 @@ async function start(): Promise<void> {
   const s3Port = readPort("SIGNET_S3_PORT", 8006); // the S3 stand-in (uploads)
 
   // The cheap checks first, so a clash is reported at once, not after the stand-ins and LibreOffice start.
+  privateDataFolder(dataDir);
   cleanups.push(lockDataDir(dataDir));
   await assertPortFree("the API", host, port, "PORT");
   await assertPortFree("the mail stand-in (local SES)", "127.0.0.1", sesPort, "SIGNET_SES_PORT");

@@ -12,6 +12,8 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from "no
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import busboy from "busboy";
+import { PRIVATE_FILE, PRIVATE_FOLDER } from "#local/data-folder.ts";
+import { guardStandIn } from "#local/host-guard.ts";
 
 /** S3StandIn is a running stand-in. */
 export interface S3StandIn {
@@ -50,7 +52,7 @@ class ObjectStore {
   }
 
   createBucket(bucket: string): void {
-    if (this.dir) mkdirSync(join(this.dir, bucket), { recursive: true });
+    if (this.dir) mkdirSync(join(this.dir, bucket), { recursive: true, mode: PRIVATE_FOLDER });
     else this.memory.set(`${bucket}/`, { bytes: Buffer.alloc(0), etag: "", lastModified: new Date(), contentType: "" });
   }
 
@@ -64,7 +66,7 @@ class ObjectStore {
 
   put(bucket: string, key: string, bytes: Buffer, contentType: string): string {
     const etag = md5(bytes);
-    if (this.dir) writeFileSync(this.path(bucket, key), bytes);
+    if (this.dir) writeFileSync(this.path(bucket, key), bytes, { mode: PRIVATE_FILE });
     else this.memory.set(`${bucket}/${key}`, { bytes, etag, lastModified: new Date(), contentType });
     return etag;
   }
@@ -312,7 +314,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, store: ObjectSt
 
 /** startS3StandIn serves the stand-in on 127.0.0.1 (port 0 picks a free one) with the given buckets created. */
 export async function startS3StandIn(options: S3StandInOptions): Promise<S3StandIn> {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_FOLDER });
   const store = new ObjectStore(options.dataDir);
   for (const bucket of options.buckets) store.createBucket(bucket);
   const server: Server = http.createServer((req, res) => {
@@ -322,6 +324,7 @@ export async function startS3StandIn(options: S3StandInOptions): Promise<S3Stand
     });
   });
   server.requestTimeout = 0;
+  guardStandIn(server, "S3");
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());

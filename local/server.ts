@@ -11,14 +11,15 @@ import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
 import { memoryCollector } from "#local/memory.ts";
 import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
-import { findRoute } from "#http/contract.ts";
+import { answersHead, findRoute } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
 import { GatewayStream } from "#local/response-stream.ts";
 import { VerifyThread } from "#local/verify-thread.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
-import { useLocalServerUrl } from "#wiring/signing.ts";
+import { useLocalServerUrl } from "#http/public-url.ts";
+import { apiHostNames, hostRefusal } from "#local/host-guard.ts";
 
 /** LocalServer is a running local API. */
 export interface LocalServer {
@@ -169,11 +170,24 @@ function rememberDecision(header: string, context: Record<string, unknown>): voi
  * handleRequest plays API Gateway for one request: route lookup, the TOKEN authorizer for
  * protected routes, the proxy event, the function's answer back onto the wire.
  */
-async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(req: IncomingMessage, res: ServerResponse, hosts: ReadonlySet<string>): Promise<void> {
+  // DNS rebinding: a page on another site whose name resolves to this machine still sends its own
+  // name as Host. Only the names the server is bound under are answered (local/host-guard.ts).
+  const refusal = hostRefusal(req, hosts);
+  if (refusal) {
+    req.resume();
+    send(
+      res,
+      gatewayError({ code: "REQUEST_REJECTED", message: `Refused: ${refusal}. Use one of those names, or set SIGNET_PUBLIC_URL to the address clients use.` }),
+    );
+    return;
+  }
   const url = new URL(req.url ?? "/", "http://localhost");
-  // HEAD is GET without the body (Node leaves the body out of a HEAD answer itself).
-  const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
-  const found = findRoute(routes, method, url.pathname);
+  // HEAD is GET without the body (Node leaves the body out of a HEAD answer itself), on GET
+  // routes that change nothing; on the others (register, verify, the revocation link) HEAD finds
+  // no route and the fallback answers 405, as on API Gateway.
+  const asGet = req.method === "HEAD" ? findRoute(routes, "GET", url.pathname) : undefined;
+  const found = asGet && answersHead(asGet.route) ? asGet : findRoute(routes, req.method ?? "GET", url.pathname);
   const route = found?.route;
   const body = await readBody(req, config.limits.maxRequestBytes);
   if (body === "too-large") {
@@ -298,6 +312,7 @@ export async function startLocalServer(options: { port: number; host?: string })
   // that threw gets a 500 when nothing of its answer went out yet.
   guardUncaughtExceptions(answerRequestThatThrew);
   const timeoutMs = config.http.requestTimeoutMs;
+  const hosts = apiHostNames(options.host ?? "127.0.0.1", config.publicUrl);
   const server = http.createServer(
     {
       // Headers and body must arrive within timeoutMs (408 otherwise): a client trickling or
@@ -310,11 +325,12 @@ export async function startLocalServer(options: { port: number; host?: string })
     (req, res) => {
       collectAfterLarge(req, res);
       inFlight
-        .run(res, () => handleRequest(req, res))
+        .run(res, () => handleRequest(req, res, hosts))
         .catch((error: unknown) => {
           if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
             // The client went away (or the request timed out) before its body arrived: nobody to answer.
-            logger.info("request abandoned before its body arrived", { path: req.url });
+            // The path only: the query may hold an e-mail address, a code or a revocation token.
+            logger.info("request abandoned before its body arrived", { path: new URL(req.url ?? "/", "http://localhost").pathname });
             return;
           }
           logger.error("local server failure", { error: error as Error });

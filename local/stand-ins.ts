@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import sesModule from "aws-ses-v2-local";
+import { PRIVATE_FOLDER, privateDataFolder } from "#local/data-folder.ts";
+import { guardStandIn } from "#local/host-guard.ts";
 import { portInUse } from "#local/startup-errors.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
 import { startLocalKms, type LocalKms } from "#local/local-kms.ts";
@@ -125,8 +127,9 @@ function startDynamoThread(path: string | undefined): Promise<DynamoThread> {
 export async function startStandIns(options: StandInOptions = {}): Promise<StandIns> {
   let path: string | undefined;
   if (options.dataDir) {
+    privateDataFolder(options.dataDir);
     path = join(options.dataDir, "dynamodb");
-    mkdirSync(path, { recursive: true });
+    mkdirSync(path, { recursive: true, mode: PRIVATE_FOLDER });
   }
   const dynamo = await startDynamoThread(path);
   const dynamoPort = dynamo.port;
@@ -142,6 +145,8 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
     throw portInUse("the mail stand-in (local SES)", "127.0.0.1", options.sesPort ?? 8005, "SIGNET_SES_PORT");
   }
   const sesPort = sesAddress.port;
+  // Its /store holds every code and revocation link: loopback names and its own origin only.
+  guardStandIn(ses, "mail (local SES)");
 
   // --- S3 stand-in (issue 15): uploads, persisted under dataDir/s3 when a folder is given ---
   const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? "local";

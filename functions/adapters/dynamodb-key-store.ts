@@ -18,14 +18,17 @@
  *                 keyHash (S), expiresAtMs (N), expiresAt (N, TTL); deleted when used or
  *                 when the key is revoked otherwise
  *   e-mail code   pk `CODE#<lower-case address>`    sk `CODE`
- *                 codeId, salt, codeHash (S), wrongTries, createdAt, expiresAtMs (N, epoch ms),
+ *                 codeId, salt, codeHash (S), wrongTries (N, from the requester's network),
+ *                 otherTries? (N, from all other networks), requester? (S, ip bucket of the
+ *                 register call), createdAt, expiresAtMs (N, epoch ms),
  *                 consumedAt? (N), keyId? (S, the key it minted), expiresAt (N, TTL)
  *   key rate      pk `KEYRATE#<keyId>`                sk `WINDOW#<epoch ms of the minute>`
  *                 requests (N), expiresAt (N, TTL): the per-key request limit's counter
  *   rate slot     pk `RATE#<bucket>`                sk `SLOT#<nnn>`
  *                 usedAt (N, epoch ms), expiresAt (N, TTL); bucket is `ip#<IPv4>` or
  *                 `ip#<IPv6 /64 network>`, `email#<mailbox>` (15-minute rule) or
- *                 `email-day#<mailbox>` (24-hour rule); mailbox is the address without a +tag
+ *                 `email-day#<mailbox>` (24-hour rule), `verify-ip#<IPv4 or /64>` (codes that
+ *                 did not work, per source); mailbox is the address without a +tag
  */
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, ResourceNotFoundException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
@@ -34,7 +37,7 @@ import { withDeadline } from "#adapters/call-deadline.ts";
 import { DYNAMODB_CALL_BUDGET_MS, DYNAMODB_CLIENT_LIMITS, TOUCH_BUDGET_MS } from "#functions/timeouts.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { ApiKeyRecord, KeyStore } from "#domain/keys/key-store.ts";
-import { CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/keys/verification-code.ts";
+import { CODE_MAX_OTHER_TRIES, CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/keys/verification-code.ts";
 
 /** DynamoKeyStoreOptions say which table and which endpoint (a stand-in locally). */
 export interface DynamoKeyStoreOptions {
@@ -81,6 +84,8 @@ function codeItem(record: CodeRecord): Record<string, unknown> {
     salt: record.salt,
     codeHash: record.codeHash,
     wrongTries: record.wrongTries,
+    otherTries: record.otherTries,
+    requester: record.requester,
     createdAt: record.createdAt,
     expiresAtMs: record.expiresAt,
     expiresAt: seconds(record.expiresAt),
@@ -99,6 +104,8 @@ function codeRecordOf(address: string, item: Record<string, unknown>): CodeRecor
     expiresAt: Number(item.expiresAtMs),
   };
   if (item.consumedAt !== undefined) record.consumedAt = Number(item.consumedAt);
+  if (item.otherTries !== undefined) record.otherTries = Number(item.otherTries);
+  if (item.requester !== undefined) record.requester = String(item.requester);
   return record;
 }
 
@@ -227,19 +234,25 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
       return out.Item ? codeRecordOf(address, out.Item) : undefined;
     },
 
-    async addWrongTry(address, codeId, now) {
+    async addWrongTry(address, codeId, now, side) {
+      const live = "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now";
+      const values = { ":one": 1, ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now };
       try {
         const out = await send(
           new UpdateCommand({
             TableName,
             Key: { pk: `CODE#${address}`, sk: "CODE" },
-            UpdateExpression: "ADD wrongTries :one",
-            ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
-            ExpressionAttributeValues: { ":one": 1, ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now },
+            ...(side === "requester"
+              ? { UpdateExpression: "ADD wrongTries :one", ConditionExpression: live, ExpressionAttributeValues: values }
+              : {
+                  UpdateExpression: "ADD otherTries :one",
+                  ConditionExpression: `${live} AND (attribute_not_exists(otherTries) OR otherTries < :maxOther)`,
+                  ExpressionAttributeValues: { ...values, ":maxOther": CODE_MAX_OTHER_TRIES },
+                }),
             ReturnValues: "UPDATED_NEW",
           }),
         );
-        return Number(out.Attributes?.wrongTries);
+        return Number(out.Attributes?.[side === "requester" ? "wrongTries" : "otherTries"]);
       } catch (error) {
         if (isConditionFailure(error)) return undefined;
         throw toStoreError(error);

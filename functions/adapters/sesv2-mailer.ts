@@ -5,6 +5,13 @@ import { SES_CLIENT_LIMITS, SES_SEND_BUDGET_MS } from "#functions/timeouts.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Mailer } from "#domain/keys/mailer.ts";
 
+/**
+ * SES_MAILBOX_SIMULATOR is SES's mailbox simulator address that accepts a message and drops it
+ * (it works in the SES sandbox too): the decoy recipient of register for addresses outside the
+ * allow-list. The local stand-in keeps such a message in its store like any other.
+ */
+export const SES_MAILBOX_SIMULATOR = "success@simulator.amazonses.com";
+
 /** SesMailerOptions say who sends and through which endpoint (the local stand-in, or SES). */
 export interface SesMailerOptions {
   sender: string;

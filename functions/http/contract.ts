@@ -35,6 +35,17 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
   contentSecurityPolicy?: "handler";
   /** Error codes this endpoint can answer with besides the ones every endpoint can. */
   errors: ErrorCode[];
+  /**
+   * A GET that changes state (sends mail, mints a key, revokes one): it answers GET only. HEAD
+   * there gets 405 from the fallback, locally and on API Gateway, since answering HEAD by running
+   * the GET and dropping the body would change state with the caller never seeing the result.
+   */
+  changesState?: true;
+}
+
+/** answersHead tells whether a route answers HEAD too (as GET without the body): safe GET routes only. */
+export function answersHead(route: Pick<RouteContract, "method" | "changesState">): boolean {
+  return route.method === "GET" && route.changesState !== true;
 }
 
 /**

@@ -32,8 +32,11 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
       "The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data.",
   },
   MISSING_SUBMIT_EVENT: { status: 422, description: "The audit trail has no event of type submit." },
-  INVALID_CODE: { status: 422, description: "The e-mail code is wrong; details say how many tries remain." },
-  CODE_EXPIRED: { status: 422, description: "The e-mail code has expired or is used up; request a new one." },
+  INVALID_CODE: {
+    status: 422,
+    description: "The code does not work for this address (wrong, none pending, dead, or not known to the caller): one answer for every reason.",
+  },
+  CODE_EXPIRED: { status: 422, description: "The right code, but it has expired or was already used; request a new one." },
   RATE_LIMIT_ERROR: { status: 429, description: "Too many requests; retry after the number of seconds in Retry-After." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected failure; the cause is logged under the request id." },
   FETCH_FAILED: { status: 502, description: "A document or image URL could not be fetched safely." },

@@ -7,6 +7,8 @@ import { DEFAULT_DOCUMENT_BYTES, GATEWAY_REQUEST_BYTES, INLINE_DOCUMENT_BYTES, L
 export interface GatewayAnswer {
   code: ErrorCode;
   message: string;
+  /** The Retry-After of the answer, for the ones worth retrying soon. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -25,7 +27,18 @@ export const gatewayAnswers = {
     code: "SERVICE_UNAVAILABLE",
     message: "API keys cannot be checked right now; retry in a moment.",
   },
-  throttled: { code: "RATE_LIMIT_ERROR", message: "Too many requests; slow down and retry." },
+  /** The stage's or a method's request-rate limit (API Gateway throttling). */
+  throttled: { code: "RATE_LIMIT_ERROR", message: "Too many requests; slow down and retry.", retryAfterSeconds: 1 },
+  /**
+   * The function could not be invoked: Lambda throttled it (its reserved concurrency or the
+   * account's is used up; the gateway calls it INTEGRATION_FAILURE and would answer 500), or
+   * Lambda itself failed. Not the caller's fault, and gone in seconds: 503 with Retry-After.
+   */
+  serviceBusy: {
+    code: "SERVICE_UNAVAILABLE",
+    message: "The service is busy right now (every instance of this function is in use); retry in a few seconds.",
+    retryAfterSeconds: 2,
+  },
   // The real limits on AWS (issue 15, functions/http/aws-limits.ts); uploads are the way past them.
   tooLarge: {
     code: "PAYLOAD_TOO_LARGE",

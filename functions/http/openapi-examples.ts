@@ -110,8 +110,12 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   INVALID_IMAGE: { message: "fields.1.value is not a PNG, JPEG or GIF image (data URI or https URL)." },
   LEVEL_UNAVAILABLE: { message: 'Signature level B-T needs a timestamp authority, and none is configured: set SIGNET_TSA_URL, or ask for "level": "B-B".' },
   MISSING_SUBMIT_EVENT: { message: 'auditTrail has no event of type "submit"; add the event that records the signer\'s submission.' },
-  INVALID_CODE: { message: "The code is wrong; 4 tries remain.", details: [{ field: "query.code", issue: "does not match; 4 tries remain" }] },
-  CODE_EXPIRED: { message: "The code has expired or was used up; request a new one with /v1/auth/register." },
+  INVALID_CODE: {
+    message:
+      "This code does not work for this address: it is wrong, expired, already used or replaced by a newer one, or was tried wrong too often. Type the code of the latest e-mail from the network you asked for it from, or request a new one. Request a new code with GET /v1/auth/register?email=....",
+    details: [{ field: "query.code", issue: "not a working code for this address" }],
+  },
+  CODE_EXPIRED: { message: "The code has expired (codes last 15 minutes). Request a new code with GET /v1/auth/register?email=...." },
   RATE_LIMIT_ERROR: { message: "Too many codes requested for this address; retry in 840 seconds." },
   INTERNAL_ERROR: { message: `Something went wrong on our side. Quote request id ${REQUEST_ID} when reporting it.` },
   FETCH_FAILED: { message: "document.url could not be fetched: the host resolves to a private address (10.0.0.5)." },

@@ -6,21 +6,23 @@
 import { config } from "#config";
 import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
-import { defaultMailer } from "#adapters/sesv2-mailer.ts";
+import { SES_MAILBOX_SIMULATOR, defaultMailer } from "#adapters/sesv2-mailer.ts";
 import { limitKeyRate } from "#domain/keys/key-rate.ts";
 import type { KeyManagementDeps } from "#domain/keys/key-management.ts";
-import type { KeyServiceDeps } from "#domain/keys/key-service.ts";
+import type { KeyServiceDeps, VerifyDeps } from "#domain/keys/key-service.ts";
 import { REGISTER_PER_ADDRESS } from "#domain/keys/rate-limit.ts";
 import type { KeyRateGuard } from "#http/pipeline.ts";
 
 /** keyServiceDeps is this container's DynamoDB store, SES mailer, system clock, limits from config and logger (register, verify-code). */
-export function keyServiceDeps(): KeyServiceDeps {
+export function keyServiceDeps(): KeyServiceDeps & VerifyDeps {
   return {
     store: defaultKeyStore(),
     mailer: defaultMailer(),
     now: Date.now,
     limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: config.keys.registerPerAddressDaily, perIp: config.keys.registerPerIp },
     registerPolicy: config.keys.registerPolicy,
+    decoyRecipient: SES_MAILBOX_SIMULATOR,
+    failuresPerSource: config.keys.verifyFailuresPerIp,
     warn: (message, data) => logger.warn(message, data),
   };
 }

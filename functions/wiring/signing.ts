@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { config } from "#config";
+import { localBaseUrl } from "#http/public-url.ts";
 import { fontFiles } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
@@ -29,18 +30,9 @@ import { converter } from "#wiring/conversion.ts";
 
 let identities: SigningIdentityStore | undefined;
 let certificates: CertificateStore | undefined;
-let localServerUrl: string | undefined;
 
 /** crlPath is where the service serves its CRL (GET, functions/verify-crl.ts). */
 const crlPath = "/v1/verify/crl";
-
-/**
- * useLocalServerUrl tells the wiring where the local server listens (local/server.ts calls it
- * once it listens; the port may have been chosen at start): the local CRL URL follows from it.
- */
-export function useLocalServerUrl(url: string): void {
-  localServerUrl = url.replace(/\/+$/, "");
-}
 
 /**
  * ownCrlUrl is the URL of this server's CRL: SIGNET_PUBLIC_URL, else the local server's address,
@@ -48,7 +40,7 @@ export function useLocalServerUrl(url: string): void {
  */
 function ownCrlUrl(): string | undefined {
   if (config.runtime === "aws") return undefined;
-  const base = config.publicUrl ?? localServerUrl;
+  const base = localBaseUrl();
   return base ? `${base}${crlPath}` : undefined;
 }
 

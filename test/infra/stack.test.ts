@@ -133,7 +133,7 @@ describe("API", () => {
     }
   });
 
-  it("answers HEAD on every GET route with that route's function and authorization", () => {
+  it("answers HEAD on every GET route that changes nothing, with that route's function and authorization; never on register, verify or the revocation link", () => {
     const paths = apiPaths(synth.json);
     const methods = resourcesOfType(synth.json, "AWS::ApiGateway::Method").map(([, m]) => m.Properties);
     const on = (path: string, verb: string) =>
@@ -143,7 +143,9 @@ describe("API", () => {
       });
     for (const route of routes) {
       const head = on(route.path, "HEAD");
-      if (route.method !== "GET") {
+      // A GET that sends mail, mints a key or revokes one: HEAD falls to the fallback's 405
+      // (API Gateway would run the GET and drop the body: a key minted for nobody).
+      if (route.method !== "GET" || route.changesState) {
         expect(head, route.path).toEqual([]);
         continue;
       }
@@ -152,6 +154,12 @@ describe("API", () => {
       expect(head[0]!.Integration, route.name).toEqual(get.Integration);
       expect(head[0]!.AuthorizationType, route.name).toBe(get.AuthorizationType);
     }
+    expect(
+      routes
+        .filter((route) => route.changesState)
+        .map((route) => route.name)
+        .sort(),
+    ).toEqual(["auth-register", "auth-verify", "keys-revoke-link"]);
   });
 
   it("answers unknown paths and wrong methods through the fallback (ANY on every resource and /{proxy+})", () => {
@@ -191,6 +199,20 @@ describe("API", () => {
     });
   });
 
+  it("gives register's tighter limit to every method on its resource, not only GET", () => {
+    const paths = apiPaths(synth.json);
+    const onRegister = resourcesOfType(synth.json, "AWS::ApiGateway::Method")
+      .map(([, m]) => m.Properties)
+      .filter((m) => paths.get((m.ResourceId as { Ref: string }).Ref) === "/v1/auth/register")
+      .map((m) => m.HttpMethod as string)
+      .sort();
+    expect(onRegister).toEqual(["ANY", "GET"]);
+    const stage = resourcesOfType(synth.json, "AWS::ApiGateway::Stage")[0]![1];
+    const settings = (stage.Properties.MethodSettings as Array<Record<string, unknown>>).filter((m) => m.ResourcePath === "/~1v1~1auth~1register");
+    expect(settings.map((m) => m.HttpMethod).sort()).toEqual(onRegister);
+    for (const setting of settings) expect(setting, String(setting.HttpMethod)).toMatchObject({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
+  });
+
   it("leaves CORS preflight to the fallback function: no MOCK OPTIONS methods, an unauthorized ANY on every route's path", () => {
     // MOCK OPTIONS integrations (defaultCorsPreflightOptions) have no contentHandling; with
     // binaryMediaTypes */* API Gateway answers them 500 "Unable to transform request".
@@ -216,6 +238,8 @@ describe("API", () => {
       AUTHORIZER_FAILURE: ["503", "SERVICE_UNAVAILABLE"],
       AUTHORIZER_CONFIGURATION_ERROR: ["503", "SERVICE_UNAVAILABLE"],
       THROTTLED: ["429", "RATE_LIMIT_ERROR"],
+      // A throttled Lambda (concurrency used up) or a failed invoke: 503 to retry, not a bare 500.
+      INTEGRATION_FAILURE: ["503", "SERVICE_UNAVAILABLE"],
       REQUEST_TOO_LARGE: ["413", "PAYLOAD_TOO_LARGE"],
       INTEGRATION_TIMEOUT: ["504", "CONVERSION_TIMEOUT"],
       BAD_REQUEST_PARAMETERS: ["400", "VALIDATION_ERROR"],
@@ -248,6 +272,7 @@ describe("API", () => {
       expect((response!.ResponseParameters as Record<string, string>)["gatewayresponse.header.Access-Control-Allow-Origin"]).toBe("'*'");
     }
     expect(responses.get("THROTTLED")!.ResponseParameters).toMatchObject({ "gatewayresponse.header.Retry-After": "'1'" });
+    expect(responses.get("INTEGRATION_FAILURE")!.ResponseParameters).toMatchObject({ "gatewayresponse.header.Retry-After": "'2'" });
     const errorOf = (type: string) =>
       (
         JSON.parse((responses.get(type)!.ResponseTemplates as Record<string, string>)["application/json"]!.replace("$context.error.messageString", '"x"')) as {

@@ -3,7 +3,7 @@ import type { APIGatewayAuthorizerResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { KeyStore } from "#domain/keys/key-store.ts";
-import type { KeyServiceDeps } from "#domain/keys/key-service.ts";
+import type { KeyServiceDeps, VerifyDeps } from "#domain/keys/key-service.ts";
 import { DYNAMODB_CLIENT_LIMITS } from "#functions/timeouts.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import {
@@ -23,6 +23,8 @@ import {
 process.env.SIGNET_TABLE = "signet-keys-handlers";
 process.env.SIGNET_LOG_LEVEL = "DEBUG";
 process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
+// Every call comes from one address here; the per-source limit has its own test (keys-oracle).
+process.env.SIGNET_VERIFY_IP_FAILURE_LIMIT = "1000";
 const output = captureOutput();
 // Every code and key the tests see; none may ever appear in the log output.
 const secrets: string[] = [];
@@ -74,7 +76,7 @@ async function codeFor(email: string): Promise<string> {
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
 /** deps builds the real adapters with test overrides (a clock, a failing mailer, limits). */
-function deps(overrides: Partial<KeyServiceDeps> = {}): KeyServiceDeps {
+function deps(overrides: Partial<KeyServiceDeps & VerifyDeps> = {}): KeyServiceDeps & VerifyDeps {
   return {
     store: modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()),
     mailer: modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
@@ -84,6 +86,7 @@ function deps(overrides: Partial<KeyServiceDeps> = {}): KeyServiceDeps {
       perAddressDaily: { limit: 10, windowSeconds: 86_400 },
       perIp: { limit: 1000, windowSeconds: 3600 },
     },
+    failuresPerSource: { limit: 1000, windowSeconds: 900 },
     ...overrides,
   };
 }
@@ -224,19 +227,17 @@ describe("register and verify through the handlers", () => {
 });
 
 describe("code rules", () => {
-  it("counts wrong codes down, and the fifth kills the code (then 429 even for the right code)", async () => {
+  it("kills the code on the fifth wrong try from the network that asked for it (then refused even with the right code)", async () => {
     const email = uniqueEmail("wrong");
     await doRegister(email);
     const code = await codeFor(email);
-    for (let remaining = 4; remaining >= 0; remaining--) {
+    for (let i = 0; i < 5; i++) {
       const result = await doVerify(email, wrongCode(code));
-      expectError(result, 422, "INVALID_CODE", /code is wrong/);
-      expect(result.json.details).toEqual([{ field: "query.code", issue: `wrong code; remaining tries: ${remaining}` }]);
+      expectError(result, 422, "INVALID_CODE", /does not work for this address/);
+      // No count of remaining tries: the answer must not differ from "no code pending".
+      expect(result.json.details).toEqual([{ field: "query.code", issue: "not a working code for this address" }]);
     }
-    const dead = await doVerify(email, code);
-    expectError(dead, 429, "RATE_LIMIT_ERROR", /no longer works/);
-    // Waiting does not help and a new code can be asked at once (issue 11 item 8): Retry-After 0.
-    expect(dead.headers["retry-after"]).toBe("0");
+    expectError(await doVerify(email, code), 422, "INVALID_CODE", /does not work for this address/);
 
     // A new code starts afresh.
     await doRegister(email);
@@ -253,13 +254,18 @@ describe("code rules", () => {
     expect((await doVerify(email, code, almost)).status).toBe(200);
   });
 
-  it("answers CODE_EXPIRED when no code is pending and when a code is used twice", async () => {
+  it("answers no code pending exactly as a wrong code, and CODE_EXPIRED only to the holder of a used code", async () => {
     const email = uniqueEmail("nocode");
-    expectError(await doVerify(email, "123456"), 422, "CODE_EXPIRED", /No code is pending/);
+    const none = await doVerify(email, "123456");
+    expectError(none, 422, "INVALID_CODE", /does not work for this address/);
     await doRegister(email);
     const code = await codeFor(email);
+    const wrong = await doVerify(email, wrongCode(code));
+    expect({ ...wrong.json, requestId: "" }).toEqual({ ...none.json, requestId: "" });
+    expect(wrong.headers["retry-after"]).toBe(none.headers["retry-after"]);
     expect((await doVerify(email, code)).status).toBe(200);
     expectError(await doVerify(email, code), 422, "CODE_EXPIRED", /already been used/);
+    expect((await doVerify(email, wrongCode(code))).json).toMatchObject({ code: "INVALID_CODE", message: none.json.message });
   });
 
   it("mints exactly one key from 20 concurrent verify calls with the right code", async () => {
@@ -277,10 +283,12 @@ describe("code rules", () => {
     const email = uniqueEmail("wrongrace");
     await doRegister(email);
     const code = await codeFor(email);
-    const results = await Promise.all(Array.from({ length: 20 }, () => doVerify(email, wrongCode(code))));
-    expect(results.filter((r) => r.json.code === "INVALID_CODE")).toHaveLength(5);
-    expect(results.filter((r) => r.json.code === "RATE_LIMIT_ERROR")).toHaveLength(15);
-    expect((await doVerify(email, code)).status).toBe(429);
+    const store = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const verifying = modules.verifyEntry.createVerifyHandler(deps({ store: store.store }));
+    const results = await Promise.all(Array.from({ length: 20 }, () => doVerify(email, wrongCode(code), verifying)));
+    expect(results.filter((r) => r.json.code === "INVALID_CODE")).toHaveLength(20);
+    expect((await store.store.getCode(email))?.wrongTries).toBe(5); // the other 15 found the code dead: refused, not counted
+    expectError(await doVerify(email, code), 422, "INVALID_CODE");
   });
 });
 
@@ -401,7 +409,7 @@ describe("failures of the outside world", () => {
         expect(result.json.message).not.toMatch(/identities|US-EAST-1|MessageRejected/);
       }
       expect(ses.requests()).toBeGreaterThanOrEqual(4);
-      expectError(await doVerify(email, "123456"), 422, "CODE_EXPIRED", /No code is pending/);
+      expectError(await doVerify(email, "123456"), 422, "INVALID_CODE", /does not work for this address/);
       for (let i = 0; i < 3; i++) expect((await doRegister(email)).status).toBe(200); // no attempt counted
     } finally {
       await ses.close();
@@ -439,10 +447,13 @@ describe("failures of the outside world", () => {
     const email = uniqueEmail("keeptries");
     await doRegister(email);
     const code = await codeFor(email);
-    expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE", /4 tries remain/);
+    const tries = async () => (await modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()).getCode(email))?.wrongTries;
+    expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE");
+    expect(await tries()).toBe(1);
     const refusing = { send: async () => Promise.reject(new SignetError("SERVICE_UNAVAILABLE", "down")) };
     expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer: refusing }))), 503, "SERVICE_UNAVAILABLE");
-    expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE", /3 tries remain/);
+    expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE");
+    expect(await tries()).toBe(2);
   });
 
   it("leaves a concurrent register's newer code alone when its own send fails", async () => {
@@ -497,7 +508,7 @@ describe("failures of the outside world", () => {
     const result = await doRegister(email, handler);
     expectError(result, 503, "SERVICE_UNAVAILABLE", /e-mail service cannot be reached/);
     expect(result.json.message).not.toMatch(/ECONNREFUSED|at .*\.ts/);
-    expectError(await doVerify(email, "123456"), 422, "CODE_EXPIRED", /No code is pending/);
+    expectError(await doVerify(email, "123456"), 422, "INVALID_CODE", /does not work for this address/);
   });
 
   it("answers 503 (never 500) when DynamoDB is unreachable, and the authorizer throws so the gateway answers 503", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { LocalServer } from "#local/server.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
-import { call, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { call, getEvent, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-limits";
@@ -144,7 +144,7 @@ describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
     }
   });
 
-  it("answers every other address exactly the same, with no code and no mail", async () => {
+  it("answers every other address exactly the same, with no code and no mail to it", async () => {
     const allowed = await request("GET", `/v1/auth/register?${q({ email: uniqueEmail("member").replace("example.com", "example.org") })}`);
     for (const email of [uniqueEmail("stranger"), "someone@sub.example.org", "owner@example.net"]) {
       const answer = await request("GET", `/v1/auth/register?${q({ email })}`);
@@ -152,8 +152,49 @@ describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
       expect(answer.json, email).toEqual(allowed.json);
       expect(await mailsTo(standIns.sesEndpoint, email), email).toHaveLength(0);
       const verify = await request("GET", `/v1/auth/verify?${q({ email, code: "123456" })}`);
-      expect(verify.json.code, email).toBe("CODE_EXPIRED");
+      expect(verify.json.code, email).toBe("INVALID_CODE");
     }
+  });
+
+  it("takes the same steps for an address outside the list as for one on it: the same store calls and one mail of the same size", async () => {
+    const { createRegisterHandler } = await import("#functions/auth-register.ts");
+    const { keyServiceDeps } = await import("#wiring/keys.ts");
+    const { SES_MAILBOX_SIMULATOR } = await import("#adapters/sesv2-mailer.ts");
+    /** traced registers one address through the real store and mailer, recording every call each makes. */
+    async function traced(email: string) {
+      const steps: string[] = [];
+      const mails: Array<{ to: string; size: number }> = [];
+      const deps = keyServiceDeps();
+      const store = new Proxy(deps.store, {
+        get: (target, name) => {
+          const real = target[name as keyof typeof target] as (...args: unknown[]) => Promise<unknown>;
+          return (...args: unknown[]) => {
+            // The bucket or item kind, without the address itself: the steps must match, not the keys.
+            steps.push(`${String(name)}(${typeof args[0] === "string" ? args[0].replace(/#.*/, "#") : typeof args[0]})`);
+            return real.apply(target, args);
+          };
+        },
+      });
+      const mailer = {
+        send: async (message: { to: string; subject: string; text: string; html: string }) => {
+          mails.push({ to: message.to, size: message.text.length + message.html.length + message.subject.length });
+          steps.push("mail.send");
+          await deps.mailer.send(message);
+        },
+      };
+      const answer = await call(createRegisterHandler({ ...deps, store, mailer }), getEvent("/v1/auth/register", { email }));
+      return { answer, steps, mails };
+    }
+    const listed = await traced(uniqueEmail("member").replace("example.com", "example.org"));
+    const outside = await traced(uniqueEmail("outsider"));
+    expect(outside.answer.status).toBe(200);
+    expect(outside.answer.json).toEqual(listed.answer.json);
+    expect(outside.steps).toEqual(listed.steps);
+    expect(listed.steps).toContain("putCode(object)");
+    expect(listed.steps.at(-1)).toBe("mail.send");
+    // One mail each, of the same size but for the address's length; the outsider's goes to SES's mailbox simulator.
+    expect(outside.mails.map((mail) => mail.to)).toEqual([SES_MAILBOX_SIMULATOR]);
+    expect(Math.abs(outside.mails[0]!.size - listed.mails[0]!.size)).toBeLessThan(100);
   });
 
   it("still counts the register limits for refused addresses, so a 429 reveals nothing either", async () => {

@@ -39,11 +39,14 @@ describe("the base URL of links in e-mails", () => {
     expect(await baseUrlWith({ ...aws, SIGNET_PUBLIC_URL: "https://signet.example.com/" }, awsEvent())).toBe("https://signet.example.com");
   });
 
-  it("locally is the Host the client used", async () => {
+  it("locally is the local server's own address, never the Host the client sent", async () => {
     delete process.env.AWS_LAMBDA_FUNCTION_NAME;
     const event = awsEvent();
-    event.headers = { Host: "localhost:3000" };
-    expect(await baseUrlWith({}, event)).toBe("http://localhost:3000");
+    event.headers = { Host: "evil.example:3000" };
+    vi.resetModules();
+    const { publicBaseUrl, useLocalServerUrl } = await import("#http/public-url.ts");
+    useLocalServerUrl("http://localhost:4123/");
+    expect(publicBaseUrl(event)).toBe("http://localhost:4123");
   });
 });
 

@@ -21,7 +21,17 @@ import {
   planSlots,
   type RateLimit,
 } from "#domain/keys/rate-limit.ts";
-import { CODE_MAX_WRONG_TRIES, CODE_TTL_SECONDS, checkCode, generateCode, hashCode, newCodeRecord, type CodeRecord } from "#domain/keys/verification-code.ts";
+import {
+  CODE_MAX_OTHER_TRIES,
+  CODE_MAX_WRONG_TRIES,
+  CODE_TTL_SECONDS,
+  checkCode,
+  decoyCodeRecord,
+  generateCode,
+  hashCode,
+  newCodeRecord,
+  type CodeRecord,
+} from "#domain/keys/verification-code.ts";
 
 describe("e-mail normalisation", () => {
   // One row: input, expected display form (or the refusal's issue pattern).
@@ -75,31 +85,57 @@ describe("verification codes", () => {
   });
 
   it("are stored salted and hashed, never as given", () => {
-    const record = newCodeRecord("me@example.com", "123456", 0);
+    const record = newCodeRecord("me@example.com", "123456", 0, "192.0.2.1");
     expect(JSON.stringify(record)).not.toContain("123456");
     expect(record.codeHash).toBe(hashCode("123456", record.salt));
-    expect(newCodeRecord("me@example.com", "123456", 0).codeHash).not.toBe(record.codeHash);
+    expect(newCodeRecord("me@example.com", "123456", 0, "192.0.2.1").codeHash).not.toBe(record.codeHash);
     expect(record.expiresAt).toBe(CODE_TTL_SECONDS * 1000);
   });
 
+  it("decoy records (addresses outside the allow-list) have a real record's shape and match no code", () => {
+    const decoy = decoyCodeRecord("me@example.com", 0, "192.0.2.1");
+    const real = newCodeRecord("me@example.com", "123456", 0, "192.0.2.1");
+    expect(Object.keys(decoy).sort()).toEqual(Object.keys(real).sort());
+    expect(JSON.stringify(decoy).length).toBe(JSON.stringify(real).length);
+    for (const code of ["000000", "123456", "999999"]) expect(checkCode(decoy, code, 1, "192.0.2.1").outcome).toBe("wrong");
+  });
+
   const t0 = 1_000_000;
-  const base = newCodeRecord("me@example.com", "123456", t0);
+  const home = "192.0.2.1"; // the network that asked for the code
+  const away = "198.51.100.9"; // any other network
+  const base = newCodeRecord("me@example.com", "123456", t0, home);
   const at = (patch: Partial<CodeRecord>) => ({ ...base, ...patch });
-  // One row: record state, presented code, time, expected outcome.
-  const rows: Array<[string, CodeRecord | undefined, string, number, ReturnType<typeof checkCode>]> = [
-    ["the right code in time", base, "123456", t0 + 1000, { outcome: "match" }],
-    ["the right code a millisecond before expiry", base, "123456", base.expiresAt - 1, { outcome: "match" }],
-    ["a wrong code", base, "123457", t0, { outcome: "wrong" }],
-    ["no code pending", undefined, "123456", t0, { outcome: "missing" }],
-    ["the right code at expiry", base, "123456", base.expiresAt, { outcome: "expired" }],
-    ["the right code after 4 wrong tries", at({ wrongTries: CODE_MAX_WRONG_TRIES - 1 }), "123456", t0, { outcome: "match" }],
-    ["the right code after 5 wrong tries", at({ wrongTries: CODE_MAX_WRONG_TRIES }), "123456", t0 + 60_000, { outcome: "dead", retryAfterSeconds: 840 }],
-    ["a wrong code after 5 wrong tries", at({ wrongTries: CODE_MAX_WRONG_TRIES }), "000000", t0, { outcome: "dead", retryAfterSeconds: 900 }],
-    ["the right code once used", at({ consumedAt: t0 }), "123456", t0, { outcome: "used" }],
-    ["an expired, dead code", at({ wrongTries: CODE_MAX_WRONG_TRIES }), "123456", base.expiresAt + 1, { outcome: "expired" }],
+  const refused = { outcome: "refused" } as const;
+  // One row: record state, presented code, time, source network, expected outcome. A caller
+  // without the right code gets "refused" for every state: none pending, dead, closed, used, expired.
+  const rows: Array<[string, CodeRecord | undefined, string, number, string, ReturnType<typeof checkCode>]> = [
+    ["the right code in time", base, "123456", t0 + 1000, home, { outcome: "match" }],
+    ["the right code from another network", base, "123456", t0 + 1000, away, { outcome: "match" }],
+    ["the right code a millisecond before expiry", base, "123456", base.expiresAt - 1, home, { outcome: "match" }],
+    ["a wrong code from the requester's network", base, "123457", t0, home, { outcome: "wrong", side: "requester" }],
+    ["a wrong code from another network", base, "123457", t0, away, { outcome: "wrong", side: "other" }],
+    ["a wrong code on a code stored without a requester", at({ requester: undefined }), "123457", t0, away, { outcome: "wrong", side: "requester" }],
+    ["no code pending", undefined, "123456", t0, home, refused],
+    ["the right code at expiry", base, "123456", base.expiresAt, home, { outcome: "expired" }],
+    ["a wrong code at expiry", base, "123457", base.expiresAt, home, refused],
+    ["the right code after 4 wrong tries", at({ wrongTries: CODE_MAX_WRONG_TRIES - 1 }), "123456", t0, home, { outcome: "match" }],
+    ["the right code after 5 wrong tries (dead)", at({ wrongTries: CODE_MAX_WRONG_TRIES }), "123456", t0 + 60_000, home, refused],
+    ["a wrong code after 5 wrong tries (dead)", at({ wrongTries: CODE_MAX_WRONG_TRIES }), "000000", t0, home, refused],
+    [
+      "the right code from the requester's network after 5 strangers' tries",
+      at({ otherTries: CODE_MAX_OTHER_TRIES }),
+      "123456",
+      t0,
+      home,
+      { outcome: "match" },
+    ],
+    ["the right code from another network after 5 strangers' tries (closed)", at({ otherTries: CODE_MAX_OTHER_TRIES }), "123456", t0, away, refused],
+    ["the right code once used", at({ consumedAt: t0 }), "123456", t0, home, { outcome: "used" }],
+    ["a wrong code once used", at({ consumedAt: t0 }), "123457", t0, home, refused],
+    ["an expired, dead code", at({ wrongTries: CODE_MAX_WRONG_TRIES }), "123456", base.expiresAt + 1, home, refused],
   ];
-  it.each(rows)("%s", (_name, record, code, now, expected) => {
-    expect(checkCode(record, code, now)).toEqual(expected);
+  it.each(rows)("%s", (_name, record, code, now, source, expected) => {
+    expect(checkCode(record, code, now, source)).toEqual(expected);
   });
 });
 

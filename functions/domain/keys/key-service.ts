@@ -4,17 +4,9 @@ import { SignetError } from "#domain/shared/errors.ts";
 import { codeMail, keyNoticeMail } from "#domain/keys/key-mail.ts";
 import type { CodeClaim, KeyStore, RateSlotStore } from "#domain/keys/key-store.ts";
 import type { Mailer } from "#domain/keys/mailer.ts";
-import { describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/keys/rate-limit.ts";
+import { VERIFY_FAILURES_PER_SOURCE, describeWindow, ipBucketOf, planRules, planSlots, type RateLimit } from "#domain/keys/rate-limit.ts";
 import { registrationAllowed, type RegisterPolicy } from "#domain/keys/register-policy.ts";
-import {
-  CODE_MAX_WRONG_TRIES,
-  CODE_PATTERN,
-  CODE_TTL_SECONDS,
-  type CodeRecord,
-  checkCode,
-  generateCode,
-  newCodeRecord,
-} from "#domain/keys/verification-code.ts";
+import { CODE_PATTERN, CODE_TTL_SECONDS, type CodeRecord, checkCode, decoyCodeRecord, generateCode, newCodeRecord } from "#domain/keys/verification-code.ts";
 
 /**
  * RegisterLimits are the register rate limits: per address (SPEC 6), per address per day, per
@@ -38,12 +30,20 @@ export interface KeyServiceDeps {
   limits: RegisterLimits;
   /** Who may register; others get the same answer and no code (open when unset). */
   registerPolicy?: RegisterPolicy;
+  /**
+   * Where the code mail of an address outside registerPolicy goes: a mailbox that drops it (SES's
+   * mailbox simulator), so both paths make the same mail call. Unset: no mail for such an address.
+   */
+  decoyRecipient?: string;
   /** Reports a failure the caller does not see (the key notice e-mail). Never given codes or keys. */
   warn?: (message: string, data: Record<string, unknown>) => void;
 }
 
-/** VerifyDeps is what verifying a code needs (no rate limits: wrong tries are counted on the code). */
-export type VerifyDeps = Pick<KeyServiceDeps, "store" | "mailer" | "now" | "warn">;
+/** VerifyDeps is what verifying a code needs: wrong tries are counted on the code and per source network. */
+export type VerifyDeps = Pick<KeyServiceDeps, "store" | "mailer" | "now" | "warn"> & {
+  /** Codes that did not work, allowed per source network (IPv4 address, IPv6 /64); VERIFY_FAILURES_PER_SOURCE when unset. */
+  failuresPerSource?: RateLimit;
+};
 
 /** RegisterAnswer is the body of a register response: identical for every well-formed address. */
 export interface RegisterAnswer {
@@ -160,18 +160,20 @@ export async function requestCode(deps: KeyServiceDeps, input: { email: string; 
     ],
     now,
   );
-  // A personal deployment's allow-list: an address outside it gets the same answer (its rate
-  // slots counted the same), but no code and no mail, so the list cannot be probed.
-  if (deps.registerPolicy && !registrationAllowed(deps.registerPolicy, address.lookup)) {
-    return { message: REGISTER_MESSAGE, expiresInSeconds: CODE_TTL_SECONDS };
-  }
-
+  // A personal deployment's allow-list: an address outside it takes the same steps as one on it
+  // (the same rate slots, a code record of the same shape written the same way, a code mail of
+  // the same size through the same mail call) and gets the same answer, but its record matches no
+  // code and its mail goes to a mailbox that drops it. Neither the answer nor its timing tells
+  // which addresses are on the list.
+  const allowed = !deps.registerPolicy || registrationAllowed(deps.registerPolicy, address.lookup);
+  const requester = ipBucketOf(input.sourceIp);
   const code = generateCode();
-  const record = newCodeRecord(address.lookup, code, now);
+  const record = allowed ? newCodeRecord(address.lookup, code, now, requester) : decoyCodeRecord(address.lookup, now, requester);
+  const recipient = allowed ? address.display : deps.decoyRecipient;
   let replaced: CodeRecord | undefined;
   try {
     replaced = await deps.store.putCode(record);
-    await deps.mailer.send(codeMail(address.display, code, new Date(record.expiresAt)));
+    if (recipient) await deps.mailer.send(codeMail(recipient, code, new Date(record.expiresAt)));
   } catch (error) {
     // No half-state: the unsent code is withdrawn, the code it replaced (still valid, perhaps
     // already in the user's inbox) is put back, and the attempt does not count. Both writes are
@@ -187,44 +189,65 @@ const requestNew = "Request a new code.";
 const register = { next: "register" } as const;
 
 /**
- * verifyCode exchanges a live code for a new API key. Wrong tries are counted and the fifth kills
- * the code; marking the code used and storing the key are one transaction, so a code mints
- * exactly one key even when many calls race with the right code, and a failure in between
- * leaves the code unused.
+ * REFUSED_MESSAGE is the one answer to a code that does not work, whatever the reason: no code
+ * pending, a wrong code, a dead one, one closed to the caller's network, or a used or expired
+ * code the caller does not know. A stranger learns nothing about the address from it.
  */
-export async function verifyCode(deps: VerifyDeps, input: { email: string; code: string; baseUrl: string }): Promise<IssuedKey> {
+const REFUSED_MESSAGE =
+  "This code does not work for this address: it is wrong, expired, already used or replaced by a newer one, or was tried wrong too often. " +
+  "Type the code of the latest e-mail from the network you asked for it from, or request a new one.";
+
+const refused = () =>
+  new SignetError("INVALID_CODE", REFUSED_MESSAGE, { ...register, details: [{ field: "query.code", issue: "not a working code for this address" }] });
+
+const sourceTooMany = ({ limit, windowSeconds }: RateLimit) =>
+  `Too many codes that did not work were tried from your network (at most ${limit} per ${describeWindow(windowSeconds)}).`;
+
+/**
+ * verifyCode exchanges a live code for a new API key. A code that does not work gets one answer
+ * whatever the reason (see REFUSED_MESSAGE), so the answer is no oracle for whether an address
+ * asked for a code. Wrong tries are counted on the code per side: 5 from the network that asked
+ * for it kill it (SPEC 6), 5 from all other networks together close it to them while it keeps
+ * working from the requester's, so a stranger cannot keep an address from getting a key. Every
+ * code that does not work also counts against its source network (failuresPerSource), checked
+ * before the code is even read. Marking the code used and storing the key are one transaction,
+ * so a code mints exactly one key even when many calls race with the right code.
+ */
+export async function verifyCode(deps: VerifyDeps, input: { email: string; code: string; baseUrl: string; sourceIp: string }): Promise<IssuedKey> {
   const address = addressOf(input.email);
   if (!CODE_PATTERN.test(input.code)) {
     throw new SignetError("VALIDATION_ERROR", "The code is not valid; see details.", {
       details: [{ field: "query.code", issue: "must be the 6 digits from the e-mail" }],
     });
   }
+  const source = ipBucketOf(input.sourceIp);
+  const rule = deps.failuresPerSource ?? VERIFY_FAILURES_PER_SOURCE;
+  const failures: SlotRule = { bucket: `verify-ip#${source}`, rule, tooMany: sourceTooMany(rule) };
+  const counted = await deps.store.readRateSlots(failures.bucket);
+  const plan = planSlots(counted, failures.rule, deps.now());
+  if (!plan.allowed) throw tooManyError(failures.tooMany, plan.retryAfterSeconds);
+  /** fail counts a code that did not work against the source network, then refuses. */
+  const fail = async (error: SignetError): Promise<never> => {
+    await takeSlot(deps.store, failures, deps.now(), counted);
+    throw error;
+  };
+
   for (let round = 0; round < MAX_RACE_ROUNDS; round++) {
     const now = deps.now();
     const record = await deps.store.getCode(address.lookup);
-    const check = checkCode(record, input.code, now);
+    const check = checkCode(record, input.code, now, source);
     switch (check.outcome) {
-      case "missing":
-        throw new SignetError("CODE_EXPIRED", `No code is pending for this address: it expired or was never requested. ${requestNew}`, register);
+      case "refused":
+        return fail(refused());
+      // Only a caller who presents the right code learns these: it is no guess, and not counted.
       case "expired":
         throw new SignetError("CODE_EXPIRED", `The code has expired (codes last ${CODE_TTL_SECONDS / 60} minutes). ${requestNew}`, register);
       case "used":
         throw new SignetError("CODE_EXPIRED", `The code has already been used to create a key; each code works once. ${requestNew}`, register);
-      case "dead":
-        // Waiting does not revive the code, and a new one can be asked at once: Retry-After 0.
-        throw new SignetError("RATE_LIMIT_ERROR", `Too many wrong codes: this code no longer works. ${requestNew}`, {
-          ...register,
-          retryAfterSeconds: 0,
-        });
       case "wrong": {
-        const tries = await deps.store.addWrongTry(address.lookup, record!.codeId, now);
+        const tries = await deps.store.addWrongTry(address.lookup, record!.codeId, now, check.side);
         if (tries === undefined) continue; // the code changed under us: judge again
-        const remaining = Math.max(0, CODE_MAX_WRONG_TRIES - tries);
-        const hint = remaining > 0 ? `${remaining} ${remaining === 1 ? "try remains" : "tries remain"}.` : `that was the last try. ${requestNew}`;
-        throw new SignetError("INVALID_CODE", `The code is wrong; ${hint}`, {
-          ...(remaining > 0 ? {} : register),
-          details: [{ field: "query.code", issue: `wrong code; remaining tries: ${remaining}` }],
-        });
+        return fail(refused());
       }
       case "match": {
         const issued = await issueKey(deps, address, { address: address.lookup, codeId: record!.codeId, now }, input.baseUrl);

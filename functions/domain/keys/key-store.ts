@@ -1,4 +1,4 @@
-import type { CodeRecord } from "#domain/keys/verification-code.ts";
+import type { CodeRecord, TrySide } from "#domain/keys/verification-code.ts";
 
 /** ApiKeyRecord is a stored key: its SHA-256 hash, never the key. */
 export interface ApiKeyRecord {
@@ -57,8 +57,11 @@ export interface CodeStore {
   /** putCode stores a new code in place of the pending one, in one write; the record it replaced, if any. */
   putCode(record: CodeRecord): Promise<CodeRecord | undefined>;
   getCode(address: string): Promise<CodeRecord | undefined>;
-  /** addWrongTry counts a wrong try if the code is still live; the new count, or undefined if it was not. */
-  addWrongTry(address: string, codeId: string, now: number): Promise<number | undefined>;
+  /**
+   * addWrongTry counts a wrong try on one side (the requester's network, or all others) if the
+   * code is still live and that side still has tries; the side's new count, or undefined if not.
+   */
+  addWrongTry(address: string, codeId: string, now: number, side: TrySide): Promise<number | undefined>;
   /**
    * withdrawCode undoes putCode if the code is still the one with codeId: puts `previous` back
    * exactly as it was, or deletes the code when there was none. A newer code is left alone.

@@ -10,6 +10,13 @@ export interface RateLimit {
 export const REGISTER_PER_ADDRESS: RateLimit = { limit: 3, windowSeconds: 15 * 60 };
 
 /**
+ * VERIFY_FAILURES_PER_SOURCE is how many codes that did not work one source network (an IPv4
+ * address, an IPv6 /64) may try per 15 minutes, over all addresses (SIGNET_VERIFY_IP_FAILURE_LIMIT
+ * sets the limit): it bounds guessing across many addresses from one place.
+ */
+export const VERIFY_FAILURES_PER_SOURCE: RateLimit = { limit: 10, windowSeconds: 15 * 60 };
+
+/**
  * REGISTER_DAILY_WINDOW_SECONDS is the window of the second per-address rule (its limit is
  * configurable, default 10): it caps slow code guessing at limit x 5 tries per address per day.
  */

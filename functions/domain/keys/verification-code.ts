@@ -2,8 +2,13 @@ import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto
 
 /** CODE_TTL_SECONDS is how long an e-mail code stays valid (SPEC 6: 15 minutes). */
 export const CODE_TTL_SECONDS = 15 * 60;
-/** CODE_MAX_WRONG_TRIES is how many wrong tries kill a code (SPEC 6). */
+/** CODE_MAX_WRONG_TRIES is how many wrong tries from the network that asked for the code kill it (SPEC 6). */
 export const CODE_MAX_WRONG_TRIES = 5;
+/**
+ * CODE_MAX_OTHER_TRIES is how many wrong tries from every other network together close a code to
+ * them: the code then works only from the network that asked for it, so strangers cannot kill it.
+ */
+export const CODE_MAX_OTHER_TRIES = 5;
 /** CODE_PATTERN is the form of a code: exactly six digits. */
 export const CODE_PATTERN = /^\d{6}$/;
 
@@ -15,7 +20,12 @@ export interface CodeRecord {
   codeId: string;
   salt: string;
   codeHash: string;
+  /** Wrong tries from the requester's network (or from anywhere, for a code stored without one). */
   wrongTries: number;
+  /** Wrong tries from every other network together (absent on codes stored before it was counted). */
+  otherTries?: number;
+  /** The rate-limit bucket (ipBucketOf) of the register call that made the code; absent on older codes. */
+  requester?: string;
   /** Epoch milliseconds. */
   createdAt: number;
   /** Epoch milliseconds after which the code is expired. */
@@ -34,8 +44,8 @@ export function hashCode(code: string, salt: string): string {
   return createHash("sha256").update(`${salt}:${code}`, "utf8").digest("hex");
 }
 
-/** newCodeRecord makes the record to store for a freshly generated code. */
-export function newCodeRecord(address: string, code: string, now: number): CodeRecord {
+/** newCodeRecord makes the record to store for a freshly generated code, asked for from the network `requester`. */
+export function newCodeRecord(address: string, code: string, now: number, requester: string): CodeRecord {
   const salt = randomBytes(16).toString("hex");
   return {
     address,
@@ -43,33 +53,56 @@ export function newCodeRecord(address: string, code: string, now: number): CodeR
     salt,
     codeHash: hashCode(code, salt),
     wrongTries: 0,
+    otherTries: 0,
+    requester,
     createdAt: now,
     expiresAt: now + CODE_TTL_SECONDS * 1000,
   };
 }
 
-/** CodeCheck is what a presented code means for a stored record. */
-export type CodeCheck =
-  | { outcome: "match" }
-  | { outcome: "wrong" }
-  | { outcome: "missing" }
-  | { outcome: "expired" }
-  | { outcome: "used" }
-  | { outcome: "dead"; retryAfterSeconds: number };
+/**
+ * decoyCodeRecord is what register stores for an address outside the allow-list: a record of the
+ * same shape and size as a real one (the same write), whose hash no 6-digit code can match.
+ */
+export function decoyCodeRecord(address: string, now: number, requester: string): CodeRecord {
+  return newCodeRecord(address, randomBytes(32).toString("hex"), now, requester);
+}
+
+/** TrySide says whose wrong tries a verify call counts against: the requester's network or everyone else's. */
+export type TrySide = "requester" | "other";
+
+/** sideOf tells which count a try from `source` (an ipBucketOf bucket) goes to; a code without a requester counts every try as the requester's. */
+export function sideOf(record: CodeRecord, source: string): TrySide {
+  return record.requester === undefined || record.requester === source ? "requester" : "other";
+}
 
 /**
- * checkCode decides what a presented code does to a record: the state checks come first (so a
- * dead or used code never reveals whether a guess was right), then a constant-time comparison.
+ * CodeCheck is what a presented code means for a stored record. `refused` is the one answer a
+ * caller who does not know the code gets, whatever the reason (none pending, wrong, used,
+ * expired, dead, closed to its network), so the answer says nothing about the address. Only a
+ * caller presenting the right code learns that it is used or expired.
  */
-export function checkCode(record: CodeRecord | undefined, code: string, now: number): CodeCheck {
-  if (!record) return { outcome: "missing" };
-  if (record.consumedAt !== undefined) return { outcome: "used" };
-  if (record.expiresAt <= now) return { outcome: "expired" };
-  if (record.wrongTries >= CODE_MAX_WRONG_TRIES) {
-    return { outcome: "dead", retryAfterSeconds: Math.max(1, Math.ceil((record.expiresAt - now) / 1000)) };
-  }
+export type CodeCheck = { outcome: "match" } | { outcome: "wrong"; side: TrySide } | { outcome: "refused" } | { outcome: "expired" } | { outcome: "used" };
+
+function matches(record: CodeRecord, code: string): boolean {
   const presented = Buffer.from(hashCode(code, record.salt), "hex");
   const stored = Buffer.from(record.codeHash, "hex");
-  const match = presented.length === stored.length && timingSafeEqual(presented, stored);
-  return match ? { outcome: "match" } : { outcome: "wrong" };
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
+}
+
+/**
+ * checkCode decides what a presented code from the network `source` does to a record. A code
+ * dead (5 wrong tries from its requester's network) or closed to the caller's network (5 wrong
+ * tries from all others) is refused without comparing, so a guess there learns nothing; a used or
+ * expired code is named only to a caller who presents it. The comparison is constant-time.
+ */
+export function checkCode(record: CodeRecord | undefined, code: string, now: number, source: string): CodeCheck {
+  if (!record) return { outcome: "refused" };
+  const side = sideOf(record, source);
+  if (record.wrongTries >= CODE_MAX_WRONG_TRIES) return { outcome: "refused" };
+  if (side === "other" && (record.otherTries ?? 0) >= CODE_MAX_OTHER_TRIES) return { outcome: "refused" };
+  const match = matches(record, code);
+  if (record.consumedAt !== undefined) return match ? { outcome: "used" } : { outcome: "refused" };
+  if (record.expiresAt <= now) return match ? { outcome: "expired" } : { outcome: "refused" };
+  return match ? { outcome: "match" } : { outcome: "wrong", side };
 }

@@ -76,7 +76,7 @@ export const revokeLinkRoute = defineRoute({
   tag: "API keys",
   summary: "Revoke a key by the link in its notice e-mail",
   description:
-    "The notice e-mail of every new key carries a one-time link that needs no key. Opened as sent, it only shows which key it revokes (mail scanners that open links revoke nothing); with confirm=yes added it revokes the key. The link works once and for 7 days; after that, or once the key is revoked any other way, it answers 404.",
+    "The notice e-mail of every new key carries a one-time link that needs no key. Opened as sent, it only shows which key it revokes (mail scanners that open links revoke nothing); with confirm=yes added it revokes the key. The link works once and for 7 days; after that, or once the key is revoked any other way, it answers 404. HEAD is not answered here (405).",
   query: z.strictObject({
     token: z
       .string()
@@ -98,4 +98,6 @@ export const revokeLinkRoute = defineRoute({
     },
   },
   errors: ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
+  // With confirm=yes it revokes: HEAD is 405 here, never a revocation nobody sees.
+  changesState: true,
 });
