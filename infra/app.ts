@@ -1,15 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { App } from "aws-cdk-lib";
-import { SignetStack, reservedConcurrencyDefaults, type SignetStackProps } from "./signet-stack.ts";
-
-/** camel turns a route name into its context prefix (verify-key -> verifyKey). */
-const camel = (name: string): string => name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-
-function wholeNumber(name: string, raw: string): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`Context ${name} must be a whole number >= 1 (or reservedConcurrency=off), got "${raw}".`);
-  return value;
-}
+import { reservedConcurrencyFromContext } from "./concurrency.ts";
+import { SignetStack, type SignetStackProps } from "./signet-stack.ts";
 
 /** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them. */
 export function stackPropsFromContext(app: App): SignetStackProps {
@@ -55,21 +47,8 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   if (corsOrigin !== "*" && !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(corsOrigin)) {
     throw new Error(`Context corsOrigin "${corsOrigin}" must be * or one origin such as https://app.example.com (scheme, host, optional port; no path).`);
   }
-  // Reserved concurrency: "off" (or false/0) turns it off, a number sets every reserved function,
-  // <name>Concurrency (signConcurrency, ...) overrides one. See reservedConcurrencyDefaults.
-  const reservedSetting = context("reservedConcurrency");
-  let reservedConcurrency: Record<string, number> | false;
-  if (reservedSetting !== undefined && ["off", "false", "0", "none"].includes(reservedSetting.toLowerCase())) {
-    reservedConcurrency = false;
-  } else {
-    const all = reservedSetting === undefined ? undefined : wholeNumber("reservedConcurrency", reservedSetting);
-    reservedConcurrency = Object.fromEntries(
-      Object.entries(reservedConcurrencyDefaults).map(([name, fallback]) => {
-        const own = context(`${camel(name)}Concurrency`);
-        return [name, own === undefined ? (all ?? fallback) : wholeNumber(`${camel(name)}Concurrency`, own)];
-      }),
-    );
-  }
+  // Reserved concurrency is opt-in: new accounts with a quota of 10 cannot reserve any (infra/concurrency.ts).
+  const reservedConcurrency = reservedConcurrencyFromContext(context);
   if (context("identityP12Password") !== undefined) {
     throw new Error(
       "Context identityP12Password is no longer accepted: it would put the password in plain text in the template, cdk.out and the Lambda environment. " +

@@ -30,6 +30,7 @@ import type { Construct } from "constructs";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
+import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
@@ -75,11 +76,8 @@ export interface SignetStackProps extends StackProps {
   registerAllow?: string;
   /** The CORS origin browsers may call from (SIGNET_CORS_ORIGIN of every function and the gateway's own error answers); "*" when unset. */
   corsOrigin?: string;
-  /**
-   * Reserved concurrency per function (reservedConcurrencyDefaults when unset); false reserves
-   * nothing (accounts whose Lambda concurrency quota is still 10 cannot reserve any).
-   */
-  reservedConcurrency?: Record<string, number> | false;
+  /** Reserved concurrency per function (infra/concurrency.ts); none when unset, which any account accepts. */
+  reservedConcurrency?: ReservedConcurrency;
   /** A monthly AWS Budgets cost alarm at this many USD, mailed to alarmEmail. */
   budgetUsd?: number;
   /** Stage throttling: steady requests per second and burst. */
@@ -128,17 +126,6 @@ const sizing: Record<string, Sizing> = {
   annotate: conversion,
   convert: conversion,
 };
-
-/**
- * reservedConcurrencyDefaults cap the expensive functions anyone with a key (or anyone at all, for
- * verify) can start: at most this many containers of each run at once, so a flood costs at most
- * about (3 x 5 x 3 GB + 10 x 1 GB) = 55 GB-seconds per second (about USD 3.30 an hour at
- * USD 0.0000167 per GB-second) instead of the account's whole concurrency. Lambda throttles
- * invocations above the cap (the gateway answers them with an error, the Throttles alarm fires). 25 reserved in all: AWS keeps at least 100 of the account's concurrency
- * unreserved, so this fits a default 1,000 quota with 975 to spare, but not a new account's 10
- * (deploy with -c reservedConcurrency=off there, or ask for the quota to be raised).
- */
-export const reservedConcurrencyDefaults: Record<string, number> = { sign: 5, annotate: 5, convert: 5, verify: 10 };
 
 /**
  * authorizationHeaderPattern is the one Authorization header shape the TOKEN authorizer is invoked
@@ -290,14 +277,7 @@ export class SignetStack extends Stack {
       this.functions[name] = fn;
     }
 
-    const reserved = props.reservedConcurrency ?? reservedConcurrencyDefaults;
-    if (reserved) {
-      for (const [name, count] of Object.entries(reserved)) {
-        const fn = this.functions[name];
-        if (!fn) throw new Error(`Reserved concurrency names ${name}, which is no function of this stack.`);
-        (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
-      }
-    }
+    applyReservedConcurrency(this.functions, props.reservedConcurrency ?? {});
 
     // Least privilege: each function gets the calls its adapters make, nothing else.
     const fns = this.functions as Record<string, LambdaFunction>;

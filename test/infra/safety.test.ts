@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
-import { functionLogicalId, libreOfficeBaseImage, libreOfficeFunctions, reservedConcurrencyDefaults } from "../../infra/signet-stack.ts";
+import { minimumAccountQuota, reservableFunctions, reservedConcurrencyFromContext, UNRESERVED_MINIMUM } from "../../infra/concurrency.ts";
+import { functionLogicalId, libreOfficeBaseImage, libreOfficeFunctions } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // Issue 17, "safe to run on a personal AWS account": the guard rails of the stack, checked on the
@@ -23,31 +24,45 @@ beforeAll(() => {
 
 const fnProps = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 
-describe("reserved concurrency", () => {
-  it("caps sign, annotate, convert and verify by default, leaving 100 of a 1,000 quota unreserved", () => {
-    for (const [name, count] of Object.entries(reservedConcurrencyDefaults)) expect(fnProps(plain, name).ReservedConcurrentExecutions, name).toBe(count);
-    expect(Object.keys(reservedConcurrencyDefaults).sort()).toEqual(["annotate", "convert", "sign", "verify"]);
-    const total = resourcesOfType(plain.json, "AWS::Lambda::Function").reduce(
-      (sum, [, fn]) => sum + ((fn.Properties.ReservedConcurrentExecutions as number) ?? 0),
-      0,
+describe("reserved concurrency (opt-in: issue 27)", () => {
+  const reservations = (synth: Synthesized) =>
+    Object.fromEntries(
+      resourcesOfType(synth.json, "AWS::Lambda::Function")
+        .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
+        .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions as number]),
     );
-    expect(1000 - total).toBeGreaterThanOrEqual(100);
+
+  it("reserves nothing by default, so the stack creates on an account whose concurrency quota is 10", () => {
+    expect(reservations(plain)).toEqual({});
   });
 
-  it("takes one number for all and a per-function override from context", () => {
-    expect(fnProps(guarded, "sign").ReservedConcurrentExecutions).toBe(3);
-    expect(fnProps(guarded, "convert").ReservedConcurrentExecutions).toBe(3);
-    expect(fnProps(guarded, "verify").ReservedConcurrentExecutions).toBe(7);
-    expect(fnProps(guarded, "health").ReservedConcurrentExecutions).toBeUndefined();
+  it("takes one number for the expensive functions and a per-function override from context", () => {
+    expect(reservations(guarded)).toEqual({
+      [functionLogicalId("sign")]: 3,
+      [functionLogicalId("annotate")]: 3,
+      [functionLogicalId("convert")]: 3,
+      [functionLogicalId("verify")]: 7,
+    });
+    // 16 reserved needs a quota of 116: Lambda keeps 100 unreserved.
+    expect(minimumAccountQuota(reservedConcurrencyFromContext((name) => ({ reservedConcurrency: "3", verifyConcurrency: "7" })[name]))).toBe(
+      16 + UNRESERVED_MINIMUM,
+    );
   });
 
-  it("reserves nothing with reservedConcurrency=off (new accounts with a quota of 10)", () => {
-    const off = synthesize({ senderEmail: "noreply@example.com", reservedConcurrency: "off" });
-    for (const [, fn] of resourcesOfType(off.json, "AWS::Lambda::Function")) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
-  }, 120_000);
+  it("reads the context rules: unset or off reserves nothing, an override alone reserves one function", () => {
+    const read = (context: Record<string, string>) => reservedConcurrencyFromContext((name) => context[name]);
+    expect(read({})).toEqual({});
+    for (const off of ["off", "none", "false", "0"]) expect(read({ reservedConcurrency: off })).toEqual({});
+    expect(read({ reservedConcurrency: "5" })).toEqual(Object.fromEntries(reservableFunctions.map((name) => [name, 5])));
+    expect(read({ convertConcurrency: "2" })).toEqual({ convert: 2 });
+    expect(minimumAccountQuota(read({}))).toBe(0);
+  });
 
   it("refuses counts that are not whole numbers", () => {
     expect(() => synthesize({ senderEmail: "noreply@example.com", signConcurrency: "2.5" })).toThrow(/signConcurrency must be a whole number/);
+    expect(() => reservedConcurrencyFromContext((name) => (name === "reservedConcurrency" ? "many" : undefined))).toThrow(
+      /reservedConcurrency must be a whole number/,
+    );
   });
 });
 
