@@ -65,6 +65,10 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   const sandboxSetting = (context("sesSandbox") ?? "true").toLowerCase();
   if (sandboxSetting !== "true" && sandboxSetting !== "false") throw new Error(`Context sesSandbox must be true or false, got "${context("sesSandbox")}".`);
   const sesSandbox = sandboxSetting === "true";
+  const existingSetting = (context("existingSenderIdentity") ?? "false").toLowerCase();
+  if (existingSetting !== "true" && existingSetting !== "false") {
+    throw new Error(`Context existingSenderIdentity must be true or false, got "${context("existingSenderIdentity")}".`);
+  }
   const alarmEmail = context("alarmEmail");
   if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context alarmEmail "${alarmEmail}" is not an e-mail address.`);
   const budgetRaw = context("budgetUsd");
@@ -86,6 +90,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...(context("keyRatePerMinute") ? { keyRatePerMinute: Math.floor(number("keyRatePerMinute", 60)) } : {}),
     corsOrigin,
     sesSandbox,
+    existingSenderIdentity: existingSetting === "true",
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   };

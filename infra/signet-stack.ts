@@ -23,7 +23,7 @@ import { Architecture, type CfnFunction, DockerImageCode, DockerImageFunction, R
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
-import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from "aws-cdk-lib/aws-ses";
+import { ConfigurationSet, SuppressionReasons } from "aws-cdk-lib/aws-ses";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
@@ -35,6 +35,7 @@ import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sende
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
+import { senderIdentities } from "./sender-identity.ts";
 import { addUploads } from "./uploads.ts";
 import {
   AUTHORIZER_CACHE_SECONDS,
@@ -66,6 +67,11 @@ export interface SignetStackProps extends StackProps {
    * name reaches the template; sign reads the value at run time.
    */
   identityP12PasswordParameter?: string;
+  /**
+   * The sender address (or its domain) is already a verified SES identity of the account and
+   * region: the stack creates none (creating it again fails the deploy; infra/sender-identity.ts).
+   */
+  existingSenderIdentity?: boolean;
   /** The account is in the SES sandbox (see bind.ts sender); true (safe for new accounts) unless false. */
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
@@ -261,7 +267,10 @@ export class SignetStack extends Stack {
       sendingEnabled: true,
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
-    const senderIdentity = new EmailIdentity(this, "SenderIdentity", { identity: Identity.email(props.senderEmail), configurationSet: this.mailConfiguration });
+    const senderIdentity = senderIdentities(this, props.senderEmail, {
+      existing: props.existingSenderIdentity ?? false,
+      configurationSet: this.mailConfiguration,
+    });
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];

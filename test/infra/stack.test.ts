@@ -326,8 +326,10 @@ describe("data", () => {
     });
   });
 
-  it("declares the SES sender identity", () => {
+  it("declares the SES sender identity, and names its configuration set on every send too", () => {
     synth.template.hasResourceProperties("AWS::SES::EmailIdentity", { EmailIdentity: "noreply@example.com" });
+    const [setId] = resourcesOfType(synth.json, "AWS::SES::ConfigurationSet")[0]!;
+    for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SES_CONFIGURATION_SET, name).toEqual({ Ref: setId });
   });
 });
 
