@@ -408,8 +408,9 @@ export class SignetStack extends Stack {
       description: "Signet: sign, fill, convert",
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       binaryMediaTypes,
-      // Gzip answers above 1 KiB for clients that accept it: /docs is 3.6 MB of HTML and script,
-      // about 1 MB compressed; JSON answers with base64 documents shrink by a quarter.
+      // Gzip buffered answers above 1 KiB for clients that accept it: /docs is 3.6 MB of HTML and
+      // script, about 1 MB compressed. Streamed answers (sign, annotate, convert) are never
+      // compressed: API Gateway does not apply content encoding in STREAM transfer mode.
       minCompressionSize: Size.kibibytes(1),
       // Access logs need API Gateway's account-level CloudWatch role (kept on destroy: it is shared).
       cloudWatchRole: true,
@@ -502,7 +503,9 @@ export class SignetStack extends Stack {
   }
 
   private createAlarms(alarmEmail: string): void {
-    // SNS encrypts the topic with its AWS managed key; alarms from CloudWatch may publish to it.
+    // Not encrypted at rest, on purpose: CloudWatch alarms cannot publish to a topic under the AWS
+    // managed key (aws/sns; its policy admits no service principal), a customer managed key would
+    // cost USD 1 a month, and alarm notices carry no secrets. Publishing is TLS-only (enforceSSL).
     const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms", enforceSSL: true });
     topic.addSubscription(new EmailSubscription(alarmEmail));
     const action: IAlarmAction = new SnsAction(topic);

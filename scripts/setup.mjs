@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Installs what Signet needs and is missing: node modules (npm), then LibreOffice, poppler-utils,
 // qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools and mupdf-tools) through
-// apt-get when running as root on Debian/Ubuntu. Runs before `npm start` and `npm test`; does
+// apt-get when running as root on Debian/Ubuntu, and for the tests AWS's cfn-lint with pip. Runs before `npm start` and `npm test`; does
 // nothing when everything is in place. Node built-ins only: this runs before node_modules exists.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
@@ -79,5 +79,20 @@ if (missing.length > 0) {
     log(`missing system packages: ${packages.join(" ")}`);
     log(`install them with: sudo apt-get install -y --no-install-recommends ${packages.join(" ")}`);
     log("(or set SIGNET_SOFFICE to a LibreOffice soffice binary). Conversion-dependent features fail until then.");
+  }
+}
+
+// 3. Tests only: AWS's cfn-lint (Python; the npm package of that name is another project) for
+// test/infra/template-checks.test.ts. One on PATH will do; otherwise it goes into the project's
+// tools environment, .tools/python (a venv), with pip where the Python package index is reachable.
+const toolsCfnLint = join(root, ".tools", "python", "bin", "cfn-lint");
+if (forTests && !has("cfn-lint") && !existsSync(toolsCfnLint)) {
+  const venv = join(root, ".tools", "python");
+  const made = has("python3") && spawnSync("python3", ["-m", "venv", venv], { stdio: "inherit" }).status === 0;
+  const installed = made && spawnSync(join(venv, "bin", "pip"), ["install", "--quiet", "cfn-lint>=1.51,<2"], { stdio: "inherit" }).status === 0;
+  if (installed) log("installed cfn-lint into .tools/python");
+  else {
+    log("could not install AWS's cfn-lint (needs python3 with venv, Debian's python3-venv, and the Python package index)");
+    log("install it yourself (pipx install cfn-lint, or pip install cfn-lint) or put one on PATH; the cfn-lint test fails until then");
   }
 }
