@@ -23,8 +23,8 @@ const MiB = 1024 * 1024;
  * first 10 MB); the rest is capped. STREAM_CAPPED_BYTES_PER_SECOND: the cap, 2 MB/s (Lambda's
  * bandwidth limit for streamed answers and the gateway's above 10 MB alike).
  */
-export const STREAM_UNCAPPED_BYTES = 6 * MiB;
-export const STREAM_CAPPED_BYTES_PER_SECOND = 2 * MiB;
+const STREAM_UNCAPPED_BYTES = 6 * MiB;
+const STREAM_CAPPED_BYTES_PER_SECOND = 2 * MiB;
 
 /** STREAM_MARGIN_MS is added to every write estimate: the metadata, the first bytes' round trip, the runtime ending the invocation. */
 export const STREAM_MARGIN_MS = 2_000;
