@@ -80,6 +80,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   return {
     senderEmail,
     libreOfficeBaseImageDigest: context("libreOfficeBaseImageDigest") ?? "",
+    ...optional("libreOfficeBaseImageReviewed", context("libreOfficeBaseImageReviewed")),
     ...optional("tsaUrl", tsaUrl),
     ...optional("extraFontsDir", extraFontsDir),
     ...optional("identityP12PasswordParameter", passwordParameter),

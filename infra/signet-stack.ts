@@ -30,11 +30,13 @@ import type { Construct } from "constructs";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
+import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "./base-image.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
+import { checkRegion } from "./regions.ts";
 import { senderIdentities } from "./sender-identity.ts";
 import { addUploads } from "./uploads.ts";
 import {
@@ -50,10 +52,12 @@ export interface SignetStackProps extends StackProps {
   /** The address codes are sent from; SES verifies it (required). */
   senderEmail: string;
   /**
-   * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage): the image's
-   * FROM is pinned to it.
+   * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage, infra/base-image.ts):
+   * the image's FROM is pinned to it.
    */
   libreOfficeBaseImageDigest: string;
+  /** When and for which tag the digest was reviewed ("<date> <tag>", cdk.json; infra/base-image.ts). */
+  libreOfficeBaseImageReviewed?: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
   /**
@@ -164,27 +168,6 @@ const EXTRA_FONTS_IN_BUNDLE = "extra-fonts";
 /** lambdaTaskRoot is where Lambda puts a function's code (zip) and where the Dockerfile copies the bundles. */
 const lambdaTaskRoot = "/var/task";
 
-/**
- * libreOfficeBaseImage is the base of the container image (layers/libreoffice/Dockerfile), always
- * pulled by digest: the tag says which release line, the digest which bytes.
- */
-export const libreOfficeBaseImage = "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64";
-
-/** baseImageDigestPattern is the only digest form accepted (an OCI sha256 content digest). */
-const baseImageDigestPattern = /^sha256:[0-9a-f]{64}$/;
-
-/** missingDigestMessage says how to get the digest to pin. */
-function missingDigestMessage(given: string | undefined): string {
-  return (
-    (given === undefined ? "Context libreOfficeBaseImageDigest is missing" : `Context libreOfficeBaseImageDigest "${given}" is not sha256:<64 hex digits>`) +
-    `: the LibreOffice image is built FROM ${libreOfficeBaseImage} pinned by digest. Look the digest up and review it once: ` +
-    `docker buildx imagetools inspect ${libreOfficeBaseImage} (the "Digest:" line), then pass -c libreOfficeBaseImageDigest=sha256:... ` +
-    `(or add it to the "context" of cdk.json so every deploy uses the same bytes).`
-  );
-}
-
-/** sofficeInImage is where the base image's RPM installs LibreOffice. */
-export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
 /** The LibreOffice profile template the image build makes (layers/libreoffice/Dockerfile). */
 const LIBREOFFICE_PROFILE_IN_IMAGE = "/opt/signet/libreoffice-profile";
 
@@ -225,6 +208,8 @@ export class SignetStack extends Stack {
     super(scope, id, props);
     const version = packageVersion();
     const corsOrigin = props.corsOrigin ?? "*";
+    // Before any work: a region without SES is refused, one without Budgets skips the budget (infra/regions.ts).
+    const inRegion = checkRegion(this, { budget: props.budgetUsd !== undefined });
 
     // Data: keys and codes (schema in functions/adapters/dynamodb-key-store.ts), retained on destroy.
     const table = new Table(this, "KeyTable", {
@@ -274,8 +259,7 @@ export class SignetStack extends Stack {
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
-    if (!baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? ""))
-      throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest || undefined));
+    checkBaseImagePin(props.libreOfficeBaseImageDigest || undefined, props.libreOfficeBaseImageReviewed);
     const imageDir = this.prepareImage(props.extraFontsDir);
     for (const name of names) {
       const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
@@ -320,7 +304,7 @@ export class SignetStack extends Stack {
 
     // Alarms nobody hears are noise on the bill: only with an address to mail them to.
     if (props.alarmEmail) this.createAlarms(props.alarmEmail);
-    if (props.budgetUsd !== undefined) this.createBudget(props.budgetUsd, props.alarmEmail!);
+    if (inRegion.budget) this.createBudget(props.budgetUsd!, props.alarmEmail!);
 
     // cdk-nag AwsSolutions findings kept on purpose, each with its reason (test/infra/nag.test.ts).
     acknowledgeNagFindings({ functions: this.functions, api: this.api, uploadsBucket, sesSandbox: props.sesSandbox ?? true });

@@ -28,11 +28,12 @@ function findCfnLint(): string {
   );
 }
 
-/** cfnLint lints one template and returns every finding (exit codes 2, 4, 8 and their sums mean findings, not failure). */
-export function cfnLint(template: string): CfnLintMatch[] {
-  const result = spawnSync(findCfnLint(), ["--format", "json", "--", template], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+/** cfnLint lints one template for the given regions (cfn-lint's default, us-east-1, when none) and returns every finding. */
+export function cfnLint(template: string, regions: readonly string[] = []): CfnLintMatch[] {
+  const args = ["--format", "json", ...(regions.length > 0 ? ["--regions", ...regions] : []), "--", template];
+  const result = spawnSync(findCfnLint(), args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (result.error) throw result.error;
-  // cfn-lint's exit status is a bit mask of the levels found; 1 alone is its own failure.
+  // cfn-lint's exit status is a bit mask of the levels found (2, 4, 8 and sums); 1 alone is its own failure.
   if (result.status === 1 || !result.stdout.trim().startsWith("[")) {
     throw new Error(`cfn-lint failed (exit ${result.status}): ${result.stderr || result.stdout}`);
   }

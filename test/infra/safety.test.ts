@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
 import { minimumAccountQuota, reservableFunctions, reservedConcurrencyFromContext, UNRESERVED_MINIMUM } from "../../infra/concurrency.ts";
-import { functionLogicalId, libreOfficeBaseImage, libreOfficeFunctions } from "../../infra/signet-stack.ts";
+import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "../../infra/base-image.ts";
+import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // Issue 17, "safe to run on a personal AWS account": the guard rails of the stack, checked on the
@@ -20,7 +21,7 @@ beforeAll(() => {
     verifyConcurrency: "7",
     identityP12PasswordParameter: "/signet/identity-p12-password",
   });
-}, 240_000);
+}, 600_000);
 
 const fnProps = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 
@@ -147,11 +148,43 @@ describe("the LibreOffice image (item 4)", () => {
     for (const name of libreOfficeFunctions) expect(fnProps(plain, name).PackageType).toBe("Image");
   });
 
-  it("refuses to synthesize the image without a well-formed digest, saying how to look it up", () => {
-    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(
-      /libreOfficeBaseImageDigest is missing.*imagetools inspect/s,
+  it("refuses to synthesize the image without a well-formed digest reviewed for this tag, saying how to get one", () => {
+    expect(() => checkBaseImagePin(undefined, undefined)).toThrow(/libreOfficeBaseImageDigest is missing.*npm run image:pin.*imagetools inspect/s);
+    expect(() => checkBaseImagePin("latest", undefined)).toThrow(/not sha256:<64 hex digits>/);
+    expect(() => checkBaseImagePin(testBaseImageDigest, "2026-01-01 public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64")).toThrow(
+      /reviewed for .*25\.2-node22-x86_64.*not for .*26\.2-node22-x86_64.*npm run image:pin/s,
     );
-    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "latest" })).toThrow(/not sha256:<64 hex digits>/);
+    expect(checkBaseImagePin(testBaseImageDigest, `2026-11-25 ${libreOfficeBaseImage}`)).toBe(testBaseImageDigest);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(/libreOfficeBaseImageDigest is missing/);
+  });
+
+  it("names no LibreOffice version or path but the base tag: the Dockerfile finds soffice in the base and links it where the stack points", () => {
+    const text = dockerfile();
+    expect(text).toMatch(/^ARG BASE_IMAGE$/m); // no default: the tag lives in infra/base-image.ts only
+    expect(text).toContain(`ln -s "$soffice" ${sofficeInImage}`);
+    expect(text).toMatch(/command -v libreoffice/);
+    for (const name of libreOfficeFunctions) expect(fnProps(plain, name).Environment).toMatchObject({ Variables: { SIGNET_SOFFICE: sofficeInImage } });
+    for (const file of ["layers/libreoffice/Dockerfile", "infra/signet-stack.ts", "infra/app.ts"]) {
+      expect(readFileSync(join(repoRoot, file), "utf8"), file).not.toMatch(/libreoffice\d|lambda-libreoffice-base:\d/i);
+    }
+    // The documents may name the tag, but only the current one, and no versioned path.
+    for (const file of ["layers/libreoffice/README.md", "docs/aws.md"]) {
+      const text = readFileSync(join(repoRoot, file), "utf8");
+      expect(text, file).not.toMatch(/\/opt\/libreoffice\d|libreoffice\d+\.\d/i);
+      for (const [tag] of text.matchAll(/public\.ecr\.aws\/shelf\/lambda-libreoffice-base:[\w.-]+/g)) expect(tag, file).toBe(libreOfficeBaseImage);
+    }
+    // Every RUN that starts LibreOffice stops at the first failing command.
+    const runs = text.split(/^RUN /m).slice(1);
+    for (const run of runs.filter((step) => step.includes("soffice"))) expect(run).toMatch(/^set -eux?\b/);
+  });
+
+  it("builds the x86_64 image the base is published for, on any build machine", () => {
+    expect(libreOfficeBaseImage).toMatch(/-x86_64$/);
+    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
+      dockerImages: Record<string, { source: { platform?: string } }>;
+    };
+    for (const image of Object.values(assets.dockerImages)) expect(image.source.platform).toBe("linux/amd64");
+    for (const name of libreOfficeFunctions) expect(fnProps(plain, name).Architectures).toEqual(["x86_64"]);
   });
 
   it("fails the build when fc-cache is missing, and checks that the warm path's python can import uno", () => {

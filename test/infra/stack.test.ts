@@ -6,7 +6,8 @@ import { routes } from "#http/routes.ts";
 import { KEY_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 import { identityObjects } from "../../infra/bind.ts";
 import { repoRoot } from "../../infra/bundling.ts";
-import { functionLogicalId, libreOfficeFunctions, sofficeInImage } from "../../infra/signet-stack.ts";
+import { sofficeInImage } from "../../infra/base-image.ts";
+import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
 import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // The default deployment: LibreOffice functions as a container image. Synthesized once (esbuild
