@@ -211,6 +211,7 @@ export const settings = {
   mail: {
     sender: requiredOnAws("SIGNET_SENDER_EMAIL", "noreply@signet.local", "sender of code and notice e-mails (an SES identity)"),
     sesEndpoint: optional("SIGNET_SES_ENDPOINT", "SES v2 endpoint (aws-ses-v2-local locally)", "unset (AWS)"),
+    configurationSet: optional("SIGNET_SES_CONFIGURATION_SET", "SES configuration set every mail is sent through", "unset (the identity's default)"),
   },
   identity: {
     bucket: optional("SIGNET_IDENTITY_BUCKET", "S3 bucket of the signing identity (AWS)"),

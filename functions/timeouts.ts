@@ -1,7 +1,8 @@
 /**
  * Every time budget of Signet in one place: the AWS SDK limits of the key-store and mail clients,
  * what they add up to per key function, and the Lambda and API Gateway time-outs the stack
- * (infra/signet-stack.ts) sets from them. Pure constants: the stack imports this module.
+ * (infra/signet-stack.ts) sets from them, and the time a streamed answer takes to write. Pure
+ * constants and arithmetic: the stack imports this module.
  */
 
 /** INTEGRATION_TIMEOUT_SECONDS is API Gateway's limit for a buffered (non-streaming) integration (the REST default). */
@@ -15,8 +16,43 @@ export const INTEGRATION_TIMEOUT_SECONDS = 29;
  */
 export const STREAMING_TIMEOUT_SECONDS = 120;
 
-/** LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS on AWS: LibreOffice stops 5 s before the function, so a slow conversion still ends in Signet's own 504. */
-export const LAMBDA_CONVERSION_TIMEOUT_MS = (STREAMING_TIMEOUT_SECONDS - 5) * 1000;
+const MiB = 1024 * 1024;
+
+/**
+ * STREAM_UNCAPPED_BYTES: Lambda streams the first 6 MB of an answer at full speed (API Gateway the
+ * first 10 MB); the rest is capped. STREAM_CAPPED_BYTES_PER_SECOND: the cap, 2 MB/s (Lambda's
+ * bandwidth limit for streamed answers and the gateway's above 10 MB alike).
+ */
+const STREAM_UNCAPPED_BYTES = 6 * MiB;
+const STREAM_CAPPED_BYTES_PER_SECOND = 2 * MiB;
+
+/** STREAM_MARGIN_MS is added to every write estimate: the metadata, the first bytes' round trip, the runtime ending the invocation. */
+export const STREAM_MARGIN_MS = 2_000;
+
+/** streamWriteMs is the longest writing a streamed answer of this many bytes takes on AWS. */
+export function streamWriteMs(bytes: number): number {
+  return STREAM_MARGIN_MS + Math.ceil((Math.max(0, bytes - STREAM_UNCAPPED_BYTES) / STREAM_CAPPED_BYTES_PER_SECOND) * 1000);
+}
+
+/**
+ * LARGEST_PLANNED_ANSWER_BYTES is the answer the time budget is planned for: a 25 MB document
+ * (SIGNET_MAX_DOCUMENT_BYTES) as base64 inside JSON (sign, annotate), plus 64 KB of JSON around
+ * it. 35 MB: 15.7 s to write. A larger answer (convert can make a PDF larger than its input) is
+ * checked against the time actually left before its first byte (functions/http/streaming.ts).
+ */
+export const LARGEST_PLANNED_ANSWER_BYTES = Math.ceil((25 * MiB) / 3) * 4 + 64 * 1024;
+
+/** AFTER_CONVERSION_MS is the work after LibreOffice returns (signing, the audit page, the JSON) allowed for. */
+export const AFTER_CONVERSION_MS = 5_000;
+
+/**
+ * LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS on AWS: LibreOffice stops early
+ * enough that the work after it and the writing of the largest planned answer still fit in the
+ * function's 120 s, so a slow conversion ends in Signet's own 504 and never in an answer cut short
+ * after its 200 status line: 120 - 5 - 15.7 s, rounded down to 99 s.
+ */
+export const LAMBDA_CONVERSION_TIMEOUT_MS =
+  Math.floor((STREAMING_TIMEOUT_SECONDS * 1000 - AFTER_CONVERSION_MS - streamWriteMs(LARGEST_PLANNED_ANSWER_BYTES)) / 1000) * 1000;
 
 /** AUTHORIZER_CACHE_SECONDS is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
 export const AUTHORIZER_CACHE_SECONDS = 60;

@@ -1,15 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { App } from "aws-cdk-lib";
-import { SignetStack, reservedConcurrencyDefaults, type SignetStackProps } from "./signet-stack.ts";
-
-/** camel turns a route name into its context prefix (verify-key -> verifyKey). */
-const camel = (name: string): string => name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-
-function wholeNumber(name: string, raw: string): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`Context ${name} must be a whole number >= 1 (or reservedConcurrency=off), got "${raw}".`);
-  return value;
-}
+import { reservedConcurrencyFromContext } from "./concurrency.ts";
+import { SignetStack, type SignetStackProps } from "./signet-stack.ts";
 
 /** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them. */
 export function stackPropsFromContext(app: App): SignetStackProps {
@@ -55,21 +47,8 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   if (corsOrigin !== "*" && !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(corsOrigin)) {
     throw new Error(`Context corsOrigin "${corsOrigin}" must be * or one origin such as https://app.example.com (scheme, host, optional port; no path).`);
   }
-  // Reserved concurrency: "off" (or false/0) turns it off, a number sets every reserved function,
-  // <name>Concurrency (signConcurrency, ...) overrides one. See reservedConcurrencyDefaults.
-  const reservedSetting = context("reservedConcurrency");
-  let reservedConcurrency: Record<string, number> | false;
-  if (reservedSetting !== undefined && ["off", "false", "0", "none"].includes(reservedSetting.toLowerCase())) {
-    reservedConcurrency = false;
-  } else {
-    const all = reservedSetting === undefined ? undefined : wholeNumber("reservedConcurrency", reservedSetting);
-    reservedConcurrency = Object.fromEntries(
-      Object.entries(reservedConcurrencyDefaults).map(([name, fallback]) => {
-        const own = context(`${camel(name)}Concurrency`);
-        return [name, own === undefined ? (all ?? fallback) : wholeNumber(`${camel(name)}Concurrency`, own)];
-      }),
-    );
-  }
+  // Reserved concurrency is opt-in: new accounts with a quota of 10 cannot reserve any (infra/concurrency.ts).
+  const reservedConcurrency = reservedConcurrencyFromContext(context);
   if (context("identityP12Password") !== undefined) {
     throw new Error(
       "Context identityP12Password is no longer accepted: it would put the password in plain text in the template, cdk.out and the Lambda environment. " +
@@ -88,6 +67,10 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   const sesSandbox = sandboxSetting === "true";
   const signingKey = context("signingKey") ?? "kms";
   if (signingKey !== "kms" && signingKey !== "file") throw new Error(`Context signingKey must be kms or file, got "${signingKey}".`);
+  const existingSetting = (context("existingSenderIdentity") ?? "false").toLowerCase();
+  if (existingSetting !== "true" && existingSetting !== "false") {
+    throw new Error(`Context existingSenderIdentity must be true or false, got "${context("existingSenderIdentity")}".`);
+  }
   const alarmEmail = context("alarmEmail");
   if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context alarmEmail "${alarmEmail}" is not an e-mail address.`);
   const budgetRaw = context("budgetUsd");
@@ -99,6 +82,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   return {
     senderEmail,
     libreOfficeBaseImageDigest: context("libreOfficeBaseImageDigest") ?? "",
+    ...optional("libreOfficeBaseImageReviewed", context("libreOfficeBaseImageReviewed")),
     ...optional("tsaUrl", tsaUrl),
     ...optional("extraFontsDir", extraFontsDir),
     ...optional("identityP12PasswordParameter", passwordParameter),
@@ -110,6 +94,7 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     corsOrigin,
     sesSandbox,
     signingKey,
+    existingSenderIdentity: existingSetting === "true",
     throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   };

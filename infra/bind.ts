@@ -78,17 +78,22 @@ export function identityBucket(bucket: IBucket, side: keyof typeof identityObjec
 }
 
 /**
- * sender binds the SES sender (SIGNET_SENDER_EMAIL): ses:SendEmail from that identity only.
+ * sender binds the SES sender (SIGNET_SENDER_EMAIL): ses:SendEmail from its identities only (the
+ * address's, and its domain's when the identity already existed: infra/sender-identity.ts).
  * With a configuration set, also ses:SendEmail on that set. In the SES sandbox, SES also authorises against the recipient's (verified) identity; `sandbox`
  * widens the resource to the account's identities but keeps the From address pinned.
  */
-export function sender(identity: IEmailIdentity, address: string, options: { sandbox?: boolean; configurationSet?: IConfigurationSet } = {}): Binding {
-  const statements = [new PolicyStatement({ actions: ["ses:SendEmail"], resources: [identity.emailIdentityArn] })];
+export function sender(identities: IEmailIdentity[], address: string, options: { sandbox?: boolean; configurationSet?: IConfigurationSet } = {}): Binding {
+  const identity = identities[0]!;
+  const statements = [new PolicyStatement({ actions: ["ses:SendEmail"], resources: identities.map((each) => each.emailIdentityArn) })];
+  const env: Record<string, string> = { SIGNET_SENDER_EMAIL: address };
   if (options.configurationSet) {
-    // SES authorises a send against the configuration set it goes through (the identity's default) too.
+    // SES authorises a send against the configuration set it goes through too; the mailer names
+    // the set on every send (SIGNET_SES_CONFIGURATION_SET), so it applies to an existing identity as well.
     const stack = Stack.of(identity);
     const setArn = stack.formatArn({ service: "ses", resource: "configuration-set", resourceName: options.configurationSet.configurationSetName });
     statements.push(new PolicyStatement({ actions: ["ses:SendEmail"], resources: [setArn] }));
+    env.SIGNET_SES_CONFIGURATION_SET = options.configurationSet.configurationSetName;
   }
   if (options.sandbox) {
     const stack = Stack.of(identity);
@@ -100,7 +105,7 @@ export function sender(identity: IEmailIdentity, address: string, options: { san
       }),
     );
   }
-  return { env: { SIGNET_SENDER_EMAIL: address }, statements };
+  return { env, statements };
 }
 
 /**

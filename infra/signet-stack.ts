@@ -23,7 +23,7 @@ import { Architecture, type CfnFunction, DockerImageCode, DockerImageFunction, R
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
-import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from "aws-cdk-lib/aws-ses";
+import { ConfigurationSet, SuppressionReasons } from "aws-cdk-lib/aws-ses";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
@@ -31,10 +31,14 @@ import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
+import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "./base-image.ts";
+import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses, routeMethods, tightThrottle } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
+import { checkRegion } from "./regions.ts";
+import { senderIdentities } from "./sender-identity.ts";
 import { addUploads } from "./uploads.ts";
 import {
   AUTHORIZER_CACHE_SECONDS,
@@ -49,10 +53,12 @@ export interface SignetStackProps extends StackProps {
   /** The address codes are sent from; SES verifies it (required). */
   senderEmail: string;
   /**
-   * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage): the image's
-   * FROM is pinned to it.
+   * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage, infra/base-image.ts):
+   * the image's FROM is pinned to it.
    */
   libreOfficeBaseImageDigest: string;
+  /** When and for which tag the digest was reviewed ("<date> <tag>", cdk.json; infra/base-image.ts). */
+  libreOfficeBaseImageReviewed?: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
   /**
@@ -68,6 +74,11 @@ export interface SignetStackProps extends StackProps {
   identityP12PasswordParameter?: string;
   /** Where the signing key lives: "kms" (the default: two KMS keys, infra/signing-keys.ts) or "file" (a key file in the identity bucket). */
   signingKey?: "kms" | "file";
+  /**
+   * The sender address (or its domain) is already a verified SES identity of the account and
+   * region: the stack creates none (creating it again fails the deploy; infra/sender-identity.ts).
+   */
+  existingSenderIdentity?: boolean;
   /** The account is in the SES sandbox (see bind.ts sender); true (safe for new accounts) unless false. */
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
@@ -78,11 +89,8 @@ export interface SignetStackProps extends StackProps {
   registerAllow?: string;
   /** The CORS origin browsers may call from (SIGNET_CORS_ORIGIN of every function and the gateway's own error answers); "*" when unset. */
   corsOrigin?: string;
-  /**
-   * Reserved concurrency per function (reservedConcurrencyDefaults when unset); false reserves
-   * nothing (accounts whose Lambda concurrency quota is still 10 cannot reserve any).
-   */
-  reservedConcurrency?: Record<string, number> | false;
+  /** Reserved concurrency per function (infra/concurrency.ts); none when unset, which any account accepts. */
+  reservedConcurrency?: ReservedConcurrency;
   /** A monthly AWS Budgets cost alarm at this many USD, mailed to alarmEmail. */
   budgetUsd?: number;
   /** Stage throttling: steady requests per second and burst. */
@@ -133,17 +141,6 @@ const sizing: Record<string, Sizing> = {
 };
 
 /**
- * reservedConcurrencyDefaults cap the expensive functions anyone with a key (or anyone at all, for
- * verify) can start: at most this many containers of each run at once, so a flood costs at most
- * about (3 x 5 x 3 GB + 10 x 1 GB) = 55 GB-seconds per second (about USD 3.30 an hour at
- * USD 0.0000167 per GB-second) instead of the account's whole concurrency. Lambda throttles
- * invocations above the cap (the gateway answers them with an error, the Throttles alarm fires). 25 reserved in all: AWS keeps at least 100 of the account's concurrency
- * unreserved, so this fits a default 1,000 quota with 975 to spare, but not a new account's 10
- * (deploy with -c reservedConcurrency=off there, or ask for the quota to be raised).
- */
-export const reservedConcurrencyDefaults: Record<string, number> = { sign: 5, annotate: 5, convert: 5, verify: 10 };
-
-/**
  * authorizationHeaderPattern is the one Authorization header shape the TOKEN authorizer is invoked
  * for: "Bearer " and a key as functions/domain/keys/api-key.ts makes them (sgn_ + base62 random part and
  * checksum). The scheme is case-sensitive here, unlike parseBearer.
@@ -174,27 +171,6 @@ const EXTRA_FONTS_IN_BUNDLE = "extra-fonts";
 /** lambdaTaskRoot is where Lambda puts a function's code (zip) and where the Dockerfile copies the bundles. */
 const lambdaTaskRoot = "/var/task";
 
-/**
- * libreOfficeBaseImage is the base of the container image (layers/libreoffice/Dockerfile), always
- * pulled by digest: the tag says which release line, the digest which bytes.
- */
-export const libreOfficeBaseImage = "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64";
-
-/** baseImageDigestPattern is the only digest form accepted (an OCI sha256 content digest). */
-const baseImageDigestPattern = /^sha256:[0-9a-f]{64}$/;
-
-/** missingDigestMessage says how to get the digest to pin. */
-function missingDigestMessage(given: string | undefined): string {
-  return (
-    (given === undefined ? "Context libreOfficeBaseImageDigest is missing" : `Context libreOfficeBaseImageDigest "${given}" is not sha256:<64 hex digits>`) +
-    `: the LibreOffice image is built FROM ${libreOfficeBaseImage} pinned by digest. Look the digest up and review it once: ` +
-    `docker buildx imagetools inspect ${libreOfficeBaseImage} (the "Digest:" line), then pass -c libreOfficeBaseImageDigest=sha256:... ` +
-    `(or add it to the "context" of cdk.json so every deploy uses the same bytes).`
-  );
-}
-
-/** sofficeInImage is where the base image's RPM installs LibreOffice. */
-export const sofficeInImage = "/opt/libreoffice25.2/program/soffice";
 /** The LibreOffice profile template the image build makes (layers/libreoffice/Dockerfile). */
 const LIBREOFFICE_PROFILE_IN_IMAGE = "/opt/signet/libreoffice-profile";
 
@@ -235,6 +211,8 @@ export class SignetStack extends Stack {
     super(scope, id, props);
     const version = packageVersion();
     const corsOrigin = props.corsOrigin ?? "*";
+    // Before any work: a region without SES is refused, one without Budgets skips the budget (infra/regions.ts).
+    const inRegion = checkRegion(this, { budget: props.budgetUsd !== undefined });
 
     // Data: keys and codes (schema in functions/adapters/dynamodb-key-store.ts), retained on destroy.
     const table = new Table(this, "KeyTable", {
@@ -277,12 +255,14 @@ export class SignetStack extends Stack {
       sendingEnabled: true,
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
-    const senderIdentity = new EmailIdentity(this, "SenderIdentity", { identity: Identity.email(props.senderEmail), configurationSet: this.mailConfiguration });
+    const senderIdentity = senderIdentities(this, props.senderEmail, {
+      existing: props.existingSenderIdentity ?? false,
+      configurationSet: this.mailConfiguration,
+    });
 
     // Functions: one per route, plus the authorizer and the fallback.
     const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
-    if (!baseImageDigestPattern.test(props.libreOfficeBaseImageDigest ?? ""))
-      throw new Error(missingDigestMessage(props.libreOfficeBaseImageDigest || undefined));
+    checkBaseImagePin(props.libreOfficeBaseImageDigest || undefined, props.libreOfficeBaseImageReviewed);
     const imageDir = this.prepareImage(props.extraFontsDir);
     for (const name of names) {
       const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
@@ -293,14 +273,7 @@ export class SignetStack extends Stack {
       this.functions[name] = fn;
     }
 
-    const reserved = props.reservedConcurrency ?? reservedConcurrencyDefaults;
-    if (reserved) {
-      for (const [name, count] of Object.entries(reserved)) {
-        const fn = this.functions[name];
-        if (!fn) throw new Error(`Reserved concurrency names ${name}, which is no function of this stack.`);
-        (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
-      }
-    }
+    applyReservedConcurrency(this.functions, props.reservedConcurrency ?? {});
 
     // Least privilege: each function gets the calls its adapters make, nothing else.
     const fns = this.functions as Record<string, LambdaFunction>;
@@ -342,7 +315,7 @@ export class SignetStack extends Stack {
 
     // Alarms nobody hears are noise on the bill: only with an address to mail them to.
     if (props.alarmEmail) this.createAlarms(props.alarmEmail);
-    if (props.budgetUsd !== undefined) this.createBudget(props.budgetUsd, props.alarmEmail!);
+    if (inRegion.budget) this.createBudget(props.budgetUsd!, props.alarmEmail!);
 
     // cdk-nag AwsSolutions findings kept on purpose, each with its reason (test/infra/nag.test.ts).
     acknowledgeNagFindings({ functions: this.functions, api: this.api, uploadsBucket, sesSandbox: props.sesSandbox ?? true });
@@ -430,8 +403,9 @@ export class SignetStack extends Stack {
       description: "Signet: sign, fill, convert",
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       binaryMediaTypes,
-      // Gzip answers above 1 KiB for clients that accept it: /docs is 3.6 MB of HTML and script,
-      // about 1 MB compressed; JSON answers with base64 documents shrink by a quarter.
+      // Gzip buffered answers above 1 KiB for clients that accept it: /docs is 3.6 MB of HTML and
+      // script, about 1 MB compressed. Streamed answers (sign, annotate, convert) are never
+      // compressed: API Gateway does not apply content encoding in STREAM transfer mode.
       minCompressionSize: Size.kibibytes(1),
       // Access logs need API Gateway's account-level CloudWatch role (kept on destroy: it is shared).
       cloudWatchRole: true,
@@ -525,7 +499,9 @@ export class SignetStack extends Stack {
   }
 
   private createAlarms(alarmEmail: string): void {
-    // SNS encrypts the topic with its AWS managed key; alarms from CloudWatch may publish to it.
+    // Not encrypted at rest, on purpose: CloudWatch alarms cannot publish to a topic under the AWS
+    // managed key (aws/sns; its policy admits no service principal), a customer managed key would
+    // cost USD 1 a month, and alarm notices carry no secrets. Publishing is TLS-only (enforceSSL).
     const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms", enforceSSL: true });
     topic.addSubscription(new EmailSubscription(alarmEmail));
     const action: IAlarmAction = new SnsAction(topic);

@@ -2,7 +2,8 @@
 // Installs what Signet needs and is missing: node modules (npm), then LibreOffice (Writer, Calc and Impress), poppler-utils,
 // qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools, mupdf-tools and Python's
 // requests) through apt-get when running as root on Debian/Ubuntu, and for the tests pyHanko (the
-// independent signature validator) into the project's .tools/pyhanko with pip. Without root or
+// independent signature validator) into the project's .tools/pyhanko and AWS's cfn-lint into
+// .tools/python with pip. Without root or
 // PyPI it prints the apt-get and pip lines to run and carries on. Runs before `npm start` and
 // `npm test`; does nothing when everything is in place. Node built-ins only: this runs before
 // node_modules exists.
@@ -140,5 +141,20 @@ if (forTests) {
         log(`the signature checks fail until you run: ${pipLine}  (or set SIGNET_PYHANKO to a folder holding pyhanko and pyhanko_certvalidator)`);
       }
     }
+  }
+}
+
+// 4. Tests only: AWS's cfn-lint (Python; the npm package of that name is another project) for
+// test/infra/template-checks.test.ts. One on PATH will do; otherwise it goes into the project's
+// tools environment, .tools/python (a venv), with pip where the Python package index is reachable.
+const toolsCfnLint = join(root, ".tools", "python", "bin", "cfn-lint");
+if (forTests && !has("cfn-lint") && !existsSync(toolsCfnLint)) {
+  const venv = join(root, ".tools", "python");
+  const made = has("python3") && spawnSync("python3", ["-m", "venv", venv], { stdio: "inherit" }).status === 0;
+  const installed = made && spawnSync(join(venv, "bin", "pip"), ["install", "--quiet", "cfn-lint>=1.51,<2"], { stdio: "inherit" }).status === 0;
+  if (installed) log("installed cfn-lint into .tools/python");
+  else {
+    log("could not install AWS's cfn-lint (needs python3 with venv, Debian's python3-venv, and the Python package index)");
+    log("install it yourself (pipx install cfn-lint, or pip install cfn-lint) or put one on PATH; the cfn-lint test fails until then");
   }
 }

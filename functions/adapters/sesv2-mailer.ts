@@ -17,6 +17,8 @@ export interface SesMailerOptions {
   sender: string;
   region: string;
   endpoint?: string;
+  /** SES configuration set named on every send (on AWS: reputation metrics, suppression list), also when the identity has no default set. */
+  configurationSet?: string;
 }
 
 // Answers that mean "try again later" rather than "this message is refused".
@@ -52,6 +54,7 @@ export function createSesMailer(options: SesMailerOptions): Mailer {
       try {
         const command = new SendEmailCommand({
           FromEmailAddress: options.sender,
+          ...(options.configurationSet ? { ConfigurationSetName: options.configurationSet } : {}),
           Destination: { ToAddresses: [message.to] },
           Content: {
             Simple: {
@@ -72,6 +75,14 @@ let shared: Mailer | undefined;
 
 /** defaultMailer is this container's mailer, created once on first use from config. */
 export function defaultMailer(): Mailer {
-  shared ??= createSesMailer({ sender: config.mail.sender, region: config.region, ...(config.mail.sesEndpoint ? { endpoint: config.mail.sesEndpoint } : {}) });
+  if (!shared) {
+    const { sender, sesEndpoint, configurationSet } = config.mail;
+    shared = createSesMailer({
+      sender,
+      region: config.region,
+      ...(sesEndpoint ? { endpoint: sesEndpoint } : {}),
+      ...(configurationSet ? { configurationSet } : {}),
+    });
+  }
   return shared;
 }

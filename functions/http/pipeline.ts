@@ -264,7 +264,14 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
   return (
     middy<APIGatewayProxyEvent, HttpResponse, Error, Context>(streaming ? { executionMode: executionModeStreamifyResponse } : {})
       // Runs last after the handler: a streamed binary answer goes out as raw bytes, not base64.
-      .use({ after: (request) => void (streaming && request.response && (request.response = toStreamBody(request.response))) })
+      // With its Content-Length; on AWS refused before the first byte if the time left cannot write it.
+      .use({
+        after: (request) => {
+          if (!streaming || !request.response) return;
+          const remainingMs = settings.runtime === "aws" ? request.context.getRemainingTimeInMillis() : undefined;
+          request.response = toStreamBody(request.response, remainingMs === undefined ? {} : { remainingMs });
+        },
+      })
       // --- end streaming ---
       // Lambda context (function name, request id, cold start) on every log line; keys reset after each invocation.
       .use(injectLambdaContext(logger, { resetKeys: true }))

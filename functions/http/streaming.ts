@@ -1,5 +1,8 @@
 import { Readable, type Writable } from "node:stream";
-import { bodyChunks, bodyPartsOf, type HttpResponse } from "#http/responses.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
+import { streamWriteMs } from "#functions/timeouts.ts";
+import { type BodyPart, bodyChunks, bodyPartsOf, type HttpResponse } from "#http/responses.ts";
 
 /**
  * Lambda response streaming for API Gateway REST (ResponseTransferMode.STREAM, issue 15).
@@ -79,24 +82,53 @@ export function isStreamingHandler(handler: unknown): handler is StreamingHandle
 /**
  * toStreamBody prepares a buffered response for the stream: a json() answer with base64 members is
  * streamed in pieces, a base64 body (binary answers) as its bytes, since streamed payloads are
- * raw; the metadata loses isBase64Encoded.
+ * raw; the metadata loses isBase64Encoded. The whole answer is known before its first byte, so
+ * the metadata carries its Content-Length: a client (or proxy) can tell an answer cut short
+ * (Lambda ending mid-stream) from a complete one, although the status line already said 200.
+ * With `remainingMs` (on AWS, the invocation's time left) an answer that could not be written
+ * completely in that time is refused before its first byte (checkTimeToStream).
  */
-export function toStreamBody(response: HttpResponse): HttpResponse {
+export function toStreamBody(response: HttpResponse, options: { remainingMs?: number } = {}): HttpResponse {
   const parts = bodyPartsOf(response);
+  const { statusCode, headers, multiValueHeaders } = response;
+  const withLength = (bytes: number) => {
+    if (options.remainingMs !== undefined) checkTimeToStream(bytes, options.remainingMs);
+    return { ...(headers ?? {}), "Content-Length": String(bytes) };
+  };
   if (parts) {
     // A json() answer with base64 members: streamed piece by piece, never joined into one string
     // (reading response.body would join it).
-    const { statusCode, headers, multiValueHeaders } = response;
     return {
       statusCode,
-      ...(headers ? { headers } : {}),
+      headers: withLength(partsByteLength(parts)),
       ...(multiValueHeaders ? { multiValueHeaders } : {}),
       body: Readable.from(bodyChunks(parts)) as unknown as string,
     };
   }
-  if (!response.isBase64Encoded) return response;
+  if (!response.isBase64Encoded) return { ...response, headers: withLength(Buffer.byteLength(response.body ?? "", "utf8")) };
   const { isBase64Encoded: _, body, ...rest } = response;
-  return { ...rest, body: Readable.from([Buffer.from(body, "base64")]) as unknown as string };
+  const bytes = Buffer.from(body, "base64");
+  return { ...rest, headers: withLength(bytes.length), body: Readable.from([bytes]) as unknown as string };
+}
+
+/** partsByteLength is the UTF-8 length of a parts answer, computed without joining it (base64 is ASCII). */
+function partsByteLength(parts: BodyPart[]): number {
+  return parts.reduce((sum, part) => sum + (typeof part === "string" ? Buffer.byteLength(part, "utf8") : part.length), 0);
+}
+
+/**
+ * checkTimeToStream refuses, before the first byte, an answer of `bytes` that cannot be written
+ * in `remainingMs` at Lambda's streaming rate (streamWriteMs, functions/timeouts.ts): a 504 the
+ * client can act on instead of a 200 whose body stops when the function's time runs out.
+ */
+export function checkTimeToStream(bytes: number, remainingMs: number): void {
+  const needMs = streamWriteMs(bytes);
+  if (needMs <= remainingMs) return;
+  throw new SignetError(
+    "CONVERSION_TIMEOUT",
+    `The result is ready but is ${formatBytes(bytes)}, which takes about ${Math.ceil(needMs / 1000)} s to send, and only ${Math.floor(remainingMs / 1000)} s ` +
+      "of this request's time are left; send it again (a warm container converts faster) or split the document.",
+  );
 }
 
 /** StreamedResponse is a streamed answer split back into its parts. */

@@ -6,7 +6,7 @@ import { routes } from "#http/routes.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
-// The optional contexts (TSA, SES sandbox, alarm e-mail, CORS origin, extra fonts). Synthesized once.
+// The optional contexts (TSA, SES sandbox, alarm e-mail, CORS origin, extra fonts, existing SES identity). Synthesized once.
 let synth: Synthesized;
 // A small stand-in for a folder of extra fonts (the real one, fonts-hanazono, is 52 MB).
 const extraFonts = mkdtempSync(join(tmpdir(), "signet-extra-fonts-"));
@@ -19,6 +19,7 @@ beforeAll(() => {
     alarmEmail: "ops@example.com",
     corsOrigin: "https://app.example.com",
     extraFontsDir: extraFonts,
+    existingSenderIdentity: "true",
   });
 }, 180_000);
 
@@ -41,6 +42,23 @@ describe("optional contexts", () => {
     const wide = statements.find((s) => s.Condition);
     expect(wide!.Condition).toEqual({ StringEquals: { "ses:FromAddress": "noreply@example.com" } });
     expect(JSON.stringify(wide!.Resource)).toContain(":identity/*");
+  });
+
+  it("with existingSenderIdentity, creates no SES identity and sends from the address's or its domain's, through the stack's configuration set", () => {
+    synth.template.resourceCountIs("AWS::SES::EmailIdentity", 0);
+    const [setId] = resourcesOfType(synth.json, "AWS::SES::ConfigurationSet")[0]!;
+    for (const name of ["auth-register", "auth-verify"]) {
+      expect(env(name).SIGNET_SES_CONFIGURATION_SET, name).toEqual({ Ref: setId });
+      const role = (fnProps(name).Role as { "Fn::GetAtt": [string] })["Fn::GetAtt"][0];
+      const resources = JSON.stringify(
+        resourcesOfType(synth.json, "AWS::IAM::Policy")
+          .filter(([, p]) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === role))
+          .map(([, p]) => p.Properties.PolicyDocument),
+      );
+      expect(resources, name).toContain(":identity/noreply@example.com");
+      expect(resources, name).toContain(":identity/example.com");
+    }
+    expect(() => synthesize({ senderEmail: "noreply@example.com", existingSenderIdentity: "yes" })).toThrow(/existingSenderIdentity must be true or false/);
   });
 
   it("answers CORS with the corsOrigin context, from every function and from the gateway's own errors", () => {

@@ -2,7 +2,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
-import { functionLogicalId, libreOfficeBaseImage, libreOfficeFunctions, reservedConcurrencyDefaults } from "../../infra/signet-stack.ts";
+import { minimumAccountQuota, reservableFunctions, reservedConcurrencyFromContext, UNRESERVED_MINIMUM } from "../../infra/concurrency.ts";
+import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "../../infra/base-image.ts";
+import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // Issue 17, "safe to run on a personal AWS account": the guard rails of the stack, checked on the
@@ -19,35 +21,49 @@ beforeAll(() => {
     verifyConcurrency: "7",
     identityP12PasswordParameter: "/signet/identity-p12-password",
   });
-}, 240_000);
+}, 600_000);
 
 const fnProps = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 
-describe("reserved concurrency", () => {
-  it("caps sign, annotate, convert and verify by default, leaving 100 of a 1,000 quota unreserved", () => {
-    for (const [name, count] of Object.entries(reservedConcurrencyDefaults)) expect(fnProps(plain, name).ReservedConcurrentExecutions, name).toBe(count);
-    expect(Object.keys(reservedConcurrencyDefaults).sort()).toEqual(["annotate", "convert", "sign", "verify"]);
-    const total = resourcesOfType(plain.json, "AWS::Lambda::Function").reduce(
-      (sum, [, fn]) => sum + ((fn.Properties.ReservedConcurrentExecutions as number) ?? 0),
-      0,
+describe("reserved concurrency (opt-in: issue 27)", () => {
+  const reservations = (synth: Synthesized) =>
+    Object.fromEntries(
+      resourcesOfType(synth.json, "AWS::Lambda::Function")
+        .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
+        .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions as number]),
     );
-    expect(1000 - total).toBeGreaterThanOrEqual(100);
+
+  it("reserves nothing by default, so the stack creates on an account whose concurrency quota is 10", () => {
+    expect(reservations(plain)).toEqual({});
   });
 
-  it("takes one number for all and a per-function override from context", () => {
-    expect(fnProps(guarded, "sign").ReservedConcurrentExecutions).toBe(3);
-    expect(fnProps(guarded, "convert").ReservedConcurrentExecutions).toBe(3);
-    expect(fnProps(guarded, "verify").ReservedConcurrentExecutions).toBe(7);
-    expect(fnProps(guarded, "health").ReservedConcurrentExecutions).toBeUndefined();
+  it("takes one number for the expensive functions and a per-function override from context", () => {
+    expect(reservations(guarded)).toEqual({
+      [functionLogicalId("sign")]: 3,
+      [functionLogicalId("annotate")]: 3,
+      [functionLogicalId("convert")]: 3,
+      [functionLogicalId("verify")]: 7,
+    });
+    // 16 reserved needs a quota of 116: Lambda keeps 100 unreserved.
+    expect(minimumAccountQuota(reservedConcurrencyFromContext((name) => ({ reservedConcurrency: "3", verifyConcurrency: "7" })[name]))).toBe(
+      16 + UNRESERVED_MINIMUM,
+    );
   });
 
-  it("reserves nothing with reservedConcurrency=off (new accounts with a quota of 10)", () => {
-    const off = synthesize({ senderEmail: "noreply@example.com", reservedConcurrency: "off" });
-    for (const [, fn] of resourcesOfType(off.json, "AWS::Lambda::Function")) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
-  }, 120_000);
+  it("reads the context rules: unset or off reserves nothing, an override alone reserves one function", () => {
+    const read = (context: Record<string, string>) => reservedConcurrencyFromContext((name) => context[name]);
+    expect(read({})).toEqual({});
+    for (const off of ["off", "none", "false", "0"]) expect(read({ reservedConcurrency: off })).toEqual({});
+    expect(read({ reservedConcurrency: "5" })).toEqual(Object.fromEntries(reservableFunctions.map((name) => [name, 5])));
+    expect(read({ convertConcurrency: "2" })).toEqual({ convert: 2 });
+    expect(minimumAccountQuota(read({}))).toBe(0);
+  });
 
   it("refuses counts that are not whole numbers", () => {
     expect(() => synthesize({ senderEmail: "noreply@example.com", signConcurrency: "2.5" })).toThrow(/signConcurrency must be a whole number/);
+    expect(() => reservedConcurrencyFromContext((name) => (name === "reservedConcurrency" ? "many" : undefined))).toThrow(
+      /reservedConcurrency must be a whole number/,
+    );
   });
 });
 
@@ -132,11 +148,43 @@ describe("the LibreOffice image (item 4)", () => {
     for (const name of libreOfficeFunctions) expect(fnProps(plain, name).PackageType).toBe("Image");
   });
 
-  it("refuses to synthesize the image without a well-formed digest, saying how to look it up", () => {
-    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(
-      /libreOfficeBaseImageDigest is missing.*imagetools inspect/s,
+  it("refuses to synthesize the image without a well-formed digest reviewed for this tag, saying how to get one", () => {
+    expect(() => checkBaseImagePin(undefined, undefined)).toThrow(/libreOfficeBaseImageDigest is missing.*npm run image:pin.*imagetools inspect/s);
+    expect(() => checkBaseImagePin("latest", undefined)).toThrow(/not sha256:<64 hex digits>/);
+    expect(() => checkBaseImagePin(testBaseImageDigest, "2026-01-01 public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64")).toThrow(
+      /reviewed for .*25\.2-node22-x86_64.*not for .*26\.2-node22-x86_64.*npm run image:pin/s,
     );
-    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "latest" })).toThrow(/not sha256:<64 hex digits>/);
+    expect(checkBaseImagePin(testBaseImageDigest, `2026-11-25 ${libreOfficeBaseImage}`)).toBe(testBaseImageDigest);
+    expect(() => synthesize({ senderEmail: "noreply@example.com", libreOfficeBaseImageDigest: "" })).toThrow(/libreOfficeBaseImageDigest is missing/);
+  });
+
+  it("names no LibreOffice version or path but the base tag: the Dockerfile finds soffice in the base and links it where the stack points", () => {
+    const text = dockerfile();
+    expect(text).toMatch(/^ARG BASE_IMAGE$/m); // no default: the tag lives in infra/base-image.ts only
+    expect(text).toContain(`ln -s "$soffice" ${sofficeInImage}`);
+    expect(text).toMatch(/command -v libreoffice/);
+    for (const name of libreOfficeFunctions) expect(fnProps(plain, name).Environment).toMatchObject({ Variables: { SIGNET_SOFFICE: sofficeInImage } });
+    for (const file of ["layers/libreoffice/Dockerfile", "infra/signet-stack.ts", "infra/app.ts"]) {
+      expect(readFileSync(join(repoRoot, file), "utf8"), file).not.toMatch(/libreoffice\d|lambda-libreoffice-base:\d/i);
+    }
+    // The documents may name the tag, but only the current one, and no versioned path.
+    for (const file of ["layers/libreoffice/README.md", "docs/aws.md"]) {
+      const text = readFileSync(join(repoRoot, file), "utf8");
+      expect(text, file).not.toMatch(/\/opt\/libreoffice\d|libreoffice\d+\.\d/i);
+      for (const [tag] of text.matchAll(/public\.ecr\.aws\/shelf\/lambda-libreoffice-base:[\w.-]+/g)) expect(tag, file).toBe(libreOfficeBaseImage);
+    }
+    // Every RUN that starts LibreOffice stops at the first failing command.
+    const runs = text.split(/^RUN /m).slice(1);
+    for (const run of runs.filter((step) => step.includes("soffice"))) expect(run).toMatch(/^set -eux?\b/);
+  });
+
+  it("builds the x86_64 image the base is published for, on any build machine", () => {
+    expect(libreOfficeBaseImage).toMatch(/-x86_64$/);
+    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
+      dockerImages: Record<string, { source: { platform?: string } }>;
+    };
+    for (const image of Object.values(assets.dockerImages)) expect(image.source.platform).toBe("linux/amd64");
+    for (const name of libreOfficeFunctions) expect(fnProps(plain, name).Architectures).toEqual(["x86_64"]);
   });
 
   it("fails the build when fc-cache is missing, and checks that the warm path's python can import uno", () => {

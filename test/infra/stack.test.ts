@@ -6,7 +6,8 @@ import { routes } from "#http/routes.ts";
 import { KEY_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 import { identityObjects } from "../../infra/bind.ts";
 import { repoRoot } from "../../infra/bundling.ts";
-import { functionLogicalId, libreOfficeFunctions, sofficeInImage } from "../../infra/signet-stack.ts";
+import { sofficeInImage } from "../../infra/base-image.ts";
+import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
 import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // The default deployment: LibreOffice functions as a container image. Synthesized once (esbuild
@@ -351,8 +352,10 @@ describe("data", () => {
     });
   });
 
-  it("declares the SES sender identity", () => {
+  it("declares the SES sender identity, and names its configuration set on every send too", () => {
     synth.template.hasResourceProperties("AWS::SES::EmailIdentity", { EmailIdentity: "noreply@example.com" });
+    const [setId] = resourcesOfType(synth.json, "AWS::SES::ConfigurationSet")[0]!;
+    for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SES_CONFIGURATION_SET, name).toEqual({ Ref: setId });
   });
 });
 

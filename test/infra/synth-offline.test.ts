@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
+import { libreOfficeBaseImage } from "../../infra/base-image.ts";
 import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
 import { testBaseImageDigest } from "#test/helpers/infra-synth.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
@@ -89,7 +90,7 @@ describe("npx cdk synth offline", () => {
     // FROM the base image pinned by the -c libreOfficeBaseImageDigest given above, never the bare tag.
     expect(readFileSync(join(dir, "Dockerfile"), "utf8")).toMatch(/^FROM \$\{BASE_IMAGE\}@\$\{BASE_DIGEST\}$/m);
     expect(images[0]!.source.dockerBuildArgs).toEqual({
-      BASE_IMAGE: "public.ecr.aws/shelf/lambda-libreoffice-base:25.2-node22-x86_64",
+      BASE_IMAGE: libreOfficeBaseImage,
       BASE_DIGEST: testBaseImageDigest,
     });
     for (const file of [

@@ -60,6 +60,7 @@ describe("streamed answers (API Gateway ResponseTransferMode.STREAM)", () => {
     // The metadata carries no body and no base64 flag: the payload follows the delimiter as is.
     expect(metadata).not.toHaveProperty("body");
     expect(metadata).not.toHaveProperty("isBase64Encoded");
+    expect(metadata.headers["Content-Length"]).toBe(String(payload.length));
     const answer = JSON.parse(payload.toString("utf8")) as { document: { base64: string } };
     const input = JSON.parse(Buffer.from(event.body!, "base64").toString("utf8")) as { document: { base64: string } };
     await expectSignedPdf(Buffer.from(answer.document.base64, "base64"), { input: Buffer.from(input.document.base64, "base64") });
@@ -78,5 +79,6 @@ describe("streamed answers (API Gateway ResponseTransferMode.STREAM)", () => {
     expect(metadata.headers["Content-Type"]).toBe("application/pdf");
     expect(metadata.headers["Content-Disposition"]).toMatch(/^attachment; filename=".*\.pdf"/);
     expect(payload.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    expect(metadata.headers["Content-Length"]).toBe(String(payload.length));
   }, 120_000);
 });
