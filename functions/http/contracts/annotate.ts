@@ -97,6 +97,7 @@ export const annotateRoute = defineRoute({
     "FIELD_TYPE_MISMATCH",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",
+    "IMAGE_TOO_LARGE",
     "FETCH_FAILED",
     "CONVERSION_TIMEOUT",
     "CONVERSION_FAILED",
