@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -110,6 +110,37 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     });
     afterAll(() => office?.close());
 
+    it("runs every LibreOffice process in another network namespace, under the address-space limit", async () => {
+      const own = readlinkSync("/proc/self/ns/net");
+      const seen = new Map<string, { net: string; limits: string }>();
+      const look = () => {
+        for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+          try {
+            const argv = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0");
+            // LibreOffice itself (soffice, oosplash, soffice.bin), not the one-shot's parent guard, which reads no document.
+            if (!/soffice|oosplash/.test(argv[0] ?? "") || !argv.some((arg) => arg.includes(`signet-lo-${process.pid}-`))) continue;
+            seen.set(pid, { net: readlinkSync(`/proc/${pid}/ns/net`), limits: readFileSync(`/proc/${pid}/limits`, "latin1") });
+          } catch {
+            // exited meanwhile
+          }
+        }
+      };
+      // Looked at while the conversion runs (a one-shot LibreOffice is gone once it answers).
+      const timer = setInterval(look, 50);
+      try {
+        await office.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+        look();
+      } finally {
+        clearInterval(timer);
+      }
+      expect(seen.size).toBeGreaterThan(0);
+      const limit = String(4096 * 1024 * 1024);
+      for (const { net, limits } of seen.values()) {
+        expect(net).not.toBe(own);
+        expect(limits).toMatch(new RegExp(`Max address space\\s+${limit}\\s+${limit}`));
+      }
+    });
+
     // Without the checks, LibreOffice 7.4 itself fetches ODT background and bullet images (issue 25): the namespace is what stops them.
     const chosen = mode === "warm" ? all : all.filter((vector) => vector.from === "odt");
     it.each(chosen.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
@@ -134,7 +165,6 @@ async function docVectors(): Promise<Vector[]> {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
       timeout: 60_000,
     });
-    const { readFileSync } = await import("node:fs");
     made.push({ ...vector, name: vector.name.replace("rtf", "doc"), from: "doc", bytes: readFileSync(source.replace(/\.rtf$/, ".doc")) });
   }
   return made;
