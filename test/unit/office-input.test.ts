@@ -107,6 +107,57 @@ describe("prepareOfficeInput removes every reference outside the document", () =
     expect(zipText(after, "word/document.xml")).toContain("HYPERLINK");
   });
 
+  const fieldRun = (instr: string) => `<w:r><w:instrText xml:space="preserve">${instr}</w:instrText></w:r>`;
+  const complex = (begin: string, ...instructions: string[]) =>
+    p(
+      `<w:r>${begin}</w:r>${instructions.map(fieldRun).join("")}<w:r><w:fldChar w:fldCharType="separate"/></w:r>${run("result")}<w:r><w:fldChar w:fldCharType="end"/></w:r>`,
+    );
+  const begin = '<w:fldChar w:fldCharType="begin"/>';
+  it.each([
+    ["an instruction written with character references", complex(begin, " &#73;NCLUDEPICTURE &quot;http://127.0.0.1:9/a&quot; ")],
+    ["an instruction in CDATA and split by a comment", complex(begin, "<![CDATA[ INCLUDE]]><!-- x -->", 'TEXT "/etc/hostname"')],
+    [
+      "a field whose begin is written with a character reference",
+      complex('<w:fldChar w:fldCharType="&#98;egin"/>', " LINK Excel.Sheet.8 ", '"http://127.0.0.1:9/b"'),
+    ],
+    ["an instruction outside any field", p(fieldRun(' INCLUDEPICTURE "http://127.0.0.1:9/c" '))],
+    [
+      "a simple field with an escaped instruction",
+      p('<w:fldSimple w:instr=" &#x49;NCLUDETEXT &quot;/etc/hostname&quot; ">' + run("result") + "</w:fldSimple>"),
+    ],
+    [
+      "a VML src after an attribute value holding >",
+      p('<w:r><w:pict><v:shape><v:imagedata o:title="a>b" src="http://127.0.0.1:9/d.png"/></v:shape></w:pict></w:r>'),
+    ],
+  ])("neutralises %s", async (_, body) => {
+    // (the v: and o: prefixes stay undeclared: the checks work on tags and need no namespace)
+    const docx = buildDocx({ body });
+    const { request, removed } = await prepareOfficeInput({ bytes: docx, from: "docx", to: "pdf" }, limits);
+    expect(removed).toHaveLength(1);
+    const xml = zipText(new PizZip(request.bytes), "word/document.xml");
+    expect(xml).not.toMatch(/127\.0|hostname|#73;|#x49;/);
+    if (body.includes("result")) expect(xml).toContain("result");
+  });
+
+  it("removes a mail-merge data source whole and a Relationship written with an end tag", async () => {
+    const zip = new PizZip(fixtureDocx());
+    zip.file(
+      "word/settings.xml",
+      `<?xml version="1.0"?><w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:mailMerge><w:dataSource r:id="rIdData"/><w:query w:val="SELECT *"/></w:mailMerge><w:zoom w:percent="100"/></w:settings>`,
+    );
+    zip.file(
+      "word/_rels/settings.xml.rels",
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdData" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/mailMergeSource" Target="file:///C:/data.xlsx" TargetMode="External"></Relationship></Relationships>',
+    );
+    const { request, removed } = await prepareOfficeInput({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }, limits);
+    expect(removed).toEqual(["word/settings.xml: mail-merge data source", "word/_rels/settings.xml.rels: relationship rIdData (mailMergeSource)"]);
+    const after = new PizZip(request.bytes);
+    expect(zipText(after, "word/settings.xml")).toBe(
+      '<?xml version="1.0"?><w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:zoom w:percent="100"/></w:settings>',
+    );
+    expect(zipText(after, "word/_rels/settings.xml.rels")).not.toContain("Relationship ");
+  });
+
   it("keeps an ODT's mimetype first and stored when it rewrites the package", async () => {
     const vector = vectors(base, markers).find((v) => v.name.startsWith("odt list bullet"))!;
     const { request } = await prepareOfficeInput({ bytes: vector.bytes, from: "odt", to: "pdf" }, limits);
