@@ -1,5 +1,6 @@
-// Benchmark of DOCX -> PDF: plain `soffice --convert-to` against the service path (input checks +
-// converter) one-shot and warm, on 10 generated DOCX files, measured in the same run.
+// Benchmark of DOCX -> PDF: plain `soffice --convert-to` against the service path (input checks,
+// the office input checks of issue 25, converter in its network namespace as the system allows)
+// one-shot and warm, on 10 generated DOCX files, measured in the same run.
 // Usage: npm run bench:convert [-- --rounds 3]
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -10,6 +11,7 @@ import { promisify } from "node:util";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import { checkConversionInput } from "#domain/conversion/conversion.ts";
+import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 
 const run = promisify(execFile);
@@ -37,8 +39,10 @@ async function plain(path: string): Promise<void> {
   });
 }
 
-const oneshot = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, timeoutMs: 120_000 });
-const warm = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 120_000 });
+const officeLimits = { ...limits, maxImagePixels: 100_000_000 };
+const boxed = { concurrency: 1, timeoutMs: 120_000, memoryLimitMb: 4096 } as const;
+const oneshot = withOfficeInputChecks(createLibreOfficeConverter({ ...boxed, mode: "oneshot" }), officeLimits);
+const warm = withOfficeInputChecks(createLibreOfficeConverter({ ...boxed, mode: "warm" }), officeLimits);
 async function service(converter: typeof warm, bytes: Buffer): Promise<void> {
   await checkConversionInput(bytes, "docx", limits);
   const pdf = await converter.convert({ bytes, from: "docx", to: "pdf" });
@@ -65,6 +69,7 @@ for (let round = 0; round < rounds; round++) {
     samples.warm.push(await time(() => service(warm, files[i]!)));
   }
 }
+const isolation = warm.isolation()?.summary ?? "unknown";
 await Promise.all([oneshot.close(), warm.close()]);
 await rm(dir, { recursive: true, force: true });
 
@@ -86,6 +91,7 @@ process.stdout.write(
     row("plain soffice --convert-to", samples.plain),
     row("service one-shot", samples.oneshot),
     row("service warm", samples.warm),
+    `isolation: ${isolation}`,
     `one-shot / plain: ${(median(samples.oneshot) / plainMedian).toFixed(2)}x   (goal <= 1.10x)`,
     `plain / warm:     ${(plainMedian / median(samples.warm)).toFixed(1)}x faster   (goal >= 4x)`,
     "",

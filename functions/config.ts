@@ -158,6 +158,12 @@ export const settings = {
     maxDocxXmlNodes: positiveInt("SIGNET_MAX_DOCX_XML_NODES", 200_000, "annotate: XML elements in all XML parts of a DOCX"),
     maxDocxControlNodes: positiveInt("SIGNET_MAX_DOCX_CONTROL_NODES", 10_000, "annotate: XML elements inside content controls"),
     maxImageBytes: positiveInt("SIGNET_MAX_IMAGE_BYTES", 10 * MB, "image limit"),
+    maxImagePixels: positiveInt(
+      "SIGNET_MAX_IMAGE_PIXELS",
+      100_000_000,
+      "width x height any image inside a document to convert may declare (413 IMAGE_TOO_LARGE above)",
+      "100000000",
+    ),
     maxTotalImageBytes: positiveInt("SIGNET_MAX_TOTAL_IMAGE_BYTES", 50 * MB, "all distinct images of one annotate call"),
     maxFields: positiveInt("SIGNET_MAX_FIELDS", 500, "fields per annotate call"),
     maxDataIterations: positiveInt("SIGNET_MAX_DATA_ITERATIONS", 10_000, "annotate data: loop iterations in one fill (inner loops count per outer item)"),
@@ -264,6 +270,19 @@ export const settings = {
     timeoutMs: positiveInt("SIGNET_CONVERSION_TIMEOUT_MS", 60_000, "hard limit per conversion"),
     concurrency: positiveInt("SIGNET_CONVERSION_CONCURRENCY", () => availableParallelism(), "conversions running at once", "CPU cores"),
     queueLength: positiveInt("SIGNET_CONVERSION_QUEUE", 16, "conversions waiting for a slot"),
+    isolation: {
+      name: "SIGNET_LIBREOFFICE_ISOLATION",
+      default: "auto",
+      doc: "auto (LibreOffice in a network namespace without interfaces when the system allows), none, or required (no conversion without one)",
+      read: (env) => {
+        const mode = raw(env, "SIGNET_LIBREOFFICE_ISOLATION") ?? "auto";
+        if (mode !== "auto" && mode !== "none" && mode !== "required") {
+          throw configurationError(`SIGNET_LIBREOFFICE_ISOLATION must be "auto", "none" or "required", got "${mode}"`);
+        }
+        return mode;
+      },
+    } as Setting<"auto" | "none" | "required">,
+    memoryLimitMb: count("SIGNET_LIBREOFFICE_MEMORY_MB", 4096, "address-space limit of each LibreOffice process in MB (prlimit --as); 0: none"),
     profileTemplate: {
       name: "SIGNET_LIBREOFFICE_PROFILE",
       default: "`<SIGNET_DATA_DIR>/libreoffice-profile` locally; set by the stack to the image's",

@@ -19,6 +19,11 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   },
   METHOD_NOT_ALLOWED: { status: 405, description: "The route exists but not for this HTTP method." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The body, the document, an image or a list is over its size limit." },
+  IMAGE_TOO_LARGE: {
+    status: 413,
+    description:
+      "An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them.",
+  },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },
   INVALID_DOCUMENT: { status: 422, description: "The document is not a readable PDF or DOCX (or not the kind this endpoint takes)." },
   ENCRYPTED_DOCUMENT: { status: 422, description: "The document is password-protected or encrypted." },

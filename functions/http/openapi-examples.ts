@@ -86,6 +86,10 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   NOT_FOUND: { message: "There is no route /v1/sing. See /openapi.json for the API." },
   METHOD_NOT_ALLOWED: { message: "/v1/sign does not answer GET; use POST." },
   PAYLOAD_TOO_LARGE: { message: "The document is 31457280 bytes once decoded; the limit is 26214400. Send a smaller file." },
+  IMAGE_TOO_LARGE: {
+    message: "The image word/media/image1.png is 60000 x 60000 pixels (3600 megapixels); the limit is 100 megapixels per image. Scale it down and try again.",
+    details: [{ field: "document", issue: "word/media/image1.png: 60000 x 60000 px, over 100000000 pixels" }],
+  },
   UNSUPPORTED_MEDIA_TYPE: { message: 'Send the body as JSON with "Content-Type: application/json" (got "text/plain").' },
   INVALID_DOCUMENT: { message: 'document.base64 is neither a PDF nor a DOCX (it starts with "<htm"). Send the file\'s bytes, base64-encoded.' },
   ENCRYPTED_DOCUMENT: { message: "The PDF is encrypted or password-protected; remove the protection and send it again." },

@@ -1,9 +1,12 @@
 /**
  * Wiring of conversion (sign's DOCX input, annotate with to=pdf, convert): the one LibreOffice
- * converter of this process, configured from config.conversion.
+ * converter of this process, configured from config.conversion, behind the input checks every
+ * document passes before LibreOffice sees it (external references removed, image sizes capped).
  */
 import { config } from "#config";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
+import { logger } from "#adapters/powertools-logger.ts";
+import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 
 let shared: LibreOfficeConverter | undefined;
 
@@ -12,14 +15,21 @@ let shared: LibreOfficeConverter | undefined;
  * created on first use. Creating it starts nothing; the first conversion or warm() does.
  */
 export function converter(): LibreOfficeConverter {
-  const { conversion } = config;
-  shared ??= createLibreOfficeConverter({
-    ...(conversion.soffice ? { soffice: conversion.soffice } : {}),
-    timeoutMs: conversion.timeoutMs,
-    concurrency: conversion.concurrency,
-    queueLength: conversion.queueLength,
-    mode: conversion.mode,
-    ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
-  });
+  const { conversion, documentLimits, limits } = config;
+  shared ??= withOfficeInputChecks(
+    createLibreOfficeConverter({
+      ...(conversion.soffice ? { soffice: conversion.soffice } : {}),
+      timeoutMs: conversion.timeoutMs,
+      concurrency: conversion.concurrency,
+      queueLength: conversion.queueLength,
+      mode: conversion.mode,
+      isolation: conversion.isolation,
+      memoryLimitMb: conversion.memoryLimitMb,
+      ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
+    }),
+    { maxEntries: documentLimits.maxEntries, maxUncompressedBytes: documentLimits.maxUncompressedBytes, maxImagePixels: limits.maxImagePixels },
+    // What was taken out, never the document: part names and reference kinds (the targets may be private).
+    (removed) => logger.info("external references removed before conversion", { count: removed.length }),
+  );
   return shared;
 }

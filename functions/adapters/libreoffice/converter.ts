@@ -5,7 +5,8 @@ import { access, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { logger } from "#adapters/powertools-logger.ts";
-import { conversionTimeout, notInstalled, unreadable } from "#adapters/libreoffice/errors.ts";
+import { conversionTimeout, notInstalled, notIsolated, unreadable } from "#adapters/libreoffice/errors.ts";
+import { detectIsolation, type Isolation, type IsolationMode } from "#adapters/libreoffice/isolation.ts";
 import { crashesUnoLoad, filtersOf, freshOutput, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
 import type { ParentGuard } from "#adapters/libreoffice/process-group.ts";
@@ -43,6 +44,10 @@ export interface LibreOfficeConverterOptions {
   profileTemplate?: string;
   /** Environment the allow-list is taken from. */
   env?: NodeJS.ProcessEnv;
+  /** Network namespace for LibreOffice: "auto" when the system allows, "none", or "required" (no conversion without). */
+  isolation: IsolationMode;
+  /** Address-space limit of each LibreOffice process in MB (prlimit --as), so a bomb ends in an error, not a host out of memory; 0: none. */
+  memoryLimitMb: number;
 }
 
 /** LibreOfficeConverter is the Converter port plus the lifecycle the process owner needs. */
@@ -59,6 +64,8 @@ export interface LibreOfficeConverter extends Converter {
   close(): Promise<void>;
   /** state reports the effective mode and the load, for logs and tests. */
   state(): { mode: "warm" | "oneshot" | "unknown"; running: number; queued: number };
+  /** isolation reports what keeps LibreOffice off the network here (known once LibreOffice was located). */
+  isolation(): Isolation | undefined;
 }
 
 const defaults: LibreOfficeConverterOptions = {
@@ -67,6 +74,8 @@ const defaults: LibreOfficeConverterOptions = {
   queueLength: 16,
   mode: "warm",
   maxConversionsPerProcess: 200,
+  isolation: "auto",
+  memoryLimitMb: 0,
 };
 
 interface Setup {
@@ -78,6 +87,8 @@ interface Setup {
   warm?: { python: string; driverPath: string };
   /** The parent guard one-shot runs go through, when a python is at hand. */
   guard?: ParentGuard;
+  /** Network namespace and memory limit every LibreOffice run gets. */
+  isolation: Isolation;
 }
 
 async function isExecutable(path: string): Promise<boolean> {
@@ -131,7 +142,14 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   /** makeTemplate makes the profile template once, after LibreOffice proved to work here (not before, so it never delays a first conversion). */
   function makeTemplate(env: Setup): void {
     if (!settings.profileTemplate) return;
-    templating ??= makeProfileTemplate(env.soffice, settings.profileTemplate, sofficeEnvironment(env.home, env.sourceEnv), 30_000, env.guard).then((made) => {
+    templating ??= makeProfileTemplate(
+      env.soffice,
+      settings.profileTemplate,
+      sofficeEnvironment(env.home, env.sourceEnv),
+      30_000,
+      env.guard,
+      env.isolation,
+    ).then((made) => {
       if (!made) logger.warn("the LibreOffice profile template could not be made; profiles start empty", { template: settings.profileTemplate });
     });
   }
@@ -163,6 +181,11 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     const driverPath = unoDriverPath();
     const candidates = settings.python ? [settings.python] : pythonCandidates(soffice);
     const env = sofficeEnvironment(home, sourceEnv);
+    // Once per converter, before any LibreOffice starts, and said once in the log.
+    const isolation = await detectIsolation(settings.isolation, settings.memoryLimitMb > 0 ? settings.memoryLimitMb * 1024 * 1024 : undefined, env);
+    if (isolation.network === "none" && settings.isolation === "required") throw notIsolated(isolation.summary);
+    if (isolation.network === "none") logger.warn(isolation.summary);
+    else logger.info(isolation.summary);
     if (settings.mode === "warm" && driverPath) {
       // The bundled python (official builds) is taken when present without a probe: the driver's
       // start imports uno anyway, and a probe would delay every cold start.
@@ -187,7 +210,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     if (settings.mode === "warm" && !warm) logger.warn("python3-uno or uno-driver.py not found: LibreOffice runs one-shot per conversion (slower)");
     warmUsable = warm !== undefined;
     process.on("exit", killAll);
-    prepared = { soffice, workDir, home, sourceEnv, ...(warm ? { warm } : {}), ...(guard ? { guard } : {}) };
+    prepared = { soffice, workDir, home, sourceEnv, isolation, ...(warm ? { warm } : {}), ...(guard ? { guard } : {}) };
     return prepared;
   }
 
@@ -209,6 +232,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
       pipeName: `signet-${process.pid}-${tag}-${slot.index}-${slot.generation}`,
       env: slotEnv(env, slot.index),
       cwd: env.home,
+      prefix: env.isolation.prefix,
     });
   }
 
@@ -220,7 +244,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
   async function oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number, profileOf: "warm" | "oneshot", keepTmp = false): Promise<Buffer> {
     const profile = seedProfile(join(env.workDir, "profiles", `${profileOf}-${slot.index}`), settings.profileTemplate);
     try {
-      const run = { soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs };
+      const run = { soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs, isolation: env.isolation };
       return await runOneShot({ ...run, ...(env.guard ? { guard: env.guard } : {}) }, job, deadline);
     } finally {
       // The process group is gone: whatever it left in its TMPDIR goes too (unless the slot's warm
@@ -377,6 +401,10 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
       early = undefined;
       process.off("exit", killAll);
       if (env && !settings.workDir) await rm(env.workDir, { recursive: true, force: true });
+    },
+
+    isolation() {
+      return prepared?.isolation;
     },
 
     state() {

@@ -55,6 +55,13 @@ export function notInstalled(): SignetError {
   );
 }
 
+/** notIsolated: SIGNET_LIBREOFFICE_ISOLATION=required and no network namespace is possible here (503 SERVICE_UNAVAILABLE). */
+export function notIsolated(summary: string): SignetError {
+  return new SignetError("SERVICE_UNAVAILABLE", "Document conversion is not available: LibreOffice cannot be isolated from the network on this server.", {
+    cause: new Error(`${summary}; SIGNET_LIBREOFFICE_ISOLATION=required refuses that (run as root or enable unprivileged user namespaces)`),
+  });
+}
+
 /** shuttingDown: the converter closed while the job waited for a slot (503 SERVICE_UNAVAILABLE). */
 export function shuttingDown(): SignetError {
   return new SignetError("SERVICE_UNAVAILABLE", "The converter is shutting down; retry in a moment.", { retryAfterSeconds: 5 });

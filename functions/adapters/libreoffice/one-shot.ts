@@ -1,5 +1,6 @@
 import { conversionFailed, conversionTimeout, notStarted, unreadable } from "#adapters/libreoffice/errors.ts";
 import { filtersOf, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
+import { confine, type Isolation } from "#adapters/libreoffice/isolation.ts";
 import { runGroup, type GroupResult, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { targetMediaTypes } from "#domain/conversion/conversion.ts";
 
@@ -16,6 +17,8 @@ export interface OneShotRun {
   timeoutMs: number;
   /** Runs soffice under the parent guard when a python is at hand. */
   guard?: ParentGuard;
+  /** Network namespace and memory limit soffice runs under. */
+  isolation?: Isolation;
 }
 
 /**
@@ -44,7 +47,8 @@ export async function runOneShot(run: OneShotRun, job: JobFiles, deadline: numbe
   ];
   let result: GroupResult;
   try {
-    result = await runGroup(run.soffice, args, {
+    const [command, confined] = confine(run.isolation, run.soffice, args);
+    result = await runGroup(command, confined, {
       env: run.env,
       cwd: run.cwd,
       timeoutMs: Math.max(1, deadline - Date.now()),

@@ -2,6 +2,7 @@ import { constants, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, re
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { confine, type Isolation } from "#adapters/libreoffice/isolation.ts";
 import { runGroup, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 
 // Settings every LibreOffice profile starts with: macros can never run (security level 3 = very
@@ -82,6 +83,7 @@ export async function makeProfileTemplate(
   env: Record<string, string>,
   timeoutMs: number,
   guard?: ParentGuard,
+  isolation?: Isolation,
 ): Promise<boolean> {
   if (usableTemplate(template)) return true;
   const building = `${template}.${process.pid}.tmp`;
@@ -89,11 +91,17 @@ export async function makeProfileTemplate(
     await rm(building, { recursive: true, force: true });
     const url = seedProfile(building);
     // As every LibreOffice run: its own process group, killed whole at the time-out and when it ends.
-    const run = await runGroup(
-      soffice,
-      [`-env:UserInstallation=${url}`, "--headless", "--invisible", "--nodefault", "--nolockcheck", "--nologo", "--norestore", "--terminate_after_init"],
-      { env, cwd: dirname(building), timeoutMs, ...(guard ? { guard } : {}) },
-    );
+    const [command, args] = confine(isolation, soffice, [
+      `-env:UserInstallation=${url}`,
+      "--headless",
+      "--invisible",
+      "--nodefault",
+      "--nolockcheck",
+      "--nologo",
+      "--norestore",
+      "--terminate_after_init",
+    ]);
+    const run = await runGroup(command, args, { env, cwd: dirname(building), timeoutMs, ...(guard ? { guard } : {}) });
     if (run.timedOut || run.code !== 0 || !existsSync(join(building, "user"))) return false;
     await writeFile(join(building, TEMPLATE_SETTINGS), registryModifications, { mode: 0o600 });
     await rm(template, { recursive: true, force: true });

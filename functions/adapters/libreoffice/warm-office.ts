@@ -44,6 +44,8 @@ export interface WarmOfficeOptions {
   pipeName: string;
   env: Record<string, string>;
   cwd: string;
+  /** Command prefix the driver (and so LibreOffice) runs under: namespaces, limits (isolation.ts). */
+  prefix?: readonly string[];
 }
 
 type Message = Record<string, unknown>;
@@ -100,7 +102,7 @@ export class WarmOffice implements OfficeProcess {
 
   /** start runs the driver and LibreOffice and resolves once it is ready; rejects with WarmStartError. */
   async start(deadline: number): Promise<void> {
-    const { python, driverPath, argv, pipeName, env, cwd } = this.options;
+    const { python, driverPath, argv, pipeName, env, cwd, prefix = [] } = this.options;
     const connect = `pipe,name=${pipeName};urp;StarOffice.ComponentContext`;
     const settings = {
       argv: [...argv, `--accept=${connect}`],
@@ -108,7 +110,9 @@ export class WarmOffice implements OfficeProcess {
       startTimeout: Math.max(1, (deadline - Date.now()) / 1000),
       parent: process.pid,
     };
-    const child = spawn(python, [driverPath, JSON.stringify(settings)], { env, cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    // The prefix execs into the driver (same process), so the driver's parent is still this process.
+    const [command, ...args] = [...prefix, python, driverPath, JSON.stringify(settings)];
+    const child = spawn(command!, args, { env, cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
     child.stdin.on("error", () => undefined); // EPIPE when the driver died; reported by "exit"
     child.stderr.setEncoding("utf8");

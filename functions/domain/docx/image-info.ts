@@ -55,3 +55,65 @@ function sized(format: ImageInfo["format"], contentType: string, extension: stri
 function ascii(bytes: Uint8Array, start: number, end: number): string {
   return String.fromCharCode(...bytes.subarray(start, end));
 }
+
+/** PixelSize is an image's width and height in pixels as its header declares them. */
+export interface PixelSize {
+  format: "png" | "jpeg" | "gif" | "bmp" | "tiff";
+  width: number;
+  height: number;
+}
+
+/** isImageHeader tells whether bytes start like a PNG, JPEG, GIF, BMP or TIFF file (its size may lie further in). */
+export function isImageHeader(bytes: Uint8Array): boolean {
+  if (bytes.length < 4) return false;
+  const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
+  return (
+    (a === 0x89 && b === 0x50 && c === 0x4e && d === 0x47) ||
+    (a === 0xff && b === 0xd8 && c === 0xff) ||
+    (a === 0x47 && b === 0x49 && c === 0x46) ||
+    (a === 0x42 && b === 0x4d) ||
+    (a === 0x49 && b === 0x49 && c === 0x2a && d === 0) ||
+    (a === 0x4d && b === 0x4d && c === 0 && d === 0x2a)
+  );
+}
+
+/**
+ * readPixelSize reads the declared pixel size of a PNG, JPEG, GIF, BMP or TIFF (first image
+ * directory) from its header: what a decoder will allocate for. Undefined when the bytes are none
+ * of these or the header lies beyond them.
+ */
+export function readPixelSize(bytes: Uint8Array): PixelSize | undefined {
+  // PNG, JPEG and GIF as annotate reads them, but without the "> 0" filter: a 0 x N image is no bomb either.
+  const info = readImageInfo(bytes);
+  if (info) return { format: info.format, width: info.width, height: info.height };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length >= 26 && bytes[0] === 0x42 && bytes[1] === 0x4d) {
+    const headerSize = view.getUint32(14, true);
+    // BITMAPCOREHEADER (OS/2) has 16-bit sizes; the others signed 32-bit (negative height: top-down).
+    if (headerSize === 12) return { format: "bmp", width: view.getUint16(18, true), height: view.getUint16(20, true) };
+    return { format: "bmp", width: Math.abs(view.getInt32(18, true)), height: Math.abs(view.getInt32(22, true)) };
+  }
+  if (bytes.length >= 8 && ((bytes[0] === 0x49 && bytes[1] === 0x49) || (bytes[0] === 0x4d && bytes[1] === 0x4d)) && isImageHeader(bytes)) {
+    return readTiff(view, bytes[0] === 0x49);
+  }
+  return undefined;
+}
+
+function readTiff(view: DataView, little: boolean): PixelSize | undefined {
+  const ifd = view.getUint32(4, little);
+  if (ifd + 2 > view.byteLength) return undefined;
+  const count = view.getUint16(ifd, little);
+  let width: number | undefined;
+  let height: number | undefined;
+  for (let i = 0; i < count; i++) {
+    const at = ifd + 2 + i * 12;
+    if (at + 12 > view.byteLength) return undefined;
+    const tag = view.getUint16(at, little);
+    if (tag !== 256 && tag !== 257) continue;
+    const type = view.getUint16(at + 2, little);
+    const value = type === 3 ? view.getUint16(at + 8, little) : view.getUint32(at + 8, little);
+    if (tag === 256) width = value;
+    else height = value;
+  }
+  return width !== undefined && height !== undefined ? { format: "tiff", width, height } : undefined;
+}

@@ -174,6 +174,8 @@ export async function readZipEntryAsync(bytes: Uint8Array, entry: ZipEntry, maxB
 export interface ZipInput {
   name: string;
   data: Uint8Array;
+  /** Store without compression (an OpenDocument's mimetype entry must be). */
+  stored?: boolean;
 }
 
 /**
@@ -183,7 +185,11 @@ export interface ZipInput {
  */
 export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
   const compressed = await Promise.all(
-    entries.map((entry) => new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, (error, result) => (error ? reject(error) : resolve(result))))),
+    entries.map((entry) =>
+      entry.stored
+        ? Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength)
+        : new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, (error, result) => (error ? reject(error) : resolve(result)))),
+    ),
   );
   const chunks: Buffer[] = [];
   const central: Buffer[] = [];
@@ -196,7 +202,7 @@ export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
     local.writeUInt32LE(LOCAL, 0);
     local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
     local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
+    local.writeUInt16LE(entry.stored ? 0 : 8, 8); // stored or deflate
     local.writeUInt32LE(0x00210000, 10); // DOS time and date: 1980-01-01 00:00
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(data.length, 18);
@@ -267,6 +273,36 @@ function inflatedSize(raw: Uint8Array, cap: number, what: string, name: string):
     });
     inflater.on("end", () => finish(size));
     inflater.on("error", () => finish(new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (entry ${name} cannot be inflated).`)));
+    inflater.end(raw);
+  });
+}
+
+/**
+ * readZipEntryHead returns the first `length` bytes of an entry (fewer when it is shorter),
+ * inflating only as far as needed: enough to read an image header without unpacking the image.
+ */
+export async function readZipEntryHead(bytes: Uint8Array, entry: ZipEntry, length: number, what = "document"): Promise<Buffer> {
+  const raw = entryData(bytes, entry, what);
+  if (entry.method === 0) return Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, length));
+  return new Promise((resolve, reject) => {
+    const inflater = createInflateRaw({ chunkSize: 64 * 1024 });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (error?: SignetError) => {
+      if (settled) return;
+      settled = true;
+      inflater.destroy();
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks).subarray(0, length));
+    };
+    inflater.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= length) finish();
+    });
+    inflater.on("end", () => finish());
+    inflater.on("error", () => finish(new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (entry ${entry.name} cannot be inflated).`)));
     inflater.end(raw);
   });
 }

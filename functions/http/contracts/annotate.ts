@@ -126,6 +126,7 @@ export const annotateRoute = defineRoute({
     "DATA_MISSING",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",
+    "IMAGE_TOO_LARGE",
     "FETCH_FAILED",
     "CONVERSION_TIMEOUT",
     "CONVERSION_FAILED",

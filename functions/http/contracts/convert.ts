@@ -41,6 +41,7 @@ export const convertRoute = defineRoute({
     "INVALID_DOCUMENT",
     "ENCRYPTED_DOCUMENT",
     "PAYLOAD_TOO_LARGE",
+    "IMAGE_TOO_LARGE",
     "UNSUPPORTED_MEDIA_TYPE",
     "CONVERSION_TIMEOUT",
     "CONVERSION_FAILED",

@@ -90,6 +90,7 @@ export const signRoute = defineRoute({
     "ENCRYPTED_DOCUMENT",
     "MISSING_SUBMIT_EVENT",
     "PAYLOAD_TOO_LARGE",
+    "IMAGE_TOO_LARGE",
     "FETCH_FAILED",
     "TSA_FAILED",
     "LEVEL_UNAVAILABLE",

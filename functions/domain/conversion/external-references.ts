@@ -1,0 +1,274 @@
+import { isUtf8 } from "node:buffer";
+import { isSafeField } from "#domain/conversion/fields.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { readZipDirectory, readZipEntryAsync, writeZip, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
+
+/**
+ * External references: everything in a DOCX or ODT that makes a reader load something from
+ * outside the package (a URL, a path on the converting machine, a share) is removed before
+ * LibreOffice sees the document (issue 25). A linked picture becomes an empty frame or its
+ * placeholder, a linked section or field keeps its last result; ordinary hyperlinks (http, https,
+ * mailto) stay clickable, since nothing fetches them. The network namespace and the office
+ * worker without egress stay the boundary; this is the part that makes the output predictable.
+ *
+ * Parts are rewritten at the level of XML tags, not through a DOM: a DOM of a 20 MB part took
+ * xmldom 37 s here, on the event loop. Start tags are matched whole (quoted attribute values may
+ * hold ">"), attribute values and instruction text are decoded as a parser would (character
+ * references, CDATA, comments); names cannot be escaped in XML, and a part declaring a DTD (the
+ * only source of other entities) is refused.
+ */
+
+/** Stripped is a package with its external references removed, and what was removed (for the log and tests). */
+export interface Stripped {
+  bytes: Uint8Array;
+  /** One entry per removed reference: "<part>: <what>". */
+  removed: string[];
+}
+
+const PLAIN_LINK = /^(https?|mailto):/i;
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * insidePackage tells whether an ODF reference stays inside the package: relative, no scheme (so
+ * no drive letter either), no leading slash, no backslash, no ".." (which leaves the package for
+ * the folder the document sits in), also once percent-decoded.
+ */
+function insidePackage(target: string): boolean {
+  let value = target.trim();
+  try {
+    value = decodeURIComponent(value);
+  } catch {
+    return false;
+  }
+  if (value === "" || value.startsWith("#")) return true;
+  if (SCHEME.test(value) || value.startsWith("/") || value.includes("\\")) return false;
+  return !value.split("/").some((segment) => segment === "..");
+}
+
+/** outsideWordPackage tells whether a relationship target leaves an OPC package: a URI with a scheme, a network path, a backslash. */
+function outsideWordPackage(target: string): boolean {
+  const value = target.trim();
+  return SCHEME.test(value) || value.startsWith("//") || value.includes("\\");
+}
+
+const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+
+/** decodeXml decodes character data as a parser does: predefined and numeric character references, CDATA, no comments or processing instructions. */
+function decodeXml(text: string): string {
+  return text
+    .replace(/<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g, "")
+    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_, data: string) => data.replace(/&/g, "&amp;"))
+    .replace(/&(#x[0-9a-f]+|#\d+|lt|gt|amp|quot|apos);/gi, (_, ref: string) => {
+      if (ref[0] !== "#") return NAMED[ref.toLowerCase()] ?? "";
+      const code = ref[1] === "x" || ref[1] === "X" ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
+    });
+}
+
+const ATTRIBUTES = String.raw`((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*`;
+const ATTRIBUTE = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+// A whole start (or empty-element) tag: name, attributes (quoted values may hold ">"), "/".
+const START_TAG = new RegExp(String.raw`<([A-Za-z_][^\s/>]*)${ATTRIBUTES}(\/?)>`, "g");
+
+interface Attribute {
+  name: string;
+  value: string;
+  raw: string;
+}
+
+function attributes(text: string): Attribute[] {
+  return [...text.matchAll(ATTRIBUTE)].map((match) => ({ name: match[1]!, value: decodeXml(match[2] ?? match[3] ?? ""), raw: match[0] }));
+}
+
+const local = (name: string) => name.slice(name.indexOf(":") + 1);
+
+/** editAttributes rewrites start tags, dropping the attributes `drop` names; returns the new text and what went. */
+function editAttributes(xml: string, drop: (element: string, attribute: Attribute) => boolean): { xml: string; dropped: string[] } {
+  const dropped: string[] = [];
+  const out = xml.replace(START_TAG, (tag, element: string, list: string, close: string) => {
+    const all = attributes(list);
+    const kept = all.filter((attribute) => !drop(element, attribute));
+    if (kept.length === all.length) return tag;
+    for (const attribute of all) if (!kept.includes(attribute)) dropped.push(`${element} ${attribute.name}`);
+    return `<${element}${kept.map((attribute) => ` ${attribute.raw}`).join("")}${close}>`;
+  });
+  return { xml: out, dropped };
+}
+
+const RELATIONSHIP = new RegExp(String.raw`<((?:[\w.-]+:)?Relationship)${ATTRIBUTES}(?:\/>|>\s*<\/\1\s*>)`, "g");
+
+/** stripRelationships removes every relationship to a target outside the package, except plain hyperlinks (http, https, mailto). */
+function stripRelationships(xml: string, part: string, removed: string[]): string {
+  return xml.replace(RELATIONSHIP, (element, _name: string, list: string) => {
+    const values = Object.fromEntries(attributes(list).map((attribute) => [attribute.name, attribute.value]));
+    const target = values.Target ?? "";
+    const external = values.TargetMode?.toLowerCase() === "external" || outsideWordPackage(target);
+    if (!external) return element;
+    const type = values.Type ?? "";
+    if (/\/hyperlink$/.test(type) && PLAIN_LINK.test(target.trim())) return element;
+    removed.push(`${part}: relationship ${values.Id} (${type.split("/").pop()})`);
+    return "";
+  });
+}
+
+const WORD_LINK_ATTRIBUTES = new Set(["href", "src", "althref"]);
+const INSTRUCTION_CONTENT = String.raw`((?:[^<]|<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>)*)`;
+// Field characters and instruction runs, in document order.
+const FIELD_TOKEN = new RegExp(
+  String.raw`<(?:[\w.-]+:)?fldChar\b${ATTRIBUTES}\/?>|<((?:[\w.-]+:)?(?:del)?instrText)\b${ATTRIBUTES}(?:\/>|>${INSTRUCTION_CONTENT}<\/\2\s*>)`,
+  "gd",
+);
+const FLD_SIMPLE = new RegExp(String.raw`<((?:[\w.-]+:)?fldSimple)\b${ATTRIBUTES}(\/?)>`, "g");
+const MAIL_MERGE = new RegExp(String.raw`<((?:[\w.-]+:)?mailMerge)\b${ATTRIBUTES}(?:\/>|>[\s\S]*?<\/\1\s*>)`, "g");
+
+/**
+ * stripWordXml neutralises, in one WordprocessingML part: fields that load content (a simple
+ * field's instruction is emptied, as is a complex field's, however it is split over runs; the
+ * stored result stays), URL and path attributes (VML src, o:href, o:althref) and the mail-merge
+ * data source.
+ */
+function stripWordXml(xml: string, part: string, removed: string[]): string {
+  let out = xml;
+  if (out.includes("mailMerge")) {
+    out = out.replace(MAIL_MERGE, () => {
+      removed.push(`${part}: mail-merge data source`);
+      return "";
+    });
+  }
+  if (out.includes("fldSimple")) {
+    out = out.replace(FLD_SIMPLE, (tag, name: string, list: string, close: string) => {
+      const all = attributes(list);
+      const instr = all.find((attribute) => local(attribute.name) === "instr");
+      if (!instr || isSafeField(instr.value)) return tag;
+      removed.push(`${part}: field ${instr.value.trim()}`);
+      return `<${name}${all.map((attribute) => ` ${attribute === instr ? `${attribute.name}=""` : attribute.raw}`).join("")}${close}>`;
+    });
+  }
+  if (out.includes("instrText")) out = stripComplexFields(out, part, removed);
+  if (out.includes("href") || out.includes("src")) {
+    const edited = editAttributes(out, (_, attribute) => !attribute.name.startsWith("xmlns") && WORD_LINK_ATTRIBUTES.has(local(attribute.name)));
+    for (const what of edited.dropped) removed.push(`${part}: ${what}`);
+    out = edited.xml;
+  }
+  return out;
+}
+
+interface Field {
+  texts: Array<{ start: number; end: number; text: string }>;
+  decided: boolean;
+}
+
+function stripComplexFields(xml: string, part: string, removed: string[]): string {
+  const open: Field[] = [];
+  const cuts: Array<{ start: number; end: number }> = [];
+  const decide = (field: Field) => {
+    field.decided = true;
+    const instruction = field.texts.map((text) => text.text).join("");
+    if (isSafeField(instruction)) return;
+    removed.push(`${part}: field ${instruction.trim()}`);
+    cuts.push(...field.texts);
+  };
+  for (const match of xml.matchAll(FIELD_TOKEN)) {
+    if (match[2] === undefined) {
+      const type = attributes(match[1] ?? "").find((attribute) => local(attribute.name) === "fldCharType")?.value;
+      if (type === "begin") open.push({ texts: [], decided: false });
+      else if (type === "separate" || type === "end") {
+        const field = open.at(-1);
+        if (field && !field.decided) decide(field);
+        if (type === "end") open.pop();
+      }
+      continue;
+    }
+    // An instruction outside any field a reader would still see: it opens one of its own.
+    if (open.length === 0 || open.at(-1)!.decided) open.push({ texts: [], decided: false });
+    const content = match.indices?.[4];
+    if (!content) continue;
+    open.at(-1)!.texts.push({ start: content[0], end: content[1], text: decodeXml(match[4]!) });
+  }
+  for (const field of open) if (!field.decided) decide(field);
+  if (cuts.length === 0) return xml;
+  let out = "";
+  let at = 0;
+  for (const cut of cuts.sort((a, b) => a.start - b.start)) {
+    out += xml.slice(at, cut.start);
+    at = cut.end;
+  }
+  return out + xml.slice(at);
+}
+
+/** stripOpenDocumentXml removes, in one ODF part, every link attribute that leaves the package (hyperlinks to http, https and mailto stay) and xml:base. */
+function stripOpenDocumentXml(xml: string, part: string, removed: string[]): string {
+  const edited = editAttributes(xml, (element, attribute) => {
+    if (attribute.name === "xml:base") return true;
+    const name = local(attribute.name);
+    if (attribute.name.startsWith("xmlns") || !(name === "href" || name === "image-data" || name === "src")) return false;
+    if (insidePackage(attribute.value)) return false;
+    return !(local(element) === "a" && PLAIN_LINK.test(attribute.value.trim()));
+  });
+  for (const what of edited.dropped) removed.push(`${part}: ${what}`);
+  return edited.xml;
+}
+
+// Parts holding none of these words hold no reference and are only checked (XML is case-sensitive).
+const WORD_MARKERS = ["instrText", "fldSimple", "href", "src", "mailMerge"];
+const ODF_MARKERS = ["href", "image-data", "src", "xml:base"];
+
+/** checkXmlPart refuses an XML part that is not UTF-8 or declares a DTD, without decoding it. */
+function checkXmlPart(data: Buffer, part: string, what: string): void {
+  const head = data.subarray(0, 200).toString("latin1");
+  const declared = /^(?:\uFEFF|\xEF\xBB\xBF)?<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(head)?.[1];
+  if (!isUtf8(data) || (declared && !/^utf-?8$/i.test(declared))) {
+    throw new SignetError("INVALID_DOCUMENT", `The ${what} part ${part} is not UTF-8 XML; save the document again from a word processor.`);
+  }
+  if (data.includes("<!DOCTYPE") || data.includes("<!ENTITY")) {
+    throw new SignetError(
+      "INVALID_DOCUMENT",
+      `The ${what} part ${part} declares a DTD or entities, which Signet refuses for safety; save the document again from a word processor.`,
+    );
+  }
+}
+
+/**
+ * stripPackage removes external references from a DOCX ("docx") or ODT ("odt"): relationships
+ * (DOCX), link attributes, fields. Every XML part must be UTF-8 without a DTD (else 422); a part is
+ * decoded only when it holds a word a reference needs; the package is rewritten only when
+ * something was removed, entries in the same order (an ODT's mimetype stays first and stored).
+ */
+export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limits: ZipLimits): Promise<Stripped> {
+  const what = kind === "docx" ? "DOCX" : "OpenDocument file";
+  const entries = readZipDirectory(bytes, limits, what);
+  const changed = new Map<string, string>();
+  const removed: string[] = [];
+  let budget = limits.maxUncompressedBytes;
+  for (const entry of entries) {
+    const name = entry.name.toLowerCase();
+    const isRels = kind === "docx" && name.endsWith(".rels");
+    if (!isRels && !name.endsWith(".xml")) continue;
+    const data = await readZipEntryAsync(bytes, entry, budget, what);
+    budget -= data.length;
+    checkXmlPart(data, entry.name, what);
+    const markers = isRels ? ["Relationship"] : kind === "docx" ? WORD_MARKERS : ODF_MARKERS;
+    if (!markers.some((marker) => data.includes(marker))) continue;
+    const text = data.toString("utf8");
+    const before = removed.length;
+    const out = isRels
+      ? stripRelationships(text, entry.name, removed)
+      : kind === "docx"
+        ? stripWordXml(text, entry.name, removed)
+        : stripOpenDocumentXml(text, entry.name, removed);
+    if (removed.length > before) changed.set(entry.name, out);
+  }
+  if (changed.size === 0) return { bytes, removed };
+  return { bytes: await rewrite(bytes, entries, changed, what), removed };
+}
+
+async function rewrite(bytes: Uint8Array, entries: readonly ZipEntry[], changed: ReadonlyMap<string, string>, what: string): Promise<Buffer> {
+  const files = [];
+  for (const entry of entries) {
+    if (entry.name.endsWith("/")) continue;
+    const replaced = changed.get(entry.name);
+    const data = replaced === undefined ? await readZipEntryAsync(bytes, entry, Number.MAX_SAFE_INTEGER, what) : Buffer.from(replaced, "utf8");
+    files.push({ name: entry.name, data, stored: entry.name === "mimetype" });
+  }
+  return writeZip(files);
+}

@@ -1,0 +1,261 @@
+// Documents that make LibreOffice reach outside the document (issue 25): each one points at a
+// loopback listener (`base`, http://127.0.0.1:<port>) or at a marker file on this machine, in
+// one of the ways LibreOffice 7.4 follows (or could follow). Written by hand: zip + XML, RTF text.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { SourceFormat } from "#domain/conversion/converter.ts";
+import { solidPng } from "#test/helpers/convert-fixtures.ts";
+import { buildZip } from "#test/helpers/zip-builder.ts";
+
+/** Markers are local files a vector points at: their content must never reach an output. */
+export interface Markers {
+  /** A text file holding `text`. */
+  textPath: string;
+  /** A 37 x 23 PNG (a size no vector image has). */
+  imagePath: string;
+  text: string;
+}
+
+/** writeMarkers writes the marker files into dir. */
+export function writeMarkers(dir: string): Markers {
+  const text = "SIGNET-LOCAL-MARKER-7f3a9c";
+  const textPath = join(dir, "marker.txt");
+  const imagePath = join(dir, "marker.png");
+  writeFileSync(textPath, `${text}\n`);
+  writeFileSync(imagePath, solidPng(37, 23, [10, 200, 10]));
+  return { textPath, imagePath, text };
+}
+
+/** Vector is one document reaching outside itself; `text` is a line of its own that must survive. */
+export interface Vector {
+  name: string;
+  from: SourceFormat;
+  bytes: Buffer;
+  text: string;
+}
+
+const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+const R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+const RELS = "http://schemas.openxmlformats.org/package/2006/relationships";
+const NAMESPACES = [
+  `xmlns:w="${W}"`,
+  `xmlns:r="${R}"`,
+  'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"',
+  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"',
+  'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"',
+  'xmlns:v="urn:schemas-microsoft-com:vml"',
+  'xmlns:o="urn:schemas-microsoft-com:office:office"',
+].join(" ");
+
+const para = (text: string) => `<w:p><w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
+
+interface DocxVector {
+  body: string;
+  /** Relationships of word/document.xml beyond styles: [id, type (last segment), target, external]. */
+  rels?: Array<[string, string, string, boolean?]>;
+  /** word/settings.xml body and its relationships. */
+  settings?: { body: string; rels: Array<[string, string, string, boolean?]> };
+}
+
+function relsXml(rels: Array<[string, string, string, boolean?]>): string {
+  const items = rels.map(
+    ([id, type, target, external = true]) =>
+      `<Relationship Id="${id}" Type="${R}/${type}" Target="${target.replace(/&/g, "&amp;")}"${external ? ' TargetMode="External"' : ""}/>`,
+  );
+  return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="${RELS}">${items.join("")}</Relationships>`;
+}
+
+function docx(spec: DocxVector): Buffer {
+  const settingsRel: Array<[string, string, string, boolean?]> = spec.settings ? [["rIdSettings", "settings", "settings.xml", false]] : [];
+  const files = [
+    {
+      name: "[Content_Types].xml",
+      data:
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
+        (spec.settings
+          ? '<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>'
+          : "") +
+        "</Types>",
+    },
+    { name: "_rels/.rels", data: relsXml([["rId1", "officeDocument", "word/document.xml", false]]) },
+    { name: "word/_rels/document.xml.rels", data: relsXml([...settingsRel, ...(spec.rels ?? [])]) },
+    {
+      name: "word/document.xml",
+      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${NAMESPACES}><w:body>${spec.body}<w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:body></w:document>`,
+    },
+  ];
+  if (spec.settings) {
+    files.push({
+      name: "word/settings.xml",
+      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:settings ${NAMESPACES}>${spec.settings.body}</w:settings>`,
+    });
+    files.push({ name: "word/_rels/settings.xml.rels", data: relsXml(spec.settings.rels) });
+  }
+  return buildZip(files);
+}
+
+function blipPicture(attribute: string): string {
+  const cx = 96 * 9525;
+  const cy = 48 * 9525;
+  return `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="1" name="Picture 1"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="1" name="linked.png"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip ${attribute}/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`;
+}
+
+function simpleField(instruction: string, result: string): string {
+  return `<w:p><w:fldSimple w:instr="${instruction.replace(/"/g, "&quot;")}"><w:r><w:t>${result}</w:t></w:r></w:fldSimple></w:p>`;
+}
+
+function complexField(instruction: string, result: string): string {
+  // The instruction split over two runs, as Word writes it after an edit.
+  const half = Math.floor(instruction.length / 2);
+  const instr = (text: string) => `<w:r><w:instrText xml:space="preserve">${text.replace(/"/g, "&quot;")}</w:instrText></w:r>`;
+  return `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r>${instr(instruction.slice(0, half))}${instr(instruction.slice(half))}<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>${result}</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`;
+}
+
+const ODT_NAMESPACES = [
+  'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"',
+  'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"',
+  'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"',
+  'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"',
+  'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"',
+  'xmlns:xlink="http://www.w3.org/1999/xlink"',
+  'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"',
+].join(" ");
+
+function odt(automaticStyles: string, body: string): Buffer {
+  const content = `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${ODT_NAMESPACES} office:version="1.3"><office:automatic-styles>${automaticStyles}</office:automatic-styles><office:body><office:text>${body}</office:text></office:body></office:document-content>`;
+  const manifest =
+    '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">' +
+    '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
+    '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>';
+  return buildZip([
+    { name: "mimetype", data: "application/vnd.oasis.opendocument.text", stored: true },
+    { name: "content.xml", data: content },
+    { name: "META-INF/manifest.xml", data: manifest },
+  ]);
+}
+
+const frame = (inner: string) =>
+  `<text:p><draw:frame draw:name="F1" text:anchor-type="as-char" svg:width="2cm" svg:height="1cm">${inner}</draw:frame></text:p>`;
+
+/**
+ * vectors lists every way in (issue 25) with `base` the listener's URL and `markers` the local
+ * files. Each keeps a line of text of its own (`text`), which must come out.
+ */
+export function vectors(base: string, markers: Markers): Vector[] {
+  const fileText = pathToFileURL(markers.textPath).href;
+  const fileImage = pathToFileURL(markers.imagePath).href;
+  const list: Vector[] = [];
+  const add = (name: string, from: SourceFormat, make: (text: string) => Buffer | string) => {
+    const text = `Vector ${name.replace(/[^a-z0-9]+/gi, " ").trim()} keeps its text`;
+    const bytes = make(text);
+    list.push({ name, from, bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, "utf8"), text });
+  };
+
+  // DOCX
+  add("docx picture a:blip r:link (http)", "docx", (text) =>
+    docx({ body: para(text) + blipPicture('r:link="rIdLink"'), rels: [["rIdLink", "image", `${base}/docx-blip-link.png`]] }),
+  );
+  add("docx picture a:blip r:embed to an external target (file)", "docx", (text) =>
+    docx({ body: para(text) + blipPicture('r:embed="rIdEmbed"'), rels: [["rIdEmbed", "image", fileImage]] }),
+  );
+  add("docx VML picture (http)", "docx", (text) =>
+    docx({
+      body: `${para(text)}<w:p><w:r><w:pict><v:shape id="s1" style="width:96pt;height:48pt"><v:imagedata r:id="rIdVml" o:title="linked"/></v:shape></w:pict></w:r></w:p>`,
+      rels: [["rIdVml", "image", `${base}/docx-vml.png`]],
+    }),
+  );
+  add("docx external OLE object (http)", "docx", (text) =>
+    docx({
+      body: `${para(text)}<w:p><w:r><w:object><v:shape id="ole1" style="width:96pt;height:48pt"><v:imagedata r:id="rIdOleImg"/></v:shape><o:OLEObject Type="Link" ProgID="Word.Document.12" ShapeID="ole1" DrawAspect="Content" r:id="rIdOle" UpdateMode="Always"/></w:object></w:r></w:p>`,
+      rels: [
+        ["rIdOle", "oleObject", `${base}/docx-ole.docx`],
+        ["rIdOleImg", "image", `${base}/docx-ole-preview.png`],
+      ],
+    }),
+  );
+  add("docx attached template (http)", "docx", (text) =>
+    docx({ body: para(text), settings: { body: '<w:attachedTemplate r:id="rIdTpl"/>', rels: [["rIdTpl", "attachedTemplate", `${base}/docx-template.dotx`]] } }),
+  );
+  add("docx subDocument (http)", "docx", (text) =>
+    docx({ body: `${para(text)}<w:subDoc r:id="rIdSub"/>`, rels: [["rIdSub", "subDocument", `${base}/docx-subdoc.docx`]] }),
+  );
+  add("docx altChunk (http)", "docx", (text) =>
+    docx({ body: `${para(text)}<w:altChunk r:id="rIdChunk"/>`, rels: [["rIdChunk", "aFChunk", `${base}/docx-altchunk.html`]] }),
+  );
+  add("docx altChunk (file)", "docx", (text) => docx({ body: `${para(text)}<w:altChunk r:id="rIdChunk"/>`, rels: [["rIdChunk", "aFChunk", fileText]] }));
+  add("docx INCLUDEPICTURE field (http)", "docx", (text) =>
+    docx({ body: para(text) + simpleField(` INCLUDEPICTURE "${base}/docx-includepicture.png" \\d `, "picture") }),
+  );
+  add("docx INCLUDETEXT field (file)", "docx", (text) => docx({ body: para(text) + complexField(` INCLUDETEXT "${markers.textPath}" `, "included") }));
+  add("docx LINK field (http)", "docx", (text) =>
+    docx({ body: para(text) + complexField(` LINK Word.Document.12 "${base}/docx-link.docx" "" \\a \\t `, "linked") }),
+  );
+
+  // ODT
+  add("odt draw:image xlink:href (http)", "odt", (text) =>
+    odt(
+      "",
+      `<text:p>${text}</text:p>${frame(`<draw:image xlink:href="${base}/odt-image.png" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>`)}`,
+    ),
+  );
+  add("odt draw:image xlink:href (file)", "odt", (text) =>
+    odt("", `<text:p>${text}</text:p>${frame(`<draw:image xlink:href="${fileImage}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>`)}`),
+  );
+  add("odt draw:image xlink:href outside the package (../)", "odt", (text) =>
+    odt("", `<text:p>${text}</text:p>${frame('<draw:image xlink:href="../marker.png" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>')}`),
+  );
+  add("odt paragraph background image (http)", "odt", (text) =>
+    odt(
+      `<style:style style:name="P1" style:family="paragraph"><style:paragraph-properties><style:background-image xlink:href="${base}/odt-background.png" xlink:type="simple" xlink:actuate="onLoad" style:repeat="repeat"/></style:paragraph-properties></style:style>`,
+      `<text:p text:style-name="P1">${text}</text:p>`,
+    ),
+  );
+  add("odt list bullet image (http)", "odt", (text) =>
+    odt(
+      `<text:list-style style:name="L1"><text:list-level-style-image text:level="1" xlink:href="${base}/odt-bullet.png" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"><style:list-level-properties fo:width="0.4cm" fo:height="0.4cm"/></text:list-level-style-image></text:list-style>`,
+      `<text:list text:style-name="L1"><text:list-item><text:p>${text}</text:p></text:list-item></text:list>`,
+    ),
+  );
+  add("odt draw:object link (http)", "odt", (text) =>
+    odt(
+      "",
+      `<text:p>${text}</text:p>${frame(`<draw:object xlink:href="${base}/odt-object.odt" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>`)}`,
+    ),
+  );
+  add("odt section source (file)", "odt", (text) =>
+    odt(
+      "",
+      `<text:p>${text}</text:p><text:section text:name="S1"><text:section-source xlink:href="${fileText}" xlink:type="simple" xlink:show="embed"/></text:section>`,
+    ),
+  );
+  add("odt section source (http)", "odt", (text) =>
+    odt(
+      "",
+      `<text:p>${text}</text:p><text:section text:name="S1"><text:section-source xlink:href="${base}/odt-section.html" xlink:type="simple" xlink:show="embed"/></text:section>`,
+    ),
+  );
+
+  // RTF
+  const rtf = (text: string, field: string) => `{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Arial;}}\\pard ${text}\\par ${field}\\par}`;
+  add("rtf INCLUDEPICTURE field (http)", "rtf", (text) =>
+    rtf(text, `{\\field{\\*\\fldinst INCLUDEPICTURE "${base}/rtf-includepicture.png" \\\\d}{\\fldrslt picture}}`),
+  );
+  add("rtf INCLUDEPICTURE field split over groups (http)", "rtf", (text) =>
+    rtf(text, `{\\field{\\*\\fldinst {INCLUDE}{PICTURE "${base}/rtf-split.png" \\\\d}}{\\fldrslt picture}}`),
+  );
+  add("rtf INCLUDETEXT field (file)", "rtf", (text) => rtf(text, `{\\field{\\*\\fldinst INCLUDETEXT "${markers.textPath}"}{\\fldrslt included}}`));
+  add("rtf LINK field (http)", "rtf", (text) => rtf(text, `{\\field{\\*\\fldinst LINK Word.Document.8 "${base}/rtf-link.doc" "" \\\\a}{\\fldrslt linked}}`));
+
+  // HTML and Markdown
+  add(
+    "html remote image, stylesheet and background",
+    "html",
+    (text) =>
+      `<html><head><link rel="stylesheet" href="${base}/html.css"></head><body background="${base}/html-body.png"><p style="background:url(${base}/html-style.png)">${text}</p><img src="${base}/html-img.png" alt="remote"><img src="${fileImage}" alt="local"></body></html>`,
+  );
+  add("markdown remote image", "md", (text) => `# ${text}\n\n![remote](${base}/md-img.png)\n\n![local](${fileImage})\n\n<img src="${base}/md-raw.png">\n`);
+  return list;
+}

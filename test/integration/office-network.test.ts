@@ -1,0 +1,268 @@
+// LibreOffice in a box (issue 25): no document makes LibreOffice open a connection or read a local
+// file. A loopback listener counts every request while each vector (test/helpers/office-vectors.ts)
+// is converted: by the input checks alone (no namespace), by the network namespace alone (documents
+// as they are), warm and one-shot, and through the real local server (convert, annotate to=pdf,
+// sign with a DOCX). Outputs are read back: the document's own text is there, the marker file's
+// content and the listener's picture are not.
+import { execFile } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
+import { detectIsolation } from "#adapters/libreoffice/isolation.ts";
+import type { Converter } from "#domain/conversion/converter.ts";
+import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
+import { fixtureDocx, solidPng } from "#test/helpers/convert-fixtures.ts";
+import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
+import { pdfText } from "#test/helpers/pdf-tools.ts";
+import PizZip from "pizzip";
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), "signet-office-network-"));
+const markers: Markers = writeMarkers(dir);
+const requests: string[] = [];
+// What the listener serves: a 41 x 29 picture, so that a fetched image would show in the PDF.
+const listener = http.createServer((req, res) => {
+  requests.push(`${req.method} ${req.url}`);
+  res.setHeader("content-type", "image/png");
+  res.end(solidPng(41, 29, [0, 0, 255]));
+});
+await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+const all = vectors(base, markers);
+const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000 };
+const isolationHere = await detectIsolation("auto", undefined, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+
+afterAll(async () => {
+  listener.closeAllConnections();
+  await new Promise((resolve) => listener.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** imageSizes lists "WxH" of every image in a PDF (pdfimages -list). */
+async function imageSizes(pdf: Uint8Array): Promise<string[]> {
+  const path = join(dir, `out-${process.hrtime.bigint()}.pdf`);
+  writeFileSync(path, pdf);
+  try {
+    const { stdout } = await run("pdfimages", ["-list", path]);
+    return stdout
+      .split("\n")
+      .slice(2)
+      .filter((line) => line.trim())
+      .map((line) => {
+        const columns = line.trim().split(/\s+/);
+        return `${columns[3]}x${columns[4]}`;
+      });
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+/** expectContained checks a PDF for the vector's own text and for nothing from outside. */
+async function expectContained(pdf: Uint8Array, vector: Vector): Promise<void> {
+  expect(Buffer.from(pdf.subarray(0, 5)).toString("latin1")).toBe("%PDF-");
+  const text = await pdfText(pdf);
+  expect(text).toContain(vector.text);
+  expect(text).not.toContain(markers.text);
+  const sizes = await imageSizes(pdf);
+  expect(sizes).not.toContain("41x29");
+  expect(sizes).not.toContain("37x23");
+}
+
+/** converting converts one vector and checks that the listener heard nothing meanwhile. */
+async function converting<T>(work: () => Promise<T>): Promise<T> {
+  requests.length = 0;
+  const result = await work();
+  // A fetch LibreOffice started would have arrived by the time the conversion answered; give stragglers a moment.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(requests).toEqual([]);
+  return result;
+}
+
+describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
+  describe("with the input checks and the host's network", () => {
+    let office: LibreOfficeConverter;
+    let converter: Converter;
+    beforeAll(() => {
+      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "none" });
+      converter = withOfficeInputChecks(office, limits);
+    });
+    afterAll(() => office?.close());
+
+    it.each(all.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
+      const pdf = await converting(() => converter.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
+      await expectContained(pdf, vector);
+      expect(office.state().mode).toBe(mode);
+      expect(office.isolation()?.network).toBe("none");
+    });
+  });
+
+  describe.skipIf(isolationHere.network === "none")("in a network namespace, documents as they are", () => {
+    let office: LibreOfficeConverter;
+    beforeAll(() => {
+      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "required", memoryLimitMb: 4096 });
+    });
+    afterAll(() => office?.close());
+
+    it("runs every LibreOffice process in another network namespace, under the address-space limit", async () => {
+      const own = readlinkSync("/proc/self/ns/net");
+      const seen = new Map<string, { net: string; limits: string }>();
+      const look = () => {
+        for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+          try {
+            const argv = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0");
+            // LibreOffice itself (soffice, oosplash, soffice.bin), not the one-shot's parent guard, which reads no document.
+            if (!/soffice|oosplash/.test(argv[0] ?? "") || !argv.some((arg) => arg.includes(`signet-lo-${process.pid}-`))) continue;
+            seen.set(pid, { net: readlinkSync(`/proc/${pid}/ns/net`), limits: readFileSync(`/proc/${pid}/limits`, "latin1") });
+          } catch {
+            // exited meanwhile
+          }
+        }
+      };
+      // Looked at while the conversion runs (a one-shot LibreOffice is gone once it answers).
+      const timer = setInterval(look, 50);
+      try {
+        await office.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+        look();
+      } finally {
+        clearInterval(timer);
+      }
+      expect(seen.size).toBeGreaterThan(0);
+      const limit = String(4096 * 1024 * 1024);
+      for (const { net, limits } of seen.values()) {
+        expect(net).not.toBe(own);
+        expect(limits).toMatch(new RegExp(`Max address space\\s+${limit}\\s+${limit}`));
+      }
+    });
+
+    // Without the checks, LibreOffice 7.4 itself fetches ODT background and bullet images (issue 25): the namespace is what stops them.
+    const chosen = mode === "warm" ? all : all.filter((vector) => vector.from === "odt");
+    it.each(chosen.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
+      const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
+      await expectContained(pdf, vector);
+      // The warm path's UNO pipe (a socket file) works inside the namespace: no fallback to one-shot.
+      expect(office.state().mode).toBe(mode);
+      expect(office.isolation()).toMatchObject({ network: isolationHere.network, memoryBytes: 4096 * 1024 * 1024 });
+    });
+  });
+});
+
+/** docVectors has LibreOffice (in a namespace of its own, so it fetches nothing either) save RTF field vectors as Word 97 files. */
+async function docVectors(): Promise<Vector[]> {
+  const made: Vector[] = [];
+  const prefix = isolationHere.prefix;
+  for (const vector of all.filter((v) => v.from === "rtf" && /INCLUDETEXT|LINK/.test(v.name))) {
+    const source = join(dir, `doc-${made.length}.rtf`);
+    writeFileSync(source, vector.bytes);
+    const argv = [...prefix, "soffice", `-env:UserInstallation=${pathToFileURL(join(dir, "doc-profile")).href}`, "--headless", "--norestore"];
+    await run(argv[0]!, [...argv.slice(1), "--convert-to", "doc:MS Word 97", "--outdir", dir, source], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      timeout: 60_000,
+    });
+    made.push({ ...vector, name: vector.name.replace("rtf", "doc"), from: "doc", bytes: readFileSync(source.replace(/\.rtf$/, ".doc")) });
+  }
+  return made;
+}
+
+/** hugePngDocx is a DOCX holding a 10 MB PNG that declares 60000 x 60000 pixels. */
+function hugePngDocx(): Buffer {
+  const ihdr = Buffer.alloc(25);
+  ihdr.writeUInt32BE(13, 0);
+  ihdr.write("IHDR", 4, "latin1");
+  ihdr.writeUInt32BE(60000, 8);
+  ihdr.writeUInt32BE(60000, 12);
+  ihdr.set([8, 2, 0, 0, 0], 16);
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, Buffer.alloc(10 * 1024 * 1024, 7)]);
+  const zip = new PizZip(fixtureDocx());
+  zip.file("word/media/image1.png", png);
+  return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+}
+
+describe("through the local server (warm LibreOffice, isolation as the system allows)", () => {
+  let api: LocalApi;
+  let key: string;
+  beforeAll(async () => {
+    api = await startLocalApi("office-network", { SIGNET_TABLE: "signet-office-network", SIGNET_CONVERSION_CONCURRENCY: "1" });
+    key = await obtainKey(api, "office");
+  }, 120_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  async function convert(bytes: Buffer, from: string): Promise<Response> {
+    const form = new FormData();
+    form.append("file", new Blob([bytes]), `document.${from}`);
+    return fetch(`${api.url}/v1/convert?from=${from}&to=pdf`, { method: "POST", body: form, headers: { authorization: `Bearer ${key}` } });
+  }
+
+  it("says which isolation is in effect", async () => {
+    const { converter } = await import("#wiring/conversion.ts");
+    expect(converter().isolation()?.network).toBe(isolationHere.network);
+  });
+
+  it.each(all.map((vector) => [vector.name, vector] as const))("convert %s: 200, no request, no local file", async (_, vector) => {
+    const response = await converting(() => convert(vector.bytes, vector.from));
+    expect(response.status).toBe(200);
+    await expectContained(Buffer.from(await response.arrayBuffer()), vector);
+  });
+
+  const docx = all.filter((vector) => vector.from === "docx");
+  it.each(docx.map((vector) => [vector.name, vector] as const))("annotate to=pdf %s: 200, no request", async (_, vector) => {
+    const { status, json } = await converting(() =>
+      api.postJson("/v1/annotate?to=pdf", { document: { base64: vector.bytes.toString("base64") }, fields: [] }, key),
+    );
+    expect(status).toBe(200);
+    await expectContained(Buffer.from((json.document.base64 as string).replace(/^data:[^,]*,/, ""), "base64"), vector);
+  });
+
+  it.each(docx.map((vector) => [vector.name, vector] as const))("sign %s: 200, no request", async (_, vector) => {
+    const body = {
+      document: { base64: vector.bytes.toString("base64") },
+      signer: { name: "Ada Lovelace", email: "ada@example.com" },
+      auditTrail: [{ type: "submit", timestamp: "2026-11-25T10:00:00Z" }],
+      certificate: { enabled: false },
+    };
+    const { status, json } = await converting(() => api.postJson("/v1/sign", body, key));
+    expect(status).toBe(200);
+    await expectContained(Buffer.from(json.document.base64 as string, "base64"), vector);
+  });
+
+  it("refuses Word 97 files with linking fields: 422, no request", async () => {
+    const docs = await docVectors();
+    expect(docs.length).toBe(2);
+    for (const vector of docs) {
+      const response = await converting(() => convert(vector.bytes, "doc"));
+      expect(response.status).toBe(422);
+      const body = (await response.json()) as { code: string; message: string };
+      expect(body.code).toBe("INVALID_DOCUMENT");
+      expect(body.message).toMatch(/has a (INCLUDETEXT|LINK) field, which loads content from outside the document/);
+    }
+  });
+
+  it("refuses a 10 MB PNG declaring 60000 x 60000 with 413 IMAGE_TOO_LARGE, in convert, annotate to=pdf and sign", async () => {
+    const bytes = hugePngDocx();
+    const message =
+      "The image word/media/image1.png is 60000 x 60000 pixels (3600 megapixels); the limit is 100 megapixels per image. Scale it down and try again.";
+    const converted = await convert(bytes, "docx");
+    expect(converted.status).toBe(413);
+    expect(await converted.json()).toMatchObject({ code: "IMAGE_TOO_LARGE", error: "Payload Too Large", message });
+    const annotated = await api.postJson("/v1/annotate?to=pdf", { document: { base64: bytes.toString("base64") }, fields: [] }, key);
+    expect(annotated).toMatchObject({ status: 413, json: { code: "IMAGE_TOO_LARGE", message } });
+    const signed = await api.postJson(
+      "/v1/sign",
+      {
+        document: { base64: bytes.toString("base64") },
+        signer: { name: "Ada Lovelace", email: "ada@example.com" },
+        auditTrail: [{ type: "submit", timestamp: "2026-11-25T10:00:00Z" }],
+      },
+      key,
+    );
+    expect(signed).toMatchObject({ status: 413, json: { code: "IMAGE_TOO_LARGE", message } });
+  });
+});
