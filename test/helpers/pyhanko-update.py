@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Honest incremental updates written by pyHanko's own writer (test helper, issue 28 item 5).
+"""Honest incremental updates written by pyHanko's own writer (test helper, run through
+test/helpers/pyhanko.ts, which finds pyHanko).
 
 usage: pyhanko-update.py xmp IN.pdf OUT.pdf          rewrite the catalog's XMP metadata stream in place (add one if absent)
        pyhanko-update.py dss IN.pdf OUT.pdf CERT.pem...   add the certificates to the DSS (pyHanko's indirect /Certs array, grown in place)
 """
 import os, sys
-sys.path.insert(0, os.environ.get("PYHANKO_LIB", os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/tools/pyhanko/lib")))
 import logging
 logging.disable(logging.WARNING)
 from io import BytesIO

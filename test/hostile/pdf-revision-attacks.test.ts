@@ -13,8 +13,8 @@ import { DEFAULT_VERIFY_LIMITS } from "#domain/signing/verify-limits.ts";
 import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { hasMutool, mutoolText, pdfText } from "#test/helpers/pdf-tools.ts";
-import { PYHANKO_LIB, scratchDir, signWithPyhanko } from "#test/helpers/sign-tools.ts";
-import { sharedPath } from "#test/helpers/shared-dir.ts";
+import { scratchDir, signWithPyhanko } from "#test/helpers/sign-tools.ts";
+import { runPyhanko } from "#test/helpers/pyhanko.ts";
 
 let api: LocalApi;
 let key: string;
@@ -64,22 +64,16 @@ async function verify(pdf: Buffer): Promise<{ status: number; json: Record<strin
 function pyhanko(pdf: Buffer): { holds: boolean; output: string } {
   const file = join(scratchDir("attack"), "in.pdf");
   writeFileSync(file, pdf);
-  try {
-    return { holds: true, output: execFileSync(sharedPath("tools/pyhanko/validate"), [file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string };
-    return { holds: false, output: `${failed.stdout ?? ""}${(failed.stderr ?? "").split("\n").slice(-3).join("\n")}` };
-  }
+  const run = runPyhanko("pyhanko-validate.py", [file]);
+  if (run.status === 0) return { holds: true, output: run.stdout };
+  return { holds: false, output: `${run.stdout}${run.stderr.split("\n").slice(-3).join("\n")}` };
 }
 
 function pyhankoUpdate(mode: "xmp" | "dss", pdf: Buffer, ...certs: string[]): Buffer {
   const dir = scratchDir("pyhanko-update");
   writeFileSync(join(dir, "in.pdf"), pdf);
-  const script = new URL("../helpers/pyhanko-update.py", import.meta.url).pathname;
-  execFileSync("/usr/bin/python3", [script, mode, join(dir, "in.pdf"), join(dir, "out.pdf"), ...certs], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PYHANKO_LIB },
-  });
+  const run = runPyhanko("pyhanko-update.py", [mode, join(dir, "in.pdf"), join(dir, "out.pdf"), ...certs]);
+  if (run.status !== 0) throw new Error(`pyHanko update failed: ${run.stderr}`);
   return execFileSync("cat", [join(dir, "out.pdf")], { maxBuffer: 64 * 1024 * 1024 });
 }
 

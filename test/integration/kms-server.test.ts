@@ -1,13 +1,8 @@
-// Issue 30: the local server with SIGNET_KMS_KEY_ID=local signs through the KMS adapter and the
-// KMS stand-in (the real AWS SDK client), with certificates Signet issued at first start through
-// the stand-in's root key, which also signs the CRL. pyHanko validates every level B-B..B-LTA;
-// B-LT/B-LTA offline, with the local TSA (openssl ts, self-signed) and the own CRL.
-import { spawnSync } from "node:child_process";
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { makePdf, PYHANKO_LIB, pyhankoValidate, scratchDir, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { makePdf, pyhankoLtv, pyhankoValidate, scratchDir, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;
@@ -55,11 +50,7 @@ async function sign(level: string): Promise<Buffer> {
 
 /** ltvValidate is pyHanko's PAdES long-term validation, offline, trusting the KMS root and the TSA (test/helpers/pyhanko-ltv.py). */
 function ltvValidate(pdf: Buffer, profile: "LT" | "LTA"): { ok: boolean; output: string } {
-  const file = join(dir, `signed-${profile}.pdf`);
-  writeFileSync(file, pdf);
-  const script = new URL("../helpers/pyhanko-ltv.py", import.meta.url).pathname;
-  const run = spawnSync(script, [profile, file, join(dir, "root.pem"), tsa.certificatePem], { encoding: "utf8", env: { ...process.env, PYHANKO_LIB } });
-  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
+  return pyhankoLtv(pdf, profile, [join(dir, "root.pem"), tsa.certificatePem]);
 }
 
 describe("the local server with SIGNET_KMS_KEY_ID=local", () => {
