@@ -153,6 +153,27 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
   });
 });
 
+describe("isolation settings", () => {
+  it("required, where no namespace can be made (no unshare on PATH): 503 SERVICE_UNAVAILABLE, LibreOffice never started", async () => {
+    const office = createLibreOfficeConverter({ soffice: "/usr/bin/soffice", isolation: "required", env: { PATH: join(dir, "empty") } });
+    try {
+      const outcome = await office.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }).catch((error: unknown) => error);
+      expect(outcome).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("cannot be isolated from the network") });
+    } finally {
+      await office.close();
+    }
+  });
+
+  it("none: no namespace, and the summary says so", async () => {
+    const isolation = await detectIsolation("none", 1024 * 1024 * 1024, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+    expect(isolation.network).toBe("none");
+    expect(isolation.summary).toMatch(
+      /^LibreOffice runs with the host's network \(SIGNET_LIBREOFFICE_ISOLATION=none\); address space capped at 1024 MB per process$/,
+    );
+    expect(isolation.prefix).toEqual([expect.stringMatching(/prlimit$/), `--as=${1024 * 1024 * 1024}`, "--"]);
+  });
+});
+
 /** docVectors has LibreOffice (in a namespace of its own, so it fetches nothing either) save RTF field vectors as Word 97 files. */
 async function docVectors(): Promise<Vector[]> {
   const made: Vector[] = [];
