@@ -6,10 +6,10 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
 
 /** LOOPBACK_NAMES are the host names every local listener answers to. */
-export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const LOOPBACK_NAMES: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** hostnameOf is the name part of a Host header (or of a URL's host), lower case, without the port; IPv6 keeps its brackets. */
-export function hostnameOf(host: string | undefined): string | undefined {
+function hostnameOf(host: string | undefined): string | undefined {
   if (!host) return undefined;
   const text = host.trim().toLowerCase();
   const name = text.startsWith("[") ? text.slice(0, text.indexOf("]") + 1) : text.replace(/:\d*$/, "");

@@ -72,7 +72,7 @@ export function decoyCodeRecord(address: string, now: number, requester: string)
 export type TrySide = "requester" | "other";
 
 /** sideOf tells which count a try from `source` (an ipBucketOf bucket) goes to; a code without a requester counts every try as the requester's. */
-export function sideOf(record: CodeRecord, source: string): TrySide {
+function sideOf(record: CodeRecord, source: string): TrySide {
   return record.requester === undefined || record.requester === source ? "requester" : "other";
 }
 
