@@ -4,7 +4,8 @@
 // input's, strict pyHanko) and prints the classification table (signed and valid; signed with a
 // notice; refused, by reason; defects) with median and p95 request times.
 //
-// Options: --out DIR keeps every signed output there; --level B-B|B-T|... (default: the server's).
+// Options: --generated signs the generated cases of test/helpers/real-world-pdfs.ts instead of DIR;
+// --out DIR keeps every signed output there; --level B-B|B-T|... (default: the server's).
 // pyHanko is found in the shared folder (SIGNET_SHARED_DIR, see test/helpers/shared-dir.ts) or at
 // SIGNET_PYHANKO; without it that column is skipped. Runs sequentially: one request at a time.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
@@ -228,9 +229,16 @@ async function classify(server: ServerHandle, path: string, options: { out?: str
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const dir = args.find((arg, index) => !arg.startsWith("--") && !["--out", "--level"].includes(args[index - 1] ?? ""));
+  let dir = args.find((arg, index) => !arg.startsWith("--") && !["--out", "--level"].includes(args[index - 1] ?? ""));
+  if (args.includes("--generated")) {
+    // The structures of issue 28, as the tests generate them (test/helpers/real-world-pdfs.ts).
+    const { realWorldCases } = await import("#test/helpers/real-world-pdfs.ts");
+    dir = join(process.cwd(), "test-output", "bench-corpus-generated");
+    mkdirSync(dir, { recursive: true });
+    for (const generated of realWorldCases()) writeFileSync(join(dir, `${generated.name}.pdf`), generated.bytes);
+  }
   if (!dir || !existsSync(dir) || !statSync(dir).isDirectory()) {
-    console.error("usage: npm run bench:corpus -- DIR [--out DIR] [--level B-B]");
+    console.error("usage: npm run bench:corpus -- DIR|--generated [--out DIR] [--level B-B]");
     process.exit(2);
   }
   const flag = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
