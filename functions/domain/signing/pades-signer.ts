@@ -114,8 +114,17 @@ async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrit
       if (damaged) restoreTrailerInfo(pdf, input);
       // libpdf hands back the original bytes when nothing changed: mark the catalog so it writes.
       pdf.getCatalog().set("Type", PdfName.of("Catalog"));
-      const rewritten = Buffer.from(await pdf.save({ useXRefStream: false }));
-      const base = await loadForUpdate(rewritten, maxPages, false);
+      let rewritten: Buffer;
+      let base: UpdateBase;
+      try {
+        rewritten = Buffer.from(await pdf.save({ useXRefStream: false }));
+        base = await loadForUpdate(rewritten, maxPages, false);
+      } catch (error) {
+        if (error instanceof SignetError) throw error;
+        throw new SignetError("INVALID_DOCUMENT", "The PDF is damaged and Signet could not repair it; re-save it with a PDF tool, then send it again.", {
+          cause: error,
+        });
+      }
       return { ...base, facts: { rewritten: { reason, sha256: createHash("sha256").update(rewritten).digest("hex") } } };
     }
     if (hybrid) facts.hybridKept = true;

@@ -119,9 +119,9 @@ function checkSignInput(input: SignInput, limits: SignDependencies["limits"]): v
 export type SignNotices = Record<string, string>;
 
 /** INPUT_REWRITTEN_HEADER names what Signet rewrote before signing (docs/api.md). */
-export const INPUT_REWRITTEN_HEADER = "Signet-Input-Rewritten";
+const INPUT_REWRITTEN_HEADER = "Signet-Input-Rewritten";
 /** NOTICE_HEADER carries what a caller should know about the signed file (docs/api.md). */
-export const NOTICE_HEADER = "Signet-Notice";
+const NOTICE_HEADER = "Signet-Notice";
 
 /** noticesOf turns what signing did with the input into response headers. */
 function noticesOf(facts: InputFacts): SignNotices {
