@@ -179,7 +179,7 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     const register = settings.find((setting) => setting.ResourcePath === "/~1v1~1auth~1register")!;
     expect(only(/stage throttling \((\d+) req\/s/)).toBe(all.ThrottlingRateLimit);
     expect(only(/stage throttling \(\d+ req\/s, burst (\d+)/)).toBe(all.ThrottlingBurstLimit);
-    expect(only(/burst \d+; register (\d+) req\/s\)/)).toBe(register.ThrottlingRateLimit);
+    expect(only(/burst \d+; register (\d+) req\/s/)).toBe(register.ThrottlingRateLimit);
     const retention = new Set(resourcesOfType(plain.json, "AWS::Logs::LogGroup").map(([, group]) => group.Properties.RetentionInDays));
     expect(retention).toEqual(new Set([only(/log groups \((\d+) days\)/)]));
   });
