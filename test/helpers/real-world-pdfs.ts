@@ -108,7 +108,9 @@ function writePdf(objects: RawObject[], options: WriteOptions = {}): Buffer {
     }
     const data = deflateSync(Buffer.from(rows));
     const index = hybridIndex ? `/Index [${numbers.map((num) => `${num} 1`).join(" ")}] ` : "";
-    push(`${number} 0 obj\n<< /Type /XRef /W [${widths.join(" ")}] /Size ${number + 1} ${index}${extra}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`);
+    push(
+      `${number} 0 obj\n<< /Type /XRef /W [${widths.join(" ")}] /Size ${number + 1} ${index}${extra}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
+    );
     push(data);
     push("\nendstream\nendobj\n");
     return at;
