@@ -8,6 +8,7 @@
 // --out DIR keeps every signed output there; --level B-B|B-T|... (default: the server's).
 // pyHanko is found in the shared folder (SIGNET_SHARED_DIR, see test/helpers/shared-dir.ts) or at
 // SIGNET_PYHANKO; without it that column is skipped. Runs sequentially: one request at a time.
+import { runPyhanko } from "#test/helpers/pyhanko.ts";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -123,10 +124,20 @@ async function readers(path: string): Promise<ReaderView> {
   };
 }
 
-function findPyhanko(): string | undefined {
-  const candidates = [process.env.SIGNET_PYHANKO, process.env.SIGNET_SHARED_DIR && join(process.env.SIGNET_SHARED_DIR, "tools/pyhanko/validate")];
-  candidates.push(join(process.cwd(), "../shared/tools/pyhanko/validate"), "/work/shared/tools/pyhanko/validate");
-  return candidates.find((path): path is string => Boolean(path) && existsSync(path!));
+/** hasPyhanko tells whether test/helpers/pyhanko.ts finds pyHanko (SIGNET_PYHANKO or .tools/pyhanko). */
+function hasPyhanko(): boolean {
+  try {
+    runPyhanko("pyhanko-validate.py", []); // usage only: proves the runtime imports pyHanko
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** strictPyhanko validates a file with strict pyHanko: exit status 0 when every signature holds. */
+function strictPyhanko(file: string): { code: number; out: string } {
+  const result = runPyhanko("pyhanko-validate.py", [file]);
+  return { code: result.status ?? -1, out: `${result.stdout}${result.stderr}` };
 }
 
 // ---- classification ---------------------------------------------------------------------------
@@ -153,7 +164,7 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 };
 
-async function classify(server: ServerHandle, path: string, options: { out?: string; level?: string; pyhanko?: string }, scratch: string): Promise<Row> {
+async function classify(server: ServerHandle, path: string, options: { out?: string; level?: string; pyhanko?: boolean }, scratch: string): Promise<Row> {
   const file = path;
   const bytes = readFileSync(path);
   if (bytes.length > MAX_BYTES) return { file, category: `skipped: over ${MAX_BYTES / 1024 / 1024} MB` };
@@ -203,14 +214,14 @@ async function classify(server: ServerHandle, path: string, options: { out?: str
   const rewritten = answer.headers["signet-input-rewritten"];
   let strict = "not run";
   if (options.pyhanko) {
-    const result = await tool(options.pyhanko, [outPath]);
+    const result = strictPyhanko(outPath);
     const lines = result.out.split("\n").filter((line) => line.startsWith("{"));
     if (result.code === 0) strict = "holds";
     else if (/hybrid-reference files/.test(result.out)) strict = "not evaluated (hybrid)";
     else strict = `fails${lines.length ? "" : ` (${result.out.trim().split("\n").at(-1)?.slice(0, 80)})`}`;
     if (strict.startsWith("fails")) {
       // An input whose earlier signatures strict pyHanko already refuses (forged, damaged) is not Signet's defect.
-      const input = await tool(options.pyhanko, [path]);
+      const input = strictPyhanko(path);
       if (input.code !== 0 && !/"signatures": 0\b/.test(input.out)) strict = "fails, as on the input (an earlier signature)";
       else defects.push(`strict pyHanko ${strict}`);
     }
@@ -247,9 +258,11 @@ async function main(): Promise<void> {
   if (out) mkdirSync(out, { recursive: true });
   const scratch = join(process.cwd(), "test-output", "bench-corpus");
   mkdirSync(scratch, { recursive: true });
-  const pyhanko = findPyhanko();
+  const pyhanko = hasPyhanko();
   const files = pdfsUnder(dir);
-  console.log(`${files.length} PDFs under ${dir}; pyHanko: ${pyhanko ?? "not found (set SIGNET_PYHANKO), column skipped"}`);
+  console.log(
+    `${files.length} PDFs under ${dir}; pyHanko: ${pyhanko ? "found" : "not found (set SIGNET_PYHANKO or run node scripts/setup.mjs --test), column skipped"}`,
+  );
   const server = await startServer();
   const rows: Row[] = [];
   try {
@@ -260,7 +273,7 @@ async function main(): Promise<void> {
       const row = await classify(
         server,
         path,
-        { ...(out ? { out } : {}), ...(flag("--level") ? { level: flag("--level")! } : {}), ...(pyhanko ? { pyhanko } : {}) },
+        { ...(out ? { out } : {}), ...(flag("--level") ? { level: flag("--level")! } : {}), ...(pyhanko ? { pyhanko: true } : {}) },
         scratch,
       );
       rows.push(row);

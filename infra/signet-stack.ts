@@ -287,12 +287,15 @@ export class SignetStack extends Stack {
     if (props.identityP12PasswordParameter)
       bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
     for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
+    let signingKeys: SigningKeys | undefined;
     // Issue 30: by default the keys are in KMS and only sign may sign with them (infra/signing-keys.ts).
     if ((props.signingKey ?? "kms") === "kms") {
       const keys = new SigningKeys(this, "SigningKeys");
       bind(fns.sign!, keys.signer());
-      keys.onlySigner(fns.sign!.role!);
+      bind(fns["verify-crl"]!, keys.crlIssuer(), identityBucket(bucket, "certificate"));
+      keys.onlySigners(fns.sign!.role!, fns["verify-crl"]!.role!);
       bind(fns["verify-key"]!, keys.location());
+      signingKeys = keys;
       new CfnOutput(this, "SigningKeyArn", { value: keys.signingKey.keyArn, description: "KMS key that signs documents (retained)" });
     }
     bind(fns["keys-list"]!, keyTable(table, keyTableActions.list));
@@ -312,6 +315,8 @@ export class SignetStack extends Stack {
     const uploadsBucket = addUploads(this, fns, corsOrigin);
 
     this.api = this.createApi(props, corsOrigin);
+    // The certificate Signet issues names the API's own CRL (B-LT/B-LTA; built from the API id, not its stage, to avoid a cycle).
+    if (signingKeys) bind(fns.sign!, setting("SIGNET_PUBLIC_URL", `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/prod`));
 
     // Alarms nobody hears are noise on the bill: only with an address to mail them to.
     if (props.alarmEmail) this.createAlarms(props.alarmEmail);

@@ -12,8 +12,9 @@ const signingKeyActions = ["kms:GetPublicKey", "kms:Sign"] as const;
  * (RSA_3072, SIGN_VERIFY) signs documents, the root key (RSA_3072, SIGN_VERIFY) is Signet's own
  * root CA and signs the certificates Signet issues at first use (and CRLs). Neither private key
  * can leave KMS (asymmetric KMS keys have no export). Each key policy keeps the account's
- * administration (the CDK default) and denies kms:Sign to every principal but the signer's role,
- * so no other function, user or role can sign, whatever its IAM policies say. Asymmetric keys do
+ * administration (the CDK default) and denies kms:Sign to every principal but the sign function's
+ * role (and, on the root key, verify-crl's, which signs the CRL), so no other function, user or
+ * role can sign, whatever its IAM policies say. Asymmetric keys do
  * not rotate in KMS: re-keying is a new key and a new certificate (docs/aws.md). Retained on
  * destroy: a deleted signing key cannot be brought back, and old signatures stay verifiable without it.
  */
@@ -35,9 +36,15 @@ export class SigningKeys extends Construct {
     this.rootKey = key("RootKey", "Signet: root CA; signs the certificates Signet issues and its CRL; only the sign function may use kms:Sign");
   }
 
-  /** onlySigner denies kms:Sign on both keys to every principal except `role` (in the key policies). */
-  onlySigner(role: IRole): void {
-    for (const key of [this.signingKey, this.rootKey]) {
+  /**
+   * onlySigners denies kms:Sign in the key policies to every principal except the sign function's
+   * role (both keys) and the CRL issuer's role (the root key: verify-crl signs the CRL it serves).
+   */
+  onlySigners(sign: IRole, crlIssuer: IRole): void {
+    for (const [key, roles] of [
+      [this.signingKey, [sign]],
+      [this.rootKey, [sign, crlIssuer]],
+    ] as const) {
       key.addToResourcePolicy(
         new PolicyStatement({
           sid: "OnlyTheSignFunctionSigns",
@@ -45,10 +52,18 @@ export class SigningKeys extends Construct {
           principals: [new AnyPrincipal()],
           actions: ["kms:Sign"],
           resources: ["*"],
-          conditions: { StringNotEquals: { "aws:PrincipalArn": role.roleArn } },
+          conditions: { StringNotEquals: { "aws:PrincipalArn": roles.map((role) => role.roleArn) } },
         }),
       );
     }
+  }
+
+  /** crlIssuer binds the root key to verify-crl: SIGNET_KMS_ROOT_KEY_ID, GetPublicKey and Sign on the root key only. */
+  crlIssuer(): Binding {
+    return {
+      env: { SIGNET_KMS_ROOT_KEY_ID: this.rootKey.keyArn },
+      statements: [new PolicyStatement({ actions: [...signingKeyActions], resources: [this.rootKey.keyArn] })],
+    };
   }
 
   /** signer binds the keys to the sign function: SIGNET_KMS_KEY_ID and SIGNET_KMS_ROOT_KEY_ID (ARNs), GetPublicKey and Sign on these two keys. */

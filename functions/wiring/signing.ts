@@ -23,7 +23,7 @@ import { publicIdentity, type CertificateStore } from "#domain/signing/identity-
 import { createKmsIdentityStore } from "#domain/signing/kms-identity-store.ts";
 import type { KeyLocation } from "#domain/signing/signer.ts";
 import type { SignDependencies } from "#domain/signing/sign-document.ts";
-import type { SigningIdentityStore } from "#domain/signing/signing-identity.ts";
+import { rootCertificate, type CrlIssuer, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
 import type { VerifyDependencies } from "#domain/signing/verify-document.ts";
 import { converter } from "#wiring/conversion.ts";
@@ -35,25 +35,61 @@ let certificates: CertificateStore | undefined;
 const crlPath = "/v1/verify/crl";
 
 /**
- * ownCrlUrl is the URL of this server's CRL: SIGNET_PUBLIC_URL, else the local server's address,
- * plus /v1/verify/crl. Undefined on AWS (no CRL is issued there) and before the local server listens.
+ * ownCrlUrl is the URL of this service's CRL: SIGNET_PUBLIC_URL, else the local server's address,
+ * plus /v1/verify/crl. On AWS only with Signet's root key in KMS (SIGNET_KMS_ROOT_KEY_ID) and the
+ * API's URL (the stack sets both on sign); undefined there otherwise (no CRL is issued), and
+ * before the local server listens.
  */
 function ownCrlUrl(): string | undefined {
-  if (config.runtime === "aws") return undefined;
-  const base = localBaseUrl();
+  if (config.runtime === "aws" && !config.identity.kmsRootKeyId) return undefined;
+  const base = config.runtime === "aws" ? config.publicUrl : localBaseUrl();
   return base ? `${base}${crlPath}` : undefined;
 }
 
+let rootSigner: Promise<CrlIssuer> | undefined;
+
 /**
- * currentCrl signs a fresh CRL of the local identity's root (thisUpdate now, nextUpdate in 7
- * days, nothing revoked). NOT_FOUND on AWS and for identities whose root key Signet does not hold.
+ * awsCrlIssuer is the root CA in KMS with its published certificate (identity-chain.pem): what
+ * signs the CRL on AWS, in sign (embedding it for B-LT) and in verify-crl (serving it), neither of
+ * which needs the signing key for it. NOT_FOUND while no chain is published or when its root is
+ * not the KMS root (a CA's certificate: that CA publishes the revocation data).
+ */
+function awsCrlIssuer(rootKeyId: string): Promise<CrlIssuer> {
+  rootSigner ??= (async () => {
+    const chain = await certificateStore().load();
+    if (!chain) throw new SignetError("NOT_FOUND", "This service has no signing certificate yet, hence no CRL: the first POST /v1/sign issues both.");
+    const { kmsEndpoint } = config.identity;
+    const root = await createKmsSigner({ keyId: rootKeyId, client: kmsClientFor({ region: config.region, endpoint: kmsEndpoint }), ...kmsSignerDefaults });
+    const top = rootCertificate(chain);
+    if (!top.publicKey.equals(root.publicKey)) {
+      throw new SignetError(
+        "NOT_FOUND",
+        "This service publishes no CRL: its signing certificate was issued by an operator's CA, which publishes the revocation data.",
+      );
+    }
+    return { signer: root, certificate: top };
+  })().catch((error: unknown) => {
+    rootSigner = undefined;
+    throw error;
+  });
+  return rootSigner;
+}
+
+/**
+ * currentCrl signs a fresh CRL of the identity's root (thisUpdate now, nextUpdate in 7 days,
+ * nothing revoked): locally the identity's root key (a key file, or the KMS stand-in's root key),
+ * on AWS the root key in KMS. NOT_FOUND for identities whose root key Signet does not hold.
  */
 export async function currentCrl(): Promise<Buffer> {
   if (config.runtime === "aws") {
-    throw new SignetError(
-      "NOT_FOUND",
-      "This service publishes no CRL: on AWS the signing certificate's revocation data comes from the CA that issued it (an operator-provided identity).",
-    );
+    const { kmsRootKeyId } = config.identity;
+    if (!kmsRootKeyId) {
+      throw new SignetError(
+        "NOT_FOUND",
+        "This service publishes no CRL: on AWS with a key file the signing certificate's revocation data comes from the CA that issued it (an operator-provided identity).",
+      );
+    }
+    return issueCrl(await awsCrlIssuer(kmsRootKeyId), { now: new Date() });
   }
   const identity = await identityStore().load();
   if (!identity.crlIssuer) {
@@ -117,11 +153,13 @@ let revocations: Fetcher | undefined;
 
 /**
  * longTermFetcher fetches revocation data for B-LT/B-LTA: the revocation fetcher (safe fetcher
- * policy, loopback refused), and locally, in front of it, this server's own CRL without a network
- * hop (exactly ownCrlUrl(), nothing else on loopback).
+ * policy, loopback refused), and in front of it (locally, and on AWS with Signet's root in KMS)
+ * this service's own CRL signed in-process, without a network hop (exactly ownCrlUrl(), nothing
+ * else on loopback).
  */
 function longTermFetcher(): Fetcher {
-  revocations ??= config.runtime === "aws" ? revocationFetcher : createOwnCrlFetcher(revocationFetcher, { url: ownCrlUrl, crl: currentCrl });
+  revocations ??=
+    config.runtime === "aws" && !config.identity.kmsRootKeyId ? revocationFetcher : createOwnCrlFetcher(revocationFetcher, { url: ownCrlUrl, crl: currentCrl });
   return revocations;
 }
 

@@ -41,34 +41,37 @@ describe("KMS signing keys (the default)", () => {
     }
   });
 
-  it("each key policy denies kms:Sign to every principal but the sign function's role", () => {
-    const signRole = roleOf(kms, "sign");
+  it("each key policy denies kms:Sign to every principal but the sign function's role (and, on the root key, verify-crl's)", () => {
+    const arn = (name: string) => ({ "Fn::GetAtt": [roleOf(kms, name), "Arn"] });
     for (const [id, key] of keys(kms)) {
       const statements = (key.Properties.KeyPolicy as { Statement: Statement[] }).Statement;
       const deny = statements.filter((statement) => statement.Effect === "Deny");
+      const allowed = id.startsWith("SigningKeysRootKey") ? [arn("sign"), arn("verify-crl")] : [arn("sign")];
       expect(deny, id).toEqual([
-        expect.objectContaining({
-          Action: "kms:Sign",
-          Principal: { AWS: "*" },
-          Condition: { StringNotEquals: { "aws:PrincipalArn": { "Fn::GetAtt": [signRole, "Arn"] } } },
-        }),
+        expect.objectContaining({ Action: "kms:Sign", Principal: { AWS: "*" }, Condition: { StringNotEquals: { "aws:PrincipalArn": allowed } } }),
       ]);
       // The only Allow is the account's administration (CDK's default key policy), which IAM policies build on.
       expect(statements.filter((statement) => statement.Effect === "Allow").length, id).toBe(1);
     }
   });
 
-  it("only sign may use kms:Sign, on exactly the two keys; verify and verify-key get no KMS call; no function gets any other KMS call", () => {
-    const keyIds = keys(kms).map(([id]) => id);
+  it("only sign may use kms:Sign on the signing key, sign and verify-crl on the root key; verify and verify-key get no KMS call; no other KMS call anywhere", () => {
+    const keyId = (prefix: string) => keys(kms).find(([id]) => id.startsWith(prefix))![0];
+    const signedKeys = (name: string) =>
+      roleStatements(kms, name)
+        .filter((candidate) => actions(candidate).includes("kms:Sign"))
+        .flatMap((statement) => [statement.Resource].flat() as Array<{ "Fn::GetAtt": [string, string] }>)
+        .map((resource) => resource["Fn::GetAtt"][0])
+        .sort();
     for (const name of allNames) {
-      if (name === "sign") {
-        expect(kmsActions(kms, name).sort()).toEqual(["kms:GetPublicKey", "kms:Sign"]);
-        const statement = roleStatements(kms, name).find((candidate) => actions(candidate).includes("kms:Sign"))!;
-        expect((statement.Resource as Array<{ "Fn::GetAtt": [string, string] }>).map((resource) => resource["Fn::GetAtt"][0]).sort()).toEqual(keyIds.sort());
+      if (name === "sign" || name === "verify-crl") {
+        expect(kmsActions(kms, name).sort(), name).toEqual(["kms:GetPublicKey", "kms:Sign"]);
       } else {
         expect(kmsActions(kms, name), name).toEqual([]);
       }
     }
+    expect(signedKeys("sign")).toEqual([keyId("SigningKeysRootKey"), keyId("SigningKeysSigningKey")].sort());
+    expect(signedKeys("verify-crl")).toEqual([keyId("SigningKeysRootKey")]);
   });
 
   it("tells sign both keys and verify-key where the key lives; no other function knows them", () => {
@@ -80,6 +83,11 @@ describe("KMS signing keys (the default)", () => {
     });
     expect(env(kms, "verify-key")).toMatchObject({ SIGNET_KMS_KEY_ID: { "Fn::GetAtt": [signingId, "Arn"] } });
     expect(env(kms, "verify-key").SIGNET_KMS_ROOT_KEY_ID).toBeUndefined();
+    // verify-crl signs the CRL with the root key and never learns the signing key.
+    expect(env(kms, "verify-crl")).toMatchObject({ SIGNET_KMS_ROOT_KEY_ID: { "Fn::GetAtt": [rootId, "Arn"] } });
+    expect(env(kms, "verify-crl").SIGNET_KMS_KEY_ID).toBeUndefined();
+    // The certificate Signet issues names the API's CRL URL: sign knows the API's address.
+    expect(JSON.stringify(env(kms, "sign").SIGNET_PUBLIC_URL)).toMatch(/execute-api.*\/prod/);
     for (const name of allNames.filter((candidate) => !["sign", "verify-key"].includes(candidate))) {
       expect(Object.keys(env(kms, name)), name).not.toContain("SIGNET_KMS_KEY_ID");
     }

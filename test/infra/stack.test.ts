@@ -380,6 +380,8 @@ describe("least privilege", () => {
     // verify: the published chain, and consuming uploads (verify has no key to count).
     verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
+    // verify-crl: the published chain and the root key in KMS, to sign the CRL (issue 30).
+    "verify-crl": ["kms:GetPublicKey", "kms:Sign", "s3:GetObject", "s3:ListBucket"],
     annotate: [...consume, "dynamodb:UpdateItem"].sort(),
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
     timestamp: [...consume, "dynamodb:UpdateItem"].sort(),

@@ -104,4 +104,20 @@ describe("the local server with SIGNET_KMS_KEY_ID=local", () => {
     expect(verified.json.valid, verified.json.reason).toBe(true);
     expect(verified.json.signatures).toMatchObject([{ level: "B-LTA", trusted: true, validationData: { offline: true } }, { documentTimestamp: true }]);
   }, 60_000);
+
+  it("KMS throttling that outlasts the retries is 503 SERVICE_UNAVAILABLE with Retry-After over HTTP; the next request signs", async () => {
+    const standIn = api.standIns.kms!.standIn;
+    standIn.throttleSigns(100_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const response = await fetch(`${api.url}/v1/sign`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(signBody("B-B")),
+    });
+    standIn.throttleSigns(0);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.json()).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/throttling/) });
+    await sign("B-B");
+  }, 60_000);
 });

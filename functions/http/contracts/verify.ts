@@ -167,9 +167,9 @@ export const verifyCrlRoute = defineRoute({
   path: "/v1/verify/crl",
   auth: false,
   tag: "Sign",
-  summary: "The local root CA's CRL",
+  summary: "The root CA's CRL",
   description:
-    "The certificate revocation list of the local identity's root CA (DER, RFC 5280), signed on each request: thisUpdate now, nextUpdate 7 days later, no certificate revoked. A signing certificate the local server generates names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. Local server only in practice: on AWS, and for an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.",
+    "The certificate revocation list of the local identity's root CA (DER, RFC 5280), signed on each request: thisUpdate now, nextUpdate 7 days later, no certificate revoked. A signing certificate Signet issues (the local server's, or with the root key in AWS KMS, on AWS too) names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. For a key file on AWS, an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.",
   body: { kind: "none" },
   success: { description: "The CRL, DER-encoded.", contentType: "application/pkix-crl" },
   errors: ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
