@@ -6,8 +6,8 @@
 //
 // Options: --generated signs the generated cases of test/helpers/real-world-pdfs.ts instead of DIR;
 // --out DIR keeps every signed output there; --level B-B|B-T|... (default: the server's).
-// pyHanko is found in the shared folder (SIGNET_SHARED_DIR, see test/helpers/shared-dir.ts) or at
-// SIGNET_PYHANKO; without it that column is skipped. Runs sequentially: one request at a time.
+// pyHanko is found as the tests find it (test/helpers/pyhanko.ts: SIGNET_PYHANKO, else the
+// .tools/pyhanko that `node scripts/setup.mjs --test` installs); without it that column is skipped. Runs sequentially: one request at a time.
 import { runPyhanko } from "#test/helpers/pyhanko.ts";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
