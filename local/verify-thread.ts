@@ -42,6 +42,11 @@ export class VerifyThread {
       this.#thread().postMessage({ id, event: copy, body: rawBodyOf(event) });
     });
 
+  /** warm starts the thread ahead of the first verify (its module graph loads in the thread, not while a request waits). */
+  warm(): void {
+    this.#thread();
+  }
+
   /** close ends the thread. */
   async close(): Promise<void> {
     const worker = this.#worker;
