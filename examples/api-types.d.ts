@@ -192,9 +192,29 @@ export interface paths {
         put?: never;
         /**
          * Sign a PDF or DOCX
-         * @description Adds a PAdES baseline B-B signature (B-T when a timestamp authority is configured) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.
+         * @description Adds a PAdES baseline signature (`level`: B-B, B-T, B-LT or B-LTA; default B-T when a timestamp authority is configured, else B-B) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.
          */
         post: operations["sign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/timestamp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a document timestamp to a signed PDF (B-LTA renewal)
+         * @description Appends, as incremental updates, current validation data (certificates, OCSP responses or CRLs, VRI) for every signature and timestamp in the PDF, a fresh document timestamp (SubFilter ETSI.RFC3161) over the whole file from the configured timestamp authority, and that timestamp's own validation data. Every earlier signature stays valid; the result is PAdES B-LTA. Repeat before the last timestamp's certificate expires or its algorithms weaken. Needs SIGNET_TSA_URL (422 LEVEL_UNAVAILABLE otherwise); a validation source that cannot be fetched is 502 FETCH_FAILED naming its URL.
+         */
+        post: operations["timestamp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -212,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a DOCX template
-         * @description Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf.
+         * @description Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE.
          */
         post: operations["annotate"];
         delete?: never;
@@ -232,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * List a template's fields
-         * @description Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location.
+         * @description Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply (413 PAYLOAD_TOO_LARGE).
          */
         post: operations["annotateFields"];
         delete?: never;
@@ -252,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Convert an office document
-         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
+         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles); spreadsheets (`xlsx`, `xls`, `ods`, `csv`: every sheet, with the print areas and page setup the file carries; CSV is read as UTF-8 with commas) and presentations (`pptx`, `ppt`, `odp`: one page per slide) to PDF, at most SIGNET_MAX_CONVERT_PAGES pages (1,000; more is 413). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text, an XLSX a zip with xl/workbook.xml, a PPTX one with ppt/presentation.xml, an .xls or .ppt an OLE file with a Workbook or PowerPoint Document stream; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
          */
         post: operations["convert"];
         delete?: never;
@@ -301,6 +321,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/verify/crl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The local root CA's CRL
+         * @description The certificate revocation list of the local identity's root CA (DER, RFC 5280), signed on each request: thisUpdate now, nextUpdate 7 days later, no certificate revoked. A signing certificate the local server generates names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. Local server only in practice: on AWS, and for an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.
+         */
+        get: operations["verifyCrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -339,6 +379,15 @@ export interface components {
                 /** @default true */
                 enabled: boolean;
             };
+            /**
+             * @description PAdES baseline level (ETSI EN 319 142-1); default B-T when a timestamp authority is configured (SIGNET_TSA_URL), else B-B; B-T and above without one is 422 LEVEL_UNAVAILABLE.
+             *     B-B: the signature alone (signing time as claimed).
+             *     B-T: plus an RFC 3161 timestamp proving when it was signed.
+             *     B-LT: plus a DSS with the signer's and TSA's certificate chains and their OCSP responses or CRLs, so it validates after the certificates expire or their issuers go offline.
+             *     B-LTA: plus a document timestamp over the whole file (with its own validation data), renewable with POST /v1/timestamp before its algorithms weaken.
+             * @enum {string}
+             */
+            level?: "B-B" | "B-T" | "B-LT" | "B-LTA";
         };
         /** @description The input document: exactly one of base64, url or upload. On AWS a request reaches the function only up to 6 MB after the gateway's base64 encoding: about 3.3 MB of document as base64 JSON, about 4.5 MB as a multipart file. Larger documents, up to the 25 MB document limit, go through POST /v1/uploads (then document.upload, or convert ?upload=) or document.url. Answers of sign, annotate and convert are streamed, so they are not held to Lambda's 6 MB. */
         DocumentInput: {
@@ -374,9 +423,30 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        TimestampRequest: {
+            document: components["schemas"]["DocumentInput"];
+        };
         AnnotateRequest: {
             document: components["schemas"]["DocumentInput"];
             fields: components["schemas"]["AnnotationField"][];
+            /**
+             * @description Values for the template's {{tags}}: {{name}}, dotted paths ({{customer.address.city}}), loops over arrays ({{#items}}...{{/items}} repeats the paragraphs, table rows or list items between the tags; loops nest), sections ({{#paid}}...{{/paid}}) and inverted sections ({{^paid}}...{{/paid}}). Paths only, no expressions. Every tag needs a value (send false or [] to leave a section out): a missing one is 422 DATA_MISSING listing each path. Text fields that name a {{placeholder}} join the top level.
+             * @example {
+             *       "customer": {
+             *         "name": "Ada Lovelace"
+             *       },
+             *       "items": [
+             *         {
+             *           "name": "Widget",
+             *           "qty": 2
+             *         }
+             *       ],
+             *       "paid": true
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            };
         };
         AnnotationField: {
             /** @description Targets controls by SuperDoc field id, w:id or Word Tag. */
@@ -384,9 +454,11 @@ export interface components {
             /** @description Targets every control whose JSON tag has this group. */
             group?: string;
             /** @enum {string} */
-            type: "text" | "image" | "signature" | "table" | "checkbox";
-            /** @description text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false. */
-            value: string | boolean | string[][];
+            type: "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
+            /** @description text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text. */
+            value: string | boolean | string[][] | {
+                [key: string]: string;
+            }[];
             options?: {
                 keepTextNodeStyles?: boolean;
                 /** @description CSS pixels at 96 dpi. */
@@ -405,7 +477,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "DATA_MISSING" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "LEVEL_UNAVAILABLE" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
             /**
              * @description The HTTP reason phrase.
              * @example Bad Request
@@ -498,6 +570,12 @@ export interface components {
                 contentType: string;
             };
         };
+        TimestampResponse: {
+            document: {
+                base64: string;
+                contentType: string;
+            };
+        };
         AnnotateResponse: {
             document: {
                 base64: string;
@@ -510,13 +588,21 @@ export interface components {
                 group: string | null;
                 alias: string | null;
                 /** @enum {string} */
-                kind: "text" | "block" | "table" | "checkbox" | "picture";
+                kind: "text" | "block" | "table" | "checkbox" | "picture" | "repeat";
                 location: {
                     part: string;
                     index: number;
                 };
             }[];
             placeholders: string[];
+            /** @description The {{tags}} `data` fills, with their loop and section structure: a section's children are read from each item of its array. */
+            tags: components["schemas"]["DataTag"][];
+        };
+        DataTag: {
+            name: string;
+            /** @enum {string} */
+            kind: "value" | "section" | "inverted";
+            children?: components["schemas"]["DataTag"][];
         };
         VerifyReport: {
             /** @description At least one signature, every signature intact, and no signature followed by changes beyond what it permits (see changesPermitted). */
@@ -557,6 +643,17 @@ export interface components {
                 docMdpPermission?: number;
                 /** @description The changes after this signature are within what is permitted: at most form_filling, annotations only under a certification with P=3, only lta under P=1. `valid` requires this for every signature. */
                 changesPermitted: boolean;
+                /** @description The PAdES baseline level of an intact ETSI.CAdES.detached signature: B-B; B-T with a verified signature timestamp; B-LT when the document holds a DSS; B-LTA when a valid document timestamp follows. Null for other signature kinds, document timestamps and broken signatures. */
+                level: ("B-B" | "B-T" | "B-LT" | "B-LTA") | null;
+                /** @description A document timestamp (SubFilter ETSI.RFC3161, added for B-LTA) rather than a signature; not listed among signers. */
+                documentTimestamp: boolean;
+                /** @description For B-LT, B-LTA and document timestamps in a document with a DSS: whether the embedded validation data suffices to validate offline. */
+                validationData?: {
+                    /** @description Every certificate of the signer's and the TSA's chains up to a root is embedded, each with a good OCSP response or a CRL not listing it, signed by its issuer. */
+                    offline: boolean;
+                    /** @description What is missing for offline validation. */
+                    problem?: string;
+                };
             }[];
             signer: {
                 name: string | null;
@@ -1708,7 +1805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `MISSING_SUBMIT_EVENT`: The audit trail has no event of type submit. */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `MISSING_SUBMIT_EVENT`: The audit trail has no event of type submit. `LEVEL_UNAVAILABLE`: The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data. */
             422: {
                 headers: {
                     /**
@@ -1799,6 +1896,201 @@ export interface operations {
             };
             /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. */
             504: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    timestamp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": {
+                 *         "url": "https://example.com/signed.pdf"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TimestampRequest"];
+            };
+        };
+        responses: {
+            /** @description The timestamped PDF, plain base64. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimestampResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
+            400: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
+            401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request's headers or body did not arrive within the request time-out (SIGNET_REQUEST_TIMEOUT_MS on the local server). */
+            408: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. */
+            413: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type does not fit the endpoint. */
+            415: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `LEVEL_UNAVAILABLE`: The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data. */
+            422: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `FETCH_FAILED`: A document or image URL could not be fetched safely. `TSA_FAILED`: The configured timestamp authority failed; nothing was signed. */
+            502: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
                 headers: {
                     /**
                      * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
@@ -1913,7 +2205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `FIELD_NOT_FOUND`: A field id or group matches nothing in the template. `FIELD_TYPE_MISMATCH`: A value does not fit the control it targets (a table into inline text, an image into a checkbox). `INVALID_IMAGE`: An image value is not a PNG, JPEG or GIF data URI or URL. */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `FIELD_NOT_FOUND`: A field id or group matches nothing in the template. `FIELD_TYPE_MISMATCH`: A value does not fit the control it targets (a table into inline text, an image into a checkbox). `DATA_MISSING`: A {{tag}} of the template has no value in the annotate request's data. `INVALID_IMAGE`: An image value is not a PNG, JPEG or GIF data URI or URL. */
             422: {
                 headers: {
                     /**
@@ -2209,8 +2501,8 @@ export interface operations {
     convert: {
         parameters: {
             query: {
-                /** @description Format of the uploaded file (required). */
-                from: "docx" | "doc" | "odt" | "rtf" | "md" | "html";
+                /** @description Format of the uploaded file (required); checked against the bytes. */
+                from: "docx" | "doc" | "odt" | "rtf" | "md" | "html" | "xlsx" | "xls" | "ods" | "csv" | "pptx" | "ppt" | "odp";
                 /** @description Output format; docx only from doc, odt, rtf, md, html. */
                 to?: "pdf" | "docx";
                 /** @description Export PDF/A-2b (to=pdf only). */
@@ -2611,6 +2903,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifyKeyResponse"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyCrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CRL, DER-encoded. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pkix-crl": string;
+                };
+            };
+            /** @description `NOT_FOUND`: No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's). */
+            404: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */

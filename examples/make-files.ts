@@ -39,6 +39,24 @@ writeFileSync(
   }),
 );
 
+// A template filled from `data`: values, a dotted path, a paragraph loop, a table-row loop and a condition.
+writeFileSync(
+  new URL("invoice.docx", dir),
+  buildDocx({
+    body:
+      p(run("Invoice {{number}}", '<w:b/><w:sz w:val="32"/>')) +
+      p(run("For {{customer.name}}, {{customer.address.city}}")) +
+      p(run("{{#notes}}")) +
+      p(run("Note: {{.}}")) +
+      p(run("{{/notes}}")) +
+      table([
+        ["Item", "Quantity", "Price"],
+        ["{{#items}}{{name}}", "{{qty}}", "{{price}}{{/items}}"],
+      ]) +
+      p(run("{{#paid}}Paid, thank you.{{/paid}}{{^paid}}Payment due within 30 days.{{/paid}}")),
+  }),
+);
+
 // A 160x48 PNG with a dark stroke, for the image and signature fields.
 function png(width: number, height: number, ink: (x: number, y: number) => boolean): Buffer {
   const crcTable = Array.from({ length: 256 }, (_, n) => {
@@ -84,4 +102,4 @@ writeFileSync(
   new URL("notes.md", dir),
   "# Meeting notes\n\nSigned off the **service agreement** with Analytical Engines Ltd.\n\n| item | quantity |\n|---|---|\n| Difference engine | 1 |\n| Punched cards | 500 |\n\n- send the contract for signature\n- archive the signed PDF\n",
 );
-process.stdout.write("wrote examples/files/: contract.pdf, contract.docx, template.docx, signature.png, notes.md\n");
+process.stdout.write("wrote examples/files/: contract.pdf, contract.docx, template.docx, invoice.docx, signature.png, notes.md\n");

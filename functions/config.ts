@@ -160,10 +160,13 @@ export const settings = {
     maxImageBytes: positiveInt("SIGNET_MAX_IMAGE_BYTES", 10 * MB, "image limit"),
     maxTotalImageBytes: positiveInt("SIGNET_MAX_TOTAL_IMAGE_BYTES", 50 * MB, "all distinct images of one annotate call"),
     maxFields: positiveInt("SIGNET_MAX_FIELDS", 500, "fields per annotate call"),
+    maxDataIterations: positiveInt("SIGNET_MAX_DATA_ITERATIONS", 10_000, "annotate data: loop iterations in one fill (inner loops count per outer item)"),
+    maxDataOutputChars: positiveInt("SIGNET_MAX_DATA_OUTPUT_CHARS", 64 * MB, "annotate data: characters of XML a fill may produce"),
     maxAuditEvents: positiveInt("SIGNET_MAX_AUDIT_EVENTS", 10_000, "audit events per sign call"),
     maxMetadataBytes: positiveInt("SIGNET_MAX_METADATA_BYTES", 16 * 1024, "sign metadata limit"),
     maxJsonDepth: positiveInt("SIGNET_MAX_JSON_DEPTH", 32, "JSON nesting limit"),
     maxPdfPages: positiveInt("SIGNET_MAX_PDF_PAGES", 10_000, "pages of a PDF to sign or verify"),
+    maxConvertPages: positiveInt("SIGNET_MAX_CONVERT_PAGES", 1_000, "convert: pages a spreadsheet or presentation may print to"),
   },
   fetch: {
     allowHttp: flag("SIGNET_ALLOW_HTTP", false, "allow http:// document and image URLs (local use)"),

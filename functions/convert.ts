@@ -2,7 +2,7 @@ import { parse } from "node:path";
 import { config } from "#config";
 import "#adapters/libreoffice/start-at-init.ts";
 import { readUpload } from "#domain/shared/upload.ts";
-import { checkConversionInput, conversionOptions, targetMediaTypes } from "#domain/conversion/conversion.ts";
+import { checkConversionInput, checkConvertedPages, conversionOptions, targetMediaTypes } from "#domain/conversion/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
 import { httpHandler } from "#wiring/http.ts";
@@ -19,13 +19,14 @@ if (config.runtime === "aws") await converter().startEarly(8_000);
 
 /** handler answers POST /v1/convert: one uploaded file in, the converted file out. */
 export const handler = httpHandler(convertRoute, async (req) => {
-  const options = conversionOptions(req.query);
+  const options = conversionOptions(req.query, config.limits);
   const uploaded = req.query.upload === undefined ? undefined : await readUpload(req.principal?.keyId ?? "", req.query.upload, uploads, "query.upload");
   const upload = uploaded
     ? { bytes: uploaded.bytes, fileName: "document" }
     : await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
   const checked = await checkConversionInput(upload.bytes, options.from, limits);
   const output = await converter().convert({ bytes: upload.bytes, ...options, ...checked });
+  if (options.maxPages !== undefined) await checkConvertedPages(output, options.maxPages);
   const { contentType, extension } = targetMediaTypes[options.to];
   const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;
   if (uploaded) await uploads.store.remove(uploaded.key).catch(() => undefined);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Installs what Signet needs and is missing: node modules (npm), then LibreOffice, poppler-utils,
+// Installs what Signet needs and is missing: node modules (npm), then LibreOffice (Writer, Calc and
+// Impress), poppler-utils,
 // qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools and mupdf-tools) through
 // apt-get when running as root on Debian/Ubuntu. Runs before `npm start` and `npm test`; does
 // nothing when everything is in place. Node built-ins only: this runs before node_modules exists.
@@ -46,6 +47,8 @@ if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSyn
 // 2. System packages: command or font -> the Debian package that provides it.
 const wanted = [
   { ok: () => has("soffice"), pkg: "libreoffice-writer-nogui", why: "DOCX to PDF conversion" },
+  { ok: () => existsSync("/usr/lib/libreoffice/program/libsclo.so"), pkg: "libreoffice-calc-nogui", why: "spreadsheets to PDF" },
+  { ok: () => existsSync("/usr/lib/libreoffice/program/libslideshowlo.so"), pkg: "libreoffice-impress-nogui", why: "presentations to PDF" },
   { ok: () => existsSync("/usr/lib/python3/dist-packages/uno.py"), pkg: "python3-uno", why: "the warm LibreOffice path" },
   { ok: () => has("pdfsig") && has("pdftotext") && has("pdfinfo"), pkg: "poppler-utils", why: "PDF checks" },
   { ok: () => has("qpdf"), pkg: "qpdf", why: "PDF structure checks" },

@@ -24,6 +24,7 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   ENCRYPTED_DOCUMENT: { status: 422, description: "The document is password-protected or encrypted." },
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
+  DATA_MISSING: { status: 422, description: "A {{tag}} of the template has no value in the annotate request's data." },
   INVALID_IMAGE: { status: 422, description: "An image value is not a PNG, JPEG or GIF data URI or URL." },
   LEVEL_UNAVAILABLE: {
     status: 422,

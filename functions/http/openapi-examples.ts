@@ -100,6 +100,13 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
     message: "A field's type does not fit the control it targets; see details.",
     details: [{ field: "fields.2", issue: 'a table cannot go into the inline control "items"; put the control around a table' }],
   },
+  DATA_MISSING: {
+    message: "2 tag use(s) of the template have no value in data; add the paths in details (send false or [] to leave a section out).",
+    details: [
+      { field: "data.customer.address.city", issue: "has no value in data" },
+      { field: "data.items[1].qty", issue: "has no value in data" },
+    ],
+  },
   INVALID_IMAGE: { message: "fields.1.value is not a PNG, JPEG or GIF image (data URI or https URL)." },
   LEVEL_UNAVAILABLE: { message: 'Signature level B-T needs a timestamp authority, and none is configured: set SIGNET_TSA_URL, or ask for "level": "B-B".' },
   MISSING_SUBMIT_EVENT: { message: 'auditTrail has no event of type "submit"; add the event that records the signer\'s submission.' },
@@ -269,6 +276,17 @@ export const operationExamples: Record<string, OperationExamples> = {
             { ids: ["agree"], group: null, alias: null, kind: "checkbox", location: { part: "word/document.xml", index: 2 } },
           ],
           placeholders: ["contractNo"],
+          tags: [
+            { name: "contractNo", kind: "value" },
+            {
+              name: "items",
+              kind: "section",
+              children: [
+                { name: "name", kind: "value" },
+                { name: "qty", kind: "value" },
+              ],
+            },
+          ],
         },
       },
     },

@@ -12,13 +12,23 @@ const run = promisify(execFile);
  * parallel test files never share one. Independent of the converter adapter on purpose: the tests
  * use it as an outside check of what Signet wrote.
  */
-export async function sofficeConvert(bytes: Uint8Array, fromExtension: string, to: "pdf" | "docx"): Promise<Buffer> {
+// soffice's --convert-to target per output extension (Office formats need the filter named).
+const targets = {
+  pdf: "pdf",
+  docx: "docx:MS Word 2007 XML",
+  xlsx: "xlsx:Calc MS Excel 2007 XML",
+  xls: "xls:MS Excel 97",
+  pptx: "pptx:Impress MS PowerPoint 2007 XML",
+  ppt: "ppt:MS PowerPoint 97",
+} as const;
+
+export async function sofficeConvert(bytes: Uint8Array, fromExtension: string, to: keyof typeof targets): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), "signet-annotate-office-"));
   try {
     const input = join(dir, `input.${fromExtension}`);
     await writeFile(input, bytes);
     const profile = pathToFileURL(join(dir, "profile")).href;
-    const filter = to === "docx" ? "docx:MS Word 2007 XML" : "pdf";
+    const filter = targets[to];
     await run("soffice", [`-env:UserInstallation=${profile}`, "--headless", "--norestore", "--convert-to", filter, "--outdir", join(dir, "out"), input], {
       timeout: 120_000,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },

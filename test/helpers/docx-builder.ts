@@ -5,10 +5,11 @@ const W_NAMESPACES =
   'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ' +
   'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ' +
   'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" ' +
+  'xmlns:w15="http://schemas.microsoft.com/office/word/2012/wordml" ' +
   'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" ' +
   'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" ' +
   'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" ' +
-  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" mc:Ignorable="w14"';
+  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" mc:Ignorable="w14 w15"';
 
 /** DocxParts is the XML a test document is built from (inner XML of body/header/footer). */
 export interface DocxParts {
@@ -121,6 +122,17 @@ export function inlineControl(options: { tag?: string; id?: string; alias?: stri
 /** blockControl is a paragraph-level content control around the given block XML. */
 export function blockControl(options: { tag?: string; id?: string; alias?: string; extra?: string }, content: string): string {
   return `<w:sdt>${sdtProps(options)}<w:sdtContent>${content}</w:sdtContent></w:sdt>`;
+}
+
+/**
+ * repeatingSection is a Word 2013 repeating section control (w15:repeatingSection) holding one item
+ * (w15:repeatingSectionItem) around the given content: paragraphs, or table rows inside a w:tbl.
+ */
+export function repeatingSection(options: { tag?: string; id?: string; alias?: string }, itemContent: string): string {
+  return blockControl(
+    { ...options, extra: "<w15:repeatingSection/>" },
+    blockControl({ ...(options.id ? { id: `${options.id}1` } : {}), extra: "<w15:repeatingSectionItem/>" }, itemContent),
+  );
 }
 
 /** checkboxControl is a Word 2010 checkbox control. */

@@ -28,9 +28,9 @@ async function asyncCodeOf(run: () => Promise<unknown>): Promise<string> {
   }
 }
 
-function odt(manifestExtra = ""): Buffer {
+function odt(manifestExtra = "", mimetype = "application/vnd.oasis.opendocument.text"): Buffer {
   const zip = new PizZip();
-  zip.file("mimetype", "application/vnd.oasis.opendocument.text", { compression: "STORE" });
+  zip.file("mimetype", mimetype, { compression: "STORE" });
   zip.file("content.xml", "<office:document-content/>");
   zip.file(
     "META-INF/manifest.xml",
@@ -85,13 +85,20 @@ describe("conversionOptions", () => {
     [{ from: "md", to: "docx" }, "ok"],
     [{ from: "html", to: "pdf" }, "ok"],
     [{ from: "md", to: "docx", pdfa: "2b" }, "VALIDATION_ERROR"],
+    [{ from: "xlsx", to: "pdf" }, "ok"],
+    [{ from: "csv", to: "pdf", pdfa: "2b" }, "ok"],
+    [{ from: "pptx", to: "docx" }, "VALIDATION_ERROR"],
+    [{ from: "ods", to: "docx" }, "VALIDATION_ERROR"],
   ];
+  const limits = { maxConvertPages: 1000 };
   it.each(rows)("%j -> %s", (query, expected) => {
-    expect(codeOf(() => conversionOptions(query as never))).toBe(expected);
+    expect(codeOf(() => conversionOptions(query as never, limits))).toBe(expected);
   });
 
-  it("turns pdfa=2b into a flag", () => {
-    expect(conversionOptions({ from: "docx", to: "pdf", pdfa: "2b" })).toEqual({ from: "docx", to: "pdf", pdfa: true });
+  it("turns pdfa=2b into a flag, and gives spreadsheets and presentations the page limit", () => {
+    expect(conversionOptions({ from: "docx", to: "pdf", pdfa: "2b" }, limits)).toEqual({ from: "docx", to: "pdf", pdfa: true });
+    expect(conversionOptions({ from: "xls", to: "pdf" }, limits)).toEqual({ from: "xls", to: "pdf", maxPages: 1000 });
+    expect(conversionOptions({ from: "odp", to: "pdf" }, limits)).toEqual({ from: "odp", to: "pdf", maxPages: 1000 });
   });
 });
 
@@ -127,6 +134,22 @@ describe("checkConversionInput", () => {
     ["a DOCX with an unsupported compression method", "docx", buildZip([{ name: "word/document.xml", data: "x", method: 14 }]), "INVALID_DOCUMENT"],
     ["an ODT whose first local header has extra-field length 0xffff", "odt", craftedOdt(), "INVALID_DOCUMENT"],
     ["an ODT whose content inflates beyond its declared size", "odt", lyingOdt(), "PAYLOAD_TOO_LARGE"],
+    ["an XLSX", "xlsx", zipWith("xl/workbook.xml"), "ok"],
+    ["a DOCX as xlsx", "xlsx", fixtureDocx(), "INVALID_DOCUMENT"],
+    ["an encrypted XLSX (OLE EncryptedPackage)", "xlsx", oleFile(["EncryptionInfo", "EncryptedPackage"]), "ENCRYPTED_DOCUMENT"],
+    ["a PPTX", "pptx", zipWith("ppt/presentation.xml"), "ok"],
+    ["an XLSX as pptx", "pptx", zipWith("xl/workbook.xml"), "INVALID_DOCUMENT"],
+    ["an Excel 97 file", "xls", oleFile(["Workbook"]), "ok"],
+    ["an Excel 5 file", "xls", oleFile(["Book"]), "ok"],
+    ["a Word 97 file as xls", "xls", wordFile(false), "INVALID_DOCUMENT"],
+    ["an encrypted OOXML package as xls", "xls", oleFile(["EncryptionInfo", "EncryptedPackage"]), "ENCRYPTED_DOCUMENT"],
+    ["a PowerPoint 97 file", "ppt", oleFile(["PowerPoint Document"]), "ok"],
+    ["an Excel 97 file as ppt", "ppt", oleFile(["Workbook"]), "INVALID_DOCUMENT"],
+    ["an ODS", "ods", odt("", "application/vnd.oasis.opendocument.spreadsheet"), "ok"],
+    ["an ODT as ods", "ods", odt(), "INVALID_DOCUMENT"],
+    ["an encrypted ODP", "odp", odt("<manifest:encryption-data/>", "application/vnd.oasis.opendocument.presentation"), "ENCRYPTED_DOCUMENT"],
+    ["CSV", "csv", Buffer.from("a,b\n1,2\n"), "ok"],
+    ["an XLSX as csv", "csv", zipWith("xl/workbook.xml"), "INVALID_DOCUMENT"],
   ];
   it.each(rows)("%s (from=%s)", async (_name, from, bytes, expected) => {
     expect(await asyncCodeOf(() => checkConversionInput(bytes, from, limits))).toBe(expected);

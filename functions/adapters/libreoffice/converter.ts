@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { logger } from "#adapters/powertools-logger.ts";
 import { conversionTimeout, notInstalled, unreadable } from "#adapters/libreoffice/errors.ts";
-import { crashesUnoLoad, exportFilters, freshOutput, importFilters, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
+import { crashesUnoLoad, filtersOf, freshOutput, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
 import type { ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { locateSoffice, makeProfileTemplate, pythonCandidates, seedProfile, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
@@ -270,9 +270,7 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
     const warmJob: WarmJob = {
       input: pathToFileURL(job.inputPath).href,
       output: pathToFileURL(job.outputPath).href,
-      inFilter: importFilters[job.from].filter,
-      outFilter: exportFilters[job.to],
-      ...(job.pdfa ? { filterData: { SelectPdfVersion: 2 } } : {}),
+      ...filtersOf(job),
     };
     const outcome = await office.run(warmJob, deadline);
     if (outcome.ok) {

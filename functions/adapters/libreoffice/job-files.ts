@@ -1,25 +1,55 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeText, targetMediaTypes } from "#domain/conversion/conversion.ts";
-import type { ConversionRequest, SourceFormat, TargetFormat } from "#domain/conversion/converter.ts";
+import { sourceFamilies, type ConversionRequest, type SourceFamily, type SourceFormat, type TargetFormat } from "#domain/conversion/converter.ts";
 import { detectDocumentType } from "#domain/shared/document.ts";
 import { markdownToHtml, sanitizeHtml } from "#domain/conversion/markup.ts";
 import { readZipDirectory } from "#domain/shared/zip.ts";
 
 // Import filters are forced (no type detection): the bytes were checked to be this format.
-export const importFilters: Record<SourceFormat, { filter: string; extension: string }> = {
+const importFilters: Record<SourceFormat, { filter: string; extension: string; options?: string }> = {
   docx: { filter: "MS Word 2007 XML", extension: "docx" },
   doc: { filter: "MS Word 97", extension: "doc" },
   odt: { filter: "writer8", extension: "odt" },
   rtf: { filter: "Rich Text Format", extension: "rtf" },
   html: { filter: "HTML (StarWriter)", extension: "html" },
   md: { filter: "HTML (StarWriter)", extension: "html" },
+  xlsx: { filter: "Calc MS Excel 2007 XML", extension: "xlsx" },
+  xls: { filter: "MS Excel 97", extension: "xls" },
+  ods: { filter: "calc8", extension: "ods" },
+  // Comma-separated, double-quoted, UTF-8 (76), from line 1.
+  csv: { filter: "Text - txt - csv (StarCalc)", extension: "csv", options: "44,34,76,1" },
+  pptx: { filter: "Impress MS PowerPoint 2007 XML", extension: "pptx" },
+  ppt: { filter: "MS PowerPoint 97", extension: "ppt" },
+  odp: { filter: "impress8", extension: "odp" },
 };
 
-export const exportFilters: Record<TargetFormat, string> = {
-  pdf: "writer_pdf_Export",
-  docx: "MS Word 2007 XML",
-};
+// Each application has its own PDF export filter; DOCX comes out of Writer only.
+const pdfExportFilters: Record<SourceFamily, string> = { writer: "writer_pdf_Export", calc: "calc_pdf_Export", impress: "impress_pdf_Export" };
+const docxExportFilter = "MS Word 2007 XML";
+
+/** JobFilters are the filter names and export options of one job, for the warm driver and for soffice alike. */
+export interface JobFilters {
+  inFilter: string;
+  inFilterOptions?: string;
+  outFilter: string;
+  filterData?: Record<string, string | number>;
+}
+
+/** filtersOf picks the import and export filters of a job, with PDF/A and the page range it asks for. */
+export function filtersOf(job: JobFiles): JobFilters {
+  const input = importFilters[job.from];
+  const filterData: Record<string, string | number> = {
+    ...(job.pdfa ? { SelectPdfVersion: 2 } : {}),
+    ...(job.maxPages !== undefined ? { PageRange: `1-${job.maxPages + 1}` } : {}),
+  };
+  return {
+    inFilter: input.filter,
+    ...(input.options ? { inFilterOptions: input.options } : {}),
+    outFilter: job.to === "pdf" ? pdfExportFilters[sourceFamilies[job.from]] : docxExportFilter,
+    ...(Object.keys(filterData).length > 0 ? { filterData } : {}),
+  };
+}
 
 /** JobFiles are one job's input file and output folder inside its private job folder. */
 export interface JobFiles {
@@ -29,6 +59,8 @@ export interface JobFiles {
   from: SourceFormat;
   to: TargetFormat;
   pdfa: boolean;
+  /** Export at most this many pages plus one (spreadsheets and presentations). */
+  maxPages?: number;
 }
 
 /** writeInput writes the job's input (Markdown and HTML as sanitized HTML) into jobDir. */
@@ -45,7 +77,8 @@ export async function writeInput(request: ConversionRequest, jobDir: string): Pr
   const outDir = join(jobDir, "out");
   await mkdir(outDir, { mode: 0o700 });
   const outputPath = join(outDir, `document.${targetMediaTypes[request.to].extension}`);
-  return { inputPath, outDir, outputPath, from: request.from, to: request.to, pdfa: request.pdfa === true };
+  const pages = request.maxPages !== undefined ? { maxPages: request.maxPages } : {};
+  return { inputPath, outDir, outputPath, from: request.from, to: request.to, pdfa: request.pdfa === true, ...pages };
 }
 
 /**

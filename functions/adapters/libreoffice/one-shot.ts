@@ -1,5 +1,5 @@
 import { conversionFailed, conversionTimeout, notStarted, unreadable } from "#adapters/libreoffice/errors.ts";
-import { exportFilters, importFilters, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
+import { filtersOf, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runGroup, type GroupResult, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { targetMediaTypes } from "#domain/conversion/conversion.ts";
 
@@ -24,12 +24,18 @@ export interface OneShotRun {
  * CONVERSION_FAILED; no valid output after a clean exit: INVALID_DOCUMENT; no start: SERVICE_UNAVAILABLE.
  */
 export async function runOneShot(run: OneShotRun, job: JobFiles, deadline: number): Promise<Buffer> {
-  const filterData = job.pdfa ? `:${JSON.stringify({ SelectPdfVersion: { type: "long", value: "2" } })}` : "";
-  const target = `${targetMediaTypes[job.to].extension}:${exportFilters[job.to]}${filterData}`;
+  const filters = filtersOf(job);
+  // soffice takes export options as typed JSON after the filter name.
+  const typed = Object.entries(filters.filterData ?? {}).map(([name, value]) => [
+    name,
+    { type: typeof value === "number" ? "long" : "string", value: String(value) },
+  ]);
+  const filterData = typed.length > 0 ? `:${JSON.stringify(Object.fromEntries(typed))}` : "";
+  const target = `${targetMediaTypes[job.to].extension}:${filters.outFilter}${filterData}`;
   const args = [
     `-env:UserInstallation=${run.profile}`,
     ...SOFFICE_FLAGS,
-    `--infilter=${importFilters[job.from].filter}`,
+    `--infilter=${filters.inFilter}${filters.inFilterOptions ? `:${filters.inFilterOptions}` : ""}`,
     "--convert-to",
     target,
     "--outdir",

@@ -150,13 +150,16 @@ def main():
         doc = None
         stage = "load"
         try:
-            doc = desktop.loadComponentFromURL(job["input"], "_blank", 0, props({
+            load = {
                 "Hidden": True,
                 "ReadOnly": True,
                 "FilterName": job["inFilter"],
                 "MacroExecutionMode": 0,
                 "UpdateDocMode": 0,
-            }))
+            }
+            if job.get("inFilterOptions"):
+                load["FilterOptions"] = job["inFilterOptions"]
+            doc = desktop.loadComponentFromURL(job["input"], "_blank", 0, props(load))
             if doc is None:
                 reply({"ok": False, "kind": "load", "error": "no document loaded"})
                 continue

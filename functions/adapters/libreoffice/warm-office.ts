@@ -8,6 +8,8 @@ export interface WarmJob {
   input: string;
   output: string;
   inFilter: string;
+  /** The import filter's options string (CSV: separator, quote, encoding, first line). */
+  inFilterOptions?: string;
   outFilter: string;
   filterData?: Record<string, string | number | boolean>;
 }

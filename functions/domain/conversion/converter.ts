@@ -1,5 +1,25 @@
 /** SourceFormat is a format the converter reads. */
-export type SourceFormat = "docx" | "doc" | "odt" | "rtf" | "md" | "html";
+export type SourceFormat = "docx" | "doc" | "odt" | "rtf" | "md" | "html" | "xlsx" | "xls" | "ods" | "csv" | "pptx" | "ppt" | "odp";
+
+/** SourceFamily is the LibreOffice application that reads a format: it decides the PDF export filter. */
+export type SourceFamily = "writer" | "calc" | "impress";
+
+/** sourceFamilies gives each source format its application. */
+export const sourceFamilies: Record<SourceFormat, SourceFamily> = {
+  docx: "writer",
+  doc: "writer",
+  odt: "writer",
+  rtf: "writer",
+  md: "writer",
+  html: "writer",
+  xlsx: "calc",
+  xls: "calc",
+  ods: "calc",
+  csv: "calc",
+  pptx: "impress",
+  ppt: "impress",
+  odp: "impress",
+};
 
 /** TargetFormat is a format the converter writes. */
 export type TargetFormat = "pdf" | "docx";
@@ -13,6 +33,11 @@ export interface ConversionRequest {
   text?: string;
   /** Export PDF/A-2b (only with to = "pdf"). */
   pdfa?: boolean;
+  /**
+   * For spreadsheets and presentations: export at most this many pages plus one, so the caller can
+   * tell a document over its page limit (checkConvertedPages) without LibreOffice writing them all.
+   */
+  maxPages?: number;
 }
 
 /**

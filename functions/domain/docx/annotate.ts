@@ -1,22 +1,23 @@
 import { SignetError, isSignetError, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { fillCheckbox, fillTable, fillText } from "#domain/docx/fill.ts";
+import { fillCheckbox, fillRepeat, fillTable, fillText, type RepeatItem } from "#domain/docx/fill.ts";
 import { ImageWriter, loadImage, type Dimensions, type LoadedImage } from "#domain/docx/image.ts";
 import { DocxPackage } from "#domain/docx/package.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { checkXmlBudget, type XmlBudget } from "#domain/docx/budget.ts";
+import { DEFAULT_DATA_LIMITS, describeData, fillData, type DataLimits, type DataTag, type TemplateData } from "#domain/docx/data.ts";
 
 /** FieldType is what a field writes. */
-export type FieldType = "text" | "image" | "signature" | "table" | "checkbox";
+export type FieldType = "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
 
 /** Field is one entry of an annotate request (SPEC 3). */
 export interface Field {
   id?: string | undefined;
   group?: string | undefined;
   type: FieldType;
-  value: string | boolean | string[][];
+  value: string | boolean | string[][] | RepeatItem[];
   options?:
     | {
         keepTextNodeStyles?: boolean | undefined;
@@ -27,7 +28,7 @@ export interface Field {
 }
 
 /** AnnotateLimits bound one annotate call. */
-export interface AnnotateLimits extends XmlBudget {
+export interface AnnotateLimits extends XmlBudget, Partial<DataLimits> {
   maxDocxEntries: number;
   maxDocxUncompressedBytes: number;
   maxImageBytes: number;
@@ -68,6 +69,7 @@ const accepts: Record<FieldType, readonly ControlKind[]> = {
   signature: ["text", "block", "picture"],
   table: ["table"],
   checkbox: ["checkbox"],
+  repeat: ["repeat"],
 };
 
 const kindNames: Record<ControlKind, string> = {
@@ -76,6 +78,7 @@ const kindNames: Record<ControlKind, string> = {
   table: "a table control",
   checkbox: "a checkbox control",
   picture: "a picture control",
+  repeat: "a repeating section",
 };
 
 /** PackageLimits are the limits that apply to reading a template, before any field is looked at. */
@@ -92,7 +95,10 @@ async function openPackage(bytes: Uint8Array, limits: PackageLimits): Promise<Do
 }
 
 /** describeFields lists every content control of a template and its {{placeholders}}. */
-export async function describeFields(bytes: Uint8Array, limits: PackageLimits): Promise<{ fields: FieldDescription[]; placeholders: string[] }> {
+export async function describeFields(
+  bytes: Uint8Array,
+  limits: PackageLimits,
+): Promise<{ fields: FieldDescription[]; placeholders: string[]; tags: DataTag[] }> {
   const template = await Template.open(await openPackage(bytes, limits));
   return {
     fields: template.controls.map((control) => ({
@@ -103,6 +109,7 @@ export async function describeFields(bytes: Uint8Array, limits: PackageLimits): 
       location: { part: control.part.name, index: control.index },
     })),
     placeholders: template.placeholders(),
+    tags: describeData(template.parts),
   };
 }
 
@@ -183,9 +190,11 @@ function checkFields(template: Template, fields: readonly Field[], placeholders:
 
 /**
  * fillTemplate fills a DOCX template's content controls and {{placeholders}} with the fields and
- * returns the new DOCX. Nothing is written unless every field matches and fits.
+ * returns the new DOCX. With `data`, the template's {{tags}} are rendered from it instead (values,
+ * dotted paths, loops and sections; see fillData), text fields that name a placeholder joining the
+ * data's top level. Nothing is written unless every field matches and fits and every tag has a value.
  */
-export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], deps: AnnotateDeps): Promise<Buffer> {
+export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], deps: AnnotateDeps, data?: TemplateData): Promise<Buffer> {
   const pkg = await openPackage(bytes, deps.limits);
   let template = await Template.open(pkg);
   const placeholders = new Set(template.placeholders());
@@ -198,7 +207,11 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   for (const field of fields) {
     if (field.type === "text" && field.id !== undefined && placeholders.has(field.id)) placeholderValues[field.id] = String(field.value);
   }
-  if (Object.keys(placeholderValues).length > 0) {
+  if (data !== undefined) {
+    // One pass: a value that itself contains "{{...}}" is written as text, never read as a tag.
+    fillData(pkg, template.parts, { ...data, ...placeholderValues }, deps.limits);
+    template = await Template.open(pkg);
+  } else if (Object.keys(placeholderValues).length > 0) {
     // Placeholders go first, so a value that itself contains "{{...}}" is never treated as a tag.
     fillPlaceholders(pkg, template.parts, placeholderValues);
     template = await Template.open(pkg);
@@ -209,7 +222,7 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   const imageWriter = new ImageWriter(pkg, template);
   fields.forEach((field, i) => {
     for (const control of matches[i]!) {
-      fillControl(control, field, i, imageWriter, images);
+      fillControl(control, field, i, imageWriter, images, { ...DEFAULT_DATA_LIMITS, ...deps.limits });
       template.touch(control);
     }
   });
@@ -292,7 +305,14 @@ async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise
   return images;
 }
 
-function fillControl(control: Control, field: Field, index: number, imageWriter: ImageWriter, images: ReadonlyMap<string, LoadedImage>): void {
+function fillControl(
+  control: Control,
+  field: Field,
+  index: number,
+  imageWriter: ImageWriter,
+  images: ReadonlyMap<string, LoadedImage>,
+  dataLimits: DataLimits,
+): void {
   const options = { keepTextNodeStyles: true, copyRowStyle: false, ...field.options };
   switch (field.type) {
     case "text":
@@ -307,6 +327,9 @@ function fillControl(control: Control, field: Field, index: number, imageWriter:
       return;
     case "checkbox":
       fillCheckbox(control, field.value === true || field.value === "true");
+      return;
+    case "repeat":
+      fillRepeat(control, field.value as RepeatItem[], fieldName(index), { maxItems: dataLimits.maxDataIterations, maxChars: dataLimits.maxDataOutputChars });
       return;
   }
 }

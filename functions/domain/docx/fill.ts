@@ -1,7 +1,8 @@
 import type { Element } from "@xmldom/xmldom";
 import { SignetError } from "#domain/shared/errors.ts";
-import type { Control } from "#domain/docx/template.ts";
-import { NS, attr, childElements, cloneInto, descendants, firstChild, removeChildren, type XmlWriter } from "#domain/docx/xml.ts";
+import type { ErrorDetail } from "#domain/shared/errors.ts";
+import { describeControl, type Control } from "#domain/docx/template.ts";
+import { NS, attr, childElements, cloneInto, descendants, firstChild, removeChildren, serializeNode, type XmlWriter } from "#domain/docx/xml.ts";
 
 /** TextOptions tune a text fill. */
 export interface TextOptions {
@@ -194,4 +195,82 @@ function fillCell(writer: XmlWriter, cell: Element, value: string): void {
     if (!(child.namespaceURI === NS.w && child.localName === "pPr")) paragraph.removeChild(child);
   }
   if (value !== "") paragraph.appendChild(textRun(writer, value, rPr));
+}
+
+/** RepeatItem is one item of a repeat field: an inner control's id or tag, and its text. */
+export type RepeatItem = Readonly<Record<string, string>>;
+
+function isRepeatItem(element: Element): boolean {
+  const properties = firstChild(element, NS.w, "sdtPr");
+  return !!properties && !!firstChild(properties, NS.w15, "repeatingSectionItem");
+}
+
+/** innerMatch finds the controls of one item an id names: SuperDoc field id, then w:id, then Word tag (as for fields). */
+function innerMatch(controls: readonly Control[], id: string): Control[] {
+  for (const rule of [(c: Control) => c.fieldIds.includes(id), (c: Control) => c.sdtId === id, (c: Control) => c.tag === id]) {
+    const found = controls.filter(rule);
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/**
+ * fillRepeat fills a Word repeating section (w15:repeatingSection): one copy of its first item
+ * (w15:repeatingSectionItem, with its paragraphs or table rows and their formatting) per element of
+ * `items`, each inner control named in the element filled with its text. The copies lose their w:id
+ * values (ids must stay unique in a document; Word gives new ones). An id that matches no inner
+ * control is FIELD_NOT_FOUND, an inner control that takes no text FIELD_TYPE_MISMATCH, each listed.
+ * More items than `maxItems`, or copies adding up to more than `maxChars` of XML, is PAYLOAD_TOO_LARGE.
+ */
+export function fillRepeat(control: Control, items: readonly RepeatItem[], fieldName: string, limits: { maxItems: number; maxChars: number }): void {
+  const content = contentOf(control);
+  const originals = childElements(content, NS.w, "sdt").filter(isRepeatItem);
+  const model = originals[0];
+  if (!model) {
+    throw new SignetError("FIELD_TYPE_MISMATCH", `${fieldName} targets a repeating section with no item to repeat; add one item to it in Word.`, {
+      details: [{ field: fieldName, issue: "the repeating section has no w15:repeatingSectionItem" }],
+    });
+  }
+  const size = serializeNode(model).length;
+  if (items.length > limits.maxItems || size * items.length > limits.maxChars) {
+    const issue =
+      items.length > limits.maxItems
+        ? `${items.length} items, at most ${limits.maxItems}`
+        : `${items.length} copies of a ${size}-character item exceed ${limits.maxChars} characters`;
+    throw new SignetError("PAYLOAD_TOO_LARGE", `${fieldName} repeats its section too often (${issue}); send fewer items or split the document.`, {
+      details: [{ field: `${fieldName}.value`, issue }],
+    });
+  }
+  const unmatched: ErrorDetail[] = [];
+  const mismatched: ErrorDetail[] = [];
+  const copies = items.map((item, i) => {
+    const copy = cloneInto(control.part.writer.doc, model);
+    const inner = descendants(copy, NS.w, "sdt").map((element) => describeControl(element, control.part));
+    for (const [id, value] of Object.entries(item)) {
+      const targets = innerMatch(inner, id);
+      if (targets.length === 0) unmatched.push({ field: `${fieldName}.value.${i}.${id}`, issue: "matches no control inside the repeating section's item" });
+      for (const target of targets) {
+        if (target.kind === "text" || target.kind === "block") fillText(target, value, { keepTextNodeStyles: true });
+        else mismatched.push({ field: `${fieldName}.value.${i}.${id}`, issue: `text cannot go into a ${target.kind} control inside the item` });
+      }
+    }
+    for (const element of [copy, ...descendants(copy, NS.w, "sdt")]) {
+      const properties = firstChild(element, NS.w, "sdtPr");
+      const id = properties ? firstChild(properties, NS.w, "id") : undefined;
+      if (id) properties!.removeChild(id);
+    }
+    return copy;
+  });
+  if (unmatched.length > 0) {
+    throw new SignetError("FIELD_NOT_FOUND", `${unmatched.length} id(s) in ${fieldName} match no control inside the repeating section; see details.`, {
+      details: unmatched.slice(0, 50),
+      next: "list-fields",
+    });
+  }
+  if (mismatched.length > 0)
+    throw new SignetError("FIELD_TYPE_MISMATCH", "Some repeat values do not fit their controls; see details.", { details: mismatched.slice(0, 50) });
+  const anchor = originals.at(-1)!.nextSibling;
+  for (const copy of copies) content.insertBefore(copy, anchor);
+  for (const original of originals) content.removeChild(original);
+  clearPlaceholderState(control);
 }

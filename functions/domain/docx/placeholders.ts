@@ -30,7 +30,8 @@ export interface PlaceholderPart {
 
 // Written between the paragraphs handed to docxtemplater; it keeps unknown elements as they are.
 const SPLIT = '<signet-split xmlns="urn:signet:split"/>';
-const CONTENT_TYPES =
+/** TEMPLATE_CONTENT_TYPES declares word/document.xml in the one-part packages handed to docxtemplater. */
+export const TEMPLATE_CONTENT_TYPES =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
   '<Default Extension="xml" ContentType="application/xml"/>' +
   '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
@@ -68,7 +69,7 @@ export function fillPlaceholders(pkg: DocxPackage, parts: readonly PlaceholderPa
 
 function render(documentXml: string, values: Readonly<Record<string, string>>): string {
   const zip = new PizZip();
-  zip.file("[Content_Types].xml", CONTENT_TYPES);
+  zip.file("[Content_Types].xml", TEMPLATE_CONTENT_TYPES);
   zip.file("word/document.xml", documentXml);
   let doc: Docxtemplater;
   try {
@@ -87,14 +88,19 @@ function render(documentXml: string, values: Readonly<Record<string, string>>): 
     });
     doc.render({});
   } catch (error) {
-    const properties = (error as { properties?: TemplateErrorProperties }).properties;
-    const explanations = (properties?.errors ?? [{ properties }])
-      .map((inner) => inner.properties?.explanation)
-      .filter((text): text is string => typeof text === "string");
-    throw new SignetError("INVALID_DOCUMENT", "The template's {{ }} placeholders cannot be read; fix them (see details) or remove the braces.", {
-      details: explanations.slice(0, 20).map((issue) => ({ field: "document", issue })),
-      cause: error,
-    });
+    throw templateSyntaxError(error);
   }
   return doc.getZip().file("word/document.xml")!.asText();
+}
+
+/** templateSyntaxError turns docxtemplater's error about unreadable {{ }} tags into INVALID_DOCUMENT with its explanations. */
+export function templateSyntaxError(error: unknown): SignetError {
+  const properties = (error as { properties?: TemplateErrorProperties }).properties;
+  const explanations = (properties?.errors ?? [{ properties }])
+    .map((inner) => inner.properties?.explanation)
+    .filter((text): text is string => typeof text === "string");
+  return new SignetError("INVALID_DOCUMENT", "The template's {{ }} placeholders cannot be read; fix them (see details) or remove the braces.", {
+    details: explanations.slice(0, 20).map((issue) => ({ field: "document", issue })),
+    cause: error,
+  });
 }

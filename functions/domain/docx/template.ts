@@ -5,7 +5,7 @@ import { scanPart, yieldToLoop, type PartScan } from "#domain/docx/scan.ts";
 import { NS, XmlWriter, attr, childElements, descendants, firstChild, parseXml, serializeNode } from "#domain/docx/xml.ts";
 
 /** ControlKind is what a content control can hold, which decides the field types it accepts. */
-export type ControlKind = "text" | "block" | "table" | "checkbox" | "picture";
+export type ControlKind = "text" | "block" | "table" | "checkbox" | "picture" | "repeat";
 
 /** Control is one content control (w:sdt) with everything a field can be matched against. */
 export interface Control {
@@ -173,6 +173,11 @@ function contentParts(pkg: DocxPackage): string[] {
   return [main, ...new Set(others)];
 }
 
+/** describeControl describes a w:sdt made while filling (a repeating-section item's copy), outside the template's list. */
+export function describeControl(element: Element, part: TemplatePart): Control {
+  return describe(element, part, -1, element.parentNode?.localName ?? "");
+}
+
 function describe(element: Element, part: TemplatePart, index: number, parent: string): Control {
   const properties = firstChild(element, NS.w, "sdtPr");
   const value = (local: string, ns: string = NS.w) => {
@@ -209,6 +214,7 @@ function parseJsonTag(raw: string | null): Record<string, unknown> | undefined {
 function kindOf(element: Element, properties: Element | undefined, parent: string): ControlKind {
   if (properties && firstChild(properties, NS.w14, "checkbox")) return "checkbox";
   if (properties && firstChild(properties, NS.w, "picture")) return "picture";
+  if (properties && firstChild(properties, NS.w15, "repeatingSection")) return "repeat";
   const content = firstChild(element, NS.w, "sdtContent");
   const children = content
     ? childElements(content)

@@ -3,7 +3,7 @@
  * to tell an encrypted Office file ("EncryptedPackage", "EncryptionInfo") from a Word 97 document
  * ("WordDocument"). Returns undefined when the bytes are not a readable compound file.
  */
-function oleStreamNames(bytes: Uint8Array): string[] | undefined {
+export function oleStreamNames(bytes: Uint8Array): string[] | undefined {
   const directory = readDirectory(bytes);
   return directory?.map((entry) => entry.name);
 }

@@ -9,10 +9,10 @@ const annotationFieldSchema = z
   .strictObject({
     id: z.string().min(1).max(255).optional().meta({ description: "Targets controls by SuperDoc field id, w:id or Word Tag." }),
     group: z.string().min(1).max(255).optional().meta({ description: "Targets every control whose JSON tag has this group." }),
-    type: z.enum(["text", "image", "signature", "table", "checkbox"]),
-    value: z.union([z.string(), z.boolean(), z.array(z.array(z.string()))]).meta({
+    type: z.enum(["text", "image", "signature", "table", "checkbox", "repeat"]),
+    value: z.union([z.string(), z.boolean(), z.array(z.array(z.string())), z.array(z.record(z.string(), z.string()))]).meta({
       description:
-        "text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false.",
+        "text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text.",
     }),
     options: z
       .strictObject({
@@ -24,7 +24,8 @@ const annotationFieldSchema = z
   })
   .refine((field) => (field.id === undefined) !== (field.group === undefined), { message: "give exactly one of id or group" })
   .refine((field) => valueFits(field.type, field.value), {
-    message: "value does not fit type: text, image and signature take a string, table an array of rows of strings, checkbox true or false",
+    message:
+      "value does not fit type: text, image and signature take a string, table an array of rows of strings, checkbox true or false, repeat an array of objects of strings",
     path: ["value"],
   })
   .superRefine((field, ctx) => {
@@ -34,7 +35,9 @@ const annotationFieldSchema = z
       if (issue) ctx.addIssue({ code: "custom", message: issue, path });
     };
     if (typeof field.value === "string") check(field.value, ["value"]);
-    else if (Array.isArray(field.value)) for (const [r, row] of field.value.entries()) for (const [c, cell] of row.entries()) check(cell, ["value", r, c]);
+    else if (Array.isArray(field.value)) {
+      for (const [r, row] of field.value.entries()) for (const [c, cell] of Object.entries(row)) check(cell, ["value", r, Array.isArray(row) ? Number(c) : c]);
+    }
   })
   .meta({ id: "AnnotationField" });
 
@@ -51,13 +54,38 @@ function xmlTextIssue(text: string): string | undefined {
 }
 
 function valueFits(type: string, value: unknown): boolean {
-  if (type === "table") return Array.isArray(value);
+  if (type === "table") return Array.isArray(value) && value.every((row) => Array.isArray(row));
+  if (type === "repeat") return Array.isArray(value) && value.every((item) => item !== null && typeof item === "object" && !Array.isArray(item));
   if (type === "checkbox") return value === true || value === false || value === "true" || value === "false";
   return typeof value === "string";
 }
 
 /** annotateRequestSchema is the body of POST /v1/annotate. */
-const annotateRequestSchema = z.strictObject({ document: documentInputSchema, fields: z.array(annotationFieldSchema) }).meta({ id: "AnnotateRequest" });
+const annotateRequestSchema = z
+  .strictObject({
+    document: documentInputSchema,
+    fields: z.array(annotationFieldSchema),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "Values for the template's {{tags}}: {{name}}, dotted paths ({{customer.address.city}}), loops over arrays ({{#items}}...{{/items}} repeats the paragraphs, table rows or list items between the tags; loops nest), sections ({{#paid}}...{{/paid}}) and inverted sections ({{^paid}}...{{/paid}}). Paths only, no expressions. Every tag needs a value (send false or [] to leave a section out): a missing one is 422 DATA_MISSING listing each path. Text fields that name a {{placeholder}} join the top level.",
+        example: { customer: { name: "Ada Lovelace" }, items: [{ name: "Widget", qty: 2 }], paid: true },
+      }),
+  })
+  .meta({ id: "AnnotateRequest" });
+
+/** dataTagSchema is one {{tag}} of a template with the tags inside it (a loop or section). */
+const dataTagSchema: z.ZodType<{ name: string; kind: "value" | "section" | "inverted"; children?: unknown[] }> = z
+  .object({
+    name: z.string(),
+    kind: z.enum(["value", "section", "inverted"]),
+    get children() {
+      return z.array(dataTagSchema).optional();
+    },
+  })
+  .meta({ id: "DataTag" });
 
 /** annotateRoute: POST /v1/annotate?to=docx|pdf. */
 export const annotateRoute = defineRoute({
@@ -95,6 +123,7 @@ export const annotateRoute = defineRoute({
     "ENCRYPTED_DOCUMENT",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",
+    "DATA_MISSING",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",
     "FETCH_FAILED",
@@ -125,11 +154,14 @@ export const annotateFieldsRoute = defineRoute({
             ids: z.array(z.string()),
             group: z.string().nullable(),
             alias: z.string().nullable(),
-            kind: z.enum(["text", "block", "table", "checkbox", "picture"]),
+            kind: z.enum(["text", "block", "table", "checkbox", "picture", "repeat"]),
             location: z.object({ part: z.string(), index: z.number().int() }),
           }),
         ),
         placeholders: z.array(z.string()),
+        tags: z.array(dataTagSchema).meta({
+          description: "The {{tags}} `data` fills, with their loop and section structure: a section's children are read from each item of its array.",
+        }),
       })
       .meta({ id: "AnnotateFieldsResponse" }),
   },

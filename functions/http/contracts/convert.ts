@@ -13,15 +13,21 @@ export const convertRoute = defineRoute({
   description: [
     "Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the",
     "uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html`",
-    "to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles). `pdfa=2b` exports",
+    "to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles); spreadsheets",
+    "(`xlsx`, `xls`, `ods`, `csv`: every sheet, with the print areas and page setup the file carries; CSV is read as UTF-8 with",
+    "commas) and presentations (`pptx`, `ppt`, `odp`: one page per slide) to PDF, at most SIGNET_MAX_CONVERT_PAGES pages",
+    "(1,000; more is 413). `pdfa=2b` exports",
     "PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is",
     "`application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion:",
     "a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an",
-    "OpenDocument text; password-protected files are refused. Busy servers answer 429 with Retry-After.",
+    "OpenDocument text, an XLSX a zip with xl/workbook.xml, a PPTX one with ppt/presentation.xml, an .xls or .ppt an OLE file with",
+    "a Workbook or PowerPoint Document stream; password-protected files are refused. Busy servers answer 429 with Retry-After.",
     "On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.",
   ].join(" "),
   query: z.strictObject({
-    from: z.enum(["docx", "doc", "odt", "rtf", "md", "html"]).meta({ description: "Format of the uploaded file (required)." }),
+    from: z
+      .enum(["docx", "doc", "odt", "rtf", "md", "html", "xlsx", "xls", "ods", "csv", "pptx", "ppt", "odp"])
+      .meta({ description: "Format of the uploaded file (required); checked against the bytes." }),
     to: z.enum(["pdf", "docx"]).default("pdf").meta({ description: "Output format; docx only from doc, odt, rtf, md, html." }),
     pdfa: z.enum(["2b"]).optional().meta({ description: "Export PDF/A-2b (to=pdf only)." }),
     upload: z.string().min(1).optional().meta({
