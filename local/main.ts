@@ -44,7 +44,7 @@ async function start(): Promise<void> {
   cleanups.push(async () => {
     for (const shutdown of shutdowns) await shutdown();
   });
-  const server = await startLocalServer({ port, host }).catch((error: NodeJS.ErrnoException) => {
+  const server = await startLocalServer({ port, host, warmVerifyThread: true }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === "EADDRINUSE" ? portInUse("the API", host, port, "PORT") : error;
   });
   cleanups.push(() => server.close());

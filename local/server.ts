@@ -307,7 +307,7 @@ function answerRequestThatThrew(): void {
 }
 
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
-export async function startLocalServer(options: { port: number; host?: string }): Promise<LocalServer> {
+export async function startLocalServer(options: { port: number; host?: string; warmVerifyThread?: boolean }): Promise<LocalServer> {
   // No error of one request may end the server and drop every other request under way; the request
   // that threw gets a 500 when nothing of its answer went out yet.
   guardUncaughtExceptions(answerRequestThatThrew);
@@ -347,6 +347,8 @@ export async function startLocalServer(options: { port: number; host?: string })
   const port = (server.address() as AddressInfo).port;
   // The own CRL URL (named in a newly generated local identity) follows the port actually bound.
   useLocalServerUrl(`http://localhost:${port}`);
+  // npm start loads verify's thread at once; tests start many servers and leave it to the first verify.
+  if (options.warmVerifyThread) verifyThread.warm();
   return {
     url: `http://localhost:${port}`,
     port,

@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { logger } from "#adapters/powertools-logger.ts";
 import { errorResponse } from "#http/pipeline.ts";
+import { rawBodyOf } from "#http/raw-body.ts";
 import type { HttpResponse } from "#http/responses.ts";
 import { loaderArgs } from "#local/stand-ins.ts";
 
@@ -32,8 +33,19 @@ export class VerifyThread {
       const requestId = event.requestContext.requestId;
       const timer = setTimeout(() => this.#abandon(), HARD_LIMIT_MS);
       this.#pending.set(id, { resolve, requestId, timer });
-      this.#thread().postMessage({ id, event });
+      // The body goes as its bytes (the event's base64 `body` is computed only when read, in the thread).
+      const copy = Object.fromEntries(
+        Object.keys(event)
+          .filter((name) => name !== "body")
+          .map((name) => [name, event[name as keyof APIGatewayProxyEvent]]),
+      );
+      this.#thread().postMessage({ id, event: copy, body: rawBodyOf(event) });
     });
+
+  /** warm starts the thread ahead of the first verify (its module graph loads in the thread, not while a request waits). */
+  warm(): void {
+    this.#thread();
+  }
 
   /** close ends the thread. */
   async close(): Promise<void> {

@@ -7,6 +7,7 @@
 import { parentPort } from "node:worker_threads";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { handler } from "#functions/verify.ts";
+import { attachRawBody } from "#http/raw-body.ts";
 
 function lambdaContext(requestId: string): Context {
   return {
@@ -25,8 +26,25 @@ function lambdaContext(requestId: string): Context {
   };
 }
 
-parentPort!.on("message", (message: { id: number; event: APIGatewayProxyEvent }) => {
-  const { id, event } = message;
+/** withBody gives the event its body back as local/api-gateway-event.ts does: bytes attached, base64 text on demand. */
+function withBody(event: APIGatewayProxyEvent, body: Uint8Array | undefined): APIGatewayProxyEvent {
+  const bytes = body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Buffer.alloc(0);
+  let encoded: string | null | undefined;
+  Object.defineProperty(event, "body", {
+    enumerable: true,
+    configurable: true,
+    get: () => (encoded ??= bytes.length > 0 ? bytes.toString("base64") : null),
+    set: (value: string | null) => {
+      encoded = value;
+    },
+  });
+  if (bytes.length > 0) attachRawBody(event, bytes);
+  return event;
+}
+
+parentPort!.on("message", (message: { id: number; event: APIGatewayProxyEvent; body?: Uint8Array }) => {
+  const { id } = message;
+  const event = withBody(message.event, message.body);
   void (handler as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>)(event, lambdaContext(event.requestContext.requestId)).then(
     (response) => parentPort!.postMessage({ id, response }),
     (error: unknown) => parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) }),

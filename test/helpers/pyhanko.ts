@@ -55,16 +55,18 @@ function pyhankoRuntime(): PyhankoRuntime {
 
 /**
  * runPyhanko runs one of the helper scripts beside this file (pyhanko-*.py) with pyHanko available;
- * it returns the finished process, whatever its exit status.
+ * it returns the finished process, whatever its exit status. With `timeoutMs`, a run that takes
+ * longer is killed and returned with signal SIGTERM (pyHanko 0.20.1 never ends on some hostile files).
  */
-export function runPyhanko(script: string, args: string[]): SpawnSyncReturns<string> {
+export function runPyhanko(script: string, args: string[], options: { timeoutMs?: number } = {}): SpawnSyncReturns<string> {
   const { python, env } = pyhankoRuntime();
   const run = spawnSync(python, [fileURLToPath(new URL(script, import.meta.url)), ...args], {
     env,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
     maxBuffer: 64 * 1024 * 1024,
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
   });
-  if (run.error) throw run.error;
+  if (run.error && !(options.timeoutMs && run.signal === "SIGTERM")) throw run.error;
   return run;
 }

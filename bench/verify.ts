@@ -1,0 +1,122 @@
+// npm run bench:verify — issue 24 part A. Starts the local server in this process, polls
+// GET /v1/health from a separate process, signs a 100-page 10 MB PDF (and a one-page contract)
+// through /v1/sign, and sends /v1/verify: the 10 MB file with 1, 100 and the most revisions
+// allowed, the bounded-work attacks (an xref stream with /W [0 0 0] and a huge /Index, inflate
+// bombs in an xref and an object stream, one update too many) and the formerly quadratic case
+// (many small updates after one signature). For each: the answer, how long it took, the worst
+// and median health latency while it ran, and the peak RSS above the RSS before the case
+// (VmHWM from /proc, reset before each case). Targets: every file answered within 5 s, health
+// under 200 ms, RSS growth under 300 MB. Requests go from curl, so the server's process (which
+// runs this script) does only the server's work while a case runs.
+import { execFile, fork } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { availableParallelism, loadavg } from "node:os";
+import { DEFAULT_VERIFY_LIMITS } from "#domain/signing/verify-limits.ts";
+import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
+import { obtainKey, startLocalApi } from "#test/helpers/local-api.ts";
+import { scratchDir } from "#test/helpers/sign-tools.ts";
+import { makeBenchPdf } from "./naive-stack.ts";
+
+process.env.SIGNET_LOG_LEVEL ??= "WARN";
+const api = await startLocalApi("bench-verify");
+const key = await obtainKey(api, "bench-verify");
+const limits = DEFAULT_VERIFY_LIMITS;
+
+async function sign(pdf: Buffer): Promise<Buffer> {
+  const { status, json } = await api.postJson(
+    "/v1/sign",
+    {
+      document: { base64: pdf.toString("base64") },
+      signer: { name: "Bench Signer", email: "bench@example.com" },
+      auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }],
+    },
+    key,
+  );
+  if (status !== 200) throw new Error(`sign answered ${status}: ${JSON.stringify(json)}`);
+  return Buffer.from(json.document.base64 as string, "base64");
+}
+
+const big = await attack.inspect(await sign(await makeBenchPdf(100, 100_000)));
+const small = await attack.inspect(await sign(await attack.contractPdf()));
+const cases: Array<{ name: string; build: () => Buffer | Promise<Buffer> }> = [
+  { name: `10 MB, 100 pages, 1 signature (${(big.bytes.length / 1024 / 1024).toFixed(1)} MB)`, build: () => big.bytes },
+  { name: "10 MB, 100 revisions (98 updates after the signature)", build: () => attack.manyUpdates(big, 98) },
+  {
+    name: `10 MB, the most revisions allowed (${limits.maxRevisions - 1} updates after the signature)`,
+    build: () => attack.manyUpdates(big, limits.maxRevisions - 1),
+  },
+  { name: "10 MB, one update too many (refused)", build: () => attack.manyUpdates(big, limits.maxRevisions) },
+  { name: "xref stream /W [0 0 0], /Index [1 10000000]", build: () => attack.zeroWidthEntries(small, 10_000_000) },
+  { name: "the same behind a decoy /Index in a string", build: () => attack.zeroWidthEntries(small, 10_000_000, true) },
+  { name: "xref stream inflate bomb (300 MB of zeros)", build: () => attack.inflateBomb(small, 300) },
+  { name: "object stream inflate bomb (300 MB)", build: () => attack.objectStreamBomb(small, 300) },
+  { name: `formerly quadratic: ${limits.maxRevisions - 1} small updates after one signature`, build: () => attack.manyUpdates(small, limits.maxRevisions - 1) },
+  { name: "formerly quadratic: 2,000 small updates (refused)", build: () => attack.manyUpdates(small, 2_000) },
+];
+
+const poller = fork(new URL("./health-poller.mjs", import.meta.url), [api.url], { stdio: "inherit" });
+const results = new Promise<Record<string, number[]>>((resolve) => poller.once("message", (message) => resolve(message as Record<string, number[]>)));
+const status = () => readFileSync("/proc/self/status", "utf8");
+const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(status())![1]) / 1024;
+const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(status())![1]) / 1024;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const rows: Array<{ name: string; status: number; answer: string; ms: number; rss: number }> = [];
+await pause(500);
+// Each case runs twice: first in a fresh verify thread (code not yet optimised by V8), then again.
+for (const round of ["first", "again"]) {
+  for (const item of cases) {
+    const name = `${item.name} [${round}]`;
+    // The request goes from curl (another process), so the server's process does only the server's work.
+    const bodyFile = join(scratchDir("bench-verify"), "body.json");
+    writeFileSync(bodyFile, JSON.stringify({ document: { base64: (await item.build()).toString("base64") } }));
+    (globalThis as { gc?: () => void }).gc?.();
+    await pause(300);
+    const idle = rssMb();
+    writeFileSync("/proc/self/clear_refs", "5"); // resets VmHWM to the current RSS
+    poller.send({ phase: name });
+    const started = performance.now();
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(
+        "curl",
+        ["-sS", "-X", "POST", "-H", "content-type: application/json", "--data-binary", `@${bodyFile}`, "-w", "\n%{http_code}", `${api.url}/v1/verify`],
+        { maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      ),
+    );
+    const statusAt = output.lastIndexOf("\n");
+    const response = { status: Number(output.slice(statusAt + 1)) };
+    const json = JSON.parse(output.slice(0, statusAt)) as { code?: string; message?: string; valid?: boolean; reason?: string };
+    const ms = performance.now() - started;
+    await pause(100); // a poll in flight when the answer left still belongs to this case
+    poller.send({ phase: `after ${name}` });
+    const answer = json.code ? `${json.code}: ${json.message}` : `valid ${json.valid}: ${json.reason}`;
+    rows.push({ name, status: response.status, answer, ms, rss: peakRssMb() - idle });
+  }
+}
+poller.send({ done: true });
+const samples = await results;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+console.log(
+  `load average ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ")} on ${availableParallelism()} cores (health latency grows with the machine's load)`,
+);
+console.log(
+  `limits: ${limits.maxRevisions} updates, ${limits.maxObjectsPerRevision} objects per section, ${limits.maxInflatedBytes / 1024 / 1024} MB inflated, ${limits.timeBudgetMs} ms`,
+);
+let within = true;
+for (const row of rows) {
+  const health = samples[row.name] ?? [];
+  const worst = Math.max(...health);
+  within &&= row.ms < 5_000 && worst < 200 && row.rss < 300;
+  console.log(`\n${row.name}\n  answer ${row.status} ${row.answer.slice(0, 160)}`);
+  console.log(
+    `  took ${row.ms.toFixed(0)} ms; health max ${worst.toFixed(0)} ms, median ${median(health).toFixed(0)} ms over ${health.length} polls; peak RSS +${row.rss.toFixed(0)} MB`,
+  );
+}
+console.log(`\n${within ? "every case within" : "NOT every case within"} the targets (answer < 5 s, health < 200 ms, RSS growth < 300 MB)`);
+await api.close();
+process.exit(0);
