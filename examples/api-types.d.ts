@@ -310,7 +310,7 @@ export interface paths {
         };
         /**
          * The service's signing certificate
-         * @description Publishes the certificate and public key Signet signs with, and the root certificate of its chain, so anyone can pin or trust it.
+         * @description Publishes the certificate and public key Signet signs with, the root certificate of its chain, so anyone can pin or trust it, where the private key lives (`kms` with the key's ARN, or `file`), and in plain words what a PDF reader will show for its signatures.
          */
         get: operations["verifyKey"];
         put?: never;
@@ -329,8 +329,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The local root CA's CRL
-         * @description The certificate revocation list of the local identity's root CA (DER, RFC 5280), signed on each request: thisUpdate now, nextUpdate 7 days later, no certificate revoked. A signing certificate the local server generates names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. Local server only in practice: on AWS, and for an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.
+         * The root CA's CRL
+         * @description The certificate revocation list of the local identity's root CA (DER, RFC 5280), signed on each request: thisUpdate now, nextUpdate 7 days later, no certificate revoked. A signing certificate Signet issues (the local server's, or with the root key in AWS KMS, on AWS too) names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. For a key file on AWS, an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.
          */
         get: operations["verifyCrl"];
         put?: never;
@@ -477,7 +477,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "DATA_MISSING" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "LEVEL_UNAVAILABLE" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IMAGE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "DATA_MISSING" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "LEVEL_UNAVAILABLE" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
             /**
              * @description The HTTP reason phrase.
              * @example Bad Request
@@ -687,6 +687,30 @@ export interface components {
             issuer: string;
             /** @description PEM of the root of the signing certificate's chain (the local identity's root CA, or the certificate itself when it is self-signed): import it as a trust anchor in pdfsig's NSS database or Adobe. */
             rootCertificate: string;
+            /** @description PEM of the issuer certificates, nearest first (empty for a self-signed certificate). */
+            chain: string[];
+            /** @description Where the private key lives: in AWS KMS (it never leaves it), or a key file the signing function reads into memory. */
+            key: {
+                /** @constant */
+                location: "kms";
+                /** @description The AWS KMS key ARN (the configured key id or alias when no ARN is known). */
+                keyId: string;
+            } | {
+                /** @constant */
+                location: "file";
+            };
+            /**
+             * @description `signet`: the chain ends in Signet's own root CA; `other`: an operator's CA (or an operator's self-signed certificate).
+             * @enum {string}
+             */
+            issuedBy: "signet" | "other";
+            /**
+             * @description Whether the key is in attested hardware that Adobe Approved Trust List members require: never for a KMS key or a key file.
+             * @constant
+             */
+            attestedHardwareKey: false;
+            /** @description What a PDF reader shows for these signatures, and what it would take to change that. */
+            readers: string;
         };
         UploadGrant: {
             /**
@@ -1735,6 +1759,16 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Present when Signet rewrote an unsigned PDF once before signing it, and why: `repaired cross-reference` (readers repair such files; Signet signs the clean rewrite) or `hybrid cross-reference made plain` (strict validators refuse hybrid-reference files). The audit record holds both SHA-256s.
+                     * @example repaired cross-reference
+                     */
+                    "Signet-Input-Rewritten"?: string;
+                    /**
+                     * @description Present when the caller should know something about the signed file: a signed hybrid-reference file kept as it is (strict validators such as pyHanko will not evaluate its signatures), or a certificate page left out (the audit trail stays in the signature). Several notices are separated by `; `.
+                     * @example hybrid-reference file kept as it is (it holds signatures): strict validators such as pyHanko will not evaluate its signatures
+                     */
+                    "Signet-Notice"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1783,7 +1817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. */
+            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
                     /**
@@ -2183,7 +2217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. */
+            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
                     /**
@@ -2595,7 +2629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. */
+            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
                     /**
