@@ -255,7 +255,7 @@ export class SignetStack extends Stack {
       sendingEnabled: true,
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
-    const senderIdentity = senderIdentities(this, props.senderEmail, {
+    const mailIdentities = senderIdentities(this, props.senderEmail, {
       existing: props.existingSenderIdentity ?? false,
       configurationSet: this.mailConfiguration,
     });
@@ -277,7 +277,7 @@ export class SignetStack extends Stack {
 
     // Least privilege: each function gets the calls its adapters make, nothing else.
     const fns = this.functions as Record<string, LambdaFunction>;
-    const mail = sender(senderIdentity, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
+    const mail = sender(mailIdentities, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
     bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
     bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// Installs what Signet needs and is missing: node modules (npm), then LibreOffice (Writer, Calc and Impress), poppler-utils,
-// qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools, mupdf-tools and Python's
-// requests) through apt-get when running as root on Debian/Ubuntu, and for the tests pyHanko (the
-// independent signature validator) into the project's .tools/pyhanko and AWS's cfn-lint into
-// .tools/python with pip. Without root or
-// PyPI it prints the apt-get and pip lines to run and carries on. Runs before `npm start` and
-// `npm test`; does nothing when everything is in place. Node built-ins only: this runs before
-// node_modules exists.
+// Installs what Signet needs and is missing: node modules (npm), then LibreOffice (Writer, Calc and
+// Impress), poppler-utils, qpdf and the fonts (for the tests also chromium, curl, jq, NSS tools,
+// mupdf-tools and Python's requests) through apt-get when running as root on Debian/Ubuntu; for
+// the tests also pyHanko (the independent signature validator) into .tools/pyhanko and AWS's
+// cfn-lint into .tools/python with pip, and the Lambda runtime interface client (aws-lambda-ric, a
+// native build) into .tools/ric. Without root or PyPI it prints the apt-get and pip lines to run
+// and carries on. Runs before `npm start` and `npm test`; does nothing when everything is in
+// place. Node built-ins only: this runs before node_modules exists.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -156,5 +156,32 @@ if (forTests && !has("cfn-lint") && !existsSync(toolsCfnLint)) {
   else {
     log("could not install AWS's cfn-lint (needs python3 with venv, Debian's python3-venv, and the Python package index)");
     log("install it yourself (pipx install cfn-lint, or pip install cfn-lint) or put one on PATH; the cfn-lint test fails until then");
+  }
+}
+
+// 5. Tests only, on Linux: the Node.js Lambda runtime interface client, aws-lambda-ric (Apache-2.0,
+// AWS's; 3 MB), for test/integration/runtime-client.test.ts. Its install builds curl, aws-lambda-cpp
+// and a node-gyp addon from the sources it ships (cmake, make, g++; several minutes once), so it
+// lives in its own tools folder, .tools/ric, not in the project's dependencies: a failed build never
+// breaks npm ci. node-gyp would download Node's headers; the `node` dev dependency carries them, so
+// they are handed over (npm_config_nodedir) and the build works offline.
+const RIC_VERSION = "4.0.2";
+const ricDir = join(root, ".tools", "ric");
+const ricNative = join(ricDir, "node_modules", "aws-lambda-ric", "rapid-client.node");
+if (forTests && process.platform === "linux" && !existsSync(ricNative)) {
+  const nodePackages = join(root, "node_modules", "node", "node_modules");
+  const nodeDir = existsSync(nodePackages)
+    ? readdirSync(nodePackages)
+        .map((name) => join(nodePackages, name))
+        .find((dir) => existsSync(join(dir, "include", "node", "node.h")))
+    : undefined;
+  mkdirSync(ricDir, { recursive: true });
+  writeFileSync(join(ricDir, "package.json"), `${JSON.stringify({ private: true, dependencies: { "aws-lambda-ric": RIC_VERSION } }, null, 2)}\n`);
+  log(`building aws-lambda-ric ${RIC_VERSION} into .tools/ric (native; several minutes, once)`);
+  const env = { ...process.env, ...(nodeDir ? { npm_config_nodedir: nodeDir, PATH: `${join(nodeDir, "bin")}:${process.env.PATH}` } : {}) };
+  const built = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--foreground-scripts"], { cwd: ricDir, stdio: "inherit", env });
+  if (built.status !== 0 || !existsSync(ricNative)) {
+    log("could not build aws-lambda-ric: it needs cmake, make and g++ (Debian: cmake build-essential), and Node 22's headers");
+    log("(the node dev dependency's, or a download by node-gyp); the runtime-client test fails until then");
   }
 }

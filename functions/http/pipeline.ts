@@ -290,7 +290,9 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
       .use(requestFacts(contract))
       .use({
         onError: (request) => {
-          request.response = toErrorResponse(request.error, requestIdOf(request.event));
+          const response = toErrorResponse(request.error, requestIdOf(request.event));
+          // A streamed error answer carries its Content-Length too (the after step above does not run on errors).
+          request.response = streaming ? toStreamBody(response) : response;
         },
       })
       .use(httpHeaderNormalizer())

@@ -70,6 +70,7 @@ describe("streamed answers (API Gateway ResponseTransferMode.STREAM)", () => {
     const event = { ...readEvent("sign"), body: Buffer.from(JSON.stringify({ document: {} })).toString("base64") };
     const { metadata, payload } = await run(sign, event);
     expect(metadata.statusCode).toBe(400);
+    expect(metadata.headers["Content-Length"]).toBe(String(payload.length));
     expect(JSON.parse(payload.toString("utf8"))).toMatchObject({ code: "VALIDATION_ERROR", requestId: event.requestContext.requestId });
   });
 
