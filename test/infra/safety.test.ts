@@ -178,6 +178,23 @@ describe("the LibreOffice image (item 4)", () => {
     for (const run of runs.filter((step) => step.includes("soffice"))) expect(run).toMatch(/^set -eux?\b/);
   });
 
+  it("fails the build when the base's LibreOffice lacks Calc or Impress, with the export filters convert uses", () => {
+    const check = dockerfile()
+      .split(/^RUN /m)
+      .find((step) => step.includes("calc_pdf_Export"));
+    expect(check).toBeDefined();
+    expect(check).toMatch(/^set -eux?\b/);
+    for (const part of [
+      "Text - txt - csv (StarCalc):44,34,76,1",
+      "--convert-to pdf:calc_pdf_Export sheet.csv",
+      "--convert-to pdf:impress_pdf_Export deck.fodp",
+    ]) {
+      expect(check).toContain(part);
+    }
+    expect(check).toMatch(/head -c 5 sheet\.pdf \| grep -q '%PDF-'/);
+    expect(check).toMatch(/head -c 5 deck\.pdf \| grep -q '%PDF-'/);
+  });
+
   it("builds the x86_64 image the base is published for, on any build machine", () => {
     expect(libreOfficeBaseImage).toMatch(/-x86_64$/);
     const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
