@@ -191,6 +191,7 @@ describe("POST /v1/annotate/fields over the local server", () => {
         { ids: ["company"], group: null, alias: null, kind: "text", location: { part: "word/header1.xml", index: 0 } },
       ],
       placeholders: [],
+      tags: [],
     });
   });
 });
