@@ -46,13 +46,20 @@ const api = await new Promise<{ url: string; key: string }>((resolve, reject) =>
 });
 const limits = DEFAULT_VERIFY_LIMITS;
 
-async function post(path: string, body: unknown, key?: string): Promise<{ status: number; json: Record<string, any> }> {
+/** Answer is what bench:verify reads of an answer: a signed document, or an error. */
+interface Answer {
+  document?: { base64: string };
+  code?: string;
+  message?: string;
+}
+
+async function post(path: string, body: unknown, key?: string): Promise<{ status: number; json: Answer }> {
   const response = await fetch(`${api.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
     body: JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
+  return { status: response.status, json: (await response.json()) as Answer };
 }
 
 async function sign(pdf: Buffer): Promise<Buffer> {
@@ -66,7 +73,7 @@ async function sign(pdf: Buffer): Promise<Buffer> {
     api.key,
   );
   if (status !== 200) throw new Error(`sign answered ${status}: ${JSON.stringify(json)}`);
-  return Buffer.from(json.document.base64 as string, "base64");
+  return Buffer.from(json.document!.base64, "base64");
 }
 
 const big = await attack.inspect(await sign(await makeBenchPdf(100, 100_000)));
