@@ -265,25 +265,29 @@ describe("bounded work (case 5): answered 422 naming the limit", () => {
     expect(json.signatures[0].modificationLevel).toBe("lta");
   });
 
-  it("GET /v1/health answers while a hostile verify runs (verify runs off the event loop)", { timeout: 180_000 }, async () => {
-    // A verify that takes a while on any machine: a 4 MB signed document with the most updates allowed.
+  it("GET /v1/health answers while a hostile verify runs (verify runs off the event loop)", { timeout: 300_000 }, async () => {
+    // A verify that takes a while: a 4 MB signed document with the most updates allowed.
     const big = await attack.inspect(await signWithSignet(await makeLargePdf(4 * 1024 * 1024)));
     const file = await attack.manyUpdates(big, limits.maxRevisions - 1);
-    let done = false;
-    const running = verify(file).then((answer) => {
-      done = true;
-      return answer;
-    });
-    // Health is asked again and again while verify runs; were verify on the event loop, no answer
-    // could come back before verify's own (no time is asserted, only the order).
+    // Health is asked again and again while verify runs. Were verify on the event loop, no health
+    // answer could ever come back before verify's own; off it, one does unless the machine is so
+    // busy that receiving the body outlasts the analysis, so up to five verifies are tried (no time
+    // is asserted, only the order).
     let answeredDuring = 0;
-    while (!done) {
-      const health = await fetch(`${api.url}/v1/health`);
-      expect(health.status).toBe(200);
-      await health.arrayBuffer();
-      if (!done) answeredDuring++;
+    for (let attempt = 0; attempt < 5 && answeredDuring === 0; attempt++) {
+      let done = false;
+      const running = verify(file).then((answer) => {
+        done = true;
+        return answer;
+      });
+      while (!done) {
+        const health = await fetch(`${api.url}/v1/health`);
+        expect(health.status).toBe(200);
+        await health.arrayBuffer();
+        if (!done) answeredDuring++;
+      }
+      expect((await running).status).toBe(200);
     }
-    expect((await running).status).toBe(200);
     expect(answeredDuring).toBeGreaterThan(0);
   });
 });
