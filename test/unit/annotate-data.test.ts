@@ -1,26 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type AnnotateLimits, type Field } from "#domain/docx/annotate.ts";
 import type { TemplateData } from "#domain/docx/data.ts";
-import { SignetError } from "#domain/shared/errors.ts";
-import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { annotateLimits, noFetch, signetFailure } from "#test/helpers/annotate-limits.ts";
 import { buildDocx, inlineControl, p, readPart, run, table } from "#test/helpers/docx-builder.ts";
 
-const limits: AnnotateLimits = {
-  maxDocxEntries: 5000,
-  maxDocxControls: 2000,
-  maxDocxXmlNodes: 200_000,
-  maxDocxControlNodes: 10_000,
-  maxDocxUncompressedBytes: 200 * 1024 * 1024,
-  maxImageBytes: 10 * 1024 * 1024,
-  maxTotalImageBytes: 50 * 1024 * 1024,
-  maxDataIterations: 10_000,
-  maxDataOutputChars: 64 * 1024 * 1024,
-};
-const noFetch: Fetcher = {
-  fetch: async () => {
-    throw new Error("no network in unit tests");
-  },
-};
+const limits = annotateLimits;
 const fill = (docx: Buffer, data: TemplateData, fields: Field[] = [], overrides: Partial<AnnotateLimits> = {}) =>
   fillTemplate(docx, fields, { fetcher: noFetch, limits: { ...limits, ...overrides } }, data);
 
@@ -34,15 +18,7 @@ function text(docx: Uint8Array, part = "word/document.xml"): string {
     .join("\n");
 }
 
-async function failure(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SignetError) return error;
-    throw error;
-  }
-  throw new Error("expected a SignetError");
-}
+const failure = signetFailure;
 
 const invoice = buildDocx({
   header: p(run("{{company.name}}")),

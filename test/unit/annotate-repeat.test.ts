@@ -1,35 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type AnnotateLimits, type Field } from "#domain/docx/annotate.ts";
-import { SignetError } from "#domain/shared/errors.ts";
-import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { annotateLimits, noFetch, signetFailure } from "#test/helpers/annotate-limits.ts";
 import { buildDocx, inlineControl, p, readPart, repeatingSection, run } from "#test/helpers/docx-builder.ts";
 
-const limits: AnnotateLimits = {
-  maxDocxEntries: 5000,
-  maxDocxControls: 2000,
-  maxDocxXmlNodes: 200_000,
-  maxDocxControlNodes: 10_000,
-  maxDocxUncompressedBytes: 200 * 1024 * 1024,
-  maxImageBytes: 10 * 1024 * 1024,
-  maxTotalImageBytes: 50 * 1024 * 1024,
-};
-const noFetch: Fetcher = {
-  fetch: async () => {
-    throw new Error("no network in unit tests");
-  },
-};
+const limits = annotateLimits;
 const fill = (docx: Buffer, fields: Field[], overrides: Partial<AnnotateLimits> = {}) =>
   fillTemplate(docx, fields, { fetcher: noFetch, limits: { ...limits, ...overrides } });
 
-async function failure(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SignetError) return error;
-    throw error;
-  }
-  throw new Error("expected a SignetError");
-}
+const failure = signetFailure;
 
 const texts = (xml: string) => [...xml.matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join("|");
 const row = (cells: string[]) => `<w:tr>${cells.map((cell) => `<w:tc><w:tcPr><w:tcW w:w="3000" w:type="dxa"/></w:tcPr>${p(cell)}</w:tc>`).join("")}</w:tr>`;
