@@ -1,4 +1,5 @@
-import { ensureKeyTable, keyStoreOptions } from "#adapters/dynamodb-key-store.ts";
+import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
+import { keyStoreOptions } from "#wiring/keys.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { converter } from "#wiring/conversion.ts";
 import { SignetError } from "#domain/shared/errors.ts";

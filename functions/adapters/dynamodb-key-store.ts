@@ -31,13 +31,24 @@
  *                 did not work, per source); mailbox is the address without a +tag
  */
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, ResourceNotFoundException } from "@aws-sdk/client-dynamodb";
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "#config";
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type GetCommandOutput,
+  type PutCommandOutput,
+  type QueryCommandOutput,
+  type UpdateCommandOutput,
+} from "@aws-sdk/lib-dynamodb";
 import { withDeadline } from "#adapters/call-deadline.ts";
 import { DYNAMODB_CALL_BUDGET_MS, DYNAMODB_CLIENT_LIMITS, TOUCH_BUDGET_MS } from "#functions/timeouts.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import type { ApiKeyRecord, KeyStore } from "#domain/keys/key-store.ts";
-import { CODE_MAX_OTHER_TRIES, CODE_MAX_WRONG_TRIES, type CodeRecord } from "#domain/keys/verification-code.ts";
+import type { ApiKeyRecord, CodeClaim, KeyStore, RevokeLink } from "#domain/keys/key-store.ts";
+import { CODE_MAX_OTHER_TRIES, CODE_MAX_WRONG_TRIES, type CodeRecord, type TrySide } from "#domain/keys/verification-code.ts";
 
 /** DynamoKeyStoreOptions say which table and which endpoint (a stand-in locally). */
 export interface DynamoKeyStoreOptions {
@@ -46,14 +57,47 @@ export interface DynamoKeyStoreOptions {
   region: string;
 }
 
+type Item = Record<string, unknown>;
+type ItemKey = { pk: string; sk: string };
+
 const seconds = (ms: number) => Math.ceil(ms / 1000);
-const slotKey = (slot: number) => `SLOT#${String(slot).padStart(3, "0")}`;
+const SLOT_PREFIX = "SLOT#";
 
-function isConditionFailure(error: unknown): boolean {
-  return (error as Error | undefined)?.name === "ConditionalCheckFailedException";
-}
+/** itemKeys is the one place an item key or partition of the table is spelled (schema in this file's header). */
+const itemKeys = {
+  apiKey: (keyHash: string): ItemKey => ({ pk: `KEY#${keyHash}`, sk: "KEY" }),
+  ownerPartition: (owner: string) => `OWNER#${owner}`,
+  listing: (owner: string, keyId: string): ItemKey => ({ pk: itemKeys.ownerPartition(owner), sk: `KEY#${keyId}` }),
+  revokeLink: (tokenHash: string): ItemKey => ({ pk: `REVOKE#${tokenHash}`, sk: "REVOKE" }),
+  code: (address: string): ItemKey => ({ pk: `CODE#${address}`, sk: "CODE" }),
+  keyRate: (keyId: string, windowStart: number): ItemKey => ({ pk: `KEYRATE#${keyId}`, sk: `WINDOW#${windowStart}` }),
+  ratePartition: (bucket: string) => `RATE#${bucket}`,
+  rateSlot: (bucket: string, slot: number): ItemKey => ({ pk: itemKeys.ratePartition(bucket), sk: `${SLOT_PREFIX}${String(slot).padStart(3, "0")}` }),
+  slotOf: (sk: unknown) => Number(String(sk).slice(SLOT_PREFIX.length)),
+};
 
-/** toStoreError turns an SDK failure into SERVICE_UNAVAILABLE; programming errors stay as they are. */
+/** ABSENT is the condition of a write that creates its item. */
+const ABSENT = "attribute_not_exists(pk)";
+/** LIVE_CODE is the condition of a code that can still be tried or claimed (:id, :max, :now). */
+const LIVE_CODE = "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now";
+
+/** conditionFailed: a single-item write's condition did not hold. */
+const conditionFailed = (error: unknown) => (error as Error | undefined)?.name === "ConditionalCheckFailedException";
+
+/**
+ * transactionLost: a transaction was cancelled by a failed condition or a concurrent transaction
+ * (at item `index`, or at any item): a lost race, not a store failure.
+ */
+const transactionLost =
+  (index?: number) =>
+  (error: unknown): boolean => {
+    if ((error as Error | undefined)?.name !== "TransactionCanceledException") return false;
+    const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+    const lost = (reason: { Code?: string } | undefined) => ["ConditionalCheckFailed", "TransactionConflict"].includes(reason?.Code ?? "");
+    return index === undefined ? reasons.some(lost) : lost(reasons[index]);
+  };
+
+/** toStoreError is the one error mapping: an SDK failure becomes SERVICE_UNAVAILABLE; programming errors stay as they are. */
 function toStoreError(error: unknown): unknown {
   const name = (error as Error | undefined)?.name;
   if (name === "ValidationException" || name === "SerializationException") return error;
@@ -76,10 +120,9 @@ function createClient(options: DynamoKeyStoreOptions): DynamoDBClient {
 }
 
 /** codeItem is the table item of a code record (consumedAt kept, so a restored record is exact). */
-function codeItem(record: CodeRecord): Record<string, unknown> {
+function codeItem(record: CodeRecord): Item {
   return {
-    pk: `CODE#${record.address}`,
-    sk: "CODE",
+    ...itemKeys.code(record.address),
     codeId: record.codeId,
     salt: record.salt,
     codeHash: record.codeHash,
@@ -93,7 +136,7 @@ function codeItem(record: CodeRecord): Record<string, unknown> {
   };
 }
 
-function codeRecordOf(address: string, item: Record<string, unknown>): CodeRecord {
+function codeRecordOf(address: string, item: Item): CodeRecord {
   const record: CodeRecord = {
     address,
     codeId: String(item.codeId),
@@ -110,293 +153,235 @@ function codeRecordOf(address: string, item: Record<string, unknown>): CodeRecor
 }
 
 /** keyItem is the table item of a key record. */
-function keyItem(record: ApiKeyRecord): Record<string, unknown> {
+function keyItem(record: ApiKeyRecord): Item {
   const { keyHash, ...rest } = record;
-  return { pk: `KEY#${keyHash}`, sk: "KEY", ...rest };
+  return { ...itemKeys.apiKey(keyHash), ...rest };
+}
+
+function keyRecordOf(keyHash: string, item: Item): ApiKeyRecord {
+  const optional = (name: string) => (item[name] === undefined ? {} : { [name]: String(item[name]) });
+  return {
+    keyHash,
+    keyId: String(item.keyId),
+    email: String(item.email),
+    createdAt: String(item.createdAt),
+    lastUsedAt: String(item.lastUsedAt ?? item.createdAt),
+    ...optional("owner"),
+    ...optional("last4"),
+    ...optional("revokedAt"),
+    ...optional("revokeTokenHash"),
+  } satisfies ApiKeyRecord;
+}
+
+/** Command is any lib-dynamodb command this store sends. */
+type Command = GetCommand | PutCommand | DeleteCommand | UpdateCommand | QueryCommand | TransactWriteCommand;
+
+/**
+ * DynamoKeyStore is the KeyStore on one DynamoDB table (schema in this file's header): one method
+ * per operation, item keys from itemKeys, every call under a deadline through send(), every
+ * conditional write through conditional(), every failure mapped by toStoreError.
+ */
+class DynamoKeyStore implements KeyStore {
+  readonly #db: DynamoDBDocumentClient;
+  readonly #table: string;
+
+  constructor(options: DynamoKeyStoreOptions) {
+    this.#db = DynamoDBDocumentClient.from(createClient(options), { marshallOptions: { removeUndefinedValues: true } });
+    this.#table = options.tableName;
+  }
+
+  /** send runs one command under its deadline (the call budget, or the touch's shorter one); failures become store errors. */
+  async #send<O>(command: Command, budgetMs = DYNAMODB_CALL_BUDGET_MS): Promise<O> {
+    try {
+      return await this.#raw<O>(command, budgetMs);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  #raw<O>(command: Command, budgetMs: number): Promise<O> {
+    const send = this.#db.send.bind(this.#db) as (command: Command, options: { abortSignal: AbortSignal }) => Promise<O>;
+    return withDeadline(budgetMs, (abortSignal) => send(command, { abortSignal }));
+  }
+
+  /** conditional runs a conditional write: its output, or undefined when the condition did not hold (`lost`). */
+  async #conditional<O>(command: Command, lost: (error: unknown) => boolean = conditionFailed, budgetMs = DYNAMODB_CALL_BUDGET_MS): Promise<O | undefined> {
+    try {
+      return await this.#raw<O>(command, budgetMs);
+    } catch (error) {
+      if (lost(error)) return undefined;
+      throw toStoreError(error);
+    }
+  }
+
+  async #get(Key: ItemKey): Promise<Item | undefined> {
+    return (await this.#send<GetCommandOutput>(new GetCommand({ TableName: this.#table, Key, ConsistentRead: true }))).Item;
+  }
+
+  async #query(pk: string): Promise<Item[]> {
+    const command = new QueryCommand({
+      TableName: this.#table,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": pk },
+      ConsistentRead: true,
+    });
+    return (await this.#send<QueryCommandOutput>(command)).Items ?? [];
+  }
+
+  async readRateSlots(bucket: string): Promise<Map<number, number>> {
+    const used = new Map<number, number>();
+    for (const item of await this.#query(itemKeys.ratePartition(bucket))) used.set(itemKeys.slotOf(item.sk), Number(item.usedAt));
+    return used;
+  }
+
+  async claimRateSlot(bucket: string, slot: number, expected: number | undefined, at: number, windowSeconds: number): Promise<boolean> {
+    const Item = { ...itemKeys.rateSlot(bucket, slot), usedAt: at, expiresAt: seconds(at) + windowSeconds };
+    const condition =
+      expected === undefined
+        ? { ConditionExpression: ABSENT }
+        : { ConditionExpression: "usedAt = :expected", ExpressionAttributeValues: { ":expected": expected } };
+    return (await this.#conditional(new PutCommand({ TableName: this.#table, Item, ...condition }))) !== undefined;
+  }
+
+  async releaseRateSlot(bucket: string, slot: number, at: number): Promise<void> {
+    const Key = itemKeys.rateSlot(bucket, slot);
+    await this.#conditional(new DeleteCommand({ TableName: this.#table, Key, ConditionExpression: "usedAt = :at", ExpressionAttributeValues: { ":at": at } }));
+  }
+
+  async countKeyRequest(keyId: string, windowStart: number, limit: number, expiresAt: number): Promise<boolean> {
+    const command = new UpdateCommand({
+      TableName: this.#table,
+      Key: itemKeys.keyRate(keyId, windowStart),
+      UpdateExpression: "ADD requests :one SET expiresAt = :ttl",
+      ConditionExpression: "attribute_not_exists(requests) OR requests < :limit",
+      ExpressionAttributeValues: { ":one": 1, ":limit": limit, ":ttl": seconds(expiresAt) },
+    });
+    return (await this.#conditional(command)) !== undefined;
+  }
+
+  async putCode(record: CodeRecord): Promise<CodeRecord | undefined> {
+    // ALL_OLD: the replaced code comes back from the same write, so nothing can slip in between.
+    const out = await this.#send<PutCommandOutput>(new PutCommand({ TableName: this.#table, Item: codeItem(record), ReturnValues: "ALL_OLD" }));
+    return out.Attributes ? codeRecordOf(record.address, out.Attributes) : undefined;
+  }
+
+  async getCode(address: string): Promise<CodeRecord | undefined> {
+    const item = await this.#get(itemKeys.code(address));
+    return item ? codeRecordOf(address, item) : undefined;
+  }
+
+  async addWrongTry(address: string, codeId: string, now: number, side: TrySide): Promise<number | undefined> {
+    const values = { ":one": 1, ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now };
+    const update =
+      side === "requester"
+        ? { UpdateExpression: "ADD wrongTries :one", ConditionExpression: LIVE_CODE, ExpressionAttributeValues: values }
+        : {
+            UpdateExpression: "ADD otherTries :one",
+            ConditionExpression: `${LIVE_CODE} AND (attribute_not_exists(otherTries) OR otherTries < :maxOther)`,
+            ExpressionAttributeValues: { ...values, ":maxOther": CODE_MAX_OTHER_TRIES },
+          };
+    const command = new UpdateCommand({ TableName: this.#table, Key: itemKeys.code(address), ...update, ReturnValues: "UPDATED_NEW" });
+    const out = await this.#conditional<UpdateCommandOutput>(command);
+    return out && Number(out.Attributes?.[side === "requester" ? "wrongTries" : "otherTries"]);
+  }
+
+  async withdrawCode(address: string, codeId: string, previous: CodeRecord | undefined): Promise<void> {
+    const ours = { TableName: this.#table, ConditionExpression: "codeId = :id", ExpressionAttributeValues: { ":id": codeId } };
+    await this.#conditional(previous ? new PutCommand({ Item: codeItem(previous), ...ours }) : new DeleteCommand({ Key: itemKeys.code(address), ...ours }));
+  }
+
+  async mintKey(claim: CodeClaim, record: ApiKeyRecord, link: RevokeLink): Promise<boolean> {
+    // One transaction: a crash or failure anywhere leaves the code unused and no key, or the code
+    // used and its key stored (listed, with its revocation link); never a used code without a key.
+    const TableName = this.#table;
+    const create = (Item: Item) => ({ Put: { TableName, Item, ConditionExpression: ABSENT } });
+    const claimCode = {
+      Update: {
+        TableName,
+        Key: itemKeys.code(claim.address),
+        UpdateExpression: "SET consumedAt = :now, keyId = :keyId",
+        ConditionExpression: LIVE_CODE,
+        ExpressionAttributeValues: { ":id": claim.codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": claim.now, ":keyId": record.keyId },
+      },
+    };
+    const TransactItems = [
+      claimCode,
+      create(keyItem(record)),
+      ...(record.owner ? [create({ ...itemKeys.listing(record.owner, record.keyId), keyHash: record.keyHash })] : []),
+      create({ ...itemKeys.revokeLink(link.tokenHash), keyHash: link.keyHash, expiresAtMs: link.expiresAt, expiresAt: seconds(link.expiresAt) }),
+    ];
+    // The code's condition failed, or a concurrent transaction on it won: the caller re-reads the code.
+    return (await this.#conditional(new TransactWriteCommand({ TransactItems }), transactionLost(0))) !== undefined;
+  }
+
+  async listKeys(owner: string): Promise<ApiKeyRecord[]> {
+    const listed = await this.#query(itemKeys.ownerPartition(owner));
+    // A handful of keys per address: one read each (GetItem only, no BatchGetItem grant needed).
+    const records = await Promise.all(listed.map((item) => this.getKey(String(item.keyHash))));
+    return records.filter((record): record is ApiKeyRecord => record !== undefined && !record.revokedAt && record.owner === owner);
+  }
+
+  async findOwnedKey(owner: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+    const listing = await this.#get(itemKeys.listing(owner, keyId));
+    if (!listing) return undefined;
+    const record = await this.getKey(String(listing.keyHash));
+    return record && !record.revokedAt && record.owner === owner && record.keyId === keyId ? record : undefined;
+  }
+
+  async revokeKey(record: ApiKeyRecord, at: string, linkTokenHash?: string): Promise<boolean> {
+    const TableName = this.#table;
+    const tokenHash = linkTokenHash ?? record.revokeTokenHash;
+    const markRevoked = {
+      Update: {
+        TableName,
+        Key: itemKeys.apiKey(record.keyHash),
+        UpdateExpression: "SET revokedAt = :at REMOVE revokeTokenHash",
+        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt)",
+        ExpressionAttributeValues: { ":at": at },
+      },
+    };
+    const TransactItems = [
+      markRevoked,
+      ...(record.owner ? [{ Delete: { TableName, Key: itemKeys.listing(record.owner, record.keyId) } }] : []),
+      // Through the link, the link must still be there: it works once, even when two clicks race.
+      ...(tokenHash
+        ? [{ Delete: { TableName, Key: itemKeys.revokeLink(tokenHash), ...(linkTokenHash ? { ConditionExpression: "attribute_exists(pk)" } : {}) } }]
+        : []),
+    ];
+    return (await this.#conditional(new TransactWriteCommand({ TransactItems }), transactionLost())) !== undefined;
+  }
+
+  async getRevokeLink(tokenHash: string): Promise<RevokeLink | undefined> {
+    const item = await this.#get(itemKeys.revokeLink(tokenHash));
+    return item ? { tokenHash, keyHash: String(item.keyHash), expiresAt: Number(item.expiresAtMs) } : undefined;
+  }
+
+  async getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const item = await this.#get(itemKeys.apiKey(keyHash));
+    return item ? keyRecordOf(keyHash, item) : undefined;
+  }
+
+  async touchKey(keyHash: string, at: string, notBefore: string): Promise<void> {
+    const command = new UpdateCommand({
+      TableName: this.#table,
+      Key: itemKeys.apiKey(keyHash),
+      UpdateExpression: "SET lastUsedAt = :at",
+      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :notBefore)",
+      ExpressionAttributeValues: { ":at": at, ":notBefore": notBefore },
+    });
+    await this.#conditional(command, conditionFailed, TOUCH_BUDGET_MS);
+  }
 }
 
 /**
- * cancelledBy tells whether a transaction was cancelled by a failed condition or a concurrent
- * transaction (at item `index`, or at any item): a lost race, not a store failure.
+ * createDynamoKeyStore returns a KeyStore on one DynamoDB table (schema in this file's header): a
+ * DynamoKeyStore's operations as plain bound functions, so the port can be spread, wrapped or
+ * destructured as before.
  */
-function cancelledBy(error: unknown, index?: number): boolean {
-  if ((error as Error | undefined)?.name !== "TransactionCanceledException") return false;
-  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-  const lost = (reason: { Code?: string } | undefined) => ["ConditionalCheckFailed", "TransactionConflict"].includes(reason?.Code ?? "");
-  return index === undefined ? reasons.some(lost) : lost(reasons[index]);
-}
-
-/** createDynamoKeyStore returns a KeyStore on one DynamoDB table (schema in this file's header). */
 export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
-  const db = DynamoDBDocumentClient.from(createClient(options), { marshallOptions: { removeUndefinedValues: true } });
-  const TableName = options.tableName;
-  // Every call runs under a deadline: the call budget, or the shorter one of the lastUsedAt touch.
-  const within = (budgetMs: number) => ((command: never) => withDeadline(budgetMs, (abortSignal) => db.send(command, { abortSignal }))) as typeof db.send;
-  const send = within(DYNAMODB_CALL_BUDGET_MS);
-  const sendTouch = within(TOUCH_BUDGET_MS);
-
-  async function call<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** conditional runs a conditional write; false when the condition did not hold. */
-  async function conditional(run: () => Promise<unknown>): Promise<boolean> {
-    try {
-      await run();
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw toStoreError(error);
-    }
-  }
-
-  async function getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `KEY#${keyHash}`, sk: "KEY" }, ConsistentRead: true })));
-    const item = out.Item;
-    if (!item) return undefined;
-    const optional = (name: string) => (item[name] === undefined ? {} : { [name]: String(item[name]) });
-    return {
-      keyHash,
-      keyId: String(item.keyId),
-      email: String(item.email),
-      createdAt: String(item.createdAt),
-      lastUsedAt: String(item.lastUsedAt ?? item.createdAt),
-      ...optional("owner"),
-      ...optional("last4"),
-      ...optional("revokedAt"),
-      ...optional("revokeTokenHash"),
-    } satisfies ApiKeyRecord;
-  }
-
-  return {
-    async readRateSlots(bucket) {
-      const out = await call(() =>
-        send(new QueryCommand({ TableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `RATE#${bucket}` }, ConsistentRead: true })),
-      );
-      const used = new Map<number, number>();
-      for (const item of out.Items ?? []) used.set(Number(String(item.sk).slice(5)), Number(item.usedAt));
-      return used;
-    },
-
-    async claimRateSlot(bucket, slot, expected, at, windowSeconds) {
-      return conditional(() =>
-        send(
-          new PutCommand({
-            TableName,
-            Item: { pk: `RATE#${bucket}`, sk: slotKey(slot), usedAt: at, expiresAt: seconds(at) + windowSeconds },
-            ...(expected === undefined
-              ? { ConditionExpression: "attribute_not_exists(pk)" }
-              : { ConditionExpression: "usedAt = :expected", ExpressionAttributeValues: { ":expected": expected } }),
-          }),
-        ),
-      );
-    },
-
-    async releaseRateSlot(bucket, slot, at) {
-      await conditional(() =>
-        send(
-          new DeleteCommand({
-            TableName,
-            Key: { pk: `RATE#${bucket}`, sk: slotKey(slot) },
-            ConditionExpression: "usedAt = :at",
-            ExpressionAttributeValues: { ":at": at },
-          }),
-        ),
-      );
-    },
-
-    async countKeyRequest(keyId, windowStart, limit, expiresAt) {
-      return conditional(() =>
-        send(
-          new UpdateCommand({
-            TableName,
-            Key: { pk: `KEYRATE#${keyId}`, sk: `WINDOW#${windowStart}` },
-            UpdateExpression: "ADD requests :one SET expiresAt = :ttl",
-            ConditionExpression: "attribute_not_exists(requests) OR requests < :limit",
-            ExpressionAttributeValues: { ":one": 1, ":limit": limit, ":ttl": seconds(expiresAt) },
-          }),
-        ),
-      );
-    },
-
-    async putCode(record) {
-      // ALL_OLD: the replaced code comes back from the same write, so nothing can slip in between.
-      const out = await call(() => send(new PutCommand({ TableName, Item: codeItem(record), ReturnValues: "ALL_OLD" })));
-      return out.Attributes ? codeRecordOf(record.address, out.Attributes) : undefined;
-    },
-
-    async getCode(address) {
-      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `CODE#${address}`, sk: "CODE" }, ConsistentRead: true })));
-      return out.Item ? codeRecordOf(address, out.Item) : undefined;
-    },
-
-    async addWrongTry(address, codeId, now, side) {
-      const live = "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now";
-      const values = { ":one": 1, ":id": codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": now };
-      try {
-        const out = await send(
-          new UpdateCommand({
-            TableName,
-            Key: { pk: `CODE#${address}`, sk: "CODE" },
-            ...(side === "requester"
-              ? { UpdateExpression: "ADD wrongTries :one", ConditionExpression: live, ExpressionAttributeValues: values }
-              : {
-                  UpdateExpression: "ADD otherTries :one",
-                  ConditionExpression: `${live} AND (attribute_not_exists(otherTries) OR otherTries < :maxOther)`,
-                  ExpressionAttributeValues: { ...values, ":maxOther": CODE_MAX_OTHER_TRIES },
-                }),
-            ReturnValues: "UPDATED_NEW",
-          }),
-        );
-        return Number(out.Attributes?.[side === "requester" ? "wrongTries" : "otherTries"]);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw toStoreError(error);
-      }
-    },
-
-    async withdrawCode(address, codeId, previous) {
-      const ours = { ConditionExpression: "codeId = :id", ExpressionAttributeValues: { ":id": codeId } };
-      await conditional(() =>
-        previous
-          ? send(new PutCommand({ TableName, Item: codeItem(previous), ...ours }))
-          : send(new DeleteCommand({ TableName, Key: { pk: `CODE#${address}`, sk: "CODE" }, ...ours })),
-      );
-    },
-
-    async mintKey(claim, record, link) {
-      // One transaction (SPEC 6, issue 11): a crash or failure anywhere leaves the code unused and
-      // no key, or the code used and its key stored (listed, with its revocation link); never a
-      // used code without a key.
-      try {
-        await send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName,
-                  Key: { pk: `CODE#${claim.address}`, sk: "CODE" },
-                  UpdateExpression: "SET consumedAt = :now, keyId = :keyId",
-                  ConditionExpression: "codeId = :id AND attribute_not_exists(consumedAt) AND wrongTries < :max AND expiresAtMs > :now",
-                  ExpressionAttributeValues: { ":id": claim.codeId, ":max": CODE_MAX_WRONG_TRIES, ":now": claim.now, ":keyId": record.keyId },
-                },
-              },
-              { Put: { TableName, Item: keyItem(record), ConditionExpression: "attribute_not_exists(pk)" } },
-              ...(record.owner
-                ? [
-                    {
-                      Put: {
-                        TableName,
-                        Item: { pk: `OWNER#${record.owner}`, sk: `KEY#${record.keyId}`, keyHash: record.keyHash },
-                        ConditionExpression: "attribute_not_exists(pk)",
-                      },
-                    },
-                  ]
-                : []),
-              {
-                Put: {
-                  TableName,
-                  Item: {
-                    pk: `REVOKE#${link.tokenHash}`,
-                    sk: "REVOKE",
-                    keyHash: link.keyHash,
-                    expiresAtMs: link.expiresAt,
-                    expiresAt: seconds(link.expiresAt),
-                  },
-                  ConditionExpression: "attribute_not_exists(pk)",
-                },
-              },
-            ],
-          }),
-        );
-        return true;
-      } catch (error) {
-        // The code's condition failed, or a concurrent transaction on it won: the caller re-reads the code.
-        if (cancelledBy(error, 0)) return false;
-        throw toStoreError(error);
-      }
-    },
-
-    async listKeys(owner) {
-      const out = await call(() =>
-        send(new QueryCommand({ TableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `OWNER#${owner}` }, ConsistentRead: true })),
-      );
-      // A handful of keys per address: one read each (GetItem only, no BatchGetItem grant needed).
-      const records = await Promise.all((out.Items ?? []).map((item) => getKey(String(item.keyHash))));
-      return records.filter((record): record is ApiKeyRecord => record !== undefined && !record.revokedAt && record.owner === owner);
-    },
-
-    async findOwnedKey(owner, keyId) {
-      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `OWNER#${owner}`, sk: `KEY#${keyId}` }, ConsistentRead: true })));
-      if (!out.Item) return undefined;
-      const record = await getKey(String(out.Item.keyHash));
-      return record && !record.revokedAt && record.owner === owner && record.keyId === keyId ? record : undefined;
-    },
-
-    async revokeKey(record, at, linkTokenHash) {
-      const tokenHash = linkTokenHash ?? record.revokeTokenHash;
-      try {
-        await send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName,
-                  Key: { pk: `KEY#${record.keyHash}`, sk: "KEY" },
-                  UpdateExpression: "SET revokedAt = :at REMOVE revokeTokenHash",
-                  ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt)",
-                  ExpressionAttributeValues: { ":at": at },
-                },
-              },
-              ...(record.owner ? [{ Delete: { TableName, Key: { pk: `OWNER#${record.owner}`, sk: `KEY#${record.keyId}` } } }] : []),
-              // Through the link, the link must still be there: it works once, even when two clicks race.
-              ...(tokenHash
-                ? [
-                    {
-                      Delete: {
-                        TableName,
-                        Key: { pk: `REVOKE#${tokenHash}`, sk: "REVOKE" },
-                        ...(linkTokenHash ? { ConditionExpression: "attribute_exists(pk)" } : {}),
-                      },
-                    },
-                  ]
-                : []),
-            ],
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (cancelledBy(error)) return false;
-        throw toStoreError(error);
-      }
-    },
-
-    async getRevokeLink(tokenHash) {
-      const out = await call(() => send(new GetCommand({ TableName, Key: { pk: `REVOKE#${tokenHash}`, sk: "REVOKE" }, ConsistentRead: true })));
-      const item = out.Item;
-      return item ? { tokenHash, keyHash: String(item.keyHash), expiresAt: Number(item.expiresAtMs) } : undefined;
-    },
-
-    getKey,
-
-    async touchKey(keyHash, at, notBefore) {
-      await conditional(() =>
-        sendTouch(
-          new UpdateCommand({
-            TableName,
-            Key: { pk: `KEY#${keyHash}`, sk: "KEY" },
-            UpdateExpression: "SET lastUsedAt = :at",
-            ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :notBefore)",
-            ExpressionAttributeValues: { ":at": at, ":notBefore": notBefore },
-          }),
-        ),
-      );
-    },
-  };
+  const store = new DynamoKeyStore(options);
+  const operations = Object.getOwnPropertyNames(DynamoKeyStore.prototype).filter((name) => name !== "constructor") as Array<keyof KeyStore>;
+  return Object.fromEntries(operations.map((name) => [name, (store[name] as (...args: never[]) => unknown).bind(store)])) as unknown as KeyStore;
 }
 
 /**
@@ -437,17 +422,4 @@ export async function ensureKeyTable(options: DynamoKeyStoreOptions): Promise<vo
   } finally {
     client.destroy();
   }
-}
-
-/** keyStoreOptions are the options of this container's key table, from config. */
-export function keyStoreOptions(): DynamoKeyStoreOptions {
-  return { tableName: config.keys.tableName, region: config.region, ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}) };
-}
-
-let shared: KeyStore | undefined;
-
-/** defaultKeyStore is this container's key store, created once on first use from config. */
-export function defaultKeyStore(): KeyStore {
-  shared ??= createDynamoKeyStore(keyStoreOptions());
-  return shared;
 }

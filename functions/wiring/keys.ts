@@ -4,20 +4,49 @@
  * DynamoDB key store, the SES mailer, the clock, the limits from config and the logger.
  */
 import { config } from "#config";
-import { defaultKeyStore } from "#adapters/dynamodb-key-store.ts";
+import { createDynamoKeyStore, type DynamoKeyStoreOptions } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
-import { SES_MAILBOX_SIMULATOR, defaultMailer } from "#adapters/sesv2-mailer.ts";
+import { SES_MAILBOX_SIMULATOR, createSesMailer } from "#adapters/sesv2-mailer.ts";
 import { limitKeyRate } from "#domain/keys/key-rate.ts";
 import type { KeyManagementDeps } from "#domain/keys/key-management.ts";
+import type { KeyStore } from "#domain/keys/key-store.ts";
+import type { Mailer } from "#domain/keys/mailer.ts";
 import type { KeyServiceDeps, VerifyDeps } from "#domain/keys/key-service.ts";
 import { REGISTER_PER_ADDRESS } from "#domain/keys/rate-limit.ts";
 import type { KeyRateGuard } from "#http/pipeline.ts";
 
+/** keyStoreOptions are the options of this container's key table, from config. */
+export function keyStoreOptions(): DynamoKeyStoreOptions {
+  return { tableName: config.keys.tableName, region: config.region, ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}) };
+}
+
+let store: KeyStore | undefined;
+
+/** keyStore is this container's key store, created once on first use from config. */
+function keyStore(): KeyStore {
+  store ??= createDynamoKeyStore(keyStoreOptions());
+  return store;
+}
+
+let mailer: Mailer | undefined;
+
+/** sesMailer is this container's mailer, created once on first use from config. */
+function sesMailer(): Mailer {
+  const { sender, sesEndpoint, configurationSet } = config.mail;
+  mailer ??= createSesMailer({
+    sender,
+    region: config.region,
+    ...(sesEndpoint ? { endpoint: sesEndpoint } : {}),
+    ...(configurationSet ? { configurationSet } : {}),
+  });
+  return mailer;
+}
+
 /** keyServiceDeps is this container's DynamoDB store, SES mailer, system clock, limits from config and logger (register, verify-code). */
 export function keyServiceDeps(): KeyServiceDeps & VerifyDeps {
   return {
-    store: defaultKeyStore(),
-    mailer: defaultMailer(),
+    store: keyStore(),
+    mailer: sesMailer(),
     now: Date.now,
     limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: config.keys.registerPerAddressDaily, perIp: config.keys.registerPerIp },
     registerPolicy: config.keys.registerPolicy,
@@ -29,12 +58,12 @@ export function keyServiceDeps(): KeyServiceDeps & VerifyDeps {
 
 /** keyManagementDeps are the key store and clock of listing and revoking keys. */
 export function keyManagementDeps(): KeyManagementDeps {
-  return { store: defaultKeyStore(), now: Date.now };
+  return { store: keyStore(), now: Date.now };
 }
 
 /** authorizerDeps are the authorizer's: the key store, the clock and the logger. */
 export function authorizerDeps(): Pick<KeyServiceDeps, "store" | "now" | "warn"> {
-  return { store: defaultKeyStore(), now: Date.now, warn: (message, data) => logger.warn(message, data) };
+  return { store: keyStore(), now: Date.now, warn: (message, data) => logger.warn(message, data) };
 }
 
 /**
@@ -46,5 +75,5 @@ export function authorizerDeps(): Pick<KeyServiceDeps, "store" | "now" | "warn">
 export function keyRateGuard(): KeyRateGuard | undefined {
   if (config.runtime === "local" && !config.keys.dynamodbEndpoint) return undefined;
   return (keyId) =>
-    limitKeyRate({ store: defaultKeyStore(), now: Date.now, perMinute: config.keys.ratePerMinute, warn: (message, data) => logger.warn(message, data) }, keyId);
+    limitKeyRate({ store: keyStore(), now: Date.now, perMinute: config.keys.ratePerMinute, warn: (message, data) => logger.warn(message, data) }, keyId);
 }

@@ -7,6 +7,7 @@ import { matchPath } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
+import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
 
 // The sample events in events/ are what API Gateway (REST, payload v1, binaryMediaTypes */*)
 // hands each function, and what `sam local invoke -e events/<name>.json` feeds it. Here they go
@@ -23,8 +24,7 @@ beforeAll(async () => {
   // Config is read once, at import: set the environment first.
   standIns = await startStandIns({ sesPort: 0 });
   Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir, SIGNET_TABLE: "signet-events" });
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
+  await ensureKeyTable({ tableName: "signet-events", region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
   handlers = await import("#local/handlers.ts");
 }, 120_000);
 

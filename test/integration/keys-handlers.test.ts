@@ -1,6 +1,8 @@
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayAuthorizerResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDynamoKeyStore, ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
+import { createSesMailer } from "#adapters/sesv2-mailer.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { KeyStore } from "#domain/keys/key-store.ts";
 import type { KeyServiceDeps, VerifyDeps } from "#domain/keys/key-service.ts";
@@ -34,25 +36,23 @@ let register: unknown;
 let verify: unknown;
 let authorizer: (token: string | undefined) => Promise<APIGatewayAuthorizerResult>;
 let modules: {
-  store: typeof import("#adapters/dynamodb-key-store.ts");
-  mailer: typeof import("#adapters/sesv2-mailer.ts");
   registerEntry: typeof import("#functions/auth-register.ts");
   verifyEntry: typeof import("#functions/auth-verify.ts");
   authorizerEntry: typeof import("#functions/authorizer.ts");
 };
+/** storeOptions are the key table the handlers use (SIGNET_TABLE above), in the stand-in. */
+const storeOptions = () => ({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
 const methodArn = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/POST/v1/sign";
 
 beforeAll(async () => {
   standIns = await startStandIns({ sesPort: 0 });
   Object.assign(process.env, standIns.env);
   modules = {
-    store: await import("#adapters/dynamodb-key-store.ts"),
-    mailer: await import("#adapters/sesv2-mailer.ts"),
     registerEntry: await import("#functions/auth-register.ts"),
     verifyEntry: await import("#functions/auth-verify.ts"),
     authorizerEntry: await import("#functions/authorizer.ts"),
   };
-  await modules.store.ensureKeyTable(modules.store.keyStoreOptions());
+  await ensureKeyTable(storeOptions());
   register = modules.registerEntry.handler;
   verify = modules.verifyEntry.handler;
   authorizer = (token) => modules.authorizerEntry.handler({ type: "TOKEN", authorizationToken: token as string, methodArn });
@@ -78,8 +78,8 @@ const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padSt
 /** deps builds the real adapters with test overrides (a clock, a failing mailer, limits). */
 function deps(overrides: Partial<KeyServiceDeps & VerifyDeps> = {}): KeyServiceDeps & VerifyDeps {
   return {
-    store: modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()),
-    mailer: modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
+    store: createDynamoKeyStore(storeOptions()),
+    mailer: createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
     now: Date.now,
     limits: {
       perAddress: { limit: 3, windowSeconds: 900 },
@@ -283,7 +283,7 @@ describe("code rules", () => {
     const email = uniqueEmail("wrongrace");
     await doRegister(email);
     const code = await codeFor(email);
-    const store = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const store = counting(createDynamoKeyStore(storeOptions()));
     const verifying = modules.verifyEntry.createVerifyHandler(deps({ store: store.store }));
     const results = await Promise.all(Array.from({ length: 20 }, () => doVerify(email, wrongCode(code), verifying)));
     expect(results.filter((r) => r.json.code === "INVALID_CODE")).toHaveLength(20);
@@ -400,7 +400,7 @@ describe("failures of the outside world", () => {
   it("answers 502 EMAIL_FAILED when SES refuses, leaves no pending code and does not count the attempt", async () => {
     const ses = await startRefusingSes();
     try {
-      const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
+      const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
       const handler = modules.registerEntry.createRegisterHandler(deps({ mailer }));
       const email = uniqueEmail("refused");
       for (let i = 0; i < 4; i++) {
@@ -421,7 +421,7 @@ describe("failures of the outside world", () => {
     try {
       // The 15-minute rule is opened wide so that only the daily rule (2 a day here) can refuse.
       const limits = { ...deps().limits, perAddress: { limit: 100, windowSeconds: 900 }, perAddressDaily: { limit: 2, windowSeconds: 86_400 } };
-      const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
+      const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
       const refusing = modules.registerEntry.createRegisterHandler(deps({ mailer, limits }));
       const working = modules.registerEntry.createRegisterHandler(deps({ limits }));
       const email = uniqueEmail("dailyrefused");
@@ -447,7 +447,7 @@ describe("failures of the outside world", () => {
     const email = uniqueEmail("keeptries");
     await doRegister(email);
     const code = await codeFor(email);
-    const tries = async () => (await modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()).getCode(email))?.wrongTries;
+    const tries = async () => (await createDynamoKeyStore(storeOptions()).getCode(email))?.wrongTries;
     expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE");
     expect(await tries()).toBe(1);
     const refusing = { send: async () => Promise.reject(new SignetError("SERVICE_UNAVAILABLE", "down")) };
@@ -475,7 +475,7 @@ describe("failures of the outside world", () => {
   it("gives up on a hanging DynamoDB after 2 attempts with a 503", async () => {
     const silent = await startSilentServer();
     try {
-      const store = modules.store.createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: silent.endpoint });
+      const store = createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: silent.endpoint });
       const result = await doVerify(uniqueEmail("dbhang"), "123456", modules.verifyEntry.createVerifyHandler(deps({ store })));
       expectError(result, 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
       expect(silent.requests()).toBe(DYNAMODB_CLIENT_LIMITS.maxAttempts);
@@ -491,7 +491,7 @@ describe("failures of the outside world", () => {
       const email = uniqueEmail("seshang");
       await doRegister(email);
       const code = await codeFor(email);
-      const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: silent.endpoint });
+      const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: silent.endpoint });
       const result = await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer })));
       expectError(result, 503, "SERVICE_UNAVAILABLE", /e-mail service cannot be reached/);
       expect(silent.requests()).toBe(2);
@@ -502,7 +502,7 @@ describe("failures of the outside world", () => {
   });
 
   it("answers 503 when SES is unreachable and leaves no usable code", async () => {
-    const mailer = modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: `http://127.0.0.1:${await closedPort()}` });
+    const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: `http://127.0.0.1:${await closedPort()}` });
     const handler = modules.registerEntry.createRegisterHandler(deps({ mailer }));
     const email = uniqueEmail("sesdown");
     const result = await doRegister(email, handler);
@@ -513,7 +513,7 @@ describe("failures of the outside world", () => {
 
   it("answers 503 (never 500) when DynamoDB is unreachable, and the authorizer throws so the gateway answers 503", async () => {
     const port = await closedPort();
-    const store = modules.store.createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: `http://127.0.0.1:${port}` });
+    const store = createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: `http://127.0.0.1:${port}` });
     const down = deps({ store });
     const email = uniqueEmail("dbdown");
     expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(down)), 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
@@ -543,7 +543,7 @@ describe("failures of the outside world", () => {
 describe("the authorizer", () => {
   it("rejects missing, malformed and tampered keys with a message saying which, without any database call", async () => {
     const { key } = await issueKey("tamper");
-    const spy = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const spy = counting(createDynamoKeyStore(storeOptions()));
     const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: Date.now });
     const tampered = key.slice(0, 20) + (key[20] === "A" ? "B" : "A") + key.slice(21);
     // One row: Authorization header, message pattern.
@@ -568,7 +568,7 @@ describe("the authorizer", () => {
 
   it("rejects an unknown key after one lookup, in words that do not say whether any address exists", async () => {
     const { generateApiKey } = await import("#domain/keys/api-key.ts");
-    const spy = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const spy = counting(createDynamoKeyStore(storeOptions()));
     const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: Date.now });
     const decision = await authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn });
     expect(decision.policyDocument.Statement[0]!.Effect).toBe("Deny");
@@ -580,7 +580,7 @@ describe("the authorizer", () => {
   it("updates lastUsedAt at most once a minute", async () => {
     const { email, key } = await issueKey("touch");
     let now = Date.now() + 10_000;
-    const spy = counting(modules.store.createDynamoKeyStore(modules.store.keyStoreOptions()));
+    const spy = counting(createDynamoKeyStore(storeOptions()));
     const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: () => now });
     const lastUsed = async () => (await scanItems("email = :e AND sk = :k", { ":e": email, ":k": "KEY" }))[0]!.lastUsedAt!.S;
     const issuedAt = await lastUsed();

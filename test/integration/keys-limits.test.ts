@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { LocalServer } from "#local/server.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { call, getEvent, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { createDynamoKeyStore, ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-limits";
@@ -12,12 +13,13 @@ process.env.SIGNET_REGISTER_ALLOW = "owner@example.com, @example.org";
 
 let standIns: StandIns;
 let server: LocalServer;
+/** storeOptions are the key table the server uses (SIGNET_TABLE above), in the stand-in. */
+const storeOptions = () => ({ tableName: "signet-keys-limits", region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
 
 beforeAll(async () => {
   standIns = await startStandIns({ sesPort: 0 });
   Object.assign(process.env, standIns.env);
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
+  await ensureKeyTable(storeOptions());
   const { startLocalServer } = await import("#local/server.ts");
   server = await startLocalServer({ port: 0, host: "127.0.0.1" });
 });
@@ -86,8 +88,7 @@ describe("the per-key rate limit through the local server (issue 17)", () => {
     const event = getEvent("/v1/keys", {});
     // The authorizer's context for this key, as API Gateway hands it to the function.
     const { authorize } = await import("#domain/keys/key-service.ts");
-    const { defaultKeyStore } = await import("#adapters/dynamodb-key-store.ts");
-    const decision = await authorize({ store: defaultKeyStore(), now: Date.now }, `Bearer ${key}`);
+    const decision = await authorize({ store: createDynamoKeyStore(storeOptions()), now: Date.now }, `Bearer ${key}`);
     expect(decision.allow).toBe(true);
     event.requestContext.authorizer = decision.allow ? { keyId: decision.keyId, email: decision.email } : null;
     const result = await call(handler, event);
@@ -98,9 +99,8 @@ describe("the per-key rate limit through the local server (issue 17)", () => {
 
 describe("the per-key limit's counting window", () => {
   it("refuses the request after the limit until the aligned minute ends, then counts afresh", async () => {
-    const { createDynamoKeyStore, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
     const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
-    const store = createDynamoKeyStore(keyStoreOptions());
+    const store = createDynamoKeyStore(storeOptions());
     let now = Date.UTC(2030, 0, 1, 12, 0, 15);
     const deps = { store, now: () => now, perMinute: 2 };
     const keyId = `key_${uniqueEmail("w")
@@ -117,9 +117,8 @@ describe("the per-key limit's counting window", () => {
   });
 
   it("counts exactly under concurrency: 10 racing requests with a limit of 4 let 4 through", async () => {
-    const { createDynamoKeyStore, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
     const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
-    const deps = { store: createDynamoKeyStore(keyStoreOptions()), now: () => Date.UTC(2030, 0, 1, 13, 0, 0), perMinute: 4 };
+    const deps = { store: createDynamoKeyStore(storeOptions()), now: () => Date.UTC(2030, 0, 1, 13, 0, 0), perMinute: 4 };
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => limitKeyRate(deps, "key_raceraceracerace")));
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(4);
   });

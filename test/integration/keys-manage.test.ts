@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalServer } from "#local/server.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { captureOutput, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-manage";
@@ -17,8 +18,7 @@ let server: LocalServer;
 beforeAll(async () => {
   standIns = await startStandIns({ sesPort: 0 });
   Object.assign(process.env, standIns.env);
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
+  await ensureKeyTable({ tableName: "signet-keys-manage", region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
   const { startLocalServer } = await import("#local/server.ts");
   server = await startLocalServer({ port: 0, host: "127.0.0.1" });
 });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import type { LocalServer } from "#local/server.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { captureOutput, latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-server";
@@ -23,8 +24,7 @@ async function start(): Promise<void> {
   standIns = await startStandIns({ dataDir, sesPort: 0 });
   Object.assign(process.env, standIns.env);
   vi.resetModules();
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
+  await ensureKeyTable({ tableName: "signet-keys-server", region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
   const { startLocalServer } = await import("#local/server.ts");
   server = await startLocalServer({ port: 0, host: "127.0.0.1" });
 }

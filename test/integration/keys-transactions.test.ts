@@ -37,7 +37,7 @@ beforeAll(async () => {
     register: await import("#functions/auth-register.ts"),
     verify: await import("#functions/auth-verify.ts"),
   };
-  await modules.store.ensureKeyTable(modules.store.keyStoreOptions());
+  await modules.store.ensureKeyTable({ tableName: TableName, region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
   faults = await startDynamoFaultProxy(standIns.dynamodbEndpoint);
 });
 afterAll(async () => {
