@@ -1,5 +1,5 @@
 import { config } from "#config";
-import { safeFetcher } from "#adapters/safe-fetcher.ts";
+import { safeFetcher } from "#wiring/fetch.ts";
 import { resolveDocument } from "#domain/shared/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
@@ -16,8 +16,8 @@ const uploads = uploadDeps();
 export const handler = httpHandler(annotateRoute, async (req) => {
   checkFieldCount(req.body.fields.length, limits.maxFields);
   const input = await uploadedDocument(req.body.document, req.principal, uploads);
-  const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
-  const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher, limits }, req.body.data);
+  const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher(), limits: config.documentLimits });
+  const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher(), limits }, req.body.data);
   const pdf = req.query.to === "pdf";
   const output = pdf ? await converter().convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
   const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;

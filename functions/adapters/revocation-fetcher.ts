@@ -1,10 +1,11 @@
-import { config } from "#config";
-import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
+import { createSafeFetcher, type SafeFetcherOptions } from "#adapters/safe-fetcher.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 
 /**
- * revocationFetcher fetches OCSP responses and CRLs for B-LT/B-LTA: the safe fetcher's address
+ * createRevocationFetcher fetches OCSP responses and CRLs for B-LT/B-LTA: the safe fetcher's address
  * policy, time and size limits, with plain http allowed, since revocation data is signed by its
  * issuer and is published over http almost everywhere (RFC 5280 4.2.1.13, RFC 6960 A.1).
  */
-export const revocationFetcher: Fetcher = createSafeFetcher({ ...config.fetch, allowHttp: true });
+export function createRevocationFetcher(options: Partial<SafeFetcherOptions> = {}): Fetcher {
+  return createSafeFetcher({ ...options, allowHttp: true });
+}

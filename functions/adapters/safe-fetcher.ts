@@ -6,12 +6,11 @@ import type { Duplex } from "node:stream";
 import ipaddr from "ipaddr.js";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 import { classifyAddress } from "#domain/shared/address-policy.ts";
-import { config } from "#config";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { FetchedResource, Fetcher } from "#domain/shared/fetcher.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
-/** SafeFetcherOptions tune the fetcher; the defaults are the SPEC 7 values. */
+/** SafeFetcherOptions tune the fetcher; the defaults are the documented ones (docs: configuration), which wiring overrides from config.fetch. */
 export interface SafeFetcherOptions {
   allowHttp: boolean;
   timeoutMs: number;
@@ -25,15 +24,16 @@ export interface SafeFetcherOptions {
 
 const defaults: SafeFetcherOptions = { allowHttp: false, timeoutMs: 10_000, maxRedirects: 3, allowAddresses: [] };
 
-/** AddressRefused is the connect-time refusal of an address by classifyAddress. */
-class AddressRefused extends Error {
+/** AddressRefusedError is the connect-time refusal of an address by classifyAddress. */
+class AddressRefusedError extends Error {
+  override readonly name = "AddressRefusedError";
   constructor(readonly reason: string) {
     super(`connecting to ${reason}: the address is not allowed`);
   }
 }
 
 /** addressGuard checks one resolved or literal address against the policy and the test-only allow-list. */
-function addressGuard(allowAddresses: string[]): (address: string) => AddressRefused | undefined {
+function addressGuard(allowAddresses: string[]): (address: string) => AddressRefusedError | undefined {
   const allowed = allowAddresses.map((entry) =>
     entry.includes("/") ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), entry.includes(":") ? 128 : 32] as const),
   );
@@ -45,7 +45,7 @@ function addressGuard(allowAddresses: string[]): (address: string) => AddressRef
       // not an IP address: classifyAddress says so
     }
     const verdict = classifyAddress(address);
-    return verdict.allowed ? undefined : new AddressRefused(verdict.reason);
+    return verdict.allowed ? undefined : new AddressRefusedError(verdict.reason);
   };
 }
 
@@ -56,7 +56,7 @@ type CreateConnection = (options: http.ClientRequestArgs & net.NetConnectOpts, c
  * before connecting, every resolved address in the DNS lookup. request-filtering-agent's own
  * check stays underneath; this one adds the IPv6 forms that embed IPv4 (::7f00:1 and the like).
  */
-function withAddressPolicy<A extends http.Agent>(agent: A, check: (address: string) => AddressRefused | undefined): A {
+function withAddressPolicy<A extends http.Agent>(agent: A, check: (address: string) => AddressRefusedError | undefined): A {
   const inner = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(agent);
   const lookup = ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
@@ -86,33 +86,63 @@ function withAddressPolicy<A extends http.Agent>(agent: A, check: (address: stri
 const fail = (what: string, reason: string, cause?: unknown) =>
   new SignetError("FETCH_FAILED", `Could not fetch the ${what}: ${reason}.`, cause === undefined ? {} : { cause });
 
-/**
- * createSafeFetcher returns a Fetcher that checks every connection's resolved address at connect
- * time (request-filtering-agent: private, loopback, link-local, metadata and IPv4-mapped ranges,
- * IP literals in any spelling), follows at most maxRedirects redirects re-checking each hop,
- * stops after timeoutMs in total and aborts as soon as the body exceeds maxBytes.
- */
-export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fetcher {
-  const settings = { ...defaults, ...options };
-  const filter = { allowIPAddressList: settings.allowAddresses, keepAlive: false };
-  const check = addressGuard(settings.allowAddresses);
-  const agents = {
-    "http:": withAddressPolicy(new RequestFilteringHttpAgent(filter), check),
-    "https:": withAddressPolicy(new RequestFilteringHttpsAgent(filter), check),
-  };
+/** Settle is the pair of functions that settle a promise. */
+interface Settle<T> {
+  resolve: (value: T) => void;
+  reject: (reason: unknown) => void;
+}
 
-  function checkUrl(raw: string, what: string): URL {
+/** Redirect is an answer that points elsewhere: the location, not yet resolved nor checked. */
+class Redirect {
+  constructor(readonly location: string) {}
+}
+
+/**
+ * SafeFetcher is a Fetcher that checks every connection's resolved address at connect time
+ * (request-filtering-agent: private, loopback, link-local, metadata and IPv4-mapped ranges, IP
+ * literals in any spelling), follows at most maxRedirects redirects re-checking each hop, stops
+ * after timeoutMs in total and aborts as soon as the body exceeds maxBytes.
+ */
+class SafeFetcher implements Fetcher {
+  readonly #settings: SafeFetcherOptions;
+  readonly #agents: Record<"http:" | "https:", http.Agent>;
+
+  constructor(options: Partial<SafeFetcherOptions>) {
+    this.#settings = { ...defaults, ...options };
+    const filter = { allowIPAddressList: this.#settings.allowAddresses, keepAlive: false };
+    const check = addressGuard(this.#settings.allowAddresses);
+    this.#agents = {
+      "http:": withAddressPolicy(new RequestFilteringHttpAgent(filter), check),
+      "https:": withAddressPolicy(new RequestFilteringHttpsAgent(filter), check),
+    };
+  }
+
+  async fetch(raw: string, { maxBytes, what }: { maxBytes: number; what: string }): Promise<FetchedResource> {
+    const { timeoutMs, maxRedirects } = this.#settings;
+    let url = this.#checkUrl(raw, what);
+    const signal = AbortSignal.timeout(timeoutMs);
+    for (let hop = 0; ; hop++) {
+      const answer = await this.#requestOnce(url, maxBytes, what, signal);
+      if (!(answer instanceof Redirect)) return answer;
+      if (hop >= maxRedirects) throw fail(what, `more than ${maxRedirects} redirects`);
+      try {
+        url = this.#checkUrl(new URL(answer.location, url).toString(), what);
+      } catch (error) {
+        throw fail(what, `a redirect led to a URL that is not allowed (${(error as Error).message})`);
+      }
+    }
+  }
+
+  #checkUrl(raw: string, what: string): URL {
+    const { allowHttp } = this.#settings;
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
       throw new SignetError("VALIDATION_ERROR", `The ${what} URL is not a valid absolute URL.`);
     }
-    if (url.protocol !== "https:" && !(settings.allowHttp && url.protocol === "http:")) {
-      throw new SignetError(
-        "VALIDATION_ERROR",
-        `The ${what} URL must use https${settings.allowHttp ? " or http" : ""} (got ${url.protocol.replace(":", "")}).`,
-      );
+    if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
+      throw new SignetError("VALIDATION_ERROR", `The ${what} URL must use https${allowHttp ? " or http" : ""} (got ${url.protocol.replace(":", "")}).`);
     }
     if (url.username || url.password) {
       throw new SignetError("VALIDATION_ERROR", `The ${what} URL must not contain credentials; make the file reachable without them.`);
@@ -120,82 +150,80 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
     return url;
   }
 
-  function requestOnce(url: URL, maxBytes: number, what: string, signal: AbortSignal): Promise<{ redirect?: string; resource?: FetchedResource }> {
+  #timedOut(what: string, cause: unknown): SignetError {
+    return fail(what, `no complete answer within ${this.#settings.timeoutMs / 1000} s`, cause);
+  }
+
+  /** requestOnce makes one GET: the resource, or the redirect to follow. */
+  #requestOnce(url: URL, maxBytes: number, what: string, signal: AbortSignal): Promise<FetchedResource | Redirect> {
     return new Promise((resolve, reject) => {
       const client = url.protocol === "https:" ? https : http;
-      const req = client.get(
-        url,
-        { agent: agents[url.protocol as "http:" | "https:"], signal, headers: { "user-agent": "Signet/1 (+document fetch)", accept: "*/*" } },
-        (res) => {
-          const status = res.statusCode ?? 0;
-          if (status >= 300 && status < 400 && res.headers.location) {
-            res.resume();
-            // Resolved and checked by the caller: nothing in this callback may throw (it would be uncaught).
-            resolve({ redirect: res.headers.location });
-            return;
-          }
-          if (status !== 200) {
-            res.resume();
-            reject(fail(what, `the server answered HTTP ${status}`));
-            return;
-          }
-          const declared = Number(res.headers["content-length"]);
-          if (Number.isFinite(declared) && declared > maxBytes) {
-            res.destroy();
-            reject(tooLarge(what, maxBytes));
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on("data", (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) {
-              res.destroy();
-              reject(tooLarge(what, maxBytes));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on("error", (error) =>
-            reject(signal.aborted ? fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error) : fail(what, "the connection broke", error)),
-          );
-          res.on("end", () => {
-            const name = fileNameOf(url);
-            resolve({
-              resource: {
-                bytes: Buffer.concat(chunks, size),
-                ...(res.headers["content-type"] ? { contentType: res.headers["content-type"] } : {}),
-                ...(/\.[a-z0-9]{2,5}$/i.test(name) ? { fileName: name } : {}),
-              },
-            });
-          });
-        },
-      );
+      const headers = { "user-agent": "Signet/1 (+document fetch)", accept: "*/*" };
+      const req = client.get(url, { agent: this.#agents[url.protocol as "http:" | "https:"], signal, headers }, (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume();
+          // Resolved and checked by the caller: nothing in this callback may throw (it would be uncaught).
+          resolve(new Redirect(res.headers.location));
+          return;
+        }
+        if (status !== 200) {
+          res.resume();
+          reject(fail(what, `the server answered HTTP ${status}`));
+          return;
+        }
+        this.#receive(res, url, { maxBytes, what, signal }, { resolve, reject });
+      });
       req.on("error", (error) => {
-        if (signal.aborted) reject(fail(what, `no complete answer within ${settings.timeoutMs / 1000} s`, error));
-        else if (error instanceof AddressRefused) reject(fail(what, error.reason, error));
+        if (signal.aborted) reject(this.#timedOut(what, error));
+        else if (error instanceof AddressRefusedError) reject(fail(what, error.reason, error));
         else if (/is not allowed/.test(error.message)) reject(fail(what, "the address is private, loopback, link-local or otherwise not public", error));
         else reject(fail(what, `the connection failed (${(error as NodeJS.ErrnoException).code ?? "network error"})`, error));
       });
     });
   }
 
-  return {
-    async fetch(raw, { maxBytes, what }) {
-      let url = checkUrl(raw, what);
-      const signal = AbortSignal.timeout(settings.timeoutMs);
-      for (let hop = 0; ; hop++) {
-        const { redirect, resource } = await requestOnce(url, maxBytes, what, signal);
-        if (resource) return resource;
-        if (hop >= settings.maxRedirects) throw fail(what, `more than ${settings.maxRedirects} redirects`);
-        try {
-          url = checkUrl(new URL(redirect!, url).toString(), what);
-        } catch (error) {
-          throw fail(what, `a redirect led to a URL that is not allowed (${(error as Error).message})`);
-        }
+  /**
+   * receive reads a 200 answer's body into the request's promise (settled directly, so the first
+   * failure of request or body wins), refusing it as soon as it is larger than maxBytes (declared or counted).
+   */
+  #receive(res: http.IncomingMessage, url: URL, job: { maxBytes: number; what: string; signal: AbortSignal }, settle: Settle<FetchedResource>): void {
+    const { maxBytes, what, signal } = job;
+    const { resolve, reject } = settle;
+    const declared = Number(res.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      res.destroy();
+      reject(tooLarge(what, maxBytes));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        res.destroy();
+        reject(tooLarge(what, maxBytes));
+        return;
       }
-    },
-  };
+      chunks.push(chunk);
+    });
+    res.on("error", (error) => reject(signal.aborted ? this.#timedOut(what, error) : fail(what, "the connection broke", error)));
+    res.on("end", () => {
+      const name = fileNameOf(url);
+      resolve({
+        bytes: Buffer.concat(chunks, size),
+        ...(res.headers["content-type"] ? { contentType: res.headers["content-type"] } : {}),
+        ...(/\.[a-z0-9]{2,5}$/i.test(name) ? { fileName: name } : {}),
+      });
+    });
+  }
+}
+
+/** createSafeFetcher returns a SafeFetcher: the address policy at connect time, bounded redirects, time and size. */
+export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fetcher {
+  const fetcher = new SafeFetcher(options);
+  // A plain function, as the port always was: callers may pass `fetch` on its own.
+  return { fetch: (url, request) => fetcher.fetch(url, request) };
 }
 
 /** fileNameOf is the last path segment of a URL, decoded when it is valid percent-encoding. */
@@ -211,6 +239,3 @@ function fileNameOf(url: URL): string {
 function tooLarge(what: string, maxBytes: number): SignetError {
   return new SignetError("PAYLOAD_TOO_LARGE", `The ${what} at the URL is larger than the ${formatBytes(maxBytes)} limit.`);
 }
-
-/** safeFetcher is the container's fetcher, configured from config.fetch (SIGNET_ALLOW_HTTP, SIGNET_FETCH_TIMEOUT_MS). */
-export const safeFetcher: Fetcher = createSafeFetcher(config.fetch);
