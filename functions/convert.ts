@@ -1,6 +1,6 @@
 import { parse } from "node:path";
 import { config } from "#config";
-import "#adapters/libreoffice/start-at-init.ts";
+import "#wiring/start-at-init.ts";
 import { readUpload } from "#domain/shared/upload.ts";
 import { checkConversionInput, checkConvertedPages, conversionOptions, targetMediaTypes } from "#domain/conversion/conversion.ts";
 import { convertRoute } from "#http/contracts/convert.ts";

@@ -1,14 +1,14 @@
 import { config } from "#config";
-import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { checkReadiness, type ReadinessCheck } from "#domain/shared/readiness.ts";
 import { healthRoute } from "#http/contracts/meta.ts";
+import { libreOfficeReady } from "#wiring/conversion.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 
 // The parts this process needs, each checked cheaply (no conversion is started). On AWS,
 // LibreOffice lives in the conversion functions' image, not in this one, so it is not checked here.
-const checks: Record<string, ReadinessCheck> = config.runtime === "local" ? { libreoffice: libreOfficeReadiness } : {};
+const checks: Record<string, ReadinessCheck> = config.runtime === "local" ? { libreoffice: libreOfficeReady } : {};
 
 /** handler answers GET /v1/health: 200 with every part up, 503 SERVICE_UNAVAILABLE naming each part that is down. */
 export const handler = httpHandler(healthRoute, async () => {

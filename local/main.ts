@@ -35,15 +35,19 @@ async function start(): Promise<void> {
 
   // Imported only now: each group of settings is read once, on first use, and the entry files build
   // their adapters (key store, identity, uploads) when imported, from the environment set above.
-  const { libreOfficeReadiness } = await import("#adapters/libreoffice/readiness.ts");
-  const libreOffice = await libreOfficeReadiness();
+  const { libreOfficeReady } = await import("#wiring/conversion.ts");
+  const libreOffice = await libreOfficeReady();
   if (libreOffice.status === "down") throw new StartupError(libreOffice.message ?? "LibreOffice is not available: set SIGNET_SOFFICE");
   const { bootstrap, prepareIdentity } = await import("#local/bootstrap.ts");
-  const { startLocalServer } = await import("#local/server.ts");
+  const { answerRequestThatThrew, startLocalServer } = await import("#local/server.ts");
+  const { guardUncaughtExceptions } = await import("#adapters/process-guard.ts");
   const shutdowns = await bootstrap();
   cleanups.push(async () => {
     for (const shutdown of shutdowns) await shutdown();
   });
+  // No error of one request may end the server and drop every other request under way; the request
+  // that threw gets a 500 when nothing of its answer went out yet.
+  guardUncaughtExceptions(answerRequestThatThrew);
   const server = await startLocalServer({ port, host, warmVerifyThread: true }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === "EADDRINUSE" ? portInUse("the API", host, port, "PORT") : error;
   });

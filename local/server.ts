@@ -5,7 +5,6 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Context } from "aws-lambda";
 import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
-import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
 import { errorResponse } from "#http/pipeline.ts";
@@ -299,7 +298,12 @@ function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 /** inFlight is the response of the request whose code is running (AsyncLocalStorage follows callbacks and promises). */
 const inFlight = new AsyncLocalStorage<ServerResponse>();
 
-function answerRequestThatThrew(): void {
+/**
+ * answerRequestThatThrew answers 500 to the request whose code threw outside any promise (or ends
+ * its connection when part of the answer went out): the handler local/main.ts gives the process's
+ * uncaught-exception guard, so one request's error does not end the server.
+ */
+export function answerRequestThatThrew(): void {
   const res = inFlight.getStore();
   if (!res || res.destroyed) return;
   if (res.headersSent) res.destroy();
@@ -308,9 +312,6 @@ function answerRequestThatThrew(): void {
 
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
 export async function startLocalServer(options: { port: number; host?: string; warmVerifyThread?: boolean }): Promise<LocalServer> {
-  // No error of one request may end the server and drop every other request under way; the request
-  // that threw gets a 500 when nothing of its answer went out yet.
-  guardUncaughtExceptions(answerRequestThatThrew);
   const timeoutMs = config.http.requestTimeoutMs;
   const hosts = apiHostNames(options.host ?? "127.0.0.1", config.publicUrl);
   const server = http.createServer(

@@ -1,12 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { config } from "#config";
 import type { FontFiles, FontSource } from "#domain/signing/pdf-text.ts";
 
 /** FALLBACK_FONTS are tried in order after DejaVu and Droid Sans Fallback (assets/fonts/README.md). */
 const FALLBACK_FONTS = ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"];
-
-let files: FontFiles | undefined;
 
 /**
  * extraFonts lists the .ttf files of SIGNET_EXTRA_FONTS_DIR in name order, each read only when a
@@ -28,14 +25,27 @@ export function extraFonts(dir: string | undefined): FontSource[] {
   });
 }
 
-/** fontFiles reads the certificate page's fonts from SIGNET_FONTS_DIR (assets/fonts) once per container, plus SIGNET_EXTRA_FONTS_DIR's on demand. */
-export function fontFiles(): FontFiles {
-  files ??= {
-    regular: readFileSync(join(config.signing.fontsDir, "DejaVuSans.ttf")),
-    bold: readFileSync(join(config.signing.fontsDir, "DejaVuSans-Bold.ttf")),
-    mono: readFileSync(join(config.signing.fontsDir, "DejaVuSansMono.ttf")),
-    cjk: readFileSync(join(config.signing.fontsDir, "DroidSansFallback.ttf")),
-    fallbacks: [...FALLBACK_FONTS.map((name) => readFileSync(join(config.signing.fontsDir, name))), ...extraFonts(config.signing.extraFontsDir)],
+/** BundledFontsOptions say where the fonts are: SIGNET_FONTS_DIR (assets/fonts) and SIGNET_EXTRA_FONTS_DIR. */
+export interface BundledFontsOptions {
+  fontsDir: string;
+  extraFontsDir?: string | undefined;
+}
+
+/**
+ * bundledFonts returns the certificate page's font source: the bundled fonts of fontsDir, read on
+ * the first call and kept, plus extraFontsDir's, each read on demand.
+ */
+export function bundledFonts(options: BundledFontsOptions): () => FontFiles {
+  let files: FontFiles | undefined;
+  const read = (name: string) => readFileSync(join(options.fontsDir, name));
+  return () => {
+    files ??= {
+      regular: read("DejaVuSans.ttf"),
+      bold: read("DejaVuSans-Bold.ttf"),
+      mono: read("DejaVuSansMono.ttf"),
+      cjk: read("DroidSansFallback.ttf"),
+      fallbacks: [...FALLBACK_FONTS.map(read), ...extraFonts(options.extraFontsDir)],
+    };
+    return files;
   };
-  return files;
 }

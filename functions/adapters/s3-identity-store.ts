@@ -1,5 +1,4 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import { config } from "#config";
 import { SignetError } from "#domain/shared/errors.ts";
 import {
   certificateChainFileName,
@@ -23,7 +22,10 @@ export const identityKeys = { ...identityFileNames, chain: certificateChainFileN
 export const awsNoRevocationHint =
   "B-LT and B-LTA need revocation data for the signing certificate, and the identity Signet generated on AWS has none (no CA publishes a CRL or OCSP for it): put an identity.p12 or identity.pem from a CA that publishes revocation data into the identity bucket, or sign at B-T.";
 
-const s3 = new S3Client({ region: config.region });
+/** identityClientFor is the S3 client of the identity bucket's region. */
+export function identityClientFor(region: string): S3Client {
+  return new S3Client({ region });
+}
 
 async function getObject(client: S3Client, bucket: string, key: string): Promise<Buffer | undefined> {
   try {
@@ -39,8 +41,8 @@ async function getObject(client: S3Client, bucket: string, key: string): Promise
 export type P12Password = string | (() => Promise<string>);
 
 /** s3IdentityFiles are the identity files in the private identity bucket; created with put-if-absent (If-None-Match: *). */
-export function s3IdentityFiles(options: { bucket: string; client?: S3Client }): IdentityFiles {
-  const client = options.client ?? s3;
+export function s3IdentityFiles(options: { bucket: string; client: S3Client }): IdentityFiles {
+  const { client } = options;
   return {
     read: (name) => getObject(client, options.bucket, name),
     async createIfAbsent(name, text) {
@@ -64,8 +66,8 @@ export function s3IdentityFiles(options: { bucket: string; client?: S3Client }):
  * certificate chain is published as identity-chain.pem (rewritten when it differs, e.g. after an
  * operator replaced the identity) for the functions that may not read the key.
  */
-export function createS3IdentityStore(options: { bucket: string; p12Password: P12Password; client?: S3Client }): SigningIdentityStore {
-  const client = options.client ?? s3;
+export function createS3IdentityStore(options: { bucket: string; p12Password: P12Password; client: S3Client }): SigningIdentityStore {
+  const { client } = options;
   const files = s3IdentityFiles({ bucket: options.bucket, client });
 
   async function publishChain(pem: string): Promise<void> {
@@ -106,8 +108,8 @@ export function createS3IdentityStore(options: { bucket: string; p12Password: P1
  * else: what verify and verify-key need, without any access to the private key. Before the first
  * signature there is nothing to read: undefined, asked again on the next call.
  */
-export function createS3CertificateStore(options: { bucket: string; client?: S3Client }): CertificateStore {
-  const client = options.client ?? s3;
+export function createS3CertificateStore(options: { bucket: string; client: S3Client }): CertificateStore {
+  const { client } = options;
   let loading: ReturnType<CertificateStore["load"]> | undefined;
   async function loadOnce() {
     const bytes = await getObject(client, options.bucket, certificateChainFileName);

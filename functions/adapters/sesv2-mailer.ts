@@ -1,5 +1,4 @@
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
-import { config } from "#config";
 import { withDeadline } from "#adapters/call-deadline.ts";
 import { SES_CLIENT_LIMITS, SES_SEND_BUDGET_MS } from "#functions/timeouts.ts";
 import { SignetError } from "#domain/shared/errors.ts";
@@ -69,20 +68,4 @@ export function createSesMailer(options: SesMailerOptions): Mailer {
       }
     },
   };
-}
-
-let shared: Mailer | undefined;
-
-/** defaultMailer is this container's mailer, created once on first use from config. */
-export function defaultMailer(): Mailer {
-  if (!shared) {
-    const { sender, sesEndpoint, configurationSet } = config.mail;
-    shared = createSesMailer({
-      sender,
-      region: config.region,
-      ...(sesEndpoint ? { endpoint: sesEndpoint } : {}),
-      ...(configurationSet ? { configurationSet } : {}),
-    });
-  }
-  return shared;
 }

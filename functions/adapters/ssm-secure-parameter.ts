@@ -1,6 +1,10 @@
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
-import { config } from "#config";
 import { SignetError } from "#domain/shared/errors.ts";
+
+/** ssmClientFor is the Parameter Store client of one region (two attempts: a cold start must not wait long). */
+export function ssmClientFor(region: string): SSMClient {
+  return new SSMClient({ region, maxAttempts: 2 });
+}
 
 /**
  * readSecureParameter reads one SSM Parameter Store SecureString (decrypted with the account's
@@ -8,7 +12,7 @@ import { SignetError } from "#domain/shared/errors.ts";
  * environment or the CloudFormation template. The value is never logged; a failure says which
  * parameter (the name is not secret) and carries the SDK error as cause.
  */
-export async function readSecureParameter(name: string, client: SSMClient = new SSMClient({ region: config.region, maxAttempts: 2 })): Promise<string> {
+export async function readSecureParameter(name: string, client: SSMClient): Promise<string> {
   try {
     const answer = await client.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
     const value = answer.Parameter?.Value;

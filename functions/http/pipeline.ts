@@ -8,7 +8,6 @@ import httpSecurityHeaders from "@middy/http-security-headers";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type * as z from "zod";
 import { logger } from "#adapters/powertools-logger.ts";
-import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import { SignetError, isSignetError, type ErrorCode, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { errorTable, nextStepHints, reasonPhrases } from "#http/error-table.ts";
@@ -45,9 +44,6 @@ type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** Handler is a route's own logic, called after parsing and validation. */
 export type RouteHandler<Q extends z.ZodType, B extends z.ZodType> = (request: HttpRequest<Output<Q>, Output<B>>) => Promise<HttpResponse>;
-
-// Every entry point loads this module: a rejection one request leaves behind must not end the process.
-guardUnhandledRejections();
 
 // Lambda refuses synchronous responses above 6 MB (the payload includes headers and the envelope).
 const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024 - 32 * 1024;

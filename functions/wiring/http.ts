@@ -4,9 +4,13 @@
  */
 import type * as z from "zod";
 import { config } from "#config";
+import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { httpHandler as chain, type HttpSettings, type RouteHandler } from "#http/pipeline.ts";
 import { keyRateGuard } from "#wiring/keys.ts";
+
+// Every HTTP entry point loads this module: a rejection one request leaves behind must not end the process.
+guardUnhandledRejections();
 
 /** httpSettings are the chain's settings, read from config (limits, CORS origin, runtime). */
 function httpSettings(): HttpSettings {

@@ -4,17 +4,17 @@
  * fonts, the timestamp authority and the limits from config.
  */
 import { join } from "node:path";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { SSMClient } from "@aws-sdk/client-ssm";
 import { config } from "#config";
 import { localBaseUrl } from "#http/public-url.ts";
-import { fontFiles } from "#adapters/bundled-fonts.ts";
+import { bundledFonts } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
 import { createLocalIdentityStore, localIdentityFiles, localNoRevocationHint } from "#adapters/local-identity-store.ts";
 import { createOwnCrlFetcher } from "#adapters/own-crl-fetcher.ts";
-import { revocationFetcher } from "#adapters/revocation-fetcher.ts";
-import { awsNoRevocationHint, createS3CertificateStore, createS3IdentityStore, s3IdentityFiles } from "#adapters/s3-identity-store.ts";
-import { safeFetcher } from "#adapters/safe-fetcher.ts";
-import { readSecureParameter } from "#adapters/ssm-secure-parameter.ts";
+import { awsNoRevocationHint, createS3CertificateStore, createS3IdentityStore, identityClientFor, s3IdentityFiles } from "#adapters/s3-identity-store.ts";
+import { readSecureParameter, ssmClientFor } from "#adapters/ssm-secure-parameter.ts";
 import { createTrustStore } from "#adapters/trust-anchors.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
@@ -22,14 +22,35 @@ import { issueCrl } from "#domain/signing/crl.ts";
 import { publicIdentity, type CertificateStore } from "#domain/signing/identity-store.ts";
 import { createKmsIdentityStore } from "#domain/signing/kms-identity-store.ts";
 import type { KeyLocation } from "#domain/signing/signer.ts";
+import type { FontFiles } from "#domain/signing/pdf-text.ts";
 import type { SignDependencies } from "#domain/signing/sign-document.ts";
 import { rootCertificate, type CrlIssuer, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
 import type { VerifyDependencies } from "#domain/signing/verify-document.ts";
 import { converter } from "#wiring/conversion.ts";
+import { revocationFetcher, safeFetcher } from "#wiring/fetch.ts";
 
 let identities: SigningIdentityStore | undefined;
 let certificates: CertificateStore | undefined;
+let identityBucket: S3Client | undefined;
+let parameters: SSMClient | undefined;
+
+/** identityClient is this container's client of the identity bucket, created on first use. */
+function identityClient(): S3Client {
+  identityBucket ??= identityClientFor(config.region);
+  return identityBucket;
+}
+
+/** p12PasswordFrom reads the P12 password from its SecureString parameter (one Parameter Store client per container). */
+function p12PasswordFrom(parameter: string): () => Promise<string> {
+  return () => readSecureParameter(parameter, (parameters ??= ssmClientFor(config.region)));
+}
+
+/** fontFiles are the certificate page's fonts from SIGNET_FONTS_DIR, plus SIGNET_EXTRA_FONTS_DIR's on demand, read once per container. */
+const fontFiles = (() => {
+  let fonts: (() => FontFiles) | undefined;
+  return () => (fonts ??= bundledFonts({ fontsDir: config.signing.fontsDir, extraFontsDir: config.signing.extraFontsDir }))();
+})();
 
 /** crlPath is where the service serves its CRL (GET, functions/verify-crl.ts). */
 const crlPath = "/v1/verify/crl";
@@ -117,7 +138,7 @@ export function identityStore(): SigningIdentityStore {
     return identities;
   }
   identities = bucket
-    ? createS3IdentityStore({ bucket, p12Password: p12PasswordParameter ? () => readSecureParameter(p12PasswordParameter) : p12Password })
+    ? createS3IdentityStore({ bucket, client: identityClient(), p12Password: p12PasswordParameter ? p12PasswordFrom(p12PasswordParameter) : p12Password })
     : createLocalIdentityStore({ dir: join(dataDir, "identity"), p12Password, crlUrl: ownCrlUrl });
   return identities;
 }
@@ -130,7 +151,7 @@ function kmsIdentityStore(keyId: string): SigningIdentityStore {
   }
   const client = kmsClientFor({ region: config.region, endpoint: kmsEndpoint });
   const signer = (id: string) => () => createKmsSigner({ keyId: id, client, ...kmsSignerDefaults });
-  return createKmsIdentityStore(bucket ? s3IdentityFiles({ bucket }) : localIdentityFiles(join(dataDir, "identity")), {
+  return createKmsIdentityStore(bucket ? s3IdentityFiles({ bucket, client: identityClient() }) : localIdentityFiles(join(dataDir, "identity")), {
     signer: signer(keyId),
     root: kmsRootKeyId ? signer(kmsRootKeyId) : undefined,
     crlUrl: ownCrlUrl,
@@ -145,7 +166,7 @@ function kmsIdentityStore(keyId: string): SigningIdentityStore {
 export function certificateStore(): CertificateStore {
   if (certificates) return certificates;
   const { bucket } = config.identity;
-  certificates = bucket ? createS3CertificateStore({ bucket }) : { load: async () => publicIdentity(await identityStore().load()) };
+  certificates = bucket ? createS3CertificateStore({ bucket, client: identityClient() }) : { load: async () => publicIdentity(await identityStore().load()) };
   return certificates;
 }
 
@@ -159,7 +180,9 @@ let revocations: Fetcher | undefined;
  */
 function longTermFetcher(): Fetcher {
   revocations ??=
-    config.runtime === "aws" && !config.identity.kmsRootKeyId ? revocationFetcher : createOwnCrlFetcher(revocationFetcher, { url: ownCrlUrl, crl: currentCrl });
+    config.runtime === "aws" && !config.identity.kmsRootKeyId
+      ? revocationFetcher()
+      : createOwnCrlFetcher(revocationFetcher(), { url: ownCrlUrl, crl: currentCrl });
   return revocations;
 }
 
@@ -176,7 +199,7 @@ export function signingKeyLocation(): KeyLocation {
 export function signDependencies(): SignDependencies {
   const { limits, signing } = config;
   return {
-    fetcher: safeFetcher,
+    fetcher: safeFetcher(),
     converter: converter(),
     identities: identityStore(),
     fonts: fontFiles,
@@ -190,7 +213,7 @@ export function signDependencies(): SignDependencies {
 export function timestampDependencies(): TimestampDependencies {
   const { tsaUrl } = config.signing;
   return {
-    fetcher: safeFetcher,
+    fetcher: safeFetcher(),
     revocationFetcher: longTermFetcher(),
     limits: config.documentLimits,
     ...(tsaUrl ? { timestamper: createHttpTimestamper(tsaUrl) } : {}),
@@ -199,5 +222,5 @@ export function timestampDependencies(): TimestampDependencies {
 
 /** verifyDependencies are verify's: fetcher, limits, and the trust store (our certificate plus SIGNET_TRUST_ANCHORS_FILE). */
 export function verifyDependencies(): VerifyDependencies {
-  return { fetcher: safeFetcher, limits: config.documentLimits, trust: createTrustStore(certificateStore(), config.signing.trustAnchorsFile) };
+  return { fetcher: safeFetcher(), limits: config.documentLimits, trust: createTrustStore(certificateStore(), config.signing.trustAnchorsFile) };
 }

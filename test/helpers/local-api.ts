@@ -33,7 +33,10 @@ export async function startLocalApi(name: string, env: Record<string, string> = 
   Object.assign(process.env, standIns.env);
   const { bootstrap, prepareIdentity } = await import("#local/bootstrap.ts");
   const shutdowns = await bootstrap();
-  const { startLocalServer } = await import("#local/server.ts");
+  const { answerRequestThatThrew, startLocalServer } = await import("#local/server.ts");
+  // As local/main.ts: one request's uncaught error answers that request 500, the server carries on.
+  const { guardUncaughtExceptions } = await import("#adapters/process-guard.ts");
+  guardUncaughtExceptions(answerRequestThatThrew);
   const server = await startLocalServer({ port: 0, host: "127.0.0.1" });
   // As local/main.ts: the identity once the port is known (a new one names the server's CRL URL).
   await prepareIdentity();

@@ -1,12 +1,10 @@
 // Whether LibreOffice can run here, for the local start-up check and the health probe. Cheap: it
 // only looks for the soffice binary (a few stat calls), it starts nothing.
-import { config } from "#config";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import type { Readiness } from "#domain/shared/readiness.ts";
 
-/** libreOfficeReadiness is up when the soffice binary (SIGNET_SOFFICE, PATH, /opt/...) is found and executable. */
-export async function libreOfficeReadiness(): Promise<Readiness> {
-  const configured = config.conversion.soffice;
+/** libreOfficeReadiness is up when the soffice binary (`configured`: SIGNET_SOFFICE; else PATH, /opt/...) is found and executable. */
+export async function libreOfficeReadiness(configured: string | undefined): Promise<Readiness> {
   if (await locateSoffice(configured)) return { status: "up" };
   return {
     status: "down",

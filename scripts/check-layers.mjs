@@ -1,0 +1,51 @@
+// npm run check: one composition root. Nothing under functions/adapters/ or functions/domain/ may
+// import the configuration (#config, functions/config.ts) or the wiring (#wiring/*,
+// functions/wiring/): adapters take options, domain code takes ports, and functions/wiring/ alone
+// reads the configuration and builds the per-container instances. Exit code 1 names each import.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const layers = ["functions/adapters", "functions/domain"];
+const forbidden = [
+  { what: "the configuration", specifier: /^#config$/, path: join(root, "functions/config.ts") },
+  { what: "the wiring", specifier: /^#wiring\//, path: join(root, "functions/wiring") + "/" },
+];
+// Static imports and re-exports (`from "x"`), side-effect imports (`import "x"`) and dynamic ones (`import("x")`).
+const importPattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g;
+
+/** sourceFiles lists the .ts/.mts/.js/.mjs files under a folder. */
+function sourceFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(m?ts|m?js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** violation names what a specifier in `file` reaches that it may not, or undefined. */
+function violation(file, specifier) {
+  const target = specifier.startsWith(".") ? resolve(dirname(file), specifier) : undefined;
+  const rule = forbidden.find((rule) => rule.specifier.test(specifier) || (target && (target === rule.path || target.startsWith(rule.path))));
+  return rule?.what;
+}
+
+const problems = [];
+for (const file of layers.flatMap((layer) => sourceFiles(join(root, layer)))) {
+  const text = readFileSync(file, "utf8");
+  for (const match of text.matchAll(importPattern)) {
+    const what = violation(file, match[1]);
+    if (!what) continue;
+    const line = text.slice(0, match.index).split("\n").length;
+    problems.push(`${relative(root, file)}:${line}: imports ${what} ("${match[1]}")`);
+  }
+}
+
+if (problems.length > 0) {
+  process.stderr.write(
+    `${problems.join("\n")}\n\nAdapters and domain code take options and ports; only functions/wiring/ reads the configuration and builds instances (docs: STYLE habit 13).\n`,
+  );
+  process.exit(1);
+}
+process.stdout.write(`check-layers: no file under ${layers.join(" or ")} imports #config or #wiring\n`);
