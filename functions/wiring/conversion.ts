@@ -5,18 +5,22 @@
  */
 import { config } from "#config";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
+import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
+import type { Readiness } from "#domain/shared/readiness.ts";
 
 let shared: LibreOfficeConverter | undefined;
 
 /**
  * converter is the process-wide LibreOffice converter (sign, annotate and convert share it),
- * created on first use. Creating it starts nothing; the first conversion or warm() does.
+ * created on first use. Creating it starts nothing; the first conversion or warm() does. When the
+ * process exits, every LibreOffice it started is killed (a process hook installed here, once).
  */
 export function converter(): LibreOfficeConverter {
+  if (shared) return shared;
   const { conversion, documentLimits, limits } = config;
-  shared ??= withOfficeInputChecks(
+  const office = withOfficeInputChecks(
     createLibreOfficeConverter({
       ...(conversion.soffice ? { soffice: conversion.soffice } : {}),
       timeoutMs: conversion.timeoutMs,
@@ -31,5 +35,12 @@ export function converter(): LibreOfficeConverter {
     // What was taken out, never the document: part names and reference kinds (the targets may be private).
     (removed) => logger.info("external references removed before conversion", { count: removed.length }),
   );
-  return shared;
+  process.on("exit", () => office.stopNow());
+  shared = office;
+  return office;
+}
+
+/** libreOfficeReady says whether the configured soffice (SIGNET_SOFFICE, else PATH, /opt/...) can run here; starts nothing. */
+export function libreOfficeReady(): Promise<Readiness> {
+  return libreOfficeReadiness(config.conversion.soffice);
 }

@@ -18,7 +18,7 @@ import { createWorkDir, sweepStaleWorkDirs } from "#adapters/libreoffice/work-di
 import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 
-/** LibreOfficeConverterOptions configure a converter; the defaults come from config.conversion. */
+/** LibreOfficeConverterOptions configure a converter; functions/wiring/conversion.ts sets them from config.conversion. */
 export interface LibreOfficeConverterOptions {
   /** soffice to run; located (PATH, Lambda layer folders) when unset. */
   soffice?: string;
@@ -66,6 +66,8 @@ export interface LibreOfficeConverter extends Converter {
   state(): { mode: "warm" | "oneshot" | "unknown"; running: number; queued: number };
   /** isolation reports what keeps LibreOffice off the network here (known once LibreOffice was located). */
   isolation(): Isolation | undefined;
+  /** stopNow kills every LibreOffice at once, without waiting (for the process's exit hook). */
+  stopNow(): void;
 }
 
 const defaults: LibreOfficeConverterOptions = {
@@ -91,6 +93,16 @@ interface Setup {
   isolation: Isolation;
 }
 
+/** WarmCrashedError: the warm LibreOffice died or failed the export on this document; retry one-shot (on the warm profile). */
+class WarmCrashedError extends Error {
+  override readonly name = "WarmCrashedError";
+}
+
+/** WarmUnavailableError: the slot's warm LibreOffice does not start; convert one-shot instead. */
+class WarmUnavailableError extends Error {
+  override readonly name = "WarmUnavailableError";
+}
+
 async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK);
@@ -111,126 +123,233 @@ function slotTmp(workDir: string, index: number): string {
   return join(workDir, "slots", String(index), "tmp");
 }
 
+/** findWarmPython is the python that can drive LibreOffice over UNO, when the warm path is wanted and possible. */
+async function findWarmPython(settings: LibreOfficeConverterOptions, candidates: string[], env: Record<string, string>): Promise<Setup["warm"]> {
+  const driverPath = unoDriverPath();
+  if (settings.mode !== "warm" || !driverPath) return undefined;
+  // The bundled python (official builds) is taken when present without a probe: the driver's
+  // start imports uno anyway, and a probe would delay every cold start.
+  for (const [i, candidate] of candidates.entries()) {
+    const bundled = !settings.python && i === 0 && (await isExecutable(candidate));
+    if (bundled || (await pythonRuns(candidate, env, "import uno"))) return { python: candidate, driverPath };
+  }
+  return undefined;
+}
+
+/** findGuard is the parent guard one-shot runs go through: always a real python (the configured one may be a test's stand-in driver). */
+async function findGuard(
+  settings: LibreOfficeConverterOptions,
+  soffice: string,
+  warm: Setup["warm"],
+  env: Record<string, string>,
+): Promise<ParentGuard | undefined> {
+  if (warm && !settings.python) return { python: warm.python, script: warm.driverPath };
+  const driverPath = unoDriverPath();
+  if (!driverPath) return undefined;
+  for (const candidate of pythonCandidates(soffice)) {
+    if (await pythonRuns(candidate, env, "import os, subprocess, threading")) return { python: candidate, script: driverPath };
+  }
+  return undefined;
+}
+
 /**
- * createLibreOfficeConverter composes the parts: a slot pool (queue, one process per slot), the
- * warm runner (WarmOffice over uno-driver.py) and the one-shot runner (`soffice --convert-to`).
- * It does nothing at creation: LibreOffice is located and started on first use (or on warm()).
- * Every job gets a private folder; every LibreOffice its own seeded profile and TMPDIR, an
- * allow-listed environment and a hard time-out that kills its whole process group, after which
- * its temporary files are removed.
+ * prepareOffice locates LibreOffice, makes the work folder (jobs, home, one TMPDIR per slot),
+ * detects the isolation once (said once in the log) and finds the pythons of the warm path and of
+ * the parent guard. NOT_INSTALLED without soffice; refused when isolation is required and absent.
  */
-export function createLibreOfficeConverter(options: Partial<LibreOfficeConverterOptions> = {}): LibreOfficeConverter {
-  const settings: LibreOfficeConverterOptions = { ...defaults, ...options };
-  let setup: Promise<Setup> | undefined;
-  let warmUsable = settings.mode === "warm";
-  let startFailures = 0;
-  const tag = randomBytes(4).toString("hex");
-  // Documents that crashed a warm LibreOffice (SHA-256 of input and options); they go one-shot at once.
-  const crashers = new Set<string>();
+async function prepareOffice(settings: LibreOfficeConverterOptions): Promise<Setup> {
+  const sourceEnv = settings.env ?? process.env;
+  const soffice = await locateSoffice(settings.soffice, sourceEnv);
+  if (!soffice) throw notInstalled();
+  if (!settings.workDir) await sweepStaleWorkDirs();
+  const workDir = settings.workDir ?? (await createWorkDir());
+  const home = join(workDir, "home");
+  await mkdir(join(workDir, "jobs"), { recursive: true, mode: 0o700 });
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  for (let i = 0; i < settings.concurrency; i++) await mkdir(slotTmp(workDir, i), { recursive: true, mode: 0o700 });
+  const env = sofficeEnvironment(home, sourceEnv);
+  const isolation = await detectIsolation(settings.isolation, settings.memoryLimitMb > 0 ? settings.memoryLimitMb * 1024 * 1024 : undefined, env);
+  if (isolation.network === "none" && settings.isolation === "required") throw notIsolated(isolation.summary);
+  if (isolation.network === "none") logger.warn(isolation.summary);
+  else logger.info(isolation.summary);
+  const warm = await findWarmPython(settings, settings.python ? [settings.python] : pythonCandidates(soffice), env);
+  const guard = await findGuard(settings, soffice, warm, env);
+  if (settings.mode === "warm" && !warm) logger.warn("python3-uno or uno-driver.py not found: LibreOffice runs one-shot per conversion (slower)");
+  return { soffice, workDir, home, sourceEnv, isolation, ...(warm ? { warm } : {}), ...(guard ? { guard } : {}) };
+}
 
-  const pool = new SlotPool<WarmOffice>({
-    size: settings.concurrency,
-    queueLength: settings.queueLength,
-    maxJobsPerProcess: settings.maxConversionsPerProcess,
-    create: (slot) => createWarm(slot),
-    onStopped: (slot) => clearTmp(slot.index),
-  });
-  let prepared: Setup | undefined;
-  let early: Promise<void> | undefined;
-  let templating: Promise<unknown> | undefined;
+/** CrashMemory remembers the documents that crashed a warm LibreOffice (SHA-256 of input and options, the last 256). */
+class CrashMemory {
+  readonly #digests = new Set<string>();
 
-  /** makeTemplate makes the profile template once, after LibreOffice proved to work here (not before, so it never delays a first conversion). */
-  function makeTemplate(env: Setup): void {
-    if (!settings.profileTemplate) return;
-    templating ??= makeProfileTemplate(
-      env.soffice,
-      settings.profileTemplate,
-      sofficeEnvironment(env.home, env.sourceEnv),
-      30_000,
-      env.guard,
-      env.isolation,
-    ).then((made) => {
-      if (!made) logger.warn("the LibreOffice profile template could not be made; profiles start empty", { template: settings.profileTemplate });
+  /** digestOf hashes a request; only when there is something to look up or to remember (a 25 MB upload takes ~40 ms). */
+  static digestOf(request: ConversionRequest): string {
+    return createHash("sha256")
+      .update(request.bytes)
+      .update(`${request.from}>${request.to}:${request.pdfa === true}`)
+      .digest("hex");
+  }
+
+  has(request: ConversionRequest): boolean {
+    return this.#digests.size > 0 && this.#digests.has(CrashMemory.digestOf(request));
+  }
+
+  remember(request: ConversionRequest): void {
+    if (this.#digests.size >= 256) this.#digests.delete(this.#digests.values().next().value!);
+    this.#digests.add(CrashMemory.digestOf(request));
+  }
+}
+
+/** Run is what one life of the converter holds, from its first use to close(): close() starts a fresh one. */
+class Run {
+  setup: Promise<Setup> | undefined;
+  prepared: Setup | undefined;
+  warmUsable: boolean;
+  startFailures = 0;
+  readonly crashers = new CrashMemory();
+  early: Promise<void> | undefined;
+  templating: Promise<unknown> | undefined;
+
+  constructor(mode: LibreOfficeConverterOptions["mode"]) {
+    this.warmUsable = mode === "warm";
+  }
+}
+
+/**
+ * OfficeSupervisor composes the parts: a slot pool (queue, one process per slot), the warm runner
+ * (WarmOffice over uno-driver.py) and the one-shot runner (`soffice --convert-to`). It does
+ * nothing at creation: LibreOffice is located and started on first use (or on warm()). Every job
+ * gets a private folder; every LibreOffice its own seeded profile and TMPDIR, an allow-listed
+ * environment and a hard time-out that kills its whole process group, after which its temporary
+ * files are removed. The warm path's failures are named errors (WarmCrashedError,
+ * WarmUnavailableError) that convertInSlot turns into one one-shot retry.
+ */
+class OfficeSupervisor {
+  readonly #settings: LibreOfficeConverterOptions;
+  readonly #tag = randomBytes(4).toString("hex");
+  readonly #pool: SlotPool<WarmOffice>;
+  #run: Run;
+
+  constructor(settings: LibreOfficeConverterOptions) {
+    this.#settings = settings;
+    this.#run = new Run(settings.mode);
+    this.#pool = new SlotPool<WarmOffice>({
+      size: settings.concurrency,
+      queueLength: settings.queueLength,
+      maxJobsPerProcess: settings.maxConversionsPerProcess,
+      create: (slot) => this.#createWarm(slot),
+      onStopped: (slot) => this.#clearTmp(slot.index),
     });
   }
-  const killAll = () => pool.stopNow();
 
-  function slotEnv(env: Setup, index: number): Record<string, string> {
+  async convert(request: ConversionRequest): Promise<Buffer> {
+    const env = await this.#ready();
+    const { output, stopped } = await this.#pool.run((slot) => this.#convertInSlot(request, slot));
+    // The warm instance stopped for a crashing document comes back now, not in the next request.
+    if (stopped && this.#run.warmUsable) void this.#pool.refill(Date.now() + this.#settings.timeoutMs).catch(() => undefined);
+    this.#makeTemplate(env);
+    return output;
+  }
+
+  async warm(): Promise<void> {
+    const env = await this.#ready();
+    if (!this.#run.warmUsable || !env.warm) return;
+    // A tiny HTML document per slot brings each LibreOffice up and through one conversion.
+    const warmUp = () => this.convert({ bytes: Buffer.from("<p>warm-up</p>"), from: "html", to: "pdf" });
+    await Promise.all(Array.from({ length: this.#settings.concurrency }, warmUp));
+  }
+
+  async startEarly(maxWaitMs: number): Promise<void> {
+    const run = this.#run;
+    run.early ??= this.#startWarmInstances().catch((error: unknown) =>
+      logger.warn("LibreOffice could not be started early; the first conversion starts it", { error: String(error) }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([run.early, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
+    clearTimeout(timer);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+    const run = this.#run;
+    // A template being made is waited for (its soffice quits by itself, or is killed at its time-out).
+    await run.templating;
+    run.templating = undefined;
+    const env = await run.setup?.catch(() => undefined);
+    this.#run = new Run(this.#settings.mode);
+    if (env && !this.#settings.workDir) await rm(env.workDir, { recursive: true, force: true });
+  }
+
+  stopNow(): void {
+    this.#pool.stopNow();
+  }
+
+  isolation(): Isolation | undefined {
+    return this.#run.prepared?.isolation;
+  }
+
+  state(): ReturnType<LibreOfficeConverter["state"]> {
+    const mode = this.#run.setup === undefined ? "unknown" : this.#run.warmUsable ? "warm" : "oneshot";
+    return { mode, ...this.#pool.load() };
+  }
+
+  /** startWarmInstances brings one warm instance up, then starts the others without waiting. */
+  async #startWarmInstances(): Promise<void> {
+    const env = await this.#ready();
+    if (!this.#run.warmUsable || !env.warm) return;
+    // One first: a first request needs one, and two starting at once would share the CPU.
+    await this.#pool.refill(Date.now() + this.#settings.timeoutMs);
+    for (let i = 1; i < this.#settings.concurrency; i++) void this.#pool.refill(Date.now() + this.#settings.timeoutMs).catch(() => undefined);
+  }
+
+  #ready(): Promise<Setup> {
+    const run = this.#run;
+    run.setup ??= prepareOffice(this.#settings).then(
+      (setup) => {
+        run.warmUsable = setup.warm !== undefined;
+        run.prepared = setup;
+        return setup;
+      },
+      (error: unknown) => {
+        run.setup = undefined;
+        throw error;
+      },
+    );
+    return run.setup;
+  }
+
+  /** makeTemplate makes the profile template once, after LibreOffice proved to work here (not before, so it never delays a first conversion). */
+  #makeTemplate(env: Setup): void {
+    const template = this.#settings.profileTemplate;
+    if (!template) return;
+    this.#run.templating ??= makeProfileTemplate(env.soffice, template, sofficeEnvironment(env.home, env.sourceEnv), 30_000, env.guard, env.isolation).then(
+      (made) => {
+        if (!made) logger.warn("the LibreOffice profile template could not be made; profiles start empty", { template });
+      },
+    );
+  }
+
+  #slotEnv(env: Setup, index: number): Record<string, string> {
     return sofficeEnvironment(env.home, env.sourceEnv, { TMPDIR: slotTmp(env.workDir, index) });
   }
 
-  async function clearTmp(index: number): Promise<void> {
+  async #clearTmp(index: number): Promise<void> {
+    const prepared = this.#run.prepared;
     if (!prepared) return;
     const dir = slotTmp(prepared.workDir, index);
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true, mode: 0o700 });
   }
 
-  async function prepare(): Promise<Setup> {
-    const sourceEnv = settings.env ?? process.env;
-    const soffice = await locateSoffice(settings.soffice, sourceEnv);
-    if (!soffice) throw notInstalled();
-    if (!settings.workDir) await sweepStaleWorkDirs();
-    const workDir = settings.workDir ?? (await createWorkDir());
-    const home = join(workDir, "home");
-    await mkdir(join(workDir, "jobs"), { recursive: true, mode: 0o700 });
-    await mkdir(home, { recursive: true, mode: 0o700 });
-    for (let i = 0; i < settings.concurrency; i++) await mkdir(slotTmp(workDir, i), { recursive: true, mode: 0o700 });
-    let warm: Setup["warm"];
-    let guard: ParentGuard | undefined;
-    const driverPath = unoDriverPath();
-    const candidates = settings.python ? [settings.python] : pythonCandidates(soffice);
-    const env = sofficeEnvironment(home, sourceEnv);
-    // Once per converter, before any LibreOffice starts, and said once in the log.
-    const isolation = await detectIsolation(settings.isolation, settings.memoryLimitMb > 0 ? settings.memoryLimitMb * 1024 * 1024 : undefined, env);
-    if (isolation.network === "none" && settings.isolation === "required") throw notIsolated(isolation.summary);
-    if (isolation.network === "none") logger.warn(isolation.summary);
-    else logger.info(isolation.summary);
-    if (settings.mode === "warm" && driverPath) {
-      // The bundled python (official builds) is taken when present without a probe: the driver's
-      // start imports uno anyway, and a probe would delay every cold start.
-      for (const [i, candidate] of candidates.entries()) {
-        const bundled = !settings.python && i === 0 && (await isExecutable(candidate));
-        if (bundled || (await pythonRuns(candidate, env, "import uno"))) {
-          warm = { python: candidate, driverPath };
-          break;
-        }
-      }
-    }
-    // The guard's python is always a real one (the configured python may be a test's stand-in driver).
-    if (warm && !settings.python) guard = { python: warm.python, script: warm.driverPath };
-    if (!guard && driverPath) {
-      for (const candidate of pythonCandidates(soffice)) {
-        if (await pythonRuns(candidate, env, "import os, subprocess, threading")) {
-          guard = { python: candidate, script: driverPath };
-          break;
-        }
-      }
-    }
-    if (settings.mode === "warm" && !warm) logger.warn("python3-uno or uno-driver.py not found: LibreOffice runs one-shot per conversion (slower)");
-    warmUsable = warm !== undefined;
-    process.on("exit", killAll);
-    prepared = { soffice, workDir, home, sourceEnv, isolation, ...(warm ? { warm } : {}), ...(guard ? { guard } : {}) };
-    return prepared;
-  }
-
-  function ready(): Promise<Setup> {
-    setup ??= prepare().catch((error: unknown) => {
-      setup = undefined;
-      throw error;
-    });
-    return setup;
-  }
-
-  function createWarm(slot: Slot<WarmOffice>): WarmOffice {
-    const env = prepared!;
-    const profile = seedProfile(join(env.workDir, "profiles", `warm-${slot.index}`), settings.profileTemplate);
+  #createWarm(slot: Slot<WarmOffice>): WarmOffice {
+    const env = this.#run.prepared!;
+    const profile = seedProfile(join(env.workDir, "profiles", `warm-${slot.index}`), this.#settings.profileTemplate);
     return new WarmOffice({
       python: env.warm!.python,
       driverPath: env.warm!.driverPath,
       argv: [env.soffice, `-env:UserInstallation=${profile}`, ...SOFFICE_FLAGS],
-      pipeName: `signet-${process.pid}-${tag}-${slot.index}-${slot.generation}`,
-      env: slotEnv(env, slot.index),
+      pipeName: `signet-${process.pid}-${this.#tag}-${slot.index}-${slot.generation}`,
+      env: this.#slotEnv(env, slot.index),
       cwd: env.home,
       prefix: env.isolation.prefix,
     });
@@ -241,15 +360,22 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
    * warm profile (already initialised, so LibreOffice starts as fast as a plain soffice with its
    * profile): only while the slot's warm instance is stopped.
    */
-  async function oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number, profileOf: "warm" | "oneshot", keepTmp = false): Promise<Buffer> {
-    const profile = seedProfile(join(env.workDir, "profiles", `${profileOf}-${slot.index}`), settings.profileTemplate);
+  async #oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number, profileOf: "warm" | "oneshot", keepTmp = false): Promise<Buffer> {
+    const profile = seedProfile(join(env.workDir, "profiles", `${profileOf}-${slot.index}`), this.#settings.profileTemplate);
     try {
-      const run = { soffice: env.soffice, profile, env: slotEnv(env, slot.index), cwd: env.home, timeoutMs: settings.timeoutMs, isolation: env.isolation };
+      const run = {
+        soffice: env.soffice,
+        profile,
+        env: this.#slotEnv(env, slot.index),
+        cwd: env.home,
+        timeoutMs: this.#settings.timeoutMs,
+        isolation: env.isolation,
+      };
       return await runOneShot({ ...run, ...(env.guard ? { guard: env.guard } : {}) }, job, deadline);
     } finally {
       // The process group is gone: whatever it left in its TMPDIR goes too (unless the slot's warm
       // instance, which keeps its session folder there, took the job over).
-      if (!keepTmp) await clearTmp(slot.index);
+      if (!keepTmp) await this.#clearTmp(slot.index);
     }
   }
 
@@ -259,53 +385,53 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
    * instance over LibreOffice's own pipe, where it runs in the main thread like a one-shot's (the
    * driver vetoes the termination that follows). Falls back to a real one-shot when that fails.
    */
-  async function handOver(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<{ output: Buffer; stopped: boolean }> {
-    const office = await pool.process(slot, deadline).catch(() => undefined);
+  async #handOver(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<{ output: Buffer; stopped: boolean }> {
+    const office = await this.#pool.process(slot, deadline).catch(() => undefined);
     if (office) {
       try {
-        return { output: await oneShot(env, slot, job, deadline, "warm", true), stopped: false };
+        return { output: await this.#oneShot(env, slot, job, deadline, "warm", true), stopped: false };
       } catch (error) {
-        await pool.discard(slot);
+        await this.#pool.discard(slot);
         if (isSignetError(error) && error.code === "CONVERSION_TIMEOUT") throw error;
         logger.warn("warm LibreOffice could not take a document over; converting one-shot", { error: String(error) });
         job = await freshOutput(job, "handover-retry");
       }
     }
-    await pool.discard(slot);
-    return { output: await oneShot(env, slot, job, deadline, "warm"), stopped: true };
+    await this.#pool.discard(slot);
+    return { output: await this.#oneShot(env, slot, job, deadline, "warm"), stopped: true };
+  }
+
+  /** warmProcess is the slot's warm LibreOffice, started when needed; WarmUnavailableError when it does not start. */
+  async #warmProcess(slot: Slot<WarmOffice>, deadline: number): Promise<WarmOffice> {
+    try {
+      return await this.#pool.process(slot, deadline);
+    } catch (error) {
+      if (error instanceof WarmStartError && error.kind === "timeout") throw conversionTimeout(this.#settings.timeoutMs);
+      if (++this.#run.startFailures >= 2) {
+        this.#run.warmUsable = false;
+        logger.warn("warm LibreOffice does not start; using one-shot conversions from now on", { error: String(error) });
+      }
+      throw new WarmUnavailableError("warm LibreOffice did not start", { cause: error });
+    }
   }
 
   /**
-   * warmRun converts on the slot's warm LibreOffice, or answers "crashed" (it died or failed the
-   * export on this document: retry one-shot) or "fallback" (it does not start: one-shot instead).
+   * warmRun converts on the slot's warm LibreOffice. WarmCrashedError when it died or failed the
+   * export on this document (retry one-shot), WarmUnavailableError when it does not start.
    */
-  async function warmRun(slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer | "crashed" | "fallback"> {
-    let office: WarmOffice;
-    try {
-      office = await pool.process(slot, deadline);
-    } catch (error) {
-      if (error instanceof WarmStartError && error.kind === "timeout") throw conversionTimeout(settings.timeoutMs);
-      if (++startFailures >= 2) {
-        warmUsable = false;
-        logger.warn("warm LibreOffice does not start; using one-shot conversions from now on", { error: String(error) });
-      }
-      return "fallback";
-    }
-    const warmJob: WarmJob = {
-      input: pathToFileURL(job.inputPath).href,
-      output: pathToFileURL(job.outputPath).href,
-      ...filtersOf(job),
-    };
+  async #warmRun(slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer> {
+    const office = await this.#warmProcess(slot, deadline);
+    const warmJob: WarmJob = { input: pathToFileURL(job.inputPath).href, output: pathToFileURL(job.outputPath).href, ...filtersOf(job) };
     const outcome = await office.run(warmJob, deadline);
     if (outcome.ok) {
-      startFailures = 0;
+      this.#run.startFailures = 0;
       return (await readOutput(job)) ?? Promise.reject(unreadable(job.from));
     }
     switch (outcome.kind) {
       case "timeout":
         // Killed at the deadline: gone, with its temporary files, before the slot takes a job.
-        await pool.discard(slot);
-        throw conversionTimeout(settings.timeoutMs);
+        await this.#pool.discard(slot);
+        throw conversionTimeout(this.#settings.timeoutMs);
       case "load":
         throw unreadable(job.from);
       default:
@@ -313,8 +439,8 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
         // retried once with a fresh one-shot process, which survives documents the warm one does not.
         logger.warn("warm LibreOffice failed during a conversion; retrying one-shot", { kind: outcome.kind, error: outcome.error });
         // Gone before the retry starts, so the slot never holds two LibreOffice processes.
-        await pool.discard(slot);
-        return "crashed";
+        await this.#pool.discard(slot);
+        throw new WarmCrashedError(`warm LibreOffice failed: ${outcome.kind}`);
     }
   }
 
@@ -323,94 +449,48 @@ export function createLibreOfficeConverter(options: Partial<LibreOfficeConverter
    * is retried at once one-shot on the slot's (initialised) warm profile, and remembered (SHA-256)
    * so that next time it is handed over to the warm instance as a `--convert-to` job (handOver);
    * documents known to crash a load over UNO (crashesUnoLoad) are handed over on first sight.
-   * Answers whether the slot's warm instance was
-   * stopped for the job, so that the caller restarts it once the answer is out.
+   * Answers whether the slot's warm instance was stopped for the job, so that the caller restarts
+   * it once the answer is out.
    */
-  async function convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
-    const env = await ready();
-    const deadline = Date.now() + settings.timeoutMs;
+  async #convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
+    const env = await this.#ready();
+    const deadline = Date.now() + this.#settings.timeoutMs;
     const jobDir = await mkdtemp(join(env.workDir, "jobs", "job-"));
-    // Hashed only when there is something to look up or to remember (a 25 MB upload takes ~40 ms).
-    const digest = () =>
-      createHash("sha256")
-        .update(request.bytes)
-        .update(`${request.from}>${request.to}:${request.pdfa === true}`)
-        .digest("hex");
     try {
-      let job = await writeInput(request, jobDir);
-      if (!warmUsable || !env.warm) return { output: await oneShot(env, slot, job, deadline, "oneshot"), stopped: false };
-      if ((crashers.size > 0 && crashers.has(digest())) || crashesUnoLoad(request)) return await handOver(env, slot, job, deadline);
-      const output = await warmRun(slot, job, deadline);
-      if (Buffer.isBuffer(output)) return { output, stopped: false };
-      // A failed warm attempt can leave a partial output; the retry writes into a fresh folder.
-      job = await freshOutput(job, "retry");
-      if (output === "crashed") remember(digest());
-      return { output: await oneShot(env, slot, job, deadline, output === "crashed" ? "warm" : "oneshot"), stopped: output === "crashed" };
+      const job = await writeInput(request, jobDir);
+      if (!this.#run.warmUsable || !env.warm) return { output: await this.#oneShot(env, slot, job, deadline, "oneshot"), stopped: false };
+      if (this.#run.crashers.has(request) || crashesUnoLoad(request)) return await this.#handOver(env, slot, job, deadline);
+      try {
+        return { output: await this.#warmRun(slot, job, deadline), stopped: false };
+      } catch (error) {
+        if (!(error instanceof WarmCrashedError || error instanceof WarmUnavailableError)) throw error;
+        const crashed = error instanceof WarmCrashedError;
+        if (crashed) this.#run.crashers.remember(request);
+        // A failed warm attempt can leave a partial output; the retry writes into a fresh folder.
+        const retry = await freshOutput(job, "retry");
+        return { output: await this.#oneShot(env, slot, retry, deadline, crashed ? "warm" : "oneshot"), stopped: crashed };
+      }
     } finally {
       await rm(jobDir, { recursive: true, force: true });
     }
   }
+}
 
-  function remember(digest: string): void {
-    if (crashers.size >= 256) crashers.delete(crashers.values().next().value!);
-    crashers.add(digest);
-  }
-
-  const self: LibreOfficeConverter = {
-    async convert(request) {
-      const env = await ready();
-      const { output, stopped } = await pool.run((slot) => convertInSlot(request, slot));
-      // The warm instance stopped for a crashing document comes back now, not in the next request.
-      if (stopped && warmUsable) void pool.refill(Date.now() + settings.timeoutMs).catch(() => undefined);
-      makeTemplate(env);
-      return output;
-    },
-
-    async warm() {
-      const env = await ready();
-      if (!warmUsable || !env.warm) return;
-      // A tiny HTML document per slot brings each LibreOffice up and through one conversion.
-      await Promise.all(Array.from({ length: settings.concurrency }, () => self.convert({ bytes: Buffer.from("<p>warm-up</p>"), from: "html", to: "pdf" })));
-    },
-
-    async startEarly(maxWaitMs) {
-      early ??= (async () => {
-        const env = await ready();
-        if (!warmUsable || !env.warm) return;
-        const deadline = Date.now() + settings.timeoutMs;
-        // One first: a first request needs one, and two starting at once would share the CPU.
-        await pool.refill(deadline);
-        for (let i = 1; i < settings.concurrency; i++) void pool.refill(Date.now() + settings.timeoutMs).catch(() => undefined);
-      })().catch((error: unknown) => logger.warn("LibreOffice could not be started early; the first conversion starts it", { error: String(error) }));
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([early, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
-      clearTimeout(timer);
-    },
-
-    async close() {
-      await pool.close();
-      // A template being made is waited for (its soffice quits by itself, or is killed at its time-out).
-      await templating;
-      templating = undefined;
-      const env = await setup?.catch(() => undefined);
-      setup = undefined;
-      prepared = undefined;
-      warmUsable = settings.mode === "warm";
-      startFailures = 0;
-      crashers.clear();
-      early = undefined;
-      process.off("exit", killAll);
-      if (env && !settings.workDir) await rm(env.workDir, { recursive: true, force: true });
-    },
-
-    isolation() {
-      return prepared?.isolation;
-    },
-
-    state() {
-      const mode = setup === undefined ? "unknown" : warmUsable ? "warm" : "oneshot";
-      return { mode, ...pool.load() };
-    },
+/**
+ * createLibreOfficeConverter returns the LibreOffice converter (an OfficeSupervisor behind the
+ * port): created idle, LibreOffice is located and started on first use (or on warm()).
+ */
+export function createLibreOfficeConverter(options: Partial<LibreOfficeConverterOptions> = {}): LibreOfficeConverter {
+  const office = new OfficeSupervisor({ ...defaults, ...options });
+  // Plain functions, not the class's methods: callers may wrap the port (withOfficeInputChecks
+  // delegates through its prototype), which private fields would not survive.
+  return {
+    convert: (request) => office.convert(request),
+    warm: () => office.warm(),
+    startEarly: (maxWaitMs) => office.startEarly(maxWaitMs),
+    close: () => office.close(),
+    stopNow: () => office.stopNow(),
+    state: () => office.state(),
+    isolation: () => office.isolation(),
   };
-  return self;
 }
