@@ -79,15 +79,97 @@ const errorType = (body: Json) =>
     .split("#")
     .pop() ?? "";
 
-/** startTransactionShim serves dynalite (at target) with TransactWriteItems added, on 127.0.0.1. */
-export async function startTransactionShim(target: string, port = 0): Promise<{ server: Server; port: number }> {
-  const lock = new RwLock();
-  const keySchemas = new Map<string, string[]>();
+/** Step is one transaction item as the single-item call that applies it, with the item's key. */
+interface Step {
+  operation: "PutItem" | "UpdateItem" | "DeleteItem";
+  params: Json;
+  table: string;
+  key: Json;
+  returnOld: boolean;
+  /** A ConditionCheck: applied as a no-op update under its condition, whose side effect is undone at once. */
+  check: boolean;
+}
+
+/** Answer is what the shim sends back for a transaction. */
+interface Answer {
+  status: number;
+  body: Json;
+}
+
+/** TransactionValidationError is a transaction DynamoDB refuses before running it (ValidationException). */
+class TransactionValidationError extends Error {
+  override readonly name = "TransactionValidationError";
+}
+
+/** StoreAnswerError carries dynalite's own failure answer of a step, passed on unchanged. */
+class StoreAnswerError extends Error {
+  override readonly name = "StoreAnswerError";
+  constructor(readonly answer: Answer) {
+    super(`dynalite answered ${answer.status}`);
+  }
+}
+
+const operations: Record<string, Step["operation"]> = { Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "UpdateItem" };
+const CHECK_ATTRIBUTE = "#signetTxCheck";
+
+/** cancelled is DynamoDB's TransactionCanceledException with one reason per item, the failed one at `index`. */
+function cancelled(steps: Step[], index: number, before: Array<Json | undefined>): Answer {
+  const reasons = steps.map((other, i) =>
+    i === index
+      ? { Code: "ConditionalCheckFailed", Message: "The conditional request failed", ...(other.returnOld && before[i] ? { Item: before[i] } : {}) }
+      : { Code: "None" },
+  );
+  return {
+    status: 400,
+    body: {
+      __type: "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+      message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(", ")}]`,
+      CancellationReasons: reasons,
+    },
+  };
+}
+
+/**
+ * TransactionShim forwards every call to dynalite (at target) under a readers-writer lock and runs
+ * TransactWriteItems itself, exclusively: plan the steps, snapshot their items, apply them one by
+ * one, and on the first failure restore the snapshots.
+ */
+class TransactionShim {
+  readonly #target: URL;
+  readonly #lock = new RwLock();
+  readonly #keySchemas = new Map<string, string[]>();
+
+  constructor(target: string) {
+    this.#target = new URL(target);
+  }
+
+  /** handle answers one request: a transaction here, anything else passed through unchanged. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readAll(req);
+    const operation = String(req.headers["x-amz-target"] ?? "").replace(TARGET_PREFIX, "");
+    const exclusive = operation === "TransactWriteItems";
+    const release = await this.#lock.acquire(exclusive);
+    try {
+      if (exclusive) {
+        const answer = await this.#transact(req.headers, JSON.parse(body.toString("utf8")) as Json);
+        res.writeHead(answer.status, { "content-type": "application/x-amz-json-1.0" });
+        res.end(JSON.stringify(answer.body));
+        return;
+      }
+      const answer = await this.#send(req.headers, operation, body);
+      const headers = { ...answer.headers };
+      delete headers["transfer-encoding"];
+      res.writeHead(answer.status, headers);
+      res.end(answer.raw);
+    } finally {
+      release();
+    }
+  }
 
   /** send makes one call to dynalite; `headers` are the caller's (dynalite checks their form, not the signature). */
-  function send(headers: http.IncomingHttpHeaders, operation: string, body: Buffer | Json): Promise<DynamoAnswer> {
+  #send(headers: http.IncomingHttpHeaders, operation: string, body: Buffer | Json): Promise<DynamoAnswer> {
     const payload = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
-    const url = new URL(target);
+    const url = this.#target;
     const outHeaders: http.OutgoingHttpHeaders = {
       ...headers,
       host: url.host,
@@ -112,121 +194,92 @@ export async function startTransactionShim(target: string, port = 0): Promise<{ 
     });
   }
 
-  async function keyAttributes(headers: http.IncomingHttpHeaders, table: string): Promise<string[]> {
-    const known = keySchemas.get(table);
+  async #keyAttributes(headers: http.IncomingHttpHeaders, table: string): Promise<string[]> {
+    const known = this.#keySchemas.get(table);
     if (known) return known;
-    const described = await send(headers, "DescribeTable", { TableName: table });
+    const described = await this.#send(headers, "DescribeTable", { TableName: table });
     const schema = ((described.body.Table as Json | undefined)?.KeySchema as Array<{ AttributeName: string }> | undefined) ?? [];
     const names = schema.map((entry) => entry.AttributeName);
-    if (names.length > 0) keySchemas.set(table, names);
+    if (names.length > 0) this.#keySchemas.set(table, names);
     return names;
   }
 
-  /** transact runs a TransactWriteItems request all-or-nothing; the answer to send back. */
-  async function transact(headers: http.IncomingHttpHeaders, request: Json): Promise<{ status: number; body: Json }> {
-    const items = (request.TransactItems as Json[] | undefined) ?? [];
-    if (items.length === 0 || items.length > 100) {
-      return { status: 400, body: { __type: "com.amazon.coral.validate#ValidationException", message: "TransactItems must hold 1 to 100 items" } };
-    }
-    // Each item as the single-item call that applies it, with the item's key.
-    const steps: Array<{ operation: string; params: Json; table: string; key: Json; returnOld: boolean }> = [];
+  /** plan turns the transaction's items into steps; TransactionValidationError for what DynamoDB refuses up front. */
+  async #plan(headers: http.IncomingHttpHeaders, items: Json[]): Promise<Step[]> {
+    if (items.length === 0 || items.length > 100) throw new TransactionValidationError("TransactItems must hold 1 to 100 items");
+    const steps: Step[] = [];
     for (const entry of items) {
       const [kind, spec] = Object.entries(entry)[0] as [string, Json];
+      const operation = operations[kind];
+      if (!operation) throw new TransactionValidationError(`Unknown transaction item ${kind}`);
       const table = String(spec.TableName);
-      const names = await keyAttributes(headers, table);
+      const names = await this.#keyAttributes(headers, table);
       const key = kind === "Put" ? Object.fromEntries(names.map((name) => [name, (spec.Item as Json)[name]])) : (spec.Key as Json);
       const { ReturnValuesOnConditionCheckFailure, ...params } = spec;
-      const returnOld = ReturnValuesOnConditionCheckFailure === "ALL_OLD";
-      if (kind === "Put") steps.push({ operation: "PutItem", params, table, key, returnOld });
-      else if (kind === "Update") steps.push({ operation: "UpdateItem", params, table, key, returnOld });
-      else if (kind === "Delete") steps.push({ operation: "DeleteItem", params, table, key, returnOld });
-      else if (kind === "ConditionCheck") {
-        // A no-op update under the condition: it may create a bare item, which the snapshot undoes below.
-        steps.push({
-          operation: "UpdateItem",
-          params: {
+      const check = kind === "ConditionCheck";
+      // A check is a no-op update under the condition: it may create a bare item, which its snapshot undoes.
+      const applied = check
+        ? {
             ...params,
-            UpdateExpression: "REMOVE #signetTxCheck",
-            ExpressionAttributeNames: { ...(params.ExpressionAttributeNames as Json | undefined), "#signetTxCheck": "signetTxCheck" },
-          },
-          table,
-          key,
-          returnOld,
-        });
-      } else return { status: 400, body: { __type: "com.amazon.coral.validate#ValidationException", message: `Unknown transaction item ${kind}` } };
+            UpdateExpression: `REMOVE ${CHECK_ATTRIBUTE}`,
+            ExpressionAttributeNames: { ...(params.ExpressionAttributeNames as Json | undefined), [CHECK_ATTRIBUTE]: "signetTxCheck" },
+          }
+        : params;
+      steps.push({ operation, params: applied, table, key, returnOld: ReturnValuesOnConditionCheckFailure === "ALL_OLD", check });
     }
     const seen = new Set(steps.map((step) => `${step.table}\u0000${JSON.stringify(step.key)}`));
-    if (seen.size !== steps.length) {
-      return {
-        status: 400,
-        body: { __type: "com.amazon.coral.validate#ValidationException", message: "Transaction request cannot include multiple operations on one item" },
-      };
-    }
+    if (seen.size !== steps.length) throw new TransactionValidationError("Transaction request cannot include multiple operations on one item");
+    return steps;
+  }
 
+  /** snapshot reads every step's item as it is before the transaction (undefined: absent). */
+  async #snapshot(headers: http.IncomingHttpHeaders, steps: Step[]): Promise<Array<Json | undefined>> {
     const before: Array<Json | undefined> = [];
     for (const step of steps) {
-      const got = await send(headers, "GetItem", { TableName: step.table, Key: step.key, ConsistentRead: true });
-      if (got.status !== 200) return { status: got.status, body: got.body };
+      const got = await this.#send(headers, "GetItem", { TableName: step.table, Key: step.key, ConsistentRead: true });
+      if (got.status !== 200) throw new StoreAnswerError({ status: got.status, body: got.body });
       before.push(got.body.Item as Json | undefined);
     }
-    const restoreOne = async (i: number) => {
-      const step = steps[i]!;
-      const old = before[i];
-      await (old ? send(headers, "PutItem", { TableName: step.table, Item: old }) : send(headers, "DeleteItem", { TableName: step.table, Key: step.key }));
-    };
-    const restore = async (upTo: number) => {
-      for (let i = upTo; i >= 0; i--) await restoreOne(i);
-    };
-
-    for (const [index, step] of steps.entries()) {
-      const answer = await send(headers, step.operation, { TableName: step.table, ...step.params });
-      if (answer.status === 200) {
-        if (step.params.UpdateExpression === "REMOVE #signetTxCheck") await restoreOne(index); // undo the check's side effect now
-        continue;
-      }
-      await restore(index);
-      if (errorType(answer.body) !== "ConditionalCheckFailedException") return { status: answer.status, body: answer.body };
-      const reasons = steps.map((other, i) =>
-        i === index
-          ? { Code: "ConditionalCheckFailed", Message: "The conditional request failed", ...(other.returnOld && before[i] ? { Item: before[i] } : {}) }
-          : { Code: "None" },
-      );
-      return {
-        status: 400,
-        body: {
-          __type: "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
-          message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(", ")}]`,
-          CancellationReasons: reasons,
-        },
-      };
-    }
-    return { status: 200, body: {} };
+    return before;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readAll(req);
-    const operation = String(req.headers["x-amz-target"] ?? "").replace(TARGET_PREFIX, "");
-    const exclusive = operation === "TransactWriteItems";
-    const release = await lock.acquire(exclusive);
+  /** restore puts a step's item back as it was (or deletes it when it was absent). */
+  async #restore(headers: http.IncomingHttpHeaders, step: Step, old: Json | undefined): Promise<void> {
+    await (old
+      ? this.#send(headers, "PutItem", { TableName: step.table, Item: old })
+      : this.#send(headers, "DeleteItem", { TableName: step.table, Key: step.key }));
+  }
+
+  /** transact runs a TransactWriteItems request all-or-nothing; the answer to send back. */
+  async #transact(headers: http.IncomingHttpHeaders, request: Json): Promise<Answer> {
     try {
-      if (exclusive) {
-        const answer = await transact(req.headers, JSON.parse(body.toString("utf8")) as Json);
-        res.writeHead(answer.status, { "content-type": "application/x-amz-json-1.0" });
-        res.end(JSON.stringify(answer.body));
-        return;
+      const steps = await this.#plan(headers, (request.TransactItems as Json[] | undefined) ?? []);
+      const before = await this.#snapshot(headers, steps);
+      for (const [index, step] of steps.entries()) {
+        const answer = await this.#send(headers, step.operation, { TableName: step.table, ...step.params });
+        if (answer.status === 200) {
+          if (step.check) await this.#restore(headers, step, before[index]); // undo the check's side effect now
+          continue;
+        }
+        for (let i = index; i >= 0; i--) await this.#restore(headers, steps[i]!, before[i]);
+        if (errorType(answer.body) !== "ConditionalCheckFailedException") return { status: answer.status, body: answer.body };
+        return cancelled(steps, index, before);
       }
-      const answer = await send(req.headers, operation, body);
-      const headers = { ...answer.headers };
-      delete headers["transfer-encoding"];
-      res.writeHead(answer.status, headers);
-      res.end(answer.raw);
-    } finally {
-      release();
+      return { status: 200, body: {} };
+    } catch (error) {
+      if (error instanceof TransactionValidationError)
+        return { status: 400, body: { __type: "com.amazon.coral.validate#ValidationException", message: error.message } };
+      if (error instanceof StoreAnswerError) return error.answer;
+      throw error;
     }
   }
+}
 
+/** startTransactionShim serves dynalite (at target) with TransactWriteItems added, on 127.0.0.1. */
+export async function startTransactionShim(target: string, port = 0): Promise<{ server: Server; port: number }> {
+  const shim = new TransactionShim(target);
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    shim.handle(req, res).catch((error: unknown) => {
       if (res.headersSent) return res.destroy();
       res.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
       res.end(JSON.stringify({ __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: (error as Error).message }));
