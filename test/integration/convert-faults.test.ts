@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
+import { isSignetError } from "#domain/shared/errors.ts";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
 import { loadConvertHandler, processesMatching, standInSoffice, standInUnoDriver, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
 
@@ -50,8 +52,6 @@ describe("POST /v1/convert with a misbehaving LibreOffice", () => {
 
 describe("a warm LibreOffice that fails during the store", () => {
   it("does not return its partial output when the one-shot retry also fails", async () => {
-    const { createLibreOfficeConverter } = await import("#adapters/libreoffice/converter.ts");
-    const { isSignetError } = await import("#domain/shared/errors.ts");
     const converter = createLibreOfficeConverter({
       soffice: process.env.SIGNET_SOFFICE!,
       python: standInUnoDriver(root),

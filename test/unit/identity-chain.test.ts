@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Client } from "@aws-sdk/client-s3";
+import { SSMClient } from "@aws-sdk/client-ssm";
 import { createS3CertificateStore, createS3IdentityStore, identityKeys } from "#adapters/s3-identity-store.ts";
+import { readSecureParameter } from "#adapters/ssm-secure-parameter.ts";
 import { certificateChainPem, parseCertificateChain } from "#domain/signing/identity-store.ts";
 import { describeKey, generateIdentity, identityToPem } from "#domain/signing/signing-identity.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
@@ -102,8 +104,6 @@ describe("published certificate chain", () => {
 
 describe("the P12 password from SSM Parameter Store (issue 17 item 3)", () => {
   it("reads the SecureString decrypted, and turns a failure into SERVICE_UNAVAILABLE without the value", async () => {
-    const { SSMClient } = await import("@aws-sdk/client-ssm");
-    const { readSecureParameter } = await import("#adapters/ssm-secure-parameter.ts");
     const seen: Array<{ target: string | undefined; body: { Name: string; WithDecryption: boolean } }> = [];
     const ssm = await startFixtureServer((req, res) => {
       const chunks: Buffer[] = [];

@@ -2,8 +2,10 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
+import { createS3IdentityStore } from "#adapters/s3-identity-store.ts";
 import { generateIdentity, identityToPem, parsePemIdentity } from "#domain/signing/signing-identity.ts";
 import { openssl, scratchDir } from "#test/helpers/sign-tools.ts";
 
@@ -90,8 +92,6 @@ describe("identity store errors", () => {
   });
 
   it("pass a bucket outage on unchanged instead of calling the identity unreadable", async () => {
-    const { S3Client } = await import("@aws-sdk/client-s3");
-    const { createS3IdentityStore } = await import("#adapters/s3-identity-store.ts");
     // A real HTTP endpoint: identity.p12 does not exist (404 NoSuchKey), then the connection drops on identity.pem.
     const server = http.createServer((req, res) => {
       if (req.url?.includes("identity.p12")) {
