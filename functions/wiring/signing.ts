@@ -46,11 +46,13 @@ function p12PasswordFrom(parameter: string): () => Promise<string> {
   return () => readSecureParameter(parameter, (parameters ??= ssmClientFor(config.region)));
 }
 
+let fonts: (() => FontFiles) | undefined;
+
 /** fontFiles are the certificate page's fonts from SIGNET_FONTS_DIR, plus SIGNET_EXTRA_FONTS_DIR's on demand, read once per container. */
-const fontFiles = (() => {
-  let fonts: (() => FontFiles) | undefined;
-  return () => (fonts ??= bundledFonts({ fontsDir: config.signing.fontsDir, extraFontsDir: config.signing.extraFontsDir }))();
-})();
+function fontFiles(): FontFiles {
+  fonts ??= bundledFonts({ fontsDir: config.signing.fontsDir, extraFontsDir: config.signing.extraFontsDir });
+  return fonts();
+}
 
 /** crlPath is where the service serves its CRL (GET, functions/verify-crl.ts). */
 const crlPath = "/v1/verify/crl";
