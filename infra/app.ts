@@ -108,7 +108,11 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   // One origin, as SIGNET_CORS_ORIGIN takes it locally; it also lands inside single quotes in the
   // gateway responses' header mappings, so nothing but an origin or * is accepted.
   const corsOrigin =
-    context.matching("corsOrigin", /^(\*|https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?)$/, "must be * or one origin such as https://app.example.com (scheme, host, optional port; no path)") ?? "*";
+    context.matching(
+      "corsOrigin",
+      /^(\*|https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?)$/,
+      "must be * or one origin such as https://app.example.com (scheme, host, optional port; no path)",
+    ) ?? "*";
   const signingKey = context.text("signingKey") ?? "kms";
   if (signingKey !== "kms" && signingKey !== "file") throw new Error(`Context signingKey must be kms or file, got "${signingKey}".`);
   return {
@@ -119,7 +123,11 @@ export function stackPropsFromContext(app: App): SignetStackProps {
     ...optional("extraFontsDir", extraFontsDirFrom(context)),
     ...optional(
       "identityP12PasswordParameter",
-      context.matching("identityP12PasswordParameter", /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/, "is not an SSM parameter name (such as /signet/identity-p12-password)"),
+      context.matching(
+        "identityP12PasswordParameter",
+        /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/,
+        "is not an SSM parameter name (such as /signet/identity-p12-password)",
+      ),
     ),
     ...alertsFrom(context),
     // Reserved concurrency is opt-in: new accounts with a quota of 10 cannot reserve any (infra/concurrency.ts).
