@@ -9,7 +9,10 @@ import ts from "typescript";
 const MAX_LINES = 80;
 
 /** DATA_TABLES are functions that only build a table of cases or settings: "file:function". */
-const DATA_TABLES = new Set<string>([]);
+const DATA_TABLES = new Set<string>([
+  // Every way a document can make LibreOffice reach out, one entry per vector (the office-network tests).
+  "test/helpers/office-vectors.ts:vectors",
+]);
 
 const TEST_BLOCKS = new Set(["describe", "it", "test", "beforeAll", "afterAll", "beforeEach", "afterEach"]);
 
@@ -56,7 +59,9 @@ const files = execFileSync("git", ["ls-files", "*.ts", "*.mts", "*.mjs"], { enco
   .filter((file) => file !== "" && !file.endsWith(".d.ts"));
 const found = files.flatMap(longFunctions);
 if (found.length > 0) {
-  process.stderr.write(`Functions longer than ${MAX_LINES} lines (split them into named helpers or a class):\n${found.map((line) => `  ${line}`).join("\n")}\n`);
+  process.stderr.write(
+    `Functions longer than ${MAX_LINES} lines (split them into named helpers or a class):\n${found.map((line) => `  ${line}`).join("\n")}\n`,
+  );
   process.exit(1);
 }
 process.stdout.write(`check-function-length: ${files.length} files, no function over ${MAX_LINES} lines\n`);
