@@ -3,6 +3,7 @@ import type { LocalServer } from "#local/server.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { call, getEvent, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { createDynamoKeyStore, ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
+import { SES_MAILBOX_SIMULATOR } from "#adapters/sesv2-mailer.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-limits";
@@ -158,7 +159,6 @@ describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
   it("takes the same steps for an address outside the list as for one on it: the same store calls and one mail of the same size", async () => {
     const { createRegisterHandler } = await import("#functions/auth-register.ts");
     const { keyServiceDeps } = await import("#wiring/keys.ts");
-    const { SES_MAILBOX_SIMULATOR } = await import("#adapters/sesv2-mailer.ts");
     /** traced registers one address through the real store and mailer, recording every call each makes. */
     async function traced(email: string) {
       const steps: string[] = [];

@@ -13,6 +13,8 @@ import dynalite from "dynalite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { call, getEvent, latestCode, startDynamoFaultProxy, uniqueEmail, type FaultProxy } from "#test/helpers/keys-harness.ts";
+import { createDynamoKeyStore, ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
+import { createSesMailer } from "#adapters/sesv2-mailer.ts";
 
 // Set before any handler is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-transactions";
@@ -22,8 +24,6 @@ const TableName = "signet-keys-transactions";
 let standIns: StandIns;
 let faults: FaultProxy;
 let modules: {
-  store: typeof import("#adapters/dynamodb-key-store.ts");
-  mailer: typeof import("#adapters/sesv2-mailer.ts");
   register: typeof import("#functions/auth-register.ts");
   verify: typeof import("#functions/auth-verify.ts");
 };
@@ -32,12 +32,10 @@ beforeAll(async () => {
   standIns = await startStandIns({ sesPort: 0 });
   Object.assign(process.env, standIns.env);
   modules = {
-    store: await import("#adapters/dynamodb-key-store.ts"),
-    mailer: await import("#adapters/sesv2-mailer.ts"),
     register: await import("#functions/auth-register.ts"),
     verify: await import("#functions/auth-verify.ts"),
   };
-  await modules.store.ensureKeyTable({ tableName: TableName, region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
+  await ensureKeyTable({ tableName: TableName, region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
   faults = await startDynamoFaultProxy(standIns.dynamodbEndpoint);
 });
 afterAll(async () => {
@@ -171,14 +169,14 @@ describe("a code is unused or has minted exactly one key (issue 11 item 7)", () 
   };
   const verifyThrough = (endpoint: string) =>
     modules.verify.createVerifyHandler({
-      store: modules.store.createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint }),
-      mailer: modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
+      store: createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint }),
+      mailer: createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
       now: Date.now,
     });
   const registerThrough = (endpoint: string) =>
     modules.register.createRegisterHandler({
-      store: modules.store.createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint }),
-      mailer: modules.mailer.createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
+      store: createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint }),
+      mailer: createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
       now: Date.now,
       limits,
     });
@@ -210,7 +208,7 @@ describe("a code is unused or has minted exactly one key (issue 11 item 7)", () 
   it("a key write refused inside the transaction (a hash that exists) leaves the code unused", async () => {
     const email = uniqueEmail("clash");
     expect((await call(registerThrough(standIns.dynamodbEndpoint), getEvent("/v1/auth/register", { email }))).status).toBe(200);
-    const store = modules.store.createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
+    const store = createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
     const code = await store.getCode(email);
     const now = Date.now();
     const record = { keyHash: "f".repeat(64), keyId: "key_clash", email, createdAt: new Date(now).toISOString(), lastUsedAt: new Date(now).toISOString() };
