@@ -1,7 +1,8 @@
 // npm run check: one composition root. Nothing under functions/adapters/ or functions/domain/ may
 // import the configuration (#config, functions/config.ts) or the wiring (#wiring/*,
-// functions/wiring/): adapters take options, domain code takes ports, and functions/wiring/ alone
-// reads the configuration and builds the per-container instances. Exit code 1 names each import.
+// functions/wiring/), and domain code does not read process.env: adapters take options, domain
+// code takes ports, and functions/wiring/ alone reads the configuration and builds the
+// per-container instances. Exit code 1 names each offending line.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +41,10 @@ for (const file of layers.flatMap((layer) => sourceFiles(join(root, layer)))) {
     const line = text.slice(0, match.index).split("\n").length;
     problems.push(`${relative(root, file)}:${line}: imports ${what} ("${match[1]}")`);
   }
+  if (!file.startsWith(join(root, "functions/domain") + "/")) continue;
+  for (const match of text.matchAll(/\bprocess\.env\b/g)) {
+    problems.push(`${relative(root, file)}:${text.slice(0, match.index).split("\n").length}: reads process.env (domain code takes its settings as arguments)`);
+  }
 }
 
 if (problems.length > 0) {
@@ -48,4 +53,4 @@ if (problems.length > 0) {
   );
   process.exit(1);
 }
-process.stdout.write(`check-layers: no file under ${layers.join(" or ")} imports #config or #wiring\n`);
+process.stdout.write(`check-layers: no file under ${layers.join(" or ")} imports #config or #wiring; domain code reads no process.env\n`);
