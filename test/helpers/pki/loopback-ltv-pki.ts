@@ -111,26 +111,7 @@ export async function startLoopbackPki(): Promise<LoopbackPki> {
   const crlUrl = `${base}/root.crl`;
   const ocspUrl = `${base}/ocsp`;
   const pki = buildPki(ltvPki({ crl: crlUrl, ocsp: ocspUrl }), dir);
-  writeFileSync(
-    join(dir, "tsa.cnf"),
-    [
-      "[ tsa ]",
-      "default_tsa = tsa_config",
-      "[ tsa_config ]",
-      `dir = ${dir}`,
-      "serial = $dir/tsaserial",
-      "crypto_device = builtin",
-      "signer_cert = $dir/tsa.pem",
-      "certs = $dir/root.pem",
-      "signer_key = $dir/tsa.key",
-      "signer_digest = sha256",
-      "default_policy = 1.2.3.4.1",
-      "digests = sha256",
-      "accuracy = secs:1",
-      "ess_cert_id_alg = sha256",
-      "",
-    ].join("\n"),
-  );
+  writeFileSync(join(dir, "tsa.cnf"), tsaConfig(dir));
   writeFileSync(join(dir, "tsaserial"), "01\n");
 
   return {
@@ -153,4 +134,25 @@ export async function startLoopbackPki(): Promise<LoopbackPki> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** tsaConfig is `openssl ts -reply`'s configuration: "tsa" signs, SHA-256, tokens carrying the root. */
+function tsaConfig(dir: string): string {
+  return [
+    "[ tsa ]",
+    "default_tsa = tsa_config",
+    "[ tsa_config ]",
+    `dir = ${dir}`,
+    "serial = $dir/tsaserial",
+    "crypto_device = builtin",
+    "signer_cert = $dir/tsa.pem",
+    "certs = $dir/root.pem",
+    "signer_key = $dir/tsa.key",
+    "signer_digest = sha256",
+    "default_policy = 1.2.3.4.1",
+    "digests = sha256",
+    "accuracy = secs:1",
+    "ess_cert_id_alg = sha256",
+    "",
+  ].join("\n");
 }
