@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { openPdf } from "#domain/signing/open-pdf.ts";
-import { verifySignatures } from "#domain/signing/signature-verifier.ts";
+import { openPdf } from "#domain/pdf/open-pdf.ts";
+import { verifySignatures } from "#domain/verification/signature-verifier.ts";
 import { cmsOf, expectSignedPdf, forgeGenTime, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
 
 let tsa: LoopbackTsa;

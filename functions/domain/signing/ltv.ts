@@ -6,7 +6,7 @@ import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { loadPdf } from "#domain/signing/pades-signer.ts";
-export { resolveLevel, type SignatureLevel } from "#domain/signing/signature-level.ts";
+export { resolveLevel, type SignatureLevel } from "#domain/verification/signature-level.ts";
 
 // RFC 5280 and RFC 6960 object identifiers.
 const OID = {

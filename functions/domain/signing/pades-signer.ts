@@ -3,10 +3,10 @@ import { deflateSync } from "node:zlib";
 import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, documentHash, measureCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
-import { openPdf, tooManyPages } from "#domain/signing/open-pdf.ts";
-import { lastTrailerValues, readXrefChain } from "#domain/signing/xref-chain.ts";
-import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages, readPageTree } from "#domain/signing/page-tree.ts";
+import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/pdf/libpdf-internals.ts";
+import { openPdf, tooManyPages } from "#domain/pdf/open-pdf.ts";
+import { lastTrailerValues, readXrefChain } from "#domain/pdf/xref-chain.ts";
+import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages, readPageTree } from "#domain/pdf/page-tree.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 
 /** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */

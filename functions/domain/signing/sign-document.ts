@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/signing/audit-certificate.ts";
+import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/certificate-page/audit-certificate.ts";
 import type { PDF } from "@libpdf/core";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { checkConversionInput } from "#domain/conversion/conversion.ts";
@@ -8,8 +8,8 @@ import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { AUDIT_RECORD_KEY, hasSignatures, type InputFacts, signPdfWithFacts } from "#domain/signing/pades-signer.ts";
-import type { FontFiles } from "#domain/signing/pdf-text.ts";
-import { listSignatures, verifySignatures, type VerifyReport } from "#domain/signing/signature-verifier.ts";
+import type { FontFiles } from "#domain/pdf-text/pdf-text.ts";
+import { listSignatures, verifySignatures, type VerifyReport } from "#domain/verification/signature-verifier.ts";
 import { describeKey, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
 

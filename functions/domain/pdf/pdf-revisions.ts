@@ -1,8 +1,8 @@
 import { inflateSync, constants as zlibConstants } from "node:zlib";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
-import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/signing/pdf-syntax.ts";
+import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/pdf/pdf-syntax.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
-import { DEFAULT_VERIFY_LIMITS, VerifyBudget, verifyLimitError, type VerifyLimits } from "#domain/signing/verify-limits.ts";
+import { DEFAULT_VERIFY_LIMITS, VerifyBudget, verifyLimitError, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
 
 /** XrefEntry is what one cross-reference section says about one object number. */
 export type XrefEntry =

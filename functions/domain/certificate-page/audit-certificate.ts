@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
-import { extractGlyphAs } from "#domain/signing/libpdf-internals.ts";
-import { appendPage } from "#domain/signing/page-tree.ts";
+import { extractGlyphAs } from "#domain/pdf/libpdf-internals.ts";
+import { appendPage } from "#domain/pdf/page-tree.ts";
 import {
   DocumentFonts,
   needsBidi,
@@ -15,7 +15,7 @@ import {
   type OutlineSegment,
   type TextRun,
   type VisualCluster,
-} from "#domain/signing/pdf-text.ts";
+} from "#domain/pdf-text/pdf-text.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
 export interface AuditEvent {

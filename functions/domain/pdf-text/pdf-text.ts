@@ -1,7 +1,7 @@
 import { PDF, type EmbeddedFont } from "@libpdf/core";
 import bidiFactory, { type Bidi } from "bidi-js";
 import * as hb from "harfbuzzjs";
-import { registerEmbeddedFont } from "#domain/signing/libpdf-internals.ts";
+import { registerEmbeddedFont } from "#domain/pdf/libpdf-internals.ts";
 
 /**
  * FontSource is a TrueType program, or a function that reads it when a page first needs it

@@ -1,11 +1,11 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
-import { PdfRevisions, type Revision } from "#domain/signing/pdf-revisions.ts";
-import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/signing/verify-limits.ts";
-import { catalogRule } from "#domain/signing/modification-rules/catalog-rule.ts";
-import { dssRule } from "#domain/signing/modification-rules/dss-rule.ts";
-import { formRule } from "#domain/signing/modification-rules/form-rule.ts";
-import { pageRule } from "#domain/signing/modification-rules/page-rule.ts";
+import { PdfRevisions, type Revision } from "#domain/pdf/pdf-revisions.ts";
+import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
+import { catalogRule } from "#domain/verification/modification-rules/catalog-rule.ts";
+import { dssRule } from "#domain/verification/modification-rules/dss-rule.ts";
+import { formRule } from "#domain/verification/modification-rules/form-rule.ts";
+import { pageRule } from "#domain/verification/modification-rules/page-rule.ts";
 import {
   Analysis,
   higher,
@@ -16,9 +16,9 @@ import {
   type ModificationLevel,
   type ModificationRule,
   type View,
-} from "#domain/signing/modification-rules/rule.ts";
+} from "#domain/verification/modification-rules/rule.ts";
 
-export type { ModificationLevel } from "#domain/signing/modification-rules/rule.ts";
+export type { ModificationLevel } from "#domain/verification/modification-rules/rule.ts";
 
 /** ModificationReport is what the updates after one signature changed. */
 export interface ModificationReport {

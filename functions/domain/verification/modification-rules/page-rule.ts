@@ -9,7 +9,7 @@ import {
   type ModificationLevel,
   type ModificationRule,
   type View,
-} from "#domain/signing/modification-rules/rule.ts";
+} from "#domain/verification/modification-rules/rule.ts";
 
 function annotationRefs(view: View, page: PdfDict): PdfRef[] {
   const annots = deref(view, page.get("Annots"));

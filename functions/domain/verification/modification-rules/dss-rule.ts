@@ -1,5 +1,5 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
-import { deref, keyOf, Suspicious, type Analysis, type ModificationRule } from "#domain/signing/modification-rules/rule.ts";
+import { deref, keyOf, Suspicious, type Analysis, type ModificationRule } from "#domain/verification/modification-rules/rule.ts";
 
 const DSS_ARRAYS = ["Certs", "CRLs", "OCSPs"];
 

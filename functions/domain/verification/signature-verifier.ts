@@ -2,15 +2,15 @@ import { X509Certificate, constants, createHash, verify as verifySignature } fro
 import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString, type PDF } from "@libpdf/core";
-import { signatureDictOf } from "#domain/signing/libpdf-internals.ts";
-import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/signing/signature-dictionary.ts";
-import type { OpenedPdf } from "#domain/signing/open-pdf.ts";
-import { oids } from "#domain/signing/cades-signature.ts";
+import { signatureDictOf } from "#domain/pdf/libpdf-internals.ts";
+import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/verification/signature-dictionary.ts";
+import type { OpenedPdf } from "#domain/pdf/open-pdf.ts";
+import { oids } from "#domain/shared/cms-oids.ts";
 import { children, readElement } from "#domain/shared/der.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/signing/modification-analysis.ts";
+import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/verification/modification-analysis.ts";
 import { readTimestampToken, verifyTimestampToken } from "#domain/signing/rfc3161.ts";
-import type { SignatureLevel } from "#domain/signing/signature-level.ts";
+import type { SignatureLevel } from "#domain/verification/signature-level.ts";
 import { offlineProblem, readDss } from "#domain/signing/validation-data.ts";
 
 /** SignatureReport is what /v1/verify says about one signature (SPEC 4). */

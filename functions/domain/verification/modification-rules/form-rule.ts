@@ -9,7 +9,7 @@ import {
   Suspicious,
   type ModificationRule,
   type View,
-} from "#domain/signing/modification-rules/rule.ts";
+} from "#domain/verification/modification-rules/rule.ts";
 
 const ACROFORM_EXEMPT = new Set(["Fields", "DR", "DA", "Q", "NeedAppearances"]);
 const FIELD_ALWAYS_MODIFIABLE = new Set(["Ff", "Type"]);

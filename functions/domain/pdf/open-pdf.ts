@@ -1,7 +1,7 @@
 import { PDF } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
-import { rebaseOnto } from "#domain/signing/libpdf-internals.ts";
-import { readXrefChain, withReadableXref } from "#domain/signing/xref-chain.ts";
+import { rebaseOnto } from "#domain/pdf/libpdf-internals.ts";
+import { readXrefChain, withReadableXref } from "#domain/pdf/xref-chain.ts";
 
 // libpdf 0.4.2 (XRefParser.parseStream) refuses cross-reference stream fields wider than this.
 const MAX_LIBPDF_FIELD_WIDTH = 6;
