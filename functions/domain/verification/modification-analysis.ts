@@ -1,5 +1,6 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
+import { same } from "#domain/pdf/pdf-objects.ts";
 import { PdfRevisions, type Revision } from "#domain/pdf/pdf-revisions.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
 import { catalogRule } from "#domain/verification/modification-rules/catalog-rule.ts";
@@ -11,7 +12,6 @@ import {
   higher,
   keyOf,
   RANK,
-  same,
   Suspicious,
   type ModificationLevel,
   type ModificationRule,

@@ -1,26 +1,17 @@
-import { PdfArray, PdfBool, PdfDict, PdfName, PdfNull, PdfNumber, type PdfObject, PdfRef, PdfStream, PdfString } from "@libpdf/core";
+import { PdfArray, PdfDict, PdfNumber, type PdfRef, PdfString } from "@libpdf/core";
+import { same } from "#domain/pdf/pdf-objects.ts";
+import { isDigit, isRegular, isWhitespace, PdfLexer, PdfSyntaxError, type Span } from "#domain/pdf/pdf-syntax.ts";
 
 /**
  * A signature is only its own bytes. This module finds, in the raw file, the definition of one
- * signature dictionary inside the bytes its /ByteRange covers, with a tokenizer (strings, hex
- * strings, names, comments, nested arrays and dictionaries) rather than a regex that takes the
- * first match, and checks that the /ByteRange gap is exactly that dictionary's own /Contents
- * string, and that the dictionary the reader resolves is byte for byte that signed one.
+ * signature dictionary inside the bytes its /ByteRange covers, with Signet's one tokenizer
+ * (pdf/pdf-syntax.ts) rather than a regex that takes the first match, and checks that the
+ * /ByteRange gap is exactly that dictionary's own /Contents string, and that the dictionary the
+ * reader resolves is byte for byte that signed one.
  */
 
 /** SignatureBytesError says why a signature dictionary does not own the signature value it points to. */
 export class SignatureBytesError extends Error {}
-
-/** Token kinds the tokenizer produces, each with its byte span [start, end). */
-type Value =
-  | { kind: "name"; value: string; start: number; end: number }
-  | { kind: "string"; bytes: Uint8Array; hex: boolean; start: number; end: number }
-  | { kind: "number"; value: number; integer: boolean; start: number; end: number }
-  | { kind: "bool"; value: boolean; start: number; end: number }
-  | { kind: "null"; start: number; end: number }
-  | { kind: "ref"; objectNumber: number; generation: number; start: number; end: number }
-  | { kind: "array"; items: Value[]; start: number; end: number }
-  | { kind: "dict"; entries: Map<string, Value>; duplicate?: string; start: number; end: number };
 
 /** LocatedSignature is one signature dictionary as its signed bytes hold it. */
 export interface LocatedSignature {
@@ -39,255 +30,17 @@ export interface LocatedSignature {
 const HEADER_WINDOW = 256 * 1024;
 const MAX_CANDIDATES = 4;
 const HEX_ONLY = /^[0-9A-Fa-f]*$/;
-const MAX_DEPTH = 32;
 
-const isWhite = (byte: number | undefined) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
-const DELIMITERS = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
-const isDelimiter = (byte: number | undefined) => byte !== undefined && DELIMITERS.has(byte);
-const isRegular = (byte: number | undefined) => byte !== undefined && !isWhite(byte) && !isDelimiter(byte);
-const isDigit = (byte: number | undefined) => byte !== undefined && byte >= 0x30 && byte <= 0x39;
-const hexValue = (byte: number): number => (byte <= 0x39 ? byte - 0x30 : (byte | 0x20) - 0x57);
-const isHex = (byte: number | undefined) => byte !== undefined && (isDigit(byte) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66));
-
-class SyntaxProblem extends Error {}
-
-/**
- * Tokenizer reads PDF objects from `bytes`, strictly (no repair). It reads nothing at or after the
- * gap's start but a hex string starting exactly there (taken whole), and then up to `tailLimit`.
- */
-class Tokenizer {
-  private limit: number;
-
-  constructor(
-    private readonly bytes: Buffer,
-    public pos: number,
-    private readonly gap: [number, number],
-    private readonly tailLimit: number,
-  ) {
-    this.limit = gap[0];
+/** gapContents reads the hex string that fills the gap, checked and decoded natively (never tokenized). */
+function gapContents(bytes: Buffer, [start, end]: [number, number]): PdfString {
+  if (bytes[start] !== 0x3c || bytes[start + 1] === 0x3c || bytes[end - 1] !== 0x3e) {
+    throw new SignatureBytesError("the /ByteRange gap is not exactly this signature dictionary's /Contents string (the gap is not one hex string)");
   }
-
-  private fail(what: string): never {
-    throw new SyntaxProblem(`${what} at offset ${this.pos}`);
+  const hex = bytes.toString("latin1", start + 1, end - 1);
+  if (!HEX_ONLY.test(hex) || hex.length % 2 !== 0) {
+    throw new SignatureBytesError("the /Contents string holds something other than an even number of hex digits");
   }
-
-  private peek(): number | undefined {
-    return this.pos < this.limit ? this.bytes[this.pos] : undefined;
-  }
-
-  skipSpace(): void {
-    while (this.pos < this.limit) {
-      const byte = this.bytes[this.pos];
-      if (isWhite(byte)) this.pos++;
-      else if (byte === 0x25) {
-        while (this.pos < this.limit && this.bytes[this.pos] !== 0x0a && this.bytes[this.pos] !== 0x0d) this.pos++;
-      } else return;
-    }
-  }
-
-  keyword(): string {
-    this.skipSpace();
-    const start = this.pos;
-    while (isRegular(this.peek())) this.pos++;
-    return this.bytes.toString("latin1", start, this.pos);
-  }
-
-  private integerAt(at: number): { value: number; end: number } | undefined {
-    let end = at;
-    while (end < this.limit && isDigit(this.bytes[end])) end++;
-    if (end === at || end - at > 10 || isRegular(this.bytes[end])) return undefined;
-    return { value: Number(this.bytes.toString("latin1", at, end)), end };
-  }
-
-  value(depth = 0): Value {
-    if (depth > MAX_DEPTH) this.fail("objects nested too deeply");
-    this.skipSpace();
-    const start = this.pos;
-    if (start === this.gap[0] && this.limit === start) return this.gapString(start);
-    const byte = this.peek();
-    if (byte === undefined) this.fail("the object ends early");
-    if (byte === 0x2f) return this.name(start);
-    if (byte === 0x28) return this.literal(start);
-    if (byte === 0x3c && this.bytes[this.pos + 1] === 0x3c) return this.dictionary(start, depth);
-    if (byte === 0x3c) return this.hexString(start);
-    if (byte === 0x5b) {
-      this.pos++;
-      const items: Value[] = [];
-      for (;;) {
-        this.skipSpace();
-        if (this.peek() === 0x5d) {
-          this.pos++;
-          return { kind: "array", items, start, end: this.pos };
-        }
-        items.push(this.value(depth + 1));
-      }
-    }
-    if (isDigit(byte) || byte === 0x2b || byte === 0x2d || byte === 0x2e) return this.number(start);
-    const word = this.keyword();
-    if (word === "true" || word === "false") return { kind: "bool", value: word === "true", start, end: this.pos };
-    if (word === "null") return { kind: "null", start, end: this.pos };
-    this.pos = start;
-    return this.fail(word ? `an unexpected keyword "${word.slice(0, 20)}"` : "an unexpected delimiter");
-  }
-
-  private number(start: number): Value {
-    const integer = this.integerAt(start);
-    if (integer) {
-      // "N G R" is a reference.
-      let at = integer.end;
-      while (at < this.limit && isWhite(this.bytes[at])) at++;
-      const generation = at > integer.end ? this.integerAt(at) : undefined;
-      if (generation) {
-        let r = generation.end;
-        while (r < this.limit && isWhite(this.bytes[r])) r++;
-        if (r > generation.end && this.bytes[r] === 0x52 && !isRegular(this.bytes[r + 1])) {
-          this.pos = r + 1;
-          return { kind: "ref", objectNumber: integer.value, generation: generation.value, start, end: this.pos };
-        }
-      }
-      this.pos = integer.end;
-      return { kind: "number", value: integer.value, integer: true, start, end: this.pos };
-    }
-    const text = this.keyword();
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) {
-      this.pos = start;
-      this.fail("a malformed number");
-    }
-    return { kind: "number", value: Number(text), integer: /^[+-]?\d+$/.test(text), start, end: this.pos };
-  }
-
-  private name(start: number): Value {
-    this.pos++;
-    const raw: number[] = [];
-    let escaped = false;
-    while (isRegular(this.peek())) {
-      const byte = this.bytes[this.pos++]!;
-      if (byte === 0x23 && isHex(this.peek()) && isHex(this.bytes[this.pos + 1])) {
-        raw.push((hexValue(this.bytes[this.pos]!) << 4) | hexValue(this.bytes[this.pos + 1]!));
-        this.pos += 2;
-        escaped = true;
-      } else raw.push(byte);
-    }
-    // As libpdf: names with #xx escapes decode as UTF-8, others byte for byte.
-    const value = escaped ? new TextDecoder().decode(new Uint8Array(raw)) : Buffer.from(raw).toString("latin1");
-    return { kind: "name", value, start, end: this.pos };
-  }
-
-  private literal(start: number): Value {
-    this.pos++;
-    const out: number[] = [];
-    let depth = 1;
-    for (;;) {
-      const byte = this.peek();
-      if (byte === undefined) this.fail("an unterminated string");
-      this.pos++;
-      if (byte === 0x28) depth++;
-      else if (byte === 0x29 && --depth === 0) return { kind: "string", bytes: new Uint8Array(out), hex: false, start, end: this.pos };
-      if (byte === 0x5c) {
-        const next = this.peek();
-        if (next === undefined) continue;
-        this.pos++;
-        const simple: Record<number, number> = { 0x6e: 10, 0x72: 13, 0x74: 9, 0x62: 8, 0x66: 12, 0x28: 0x28, 0x29: 0x29, 0x5c: 0x5c };
-        if (simple[next] !== undefined) out.push(simple[next]);
-        else if (next === 0x0d) {
-          if (this.peek() === 0x0a) this.pos++;
-        } else if (next === 0x0a) {
-          // A line continuation.
-        } else if (next >= 0x30 && next <= 0x37) {
-          let value = next - 0x30;
-          for (let digits = 1; digits < 3 && (this.peek() ?? 0) >= 0x30 && (this.peek() ?? 0) <= 0x37; digits++)
-            value = (value << 3) | (this.bytes[this.pos++]! - 0x30);
-          out.push(value & 0xff);
-        } else out.push(next);
-        continue;
-      }
-      if (byte === 0x0d) {
-        if (this.peek() === 0x0a) this.pos++;
-        out.push(0x0a);
-        continue;
-      }
-      out.push(byte);
-    }
-  }
-
-  private hexString(start: number): Value {
-    this.pos++;
-    const out: number[] = [];
-    let pending: number | undefined;
-    for (;;) {
-      const byte = this.peek();
-      if (byte === undefined) this.fail("an unterminated hex string");
-      this.pos++;
-      if (byte === 0x3e) break;
-      if (isWhite(byte)) continue;
-      if (!isHex(byte)) this.fail("a hex string with a character that is not a hex digit");
-      if (pending === undefined) pending = hexValue(byte);
-      else {
-        out.push((pending << 4) | hexValue(byte));
-        pending = undefined;
-      }
-    }
-    if (pending !== undefined) out.push(pending << 4);
-    return { kind: "string", bytes: Buffer.from(out), hex: true, start, end: this.pos };
-  }
-
-  /** gapString takes the hex string that fills the gap, checked and decoded natively. */
-  private gapString(start: number): Value {
-    const [, end] = this.gap;
-    if (this.bytes[start] !== 0x3c || this.bytes[start + 1] === 0x3c || this.bytes[end - 1] !== 0x3e) {
-      throw new SignatureBytesError("the /ByteRange gap is not exactly this signature dictionary's /Contents string (the gap is not one hex string)");
-    }
-    const hex = this.bytes.toString("latin1", start + 1, end - 1);
-    if (!HEX_ONLY.test(hex) || hex.length % 2 !== 0) {
-      throw new SignatureBytesError("the /Contents string holds something other than an even number of hex digits");
-    }
-    this.pos = end;
-    this.limit = this.tailLimit;
-    return { kind: "string", bytes: Buffer.from(hex, "hex"), hex: true, start, end };
-  }
-
-  private dictionary(start: number, depth: number): Value {
-    this.pos += 2;
-    const entries = new Map<string, Value>();
-    let duplicate: string | undefined;
-    for (;;) {
-      this.skipSpace();
-      if (this.peek() === 0x3e && this.bytes[this.pos + 1] === 0x3e) {
-        this.pos += 2;
-        return { kind: "dict", entries, ...(duplicate ? { duplicate } : {}), start, end: this.pos };
-      }
-      const key = this.value(depth + 1);
-      if (key.kind !== "name") this.fail("a dictionary key that is not a name");
-      const value = this.value(depth + 1);
-      if (entries.has(key.value)) duplicate ??= key.value;
-      entries.set(key.value, value);
-    }
-  }
-}
-
-/** sameValue tells whether a tokenized value is what libpdf resolved (references compared as references). */
-function sameValue(value: Value, object: PdfObject | undefined): boolean {
-  switch (value.kind) {
-    case "name":
-      return object instanceof PdfName && object.value === value.value;
-    case "string":
-      return object instanceof PdfString && Buffer.from(object.bytes).equals(Buffer.from(value.bytes));
-    case "number":
-      return object instanceof PdfNumber && object.value === value.value;
-    case "bool":
-      return object instanceof PdfBool && object.value === value.value;
-    case "null":
-      return object instanceof PdfNull;
-    case "ref":
-      return object instanceof PdfRef && object.objectNumber === value.objectNumber && object.generation === value.generation;
-    case "array":
-      return object instanceof PdfArray && object.length === value.items.length && value.items.every((item, index) => sameValue(item, object.at(index)));
-    case "dict": {
-      if (!(object instanceof PdfDict) || object instanceof PdfStream || value.duplicate) return false;
-      const keys = [...object.keys()].map((key) => key.value);
-      return keys.length === value.entries.size && keys.every((key) => value.entries.has(key) && sameValue(value.entries.get(key)!, object.get(key)));
-    }
-  }
+  return new PdfString(Uint8Array.from(Buffer.from(hex, "hex")), "hex");
 }
 
 /** headerBefore reads "N G" just before an "obj" keyword at `at`, when it is one. */
@@ -302,7 +55,7 @@ function headerBefore(bytes: Buffer, at: number): { start: number; objectNumber:
   };
   const spaceBack = (): boolean => {
     const end = cursor;
-    while (cursor > 0 && isWhite(bytes[cursor - 1])) cursor--;
+    while (cursor > 0 && isWhitespace(bytes[cursor - 1])) cursor--;
     return cursor < end;
   };
   if (!spaceBack()) return undefined;
@@ -313,28 +66,37 @@ function headerBefore(bytes: Buffer, at: number): { start: number; objectNumber:
   return { start: cursor, objectNumber, generation };
 }
 
-/** parseCandidate reads the indirect object whose header starts at `start` and checks that it owns the gap. */
-function parseCandidate(tokens: Tokenizer, start: number, ref: PdfRef, dict: PdfDict, gap: [number, number]): LocatedSignature {
-  tokens.keyword();
-  tokens.keyword();
-  if (tokens.keyword() !== "obj") throw new SyntaxProblem("no object header");
-  const value = tokens.value();
-  if (value.kind !== "dict") throw new SignatureBytesError(`object ${ref.objectNumber} is not a dictionary in the signed bytes`);
-  const contents = value.entries.get("Contents");
-  if (!contents || contents.start !== gap[0] || contents.end !== gap[1]) {
+/** signedLexer reads the signed bytes from a header on: up to the gap, the gap as one value, then up to the signed end. */
+function signedLexer(bytes: Buffer, start: number, gap: [number, number], signedEnd: number): PdfLexer {
+  const opaque = { start: gap[0], end: gap[1], read: () => gapContents(bytes, gap) };
+  // Names decode as libpdf decodes them: the signed dictionary is compared with libpdf's.
+  return new PdfLexer(bytes, start, signedEnd, { names: "libpdf", duplicateKeys: "record", opaque });
+}
+
+/** parseCandidate reads the indirect object whose header starts where `lexer` is and checks that it owns the gap. */
+function parseCandidate(lexer: PdfLexer, ref: PdfRef, dict: PdfDict, gap: [number, number]): LocatedSignature {
+  const start = lexer.at;
+  if (lexer.integer() === undefined || lexer.integer() === undefined || lexer.keyword("obj") === undefined) throw new PdfSyntaxError("no object header");
+  const spans = new Map<string, Span>();
+  const value = lexer.value(0, spans);
+  if (!(value instanceof PdfDict)) throw new SignatureBytesError(`object ${ref.objectNumber} is not a dictionary in the signed bytes`);
+  const contents = spans.get("Contents");
+  if (!contents || contents[0] !== gap[0] || contents[1] !== gap[1]) {
     throw new SignatureBytesError("the /ByteRange gap is not exactly this signature dictionary's /Contents string");
   }
-  if (tokens.keyword() !== "endobj") throw new SignatureBytesError("the signature dictionary does not end (endobj) inside the signed bytes");
-  if (value.duplicate) throw new SignatureBytesError(`the signature dictionary holds /${value.duplicate} twice (readers disagree on which counts)`);
-  if (!sameValue(value, dict)) {
+  if (lexer.keyword("endobj") === undefined) throw new SignatureBytesError("the signature dictionary does not end (endobj) inside the signed bytes");
+  const duplicate = lexer.duplicates[0];
+  if (duplicate) throw new SignatureBytesError(`the signature dictionary holds /${duplicate} twice (readers disagree on which counts)`);
+  if (!same(value, dict)) {
     throw new SignatureBytesError("the signature dictionary readers show differs from the signed one (it was redefined after signing)");
   }
-  const range = value.entries.get("ByteRange");
-  if (range?.kind !== "array" || !range.items.every((item) => item.kind === "number" && item.integer)) {
+  const range = value.get("ByteRange");
+  if (!(range instanceof PdfArray) || !range.toArray().every((item) => item instanceof PdfNumber && Number.isInteger(item.value) && !lexer.reals.has(item))) {
     throw new SignatureBytesError("the /ByteRange is not four integers");
   }
-  if (contents.kind !== "string" || !contents.hex) throw new SignatureBytesError("/Contents is not a hex string");
-  return { start, end: tokens.pos, der: Buffer.from(contents.bytes) };
+  const signature = value.get("Contents");
+  if (!(signature instanceof PdfString) || signature.format !== "hex") throw new SignatureBytesError("/Contents is not a hex string");
+  return { start, end: lexer.at, der: Buffer.from(signature.bytes) };
 }
 
 /**
@@ -390,14 +152,14 @@ export class SignatureLocator {
       if (!header || header.objectNumber !== ref.objectNumber || header.generation !== ref.generation) continue;
       if (this.budget <= 0) throw new SignatureBytesError("reading the signature dictionaries takes more work than the file's size allows");
       tried++;
-      const tokens = new Tokenizer(bytes, header.start, gap, signedEnd);
+      const lexer = signedLexer(bytes, header.start, gap, signedEnd);
       try {
-        return parseCandidate(tokens, header.start, ref, dict, gap);
+        return parseCandidate(lexer, ref, dict, gap);
       } catch (error) {
-        if (!(error instanceof SignatureBytesError) && !(error instanceof SyntaxProblem)) throw error;
-        problem ??= error instanceof SyntaxProblem ? `the signed signature dictionary cannot be read (${error.message})` : error.message;
+        if (!(error instanceof SignatureBytesError) && !(error instanceof PdfSyntaxError)) throw error;
+        problem ??= error instanceof PdfSyntaxError ? `the signed signature dictionary cannot be read (${error.message})` : error.message;
       } finally {
-        this.budget -= tokens.pos - header.start;
+        this.budget -= lexer.reach - header.start;
       }
     }
     throw new SignatureBytesError(

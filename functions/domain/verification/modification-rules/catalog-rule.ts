@@ -1,5 +1,6 @@
 import { PdfRef, PdfStream } from "@libpdf/core";
-import { differingKey, keyOf, Suspicious, same, type Analysis, type ModificationRule } from "#domain/verification/modification-rules/rule.ts";
+import { differingKey, same } from "#domain/pdf/pdf-objects.ts";
+import { keyOf, Suspicious, type Analysis, type ModificationRule } from "#domain/verification/modification-rules/rule.ts";
 
 // Catalog keys that may change (checked by their own rules), as pyHanko's defaults.
 const ROOT_EXEMPT = new Set(["AcroForm", "DSS", "Extensions", "Metadata", "MarkInfo", "Version"]);

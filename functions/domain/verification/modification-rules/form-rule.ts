@@ -1,15 +1,6 @@
 import { PdfArray, PdfDict, PdfNumber, PdfRef, PdfString, type PdfObject } from "@libpdf/core";
-import {
-  type Analysis,
-  deref,
-  dictAt,
-  differingKey,
-  keyOf,
-  same,
-  Suspicious,
-  type ModificationRule,
-  type View,
-} from "#domain/verification/modification-rules/rule.ts";
+import { differingKey, same } from "#domain/pdf/pdf-objects.ts";
+import { type Analysis, deref, dictAt, keyOf, Suspicious, type ModificationRule, type View } from "#domain/verification/modification-rules/rule.ts";
 
 const ACROFORM_EXEMPT = new Set(["Fields", "DR", "DA", "Q", "NeedAppearances"]);
 const FIELD_ALWAYS_MODIFIABLE = new Set(["Ff", "Type"]);

@@ -1,9 +1,8 @@
 import { PdfArray, PdfDict, PdfRef } from "@libpdf/core";
+import { same, differingKey } from "#domain/pdf/pdf-objects.ts";
 import {
   deref,
   keyOf,
-  same,
-  differingKey,
   Suspicious,
   type Analysis,
   type ModificationLevel,
