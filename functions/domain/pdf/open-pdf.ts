@@ -55,7 +55,7 @@ const encryptedError = (cause?: unknown) =>
  */
 async function loadThroughOwnXref(bytes: Uint8Array, failure: unknown, recovered?: PDF): Promise<PDF> {
   const chain = readXrefChain(bytes);
-  if (chain?.trailer.encrypt || looksEncrypted(bytes) || (failure && /encrypt|password|decrypt/i.test(String((failure as Error)?.message)))) {
+  if (chain?.trailer.encrypted || looksEncrypted(bytes) || (failure && /encrypt|password|decrypt/i.test(String((failure as Error)?.message)))) {
     throw encryptedError(failure);
   }
   if (chain && chain.widestField > MAX_LIBPDF_FIELD_WIDTH) {

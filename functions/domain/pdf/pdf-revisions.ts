@@ -31,13 +31,20 @@ export interface Revision {
 /** RevisionError says the cross-reference chain could not be read (the analysis then reports "other"). */
 class RevisionError extends Error {}
 
-interface Section {
+/** XrefSection is one cross-reference section as written: a table (with the stream a hybrid file's /XRefStm adds) or a stream. */
+export interface XrefSection {
   offset: number;
   /** Where the section's trailer or stream object ends (its %%EOF follows). */
   endAt: number;
   trailer: PdfDict;
   entries: Map<number, XrefEntry>;
   problems: string[];
+  /** The section is a cross-reference stream. */
+  stream: boolean;
+  /** The widest field (/W) of the section's cross-reference stream(s), 0 for a table alone. */
+  widestField: number;
+  /** A table whose trailer names an /XRefStm (a hybrid-reference file). */
+  hybrid: boolean;
 }
 
 const EOF_MARK = Buffer.from("%%EOF", "latin1");
@@ -121,15 +128,24 @@ function readStreamBody(bytes: Buffer, dictEnd: number, length: number | undefin
   return { data: bytes.subarray(start, start + length), endAt: start + length };
 }
 
-function addEntry(section: Section, number: number, entry: XrefEntry, what: string): void {
+function addEntry(section: XrefSection, number: number, entry: XrefEntry, what: string): void {
   if (section.entries.has(number)) section.problems.push(`the ${what} at byte ${section.offset} defines object ${number} twice`);
   else section.entries.set(number, entry);
 }
 
-function readTable(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): Section {
+function readTable(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
   const lexer = new PdfLexer(bytes, offset);
   if (lexer.keyword("xref") === undefined) throw new RevisionError(`no cross-reference section at byte ${offset}`);
-  const section: Section = { offset, endAt: offset, trailer: new PdfDict(), entries: new Map(), problems: [] };
+  const section: XrefSection = {
+    offset,
+    endAt: offset,
+    trailer: new PdfDict(),
+    entries: new Map(),
+    problems: [],
+    stream: false,
+    widestField: 0,
+    hybrid: false,
+  };
   let count = 0;
   for (;;) {
     const start = lexer.integer();
@@ -163,7 +179,7 @@ function readTable(bytes: Buffer, offset: number, limits: VerifyLimits, budget: 
   return section;
 }
 
-function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): Section {
+function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
   let dict: PdfDict;
   let dictEnd: number;
   try {
@@ -222,7 +238,16 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
     for (let byte = 0; byte < width; byte++) value = value * 256 + data[at + byte]!;
     return value;
   };
-  const section: Section = { offset, endAt: body.endAt, trailer: dict, entries: new Map(), problems: [] };
+  const section: XrefSection = {
+    offset,
+    endAt: body.endAt,
+    trailer: dict,
+    entries: new Map(),
+    problems: [],
+    stream: true,
+    widestField: Math.max(w1, w2, w3),
+    hybrid: false,
+  };
   let at = 0;
   for (let pair = 0; pair + 1 < index.length; pair += 2) {
     for (let item = 0; item < index[pair + 1]!; item++, at += rowWidth) {
@@ -250,7 +275,7 @@ const sameEntry = (a: XrefEntry, b: XrefEntry) =>
   (a.type !== "offset" || a.offset === (b as typeof a).offset) &&
   (a.type !== "compressed" || (a.stream === (b as typeof a).stream && a.index === (b as typeof a).index));
 
-function readSection(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): Section {
+function readSection(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
   if (!Number.isSafeInteger(offset) || offset < 0 || offset >= bytes.length) throw new RevisionError("a cross-reference offset outside the file");
   const lexer = new PdfLexer(bytes, offset);
   lexer.skipSpace();
@@ -262,6 +287,8 @@ function readSection(bytes: Buffer, offset: number, limits: VerifyLimits, budget
     // A hybrid file: the table is read first; the stream adds what the table does not define in use.
     if (hybrid >= bytes.length) throw new RevisionError("an /XRefStm offset outside the file");
     const stream = readXrefStream(bytes, hybrid, limits, budget);
+    section.hybrid = true;
+    section.widestField = stream.widestField;
     for (const [number, entry] of stream.entries) {
       const fromTable = section.entries.get(number);
       if (!fromTable || fromTable.type === "free") {
@@ -296,19 +323,20 @@ function declaredStartxref(bytes: Buffer, before: number, notBefore: number): nu
 const OBJ_AFTER_EOF = /\d+\s+\d+\s+obj\b/;
 
 /**
- * readRevisions reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
- * last startxref back through /Prev, each section once, and returns the revisions oldest first,
- * with the trailing bytes' problem (objects after the last %%EOF that a repairing reader uses).
+ * readXrefSections reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
+ * last startxref back through /Prev, each section once and without repair, under the verify
+ * limits: the one cross-reference reader, for verification (readRevisions) and for the signer's
+ * view of files libpdf cannot read (xref-chain.ts). Sections come newest first.
  */
-export function readRevisions(
+export function readXrefSections(
   bytes: Buffer,
   limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
   budget = new VerifyBudget(limits.timeBudgetMs),
-): { revisions: Revision[]; trailingProblem?: string } {
+): { startxref: number; sections: XrefSection[] } {
   const last = bytes.lastIndexOf(STARTXREF);
   const first = last < 0 ? undefined : new PdfLexer(bytes, last + STARTXREF.length).integer();
   if (first === undefined) throw new RevisionError("no startxref");
-  const sections: Section[] = [];
+  const sections: XrefSection[] = [];
   const seen = new Set<number>();
   for (let offset: number | undefined = first; offset !== undefined; ) {
     budget.checkNow();
@@ -318,7 +346,7 @@ export function readRevisions(
       throw verifyLimitError(`has more than ${limits.maxRevisions} incremental updates`, `at most ${limits.maxRevisions} incremental updates (revisions)`);
     }
     seen.add(offset);
-    let section: Section;
+    let section: XrefSection;
     try {
       section = readSection(bytes, offset, limits, budget);
     } catch (error) {
@@ -329,6 +357,20 @@ export function readRevisions(
     offset = intOf(section.trailer, "Prev");
     if (section.trailer.has("Prev") && offset === undefined) throw new RevisionError("a malformed /Prev");
   }
+  return { startxref: first, sections };
+}
+
+/**
+ * readRevisions reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
+ * last startxref back through /Prev, each section once, and returns the revisions oldest first,
+ * with the trailing bytes' problem (objects after the last %%EOF that a repairing reader uses).
+ */
+export function readRevisions(
+  bytes: Buffer,
+  limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
+  budget = new VerifyBudget(limits.timeBudgetMs),
+): { revisions: Revision[]; trailingProblem?: string } {
+  const { sections } = readXrefSections(bytes, limits, budget);
   sections.reverse();
   const revisions: Revision[] = [];
   for (const section of sections) {
