@@ -15,8 +15,8 @@ export const RANK: Record<ModificationLevel, number> = { none: 0, lta: 1, form_f
 /** higher is the more permissive-demanding of two levels. */
 export const higher = (a: ModificationLevel, b: ModificationLevel): ModificationLevel => (RANK[a] >= RANK[b] ? a : b);
 
-/** Suspicious is a rule's refusal: a change no rule may explain, with what it is. */
-export class Suspicious extends Error {}
+/** SuspiciousChangeError is a rule's refusal: a change no rule may explain, with what it is. */
+export class SuspiciousChangeError extends Error {}
 
 /** keyOf names a reference "num gen". */
 export const keyOf = (ref: PdfRef) => `${ref.objectNumber} ${ref.generation}`;
@@ -44,7 +44,7 @@ export function dictAt(view: View, value: PdfObject | undefined): PdfDict | unde
  * Analysis is what the rules see for one signature: the signed revision (old), the file as readers
  * now see it (neu), and the objects whose resolution differs between the two and that a reader of
  * the new revision reaches. Rules explain those objects at a level (an object explained at several
- * levels counts at the lowest, as in pyHanko) or throw Suspicious.
+ * levels counts at the lowest, as in pyHanko) or throw SuspiciousChangeError.
  */
 export class Analysis {
   readonly explained = new Map<string, ModificationLevel>();
@@ -72,7 +72,7 @@ export class Analysis {
 
   /** newDependencies lists the objects new since the signed revision reachable from a value (not entering older objects). */
   newDependencies(value: PdfObject | undefined, found = new Set<string>(), refs: PdfRef[] = [], depth = 0): PdfRef[] {
-    if (depth > 64) throw new Suspicious("new objects nested too deeply");
+    if (depth > 64) throw new SuspiciousChangeError("new objects nested too deeply");
     if (value instanceof PdfRef) {
       const key = keyOf(value);
       if (found.has(key) || !this.isNew(value)) return refs;
@@ -95,19 +95,19 @@ export class Analysis {
   refUpdate(oldDict: PdfDict | undefined, newDict: PdfDict, key: string, level: ModificationLevel): void {
     const before = oldDict?.get(key);
     const after = newDict.get(key);
-    if (before !== undefined && after === undefined) throw new Suspicious(`/${key} was deleted`);
+    if (before !== undefined && after === undefined) throw new SuspiciousChangeError(`/${key} was deleted`);
     if (!(after instanceof PdfRef)) return;
     if (before instanceof PdfRef && same(before, after)) {
       if (this.neu.resolve(after) instanceof PdfStream) return;
       this.explain(after, level);
     } else if (this.isNew(after)) this.explain(after, level);
-    else throw new Suspicious(`/${key} now points to an older object (${keyOf(after)})`);
+    else throw new SuspiciousChangeError(`/${key} now points to an older object (${keyOf(after)})`);
   }
 }
 
 /**
  * ModificationRule is one kind of permitted change (pyHanko's WhitelistRule): it explains the
- * changed objects it permits, at a level, and throws Suspicious for what it refuses.
+ * changed objects it permits, at a level, and throws SuspiciousChangeError for what it refuses.
  */
 export interface ModificationRule {
   name: string;
