@@ -3,7 +3,8 @@ import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, type PdfRef, type 
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { openPdf } from "#domain/pdf/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
-import { verifySignatures, type VerifyReport } from "#domain/verification/signature-verifier.ts";
+import { verifySignatures } from "#domain/verification/signature-verifier.ts";
+import type { VerifyReport } from "#domain/verification/verify-report.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { holdsInPyhanko, makePdf, pyhankoValidate, signWithPyhanko } from "#test/helpers/sign-tools.ts";
 
