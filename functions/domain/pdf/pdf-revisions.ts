@@ -179,34 +179,36 @@ function readTable(bytes: Buffer, offset: number, limits: VerifyLimits, budget: 
   return section;
 }
 
-function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
-  let dict: PdfDict;
-  let dictEnd: number;
+/** readStreamDictionary reads the "n g obj << ... >>" at an offset: the dictionary and where it ends. */
+function readStreamDictionary(bytes: Buffer, offset: number): { dict: PdfDict; dictEnd: number } {
   try {
     const header = readObjectHeader(bytes, offset);
     const lexer = new PdfLexer(bytes, header.valueAt);
-    dict = lexer.dictionary();
-    dictEnd = lexer.at;
+    const dict = lexer.dictionary();
+    return { dict, dictEnd: lexer.at };
   } catch (error) {
     throw new RevisionError(`no cross-reference section at byte ${offset} (${(error as Error).message})`);
   }
-  if (dict.getName("Type")?.value !== "XRef") throw new RevisionError(`the object at byte ${offset} is not a cross-reference stream`);
-  const body = readStreamBody(bytes, dictEnd, intOf(dict, "Length"));
-  if (!body) throw new RevisionError("a cross-reference stream without data");
-  const data = decodeStream(dict, body.data, limits, budget);
+}
+
+/** readWidths reads a cross-reference stream's /W: three widths of 0 to 8 bytes, the second not 0. */
+function readWidths(dict: PdfDict): [number, number, number] {
   const widthsValue = dict.get("W");
   const widths = widthsValue instanceof PdfArray ? widthsValue.toArray().map((item) => (item instanceof PdfNumber ? item.value : Number.NaN)) : [];
   if (widths.length !== 3 || widths.some((width) => !Number.isInteger(width) || width < 0 || width > 8)) {
     throw new RevisionError("a cross-reference stream with a malformed /W");
   }
-  const [w1, w2, w3] = widths as [number, number, number];
-  const rowWidth = w1 + w2 + w3;
   // Refused before any reader loops over entries that no bytes back (422, not "unreadable").
-  if (w2 === 0)
+  if (widths[1] === 0)
     throw verifyLimitError(
       "has a cross-reference stream whose entries have no offset field (/W with a zero second width)",
       "cross-reference streams whose entries are backed by their data",
     );
+  return widths as [number, number, number];
+}
+
+/** readIndex reads a cross-reference stream's /Index (default [0 /Size]), refusing more entries than its data holds or the limits allow. */
+function readIndex(dict: PdfDict, rowWidth: number, dataLength: number, limits: VerifyLimits): number[] {
   const size = intOf(dict, "Size");
   const indexValue = dict.get("Index");
   const index =
@@ -220,10 +222,10 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
   // The entries are bounded by the bytes present: a huge /Index over little data is refused before any loop.
   let total = 0;
   for (let pair = 1; pair < index.length; pair += 2) total += index[pair]!;
-  if (total * rowWidth > data.length)
+  if (total * rowWidth > dataLength)
     // Refused before any reader loops over entries that no bytes back (422, not "unreadable").
     throw verifyLimitError(
-      `has a cross-reference stream whose /Index lists ${total} entries but whose data holds ${Math.floor(data.length / rowWidth)}`,
+      `has a cross-reference stream whose /Index lists ${total} entries but whose data holds ${Math.floor(dataLength / rowWidth)}`,
       "cross-reference streams whose entries are backed by their data",
     );
   if (total > limits.maxObjectsPerRevision) {
@@ -232,21 +234,18 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
       `at most ${limits.maxObjectsPerRevision} objects per revision`,
     );
   }
+  return index;
+}
+
+/** addStreamEntries adds the rows of a cross-reference stream's data to its section. */
+function addStreamEntries(section: XrefSection, data: Buffer, widths: [number, number, number], index: number[], budget: VerifyBudget): void {
+  const [w1, w2, w3] = widths;
+  const rowWidth = w1 + w2 + w3;
   const field = (at: number, width: number, fallback: number) => {
     if (width === 0) return fallback;
     let value = 0;
     for (let byte = 0; byte < width; byte++) value = value * 256 + data[at + byte]!;
     return value;
-  };
-  const section: XrefSection = {
-    offset,
-    endAt: body.endAt,
-    trailer: dict,
-    entries: new Map(),
-    problems: [],
-    stream: true,
-    widestField: Math.max(w1, w2, w3),
-    hybrid: false,
   };
   let at = 0;
   for (let pair = 0; pair + 1 < index.length; pair += 2) {
@@ -262,6 +261,27 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
       // Other types are to be ignored as references to the null object (ISO 32000-1, 7.5.8.3).
     }
   }
+}
+
+function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
+  const { dict, dictEnd } = readStreamDictionary(bytes, offset);
+  if (dict.getName("Type")?.value !== "XRef") throw new RevisionError(`the object at byte ${offset} is not a cross-reference stream`);
+  const body = readStreamBody(bytes, dictEnd, intOf(dict, "Length"));
+  if (!body) throw new RevisionError("a cross-reference stream without data");
+  const data = decodeStream(dict, body.data, limits, budget);
+  const widths = readWidths(dict);
+  const index = readIndex(dict, widths[0] + widths[1] + widths[2], data.length, limits);
+  const section: XrefSection = {
+    offset,
+    endAt: body.endAt,
+    trailer: dict,
+    entries: new Map(),
+    problems: [],
+    stream: true,
+    widestField: Math.max(...widths),
+    hybrid: false,
+  };
+  addStreamEntries(section, data, widths, index, budget);
   const endobj = new PdfLexer(bytes, body.endAt);
   endobj.keyword("endstream");
   endobj.keyword("endobj");
