@@ -5,7 +5,7 @@
 // page of a process (reading and parsing the 30 MB font) and warm.
 import { PDF } from "@libpdf/core";
 import { drawAuditCertificate, type AuditCertificate } from "#domain/certificate-page/audit-certificate.ts";
-import { DocumentFonts } from "#domain/pdf-text/pdf-text.ts";
+import { DocumentFonts } from "#domain/pdf-text/fonts.ts";
 import { testFonts } from "#test/helpers/sign-tools.ts";
 
 const files = testFonts();

@@ -9,7 +9,7 @@ import { expect } from "vitest";
 import { readElement } from "#domain/shared/der.ts";
 import { config } from "#config";
 import { extraFonts } from "#adapters/bundled-fonts.ts";
-import type { FontFiles } from "#domain/pdf-text/pdf-text.ts";
+import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 import { pdfsig, qpdfCheck, type PdfSource, type PdfsigSignature } from "#test/helpers/pdf-tools.ts";
 import { runPyhanko } from "#test/helpers/pyhanko.ts";
 

@@ -2,20 +2,10 @@ import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
 import { extractGlyphAs } from "#domain/pdf/libpdf-internals.ts";
 import { appendPage } from "#domain/pdf/page-tree.ts";
-import {
-  DocumentFonts,
-  needsBidi,
-  paragraphDirection,
-  visualClusters,
-  visualOrder,
-  wrapText,
-  type Direction,
-  type FontFiles,
-  type FontStyle,
-  type OutlineSegment,
-  type TextRun,
-  type VisualCluster,
-} from "#domain/pdf-text/pdf-text.ts";
+import { needsBidi, paragraphDirection, visualClusters, visualOrder, type Direction, type VisualCluster } from "#domain/pdf-text/bidi.ts";
+import { DocumentFonts, type FontFiles, type FontStyle } from "#domain/pdf-text/fonts.ts";
+import type { OutlineSegment, TextRun } from "#domain/pdf-text/shaping.ts";
+import { wrapText } from "#domain/pdf-text/wrap.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
 export interface AuditEvent {

@@ -8,7 +8,7 @@ import { resolveDocument, type DocumentLimits, type ResolvedDocument } from "#do
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { AUDIT_RECORD_KEY, type ExistingPages, hasSignatures, type InputFacts, signPdfWithFacts } from "#domain/signing/pades-signer.ts";
-import type { FontFiles } from "#domain/pdf-text/pdf-text.ts";
+import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 import { listSignatures, verifySignatures } from "#domain/verification/signature-verifier.ts";
 import type { VerifyReport } from "#domain/verification/verify-report.ts";
 import { describeKey, type SigningIdentity, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
