@@ -6,7 +6,7 @@
 import { PDF } from "@libpdf/core";
 import { drawAuditCertificate, type AuditCertificate } from "#domain/certificate-page/audit-certificate.ts";
 import { DocumentFonts } from "#domain/pdf-text/fonts.ts";
-import { testFonts } from "#test/helpers/sign-tools.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 const files = testFonts();
 const samples = [
