@@ -22,11 +22,11 @@ import { issueCrl } from "#domain/signing/crl.ts";
 import { publicIdentity, type CertificateStore } from "#domain/signing/identity-store.ts";
 import { createKmsIdentityStore } from "#domain/signing/kms-identity-store.ts";
 import type { KeyLocation } from "#domain/signing/signer.ts";
-import type { FontFiles } from "#domain/signing/pdf-text.ts";
+import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 import type { SignDependencies } from "#domain/signing/sign-document.ts";
 import { rootCertificate, type CrlIssuer, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
-import type { VerifyDependencies } from "#domain/signing/verify-document.ts";
+import type { VerifyDependencies } from "#domain/verification/verify-document.ts";
 import { converter } from "#wiring/conversion.ts";
 import { revocationFetcher, safeFetcher } from "#wiring/fetch.ts";
 
