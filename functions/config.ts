@@ -232,7 +232,7 @@ export const settings = {
     fontsDir: text(
       "SIGNET_FONTS_DIR",
       () => fileURLToPath(new URL("../assets/fonts/", import.meta.url)),
-      "TTF fonts of the audit trail certificate page",
+      "TTF fonts of the audit trail certificate page and of the text in SVG pictures annotate fills",
       "`assets/fonts`",
     ),
     extraFontsDir: {

@@ -1,3 +1,5 @@
+import { SignetError } from "#domain/shared/errors.ts";
+
 /** ImageInfo is what an image's header says about it. */
 export interface ImageInfo {
   format: "png" | "jpeg" | "gif";
@@ -116,4 +118,67 @@ function readTiff(view: DataView, little: boolean): PixelSize | undefined {
     else height = value;
   }
   return width !== undefined && height !== undefined ? { format: "tiff", width, height } : undefined;
+}
+
+/** ImageFormat is every picture format an image value may be in, decided by its bytes. */
+export type ImageFormat = ImageInfo["format"] | "webp" | "svg";
+
+/**
+ * sniffImageFormat decides a picture's format by its bytes alone (never by a claimed type): the
+ * PNG, JPEG and GIF signatures, RIFF....WEBP, or text whose first markup is an <svg> root (after an
+ * optional byte order mark, XML declaration, comments and document type, which the SVG reader refuses).
+ */
+export function sniffImageFormat(bytes: Uint8Array): ImageFormat | undefined {
+  const info = readImageInfo(bytes);
+  if (info) return info.format;
+  if (bytes.length >= 12 && ascii(bytes, 0, 4) === "RIFF" && ascii(bytes, 8, 12) === "WEBP") return "webp";
+  const head = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 4096)).replace(/^\uFEFF/, "");
+  if (/^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*|<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>\s*)*<svg[\s>/]/i.test(head)) return "svg";
+  return undefined;
+}
+
+/**
+ * readWebpSize reads the canvas size a WebP declares, before anything decodes it: the VP8X header
+ * (extended format: alpha, animation), the VP8L header (lossless) or the VP8 key frame (lossy).
+ * Undefined when the bytes are no WebP or the header is cut short.
+ */
+export function readWebpSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (bytes.length < 30 || ascii(bytes, 0, 4) !== "RIFF" || ascii(bytes, 8, 12) !== "WEBP") return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunk = ascii(bytes, 12, 16);
+  const uint24 = (at: number) => view.getUint16(at, true) | (bytes[at + 2]! << 16);
+  if (chunk === "VP8X") return { width: uint24(24) + 1, height: uint24(27) + 1 };
+  if (chunk === "VP8L") {
+    if (bytes[20] !== 0x2f) return undefined;
+    const bits = view.getUint32(21, true);
+    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+  }
+  if (chunk === "VP8 ") {
+    if (bytes[23] !== 0x9d || bytes[24] !== 0x01 || bytes[25] !== 0x2a) return undefined;
+    const width = view.getUint16(26, true) & 0x3fff;
+    const height = view.getUint16(28, true) & 0x3fff;
+    return width > 0 && height > 0 ? { width, height } : undefined;
+  }
+  return undefined;
+}
+
+function megapixels(pixels: number): string {
+  return `${Number((pixels / 1_000_000).toFixed(1))} megapixels`;
+}
+
+/**
+ * checkImagePixels refuses an image whose width x height is over the limit (IMAGE_TOO_LARGE, 413):
+ * a decoder or renderer allocates for every pixel. `where` names the image in the message, `field`
+ * the request member in the details.
+ */
+export function checkImagePixels(size: { width: number; height: number }, maxPixels: number, where: string, field: string): void {
+  const width = Math.ceil(size.width);
+  const height = Math.ceil(size.height);
+  const pixels = width * height;
+  if (pixels <= maxPixels) return;
+  throw new SignetError(
+    "IMAGE_TOO_LARGE",
+    `The image ${where} is ${width} x ${height} pixels (${megapixels(pixels)}); the limit is ${megapixels(maxPixels)} per image. Scale it down and try again.`,
+    { details: [{ field, issue: `${where}: ${width} x ${height} px, over ${maxPixels} pixels` }] },
+  );
 }
