@@ -76,8 +76,10 @@ describe("functions", () => {
     for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SENDER_EMAIL, name).toBe("noreply@example.com");
   });
 
-  it("points sign at the audit fonts shipped beside its bundle", () => {
+  it("points sign and annotate at the fonts shipped beside their bundles", () => {
     expect(env("sign").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
+    // annotate draws the text of SVG pictures with the same fonts.
+    expect(env("annotate").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
   });
 
   it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
