@@ -111,7 +111,10 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
       { field: "data.items[1].qty", issue: "has no value in data" },
     ],
   },
-  INVALID_IMAGE: { message: "fields.1.value is not a PNG, JPEG or GIF image (data URI or https URL)." },
+  INVALID_IMAGE: {
+    message:
+      "fields.1 must be a PNG, JPEG, GIF, WebP or SVG image given as a base64 data URI or an https URL (the bytes are not a PNG, JPEG, GIF, WebP or SVG image).",
+  },
   LEVEL_UNAVAILABLE: { message: 'Signature level B-T needs a timestamp authority, and none is configured: set SIGNET_TSA_URL, or ask for "level": "B-B".' },
   MISSING_SUBMIT_EVENT: { message: 'auditTrail has no event of type "submit"; add the event that records the signer\'s submission.' },
   INVALID_CODE: {
