@@ -224,6 +224,10 @@ describe("broken pictures stay the clear 422 INVALID_IMAGE", () => {
     },
     { name: "a cut-off lossy WebP", value: "" },
     {
+      name: "an animated WebP",
+      value: dataUri(Buffer.concat([makeWebpHeader(8, 8).fill(0x02, 20, 21), Buffer.from("ANIM\x06\0\0\0\0\0\0\0\0\0")]), "image/webp"),
+    },
+    {
       name: "an SVG that is not UTF-8",
       value: dataUri(
         Buffer.concat([Buffer.from('<svg xmlns="http://www.w3.org/2000/svg">'), Buffer.from([0xff, 0xfe]), Buffer.from("</svg>")]),

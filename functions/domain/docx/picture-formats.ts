@@ -90,12 +90,18 @@ export async function convertSvg(bytes: Uint8Array, field: string, deps: { rende
 
 /**
  * convertWebp reads a WebP's declared size from its header and checks it against the pixel limit
- * before decoding (IMAGE_TOO_LARGE), then decodes it and writes it as a PNG (alpha kept).
+ * before decoding (IMAGE_TOO_LARGE), refuses an animated one (INVALID_IMAGE: a document holds one
+ * still picture, and the decoder reads no animation), then decodes it and writes it as a PNG (alpha kept).
  */
 export async function convertWebp(bytes: Uint8Array, field: string, deps: { decoder: WebpDecoder; maxImagePixels: number }): Promise<ConvertedPicture> {
   const declared = readWebpSize(bytes);
   if (!declared) throw unreadable(field, "WebP image", new Error("no VP8, VP8L or VP8X header"));
   checkImagePixels(declared, deps.maxImagePixels, field, `${field}.value`);
+  if (declared.animated) {
+    throw new SignetError("INVALID_IMAGE", `${field} is an animated WebP; send a still picture (PNG, JPEG, GIF, WebP or SVG).`, {
+      details: [{ field: `${field}.value`, issue: "animated WebP" }],
+    });
+  }
   const decoded = await adapterCall(() => deps.decoder.decode(bytes), field, "WebP image");
   checkImagePixels(decoded, deps.maxImagePixels, field, `${field}.value`);
   return { png: encodePng(decoded.rgba, decoded.width, decoded.height), width: decoded.width, height: decoded.height };
