@@ -6,7 +6,8 @@ import { MAX_SVG_DEPTH, MAX_SVG_NODES, sanitiseSvg } from "#domain/docx/svg.ts";
 import { pictures } from "#wiring/pictures.ts";
 import { buildDocx, inlineControl, p, partNames, readPart, readPartBytes } from "#test/helpers/docx-builder.ts";
 import { dataUri, makeGifHeader, makeJpegHeader, makePng, makeSvg, makeWebp, makeWebpHeader } from "#test/helpers/annotate-images.ts";
-import { annotateLimits, noFetch, signetFailure } from "#test/helpers/annotate-limits.ts";
+import { annotateLimits, noFetch } from "#test/helpers/annotate-limits.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 // SVG and WebP values (issue 31, item 3): the format decided by the bytes, the SVG made inert, the
 // declared sizes bounded, and the real renderer (resvg) and decoder (libwebp) as WebAssembly.
@@ -107,8 +108,7 @@ describe("sanitiseSvg makes an untrusted SVG inert", () => {
     },
     { name: "nesting deeper than the limit", svg: `${SVG_OPEN}${"<g>".repeat(MAX_SVG_DEPTH + 5)}${"</g>".repeat(MAX_SVG_DEPTH + 5)}</svg>` },
   ])("refuses $name (INVALID_IMAGE)", async ({ svg }) => {
-    const error = await signetFailure(fill([{ id: "sig", type: "signature", value: svgUri(svg) }]));
-    expect(error.code).toBe("INVALID_IMAGE");
+    const error = await expectSignetError(fill([{ id: "sig", type: "signature", value: svgUri(svg) }]), "INVALID_IMAGE");
     expect(error.details?.[0]?.field).toBe("fields.0.value");
   });
 
@@ -199,18 +199,17 @@ describe("declared sizes are bounded by the pixel limit (413 IMAGE_TOO_LARGE nam
     { name: "a WebP header declaring 16383 x 16383", value: dataUri(makeWebpHeader(16383, 16383), "image/webp"), size: "16383 x 16383" },
     { name: "a PNG declaring 60000 x 60000", value: dataUri(makePngHeader(60000, 60000)), size: "60000 x 60000" },
   ])("$name", async ({ value, size }) => {
-    const error = await signetFailure(fill([{ id: "sig", type: "signature", value }]));
-    expect(error.code).toBe("IMAGE_TOO_LARGE");
+    const error = await expectSignetError(fill([{ id: "sig", type: "signature", value }]), "IMAGE_TOO_LARGE");
     expect(error.message).toContain(size);
     expect(error.message).toContain("the limit is 100 megapixels per image");
     expect(error.details?.[0]?.field).toBe("fields.0.value");
   });
 
   it("follows a configured lower limit", async () => {
-    const error = await signetFailure(
+    const error = await expectSignetError(
       fill([{ id: "sig", type: "signature", value: svgUri(makeSvg(300, 100)) }], { ...annotateLimits, maxImagePixels: 20_000 }),
+      "IMAGE_TOO_LARGE",
     );
-    expect(error.code).toBe("IMAGE_TOO_LARGE");
     expect(error.message).toContain("the limit is 0 megapixels");
   });
 });
@@ -236,8 +235,7 @@ describe("broken pictures stay the clear 422 INVALID_IMAGE", () => {
     },
   ])("$name", async ({ name, value }) => {
     const input = name === "a cut-off lossy WebP" ? dataUri((await makeWebp(64, 32)).subarray(0, 40), "image/webp") : value;
-    const error = await signetFailure(fill([{ id: "sig", type: "signature", value: input }]));
-    expect(error.code).toBe("INVALID_IMAGE");
+    const error = await expectSignetError(fill([{ id: "sig", type: "signature", value: input }]), "INVALID_IMAGE");
     expect(error.message).toMatch(/fields\.0/);
   });
 });
