@@ -29,7 +29,7 @@ import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
 import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
-import { RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
+import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
@@ -166,6 +166,7 @@ const runtimeFiles: Record<string, RuntimeFile[]> = {
   annotate: [
     { from: "assets", to: "assets" },
     { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+    { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
     { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
     unoDriver,
   ],

@@ -9,7 +9,7 @@ import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stac
 import { testBaseImageDigest } from "#test/helpers/infra-synth.ts";
 import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
-import { RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
+import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 
 // `npx cdk synth` exactly as a user runs it, on a machine with no AWS credentials and no Docker:
 // every AWS_* variable is removed (credential files pointed nowhere), PATH loses any folder with a
@@ -115,7 +115,7 @@ describe("npx cdk synth offline", () => {
     // annotate's SVG renderer and WebP decoder load their WebAssembly from beside the bundle
     // (functions/wiring/pictures.ts): the very files of the installed packages, and the font SVG text is drawn with.
     const annotateDir = join(bundleOf("annotate"), "..");
-    for (const wasm of [RESVG_WASM, WEBP_WASM]) {
+    for (const wasm of [RESVG_WASM, RESVG_GLUE, WEBP_WASM]) {
       const shipped = join(annotateDir, wasm.file);
       expect(existsSync(shipped), wasm.file).toBe(true);
       expect(readFileSync(shipped).equals(readFileSync(join(repoRoot, "node_modules", wasm.module))), wasm.file).toBe(true);

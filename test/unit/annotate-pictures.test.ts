@@ -1,9 +1,12 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fillTemplate, type Field } from "#domain/docx/annotate.ts";
 import { readImageInfo, readWebpSize, sniffImageFormat } from "#domain/docx/image-info.ts";
 import { fallbackWidth } from "#domain/docx/picture-formats.ts";
 import { MAX_SVG_DEPTH, MAX_SVG_NODES, sanitiseSvg } from "#domain/docx/svg.ts";
 import { pictures } from "#wiring/pictures.ts";
+import { RESVG_WASM, ResvgSvgRenderer } from "#adapters/resvg-svg-renderer.ts";
 import { buildDocx, inlineControl, p, partNames, readPart, readPartBytes } from "#test/helpers/docx-builder.ts";
 import { dataUri, makeGifHeader, makeJpegHeader, makePng, makeSvg, makeWebp, makeWebpHeader } from "#test/helpers/annotate-images.ts";
 import { annotateLimits, noFetch } from "#test/helpers/annotate-limits.ts";
@@ -163,6 +166,30 @@ describe("SVG values become Word's SVG picture with a PNG fallback", () => {
     expect(fallbackWidth({ width: 100, height: 400 }, 100_000_000)).toBe(256);
     const small = fallbackWidth({ width: 1000, height: 1000 }, 10_000);
     expect(small * small).toBeLessThanOrEqual(10_000);
+  });
+});
+
+describe("an SVG that asks for too much work", () => {
+  it("is ended at the renderer's time limit (422 naming it) without blocking the event loop, and the next SVG renders", { timeout: 30_000 }, async () => {
+    const wasmPath = createRequire(import.meta.url).resolve(RESVG_WASM.module);
+    const renderer = new ResvgSvgRenderer({ wasmPath, gluePath: join(dirname(wasmPath), "index.mjs"), timeoutMs: 1500 });
+    const deps = { fetcher: noFetch, limits: annotateLimits, pictures: { svg: renderer, webp: pictures().webp } };
+    // 100 full-size rectangles, each through a mask with a huge region: well within the element and pixel limits, 27-44 s of rendering here.
+    const heavy = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000"><defs><mask id="m" x="-10" y="-10" width="30" height="30"><rect width="1000" height="1000" fill="white"/></mask></defs>${'<rect width="1000" height="1000" mask="url(#m)"/>'.repeat(100)}</svg>`;
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 100);
+    const started = performance.now();
+    try {
+      const error = await expectSignetError(fillTemplate(docx, [{ id: "sig", type: "signature", value: svgUri(heavy) }], deps), "INVALID_IMAGE");
+      expect(error.message).toContain("takes longer than 1.5 s to render");
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(ticks).toBeGreaterThanOrEqual(5);
+      const out = await fillTemplate(docx, [{ id: "sig", type: "signature", value: svgUri(makeSvg()) }], deps);
+      expect(partNames(out)).toContain("word/media/signet-image-2.svg");
+    } finally {
+      clearInterval(ticker);
+      await renderer.close();
+    }
   });
 });
 

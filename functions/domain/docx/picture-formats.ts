@@ -5,7 +5,16 @@ import { sanitiseSvg } from "#domain/docx/svg.ts";
 
 /** PictureDecodeError is what a renderer or decoder adapter raises for bytes it cannot read. */
 export class PictureDecodeError extends Error {
-  override readonly name = "PictureDecodeError";
+  override readonly name: string = "PictureDecodeError";
+}
+
+/** PictureTimeoutError is what a renderer adapter raises when a picture takes longer than its time limit. */
+export class PictureTimeoutError extends PictureDecodeError {
+  override readonly name = "PictureTimeoutError";
+
+  constructor(readonly timeoutMs: number) {
+    super(`rendering took longer than ${timeoutMs} ms`);
+  }
 }
 
 /** SvgRenderer draws SVG pictures (an adapter wraps the renderer library). */
@@ -55,6 +64,14 @@ async function adapterCall<T>(call: () => Promise<T>, field: string, what: strin
   try {
     return await call();
   } catch (error) {
+    if (error instanceof PictureTimeoutError) {
+      const seconds = error.timeoutMs / 1000;
+      throw new SignetError(
+        "INVALID_IMAGE",
+        `${field} takes longer than ${seconds} s to render; simplify the SVG (fewer shapes, masks, patterns or filters) or send it as a PNG.`,
+        { details: [{ field: `${field}.value`, issue: `not renderable within ${seconds} s` }], cause: error },
+      );
+    }
     if (error instanceof PictureDecodeError) throw unreadable(field, what, error);
     throw error;
   }
