@@ -122,5 +122,5 @@ export async function convertWebp(bytes: Uint8Array, field: string, deps: { deco
   }
   const decoded = await adapterCall(() => deps.decoder.decode(bytes), field, "WebP image");
   checkImagePixels(decoded, deps.maxImagePixels, field, `${field}.value`);
-  return { png: encodePng(decoded.rgba, decoded.width, decoded.height), width: decoded.width, height: decoded.height };
+  return { png: await encodePng(decoded.rgba, decoded.width, decoded.height), width: decoded.width, height: decoded.height };
 }

@@ -1,4 +1,7 @@
-import { crc32, deflateSync } from "node:zlib";
+import { promisify } from "node:util";
+import { crc32, deflate } from "node:zlib";
+
+const deflateAsync = promisify(deflate);
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
@@ -13,9 +16,10 @@ function chunk(type: string, data: Uint8Array): Buffer {
 
 /**
  * encodePng writes 8-bit RGBA pixels (row after row, 4 bytes each) as a PNG: no filter, zlib at its
- * default level. Lossless, so a picture converted to PNG looks as it was decoded.
+ * default level, on the thread pool (a 100-megapixel picture is 400 MB to compress). Lossless, so a
+ * picture converted to PNG looks as it was decoded.
  */
-export function encodePng(rgba: Uint8Array, width: number, height: number): Buffer {
+export async function encodePng(rgba: Uint8Array, width: number, height: number): Promise<Buffer> {
   const stride = width * 4;
   if (rgba.length < stride * height) throw new Error(`encodePng: ${rgba.length} bytes for ${width} x ${height} RGBA`);
   const raw = Buffer.alloc((stride + 1) * height);
@@ -25,5 +29,5 @@ export function encodePng(rgba: Uint8Array, width: number, height: number): Buff
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
   header[9] = 6; // RGBA
-  return Buffer.concat([SIGNATURE, chunk("IHDR", header), chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array(0))]);
+  return Buffer.concat([SIGNATURE, chunk("IHDR", header), chunk("IDAT", await deflateAsync(raw)), chunk("IEND", new Uint8Array(0))]);
 }
