@@ -12,7 +12,7 @@ import { errorResponse } from "#http/pipeline.ts";
 import { memoryCollector } from "#local/memory.ts";
 import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
 import { answersHead, findRoute } from "#http/contract.ts";
-import { routes } from "#http/routes.ts";
+import { routes, type RouteName } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
 import { GatewayStream } from "#local/response-stream.ts";
@@ -50,7 +50,7 @@ function lambdaContext(name: string, requestId: string): Context {
 const verifyThread = new VerifyThread();
 
 /** offLoop are the routes whose (Lambda) handler runs in a worker thread on the local server. */
-const offLoop: Record<string, ProxyHandler> = { verify: verifyThread.handle };
+const offLoop: Partial<Record<RouteName, ProxyHandler>> = { verify: verifyThread.handle };
 
 /**
  * readBody collects the request body. With a Content-Length (the usual case) the bytes go straight

@@ -3,6 +3,8 @@
 // generated snippets, which got multipart wrong. test/integration/openapi-code-samples.test.ts runs
 // them against a local server, from the repository root (they send the files in examples/files/).
 
+import type { RouteName } from "#http/routes.ts";
+
 /** CodeSample is one entry of an operation's `x-codeSamples`, as Scalar and Redoc read it. */
 export interface CodeSample {
   lang: "Shell" | "JavaScript" | "Python";
@@ -96,7 +98,7 @@ function getBinaryToFile(path: string, file: string): CodeSample[] {
 }
 
 /** codeSamples maps each route name to its samples, in the order the reference page lists them. */
-export const codeSamples: Record<string, CodeSample[]> = {
+export const codeSamples: Record<RouteName, CodeSample[]> = {
   info: getJson("/"),
   health: getJson("/v1/health"),
   openapi: getToFile("/openapi.json", "openapi.json"),
