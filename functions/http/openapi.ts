@@ -4,7 +4,7 @@ import { config } from "#config";
 import type { ErrorCode } from "#domain/shared/errors.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
-import { codeSamples } from "#http/openapi-code-samples.ts";
+import { codeSamplesOf } from "#http/openapi-code-samples.ts";
 import { genericErrorExamples, operationExamples, type ErrorExample, type OperationExamples } from "#http/openapi-examples.ts";
 import { routes, type Route } from "#http/routes.ts";
 import { awsLimitsText } from "#http/aws-limits.ts";
@@ -122,7 +122,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
       ...errorResponses(route),
     },
     // Hand-written, tested request samples; the reference page shows them instead of generated ones.
-    "x-codeSamples": codeSamples[route.name],
+    "x-codeSamples": codeSamplesOf(route.name),
   };
   if (route.body.kind === "json") {
     operation.requestBody = {
