@@ -8,7 +8,7 @@ import { logger } from "#adapters/powertools-logger.ts";
 import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
-import { errorResponse } from "#http/pipeline.ts";
+import { errorResponse } from "#http/error-response.ts";
 import { memoryCollector } from "#local/memory.ts";
 import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
 import { answersHead, findRoute } from "#http/contract.ts";

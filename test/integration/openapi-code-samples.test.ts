@@ -82,6 +82,28 @@ const runners = {
   },
 };
 
+/** revokeEnv is what the key samples read: the sample's own key, its id, and the link token from its notice e-mail (it is revoked last). */
+async function revokeEnv(email: string, minted: string): Promise<Record<string, string>> {
+  const notice = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created").at(-1);
+  const token = /token=(rvk_[0-9A-Za-z]+)/.exec(notice?.body.text ?? "")?.[1];
+  expect(token, `a revocation link in the notice to ${email}`).toBeDefined();
+  const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).json()) as {
+    keys: Array<{ id: string; current: boolean }>;
+  };
+  return { REVOKE_TOKEN: token!, SIGNET_KEY: minted, KEY_ID: listed.keys.find((entry) => entry.current)!.id };
+}
+
+/** expectWrittenFiles checks what the samples wrote with independent tools. */
+async function expectWrittenFiles(cwd: string): Promise<void> {
+  expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
+  expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
+  // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
+  expect(execFileSync("openssl", ["crl", "-inform", "DER", "-in", join(cwd, "signet-root.crl"), "-noout", "-issuer"], { encoding: "utf8" })).toMatch(
+    /Signet Local Root CA/,
+  );
+  expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
+}
+
 describe("docs/samples, the x-codeSamples of /openapi.json", () => {
   it("the run order names every route, and /openapi.json serves each route's three files", async () => {
     expect([...order].sort()).toEqual(routes.map((route) => route.name).sort());
@@ -128,16 +150,7 @@ describe("docs/samples, the x-codeSamples of /openapi.json", () => {
 
       sampleEnv = {};
       for (const name of order) {
-        if (name === "keys-revoke-link") {
-          // The sample's own address and key: its notice carries the link, and it is revoked last.
-          const notice = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created").at(-1);
-          const token = /token=(rvk_[0-9A-Za-z]+)/.exec(notice?.body.text ?? "")?.[1];
-          expect(token, `a revocation link in the notice to ${email}`).toBeDefined();
-          const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).json()) as {
-            keys: Array<{ id: string; current: boolean }>;
-          };
-          sampleEnv = { REVOKE_TOKEN: token!, SIGNET_KEY: minted, KEY_ID: listed.keys.find((entry) => entry.current)!.id };
-        }
+        if (name === "keys-revoke-link") sampleEnv = await revokeEnv(email, minted);
         let source = sampleFile(name, label).replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
         if (name === "auth-verify") source = source.replaceAll("123456", await latestCode(api.standIns.sesEndpoint, email));
         const result = await runners[label](source, cwd);
@@ -160,14 +173,7 @@ describe("docs/samples, the x-codeSamples of /openapi.json", () => {
       // keys-revoke revoked the minted key.
       expect((await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).status).toBe(401);
 
-      // What the samples wrote, checked by independent tools.
-      expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
-      expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
-      // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
-      expect(execFileSync("openssl", ["crl", "-inform", "DER", "-in", join(cwd, "signet-root.crl"), "-noout", "-issuer"], { encoding: "utf8" })).toMatch(
-        /Signet Local Root CA/,
-      );
-      expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
+      await expectWrittenFiles(cwd);
     },
     300_000,
   );
