@@ -6,7 +6,7 @@
 import { PDF } from "@libpdf/core";
 import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/audit-certificate.ts";
 import { DocumentFonts } from "#domain/signing/pdf-text.ts";
-import { testFonts } from "#test/helpers/sign-tools.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 const files = testFonts();
 const samples = [

@@ -16,7 +16,7 @@ import { createKmsKey, createKmsSigner, kmsClientFor, kmsSignerDefaults } from "
 import { startKmsStandIn } from "#local/kms-stand-in.ts";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import { addLongTermValidation } from "#domain/signing/ltv.ts";
-import { startLoopbackPki } from "#test/helpers/ltv-pki.ts";
+import { startLoopbackPki } from "#test/helpers/pki/loopback-ltv-pki.ts";
 import { benchPdfFile, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-sign");

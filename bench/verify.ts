@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { availableParallelism, loadavg } from "node:os";
 import { DEFAULT_VERIFY_LIMITS } from "#domain/signing/verify-limits.ts";
 import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
-import { scratchDir } from "#test/helpers/sign-tools.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
 import { makeBenchPdf } from "./naive-stack.ts";
 
 process.env.SIGNET_LOG_LEVEL ??= "WARN";

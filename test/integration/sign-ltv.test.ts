@@ -10,8 +10,10 @@ import { verifySignatures } from "#domain/signing/signature-verifier.ts";
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { timestampDocument } from "#domain/signing/timestamp-document.ts";
-import { startLoopbackPki, type LoopbackPki } from "#test/helpers/ltv-pki.ts";
-import { expectSignedPdf, makePdf, pyhankoLtv, pyhankoValidate, testFonts } from "#test/helpers/sign-tools.ts";
+import { startLoopbackPki, type LoopbackPki } from "#test/helpers/pki/loopback-ltv-pki.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { expectSignedPdf, pyhankoLtv, pyhankoValidate } from "#test/helpers/signature-checks.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 let pki: LoopbackPki;
 let identity: SigningIdentity;

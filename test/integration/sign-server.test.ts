@@ -10,17 +10,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PDF, type PdfDict } from "@libpdf/core";
 import { AUDIT_RECORD_KEY } from "#domain/signing/pades-signer.ts";
-import {
-  cmsOf,
-  expectSignedPdf,
-  holdsInPyhanko,
-  makePdf,
-  pyhankoValidate,
-  scratchDir,
-  signWithPyhanko,
-  startLoopbackTsa,
-  type LoopbackTsa,
-} from "#test/helpers/sign-tools.ts";
+import { signWithPyhanko } from "#test/helpers/other-signers.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { cmsOf, expectSignedPdf, holdsInPyhanko, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;

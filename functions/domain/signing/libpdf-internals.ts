@@ -2,7 +2,7 @@ import type { EmbeddedFont, FormField, PDF, PdfDict, PdfRef, SignatureField } fr
 
 /**
  * The one place that reads or writes @libpdf/core's non-public state. package.json pins the exact
- * version (0.4.2); test/unit/libpdf-internals.test.ts is the canary that fails when an upgrade
+ * version (0.4.2); test/integration/libpdf-internals.test.ts is the canary that fails when an upgrade
  * renames or reshapes any of this. Everything else uses libpdf's public API only.
  */
 

@@ -5,7 +5,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { generateIdentity, rootCertificate, type SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { makePdf, openssl, pyhankoValidate, scratchDir } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { certificateText, verifyCertificate } from "#test/helpers/pki/openssl.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 // Issue 13 C: the local identity is a root CA and a signing certificate it issues, so pdfsig (NSS)
 // and pyHanko can be told to trust it; an operator's own certificate keeps working.
@@ -47,12 +50,12 @@ describe("the local signing identity", () => {
     expect(root.ca).toBe(true);
     expect(identity.certificate.ca).toBe(false);
     expect(identity.certificate.checkIssued(root)).toBe(true);
-    expect(openssl(dir, "verify", "-CAfile", "root.pem", "leaf.pem")).toMatch(/leaf.pem: OK/);
-    const leaf = openssl(dir, "x509", "-in", "leaf.pem", "-noout", "-text");
+    expect(verifyCertificate(join(dir, "root.pem"), join(dir, "leaf.pem")).stdout).toMatch(/leaf.pem: OK/);
+    const leaf = certificateText(join(dir, "leaf.pem"));
     expect(leaf).toMatch(/X509v3 Subject Key Identifier/);
     expect(leaf).toMatch(/X509v3 Authority Key Identifier/);
     expect(leaf).toMatch(/Digital Signature, Non Repudiation/);
-    const rootText = openssl(dir, "x509", "-in", "root.pem", "-noout", "-text");
+    const rootText = certificateText(join(dir, "root.pem"));
     expect(rootText).toMatch(/Certificate Sign, CRL Sign/);
     // sha256WithRSAEncryption followed by its NULL parameter (05 00), in both places it appears.
     const der = identity.certificate.raw;

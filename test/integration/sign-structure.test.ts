@@ -6,7 +6,9 @@ import { signDocument, type SignDependencies } from "#domain/signing/sign-docume
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { verifyDocument } from "#domain/signing/verify-document.ts";
 import { hugePdf } from "#test/helpers/huge-pdf.ts";
-import { cmsOf, expectSignedPdf, makePdf, pyhankoValidate, testFonts } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { cmsOf, expectSignedPdf, pyhankoValidate } from "#test/helpers/signature-checks.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 // Issue 13 C (structure details) and issue 11 item 8 (page limit).
 

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type Field } from "#domain/docx/annotate.ts";
-import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, partNames, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 const limits = {
   maxDocxEntries: 5000,
@@ -25,16 +25,6 @@ const noFetch: Fetcher = {
   },
 };
 const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits });
-
-async function failure(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SignetError) return error;
-    throw error;
-  }
-  throw new Error("expected a SignetError");
-}
 
 const superdocTag = (fieldId: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ fieldId, fieldTypeShort: "text", displayLabel: "Name", ...extra });
@@ -69,14 +59,14 @@ describe("matching (SPEC 3)", () => {
   });
 
   it("reports every unmatched id and group", async () => {
-    const error = await failure(
+    const error = await expectSignetError(
       fill(docx, [
         { id: "nope", type: "text", value: "x" },
         { id: "name", type: "text", value: "ok" },
         { group: "ghosts", type: "text", value: "y" },
       ]),
+      "FIELD_NOT_FOUND",
     );
-    expect(error.code).toBe("FIELD_NOT_FOUND");
     expect(error.details).toEqual([
       { field: "fields.0", issue: expect.stringContaining('"nope"') },
       { field: "fields.2", issue: expect.stringContaining('"ghosts"') },
@@ -221,14 +211,12 @@ describe("type checks", () => {
     { field: { id: "inline", type: "checkbox", value: "true" }, issue: "inline text control" },
     { field: { id: "only", type: "checkbox", value: "true" }, issue: "placeholder" },
   ] as Array<{ field: Field; issue: string }>)("$field.type into $field.id is FIELD_TYPE_MISMATCH", async ({ field, issue }) => {
-    const error = await failure(fill(docx, [field]));
-    expect(error.code).toBe("FIELD_TYPE_MISMATCH");
+    const error = await expectSignetError(fill(docx, [field]), "FIELD_TYPE_MISMATCH");
     expect(error.details?.[0]?.issue).toContain(issue);
   });
 
   it("refuses a table row wider than the table", async () => {
-    const error = await failure(fill(docx, [{ id: "grid", type: "table", value: [["1", "2", "3"]] }]));
-    expect(error.code).toBe("FIELD_TYPE_MISMATCH");
+    const error = await expectSignetError(fill(docx, [{ id: "grid", type: "table", value: [["1", "2", "3"]] }]), "FIELD_TYPE_MISMATCH");
     expect(error.details).toEqual([{ field: "fields.0.value.0", issue: "3 cells for 2 columns" }]);
   });
 
@@ -237,8 +225,7 @@ describe("type checks", () => {
     { value: dataUri(Buffer.from("%PDF-1.7 not an image")), issue: "not a PNG, JPEG or GIF" },
     { value: "ftp://example.com/a.png", issue: "neither a data URI nor a URL" },
   ])("image $issue is INVALID_IMAGE", async ({ value, issue }) => {
-    const error = await failure(fill(docx, [{ id: "inline", type: "image", value }]));
-    expect(error.code).toBe("INVALID_IMAGE");
+    const error = await expectSignetError(fill(docx, [{ id: "inline", type: "image", value }]), "INVALID_IMAGE");
     expect(error.details?.[0]?.issue).toContain(issue);
   });
 });
@@ -314,8 +301,7 @@ describe("package safety", () => {
         .asText()
         .replace(/^<\?xml[^>]*\?>/, "")}`,
     );
-    const error = await failure(fill(zip.generate({ type: "nodebuffer" }), []));
-    expect(error.code).toBe("INVALID_DOCUMENT");
+    const error = await expectSignetError(fill(zip.generate({ type: "nodebuffer" }), []), "INVALID_DOCUMENT");
     expect(error.message).toContain("DTD");
   });
 
@@ -328,7 +314,6 @@ describe("package safety", () => {
       if (bytes.readUInt32LE(i - 46) === 0x02014b50) bytes.writeUInt32LE(100, i - 46 + 24);
       if (bytes.readUInt32LE(i - 30) === 0x04034b50) bytes.writeUInt32LE(100, i - 30 + 22);
     }
-    const error = await failure(fill(bytes, []));
-    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+    await expectSignetError(fill(bytes, []), "PAYLOAD_TOO_LARGE");
   });
 });

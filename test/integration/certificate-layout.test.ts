@@ -5,7 +5,7 @@ import { PDF } from "@libpdf/core";
 import { describe, expect, it } from "vitest";
 import { drawAuditCertificate, type AuditCertificate, type PageSize } from "#domain/signing/audit-certificate.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
-import { testFonts } from "#test/helpers/sign-tools.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 const run = promisify(execFile);
 const fonts = testFonts();

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,7 +10,10 @@ import { rootKeyFileName } from "#domain/signing/identity-store.ts";
 import { revocationSources } from "#domain/signing/ltv.ts";
 import { generateIdentity, generateLocalIdentity, identityToPem, parsePemIdentity, rootCertificate } from "#domain/signing/signing-identity.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { makePdf, openssl, scratchDir, testFonts } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { certificateText, checkCrl } from "#test/helpers/pki/openssl.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 // Issue 20, last item: the local identity keeps its root CA's key to sign the CRL the local server
 // serves, and its signing certificate names that CRL; identities without one say why B-LT is out of reach.
@@ -30,7 +32,7 @@ describe("a generated local identity", () => {
     expect(identity.revocationProblem).toBeUndefined();
     expect(revocationSources(identity.certificate)).toEqual([crlUrl]);
     writeFileSync(join(dir, "leaf.pem"), identity.certificate.toString());
-    expect(openssl(dir, "x509", "-in", "leaf.pem", "-noout", "-ext", "crlDistributionPoints")).toContain(`URI:${crlUrl}`);
+    expect(certificateText(join(dir, "leaf.pem"), "crlDistributionPoints")).toContain(`URI:${crlUrl}`);
     // identity.pem keeps holding the signing key and the chain only: the root key is in its own file.
     expect(parsePemIdentity(readFileSync(join(dir, "identity.pem"), "utf8")).signer.publicKey.equals(identity.signer.publicKey)).toBe(true);
     expect(readFileSync(join(dir, "identity.pem"), "utf8").match(/PRIVATE KEY-----/g)).toHaveLength(2);
@@ -134,7 +136,8 @@ describe("issueCrl", () => {
     writeFileSync(join(dir, "root.pem"), root.certificate.toString());
     const now = new Date("2026-11-23T03:00:00Z");
     writeFileSync(join(dir, "root.crl"), await issueCrl(root, { now }));
-    const text = openssl(dir, "crl", "-inform", "DER", "-in", "root.crl", "-CAfile", "root.pem", "-noout", "-text");
+    const checked = checkCrl(join(dir, "root.crl"), join(dir, "root.pem"));
+    const text = checked.stdout;
     expect(text).toMatch(/Version 2/);
     expect(text).toMatch(/Issuer: CN ?= ?Signet Local Root CA/);
     expect(text).toMatch(/Last Update: Nov 23 03:00:00 2026 GMT/);
@@ -142,13 +145,11 @@ describe("issueCrl", () => {
     expect(text).toMatch(/X509v3 CRL Number:\s+\d+/);
     expect(text).toMatch(/No Revoked Certificates/);
     // openssl reports the verdict on stderr.
-    const verify = (file: string) =>
-      spawnSync("openssl", ["crl", "-inform", "DER", "-in", file, "-CAfile", "root.pem", "-noout", "-verify"], { cwd: dir, encoding: "utf8" });
-    expect(verify("root.crl").stderr).toMatch(/verify OK/);
+    expect(checked.stderr).toMatch(/verify OK/);
     // Signed by another key, the same CRL does not verify.
     const { root: other } = await generateLocalIdentity();
     writeFileSync(join(dir, "forged.crl"), await issueCrl({ ...root, signer: other.signer }, { now }));
-    expect(verify("forged.crl").stderr).not.toMatch(/verify OK/);
+    expect(checkCrl(join(dir, "forged.crl"), join(dir, "root.pem")).stderr).not.toMatch(/verify OK/);
   }, 30_000);
 });
 

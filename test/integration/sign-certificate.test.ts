@@ -7,7 +7,9 @@ import { listSignatures } from "#domain/signing/signature-verifier.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
-import { expectSignedPdf, makePdf, testFonts } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 let identity: SigningIdentity;
 let input: Buffer;

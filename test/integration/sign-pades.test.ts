@@ -5,7 +5,9 @@ import { oids } from "#domain/signing/cades-signature.ts";
 import { signPdf, type PadesSignOptions } from "#domain/signing/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, renderPages } from "#test/helpers/pdf-tools.ts";
-import { certify, cmsOf, expectSignedPdf, makePdf, testFonts } from "#test/helpers/sign-tools.ts";
+import { certify, makePdf } from "#test/helpers/pdf-builder.ts";
+import { cmsOf, expectSignedPdf } from "#test/helpers/signature-checks.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 let rsa: SigningIdentity;
 let ec: SigningIdentity;
@@ -108,7 +110,7 @@ describe("PAdES signing", () => {
     await expect(signPdf(Buffer.from("%PDF-1.7\nthis is not a pdf"), options(rsa))).rejects.toMatchObject({ code: "INVALID_DOCUMENT" });
     const { execFileSync } = await import("node:child_process");
     const { writeFileSync, readFileSync } = await import("node:fs");
-    const { scratchDir } = await import("#test/helpers/sign-tools.ts");
+    const { scratchDir } = await import("#test/helpers/scratch.ts");
     const dir = scratchDir("encrypted");
     writeFileSync(`${dir}/in.pdf`, input);
     execFileSync("qpdf", ["--encrypt", "user", "owner", "256", "--", `${dir}/in.pdf`, `${dir}/out.pdf`]);

@@ -23,7 +23,8 @@ import { openPdf } from "#domain/signing/open-pdf.ts";
 import { readXrefChain, withReadableXref } from "#domain/signing/xref-chain.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { wideXrefStream } from "#test/helpers/real-world-pdfs.ts";
-import { makePdf, testFonts } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 let identity: SigningIdentity;
 let signed: Buffer;

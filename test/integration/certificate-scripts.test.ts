@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { drawAuditCertificate, VALUE_LIMIT } from "#domain/signing/audit-certificate.ts";
 import { DocumentFonts } from "#domain/signing/pdf-text.ts";
 import { hasMutool, mutoolChars, mutoolText, pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
-import { testFonts } from "#test/helpers/sign-tools.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 const run = promisify(execFile);
 const OUTPUT = new URL("../../test-output/certificate-scripts/", import.meta.url);

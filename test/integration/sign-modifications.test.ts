@@ -5,7 +5,9 @@ import { openPdf } from "#domain/signing/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { verifySignatures, type VerifyReport } from "#domain/signing/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { holdsInPyhanko, makePdf, pyhankoValidate, signWithPyhanko } from "#test/helpers/sign-tools.ts";
+import { signWithPyhanko } from "#test/helpers/other-signers.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { holdsInPyhanko, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 // Issue 13 B: verify classes every incremental update after each signature as pyHanko's
 // difference analysis does, and its verdict equals pyHanko's on each case built here.

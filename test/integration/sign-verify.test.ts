@@ -4,7 +4,9 @@ import { signPdf } from "#domain/signing/pades-signer.ts";
 import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/signing/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { expectSignedPdf, makePdf, signWithSignpdf, withSharedSignatureFields } from "#test/helpers/sign-tools.ts";
+import { signWithSignpdf } from "#test/helpers/other-signers.ts";
+import { makePdf, withSharedSignatureFields } from "#test/helpers/pdf-builder.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
 let service: SigningIdentity;
 let input: Buffer;
@@ -141,7 +143,7 @@ describe("openPdf (shared by signing and verification)", () => {
     });
     const { execFileSync } = await import("node:child_process");
     const { writeFileSync, readFileSync } = await import("node:fs");
-    const { scratchDir } = await import("#test/helpers/sign-tools.ts");
+    const { scratchDir } = await import("#test/helpers/scratch.ts");
     const dir = scratchDir("verify-encrypted");
     writeFileSync(`${dir}/in.pdf`, signed);
     execFileSync("qpdf", ["--encrypt", "user", "owner", "256", "--", `${dir}/in.pdf`, `${dir}/out.pdf`]);

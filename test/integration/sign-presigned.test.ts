@@ -5,7 +5,10 @@ import { AUDIT_RECORD_KEY } from "#domain/signing/pades-signer.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
-import { expectSignedPdf, holdsInPyhanko, makePdf, pyhankoValidate, signWithPyhanko, signWithSignpdf, testFonts } from "#test/helpers/sign-tools.ts";
+import { signWithPyhanko, signWithSignpdf } from "#test/helpers/other-signers.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { expectSignedPdf, holdsInPyhanko, pyhankoValidate } from "#test/helpers/signature-checks.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 // Issue 13 A: signing a document that already holds signatures (Signet's own, another tool's,
 // a certification with DocMDP P=2 or P=3) keeps every earlier signature valid in pyHanko, whose
