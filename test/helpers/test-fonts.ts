@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { config } from "#config";
 import { extraFonts } from "#adapters/bundled-fonts.ts";
-import type { FontFiles } from "#domain/signing/pdf-text.ts";
+import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 
 let fonts: FontFiles | undefined;
 

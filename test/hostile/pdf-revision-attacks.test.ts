@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PDF, PdfBool, type PdfRef, PdfString } from "@libpdf/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_VERIFY_LIMITS } from "#domain/signing/verify-limits.ts";
+import { DEFAULT_VERIFY_LIMITS } from "#domain/pdf/verify-limits.ts";
 import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { hasMutool, mutoolText, pdfText } from "#test/helpers/pdf-tools.ts";

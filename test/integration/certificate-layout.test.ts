@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { PDF } from "@libpdf/core";
 import { describe, expect, it } from "vitest";
-import { drawAuditCertificate, type AuditCertificate, type PageSize } from "#domain/signing/audit-certificate.ts";
+import { drawAuditCertificate, type AuditCertificate, type PageSize } from "#domain/certificate-page/audit-certificate.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 

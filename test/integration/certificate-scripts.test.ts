@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { drawAuditCertificate, VALUE_LIMIT } from "#domain/signing/audit-certificate.ts";
-import { DocumentFonts } from "#domain/signing/pdf-text.ts";
+import { drawAuditCertificate, VALUE_LIMIT } from "#domain/certificate-page/audit-certificate.ts";
+import { DocumentFonts } from "#domain/pdf-text/fonts.ts";
 import { hasMutool, mutoolChars, mutoolText, pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 

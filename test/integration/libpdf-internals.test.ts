@@ -1,4 +1,4 @@
-// Canary for @libpdf/core's non-public state (functions/domain/signing/libpdf-internals.ts): it fails
+// Canary for @libpdf/core's non-public state (functions/domain/pdf/libpdf-internals.ts): it fails
 // loudly when an upgrade moves any of it, before signing breaks in subtler ways.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,11 +16,11 @@ import {
   registerEmbeddedFont,
   signatureDictOf,
   trailerOf,
-} from "#domain/signing/libpdf-internals.ts";
+} from "#domain/pdf/libpdf-internals.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
-import { openPdf } from "#domain/signing/open-pdf.ts";
-import { readXrefChain, withReadableXref } from "#domain/signing/xref-chain.ts";
+import { openPdf } from "#domain/pdf/open-pdf.ts";
+import { readXrefChain, withReadableXref } from "#domain/pdf/xref-chain.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { wideXrefStream } from "#test/helpers/real-world-pdfs.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Converter } from "#domain/conversion/converter.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { PDF } from "@libpdf/core";
-import { listSignatures } from "#domain/signing/signature-verifier.ts";
+import { listSignatures } from "#domain/verification/signature-verifier.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, type PdfRef, type PdfStream, PdfString } from "@libpdf/core";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { openPdf } from "#domain/signing/open-pdf.ts";
+import { openPdf } from "#domain/pdf/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
-import { verifySignatures, type VerifyReport } from "#domain/signing/signature-verifier.ts";
+import { verifySignatures } from "#domain/verification/signature-verifier.ts";
+import type { VerifyReport } from "#domain/verification/verify-report.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { signWithPyhanko } from "#test/helpers/other-signers.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";

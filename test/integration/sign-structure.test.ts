@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDF, type PdfDict, type PdfRef } from "@libpdf/core";
-import { openPdf } from "#domain/signing/open-pdf.ts";
+import { openPdf } from "#domain/pdf/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { verifyDocument } from "#domain/signing/verify-document.ts";
+import { verifyDocument } from "#domain/verification/verify-document.ts";
 import { hugePdf } from "#test/helpers/huge-pdf.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { cmsOf, expectSignedPdf, pyhankoValidate } from "#test/helpers/signature-checks.ts";

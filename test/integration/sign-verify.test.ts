@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPdf } from "#domain/signing/open-pdf.ts";
+import { openPdf } from "#domain/pdf/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
-import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/signing/signature-verifier.ts";
+import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/verification/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
 import { signWithSignpdf } from "#test/helpers/other-signers.ts";

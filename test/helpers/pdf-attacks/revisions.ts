@@ -5,7 +5,7 @@
 import { deflateSync } from "node:zlib";
 import { PDF, PdfArray, PdfDict, PdfRef, type PdfStream } from "@libpdf/core";
 import { type PDFArray, PDFDocument, PDFName, PDFRef, StandardFonts } from "pdf-lib";
-import { trailerOf } from "#domain/signing/libpdf-internals.ts";
+import { trailerOf } from "#domain/pdf/libpdf-internals.ts";
 
 /** FORGED_TEXT is what the attacks make a reader show. */
 export const FORGED_TEXT = "Pay Mallory 1,000,000 EUR";

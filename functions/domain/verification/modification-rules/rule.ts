@@ -1,4 +1,5 @@
-import { PdfArray, PdfBool, PdfDict, PdfName, PdfNull, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from "@libpdf/core";
+import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
+import { same } from "#domain/pdf/pdf-objects.ts";
 
 /**
  * ModificationLevel classes what the updates after a signature changed, least to most:
@@ -14,8 +15,8 @@ export const RANK: Record<ModificationLevel, number> = { none: 0, lta: 1, form_f
 /** higher is the more permissive-demanding of two levels. */
 export const higher = (a: ModificationLevel, b: ModificationLevel): ModificationLevel => (RANK[a] >= RANK[b] ? a : b);
 
-/** Suspicious is a rule's refusal: a change no rule may explain, with what it is. */
-export class Suspicious extends Error {}
+/** SuspiciousChangeError is a rule's refusal: a change no rule may explain, with what it is. */
+export class SuspiciousChangeError extends Error {}
 
 /** keyOf names a reference "num gen". */
 export const keyOf = (ref: PdfRef) => `${ref.objectNumber} ${ref.generation}`;
@@ -39,56 +40,11 @@ export function dictAt(view: View, value: PdfObject | undefined): PdfDict | unde
   return object instanceof PdfDict ? object : undefined;
 }
 
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-}
-
-/** same compares two values structurally; references are compared as references (number and generation), not followed. */
-export function same(a: PdfObject | undefined, b: PdfObject | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  if (a instanceof PdfRef || b instanceof PdfRef)
-    return a instanceof PdfRef && b instanceof PdfRef && a.objectNumber === b.objectNumber && a.generation === b.generation;
-  if (a instanceof PdfNumber || a instanceof PdfBool || a instanceof PdfName)
-    return a.constructor === b.constructor && (a as PdfNumber).value === (b as PdfNumber).value;
-  if (a instanceof PdfNull) return b instanceof PdfNull;
-  if (a instanceof PdfString) return b instanceof PdfString && bytesEqual(a.bytes, b.bytes);
-  if (a instanceof PdfArray) {
-    return b instanceof PdfArray && a.length === b.length && a.toArray().every((item, index) => same(item, b.at(index)));
-  }
-  if (a instanceof PdfDict) {
-    if (!(b instanceof PdfDict) || a instanceof PdfStream !== b instanceof PdfStream) return false;
-    if (a instanceof PdfStream && !bytesEqual(a.data, (b as PdfStream).data)) return false;
-    return sameEntries(a, b, new Set());
-  }
-  return false;
-}
-
-function keysOf(dict: PdfDict, ignored: Set<string>): string[] {
-  return [...dict.keys()]
-    .map((key) => key.value)
-    .filter((key) => !ignored.has(key))
-    .sort();
-}
-
-function sameEntries(a: PdfDict, b: PdfDict, ignored: Set<string>): boolean {
-  const keys = keysOf(a, ignored);
-  const other = keysOf(b, ignored);
-  return keys.length === other.length && keys.every((key, index) => key === other[index] && same(a.get(key), b.get(key)));
-}
-
-/** differingKey names the first key (ignoring some) whose value differs, or undefined. */
-export function differingKey(a: PdfDict, b: PdfDict, ignored: Set<string>): string | undefined {
-  const keys = new Set([...keysOf(a, ignored), ...keysOf(b, ignored)]);
-  for (const key of keys) if (!same(a.get(key), b.get(key))) return key;
-  return undefined;
-}
-
 /**
  * Analysis is what the rules see for one signature: the signed revision (old), the file as readers
  * now see it (neu), and the objects whose resolution differs between the two and that a reader of
  * the new revision reaches. Rules explain those objects at a level (an object explained at several
- * levels counts at the lowest, as in pyHanko) or throw Suspicious.
+ * levels counts at the lowest, as in pyHanko) or throw SuspiciousChangeError.
  */
 export class Analysis {
   readonly explained = new Map<string, ModificationLevel>();
@@ -116,7 +72,7 @@ export class Analysis {
 
   /** newDependencies lists the objects new since the signed revision reachable from a value (not entering older objects). */
   newDependencies(value: PdfObject | undefined, found = new Set<string>(), refs: PdfRef[] = [], depth = 0): PdfRef[] {
-    if (depth > 64) throw new Suspicious("new objects nested too deeply");
+    if (depth > 64) throw new SuspiciousChangeError("new objects nested too deeply");
     if (value instanceof PdfRef) {
       const key = keyOf(value);
       if (found.has(key) || !this.isNew(value)) return refs;
@@ -139,19 +95,19 @@ export class Analysis {
   refUpdate(oldDict: PdfDict | undefined, newDict: PdfDict, key: string, level: ModificationLevel): void {
     const before = oldDict?.get(key);
     const after = newDict.get(key);
-    if (before !== undefined && after === undefined) throw new Suspicious(`/${key} was deleted`);
+    if (before !== undefined && after === undefined) throw new SuspiciousChangeError(`/${key} was deleted`);
     if (!(after instanceof PdfRef)) return;
     if (before instanceof PdfRef && same(before, after)) {
       if (this.neu.resolve(after) instanceof PdfStream) return;
       this.explain(after, level);
     } else if (this.isNew(after)) this.explain(after, level);
-    else throw new Suspicious(`/${key} now points to an older object (${keyOf(after)})`);
+    else throw new SuspiciousChangeError(`/${key} now points to an older object (${keyOf(after)})`);
   }
 }
 
 /**
  * ModificationRule is one kind of permitted change (pyHanko's WhitelistRule): it explains the
- * changed objects it permits, at a level, and throws Suspicious for what it refuses.
+ * changed objects it permits, at a level, and throws SuspiciousChangeError for what it refuses.
  */
 export interface ModificationRule {
   name: string;

@@ -1,8 +1,8 @@
 import { inflateSync, constants as zlibConstants } from "node:zlib";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
-import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/signing/pdf-syntax.ts";
+import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/pdf/pdf-syntax.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
-import { DEFAULT_VERIFY_LIMITS, VerifyBudget, verifyLimitError, type VerifyLimits } from "#domain/signing/verify-limits.ts";
+import { DEFAULT_VERIFY_LIMITS, VerifyBudget, verifyLimitError, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
 
 /** XrefEntry is what one cross-reference section says about one object number. */
 export type XrefEntry =
@@ -31,13 +31,20 @@ export interface Revision {
 /** RevisionError says the cross-reference chain could not be read (the analysis then reports "other"). */
 class RevisionError extends Error {}
 
-interface Section {
+/** XrefSection is one cross-reference section as written: a table (with the stream a hybrid file's /XRefStm adds) or a stream. */
+export interface XrefSection {
   offset: number;
   /** Where the section's trailer or stream object ends (its %%EOF follows). */
   endAt: number;
   trailer: PdfDict;
   entries: Map<number, XrefEntry>;
   problems: string[];
+  /** The section is a cross-reference stream. */
+  stream: boolean;
+  /** The widest field (/W) of the section's cross-reference stream(s), 0 for a table alone. */
+  widestField: number;
+  /** A table whose trailer names an /XRefStm (a hybrid-reference file). */
+  hybrid: boolean;
 }
 
 const EOF_MARK = Buffer.from("%%EOF", "latin1");
@@ -121,15 +128,24 @@ function readStreamBody(bytes: Buffer, dictEnd: number, length: number | undefin
   return { data: bytes.subarray(start, start + length), endAt: start + length };
 }
 
-function addEntry(section: Section, number: number, entry: XrefEntry, what: string): void {
+function addEntry(section: XrefSection, number: number, entry: XrefEntry, what: string): void {
   if (section.entries.has(number)) section.problems.push(`the ${what} at byte ${section.offset} defines object ${number} twice`);
   else section.entries.set(number, entry);
 }
 
-function readTable(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): Section {
+function readTable(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
   const lexer = new PdfLexer(bytes, offset);
   if (lexer.keyword("xref") === undefined) throw new RevisionError(`no cross-reference section at byte ${offset}`);
-  const section: Section = { offset, endAt: offset, trailer: new PdfDict(), entries: new Map(), problems: [] };
+  const section: XrefSection = {
+    offset,
+    endAt: offset,
+    trailer: new PdfDict(),
+    entries: new Map(),
+    problems: [],
+    stream: false,
+    widestField: 0,
+    hybrid: false,
+  };
   let count = 0;
   for (;;) {
     const start = lexer.integer();
@@ -163,34 +179,36 @@ function readTable(bytes: Buffer, offset: number, limits: VerifyLimits, budget: 
   return section;
 }
 
-function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): Section {
-  let dict: PdfDict;
-  let dictEnd: number;
+/** readStreamDictionary reads the "n g obj << ... >>" at an offset: the dictionary and where it ends. */
+function readStreamDictionary(bytes: Buffer, offset: number): { dict: PdfDict; dictEnd: number } {
   try {
     const header = readObjectHeader(bytes, offset);
     const lexer = new PdfLexer(bytes, header.valueAt);
-    dict = lexer.dictionary();
-    dictEnd = lexer.at;
+    const dict = lexer.dictionary();
+    return { dict, dictEnd: lexer.at };
   } catch (error) {
     throw new RevisionError(`no cross-reference section at byte ${offset} (${(error as Error).message})`);
   }
-  if (dict.getName("Type")?.value !== "XRef") throw new RevisionError(`the object at byte ${offset} is not a cross-reference stream`);
-  const body = readStreamBody(bytes, dictEnd, intOf(dict, "Length"));
-  if (!body) throw new RevisionError("a cross-reference stream without data");
-  const data = decodeStream(dict, body.data, limits, budget);
+}
+
+/** readWidths reads a cross-reference stream's /W: three widths of 0 to 8 bytes, the second not 0. */
+function readWidths(dict: PdfDict): [number, number, number] {
   const widthsValue = dict.get("W");
   const widths = widthsValue instanceof PdfArray ? widthsValue.toArray().map((item) => (item instanceof PdfNumber ? item.value : Number.NaN)) : [];
   if (widths.length !== 3 || widths.some((width) => !Number.isInteger(width) || width < 0 || width > 8)) {
     throw new RevisionError("a cross-reference stream with a malformed /W");
   }
-  const [w1, w2, w3] = widths as [number, number, number];
-  const rowWidth = w1 + w2 + w3;
   // Refused before any reader loops over entries that no bytes back (422, not "unreadable").
-  if (w2 === 0)
+  if (widths[1] === 0)
     throw verifyLimitError(
       "has a cross-reference stream whose entries have no offset field (/W with a zero second width)",
       "cross-reference streams whose entries are backed by their data",
     );
+  return widths as [number, number, number];
+}
+
+/** readIndex reads a cross-reference stream's /Index (default [0 /Size]), refusing more entries than its data holds or the limits allow. */
+function readIndex(dict: PdfDict, rowWidth: number, dataLength: number, limits: VerifyLimits): number[] {
   const size = intOf(dict, "Size");
   const indexValue = dict.get("Index");
   const index =
@@ -204,10 +222,10 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
   // The entries are bounded by the bytes present: a huge /Index over little data is refused before any loop.
   let total = 0;
   for (let pair = 1; pair < index.length; pair += 2) total += index[pair]!;
-  if (total * rowWidth > data.length)
+  if (total * rowWidth > dataLength)
     // Refused before any reader loops over entries that no bytes back (422, not "unreadable").
     throw verifyLimitError(
-      `has a cross-reference stream whose /Index lists ${total} entries but whose data holds ${Math.floor(data.length / rowWidth)}`,
+      `has a cross-reference stream whose /Index lists ${total} entries but whose data holds ${Math.floor(dataLength / rowWidth)}`,
       "cross-reference streams whose entries are backed by their data",
     );
   if (total > limits.maxObjectsPerRevision) {
@@ -216,13 +234,19 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
       `at most ${limits.maxObjectsPerRevision} objects per revision`,
     );
   }
+  return index;
+}
+
+/** addStreamEntries adds the rows of a cross-reference stream's data to its section. */
+function addStreamEntries(section: XrefSection, data: Buffer, widths: [number, number, number], index: number[], budget: VerifyBudget): void {
+  const [w1, w2, w3] = widths;
+  const rowWidth = w1 + w2 + w3;
   const field = (at: number, width: number, fallback: number) => {
     if (width === 0) return fallback;
     let value = 0;
     for (let byte = 0; byte < width; byte++) value = value * 256 + data[at + byte]!;
     return value;
   };
-  const section: Section = { offset, endAt: body.endAt, trailer: dict, entries: new Map(), problems: [] };
   let at = 0;
   for (let pair = 0; pair + 1 < index.length; pair += 2) {
     for (let item = 0; item < index[pair + 1]!; item++, at += rowWidth) {
@@ -237,6 +261,27 @@ function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, bud
       // Other types are to be ignored as references to the null object (ISO 32000-1, 7.5.8.3).
     }
   }
+}
+
+function readXrefStream(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
+  const { dict, dictEnd } = readStreamDictionary(bytes, offset);
+  if (dict.getName("Type")?.value !== "XRef") throw new RevisionError(`the object at byte ${offset} is not a cross-reference stream`);
+  const body = readStreamBody(bytes, dictEnd, intOf(dict, "Length"));
+  if (!body) throw new RevisionError("a cross-reference stream without data");
+  const data = decodeStream(dict, body.data, limits, budget);
+  const widths = readWidths(dict);
+  const index = readIndex(dict, widths[0] + widths[1] + widths[2], data.length, limits);
+  const section: XrefSection = {
+    offset,
+    endAt: body.endAt,
+    trailer: dict,
+    entries: new Map(),
+    problems: [],
+    stream: true,
+    widestField: Math.max(...widths),
+    hybrid: false,
+  };
+  addStreamEntries(section, data, widths, index, budget);
   const endobj = new PdfLexer(bytes, body.endAt);
   endobj.keyword("endstream");
   endobj.keyword("endobj");
@@ -250,7 +295,7 @@ const sameEntry = (a: XrefEntry, b: XrefEntry) =>
   (a.type !== "offset" || a.offset === (b as typeof a).offset) &&
   (a.type !== "compressed" || (a.stream === (b as typeof a).stream && a.index === (b as typeof a).index));
 
-function readSection(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): Section {
+function readSection(bytes: Buffer, offset: number, limits: VerifyLimits, budget: VerifyBudget): XrefSection {
   if (!Number.isSafeInteger(offset) || offset < 0 || offset >= bytes.length) throw new RevisionError("a cross-reference offset outside the file");
   const lexer = new PdfLexer(bytes, offset);
   lexer.skipSpace();
@@ -262,6 +307,8 @@ function readSection(bytes: Buffer, offset: number, limits: VerifyLimits, budget
     // A hybrid file: the table is read first; the stream adds what the table does not define in use.
     if (hybrid >= bytes.length) throw new RevisionError("an /XRefStm offset outside the file");
     const stream = readXrefStream(bytes, hybrid, limits, budget);
+    section.hybrid = true;
+    section.widestField = stream.widestField;
     for (const [number, entry] of stream.entries) {
       const fromTable = section.entries.get(number);
       if (!fromTable || fromTable.type === "free") {
@@ -296,19 +343,20 @@ function declaredStartxref(bytes: Buffer, before: number, notBefore: number): nu
 const OBJ_AFTER_EOF = /\d+\s+\d+\s+obj\b/;
 
 /**
- * readRevisions reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
- * last startxref back through /Prev, each section once, and returns the revisions oldest first,
- * with the trailing bytes' problem (objects after the last %%EOF that a repairing reader uses).
+ * readXrefSections reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
+ * last startxref back through /Prev, each section once and without repair, under the verify
+ * limits: the one cross-reference reader, for verification (readRevisions) and for the signer's
+ * view of files libpdf cannot read (xref-chain.ts). Sections come newest first.
  */
-export function readRevisions(
+export function readXrefSections(
   bytes: Buffer,
   limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
   budget = new VerifyBudget(limits.timeBudgetMs),
-): { revisions: Revision[]; trailingProblem?: string } {
+): { startxref: number; sections: XrefSection[] } {
   const last = bytes.lastIndexOf(STARTXREF);
   const first = last < 0 ? undefined : new PdfLexer(bytes, last + STARTXREF.length).integer();
   if (first === undefined) throw new RevisionError("no startxref");
-  const sections: Section[] = [];
+  const sections: XrefSection[] = [];
   const seen = new Set<number>();
   for (let offset: number | undefined = first; offset !== undefined; ) {
     budget.checkNow();
@@ -318,7 +366,7 @@ export function readRevisions(
       throw verifyLimitError(`has more than ${limits.maxRevisions} incremental updates`, `at most ${limits.maxRevisions} incremental updates (revisions)`);
     }
     seen.add(offset);
-    let section: Section;
+    let section: XrefSection;
     try {
       section = readSection(bytes, offset, limits, budget);
     } catch (error) {
@@ -329,6 +377,20 @@ export function readRevisions(
     offset = intOf(section.trailer, "Prev");
     if (section.trailer.has("Prev") && offset === undefined) throw new RevisionError("a malformed /Prev");
   }
+  return { startxref: first, sections };
+}
+
+/**
+ * readRevisions reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
+ * last startxref back through /Prev, each section once, and returns the revisions oldest first,
+ * with the trailing bytes' problem (objects after the last %%EOF that a repairing reader uses).
+ */
+export function readRevisions(
+  bytes: Buffer,
+  limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
+  budget = new VerifyBudget(limits.timeBudgetMs),
+): { revisions: Revision[]; trailingProblem?: string } {
+  const { sections } = readXrefSections(bytes, limits, budget);
   sections.reverse();
   const revisions: Revision[] = [];
   for (const section of sections) {

@@ -1,5 +1,5 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
-import { deref, keyOf, Suspicious, type Analysis, type ModificationRule } from "#domain/signing/modification-rules/rule.ts";
+import { deref, keyOf, SuspiciousChangeError, type Analysis, type ModificationRule } from "#domain/verification/modification-rules/rule.ts";
 
 const DSS_ARRAYS = ["Certs", "CRLs", "OCSPs"];
 
@@ -15,15 +15,16 @@ export const dssRule: ModificationRule = {
     const { old, neu } = a;
     const value = neu.root.get("DSS");
     if (value === undefined) {
-      if (old.root.get("DSS") !== undefined) throw new Suspicious("the DSS was deleted");
+      if (old.root.get("DSS") !== undefined) throw new SuspiciousChangeError("the DSS was deleted");
       return;
     }
     const explain = (item: PdfObject | undefined, depth: number): void => {
-      if (depth > 8) throw new Suspicious("the DSS is nested too deeply");
+      if (depth > 8) throw new SuspiciousChangeError("the DSS is nested too deeply");
       if (item instanceof PdfRef) {
         const resolved = neu.resolve(item);
         if (resolved === undefined) return;
-        if (resolved instanceof PdfStream && resolved.getName("Type") !== undefined) throw new Suspicious(`the DSS holds a typed stream (${keyOf(item)})`);
+        if (resolved instanceof PdfStream && resolved.getName("Type") !== undefined)
+          throw new SuspiciousChangeError(`the DSS holds a typed stream (${keyOf(item)})`);
         a.explain(item, "lta");
         a.ltaOnly.add(keyOf(item));
         explain(resolved, depth + 1);
@@ -34,9 +35,9 @@ export const dssRule: ModificationRule = {
       }
     };
     const dss = deref(neu, value);
-    if (!(dss instanceof PdfDict)) throw new Suspicious("the DSS is not a dictionary");
+    if (!(dss instanceof PdfDict)) throw new SuspiciousChangeError("the DSS is not a dictionary");
     for (const key of dss.keys()) {
-      if (!["Type", "VRI", ...DSS_ARRAYS].includes(key.value)) throw new Suspicious(`the DSS holds an unexpected /${key.value}`);
+      if (!["Type", "VRI", ...DSS_ARRAYS].includes(key.value)) throw new SuspiciousChangeError(`the DSS holds an unexpected /${key.value}`);
     }
     explain(value, 0);
   },

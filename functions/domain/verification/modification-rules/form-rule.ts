@@ -1,15 +1,6 @@
 import { PdfArray, PdfDict, PdfNumber, PdfRef, PdfString, type PdfObject } from "@libpdf/core";
-import {
-  type Analysis,
-  deref,
-  dictAt,
-  differingKey,
-  keyOf,
-  same,
-  Suspicious,
-  type ModificationRule,
-  type View,
-} from "#domain/signing/modification-rules/rule.ts";
+import { differingKey, same } from "#domain/pdf/pdf-objects.ts";
+import { type Analysis, deref, dictAt, keyOf, SuspiciousChangeError, type ModificationRule, type View } from "#domain/verification/modification-rules/rule.ts";
 
 const ACROFORM_EXEMPT = new Set(["Fields", "DR", "DA", "Q", "NeedAppearances"]);
 const FIELD_ALWAYS_MODIFIABLE = new Set(["Ff", "Type"]);
@@ -69,7 +60,7 @@ function appearanceUpdate(a: Analysis, oldField: PdfDict | undefined, newField: 
   if (newField.get("AP") === undefined) return;
   a.refUpdate(oldField, newField, "AP", "form_filling");
   const ap = dictAt(a.neu, newField.get("AP"));
-  if (!ap) throw new Suspicious("an /AP entry is not a dictionary");
+  if (!ap) throw new SuspiciousChangeError("an /AP entry is not a dictionary");
   const oldAp = oldField ? dictAt(a.old, oldField.get("AP")) : undefined;
   for (const key of ["N", "R", "D"]) {
     const value = ap.get(key);
@@ -85,9 +76,9 @@ function appearanceUpdate(a: Analysis, oldField: PdfDict | undefined, newField: 
 /** signatureValue explains the signature dictionary a field's /V points to. */
 function signatureValue(a: Analysis, field: PdfDict, visible: boolean): void {
   const value = field.get("V");
-  if (!(value instanceof PdfRef)) throw new Suspicious("a signature field's value is not an indirect reference");
+  if (!(value instanceof PdfRef)) throw new SuspiciousChangeError("a signature field's value is not an indirect reference");
   const signature = a.neu.resolve(value);
-  if (!(signature instanceof PdfDict)) throw new Suspicious("a signature field's value is not a dictionary");
+  if (!(signature instanceof PdfDict)) throw new SuspiciousChangeError("a signature field's value is not a dictionary");
   const level = signature.getName("Type")?.value === "DocTimeStamp" && !visible ? "lta" : "form_filling";
   a.explain(value, level);
   const references = deref(a.neu, signature.get("Reference"));
@@ -104,15 +95,15 @@ function formRules(a: Analysis): void {
   const { old, neu } = a;
   const widgets = a.signatureWidgets;
   if (neu.root.get("AcroForm") === undefined) {
-    if (old.root.get("AcroForm") !== undefined) throw new Suspicious("the interactive form was removed");
+    if (old.root.get("AcroForm") !== undefined) throw new SuspiciousChangeError("the interactive form was removed");
     return;
   }
   a.refUpdate(old.root, neu.root, "AcroForm", "lta");
   const oldForm = dictAt(old, old.root.get("AcroForm")) ?? new PdfDict();
   const newForm = dictAt(neu, neu.root.get("AcroForm"));
-  if (!newForm) throw new Suspicious("/AcroForm is not a dictionary");
+  if (!newForm) throw new SuspiciousChangeError("/AcroForm is not a dictionary");
   const key = differingKey(oldForm, newForm, ACROFORM_EXEMPT);
-  if (key) throw new Suspicious(`the form's /${key} changed`);
+  if (key) throw new SuspiciousChangeError(`the form's /${key} changed`);
   a.refUpdate(oldForm, newForm, "Fields", "lta");
   if (newForm.get("DR") !== undefined) {
     a.refUpdate(oldForm, newForm, "DR", "form_filling");
@@ -120,16 +111,16 @@ function formRules(a: Analysis): void {
   }
   const before = listFields(old, oldForm.get("Fields"));
   const after = listFields(neu, newForm.get("Fields"));
-  for (const name of before.keys()) if (!after.has(name)) throw new Suspicious(`the form field "${name}" was deleted`);
+  for (const name of before.keys()) if (!after.has(name)) throw new SuspiciousChangeError(`the form field "${name}" was deleted`);
   for (const [name, entry] of after) {
     const field = neu.resolve(entry.ref);
     if (!(field instanceof PdfDict)) continue;
     const previous = before.get(name);
-    if (previous && previous.type !== entry.type) throw new Suspicious(`the type of form field "${name}" changed`);
+    if (previous && previous.type !== entry.type) throw new SuspiciousChangeError(`the type of form field "${name}" changed`);
     if (!previous) {
-      if (entry.type !== "Sig") throw new Suspicious(`a form field other than a signature field ("${name}") was added`);
+      if (entry.type !== "Sig") throw new SuspiciousChangeError(`a form field other than a signature field ("${name}") was added`);
       const visible = fieldVisible(neu, field);
-      if (visible && a.docMdp !== undefined) throw new Suspicious(`a visible signature field ("${name}") was added after a certification`);
+      if (visible && a.docMdp !== undefined) throw new SuspiciousChangeError(`a visible signature field ("${name}") was added after a certification`);
       const level = visible ? "form_filling" : "lta";
       if (a.isNew(entry.ref)) a.explain(entry.ref, level);
       for (const dep of ["AP", "Lock", "SV"]) a.explainAll(a.newDependencies(field.get(dep)), "form_filling");
@@ -149,12 +140,12 @@ function formRules(a: Analysis): void {
     }
     const oldField = old.resolve(previous.ref);
     if (!(oldField instanceof PdfDict)) continue;
-    if (!same(previous.ref, entry.ref)) throw new Suspicious(`the form field "${name}" was replaced by another object`);
+    if (!same(previous.ref, entry.ref)) throw new SuspiciousChangeError(`the form field "${name}" was replaced by another object`);
     if (entry.type === "Sig") {
       const wasSigned = oldField.has("V");
       if (!wasSigned && field.has("V")) {
         const changed = differingKey(oldField, field, VALUE_UPDATE_KEYS);
-        if (changed) throw new Suspicious(`the signature field "${name}" changed its /${changed}`);
+        if (changed) throw new SuspiciousChangeError(`the signature field "${name}" changed its /${changed}`);
         a.explain(entry.ref, "lta");
         appearanceUpdate(a, oldField, field);
         signatureValue(a, field, fieldVisible(neu, field));
@@ -162,7 +153,7 @@ function formRules(a: Analysis): void {
       continue;
     }
     const changed = differingKey(oldField, field, VALUE_UPDATE_KEYS);
-    if (changed) throw new Suspicious(`the form field "${name}" changed its /${changed}`);
+    if (changed) throw new SuspiciousChangeError(`the form field "${name}" changed its /${changed}`);
     a.explain(entry.ref, "form_filling");
     appearanceUpdate(a, oldField, field);
     if (!same(oldField.get("V"), field.get("V"))) a.explainAll(a.newDependencies(field.get("V")), "form_filling");

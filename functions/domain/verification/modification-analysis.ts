@@ -1,24 +1,24 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
-import { PdfRevisions, type Revision } from "#domain/signing/pdf-revisions.ts";
-import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/signing/verify-limits.ts";
-import { catalogRule } from "#domain/signing/modification-rules/catalog-rule.ts";
-import { dssRule } from "#domain/signing/modification-rules/dss-rule.ts";
-import { formRule } from "#domain/signing/modification-rules/form-rule.ts";
-import { pageRule } from "#domain/signing/modification-rules/page-rule.ts";
+import { same } from "#domain/pdf/pdf-objects.ts";
+import { PdfRevisions, type Revision } from "#domain/pdf/pdf-revisions.ts";
+import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
+import { catalogRule } from "#domain/verification/modification-rules/catalog-rule.ts";
+import { dssRule } from "#domain/verification/modification-rules/dss-rule.ts";
+import { formRule } from "#domain/verification/modification-rules/form-rule.ts";
+import { pageRule } from "#domain/verification/modification-rules/page-rule.ts";
 import {
   Analysis,
   higher,
   keyOf,
   RANK,
-  same,
-  Suspicious,
+  SuspiciousChangeError,
   type ModificationLevel,
   type ModificationRule,
   type View,
-} from "#domain/signing/modification-rules/rule.ts";
+} from "#domain/verification/modification-rules/rule.ts";
 
-export type { ModificationLevel } from "#domain/signing/modification-rules/rule.ts";
+export type { ModificationLevel } from "#domain/verification/modification-rules/rule.ts";
 
 /** ModificationReport is what the updates after one signature changed. */
 export interface ModificationReport {
@@ -34,7 +34,7 @@ export function permitted(level: ModificationLevel, docMdp: number | undefined):
   return RANK[level] <= docMdp;
 }
 
-/** RULES is the policy: the permitted kinds of change, each one rule (pyHanko's diff_analysis whitelist). */
+/** RULES are the permitted kinds of change, each one rule (pyHanko's diff_analysis whitelist), one file each under modification-rules/. */
 const RULES: ModificationRule[] = [catalogRule, dssRule, formRule, pageRule];
 
 /** Graph is what a reader of one revision reaches from its trailer: each object once, with its references. */
@@ -44,7 +44,7 @@ interface Graph {
 }
 
 function referencesIn(value: PdfObject | undefined, out: PdfRef[], depth = 0): PdfRef[] {
-  if (depth > 64) throw new Suspicious("objects nested too deeply");
+  if (depth > 64) throw new SuspiciousChangeError("objects nested too deeply");
   if (value instanceof PdfRef) out.push(value);
   else if (value instanceof PdfArray) for (const item of value.toArray()) referencesIn(item, out, depth + 1);
   else if (value instanceof PdfDict) for (const key of value.keys()) referencesIn(value.get(key), out, depth + 1);
@@ -115,7 +115,7 @@ export class RevisionHistory {
     const resolve = (ref: PdfRef) => this.file.objectAt(ref, revision.index);
     const rootRef = trailer.get("Root");
     const root = rootRef instanceof PdfRef ? resolve(rootRef) : rootRef;
-    if (!(root instanceof PdfDict)) throw new Suspicious(`revision ${revision.index} has no document catalog`);
+    if (!(root instanceof PdfDict)) throw new SuspiciousChangeError(`revision ${revision.index} has no document catalog`);
     return { index: revision.index, resolve, trailer, root };
   }
 
@@ -149,7 +149,7 @@ export function analyseModifications(history: RevisionHistory, signedEnd: number
       } catch (error) {
         // A limit is the caller's answer (422); an update the parser cannot follow is "other", never a crash.
         if (error instanceof SignetError) throw error;
-        if (error instanceof Suspicious) return { level: "other" as const, problem: error.message };
+        if (error instanceof SuspiciousChangeError) return { level: "other" as const, problem: error.message };
         return {
           level: "other" as const,
           problem: `an update after the signature could not be read (${error instanceof Error ? error.message : "unreadable"})`,
@@ -161,28 +161,28 @@ export function analyseModifications(history: RevisionHistory, signedEnd: number
   return analysis;
 }
 
-function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): ModificationReport {
-  const signed = history.revisionEndingAt(signedEnd);
-  if (!signed) return { level: "other", problem: "the signature does not cover a whole revision of the file" };
-  const later = history.revisions.slice(signed.index + 1);
-  for (const revision of later) {
-    if (revision.problems.length > 0) return { level: "other", problem: revision.problems[0]! };
-  }
-  if (history.file.trailingProblem) return { level: "other", problem: history.file.trailingProblem };
-  if (later.length === 0) return { level: "none" };
-  const old = history.view(signed);
-  const { view: neu, graph, outsideLta } = history.latestGraph();
-  const budget = history.file.budget;
-  const defined = history.file.definedAfter(signed.index);
+/** updateProblem is the first reason readers could disagree about an update after the signed revision, if any. */
+function updateProblem(history: RevisionHistory, later: Revision[]): string | undefined {
+  for (const revision of later) if (revision.problems.length > 0) return revision.problems[0]!;
+  return history.file.trailingProblem;
+}
 
-  // Objects in use when signed that a later update frees: deleted, whether or not still used.
+/** deletedObject names an object in use when signed that a later update frees (deleted, whether or not still used). */
+function deletedObject(history: RevisionHistory, defined: Set<number>, signed: Revision, neu: View): string | undefined {
   for (const number of defined) {
     const before = history.file.entryAt(number, signed.index);
     const after = history.file.entryAt(number, neu.index);
-    if (before && before.type !== "free" && after?.type === "free") return { level: "other", problem: `object ${number} from the signed revision was deleted` };
+    if (before && before.type !== "free" && after?.type === "free") return `object ${number} from the signed revision was deleted`;
   }
+  return undefined;
+}
 
-  // What a reader of the latest revision reaches and resolves differently than the signer's reader.
+/**
+ * differingObjects lists what a reader of the latest revision reaches and resolves differently than
+ * the signer's reader, or names a dangling reference of the signed revision an update satisfies.
+ */
+function differingObjects(history: RevisionHistory, defined: Set<number>, old: View, neu: View, graph: Graph): PdfRef[] | ModificationReport {
+  const budget = history.file.budget;
   const changedCache = new Map<string, boolean>();
   const changed = (ref: PdfRef): boolean => {
     if (!defined.has(ref.objectNumber)) return false;
@@ -212,35 +212,63 @@ function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | u
       }
     }
   }
-  if (differing.length === 0) return { level: "lta" };
+  return differing;
+}
 
-  const a = new Analysis(old, neu, docMdp);
-  try {
-    for (const rule of RULES) rule.apply(a);
-  } catch (error) {
-    if (error instanceof Suspicious) return { level: "other", problem: error.message };
-    throw error;
-  }
-  let level: ModificationLevel = "lta";
-  const unexplained: PdfRef[] = [];
-  for (const ref of differing) {
-    const key = keyOf(ref);
-    const explained = a.explained.get(key);
-    if (!explained) {
-      unexplained.push(ref);
-      continue;
+/**
+ * ModificationPolicy composes the rules into a verdict (pyHanko's DiffPolicy): given the objects
+ * that differ, the level the rules explain them at, or "other" naming what no rule explains.
+ */
+interface ModificationPolicy {
+  review(analysis: Analysis, differing: PdfRef[], outsideLta: Graph): ModificationReport;
+}
+
+/** standardPolicy applies every rule, then requires each differing object explained (pyHanko's StandardDiffPolicy). */
+const standardPolicy: ModificationPolicy = {
+  review(a, differing, outsideLta) {
+    try {
+      for (const rule of RULES) rule.apply(a);
+    } catch (error) {
+      if (error instanceof SuspiciousChangeError) return { level: "other", problem: error.message };
+      throw error;
     }
-    if (a.ltaOnly.has(key) && explained === "lta" && outsideLta.reached.has(key)) {
-      return { level: "other", problem: `${describe(neu, ref)} changed as validation data or metadata, but the document uses it elsewhere too` };
+    let level: ModificationLevel = "lta";
+    const unexplained: PdfRef[] = [];
+    for (const ref of differing) {
+      const key = keyOf(ref);
+      const explained = a.explained.get(key);
+      if (!explained) {
+        unexplained.push(ref);
+        continue;
+      }
+      if (a.ltaOnly.has(key) && explained === "lta" && outsideLta.reached.has(key)) {
+        return { level: "other", problem: `${describe(a.neu, ref)} changed as validation data or metadata, but the document uses it elsewhere too` };
+      }
+      level = higher(level, explained);
     }
-    level = higher(level, explained);
-  }
-  if (unexplained.length > 0) {
+    if (unexplained.length === 0) return { level };
     const listed = unexplained
       .slice(0, 3)
-      .map((ref) => describe(neu, ref))
+      .map((ref) => describe(a.neu, ref))
       .join(", ");
     return { level: "other", problem: `unexplained changes: ${listed}${unexplained.length > 3 ? ` and ${unexplained.length - 3} more` : ""}` };
-  }
-  return { level };
+  },
+};
+
+function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): ModificationReport {
+  const signed = history.revisionEndingAt(signedEnd);
+  if (!signed) return { level: "other", problem: "the signature does not cover a whole revision of the file" };
+  const later = history.revisions.slice(signed.index + 1);
+  const problem = updateProblem(history, later);
+  if (problem) return { level: "other", problem };
+  if (later.length === 0) return { level: "none" };
+  const old = history.view(signed);
+  const { view: neu, graph, outsideLta } = history.latestGraph();
+  const defined = history.file.definedAfter(signed.index);
+  const deleted = deletedObject(history, defined, signed, neu);
+  if (deleted) return { level: "other", problem: deleted };
+  const differing = differingObjects(history, defined, old, neu, graph);
+  if (!Array.isArray(differing)) return differing;
+  if (differing.length === 0) return { level: "lta" };
+  return standardPolicy.review(new Analysis(old, neu, docMdp), differing, outsideLta);
 }

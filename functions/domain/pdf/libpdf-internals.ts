@@ -117,7 +117,7 @@ export function checkLibpdfInternals(pdf: PDF): void {
   }
   if (problems.length > 0) {
     throw new Error(
-      `@libpdf/core internals changed (written for ${LIBPDF_VERSION}): ${[...new Set(problems)].join(", ")}. Update functions/domain/signing/libpdf-internals.ts.`,
+      `@libpdf/core internals changed (written for ${LIBPDF_VERSION}): ${[...new Set(problems)].join(", ")}. Update functions/domain/pdf/libpdf-internals.ts.`,
     );
   }
 }

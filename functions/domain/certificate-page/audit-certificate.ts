@@ -1,21 +1,11 @@
 import { createHash } from "node:crypto";
 import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
-import { extractGlyphAs } from "#domain/signing/libpdf-internals.ts";
-import { appendPage } from "#domain/signing/page-tree.ts";
-import {
-  DocumentFonts,
-  needsBidi,
-  paragraphDirection,
-  visualClusters,
-  visualOrder,
-  wrapText,
-  type Direction,
-  type FontFiles,
-  type FontStyle,
-  type OutlineSegment,
-  type TextRun,
-  type VisualCluster,
-} from "#domain/signing/pdf-text.ts";
+import { extractGlyphAs } from "#domain/pdf/libpdf-internals.ts";
+import { appendPage } from "#domain/pdf/page-tree.ts";
+import { needsBidi, paragraphDirection, visualClusters, visualOrder, type Direction, type VisualCluster } from "#domain/pdf-text/bidi.ts";
+import { DocumentFonts, type FontFiles, type FontStyle } from "#domain/pdf-text/fonts.ts";
+import type { OutlineSegment, TextRun } from "#domain/pdf-text/shaping.ts";
+import { wrapText } from "#domain/pdf-text/wrap.ts";
 
 /** AuditEvent is one entry of the signer's audit trail. */
 export interface AuditEvent {
@@ -54,19 +44,54 @@ export interface PageSize {
   height: number;
 }
 
-/** A4_PORTRAIT is the certificate's page when the document gives none (or one too small to hold it). */
-const A4_PORTRAIT: PageSize = { width: 595.28, height: 841.89 };
-// The smallest page the layout fits on (A5 portrait); a smaller document page gets A4.
-const MIN_PAGE: PageSize = { width: 419.53, height: 419.53 };
-const MARGIN = { left: 56, right: 56, top: 60, bottom: 72 };
 type Color = readonly [number, number, number];
-const INK: Color = [0.11, 0.13, 0.17];
-const MUTED: Color = [0.42, 0.45, 0.5];
-const ACCENT: Color = [0.11, 0.3, 0.55];
-const RULE: Color = [0.82, 0.84, 0.87];
-const BAND: Color = [0.94, 0.95, 0.97];
-const LABEL_WIDTH = 128;
-const EVENT_COLUMNS = { index: 28, time: 128, type: 78 };
+
+/** STYLE is the certificate page's look in one place: page, colours, and each block's type sizes and spacing (points). */
+const STYLE = {
+  page: {
+    /** A4 portrait: the page when the document gives none (or one too small or too large to hold the layout). */
+    fallback: { width: 595.28, height: 841.89 } as PageSize,
+    /** The smallest page the layout fits on (A5 portrait); a smaller document page gets A4. */
+    min: { width: 419.53, height: 419.53 } as PageSize,
+    /** The largest page PDF allows (200 inches). */
+    maxSide: 14_400,
+    margin: { left: 56, right: 56, top: 60, bottom: 72 },
+  },
+  color: {
+    ink: [0.11, 0.13, 0.17] as Color,
+    muted: [0.42, 0.45, 0.5] as Color,
+    accent: [0.11, 0.3, 0.55] as Color,
+    rule: [0.82, 0.84, 0.87] as Color,
+    band: [0.94, 0.95, 0.97] as Color,
+  },
+  title: { size: 22, after: 18, subtitleSize: 10, subtitleAfter: 10, ruleThickness: 1.2, ruleAfter: 6 },
+  /** The heading of a continuation page. */
+  continued: { size: 11, after: 24 },
+  rule: { thickness: 0.6 },
+  section: { size: 9, height: 34, keepWith: 14, before: 14, ruleGap: 6, after: 14 },
+  field: { labelWidth: 128, labelSize: 9, size: 10, monoSize: 8.5, leading: 3.5, after: 3 },
+  events: {
+    columns: { index: 28, time: 128, type: 78 },
+    inset: 4,
+    size: 8.5,
+    lineHeight: 11.5,
+    header: { bandBelow: 5, bandHeight: 16, after: 18 },
+    /** A row taller than this many lines may break across pages. */
+    keptLines: 40,
+    rowPadding: 4,
+    separator: { above: 3.5, thickness: 0.5 },
+    after: 3,
+    /** The heading stays with the table header and at least two rows. */
+    keepWith: 18 + 2 * 15,
+    noteSize: 8.5,
+    noteAfter: 14,
+  },
+  verify: { size: 9, lineHeight: 13, keepWith: 4 * 13 },
+  footer: { size: 8, ruleY: 48, textY: 36 },
+} as const;
+
+const { margin: MARGIN } = STYLE.page;
+const { ink: INK, muted: MUTED, accent: ACCENT, rule: RULE, band: BAND } = STYLE.color;
 
 type Operator = ReturnType<typeof ops.beginText>;
 /** DrawOp appends the operators of one drawing to a page's single content stream. */
@@ -376,8 +401,8 @@ class CertificateLayout {
   private y = 0;
 
   constructor(
-    private readonly fonts: DocumentFonts,
-    private readonly forms: GlyphForms,
+    readonly fonts: DocumentFonts,
+    readonly forms: GlyphForms,
     readonly page: PageSize,
   ) {
     this.newPage(false);
@@ -397,8 +422,8 @@ class CertificateLayout {
     this.pages.push([]);
     this.y = this.page.height - MARGIN.top;
     if (continued) {
-      this.text("Audit trail certificate (continued)", MARGIN.left, this.y, "bold", 11, ACCENT);
-      this.y -= 24;
+      this.text("Audit trail certificate (continued)", MARGIN.left, this.y, "bold", STYLE.continued.size, ACCENT);
+      this.y -= STYLE.continued.after;
     }
   }
 
@@ -430,7 +455,7 @@ class CertificateLayout {
     this.op((page, out) => textOperators(page, this.forms, out, pieces, left, y, size, color, actual));
   }
 
-  rule(y: number, color: Color = RULE, thickness = 0.6): void {
+  rule(y: number, color: Color = RULE, thickness: number = STYLE.rule.thickness): void {
     this.op((_page, out) =>
       out.push(ops.setStrokingRGB(...color), ops.setLineWidth(thickness), ops.moveTo(MARGIN.left, y), ops.lineTo(this.right, y), ops.stroke()),
     );
@@ -453,76 +478,79 @@ class CertificateLayout {
 }
 
 /** section draws a heading; it moves to a new page unless `keepWith` points of what follows fit below it too. */
-function section(layout: CertificateLayout, title: string, keepWith = 14): void {
-  layout.ensure(34 + keepWith);
-  layout.advance(14);
-  layout.text(title.toUpperCase(), MARGIN.left, layout.cursor, "bold", 9, ACCENT);
-  layout.advance(6);
+function section(layout: CertificateLayout, title: string, keepWith: number = STYLE.section.keepWith): void {
+  const style = STYLE.section;
+  layout.ensure(style.height + keepWith);
+  layout.advance(style.before);
+  layout.text(title.toUpperCase(), MARGIN.left, layout.cursor, "bold", style.size, ACCENT);
+  layout.advance(style.ruleGap);
   layout.rule(layout.cursor);
-  layout.advance(14);
+  layout.advance(style.after);
 }
 
 function field(layout: CertificateLayout, label: string, value: string, style: FontStyle = "regular"): void {
-  const size = style === "mono" ? 8.5 : 10;
-  const lines = layout.wrap(boundValue(value), layout.contentWidth - LABEL_WIDTH, style, size);
-  const lineHeight = size + 3.5;
+  const look = STYLE.field;
+  const size = style === "mono" ? look.monoSize : look.size;
+  const lines = layout.wrap(boundValue(value), layout.contentWidth - look.labelWidth, style, size);
+  const lineHeight = size + look.leading;
   layout.ensure(lineHeight);
-  layout.text(label, MARGIN.left, layout.cursor, "regular", 9, MUTED);
+  layout.text(label, MARGIN.left, layout.cursor, "regular", look.labelSize, MUTED);
   for (const [index, line] of lines.entries()) {
-    if (index > 0 && layout.ensure(lineHeight)) layout.text(`${label} (cont.)`, MARGIN.left, layout.cursor, "regular", 9, MUTED);
-    layout.text(line.text, MARGIN.left + LABEL_WIDTH, layout.cursor, style, size, INK, { direction: line.direction, right: layout.right });
+    if (index > 0 && layout.ensure(lineHeight)) layout.text(`${label} (cont.)`, MARGIN.left, layout.cursor, "regular", look.labelSize, MUTED);
+    layout.text(line.text, MARGIN.left + look.labelWidth, layout.cursor, style, size, INK, { direction: line.direction, right: layout.right });
     layout.advance(lineHeight);
   }
-  layout.advance(3);
+  layout.advance(look.after);
 }
 
 function eventHeader(layout: CertificateLayout): void {
+  const { columns, header, inset, size } = STYLE.events;
   const y = layout.cursor;
-  layout.band(y - 5, 16);
-  let x = MARGIN.left + 4;
+  layout.band(y - header.bandBelow, header.bandHeight);
+  let x = MARGIN.left + inset;
   for (const [title, width] of [
-    ["#", EVENT_COLUMNS.index],
-    ["Time (UTC, client)", EVENT_COLUMNS.time],
-    ["Event", EVENT_COLUMNS.type],
+    ["#", columns.index],
+    ["Time (UTC, client)", columns.time],
+    ["Event", columns.type],
     ["Details", 0],
   ] as const) {
-    layout.text(title, x, y, "bold", 8.5, MUTED);
+    layout.text(title, x, y, "bold", size, MUTED);
     x += width;
   }
-  layout.advance(18);
+  layout.advance(header.after);
 }
 
 function eventRows(layout: CertificateLayout, events: AuditEvent[]): void {
-  const detailsX = MARGIN.left + 4 + EVENT_COLUMNS.index + EVENT_COLUMNS.time + EVENT_COLUMNS.type;
+  const { columns, inset, size, lineHeight, separator } = STYLE.events;
+  const detailsX = MARGIN.left + inset + columns.index + columns.time + columns.type;
   const detailsWidth = layout.right - detailsX;
-  const size = 8.5;
-  const lineHeight = 11.5;
   eventHeader(layout);
   for (const [index, event] of events.entries()) {
     const at = new Date(event.timestamp);
     const details = layout.wrap(summarizeData(event.data) || "—", detailsWidth, "regular", size);
     // Keep a row on one page unless it is taller than a page by itself.
-    if (layout.ensure(Math.min(details.length, 40) * lineHeight + 4)) eventHeader(layout);
+    if (layout.ensure(Math.min(details.length, STYLE.events.keptLines) * lineHeight + STYLE.events.rowPadding)) eventHeader(layout);
     const top = layout.cursor;
-    let x = MARGIN.left + 4;
+    let x = MARGIN.left + inset;
     layout.text(String(index + 1), x, top, "regular", size, MUTED);
-    x += EVENT_COLUMNS.index;
+    x += columns.index;
     layout.text(Number.isNaN(at.getTime()) ? event.timestamp : formatUtc(at), x, top, "regular", size);
-    x += EVENT_COLUMNS.time;
+    x += columns.time;
     layout.text(event.type, x, top, "bold", size);
     for (const [lineIndex, line] of details.entries()) {
       if (lineIndex > 0 && layout.ensure(lineHeight)) eventHeader(layout);
       layout.text(line.text, detailsX, layout.cursor, "regular", size, INK, { direction: line.direction, right: layout.right });
       layout.advance(lineHeight);
     }
-    layout.rule(layout.cursor + lineHeight - 3.5, BAND, 0.5);
-    layout.advance(3);
+    layout.rule(layout.cursor + lineHeight - separator.above, BAND, separator.thickness);
+    layout.advance(STYLE.events.after);
   }
 }
 
 /** certificatePageSize is the document's page size when the certificate fits on it (portrait or landscape), else A4 portrait. */
 function certificatePageSize(size: PageSize | undefined): PageSize {
-  if (!size || !(size.width >= MIN_PAGE.width && size.height >= MIN_PAGE.height) || size.width > 14_400 || size.height > 14_400) return A4_PORTRAIT;
+  const { min, maxSide, fallback } = STYLE.page;
+  if (!size || !(size.width >= min.width && size.height >= min.height) || size.width > maxSide || size.height > maxSide) return fallback;
   return { width: size.width, height: size.height };
 }
 
@@ -538,15 +566,30 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   const size = certificatePageSize(pageSize);
   const forms = new GlyphForms(pdf);
   const layout = new CertificateLayout(fonts, forms, size);
-  const events = sortEvents(certificate.events);
+  titleBlock(layout);
+  documentSection(layout, certificate);
+  signerSections(layout, certificate);
+  signatureSection(layout, certificate);
+  if (certificate.metadata && Object.keys(certificate.metadata).length > 0) {
+    section(layout, "Metadata");
+    for (const [key, value] of Object.entries(certificate.metadata)) field(layout, key, formatValue(value));
+  }
+  auditTrailSection(layout, sortEvents(certificate.events));
+  verifySection(layout, certificate);
+  writePages(pdf, layout, size, certificate);
+}
 
-  layout.text("Audit Trail Certificate", MARGIN.left, layout.cursor, "bold", 22, INK);
-  layout.advance(18);
-  layout.text("Record of an electronic signature made with Signet", MARGIN.left, layout.cursor, "regular", 10, MUTED);
-  layout.advance(10);
-  layout.rule(layout.cursor, ACCENT, 1.2);
-  layout.advance(6);
+function titleBlock(layout: CertificateLayout): void {
+  const title = STYLE.title;
+  layout.text("Audit Trail Certificate", MARGIN.left, layout.cursor, "bold", title.size, INK);
+  layout.advance(title.after);
+  layout.text("Record of an electronic signature made with Signet", MARGIN.left, layout.cursor, "regular", title.subtitleSize, MUTED);
+  layout.advance(title.subtitleAfter);
+  layout.rule(layout.cursor, ACCENT, title.ruleThickness);
+  layout.advance(title.ruleAfter);
+}
 
+function documentSection(layout: CertificateLayout, certificate: AuditCertificate): void {
   section(layout, "Document");
   if (certificate.documentName) field(layout, "Title", certificate.documentName);
   field(layout, "SHA-256 as received", certificate.documentSha256, "mono");
@@ -555,24 +598,27 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
     field(layout, `SHA-256 after Signet's rewrite (${certificate.rewrittenPdf.reason}; signed)`, certificate.rewrittenPdf.sha256, "mono");
   field(layout, "Pages", `${certificate.documentPages} (this certificate follows them)`);
   if (certificate.eventId) field(layout, "Event ID", certificate.eventId);
+}
 
+/** signerSections draws the signer and the signatures the document already carries. */
+function signerSections(layout: CertificateLayout, certificate: AuditCertificate): void {
   section(layout, "Signer");
   field(layout, "Name", certificate.signer.name);
   field(layout, "E-mail", certificate.signer.email);
   if (certificate.signer.ip) field(layout, "IP address", certificate.signer.ip);
   if (certificate.signer.userAgent) field(layout, "User agent", certificate.signer.userAgent);
-
-  if (certificate.existingSignatures && certificate.existingSignatures.length > 0) {
-    section(layout, `Signatures already in the document (${certificate.existingSignatures.length})`);
-    for (const [index, earlier] of certificate.existingSignatures.entries()) {
-      field(
-        layout,
-        `Signature ${index + 1}`,
-        `${earlier.signer || "unnamed signer"}${earlier.signedAt ? ` · ${formatUtc(earlier.signedAt)} (as that signature states)` : ""}`,
-      );
-    }
+  if (!certificate.existingSignatures || certificate.existingSignatures.length === 0) return;
+  section(layout, `Signatures already in the document (${certificate.existingSignatures.length})`);
+  for (const [index, earlier] of certificate.existingSignatures.entries()) {
+    field(
+      layout,
+      `Signature ${index + 1}`,
+      `${earlier.signer || "unnamed signer"}${earlier.signedAt ? ` · ${formatUtc(earlier.signedAt)} (as that signature states)` : ""}`,
+    );
   }
+}
 
+function signatureSection(layout: CertificateLayout, certificate: AuditCertificate): void {
   section(layout, "Signature");
   field(layout, "Signed at", `${formatUtc(certificate.signingTime)} (server clock)`);
   field(layout, "Standard", `PAdES baseline ${certificate.timestampAuthority ? "B-T" : "B-B"} (ETSI.CAdES.detached), SHA-256`);
@@ -580,44 +626,55 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   field(layout, "Certificate subject", certificate.service.subject);
   field(layout, "Key", certificate.service.algorithm);
   field(layout, "Certificate SHA-256", certificate.service.fingerprint, "mono");
+}
 
-  if (certificate.metadata && Object.keys(certificate.metadata).length > 0) {
-    section(layout, "Metadata");
-    for (const [key, value] of Object.entries(certificate.metadata)) field(layout, key, formatValue(value));
-  }
-
-  // The heading stays with the table header and at least two rows.
-  section(layout, `Audit trail (${events.length} event${events.length === 1 ? "" : "s"})`, 18 + 2 * 15);
-  layout.text("Times as the client reported them, in UTC.", MARGIN.left, layout.cursor, "regular", 8.5, MUTED);
-  layout.advance(14);
+function auditTrailSection(layout: CertificateLayout, events: AuditEvent[]): void {
+  const style = STYLE.events;
+  section(layout, `Audit trail (${events.length} event${events.length === 1 ? "" : "s"})`, style.keepWith);
+  layout.text("Times as the client reported them, in UTC.", MARGIN.left, layout.cursor, "regular", style.noteSize, MUTED);
+  layout.advance(style.noteAfter);
   eventRows(layout, events);
+}
 
-  section(layout, "How to verify", 4 * 13);
+function verifySection(layout: CertificateLayout, certificate: AuditCertificate): void {
+  const style = STYLE.verify;
+  section(layout, "How to verify", style.keepWith);
   const verify = [
     "Send the signed PDF to POST /v1/verify of this service, or open it in a PDF reader that checks signatures.",
     `The signing certificate's SHA-256 must be ${certificate.service.fingerprint}.`,
     "Any change to the file after signing breaks the signature; this page is covered by it.",
   ];
   for (const line of verify) {
-    for (const wrapped of layout.wrap(line, layout.contentWidth, "regular", 9)) {
-      layout.ensure(13);
-      layout.text(wrapped.text, MARGIN.left, layout.cursor, "regular", 9, INK);
-      layout.advance(13);
+    for (const wrapped of layout.wrap(line, layout.contentWidth, "regular", style.size)) {
+      layout.ensure(style.lineHeight);
+      layout.text(wrapped.text, MARGIN.left, layout.cursor, "regular", style.size, INK);
+      layout.advance(style.lineHeight);
     }
   }
+}
 
+/** writePages appends the laid-out pages, each with its footer ("page x of y") in one content stream. */
+function writePages(pdf: PDF, layout: CertificateLayout, size: PageSize, certificate: AuditCertificate): void {
+  const { fonts, forms } = layout;
+  const style = STYLE.footer;
   const total = layout.pages.length;
   const footerText = `Signet audit trail certificate · document SHA-256 ${certificate.documentSha256.slice(0, 16)}…`;
-  const footer = linePieces(fonts, footerText, "ltr", "regular", 8);
+  const footer = linePieces(fonts, footerText, "ltr", "regular", style.size);
   for (const [index, drawings] of layout.pages.entries()) {
     const page = appendPage(pdf, size);
     const out: Operator[] = [ops.pushGraphicsState()];
     for (const draw of drawings) draw(page, out);
     const labelText = `Page ${index + 1} of ${total}`;
-    const label = linePieces(fonts, labelText, "ltr", "regular", 8);
-    out.push(ops.setStrokingRGB(...RULE), ops.setLineWidth(0.6), ops.moveTo(MARGIN.left, 48), ops.lineTo(layout.right, 48), ops.stroke());
-    textOperators(page, forms, out, footer.pieces, MARGIN.left, 36, 8, MUTED, footerText);
-    textOperators(page, forms, out, label.pieces, layout.right - label.width, 36, 8, MUTED, labelText);
+    const label = linePieces(fonts, labelText, "ltr", "regular", style.size);
+    out.push(
+      ops.setStrokingRGB(...RULE),
+      ops.setLineWidth(STYLE.rule.thickness),
+      ops.moveTo(MARGIN.left, style.ruleY),
+      ops.lineTo(layout.right, style.ruleY),
+      ops.stroke(),
+    );
+    textOperators(page, forms, out, footer.pieces, MARGIN.left, style.textY, style.size, MUTED, footerText);
+    textOperators(page, forms, out, label.pieces, layout.right - label.width, style.textY, style.size, MUTED, labelText);
     out.push(ops.popGraphicsState());
     // One content stream per page: libpdf's drawText would add a stream per call.
     page.drawOperators(out);

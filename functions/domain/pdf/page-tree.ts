@@ -1,6 +1,6 @@
 import { type PDF, PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
-import { pageTreeOf } from "#domain/signing/libpdf-internals.ts";
+import { pageTreeOf } from "#domain/pdf/libpdf-internals.ts";
 
 /**
  * Signet reads the page tree itself, the way qpdf, poppler and MuPDF do, because libpdf 0.4.2

@@ -1,22 +1,21 @@
 import { PdfArray, PdfDict, PdfRef } from "@libpdf/core";
+import { same, differingKey } from "#domain/pdf/pdf-objects.ts";
 import {
   deref,
   keyOf,
-  same,
-  differingKey,
-  Suspicious,
+  SuspiciousChangeError,
   type Analysis,
   type ModificationLevel,
   type ModificationRule,
   type View,
-} from "#domain/signing/modification-rules/rule.ts";
+} from "#domain/verification/modification-rules/rule.ts";
 
 function annotationRefs(view: View, page: PdfDict): PdfRef[] {
   const annots = deref(view, page.get("Annots"));
   if (annots === undefined) return [];
-  if (!(annots instanceof PdfArray)) throw new Suspicious("a page's /Annots is not an array");
+  if (!(annots instanceof PdfArray)) throw new SuspiciousChangeError("a page's /Annots is not an array");
   return annots.toArray().map((item) => {
-    if (!(item instanceof PdfRef)) throw new Suspicious("a page's /Annots holds a direct annotation");
+    if (!(item instanceof PdfRef)) throw new SuspiciousChangeError("a page's /Annots holds a direct annotation");
     return item;
   });
 }
@@ -29,16 +28,16 @@ function annotationRefs(view: View, page: PdfDict): PdfRef[] {
 function pageRules(a: Analysis): void {
   const widgets = a.signatureWidgets;
   const walk = (oldNode: PdfRef, newNode: PdfRef, depth: number): void => {
-    if (depth > 64) throw new Suspicious("the page tree is too deep");
-    if (!same(oldNode, newNode)) throw new Suspicious("unexpected change to the page tree structure");
+    if (depth > 64) throw new SuspiciousChangeError("the page tree is too deep");
+    if (!same(oldNode, newNode)) throw new SuspiciousChangeError("unexpected change to the page tree structure");
     const before = a.old.resolve(oldNode);
     const after = a.neu.resolve(newNode);
-    if (!(before instanceof PdfDict) || !(after instanceof PdfDict)) throw new Suspicious("a page tree node is not a dictionary");
+    if (!(before instanceof PdfDict) || !(after instanceof PdfDict)) throw new SuspiciousChangeError("a page tree node is not a dictionary");
     if (before.getName("Type")?.value === "Pages") {
       const oldKids = deref(a.old, before.get("Kids"));
       const newKids = deref(a.neu, after.get("Kids"));
       if (!(oldKids instanceof PdfArray) || !(newKids instanceof PdfArray) || !same(oldKids, newKids))
-        throw new Suspicious("unexpected change to the page tree structure");
+        throw new SuspiciousChangeError("unexpected change to the page tree structure");
       oldKids.toArray().forEach((kid, index) => {
         if (kid instanceof PdfRef) walk(kid, newKids.at(index) as PdfRef, depth + 1);
       });
@@ -48,15 +47,15 @@ function pageRules(a: Analysis): void {
     const newAnnots = annotationRefs(a.neu, after);
     const added = newAnnots.filter((ref) => !oldAnnots.includes(keyOf(ref)));
     if (added.length === 0 && oldAnnots.length === newAnnots.length) return;
-    if (oldAnnots.some((key) => !newAnnots.some((ref) => keyOf(ref) === key))) throw new Suspicious("annotations were deleted from a page");
+    if (oldAnnots.some((key) => !newAnnots.some((ref) => keyOf(ref) === key))) throw new SuspiciousChangeError("annotations were deleted from a page");
     const changed = differingKey(before, after, new Set(["Annots"]));
-    if (changed) throw new Suspicious(`a page's /${changed} changed`);
+    if (changed) throw new SuspiciousChangeError(`a page's /${changed} changed`);
     const others = added.filter((ref) => !widgets.has(keyOf(ref)));
     const level: ModificationLevel = others.length > 0 ? "annotations" : "lta";
     for (const ref of others) {
       const annotation = a.neu.resolve(ref);
-      if (!a.isNew(ref) || !(annotation instanceof PdfDict)) throw new Suspicious("an existing object was turned into an annotation");
-      if (annotation.getName("Subtype")?.value === "Widget") throw new Suspicious("a widget of no new signature field was added to a page");
+      if (!a.isNew(ref) || !(annotation instanceof PdfDict)) throw new SuspiciousChangeError("an existing object was turned into an annotation");
+      if (annotation.getName("Subtype")?.value === "Widget") throw new SuspiciousChangeError("a widget of no new signature field was added to a page");
       a.explain(ref, "annotations");
       a.explainAll(a.newDependencies(annotation), "annotations");
     }

@@ -1,5 +1,6 @@
 import { PdfRef, PdfStream } from "@libpdf/core";
-import { differingKey, keyOf, Suspicious, same, type Analysis, type ModificationRule } from "#domain/signing/modification-rules/rule.ts";
+import { differingKey, same } from "#domain/pdf/pdf-objects.ts";
+import { keyOf, SuspiciousChangeError, type Analysis, type ModificationRule } from "#domain/verification/modification-rules/rule.ts";
 
 // Catalog keys that may change (checked by their own rules), as pyHanko's defaults.
 const ROOT_EXEMPT = new Set(["AcroForm", "DSS", "Extensions", "Metadata", "MarkInfo", "Version"]);
@@ -15,10 +16,10 @@ export const catalogRule: ModificationRule = {
   apply(a: Analysis): void {
     const { old, neu } = a;
     const key = differingKey(old.root, neu.root, ROOT_EXEMPT);
-    if (key) throw new Suspicious(`the document catalog's /${key} changed`);
+    if (key) throw new SuspiciousChangeError(`the document catalog's /${key} changed`);
     const root = neu.trailer.get("Root");
     if (root instanceof PdfRef) {
-      if (!same(root, old.trailer.get("Root")) && !a.isNew(root)) throw new Suspicious("the trailer's /Root now points to an older object");
+      if (!same(root, old.trailer.get("Root")) && !a.isNew(root)) throw new SuspiciousChangeError("the trailer's /Root now points to an older object");
       a.explain(root, "lta");
     }
     for (const name of ["Extensions", "MarkInfo"]) a.refUpdate(old.root, neu.root, name, "lta");
@@ -28,7 +29,7 @@ export const catalogRule: ModificationRule = {
       a.ltaOnly.add(keyOf(info));
     }
     const metadata = neu.root.get("Metadata");
-    if (old.root.get("Metadata") !== undefined && metadata === undefined) throw new Suspicious("/Metadata was deleted");
+    if (old.root.get("Metadata") !== undefined && metadata === undefined) throw new SuspiciousChangeError("/Metadata was deleted");
     if (metadata instanceof PdfRef && (same(metadata, old.root.get("Metadata")) || a.isNew(metadata))) {
       const stream = neu.resolve(metadata);
       if (stream instanceof PdfStream && stream.getName("Type")?.value === "Metadata" && stream.getName("Subtype")?.value === "XML") {

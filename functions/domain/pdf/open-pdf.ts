@@ -1,7 +1,7 @@
 import { PDF } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
-import { rebaseOnto } from "#domain/signing/libpdf-internals.ts";
-import { readXrefChain, withReadableXref } from "#domain/signing/xref-chain.ts";
+import { rebaseOnto } from "#domain/pdf/libpdf-internals.ts";
+import { readXrefChain, withReadableXref } from "#domain/pdf/xref-chain.ts";
 
 // libpdf 0.4.2 (XRefParser.parseStream) refuses cross-reference stream fields wider than this.
 const MAX_LIBPDF_FIELD_WIDTH = 6;
@@ -55,7 +55,7 @@ const encryptedError = (cause?: unknown) =>
  */
 async function loadThroughOwnXref(bytes: Uint8Array, failure: unknown, recovered?: PDF): Promise<PDF> {
   const chain = readXrefChain(bytes);
-  if (chain?.trailer.encrypt || looksEncrypted(bytes) || (failure && /encrypt|password|decrypt/i.test(String((failure as Error)?.message)))) {
+  if (chain?.trailer.encrypted || looksEncrypted(bytes) || (failure && /encrypt|password|decrypt/i.test(String((failure as Error)?.message)))) {
     throw encryptedError(failure);
   }
   if (chain && chain.widestField > MAX_LIBPDF_FIELD_WIDTH) {

@@ -2,83 +2,32 @@ import { X509Certificate, constants, createHash, verify as verifySignature } fro
 import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString, type PDF } from "@libpdf/core";
-import { signatureDictOf } from "#domain/signing/libpdf-internals.ts";
-import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/signing/signature-dictionary.ts";
-import type { OpenedPdf } from "#domain/signing/open-pdf.ts";
-import { oids } from "#domain/signing/cades-signature.ts";
+import { signatureDictOf } from "#domain/pdf/libpdf-internals.ts";
+import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/verification/signature-dictionary.ts";
+import type { OpenedPdf } from "#domain/pdf/open-pdf.ts";
+import { oids } from "#domain/shared/cms-oids.ts";
 import { children, readElement } from "#domain/shared/der.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/signing/modification-analysis.ts";
+import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/verification/modification-analysis.ts";
 import { readTimestampToken, verifyTimestampToken } from "#domain/signing/rfc3161.ts";
-import type { SignatureLevel } from "#domain/signing/signature-level.ts";
+import type { SignatureReport, SignerSummary, TimestampReport, VerifyReport } from "#domain/verification/verify-report.ts";
 import { offlineProblem, readDss } from "#domain/signing/validation-data.ts";
 
-/** SignatureReport is what /v1/verify says about one signature (SPEC 4). */
-export interface SignatureReport {
-  field: string;
-  subFilter: string;
-  signerName: string | null;
+/**
+ * CheckedSignature is one signature while the verifier works on it: its report and what does not
+ * go out (the e-mail the signer summary shows, why it is broken, where its signed bytes end, the
+ * chains to check against the DSS).
+ */
+interface CheckedSignature extends SignatureReport {
   signerEmail: string | null;
-  certificateSubject: string;
-  fingerprint: string;
-  signingTime: string | null;
-  coversWholeDocument: boolean;
-  integrity: "ok" | "broken";
-  trusted: boolean;
-  timestamp?: TimestampReport;
-  modifiedAfter: boolean;
-  /** What the incremental updates after this signature changed (pyHanko's difference analysis levels). */
-  modificationLevel: ModificationLevel;
-  /** The DocMDP permission (1, 2 or 3) when this is a certification signature. */
-  docMdpPermission?: number;
   /** Why integrity is broken (for the report's reason). */
   problem?: string;
   /** Why the modification level is "other". */
   modificationProblem?: string;
-  /** The changes after this signature stay within what it (or the document's certification) permits. */
-  changesPermitted: boolean;
-  /** The PAdES baseline level reached (ETSI.CAdES.detached signatures); null for other kinds and document timestamps. */
-  level: SignatureLevel | null;
-  /** A document timestamp (SubFilter ETSI.RFC3161, B-LTA) rather than a signature. */
-  documentTimestamp: boolean;
-  /** For B-LT/B-LTA and document timestamps in a document with a DSS: whether the embedded validation data suffices offline. */
-  validationData?: { offline: boolean; problem?: string };
-  /** Where the signed bytes end (internal). */
+  /** Where the signed bytes end. */
   signedEnd?: number;
-  /** The certificate chains to check against the DSS: the signer's, its timestamp's (internal). */
+  /** The certificate chains to check against the DSS: the signer's, its timestamp's. */
   chains?: Array<{ leaf: X509Certificate; embedded: X509Certificate[] }>;
-}
-
-/** TimestampReport is what /v1/verify says about a signature's RFC 3161 timestamp. */
-export interface TimestampReport {
-  /** The TSA's genTime; null unless the token verified (an unverified time is not reported). */
-  time: string | null;
-  authority: string | null;
-  /** The token verified and its imprint (by the token's own hash algorithm) matches the signature value. */
-  imprintValid: boolean;
-  /** The TSA's CMS signature over the token verifies with its timestamping certificate. */
-  tokenValid: boolean;
-  /** Why the token did not verify. */
-  problem?: string;
-}
-
-/** SignerSummary names one signer for clients of the reference product. */
-export interface SignerSummary {
-  name: string | null;
-  email: string | null;
-  certificateSubject: string;
-}
-
-/** VerifyReport is the answer of /v1/verify. */
-export interface VerifyReport {
-  valid: boolean;
-  /** Every signature (document timestamps aside) is intact and chains to this service's certificate or a configured anchor. */
-  trusted: boolean;
-  reason: string;
-  signatures: Array<Omit<SignatureReport, "problem" | "signerEmail" | "modificationProblem" | "signedEnd" | "chains">>;
-  signer: SignerSummary | null;
-  signers: SignerSummary[];
-  document: { pages: number; sha256: string };
 }
 
 const hashNames: Record<string, string> = {
@@ -90,7 +39,7 @@ const hashNames: Record<string, string> = {
 
 const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
-class BrokenSignature extends Error {}
+class BrokenSignatureError extends Error {}
 
 /**
  * MAX_SIGNATURES caps the signatures one verification examines: /v1/verify needs no key, and each
@@ -168,7 +117,7 @@ function findSignerCertificate(signedData: pkijs.SignedData, signerInfo: pkijs.S
     const keyId = certificate.extensions?.find((extension) => extension.extnID === "2.5.29.14");
     return keyId ? Buffer.from(keyId.extnValue.valueBlock.valueHexView).includes(Buffer.from(sid.valueBlock.valueHexView)) : false;
   });
-  if (!match) throw new BrokenSignature("the signer's certificate is not in the signature");
+  if (!match) throw new BrokenSignatureError("the signer's certificate is not in the signature");
   return new X509Certificate(Buffer.from(match.toSchema().toBER(false)));
 }
 
@@ -256,7 +205,7 @@ export interface EarlierSignature {
  */
 export function listSignatures(pdf: PDF): EarlierSignature[] {
   return signatureDictionaries(pdf).map(({ dict }) => {
-    const report = { signerName: text(dict, "Name"), signerEmail: null, certificateSubject: "", fingerprint: "" } as SignatureReport;
+    const report = { signerName: text(dict, "Name"), signerEmail: null, certificateSubject: "", fingerprint: "" } as CheckedSignature;
     if (!report.signerName) describeSigner(report, dict.get("Contents"), true);
     const claimed = text(dict, "M");
     const iso = claimed ? pdfDateToIso(claimed) : null;
@@ -334,14 +283,14 @@ async function checkDocumentTimestamp(
 ): Promise<TimestampReport> {
   const claimed = readTimestampToken(der);
   const hash = hashNames[claimed.imprintAlgorithm];
-  if (!hash) throw new BrokenSignature(`the document timestamp's digest algorithm ${claimed.imprintAlgorithm} is not supported`);
+  if (!hash) throw new BrokenSignatureError(`the document timestamp's digest algorithm ${claimed.imprintAlgorithm} is not supported`);
   const digest = digests.digest(hash, firstLength, secondStart, signedEnd);
-  if (!claimed.imprint.equals(digest)) throw new BrokenSignature("the document timestamp covers different bytes: the signed bytes were changed");
+  if (!claimed.imprint.equals(digest)) throw new BrokenSignatureError("the document timestamp covers different bytes: the signed bytes were changed");
   try {
     const verified = await verifyTimestampToken(der, { digest });
     return { time: verified.genTime.toISOString(), authority: verified.authority ?? null, imprintValid: true, tokenValid: true };
   } catch (error) {
-    throw new BrokenSignature(`the document timestamp does not verify (${(error as Error).message})`);
+    throw new BrokenSignatureError(`the document timestamp does not verify (${(error as Error).message})`);
   }
 }
 
@@ -350,7 +299,7 @@ async function checkDocumentTimestamp(
  * when the document has a DSS, B-LTA when a valid document timestamp follows it; with a DSS, it
  * also says whether the embedded data validates the signer's and the TSA's chains offline.
  */
-async function assignLevels(pdf: PDF, reports: SignatureReport[]): Promise<void> {
+async function assignLevels(pdf: PDF, reports: CheckedSignature[]): Promise<void> {
   const dss = readDss(pdf);
   const hasDss = dss.certificates.length + dss.crls.length + dss.ocsps.length > 0;
   const stamps = reports.filter((report) => report.documentTimestamp && report.integrity === "ok");
@@ -382,21 +331,9 @@ function describeSigner(report: SignatureReport, contents: unknown, named = fals
   }
 }
 
-async function checkOne(
-  bytes: Buffer,
-  entry: SignatureDictionary,
-  trust: TrustStore,
-  digests: RangeDigests,
-  history: RevisionHistory | Error,
-  locator: SignatureLocator,
-): Promise<SignatureReport> {
-  const { dict } = entry;
-  const subFilter = text(dict, "SubFilter") ?? "unknown";
-  // /Name, /ContactInfo and /M count only once the dictionary is known to lie inside the signed bytes.
-  const name = text(dict, "Name");
-  const contact = text(dict, "ContactInfo");
-  const claimedTime = text(dict, "M");
-  const report: SignatureReport = {
+/** newReport is a signature's report before anything is checked: broken until proven intact, nothing vouched for. */
+function newReport(entry: SignatureDictionary, subFilter: string): CheckedSignature {
+  return {
     field: entry.field,
     subFilter,
     signerName: null,
@@ -413,96 +350,157 @@ async function checkOne(
     level: null,
     documentTimestamp: subFilter === "ETSI.RFC3161",
   };
+}
+
+/** SignedRange is what a /ByteRange says: the bytes before the gap, where the second range starts, where the signed bytes end. */
+interface SignedRange {
+  firstLength: number;
+  secondStart: number;
+  signedEnd: number;
+}
+
+/** readByteRange reads a /ByteRange that is four non-negative integers starting at 0 and fitting the file. */
+function readByteRange(dict: PdfDict, fileLength: number): SignedRange {
+  const range = dict.get("ByteRange");
+  const numbers = range instanceof PdfArray ? range.toArray().map((item) => (item instanceof PdfNumber ? item.value : Number.NaN)) : [];
+  const [start, firstLength, secondStart, secondLength] = numbers as [number, number, number, number];
+  if (numbers.length !== 4 || numbers.some((value) => !Number.isInteger(value) || value < 0)) throw new BrokenSignatureError("the /ByteRange is malformed");
+  const signedEnd = secondStart + secondLength;
+  if (start !== 0 || secondStart <= firstLength || signedEnd > fileLength) throw new BrokenSignatureError("the /ByteRange does not fit the file");
+  return { firstLength, secondStart, signedEnd };
+}
+
+/** recordModifications sets what the updates after the signed bytes changed. */
+async function recordModifications(report: CheckedSignature, history: RevisionHistory | Error, signedEnd: number, docMdp: number | undefined): Promise<void> {
+  if (!report.modifiedAfter) return;
+  const analysis =
+    history instanceof Error
+      ? { level: "other" as const, problem: `the file's cross-reference chain could not be read (${history.message})` }
+      : await analyseModifications(history, signedEnd, docMdp);
+  report.modificationLevel = analysis.level;
+  if (analysis.problem) report.modificationProblem = analysis.problem;
+}
+
+/** SignerCms is a signature value read as CMS: its DER without padding, the SignedData and its one signer. */
+interface SignerCms {
+  der: Buffer;
+  signedData: pkijs.SignedData;
+  signerInfo: pkijs.SignerInfo;
+}
+
+/** readSignerCms reads a padded /Contents value: one DER object, then zeros. */
+function readSignerCms(padded: Buffer): SignerCms {
+  if (padded.length === 0 || padded.every((byte) => byte === 0)) throw new BrokenSignatureError("the signature value is empty");
+  const element = readElement(padded, 0);
+  checkPadding(padded, element.end);
+  const der = padded.subarray(0, element.end);
+  const contentInfo = pkijs.ContentInfo.fromBER(toArrayBuffer(der));
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  const signerInfo = signedData.signerInfos[0];
+  if (!signerInfo) throw new BrokenSignatureError("the CMS has no signer");
+  return { der, signedData, signerInfo };
+}
+
+/** describeCertificates fills in the signer from its certificate and returns whether that certificate chains to a trust anchor. */
+function describeCertificates(report: CheckedSignature, cms: SignerCms, trust: TrustStore, name: string | null, contact: string | null): boolean {
+  const certificate = findSignerCertificate(cms.signedData, cms.signerInfo);
+  report.certificateSubject = subjectLine(certificate);
+  report.fingerprint = certificate.fingerprint256;
+  report.signerName = name ?? commonName(certificate);
+  report.signerEmail = emailOf(certificate, contact);
+  const intermediates = (cms.signedData.certificates ?? [])
+    .filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate)
+    .map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
+  report.chains = [{ leaf: certificate, embedded: intermediates }];
+  return isTrusted(certificate, intermediates, trust);
+}
+
+/**
+ * verifySignerValue checks the CMS signature of a (non-timestamp) signature over the signed
+ * bytes: the messageDigest attribute against the digest of the ranges, the signature value with
+ * the signer's certificate, then its signature timestamp if it carries one.
+ */
+async function verifySignerValue(report: CheckedSignature, bytes: Buffer, cms: SignerCms, range: SignedRange, digests: RangeDigests): Promise<void> {
+  const { signerInfo } = cms;
+  const { firstLength, secondStart, signedEnd } = range;
+  const hash = hashNames[signerInfo.digestAlgorithm.algorithmId];
+  if (!hash) throw new BrokenSignatureError(`the digest algorithm ${signerInfo.digestAlgorithm.algorithmId} is not supported`);
+  const digest = digests.digest(hash, firstLength, secondStart, signedEnd);
+  const signature = Buffer.from(signerInfo.signature.valueBlock.valueHexView);
+  const signedAttributes = rawSignedAttributes(cms.der);
+  let signedContent: Buffer = digest;
+  if (signedAttributes) {
+    const messageDigest = attributeValue(signerInfo, oids.messageDigest) as asn1js.OctetString | undefined;
+    if (!messageDigest || !Buffer.from(messageDigest.valueBlock.valueHexView).equals(digest)) {
+      throw new BrokenSignatureError("the document digest does not match: the signed bytes were changed");
+    }
+    signedContent = signedAttributes;
+    const signingTime = attributeValue(signerInfo, oids.signingTime) as asn1js.UTCTime | asn1js.GeneralizedTime | undefined;
+    if (signingTime) report.signingTime = signingTime.toDate().toISOString();
+  } else {
+    signedContent = Buffer.concat([bytes.subarray(0, firstLength), bytes.subarray(secondStart, signedEnd)]);
+  }
+  const certificate = report.chains![0]!.leaf;
+  if (!verifyValue(signerInfo.signatureAlgorithm.algorithmId, hash, signedContent, certificate, signature)) {
+    throw new BrokenSignatureError("the CMS signature value does not verify with the signer's certificate");
+  }
+  const token = attributeValue(signerInfo, oids.signatureTimeStampToken, true) as asn1js.Sequence | undefined;
+  if (token) {
+    const tokenDer = new Uint8Array(token.toBER(false));
+    report.timestamp = await checkTimestamp(tokenDer, signature);
+    const chain = tokenChain(tokenDer);
+    if (chain) report.chains!.push(chain);
+  }
+}
+
+/** markBroken records why a signature is broken; nothing of it is vouched for (its certificate, if its /Contents holds one, only describes it). */
+function markBroken(report: CheckedSignature, error: unknown, dict: PdfDict): void {
+  report.problem =
+    error instanceof BrokenSignatureError || error instanceof SignatureBytesError ? error.message : "the signature value is not a readable CMS structure";
+  report.signerName = null;
+  report.signerEmail = null;
+  report.signingTime = null;
+  if (!report.certificateSubject) describeSigner(report, dict.get("Contents"));
+}
+
+/** SignatureContext is what checking one signature needs from the whole file. */
+interface SignatureContext {
+  bytes: Buffer;
+  trust: TrustStore;
+  digests: RangeDigests;
+  history: RevisionHistory | Error;
+  locator: SignatureLocator;
+}
+
+/** checkOne verifies one signature (or document timestamp) dictionary and reports on it; only a verify limit throws. */
+async function checkOne(entry: SignatureDictionary, context: SignatureContext): Promise<CheckedSignature> {
+  const { bytes, trust, digests, history, locator } = context;
+  const { dict } = entry;
+  const report = newReport(entry, text(dict, "SubFilter") ?? "unknown");
+  // /Name, /ContactInfo and /M count only once the dictionary is known to lie inside the signed bytes.
+  const name = text(dict, "Name");
+  const claimedTime = text(dict, "M");
   try {
-    const range = dict.get("ByteRange");
-    const numbers = range instanceof PdfArray ? range.toArray().map((item) => (item instanceof PdfNumber ? item.value : Number.NaN)) : [];
-    const [start, firstLength, secondStart, secondLength] = numbers as [number, number, number, number];
-    if (numbers.length !== 4 || numbers.some((value) => !Number.isInteger(value) || value < 0)) throw new BrokenSignature("the /ByteRange is malformed");
-    const signedEnd = secondStart + secondLength;
-    if (start !== 0 || secondStart <= firstLength || signedEnd > bytes.length) throw new BrokenSignature("the /ByteRange does not fit the file");
-    if (!entry.ref) throw new BrokenSignature("the signature field's /V is not an indirect reference to a signature dictionary");
+    const range = readByteRange(dict, bytes.length);
+    if (!entry.ref) throw new BrokenSignatureError("the signature field's /V is not an indirect reference to a signature dictionary");
     // The gap must be this dictionary's own /Contents, and the dictionary inside the signed bytes.
-    const located = locator.locate(entry.ref, dict, [firstLength, secondStart], signedEnd);
+    const located = locator.locate(entry.ref, dict, [range.firstLength, range.secondStart], range.signedEnd);
     report.signerName = name;
     report.signingTime = claimedTime ? pdfDateToIso(claimedTime) : null;
-    report.coversWholeDocument = signedEnd === bytes.length;
-    report.signedEnd = signedEnd;
-    report.modifiedAfter = signedEnd < bytes.length;
-    if (report.modifiedAfter) {
-      const analysis =
-        history instanceof Error
-          ? { level: "other" as const, problem: `the file's cross-reference chain could not be read (${history.message})` }
-          : await analyseModifications(history, signedEnd, entry.docMdp);
-      report.modificationLevel = analysis.level;
-      if (analysis.problem) report.modificationProblem = analysis.problem;
-    }
-
-    const padded = located.der;
-    if (padded.length === 0 || padded.every((byte) => byte === 0)) throw new BrokenSignature("the signature value is empty");
-    const element = readElement(padded, 0);
-    checkPadding(padded, element.end);
-    const der = padded.subarray(0, element.end);
-
-    const contentInfo = pkijs.ContentInfo.fromBER(toArrayBuffer(der));
-    const signedData = new pkijs.SignedData({ schema: contentInfo.content });
-    const signerInfo = signedData.signerInfos[0];
-    if (!signerInfo) throw new BrokenSignature("the CMS has no signer");
-    const certificate = findSignerCertificate(signedData, signerInfo);
-    report.certificateSubject = subjectLine(certificate);
-    report.fingerprint = certificate.fingerprint256;
-    report.signerName = name ?? commonName(certificate);
-    report.signerEmail = emailOf(certificate, contact);
-    const intermediates = (signedData.certificates ?? [])
-      .filter((item): item is pkijs.Certificate => item instanceof pkijs.Certificate)
-      .map((item) => new X509Certificate(Buffer.from(item.toSchema().toBER(false))));
-    const trusted = isTrusted(certificate, intermediates, trust);
-    report.chains = [{ leaf: certificate, embedded: intermediates }];
-    if (report.documentTimestamp) {
-      report.timestamp = await checkDocumentTimestamp(der, digests, firstLength, secondStart, signedEnd);
-      report.integrity = "ok";
-      report.trusted = trusted;
-      return report;
-    }
-
-    const hash = hashNames[signerInfo.digestAlgorithm.algorithmId];
-    if (!hash) throw new BrokenSignature(`the digest algorithm ${signerInfo.digestAlgorithm.algorithmId} is not supported`);
-    const digest = digests.digest(hash, firstLength, secondStart, signedEnd);
-    const signature = Buffer.from(signerInfo.signature.valueBlock.valueHexView);
-    const signedAttributes = rawSignedAttributes(der);
-    let signedContent: Buffer = digest;
-    if (signedAttributes) {
-      const messageDigest = attributeValue(signerInfo, oids.messageDigest) as asn1js.OctetString | undefined;
-      if (!messageDigest || !Buffer.from(messageDigest.valueBlock.valueHexView).equals(digest)) {
-        throw new BrokenSignature("the document digest does not match: the signed bytes were changed");
-      }
-      signedContent = signedAttributes;
-      const signingTime = attributeValue(signerInfo, oids.signingTime) as asn1js.UTCTime | asn1js.GeneralizedTime | undefined;
-      if (signingTime) report.signingTime = signingTime.toDate().toISOString();
-    } else {
-      signedContent = Buffer.concat([bytes.subarray(0, firstLength), bytes.subarray(secondStart, signedEnd)]);
-    }
-    if (!verifyValue(signerInfo.signatureAlgorithm.algorithmId, hash, signedContent, certificate, signature)) {
-      throw new BrokenSignature("the CMS signature value does not verify with the signer's certificate");
-    }
-    const token = attributeValue(signerInfo, oids.signatureTimeStampToken, true) as asn1js.Sequence | undefined;
-    if (token) {
-      const tokenDer = new Uint8Array(token.toBER(false));
-      report.timestamp = await checkTimestamp(tokenDer, signature);
-      const chain = tokenChain(tokenDer);
-      if (chain) report.chains.push(chain);
-    }
+    report.coversWholeDocument = range.signedEnd === bytes.length;
+    report.signedEnd = range.signedEnd;
+    report.modifiedAfter = range.signedEnd < bytes.length;
+    await recordModifications(report, history, range.signedEnd, entry.docMdp);
+    const cms = readSignerCms(located.der);
+    const trusted = describeCertificates(report, cms, trust, name, text(dict, "ContactInfo"));
+    if (report.documentTimestamp) report.timestamp = await checkDocumentTimestamp(cms.der, digests, range.firstLength, range.secondStart, range.signedEnd);
+    else await verifySignerValue(report, bytes, cms, range, digests);
     report.integrity = "ok";
     report.trusted = trusted;
   } catch (error) {
     // A verify limit (time, revisions, objects) is the whole request's answer (422), not this signature's.
     if (error instanceof SignetError) throw error;
-    report.problem =
-      error instanceof BrokenSignature || error instanceof SignatureBytesError ? error.message : "the signature value is not a readable CMS structure";
-    // Nothing of a broken signature is vouched for: no signer name, e-mail or time; its certificate (if its /Contents holds one) only describes it.
-    report.signerName = null;
-    report.signerEmail = null;
-    report.signingTime = null;
-    if (!report.certificateSubject) describeSigner(report, dict.get("Contents"));
+    markBroken(report, error, dict);
   }
   return report;
 }
@@ -517,7 +515,7 @@ function describeLevel(level: ModificationLevel): string {
   }[level];
 }
 
-function summarize(report: SignatureReport): SignerSummary {
+function summarize(report: CheckedSignature): SignerSummary {
   return { name: report.signerName, email: report.signerEmail, certificateSubject: report.certificateSubject };
 }
 
@@ -545,10 +543,10 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
   }
   // A certification's DocMDP permission bounds what may follow every later signature too.
   const certification = entries.find((entry) => entry.docMdp !== undefined)?.docMdp;
-  const locator = new SignatureLocator(bytes, entries.length);
-  const reports: SignatureReport[] = [];
+  const context: SignatureContext = { bytes, trust, digests, history, locator: new SignatureLocator(bytes, entries.length) };
+  const reports: CheckedSignature[] = [];
   for (const entry of entries) {
-    const report = await checkOne(bytes, entry, trust, digests, history, locator);
+    const report = await checkOne(entry, context);
     if (entry.docMdp !== undefined) report.docMdpPermission = entry.docMdp;
     report.changesPermitted = permitted(report.modificationLevel, entry.docMdp ?? certification);
     reports.push(report);
