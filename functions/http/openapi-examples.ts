@@ -1,5 +1,6 @@
 import type { ErrorCode, ErrorDetail } from "#domain/shared/errors.ts";
 import { denialMessages } from "#domain/keys/key-service.ts";
+import type { RouteName } from "#http/routes.ts";
 
 /** NamedExample is one entry of an OpenAPI `examples` map. */
 export interface NamedExample {
@@ -138,8 +139,8 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   },
 };
 
-/** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts). */
-export const operationExamples: Record<string, OperationExamples> = {
+/** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts); `{}` where the contract's own examples suffice. */
+export const operationExamples: Record<RouteName, OperationExamples> = {
   info: {
     success: {
       info: { summary: "Service information", value: { name: "Signet", version: "0.1.0", docs: "/docs", openapi: "/openapi.json", health: "/v1/health" } },
@@ -454,4 +455,12 @@ export const operationExamples: Record<string, OperationExamples> = {
       },
     },
   },
+  openapi: {},
+  docs: {},
+  timestamp: {},
+  "verify-crl": {},
+  uploads: {},
+  "keys-list": {},
+  "keys-revoke": {},
+  "keys-revoke-link": {},
 };

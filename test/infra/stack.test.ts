@@ -86,7 +86,7 @@ describe("functions", () => {
     // The LibreOffice functions are the streaming routes (issue 15): 120 s, see test/infra/large-documents.test.ts.
     for (const name of libreOfficeFunctions) expect(fnProps(name)).toMatchObject({ MemorySize: 3008, Timeout: 120, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
-    const streamed = new Set(routes.filter((route) => route.streaming).map((route) => route.name));
+    const streamed = new Set<string>(routes.filter((route) => route.streaming).map((route) => route.name));
     for (const name of allNames.filter((n) => !streamed.has(n))) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
   });
 

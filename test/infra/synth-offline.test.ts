@@ -125,6 +125,13 @@ describe("npx cdk synth offline", () => {
     expect(lambdaEnv("annotate").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
   });
 
+  it("inlines the request samples of docs/samples into the openapi bundle (the docs page loads /openapi.json; no file of docs/ is shipped)", () => {
+    // A line of the convert sample free of quotes, which a minifier might escape differently.
+    const line = "-F file=@examples/files/contract.docx -o contract.pdf";
+    expect(readFileSync(join(repoRoot, "docs", "samples", "convert.sh"), "utf8")).toContain(line);
+    expect(readFileSync(bundleOf("openapi"), "utf8").includes(line)).toBe(true);
+  });
+
   it("produces ESM bundles that load on Node 22 with exactly the deployed environment, and answer the sample events", () => {
     const names = Object.entries(template().Resources)
       .filter(([, resource]) => resource.Type === "AWS::Lambda::Function")
