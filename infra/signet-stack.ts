@@ -27,7 +27,9 @@ import { ConfigurationSet, SuppressionReasons } from "aws-cdk-lib/aws-ses";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
+import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
+import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
@@ -160,7 +162,14 @@ const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-drive
 const runtimeFiles: Record<string, RuntimeFile[]> = {
   // harfbuzzjs loads its WebAssembly from beside the module that imports it (the bundle).
   sign: [{ from: "assets", to: "assets" }, { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" }, unoDriver],
-  annotate: [unoDriver],
+  // annotate's SVG renderer and WebP decoder (functions/wiring/pictures.ts looks beside the bundle), and the font SVG text is drawn with.
+  annotate: [
+    { from: "assets", to: "assets" },
+    { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+    { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
+    { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+    unoDriver,
+  ],
   convert: [unoDriver],
   docs: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }],
 };
@@ -308,7 +317,7 @@ export class SignetStack extends Stack {
     if (props.registerAllow) bind(fns["auth-register"]!, setting("SIGNET_REGISTER_ALLOW", props.registerAllow));
     if (props.tsaUrl) for (const name of ["sign", "timestamp"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
-    bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
+    for (const name of ["sign", "annotate"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
     if (props.extraFontsDir) bind(fns.sign!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
 
     // Large documents go to S3 first (issue 15; infra/uploads.ts).

@@ -76,15 +76,17 @@ describe("functions", () => {
     for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SENDER_EMAIL, name).toBe("noreply@example.com");
   });
 
-  it("points sign at the audit fonts shipped beside its bundle", () => {
+  it("points sign and annotate at the fonts shipped beside their bundles", () => {
     expect(env("sign").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
+    // annotate draws the text of SVG pictures with the same fonts.
+    expect(env("annotate").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
   });
 
   it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
     // The LibreOffice functions are the streaming routes (issue 15): 120 s, see test/infra/large-documents.test.ts.
     for (const name of libreOfficeFunctions) expect(fnProps(name)).toMatchObject({ MemorySize: 3008, Timeout: 120, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
-    const streamed = new Set(routes.filter((route) => route.streaming).map((route) => route.name));
+    const streamed = new Set<string>(routes.filter((route) => route.streaming).map((route) => route.name));
     for (const name of allNames.filter((n) => !streamed.has(n))) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
   });
 
