@@ -1,7 +1,8 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, Size } from "aws-cdk-lib";
 import { GatewayVpcEndpointAwsService, Peer, Port, SecurityGroup, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
 import { ManagedPolicy, Role, ServicePrincipal, type IGrantable } from "aws-cdk-lib/aws-iam";
 import { Architecture, type DockerImageCode, DockerImageFunction } from "aws-cdk-lib/aws-lambda";
+import type { ILogGroup } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 
 /** OfficeWorkerProps configure the office function: its image (LibreOffice and the office handler) and settings. */
@@ -10,6 +11,9 @@ export interface OfficeWorkerProps {
   environment?: Record<string, string>;
   memoryMb?: number;
   timeout?: Duration;
+  /** Size of /tmp (LibreOffice's profile, the job files). */
+  ephemeralStorageMb?: number;
+  logGroup?: ILogGroup;
 }
 
 /**
@@ -58,6 +62,8 @@ export class OfficeWorker extends Construct {
       memorySize: props.memoryMb ?? 3008,
       timeout: props.timeout ?? Duration.seconds(120),
       description: "Signet office worker: LibreOffice, no network, no permissions",
+      ...(props.ephemeralStorageMb ? { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) } : {}),
+      ...(props.logGroup ? { logGroup: props.logGroup } : {}),
       // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
       environment: { HOME: "/tmp", ...props.environment },
     });
