@@ -35,7 +35,9 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   // Every route's function is a zip now (LibreOffice runs in the office function): all from the synthesized template.
   for (const { logicalId, events, streaming } of samEvents()) {
     for (const event of events) {
-      process.stdout.write(`sam local invoke -t cdk.out/Signet.template.json ${logicalId} -e ${event}${streaming ? "   # streams: prelude JSON, 8 NUL bytes, body" : ""}\n`);
+      process.stdout.write(
+        `sam local invoke -t cdk.out/Signet.template.json ${logicalId} -e ${event}${streaming ? "   # streams: prelude JSON, 8 NUL bytes, body" : ""}\n`,
+      );
     }
   }
 }

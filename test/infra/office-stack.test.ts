@@ -41,7 +41,13 @@ describe("the office function has no route to the internet", () => {
   });
 
   it("has no NAT or internet gateway, no default route, and one way out: the S3 gateway endpoint", () => {
-    for (const type of ["AWS::EC2::NatGateway", "AWS::EC2::InternetGateway", "AWS::EC2::VPCGatewayAttachment", "AWS::EC2::EgressOnlyInternetGateway", "AWS::EC2::EIP"]) {
+    for (const type of [
+      "AWS::EC2::NatGateway",
+      "AWS::EC2::InternetGateway",
+      "AWS::EC2::VPCGatewayAttachment",
+      "AWS::EC2::EgressOnlyInternetGateway",
+      "AWS::EC2::EIP",
+    ]) {
       expect(resourcesOfType(synth.json, type), type).toEqual([]);
     }
     for (const [id, route] of resourcesOfType(synth.json, "AWS::EC2::Route")) {
@@ -78,7 +84,11 @@ describe("the office function's role holds nothing", () => {
     expect(sign).toEqual(expect.arrayContaining(["kms:Sign", "kms:GetPublicKey", "s3:GetObject", "s3:PutObject"]));
     const identityReads = statementsOf(roleIdOf("sign")).filter((s) => JSON.stringify(s.Resource).includes("/identity.p12"));
     expect(identityReads.length).toBeGreaterThan(0);
-    expect(statementsOf(roleIdOf("office")).flatMap(actionsOf).filter((action) => data.test(action))).toEqual([]);
+    expect(
+      statementsOf(roleIdOf("office"))
+        .flatMap(actionsOf)
+        .filter((action) => data.test(action)),
+    ).toEqual([]);
     // The KMS key policies let only sign's role sign: the office role appears in none (checked above) and holds no kms:* itself.
   });
 });
@@ -123,8 +133,9 @@ describe("sign, annotate and convert carry no LibreOffice", () => {
 
   it("expires what a failed job leaves under office/ after a day (the uploads bucket's rule has no prefix)", () => {
     const [, bucket] = resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("UploadsBucket"))!;
-    const rules = (bucket.Properties.LifecycleConfiguration as { Rules: Array<{ ExpirationInDays?: number; Prefix?: string; Filter?: unknown; Status: string }> })
-      .Rules;
+    const rules = (
+      bucket.Properties.LifecycleConfiguration as { Rules: Array<{ ExpirationInDays?: number; Prefix?: string; Filter?: unknown; Status: string }> }
+    ).Rules;
     expect(rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 1, Status: "Enabled" }));
     const expiring = rules.find((rule) => rule.ExpirationInDays === 1)!;
     expect(expiring.Prefix).toBeUndefined();
