@@ -9,6 +9,8 @@ export default defineConfig({
     pool: "forks",
     // Quiet handlers unless SIGNET_LOG_LEVEL says otherwise (test/helpers/vitest-setup.ts).
     setupFiles: ["test/helpers/vitest-setup.ts"],
+    // The shared test PKI (test/helpers/pki/testing-pki.ts), built once per run.
+    globalSetup: ["test/helpers/pki/global-setup.ts"],
     reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

@@ -4,9 +4,9 @@
 // 10 events with CJK Extension B, drawn from SIGNET_EXTRA_FONTS_DIR (HanaMinB locally): the first
 // page of a process (reading and parsing the 30 MB font) and warm.
 import { PDF } from "@libpdf/core";
-import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/audit-certificate.ts";
-import { DocumentFonts } from "#domain/signing/pdf-text.ts";
-import { testFonts } from "#test/helpers/sign-tools.ts";
+import { drawAuditCertificate, type AuditCertificate } from "#domain/certificate-page/audit-certificate.ts";
+import { DocumentFonts } from "#domain/pdf-text/fonts.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 const files = testFonts();
 const samples = [

@@ -2,10 +2,11 @@
 // load + a certificate page + placeholder + full re-save + @signpdf P12 signing). Shared by
 // bench/sign.ts (in-process) and bench/http.ts (through the local server).
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, StandardFonts } from "pdf-lib";
-import { legacyP12, scratchDir } from "#test/helpers/sign-tools.ts";
+import { buildPki } from "#test/helpers/pki/build.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
 
 /** Pipeline signs one PDF. */
 export type Pipeline = (input: Buffer) => Promise<Uint8Array>;
@@ -50,7 +51,15 @@ export async function naivePipeline(): Promise<Pipeline> {
   const { P12Signer } = await import("@signpdf/signer-p12");
   const { SignPdf } = await import("@signpdf/signpdf");
   const dir = scratchDir("bench-naive");
-  const p12 = readFileSync(legacyP12(dir, "Naive Signer", 3072));
+  // An RSA-3072 self-signed signer in the legacy SHA-1/3DES P12 node-forge (inside @signpdf) reads.
+  const pki = buildPki(
+    {
+      certificates: { naive: { subject: "/CN=Naive Signer", key: "rsa3072", days: 2 } },
+      p12s: { naive: { certificate: "naive", password: "", algorithms: "sha1-3des" } },
+    },
+    dir,
+  );
+  const p12 = pki.p12("naive");
   rmSync(dir, { recursive: true, force: true });
   const signer = new SignPdf();
   return async (input) => {

@@ -7,16 +7,16 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { drawAuditCertificate, type AuditCertificate } from "#domain/signing/audit-certificate.ts";
+import { drawAuditCertificate, type AuditCertificate } from "#domain/certificate-page/audit-certificate.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
-import type { FontFiles } from "#domain/signing/pdf-text.ts";
+import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { createKmsKey, createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
 import { startKmsStandIn } from "#local/kms-stand-in.ts";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import { addLongTermValidation } from "#domain/signing/ltv.ts";
-import { startLoopbackPki } from "#test/helpers/ltv-pki.ts";
+import { startLoopbackPki } from "#test/helpers/pki/loopback-ltv-pki.ts";
 import { benchPdfFile, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-sign");

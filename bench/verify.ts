@@ -13,9 +13,9 @@ import { execFile, fork, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { availableParallelism, loadavg } from "node:os";
-import { DEFAULT_VERIFY_LIMITS } from "#domain/signing/verify-limits.ts";
+import { DEFAULT_VERIFY_LIMITS } from "#domain/pdf/verify-limits.ts";
 import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
-import { scratchDir } from "#test/helpers/sign-tools.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
 import { makeBenchPdf } from "./naive-stack.ts";
 
 process.env.SIGNET_LOG_LEVEL ??= "WARN";

@@ -81,163 +81,186 @@ async function readCode(sesUrl: string, email: string, since: number): Promise<s
   throw new Error(`no code for ${email} arrived in ${sesUrl}/store`);
 }
 
-/** runWalkthrough walks the whole flow: key, sign PDF and DOCX, fill a template, convert, verify. */
-export async function runWalkthrough(options: WalkthroughOptions): Promise<WalkthroughResult> {
-  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const result: WalkthroughResult = { steps: [], files: {} };
-  mkdirSync(options.outDir, { recursive: true });
-  const save = (name: string, bytes: Uint8Array) => {
-    const path = join(options.outDir, name);
-    writeFileSync(path, bytes);
-    result.files[name] = path;
-    log(`   wrote ${path} (${bytes.length} bytes)`);
+type Api = ReturnType<typeof createClient<paths>>;
+type Fields = paths["/v1/annotate"]["post"]["requestBody"]["content"]["application/json"]["fields"];
+
+/** Annotate answers a data URI: data:<type>;base64,<bytes>. */
+const fromDataUri = (uri: string) => Buffer.from(uri.slice(uri.indexOf(",") + 1), "base64");
+
+/** The signer and audit trail every signing step sends. */
+function signingRequest(email: string) {
+  const now = Date.now();
+  return {
+    signer: { name: "Ada Lovelace", email, ip: "203.0.113.7", userAgent: "signet-walkthrough" },
+    auditTrail: [
+      { type: "ready" as const, timestamp: new Date(now - 60_000).toISOString() },
+      { type: "field_change" as const, timestamp: new Date(now - 30_000).toISOString(), data: { field: "name", value: "Ada Lovelace" } },
+      { type: "submit" as const, timestamp: new Date(now).toISOString() },
+    ],
   };
-  const step = async (name: string, run: () => Promise<void>) => {
-    log(`-> ${name}`);
+}
+
+/** templateFields fill examples/files/template.docx: text, a group, an image, a table, a checkbox and a signature. */
+function templateFields(): Fields {
+  const picture = `data:image/png;base64,${sample("signature.png").toString("base64")}`;
+  return [
+    { id: "customer-name", type: "text", value: "Ada Lovelace" },
+    { group: "company", type: "text", value: "Analytical Engines Ltd" },
+    { id: "logo", type: "image", value: picture, options: { dimensions: { width: 80 } } },
+    {
+      id: "items",
+      type: "table",
+      value: [
+        ["Difference engine", "1", "17,000.00"],
+        ["Punched cards", "500", "25.00"],
+      ],
+    },
+    { id: "agree", type: "checkbox", value: "true" },
+    { id: "signature", type: "signature", value: picture, options: { dimensions: { height: 40 } } },
+    { id: "contractNo", type: "text", value: "C-42" },
+  ];
+}
+
+/** Walkthrough is one run: its client, the steps done so far and the files written. */
+class Walkthrough {
+  readonly result: WalkthroughResult = { steps: [], files: {} };
+  readonly log: (line: string) => void;
+  private readonly api: Api;
+  private authed: Api | undefined;
+
+  constructor(private readonly options: WalkthroughOptions) {
+    this.log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+    this.api = createClient<paths>({ baseUrl: options.baseUrl });
+    mkdirSync(options.outDir, { recursive: true });
+  }
+
+  async step(name: string, run: () => Promise<void>): Promise<void> {
+    this.log(`-> ${name}`);
     await run();
-    result.steps.push(name);
-  };
+    this.result.steps.push(name);
+  }
 
-  const api = createClient<paths>({ baseUrl: options.baseUrl });
-  try {
-    await step("health", async () => {
-      const answer = await api.GET("/v1/health").catch((error: unknown) => {
-        throw new NoServerError(options.baseUrl, error);
-      });
-      const health = expectOk("GET /v1/health", answer);
-      log(`   ${health.status}, version ${health.version}`);
+  private save(name: string, bytes: Uint8Array): void {
+    const path = join(this.options.outDir, name);
+    writeFileSync(path, bytes);
+    this.result.files[name] = path;
+    this.log(`   wrote ${path} (${bytes.length} bytes)`);
+  }
+
+  private get client(): Api {
+    if (!this.authed) throw new Error("no API key yet: run the key step first");
+    return this.authed;
+  }
+
+  async health(): Promise<void> {
+    const answer = await this.api.GET("/v1/health").catch((error: unknown) => {
+      throw new NoServerError(this.options.baseUrl, error);
     });
+    const health = expectOk("GET /v1/health", answer);
+    this.log(`   ${health.status}, version ${health.version}`);
+  }
 
+  /** key uses the key given, else the one kept locally, else registers: the e-mail code comes from the option or the SES stand-in. */
+  async key(): Promise<void> {
+    const { options } = this;
     let key = options.key;
     if (!key && options.keyFile && options.sesUrl && !options.code) {
       const { keyFile, sesUrl } = options;
-      await step("key", async () => {
+      await this.step("key", async () => {
         const cached = await cachedLocalKey({ baseUrl: options.baseUrl, sesUrl, email: options.email, file: keyFile });
         key = cached.key;
-        log(
-          cached.reused
-            ? `   reusing the key ${cached.key.slice(0, 8)}... kept in ${keyFile}`
-            : `   got a key ${cached.key.slice(0, 8)}... and kept it in ${keyFile}`,
+        this.log(
+          `   ${cached.reused ? "reusing the key" : "got a key"} ${cached.key.slice(0, 8)}... ${cached.reused ? "kept in" : "and kept it in"} ${keyFile}`,
         );
       });
     }
-    if (!key) {
-      await step("register", async () => {
-        const since = Date.now();
-        const sent = expectOk("GET /v1/auth/register", await api.GET("/v1/auth/register", { params: { query: { email: options.email } } }));
-        log(`   ${sent.message}`);
-        const code = options.code ?? (options.sesUrl ? await readCode(options.sesUrl, options.email, since) : undefined);
-        if (!code) throw new Error("Set SIGNET_CODE to the code from your e-mail (or SIGNET_SES_URL for a local server).");
-        const issued = expectOk("GET /v1/auth/verify", await api.GET("/v1/auth/verify", { params: { query: { email: options.email, code } } }));
-        key = issued.key;
-        log(`   got a key ${issued.key.slice(0, 8)}... for ${issued.email}`);
+    if (!key)
+      await this.step("register", async () => {
+        key = await this.register();
       });
-    }
+    this.authed = createClient<paths>({ baseUrl: options.baseUrl, headers: { Authorization: `Bearer ${key}` } });
+  }
 
-    const authed = createClient<paths>({ baseUrl: options.baseUrl, headers: { Authorization: `Bearer ${key}` } });
-    const signer = { name: "Ada Lovelace", email: options.email, ip: "203.0.113.7", userAgent: "signet-walkthrough" };
-    const now = Date.now();
-    const auditTrail = [
-      { type: "ready" as const, timestamp: new Date(now - 60_000).toISOString() },
-      { type: "field_change" as const, timestamp: new Date(now - 30_000).toISOString(), data: { field: "name", value: signer.name } },
-      { type: "submit" as const, timestamp: new Date(now).toISOString() },
-    ];
+  private async register(): Promise<string> {
+    const { options } = this;
+    const since = Date.now();
+    const sent = expectOk("GET /v1/auth/register", await this.api.GET("/v1/auth/register", { params: { query: { email: options.email } } }));
+    this.log(`   ${sent.message}`);
+    const code = options.code ?? (options.sesUrl ? await readCode(options.sesUrl, options.email, since) : undefined);
+    if (!code) throw new Error("Set SIGNET_CODE to the code from your e-mail (or SIGNET_SES_URL for a local server).");
+    const issued = expectOk("GET /v1/auth/verify", await this.api.GET("/v1/auth/verify", { params: { query: { email: options.email, code } } }));
+    this.log(`   got a key ${issued.key.slice(0, 8)}... for ${issued.email}`);
+    return issued.key;
+  }
+
+  /** sign signs a sample document and saves the PDF; the answer's base64. */
+  async sign(file: string, eventId: string, saveAs: string): Promise<string> {
+    const body = {
+      document: { base64: sample(file).toString("base64") },
+      ...signingRequest(this.options.email),
+      eventId,
+      metadata: { example: "walkthrough" },
+    };
+    const signed = expectOk("POST /v1/sign", await this.client.POST("/v1/sign", { body }));
+    this.save(saveAs, Buffer.from(signed.document.base64, "base64"));
+    return signed.document.base64;
+  }
+
+  async annotate(to: "docx" | "pdf"): Promise<void> {
+    const body = { document: { base64: sample("template.docx").toString("base64") }, fields: templateFields() };
+    const filled = expectOk("POST /v1/annotate", await this.client.POST("/v1/annotate", { params: { query: { to } }, body }));
+    this.save(`filled-template.${to}`, fromDataUri(filled.document.base64));
+  }
+
+  async convert(): Promise<void> {
+    const converted = expectOk(
+      "POST /v1/convert",
+      await this.client.POST("/v1/convert", {
+        params: { query: { from: "docx" } },
+        // The typed body names the part; the serializer sends the real file as multipart/form-data.
+        body: { file: "contract.docx" },
+        bodySerializer: (body) => {
+          const form = new FormData();
+          form.append("file", new Blob([sample("contract.docx")]), body?.file ?? "contract.docx");
+          return form;
+        },
+        parseAs: "arrayBuffer",
+      }),
+    );
+    this.save("converted-contract.pdf", new Uint8Array(converted as ArrayBuffer));
+  }
+
+  async verify(signedPdf: string): Promise<void> {
+    const report = expectOk("POST /v1/verify", await this.api.POST("/v1/verify", { body: { document: { base64: signedPdf } } }));
+    this.log(`   valid: ${report.valid}, trusted: ${report.trusted} (${report.reason}); signed by ${report.signer?.name ?? "nobody"}`);
+    // A client relies on a document only when both hold: intact and unchanged, and signed by a certificate it trusts.
+    if (!report.valid || !report.trusted) throw new Error(`the signed PDF does not verify as this service's: ${report.reason}`);
+  }
+}
+
+/** runWalkthrough walks the whole flow: key, sign PDF and DOCX, fill a template, convert, verify. */
+export async function runWalkthrough(options: WalkthroughOptions): Promise<WalkthroughResult> {
+  const walk = new Walkthrough(options);
+  try {
+    await walk.step("health", () => walk.health());
+    await walk.key();
     let signedPdf = "";
-
-    await step("sign a PDF", async () => {
-      const signed = expectOk(
-        "POST /v1/sign",
-        await authed.POST("/v1/sign", {
-          body: {
-            document: { base64: sample("contract.pdf").toString("base64") },
-            signer,
-            auditTrail,
-            eventId: "walkthrough-pdf",
-            metadata: { example: "walkthrough" },
-          },
-        }),
-      );
-      signedPdf = signed.document.base64;
-      save("signed-contract.pdf", Buffer.from(signedPdf, "base64"));
+    await walk.step("sign a PDF", async () => {
+      signedPdf = await walk.sign("contract.pdf", "walkthrough-pdf", "signed-contract.pdf");
     });
-
-    await step("sign a DOCX", async () => {
-      const signed = expectOk(
-        "POST /v1/sign",
-        await authed.POST("/v1/sign", {
-          body: { document: { base64: sample("contract.docx").toString("base64") }, signer, auditTrail, eventId: "walkthrough-docx" },
-        }),
-      );
-      save("signed-contract-docx.pdf", Buffer.from(signed.document.base64, "base64"));
+    await walk.step("sign a DOCX", async () => {
+      await walk.sign("contract.docx", "walkthrough-docx", "signed-contract-docx.pdf");
     });
-
-    const picture = `data:image/png;base64,${sample("signature.png").toString("base64")}`;
-    const fields: paths["/v1/annotate"]["post"]["requestBody"]["content"]["application/json"]["fields"] = [
-      { id: "customer-name", type: "text", value: "Ada Lovelace" },
-      { group: "company", type: "text", value: "Analytical Engines Ltd" },
-      { id: "logo", type: "image", value: picture, options: { dimensions: { width: 80 } } },
-      {
-        id: "items",
-        type: "table",
-        value: [
-          ["Difference engine", "1", "17,000.00"],
-          ["Punched cards", "500", "25.00"],
-        ],
-      },
-      { id: "agree", type: "checkbox", value: "true" },
-      { id: "signature", type: "signature", value: picture, options: { dimensions: { height: 40 } } },
-      { id: "contractNo", type: "text", value: "C-42" },
-    ];
-    const template = { base64: sample("template.docx").toString("base64") };
-    // Annotate answers a data URI: data:<type>;base64,<bytes>.
-    const fromDataUri = (uri: string) => Buffer.from(uri.slice(uri.indexOf(",") + 1), "base64");
-
-    await step("annotate a template to DOCX", async () => {
-      const filled = expectOk(
-        "POST /v1/annotate",
-        await authed.POST("/v1/annotate", { params: { query: { to: "docx" } }, body: { document: template, fields } }),
-      );
-      save("filled-template.docx", fromDataUri(filled.document.base64));
-    });
-
-    await step("annotate a template to PDF", async () => {
-      const filled = expectOk(
-        "POST /v1/annotate",
-        await authed.POST("/v1/annotate", { params: { query: { to: "pdf" } }, body: { document: template, fields } }),
-      );
-      save("filled-template.pdf", fromDataUri(filled.document.base64));
-    });
-
-    await step("convert a DOCX to PDF", async () => {
-      const converted = expectOk(
-        "POST /v1/convert",
-        await authed.POST("/v1/convert", {
-          params: { query: { from: "docx" } },
-          // The typed body names the part; the serializer sends the real file as multipart/form-data.
-          body: { file: "contract.docx" },
-          bodySerializer: (body) => {
-            const form = new FormData();
-            form.append("file", new Blob([sample("contract.docx")]), body?.file ?? "contract.docx");
-            return form;
-          },
-          parseAs: "arrayBuffer",
-        }),
-      );
-      save("converted-contract.pdf", new Uint8Array(converted as ArrayBuffer));
-    });
-
-    await step("verify a signature", async () => {
-      const report = expectOk("POST /v1/verify", await api.POST("/v1/verify", { body: { document: { base64: signedPdf } } }));
-      log(`   valid: ${report.valid}, trusted: ${report.trusted} (${report.reason}); signed by ${report.signer?.name ?? "nobody"}`);
-      // A client relies on a document only when both hold: intact and unchanged, and signed by a certificate it trusts.
-      if (!report.valid || !report.trusted) throw new Error(`the signed PDF does not verify as this service's: ${report.reason}`);
-    });
+    await walk.step("annotate a template to DOCX", () => walk.annotate("docx"));
+    await walk.step("annotate a template to PDF", () => walk.annotate("pdf"));
+    await walk.step("convert a DOCX to PDF", () => walk.convert());
+    await walk.step("verify a signature", () => walk.verify(signedPdf));
   } catch (error) {
     if (!(error instanceof NotAvailableError)) throw error;
-    log(`!! ${error.message}`);
-    result.stoppedAt = error.step;
+    walk.log(`!! ${error.message}`);
+    walk.result.stoppedAt = error.step;
   }
-  return result;
+  return walk.result;
 }
 
 /** NoServerError means nothing answered at the base URL: the local server is not running there. */

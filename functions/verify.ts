@@ -1,4 +1,4 @@
-import { verifyDocument } from "#domain/signing/verify-document.ts";
+import { verifyDocument } from "#domain/verification/verify-document.ts";
 import { verifyRoute } from "#http/contracts/verify.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";

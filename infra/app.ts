@@ -3,99 +3,144 @@ import { App } from "aws-cdk-lib";
 import { reservedConcurrencyFromContext } from "./concurrency.ts";
 import { SignetStack, type SignetStackProps } from "./signet-stack.ts";
 
-/** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them. */
-export function stackPropsFromContext(app: App): SignetStackProps {
-  const context = (name: string): string | undefined => {
-    const value: unknown = app.node.tryGetContext(name);
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** ContextReader reads `-c name=value` settings, each checked as it is read; an empty value counts as unset. */
+class ContextReader {
+  constructor(private readonly app: App) {}
+
+  /** text is a setting's value as given, or undefined when it is unset or empty. */
+  text(name: string): string | undefined {
+    const value: unknown = this.app.node.tryGetContext(name);
     return value === undefined || value === null || value === "" ? undefined : String(value);
-  };
-  const senderEmail = context("senderEmail");
-  if (!senderEmail) {
-    throw new Error(
-      "Context senderEmail is missing: the address Signet sends verification codes from. " +
-        "Run: npx cdk deploy -c senderEmail=noreply@your-domain.com (SES mails that address a verification link).",
-    );
   }
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(senderEmail)) throw new Error(`Context senderEmail "${senderEmail}" is not an e-mail address.`);
-  const number = (name: string, fallback: number): number => {
-    const raw = context(name);
+
+  /** matching is a setting that must match `pattern` when given; `what` completes "must be ...". */
+  matching(name: string, pattern: RegExp, what: string): string | undefined {
+    const value = this.text(name);
+    if (value !== undefined && !pattern.test(value)) throw new Error(`Context ${name} "${value}" ${what}.`);
+    return value;
+  }
+
+  /** positive is a positive number, `fallback` when unset. */
+  positive(name: string, fallback: number): number {
+    const raw = this.text(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (!Number.isFinite(value) || value <= 0) throw new Error(`Context ${name} must be a positive number, got "${raw}".`);
     return value;
-  };
-  for (const removed of ["libreOfficeLayerArn", "sofficePath"]) {
-    if (context(removed) !== undefined) {
-      throw new Error(
-        `Context ${removed} is no longer accepted: the LibreOffice layer mode was removed (no maintained layer provides LibreOffice for Node.js 22). ` +
-          "LibreOffice runs from the container image (layers/libreoffice/Dockerfile); drop the option.",
-      );
-    }
   }
-  const extraFontsDir = context("extraFontsDir");
+
+  /** flag is true or false (any case), `fallback` when unset. */
+  flag(name: string, fallback: boolean): boolean {
+    const raw = this.text(name);
+    if (raw === undefined) return fallback;
+    const value = raw.toLowerCase();
+    if (value !== "true" && value !== "false") throw new Error(`Context ${name} must be true or false, got "${raw}".`);
+    return value === "true";
+  }
+
+  /** refuse fails when a setting that is no longer accepted is given, saying what to do instead. */
+  refuse(name: string, why: string): void {
+    if (this.text(name) !== undefined) throw new Error(`Context ${name} is no longer accepted: ${why}`);
+  }
+}
+
+/** senderEmailFrom reads the one required setting: the address codes are sent from. */
+function senderEmailFrom(context: ContextReader): string {
+  const senderEmail = context.matching("senderEmail", EMAIL, "is not an e-mail address");
+  if (senderEmail) return senderEmail;
+  throw new Error(
+    "Context senderEmail is missing: the address Signet sends verification codes from. " +
+      "Run: npx cdk deploy -c senderEmail=noreply@your-domain.com (SES mails that address a verification link).",
+  );
+}
+
+/** refuseRemovedSettings fails on settings earlier versions took and this one must not silently ignore. */
+function refuseRemovedSettings(context: ContextReader): void {
+  for (const removed of ["libreOfficeLayerArn", "sofficePath"]) {
+    context.refuse(
+      removed,
+      "the LibreOffice layer mode was removed (no maintained layer provides LibreOffice for Node.js 22). " +
+        "LibreOffice runs from the container image (layers/libreoffice/Dockerfile); drop the option.",
+    );
+  }
+  context.refuse(
+    "identityP12Password",
+    "it would put the password in plain text in the template, cdk.out and the Lambda environment. " +
+      "Store it as an SSM SecureString (aws ssm put-parameter --type SecureString --name /signet/identity-p12-password --value '...') " +
+      "and deploy with -c identityP12PasswordParameter=/signet/identity-p12-password.",
+  );
+}
+
+/** extraFontsDirFrom reads extraFontsDir: a folder with .ttf files on the deploying machine. */
+function extraFontsDirFrom(context: ContextReader): string | undefined {
+  const extraFontsDir = context.text("extraFontsDir");
   if (extraFontsDir && !(existsSync(extraFontsDir) && readdirSync(extraFontsDir).some((name) => name.toLowerCase().endsWith(".ttf")))) {
     throw new Error(
       `Context extraFontsDir "${extraFontsDir}" is not a folder with .ttf files: give the folder of the fonts the certificate page should add ` +
         "(for CJK Extension B, Debian's fonts-hanazono: -c extraFontsDir=/usr/share/fonts/truetype/hanazono).",
     );
   }
-  const tsaUrl = context("tsaUrl");
-  if (tsaUrl && !/^https?:\/\//.test(tsaUrl)) throw new Error(`Context tsaUrl "${tsaUrl}" must be an http(s) URL.`);
-  // One origin, as SIGNET_CORS_ORIGIN takes it locally; it also lands inside single quotes in the
-  // gateway responses' header mappings, so nothing but an origin or * is accepted.
-  const corsOrigin = context("corsOrigin") ?? "*";
-  if (corsOrigin !== "*" && !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(corsOrigin)) {
-    throw new Error(`Context corsOrigin "${corsOrigin}" must be * or one origin such as https://app.example.com (scheme, host, optional port; no path).`);
-  }
-  // Reserved concurrency is opt-in: new accounts with a quota of 10 cannot reserve any (infra/concurrency.ts).
-  const reservedConcurrency = reservedConcurrencyFromContext(context);
-  if (context("identityP12Password") !== undefined) {
-    throw new Error(
-      "Context identityP12Password is no longer accepted: it would put the password in plain text in the template, cdk.out and the Lambda environment. " +
-        "Store it as an SSM SecureString (aws ssm put-parameter --type SecureString --name /signet/identity-p12-password --value '...') " +
-        "and deploy with -c identityP12PasswordParameter=/signet/identity-p12-password.",
-    );
-  }
-  const passwordParameter = context("identityP12PasswordParameter");
-  if (passwordParameter && !/^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(passwordParameter)) {
-    throw new Error(`Context identityP12PasswordParameter "${passwordParameter}" is not an SSM parameter name (such as /signet/identity-p12-password).`);
-  }
-  // New accounts are in the SES sandbox: the safe default is true, so the first deploy can mail a
-  // verified recipient. Production access granted: -c sesSandbox=false.
-  const sandboxSetting = (context("sesSandbox") ?? "true").toLowerCase();
-  if (sandboxSetting !== "true" && sandboxSetting !== "false") throw new Error(`Context sesSandbox must be true or false, got "${context("sesSandbox")}".`);
-  const sesSandbox = sandboxSetting === "true";
-  const signingKey = context("signingKey") ?? "kms";
-  if (signingKey !== "kms" && signingKey !== "file") throw new Error(`Context signingKey must be kms or file, got "${signingKey}".`);
-  const existingSetting = (context("existingSenderIdentity") ?? "false").toLowerCase();
-  if (existingSetting !== "true" && existingSetting !== "false") {
-    throw new Error(`Context existingSenderIdentity must be true or false, got "${context("existingSenderIdentity")}".`);
-  }
-  const alarmEmail = context("alarmEmail");
-  if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context alarmEmail "${alarmEmail}" is not an e-mail address.`);
-  const budgetRaw = context("budgetUsd");
-  const budgetUsd = budgetRaw === undefined ? undefined : number("budgetUsd", 0);
+  return extraFontsDir;
+}
+
+/** alertsFrom reads where alarms go and the monthly budget, which needs an address to mail. */
+function alertsFrom(context: ContextReader): Pick<SignetStackProps, "alarmEmail" | "budgetUsd"> {
+  const alarmEmail = context.matching("alarmEmail", EMAIL, "is not an e-mail address");
+  const budgetUsd = context.text("budgetUsd") === undefined ? undefined : context.positive("budgetUsd", 0);
   if (budgetUsd !== undefined && !alarmEmail) {
     throw new Error("Context budgetUsd needs alarmEmail: the budget alarm is mailed there. Add -c alarmEmail=you@example.com.");
   }
-  const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
+  return { ...optional("alarmEmail", alarmEmail), ...(budgetUsd === undefined ? {} : { budgetUsd }) };
+}
+
+/** optional is `{ key: value }`, or nothing when the value is unset (exactOptionalPropertyTypes). */
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+/** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them. */
+export function stackPropsFromContext(app: App): SignetStackProps {
+  const context = new ContextReader(app);
+  const senderEmail = senderEmailFrom(context);
+  refuseRemovedSettings(context);
+  // One origin, as SIGNET_CORS_ORIGIN takes it locally; it also lands inside single quotes in the
+  // gateway responses' header mappings, so nothing but an origin or * is accepted.
+  const corsOrigin =
+    context.matching(
+      "corsOrigin",
+      /^(\*|https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?)$/,
+      "must be * or one origin such as https://app.example.com (scheme, host, optional port; no path)",
+    ) ?? "*";
+  const signingKey = context.text("signingKey") ?? "kms";
+  if (signingKey !== "kms" && signingKey !== "file") throw new Error(`Context signingKey must be kms or file, got "${signingKey}".`);
   return {
     senderEmail,
-    libreOfficeBaseImageDigest: context("libreOfficeBaseImageDigest") ?? "",
-    ...optional("libreOfficeBaseImageReviewed", context("libreOfficeBaseImageReviewed")),
-    ...optional("tsaUrl", tsaUrl),
-    ...optional("extraFontsDir", extraFontsDir),
-    ...optional("identityP12PasswordParameter", passwordParameter),
-    ...optional("alarmEmail", alarmEmail),
-    ...(budgetUsd === undefined ? {} : { budgetUsd }),
-    reservedConcurrency,
-    ...optional("registerAllow", context("registerAllow")),
-    ...(context("keyRatePerMinute") ? { keyRatePerMinute: Math.floor(number("keyRatePerMinute", 60)) } : {}),
+    libreOfficeBaseImageDigest: context.text("libreOfficeBaseImageDigest") ?? "",
+    ...optional("libreOfficeBaseImageReviewed", context.text("libreOfficeBaseImageReviewed")),
+    ...optional("tsaUrl", context.matching("tsaUrl", /^https?:\/\//, "must be an http(s) URL")),
+    ...optional("extraFontsDir", extraFontsDirFrom(context)),
+    ...optional(
+      "identityP12PasswordParameter",
+      context.matching(
+        "identityP12PasswordParameter",
+        /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/,
+        "is not an SSM parameter name (such as /signet/identity-p12-password)",
+      ),
+    ),
+    ...alertsFrom(context),
+    // Reserved concurrency is opt-in: new accounts with a quota of 10 cannot reserve any (infra/concurrency.ts).
+    reservedConcurrency: reservedConcurrencyFromContext((name) => context.text(name)),
+    ...optional("registerAllow", context.text("registerAllow")),
+    ...(context.text("keyRatePerMinute") ? { keyRatePerMinute: Math.floor(context.positive("keyRatePerMinute", 60)) } : {}),
     corsOrigin,
-    sesSandbox,
+    // New accounts are in the SES sandbox: the safe default is true, so the first deploy can mail a
+    // verified recipient. Production access granted: -c sesSandbox=false.
+    sesSandbox: context.flag("sesSandbox", true),
     signingKey,
-    existingSenderIdentity: existingSetting === "true",
-    throttle: { rate: number("throttleRate", 50), burst: number("throttleBurst", 100) },
+    existingSenderIdentity: context.flag("existingSenderIdentity", false),
+    throttle: { rate: context.positive("throttleRate", 50), burst: context.positive("throttleBurst", 100) },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   };
 }

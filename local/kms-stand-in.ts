@@ -181,91 +181,123 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
+/** KmsOperations answers the KMS calls Signet makes (CreateKey, DescribeKey, GetPublicKey, Sign) from a KeyStore. */
+class KmsOperations {
+  /** throttled is how many coming Sign calls fail with ThrottlingException. */
+  throttled = 0;
+  /** signs counts the Sign calls, throttled ones included. */
+  signs = 0;
+
+  constructor(
+    private readonly store: KeyStore,
+    private readonly region: string,
+    private readonly account: string,
+  ) {}
+
+  /** run dispatches one call by its X-Amz-Target operation name. */
+  run(operation: string, input: Record<string, unknown>): unknown {
+    switch (operation) {
+      case "CreateKey":
+        return this.createKey(input);
+      case "DescribeKey":
+        return { KeyMetadata: this.metadata(this.store.find(input.KeyId)) };
+      case "GetPublicKey":
+        return this.getPublicKey(input);
+      case "Sign":
+        return this.sign(input);
+      default:
+        throw new KmsError("UnknownOperationException", `The stand-in does not implement TrentService.${operation}`);
+    }
+  }
+
+  private arn(key: StoredKey): string {
+    return `arn:aws:kms:${this.region}:${this.account}:key/${key.keyId}`;
+  }
+
+  private metadata(key: StoredKey) {
+    return {
+      AWSAccountId: this.account,
+      KeyId: key.keyId,
+      Arn: this.arn(key),
+      CreationDate: key.created,
+      Enabled: true,
+      Description: key.description,
+      KeyUsage: "SIGN_VERIFY",
+      KeyState: "Enabled",
+      Origin: "AWS_KMS",
+      KeyManager: "CUSTOMER",
+      CustomerMasterKeySpec: key.spec,
+      KeySpec: key.spec,
+      SigningAlgorithms: specs[key.spec].algorithms,
+      MultiRegion: false,
+    };
+  }
+
+  private createKey(input: Record<string, unknown>) {
+    const spec = (input.KeySpec ?? input.CustomerMasterKeySpec ?? "SYMMETRIC_DEFAULT") as string;
+    if (!(spec in specs)) throw new KmsError("UnsupportedOperationException", `The stand-in makes only ${Object.keys(specs).join(", ")} keys, not ${spec}`);
+    if (input.KeyUsage !== "SIGN_VERIFY") throw new KmsError("ValidationException", `KeyUsage must be SIGN_VERIFY for ${spec} keys in the stand-in`);
+    return { KeyMetadata: this.metadata(this.store.create(spec as KeySpec, typeof input.Description === "string" ? input.Description : "")) };
+  }
+
+  private getPublicKey(input: Record<string, unknown>) {
+    const key = this.store.find(input.KeyId);
+    const publicKey = createPublicKey(key.privateKeyPem).export({ type: "spki", format: "der" });
+    return {
+      KeyId: this.arn(key),
+      PublicKey: publicKey.toString("base64"),
+      CustomerMasterKeySpec: key.spec,
+      KeySpec: key.spec,
+      KeyUsage: "SIGN_VERIFY",
+      SigningAlgorithms: specs[key.spec].algorithms,
+    };
+  }
+
+  private sign(input: Record<string, unknown>) {
+    this.signs++;
+    if (this.throttled > 0) {
+      this.throttled--;
+      throw new KmsError("ThrottlingException", "Rate exceeded");
+    }
+    const key = this.store.find(input.KeyId);
+    const algorithm = String(input.SigningAlgorithm);
+    if (!specs[key.spec].algorithms.includes(algorithm)) {
+      throw new KmsError("InvalidKeyUsageException", `You cannot use the signing algorithm ${algorithm} with key ${this.arn(key)}`);
+    }
+    const message = Buffer.from(String(input.Message ?? ""), "base64");
+    const { hash, bytes } = digestLength[algorithm]!;
+    const type = input.MessageType ?? "RAW";
+    if (type === "RAW" && message.length > 4096) throw new KmsError("ValidationException", "Message must be at most 4096 bytes; sign a digest instead");
+    if (type === "DIGEST" && message.length !== bytes) {
+      throw new KmsError("ValidationException", `Digest is invalid length for algorithm ${algorithm}.`);
+    }
+    const digest = type === "DIGEST" ? message : createHash(hash).update(message).digest();
+    const signature = signDigest(createPrivateKey(key.privateKeyPem), digest);
+    return { KeyId: this.arn(key), Signature: signature.toString("base64"), SigningAlgorithm: algorithm };
+  }
+}
+
+/** answer serves one request: a signed POST naming a TrentService operation, answered in KMS's JSON error layout on failure. */
+async function answer(operations: KmsOperations, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readAll(req);
+  const target = String(req.headers["x-amz-target"] ?? "");
+  try {
+    // Like the other stand-ins it trusts loopback, but insists on a signed request as KMS does.
+    if (!req.headers.authorization) throw new KmsError("MissingAuthenticationTokenException", "Request is missing Authentication Token");
+    if (req.method !== "POST" || !target.startsWith("TrentService.")) {
+      throw new KmsError("UnknownOperationException", `The stand-in does not implement ${target || "this request"}`);
+    }
+    send(res, 200, operations.run(target.slice("TrentService.".length), JSON.parse(body.toString("utf8") || "{}") as Record<string, unknown>));
+  } catch (error) {
+    const known = error instanceof KmsError ? error : new KmsError("KMSInternalException", "The stand-in failed.");
+    send(res, known.type === "KMSInternalException" ? 500 : 400, { __type: known.type, message: known.message }, { "x-amzn-ErrorType": known.type });
+  }
+}
+
 /** startKmsStandIn serves the stand-in on 127.0.0.1. */
 export async function startKmsStandIn(options: KmsStandInOptions = {}): Promise<KmsStandIn> {
-  const store = new KeyStore(options.dataDir);
-  const region = options.region ?? "us-east-1";
-  const account = options.account ?? "000000000000";
-  const arn = (key: StoredKey) => `arn:aws:kms:${region}:${account}:key/${key.keyId}`;
-  const metadata = (key: StoredKey) => ({
-    AWSAccountId: account,
-    KeyId: key.keyId,
-    Arn: arn(key),
-    CreationDate: key.created,
-    Enabled: true,
-    Description: key.description,
-    KeyUsage: "SIGN_VERIFY",
-    KeyState: "Enabled",
-    Origin: "AWS_KMS",
-    KeyManager: "CUSTOMER",
-    CustomerMasterKeySpec: key.spec,
-    KeySpec: key.spec,
-    SigningAlgorithms: specs[key.spec].algorithms,
-    MultiRegion: false,
-  });
-  let throttled = 0;
-  let signs = 0;
-
-  const operations: Record<string, (input: Record<string, unknown>) => unknown> = {
-    CreateKey(input) {
-      const spec = (input.KeySpec ?? input.CustomerMasterKeySpec ?? "SYMMETRIC_DEFAULT") as string;
-      if (!(spec in specs)) throw new KmsError("UnsupportedOperationException", `The stand-in makes only ${Object.keys(specs).join(", ")} keys, not ${spec}`);
-      if (input.KeyUsage !== "SIGN_VERIFY") throw new KmsError("ValidationException", `KeyUsage must be SIGN_VERIFY for ${spec} keys in the stand-in`);
-      return { KeyMetadata: metadata(store.create(spec as KeySpec, typeof input.Description === "string" ? input.Description : "")) };
-    },
-    DescribeKey: (input) => ({ KeyMetadata: metadata(store.find(input.KeyId)) }),
-    GetPublicKey(input) {
-      const key = store.find(input.KeyId);
-      const publicKey = createPublicKey(key.privateKeyPem).export({ type: "spki", format: "der" });
-      return {
-        KeyId: arn(key),
-        PublicKey: publicKey.toString("base64"),
-        CustomerMasterKeySpec: key.spec,
-        KeySpec: key.spec,
-        KeyUsage: "SIGN_VERIFY",
-        SigningAlgorithms: specs[key.spec].algorithms,
-      };
-    },
-    Sign(input) {
-      signs++;
-      if (throttled > 0) {
-        throttled--;
-        throw new KmsError("ThrottlingException", "Rate exceeded");
-      }
-      const key = store.find(input.KeyId);
-      const algorithm = String(input.SigningAlgorithm);
-      if (!specs[key.spec].algorithms.includes(algorithm)) {
-        throw new KmsError("InvalidKeyUsageException", `You cannot use the signing algorithm ${algorithm} with key ${arn(key)}`);
-      }
-      const message = Buffer.from(String(input.Message ?? ""), "base64");
-      const { hash, bytes } = digestLength[algorithm]!;
-      const type = input.MessageType ?? "RAW";
-      if (type === "RAW" && message.length > 4096) throw new KmsError("ValidationException", "Message must be at most 4096 bytes; sign a digest instead");
-      if (type === "DIGEST" && message.length !== bytes) {
-        throw new KmsError("ValidationException", `Digest is invalid length for algorithm ${algorithm}.`);
-      }
-      const digest = type === "DIGEST" ? message : createHash(hash).update(message).digest();
-      const signature = signDigest(createPrivateKey(key.privateKeyPem), digest);
-      return { KeyId: arn(key), Signature: signature.toString("base64"), SigningAlgorithm: algorithm };
-    },
-  };
-
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      const body = await readAll(req);
-      const target = String(req.headers["x-amz-target"] ?? "");
-      const operation = target.startsWith("TrentService.") ? operations[target.slice("TrentService.".length)] : undefined;
-      try {
-        // Like the other stand-ins it trusts loopback, but insists on a signed request as KMS does.
-        if (!req.headers.authorization) throw new KmsError("MissingAuthenticationTokenException", "Request is missing Authentication Token");
-        if (req.method !== "POST" || !operation) throw new KmsError("UnknownOperationException", `The stand-in does not implement ${target || "this request"}`);
-        send(res, 200, operation(JSON.parse(body.toString("utf8") || "{}") as Record<string, unknown>));
-      } catch (error) {
-        const known = error instanceof KmsError ? error : new KmsError("KMSInternalException", "The stand-in failed.");
-        send(res, known.type === "KMSInternalException" ? 500 : 400, { __type: known.type, message: known.message }, { "x-amzn-ErrorType": known.type });
-      }
-    })();
-  });
+  const operations = new KmsOperations(new KeyStore(options.dataDir), options.region ?? "us-east-1", options.account ?? "000000000000");
+  const server = http.createServer((req, res) => void answer(operations, req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
@@ -274,9 +306,9 @@ export async function startKmsStandIn(options: KmsStandInOptions = {}): Promise<
   return {
     endpoint: `http://127.0.0.1:${port}`,
     throttleSigns(count) {
-      throttled = count;
+      operations.throttled = count;
     },
-    signCalls: () => signs,
+    signCalls: () => operations.signs,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { config } from "#config";
-import type { FontFiles, FontSource } from "#domain/signing/pdf-text.ts";
+import type { FontFiles, FontSource } from "#domain/pdf-text/fonts.ts";
 
 /** FALLBACK_FONTS are tried in order after DejaVu and Droid Sans Fallback (assets/fonts/README.md). */
 const FALLBACK_FONTS = ["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"];

@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { CertificateStore } from "#domain/signing/identity-store.ts";
-import type { TrustStore } from "#domain/signing/signature-verifier.ts";
+import type { TrustStore } from "#domain/verification/signature-verifier.ts";
 
 function readAnchors(path: string): X509Certificate[] {
   const pem = readFileSync(path, "utf8");

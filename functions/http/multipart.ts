@@ -21,6 +21,81 @@ function badRequest(message: string, details: ErrorDetail[]): SignetError {
   return new SignetError("VALIDATION_ERROR", message, { details });
 }
 
+/** malformed is the 400 for a body busboy cannot read, with a hint for the usual cause (a truncated upload). */
+function malformed(error: Error, field: string): SignetError {
+  if (/unexpected end of form/i.test(error.message)) {
+    return badRequest(
+      `The multipart body ended before its closing boundary; send the whole body (let your HTTP client build it, e.g. curl -F ${field}=@document.docx).`,
+      [{ field: "body", issue: "the multipart body ended before its closing boundary" }],
+    );
+  }
+  return badRequest(`The multipart body is malformed (${error.message}); let your HTTP client build it, e.g. curl -F ${field}=@document.docx.`, [
+    { field: "body", issue: "malformed multipart" },
+  ]);
+}
+
+/** onePart picks the one file part named `field` from what the body held, or explains what was wrong with it. */
+function onePart(files: Array<UploadedFile & { field: string }>, strayFields: string[], field: string): UploadedFile {
+  const wanted = files.filter((file) => file.field === field);
+  const others = [...files.filter((file) => file.field !== field).map((file) => file.field), ...strayFields];
+  if (wanted.length === 0) {
+    const hint = strayFields.includes(field)
+      ? `"${field}" arrived as a text field; send it as a file (curl -F ${field}=@document.docx).`
+      : `attach the document as a file part named "${field}"${others.length > 0 ? ` (got ${others.map((name) => `"${name}"`).join(", ")})` : ""}.`;
+    throw badRequest(`No file was uploaded: ${hint}`, [{ field, issue: "missing" }]);
+  }
+  if (wanted.length > 1 || others.length > 0) {
+    throw badRequest(`Send exactly one part, the file named "${field}"; the request had ${files.length + strayFields.length}.`, [
+      ...(wanted.length > 1 ? [{ field, issue: `${wanted.length} files; send one` }] : []),
+      ...others.map((name) => ({ field: name, issue: "unexpected part" })),
+    ]);
+  }
+  const { field: _field, ...file } = wanted[0]!;
+  return file;
+}
+
+/** readParts runs busboy over the body and settles once, with the file part or the first error. */
+function readParts(parser: busboy.Busboy, body: Buffer, options: MultipartOptions): Promise<UploadedFile> {
+  return new Promise((resolve, reject) => {
+    const files: Array<UploadedFile & { field: string }> = [];
+    const strayFields: string[] = [];
+    let tooLarge = false;
+    let failed = false;
+    parser.on("file", (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      // busboy also emits the parser's error on the open file stream; without a listener there it
+      // would be an uncaught exception that ends the process. The parser's own error listener
+      // below answers the request.
+      stream.on("error", () => undefined);
+      stream.on("limit", () => {
+        tooLarge = true;
+      });
+      stream.on("end", () => {
+        files.push({ field: name, fileName: basename(info.filename ?? "").trim(), contentType: info.mimeType, bytes: Buffer.concat(chunks) });
+      });
+    });
+    parser.on("field", (name) => strayFields.push(name));
+    parser.on("error", (error: Error) => {
+      if (failed) return;
+      failed = true;
+      reject(malformed(error, options.field));
+    });
+    parser.on("close", () => {
+      if (failed) return;
+      if (tooLarge) reject(new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${formatBytes(options.maxBytes)} limit.`));
+      else {
+        try {
+          resolve(onePart(files, strayFields, options.field));
+        } catch (error) {
+          reject(error);
+        }
+      }
+    });
+    parser.end(body);
+  });
+}
+
 /**
  * parseMultipartFile reads a multipart/form-data body (already base64-decoded by the pipeline)
  * that must hold exactly one file part named `options.field`. Other content types are 415; a
@@ -35,87 +110,18 @@ export function parseMultipartFile(body: Buffer, contentType: string | undefined
       ),
     );
   }
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: { "content-type": contentType },
-        // Browsers and curl send UTF-8 file names; busboy's default (latin1) would turn résumé into mojibake.
-        defParamCharset: "utf8",
-        limits: { files: 5, fields: 20, parts: 25, fileSize: options.maxBytes, headerPairs: 50 },
-      });
-    } catch (error) {
-      reject(badRequest(`The multipart body cannot be read: ${(error as Error).message}.`, [{ field: "Content-Type", issue: "missing or invalid boundary" }]));
-      return;
-    }
-    const files: Array<UploadedFile & { field: string }> = [];
-    const strayFields: string[] = [];
-    let tooLarge = false;
-    let failed = false;
-    const fail = (error: SignetError) => {
-      if (failed) return;
-      failed = true;
-      reject(error);
-    };
-    parser.on("file", (name, stream, info) => {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      // busboy also emits the parser's error on the open file stream; without a listener there it
-      // would be an uncaught exception that ends the process (issue 11). The parser's own error
-      // listener below answers the request.
-      stream.on("error", () => undefined);
-      stream.on("limit", () => {
-        tooLarge = true;
-      });
-      stream.on("end", () => {
-        files.push({ field: name, fileName: basename(info.filename ?? "").trim(), contentType: info.mimeType, bytes: Buffer.concat(chunks) });
-      });
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { "content-type": contentType },
+      // Browsers and curl send UTF-8 file names; busboy's default (latin1) would turn résumé into mojibake.
+      defParamCharset: "utf8",
+      limits: { files: 5, fields: 20, parts: 25, fileSize: options.maxBytes, headerPairs: 50 },
     });
-    parser.on("field", (name) => strayFields.push(name));
-    parser.on("error", (error: Error) => {
-      if (/unexpected end of form/i.test(error.message)) {
-        fail(
-          badRequest(
-            "The multipart body ended before its closing boundary; send the whole body (let your HTTP client build it, e.g. curl -F " +
-              `${options.field}=@document.docx).`,
-            [{ field: "body", issue: "the multipart body ended before its closing boundary" }],
-          ),
-        );
-        return;
-      }
-      fail(
-        badRequest(`The multipart body is malformed (${error.message}); let your HTTP client build it, e.g. curl -F ${options.field}=@document.docx.`, [
-          { field: "body", issue: "malformed multipart" },
-        ]),
-      );
-    });
-    parser.on("close", () => {
-      if (failed) return;
-      if (tooLarge) {
-        reject(new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${formatBytes(options.maxBytes)} limit.`));
-        return;
-      }
-      const wanted = files.filter((file) => file.field === options.field);
-      const others = [...files.filter((file) => file.field !== options.field).map((file) => file.field), ...strayFields];
-      if (wanted.length === 0) {
-        const hint = strayFields.includes(options.field)
-          ? `"${options.field}" arrived as a text field; send it as a file (curl -F ${options.field}=@document.docx).`
-          : `attach the document as a file part named "${options.field}"${others.length > 0 ? ` (got ${others.map((name) => `"${name}"`).join(", ")})` : ""}.`;
-        reject(badRequest(`No file was uploaded: ${hint}`, [{ field: options.field, issue: "missing" }]));
-        return;
-      }
-      if (wanted.length > 1 || others.length > 0) {
-        reject(
-          badRequest(`Send exactly one part, the file named "${options.field}"; the request had ${files.length + strayFields.length}.`, [
-            ...(wanted.length > 1 ? [{ field: options.field, issue: `${wanted.length} files; send one` }] : []),
-            ...others.map((name) => ({ field: name, issue: "unexpected part" })),
-          ]),
-        );
-        return;
-      }
-      const { field: _field, ...file } = wanted[0]!;
-      resolve(file);
-    });
-    parser.end(body);
-  });
+  } catch (error) {
+    return Promise.reject(
+      badRequest(`The multipart body cannot be read: ${(error as Error).message}.`, [{ field: "Content-Type", issue: "missing or invalid boundary" }]),
+    );
+  }
+  return readParts(parser, body, options);
 }

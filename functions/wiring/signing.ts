@@ -25,7 +25,7 @@ import type { KeyLocation } from "#domain/signing/signer.ts";
 import type { SignDependencies } from "#domain/signing/sign-document.ts";
 import { rootCertificate, type CrlIssuer, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
-import type { VerifyDependencies } from "#domain/signing/verify-document.ts";
+import type { VerifyDependencies } from "#domain/verification/verify-document.ts";
 import { converter } from "#wiring/conversion.ts";
 
 let identities: SigningIdentityStore | undefined;

@@ -1,5 +1,4 @@
 import type { AnnotateLimits } from "#domain/docx/annotate.ts";
-import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 
 /** annotateLimits are the service's default annotate limits, for filling templates in unit tests. */
@@ -21,14 +20,3 @@ export const noFetch: Fetcher = {
     throw new Error("no network in unit tests");
   },
 };
-
-/** signetFailure awaits a promise that must reject with a SignetError and returns that error. */
-export async function signetFailure(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SignetError) return error;
-    throw error;
-  }
-  throw new Error("expected a SignetError");
-}

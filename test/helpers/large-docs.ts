@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { PDFDocument, PDFName } from "pdf-lib";
 import PizZip from "pizzip";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
-import { makePdf } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
 
 /** makeLargePdf is a 3-page PDF carrying a random-byte stream, so its file is about `bytes` long. */
 export async function makeLargePdf(bytes: number): Promise<Buffer> {

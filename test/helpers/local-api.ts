@@ -1,6 +1,7 @@
-// The local Signet API for integration tests over HTTP: stand-ins on free ports, the local
-// bootstrap (key table, signing identity, converter) and the local server, plus a real API key
-// obtained the way a user gets one (register, code from the SES store, verify).
+// The local Signet API for integration tests over HTTP, the one way a test gets a running one:
+// stand-ins on free ports, the local bootstrap (key table, signing identity, converter) and the
+// local server, plus a real API key obtained the way a user gets one (register, code from the SES
+// store, verify). Tests of the key routes alone start the "keys" parts only.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,11 +12,22 @@ import { latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
 export interface LocalApi {
   url: string;
   standIns: StandIns;
-  /** dataDir is the temporary SIGNET_DATA_DIR (dynalite files, signing identity); removed by close. */
+  /** dataDir is SIGNET_DATA_DIR (dynalite files, signing identity); a temporary one is removed by close. */
   dataDir: string;
   /** postJson POSTs a JSON body, with `Authorization: Bearer <key>` when a key is given, and parses the JSON answer. */
   postJson(path: string, body: unknown, key?: string): Promise<{ status: number; json: Record<string, any> }>;
   close(): Promise<void>;
+}
+
+/** LocalApiOptions choose where the data lives and how much of the local installation starts. */
+export interface LocalApiOptions {
+  /** The data folder, kept by close (a restart on the same data); default a new temporary one. */
+  dataDir?: string;
+  /**
+   * "all" (default) starts what `npm start` starts; "keys" only the stand-ins, the key table and
+   * the server (no converter warm-up, no signing identity), for the key routes' tests.
+   */
+  parts?: "all" | "keys";
 }
 
 /**
@@ -23,20 +35,25 @@ export interface LocalApi {
  * endpoints into process.env, then imports and runs the local bootstrap and starts the local server
  * on 127.0.0.1:0. Each group of settings is read once, on first use, and the entry files build
  * their adapters when imported: call it before the test file imports any Signet module that reads
- * config (vitest gives each test file its own modules).
+ * config (vitest gives each test file its own modules; a restart calls vi.resetModules() first).
  */
-export async function startLocalApi(name: string, env: Record<string, string> = {}): Promise<LocalApi> {
-  const dataDir = mkdtempSync(join(tmpdir(), `signet-${name}-`));
+export async function startLocalApi(name: string, env: Record<string, string> = {}, options: LocalApiOptions = {}): Promise<LocalApi> {
+  const { parts = "all" } = options;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `signet-${name}-`));
   Object.assign(process.env, env, { SIGNET_DATA_DIR: dataDir });
   const { startStandIns } = await import("#local/stand-ins.ts");
-  const standIns = await startStandIns({ dataDir, sesPort: 0 });
+  const started = await startStandIns({ dataDir, sesPort: 0 });
+  // Closed once, whether a test stopped them early (a store outage) or close does.
+  let closing: Promise<void> | undefined;
+  const standIns: StandIns = { ...started, close: () => (closing ??= started.close()) };
   Object.assign(process.env, standIns.env);
   const { bootstrap, prepareIdentity } = await import("#local/bootstrap.ts");
-  const shutdowns = await bootstrap();
+  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
+  const shutdowns = parts === "all" ? await bootstrap() : await ensureKeyTable(keyStoreOptions()).then(() => []);
   const { startLocalServer } = await import("#local/server.ts");
   const server = await startLocalServer({ port: 0, host: "127.0.0.1" });
   // As local/main.ts: the identity once the port is known (a new one names the server's CRL URL).
-  await prepareIdentity();
+  if (parts === "all") await prepareIdentity();
   return {
     url: server.url,
     standIns,
@@ -53,7 +70,7 @@ export async function startLocalApi(name: string, env: Record<string, string> = 
       await server.close();
       for (const shutdown of shutdowns) await shutdown();
       await standIns.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -55,93 +55,112 @@ function fieldBytes(value: number, width: number): number[] {
   return out;
 }
 
-/** writePdf lays out the objects with the requested cross-reference section and damage. */
-function writePdf(objects: RawObject[], options: WriteOptions = {}): Buffer {
-  const { xref = { table: true }, trailer = "", root = 1 } = options;
-  const chunks: Buffer[] = [Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "latin1")];
-  let length = chunks[0]!.length;
-  const push = (chunk: Buffer | string) => {
+/** PdfWriter lays out a file from the header on, keeping where each object landed. */
+class PdfWriter {
+  readonly chunks: Buffer[] = [Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "latin1")];
+  length = this.chunks[0]!.length;
+  readonly offsets = new Map<number, number>();
+  readonly inStream = new Map<number, { stream: number; index: number }>();
+
+  constructor(public size: number) {}
+
+  push(chunk: Buffer | string): void {
     const buffer = typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk;
-    chunks.push(buffer);
-    length += buffer.length;
-  };
-  const offsets = new Map<number, number>();
-  const inStream = new Map<number, { stream: number; index: number }>();
-  const plain = objects.filter((object) => !object.compressed || !("stream" in xref || "hybrid" in xref));
-  const packed = objects.filter((object) => !plain.includes(object));
-  let size = Math.max(...objects.map((object) => object.num)) + 1;
-  for (const object of plain) {
-    offsets.set(object.num, length);
-    push(`${object.num} 0 obj\n`);
-    push(object.body);
-    push("\nendobj\n");
+    this.chunks.push(buffer);
+    this.length += buffer.length;
   }
-  if (packed.length > 0) {
-    const streamNum = size++;
+
+  object(object: RawObject): void {
+    this.offsets.set(object.num, this.length);
+    this.push(`${object.num} 0 obj\n`);
+    this.push(object.body);
+    this.push("\nendobj\n");
+  }
+
+  /** objectStream packs objects into one new compressed object stream. */
+  objectStream(packed: RawObject[]): void {
+    const streamNum = this.size++;
     let header = "";
     let body = "";
     for (const [index, object] of packed.entries()) {
       header += `${object.num} ${body.length} `;
       body += `${object.body.toString()}\n`;
-      inStream.set(object.num, { stream: streamNum, index });
+      this.inStream.set(object.num, { stream: streamNum, index });
     }
     const data = deflateSync(Buffer.from(header + body, "latin1"));
-    offsets.set(streamNum, length);
-    push(`${streamNum} 0 obj\n<< /Type /ObjStm /N ${packed.length} /First ${header.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`);
-    push(data);
-    push("\nendstream\nendobj\n");
+    this.offsets.set(streamNum, this.length);
+    this.push(`${streamNum} 0 obj\n<< /Type /ObjStm /N ${packed.length} /First ${header.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`);
+    this.push(data);
+    this.push("\nendstream\nendobj\n");
   }
-  const trailerKeys = `/Size ${size + ("table" in xref ? 0 : 1)} /Root ${root} 0 R${trailer ? ` ${trailer}` : ""}`;
-  const xrefStream = (widths: [number, number, number], entries: number[], extra: string, hybridIndex = false): number => {
-    const number = size;
-    const at = length;
-    offsets.set(number, at);
+
+  /** xrefStream writes a cross-reference stream listing `entries` (all numbers, or only its own for a hybrid file); its offset. */
+  xrefStream(widths: [number, number, number], entries: number[], extra: string, hybridIndex = false): number {
+    const number = this.size;
+    const at = this.length;
+    this.offsets.set(number, at);
     const rows: number[] = [];
     // A hybrid file's stream lists only its own objects (/Index); a plain one lists every number.
     const numbers = hybridIndex ? [...entries].sort((a, b) => a - b) : Array.from({ length: number + 1 }, (_, num) => num);
     for (const num of numbers) {
-      const located = inStream.get(num);
-      const offset = offsets.get(num);
+      const located = this.inStream.get(num);
+      const offset = this.offsets.get(num);
       if (!entries.includes(num)) rows.push(...fieldBytes(0, widths[0]), ...fieldBytes(0, widths[1]), ...fieldBytes(num === 0 ? 65535 : 0, widths[2]));
       else if (located) rows.push(...fieldBytes(2, widths[0]), ...fieldBytes(located.stream, widths[1]), ...fieldBytes(located.index, widths[2]));
       else rows.push(...fieldBytes(1, widths[0]), ...fieldBytes(offset ?? 0, widths[1]), ...fieldBytes(0, widths[2]));
     }
     const data = deflateSync(Buffer.from(rows));
     const index = hybridIndex ? `/Index [${numbers.map((num) => `${num} 1`).join(" ")}] ` : "";
-    push(
+    this.push(
       `${number} 0 obj\n<< /Type /XRef /W [${widths.join(" ")}] /Size ${number + 1} ${index}${extra}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
     );
-    push(data);
-    push("\nendstream\nendobj\n");
+    this.push(data);
+    this.push("\nendstream\nendobj\n");
     return at;
-  };
-  let startxref: number;
-  if ("stream" in xref) {
-    const all = [...offsets.keys(), ...inStream.keys(), size];
-    startxref = xrefStream(xref.stream, all, `/Root ${root} 0 R${trailer ? ` ${trailer}` : ""} `);
-  } else {
-    // Hybrid (Word's layout): the table lists the plain objects, the /XRefStm stream the compressed ones.
-    const xrefStm = "hybrid" in xref ? xrefStream([1, 4, 2], [...inStream.keys(), size], "", true) : undefined;
-    startxref = length;
+  }
+
+  /** xrefTable writes a classic table (subsections of consecutive plain objects) and its trailer; its offset. */
+  xrefTable(trailerKeys: string, damage: Damage | undefined, xrefStm: number | undefined): number {
+    const startxref = this.length;
     // Subsections of consecutive listed objects: the compressed ones are left out (Word lists only its plain objects).
-    const listed = [0, ...[...offsets.keys()].filter((num) => !inStream.has(num) && num !== size)].sort((a, b) => a - b);
+    const listed = [0, ...[...this.offsets.keys()].filter((num) => !this.inStream.has(num) && num !== this.size)].sort((a, b) => a - b);
     const sections: string[] = [];
     for (let at = 0; at < listed.length; ) {
       let end = at;
       while (end + 1 < listed.length && listed[end + 1] === listed[end]! + 1) end++;
       const rows = listed.slice(at, end + 1).map((num) => {
-        const offset = num === 0 ? "0000000000" : String(offsets.get(num)).padStart(10, options.damage === "space-padded-table" ? " " : "0");
+        const offset = num === 0 ? "0000000000" : String(this.offsets.get(num)).padStart(10, damage === "space-padded-table" ? " " : "0");
         return `${offset} ${num === 0 ? "65535 f" : "00000 n"} \n`;
       });
       sections.push(`${listed[at]} ${end - at + 1}\n${rows.join("")}`);
       at = end + 1;
     }
-    const top = "hybrid" in xref ? size + 1 : size;
-    push(`${options.damage === "missing-xref-keyword" ? "" : "xref\n"}${sections.join("")}`);
-    push(`trailer\n<< ${trailerKeys.replace(/\/Size \d+/, `/Size ${top}`)}${xrefStm !== undefined ? ` /XRefStm ${xrefStm}` : ""} >>\n`);
+    const top = xrefStm !== undefined ? this.size + 1 : this.size;
+    this.push(`${damage === "missing-xref-keyword" ? "" : "xref\n"}${sections.join("")}`);
+    this.push(`trailer\n<< ${trailerKeys.replace(/\/Size \d+/, `/Size ${top}`)}${xrefStm !== undefined ? ` /XRefStm ${xrefStm}` : ""} >>\n`);
+    return startxref;
   }
-  push(`startxref\n${startxref + (options.damage === "startxref-off-by-one" ? 1 : 0)}\n%%EOF\n`);
-  return Buffer.concat(chunks);
+}
+
+/** writePdf lays out the objects with the requested cross-reference section and damage. */
+function writePdf(objects: RawObject[], options: WriteOptions = {}): Buffer {
+  const { xref = { table: true }, trailer = "", root = 1 } = options;
+  const writer = new PdfWriter(Math.max(...objects.map((object) => object.num)) + 1);
+  const plain = objects.filter((object) => !object.compressed || !("stream" in xref || "hybrid" in xref));
+  for (const object of plain) writer.object(object);
+  const packed = objects.filter((object) => !plain.includes(object));
+  if (packed.length > 0) writer.objectStream(packed);
+  let startxref: number;
+  if ("stream" in xref) {
+    const all = [...writer.offsets.keys(), ...writer.inStream.keys(), writer.size];
+    startxref = writer.xrefStream(xref.stream, all, `/Root ${root} 0 R${trailer ? ` ${trailer}` : ""} `);
+  } else {
+    // Hybrid (Word's layout): the table lists the plain objects, the /XRefStm stream the compressed ones.
+    const xrefStm = "hybrid" in xref ? writer.xrefStream([1, 4, 2], [...writer.inStream.keys(), writer.size], "", true) : undefined;
+    startxref = writer.xrefTable(`/Size ${writer.size} /Root ${root} 0 R${trailer ? ` ${trailer}` : ""}`, options.damage, xrefStm);
+  }
+  writer.push(`startxref\n${startxref + (options.damage === "startxref-off-by-one" ? 1 : 0)}\n%%EOF\n`);
+  return Buffer.concat(writer.chunks);
 }
 
 /** PageSpec lays out a standard document: catalog 1, root /Pages 2, font 3, then pages and contents. */

@@ -10,11 +10,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PDF, PdfBool, type PdfRef, PdfString } from "@libpdf/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_VERIFY_LIMITS } from "#domain/signing/verify-limits.ts";
+import { DEFAULT_VERIFY_LIMITS } from "#domain/pdf/verify-limits.ts";
 import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { hasMutool, mutoolText, pdfText } from "#test/helpers/pdf-tools.ts";
-import { scratchDir, signWithPyhanko } from "#test/helpers/sign-tools.ts";
+import { signWithPyhanko } from "#test/helpers/other-signers.ts";
+import { testPki } from "#test/helpers/pki/test-pki.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
 import { runPyhanko } from "#test/helpers/pyhanko.ts";
 
 let api: LocalApi;
@@ -302,18 +304,8 @@ describe("honest updates stay valid (and pyHanko agrees)", () => {
       return Buffer.from(await doc.save({ incremental: true }));
     },
     "a DSS added, then grown in place (pyHanko's indirect arrays, PAdES-LTA style)": async () => {
-      const pem = join(scratchDir("dss"), "cert.pem");
-      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${pem}.key`, "-out", pem, "-days", "2", "-subj", "/CN=DSS Test"], {
-        stdio: "ignore",
-      });
-      const other = join(scratchDir("dss"), "other.pem");
-      execFileSync(
-        "openssl",
-        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${other}.key`, "-out", other, "-days", "2", "-subj", "/CN=DSS Other"],
-        {
-          stdio: "ignore",
-        },
-      );
+      const pem = testPki().certificatePath("dss-test");
+      const other = testPki().certificatePath("dss-other");
       return pyhankoUpdate("dss", pyhankoUpdate("dss", clean.bytes, pem), other);
     },
     "an XMP metadata stream rewritten in place between two pyHanko signatures": async () => {

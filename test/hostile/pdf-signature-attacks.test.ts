@@ -22,7 +22,10 @@ import {
   withoutCertificates,
 } from "#test/helpers/pdf-attacks/signatures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { makePdf, pyhankoValidate, scratchDir, signWithPyhanko } from "#test/helpers/sign-tools.ts";
+import { signWithPyhanko } from "#test/helpers/other-signers.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let api: LocalApi;
 let key: string;

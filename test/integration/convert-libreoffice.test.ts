@@ -8,10 +8,10 @@ import { join } from "node:path";
 import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
-import { isSignetError, type SignetError } from "#domain/shared/errors.ts";
 import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { descendantsOf, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
 import { pdfFonts, pdfImageRows, pdfMetadata, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-it-"));
 let warm: LibreOfficeConverter;
@@ -24,16 +24,6 @@ function save(name: string, bytes: Buffer): string {
 }
 
 const text = (pdf: string) => pdfText(pdf, { layout: true });
-
-async function failure(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isSignetError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a failure");
-}
 
 function expectInOrder(haystack: string, needles: readonly string[]): void {
   let at = -1;
@@ -121,8 +111,7 @@ describe("LibreOffice converter, warm path", () => {
     const zip = new PizZip();
     zip.file("[Content_Types].xml", "<Types/>");
     zip.file("word/document.xml", "<w:document this is not XML");
-    const error = await failure(warm.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }));
-    expect(error.code).toBe("INVALID_DOCUMENT");
+    await expectSignetError(warm.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }), "INVALID_DOCUMENT");
     // The warm instance survives a document it cannot read.
     expect(await text(save("after-invalid.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
   });
@@ -167,8 +156,7 @@ describe("LibreOffice converter, warm path", () => {
   it("refuses work beyond the queue with RATE_LIMIT_ERROR and a retry time", async () => {
     const small = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, queueLength: 1, workDir: join(root, "small") });
     const jobs = [0, 1].map(() => small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
-    const error = await failure(small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
-    expect(error.code).toBe("RATE_LIMIT_ERROR");
+    const error = await expectSignetError(small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "RATE_LIMIT_ERROR");
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     await expect(Promise.all(jobs)).resolves.toHaveLength(2);
     await small.close();
@@ -249,8 +237,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
       workDir: join(root, "hang"),
     });
     const started = Date.now();
-    const error = await failure(hanging.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
-    expect(error.code).toBe("CONVERSION_TIMEOUT");
+    await expectSignetError(hanging.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_TIMEOUT");
     expect(Date.now() - started).toBeLessThan(10_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesMatching(`sleep ${marker}`)).toEqual([]);
@@ -263,10 +250,10 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     // 2-core test machine has taken more than 4 s to do.
     const stuck = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 10_000, workDir: join(root, "stuck") });
     await stuck.warm();
-    const error = await failure(
+    await expectSignetError(
       stuck.convert({ bytes: Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), from: "rtf", to: "pdf" }),
+      "CONVERSION_TIMEOUT",
     );
-    expect(error.code).toBe("CONVERSION_TIMEOUT");
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesMatching(join(root, "stuck"))).toEqual([]);
     expect(await text(save("after-stuck.pdf", await stuck.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
@@ -275,7 +262,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
 
   it("answers SERVICE_UNAVAILABLE when there is no LibreOffice", async () => {
     const none = createLibreOfficeConverter({ soffice: join(root, "no-such-soffice") });
-    expect((await failure(none.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }))).code).toBe("SERVICE_UNAVAILABLE");
+    await expectSignetError(none.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "SERVICE_UNAVAILABLE");
   });
 
   it("passes no AWS credentials to LibreOffice", async () => {
@@ -289,8 +276,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
       env: { ...process.env, AWS_SECRET_ACCESS_KEY: "secret", AWS_SESSION_TOKEN: "token", SIGNET_X: "y" },
       workDir: join(root, "probe"),
     });
-    const error = await failure(probing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
-    expect(error.code).toBe("CONVERSION_FAILED");
+    const error = await expectSignetError(probing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_FAILED");
     expect(String(error.cause)).toMatch(/status 1/);
     const env = execFileSync("cat", [dump], { encoding: "utf8" });
     expect(env).not.toMatch(/AWS_|SIGNET_/);

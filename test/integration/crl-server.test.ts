@@ -1,15 +1,18 @@
 // Issue 20, last item: B-LT and B-LTA end to end on the local server with the identity it
 // generates. The server signs its root's CRL at GET /v1/verify/crl, its signing certificate names
 // that URL, and sign embeds the CRL without a network hop (the safe fetcher keeps refusing
-// loopback). The TSA is openssl ts on loopback with a self-signed certificate, so its token's chain
+// loopback). The TSA is openssl ts on loopback with the test PKI's self-signed TSA certificate, so its token's chain
 // is complete and needs no revocation data of its own.
-import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { makePdf, pyhankoLtv, scratchDir, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { certificateText, checkCrl } from "#test/helpers/pki/openssl.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { pyhankoLtv } from "#test/helpers/signature-checks.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;
@@ -55,10 +58,7 @@ describe("the local server's CRL", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/pkix-crl");
     writeFileSync(join(dir, "root.crl"), Buffer.from(await response.arrayBuffer()));
-    const checked = spawnSync("openssl", ["crl", "-inform", "DER", "-in", "root.crl", "-CAfile", "root.pem", "-noout", "-verify", "-text"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
+    const checked = checkCrl(join(dir, "root.crl"), join(dir, "root.pem"));
     expect(checked.stderr).toMatch(/verify OK/);
     expect(checked.stdout).toMatch(/Issuer: CN ?= ?Signet Local Root CA/);
     expect(checked.stdout).toMatch(/No Revoked Certificates/);
@@ -69,7 +69,7 @@ describe("the local server's CRL", () => {
   });
 
   it("is the CRL distribution point of the generated signing certificate: this server's address", () => {
-    const text = execFileSync("openssl", ["x509", "-in", join(dir, "leaf.pem"), "-noout", "-ext", "crlDistributionPoints"], { encoding: "utf8" });
+    const text = certificateText(join(dir, "leaf.pem"), "crlDistributionPoints");
     expect(text).toContain(`URI:${api.url}/v1/verify/crl`);
   });
 });

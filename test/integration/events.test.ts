@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchPath } from "#http/contract.ts";
 import { routes } from "#http/routes.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
-import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
 // The sample events in events/ are what API Gateway (REST, payload v1, binaryMediaTypes */*)
 // hands each function, and what `sam local invoke -e events/<name>.json` feeds it. Here they go

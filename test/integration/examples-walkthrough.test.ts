@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig, pdfText } from "#test/helpers/pdf-tools.ts";
-import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
 const run = promisify(execFile);
 

@@ -5,13 +5,18 @@ import { spawnSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
 import { localIdentityFiles } from "#adapters/local-identity-store.ts";
 import { createKmsIdentityStore } from "#domain/signing/kms-identity-store.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { startKmsStandIn, type KmsStandIn } from "#local/kms-stand-in.ts";
-import { makePdf, openssl, pyhankoValidate, scratchDir } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { certifyCsr } from "#test/helpers/pki/build.ts";
+import { checkCsr } from "#test/helpers/pki/openssl.ts";
+import { testPki } from "#test/helpers/pki/test-pki.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 const dataDir = scratchDir("identity-scripts");
 const run = (...args: string[]) =>
@@ -21,30 +26,8 @@ const run = (...args: string[]) =>
   });
 let kms: KmsStandIn | undefined;
 
-beforeAll(() => {
-  openssl(
-    dataDir,
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=ACME CA",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  );
-}, 60_000);
+// The CA is the test PKI's "acme-ca" (EC P-256, keyCertSign and cRLSign).
+const ca = () => testPki().certificatePath("acme-ca");
 afterAll(() => kms?.close());
 
 describe("identity:csr and identity:install-cert with the KMS stand-in", () => {
@@ -52,38 +35,21 @@ describe("identity:csr and identity:install-cert with the KMS stand-in", () => {
     const made = run("csr", "ACME Document Signing");
     expect(made.status, made.stderr).toBe(0);
     writeFileSync(join(dataDir, "req.csr"), made.stdout);
-    const checked = spawnSync("openssl", ["req", "-in", "req.csr", "-noout", "-verify", "-subject"], { cwd: dataDir, encoding: "utf8" });
+    const checked = checkCsr(join(dataDir, "req.csr"));
     expect(`${checked.stdout}${checked.stderr}`).toMatch(/verify OK/);
     expect(checked.stdout).toMatch(/CN ?= ?ACME Document Signing/);
   }, 60_000);
 
   it("refuses a certificate for another key, naming both fingerprints, and installs the CA's chain for the KMS key (0600)", async () => {
-    const refused = run("install-cert", join(dataDir, "ca.pem"));
+    const refused = run("install-cert", ca());
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(
       /does not match the signing key: the certificate's public key has the SHA-256 fingerprint ([0-9A-F]{2}:){31}[0-9A-F]{2}, the key's ([0-9A-F]{2}:){31}[0-9A-F]{2}/,
     );
 
-    openssl(
-      dataDir,
-      "x509",
-      "-req",
-      "-in",
-      "req.csr",
-      "-CA",
-      "ca.pem",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      "leaf.pem",
-      "-days",
-      "2",
-      "-copy_extensions",
-      "copy",
-    );
+    certifyCsr(testPki(), "acme-ca", join(dataDir, "req.csr"), join(dataDir, "leaf.pem"));
     // Root first: the installer orders the chain from the key's certificate up.
-    writeFileSync(join(dataDir, "chain.pem"), readFileSync(join(dataDir, "ca.pem"), "utf8") + readFileSync(join(dataDir, "leaf.pem"), "utf8"));
+    writeFileSync(join(dataDir, "chain.pem"), readFileSync(ca(), "utf8") + readFileSync(join(dataDir, "leaf.pem"), "utf8"));
     const installed = run("install-cert", join(dataDir, "chain.pem"));
     expect(installed.status, installed.stderr).toBe(0);
 
@@ -97,11 +63,9 @@ describe("identity:csr and identity:install-cert with the KMS stand-in", () => {
       noRevocationHint: "none",
     }).load();
     expect(identity.certificate.subject).toBe("CN=ACME Document Signing");
-    expect(identity.chain.map((certificate) => certificate.fingerprint256)).toEqual([
-      new X509Certificate(readFileSync(join(dataDir, "ca.pem"))).fingerprint256,
-    ]);
+    expect(identity.chain.map((certificate) => certificate.fingerprint256)).toEqual([new X509Certificate(readFileSync(ca())).fingerprint256]);
     const signed = await signPdf(await makePdf(1), { identity, signingTime: new Date(), signerName: "Ada Lovelace", reason: "test" });
-    const report = pyhankoValidate(signed, [join(dataDir, "ca.pem")]);
+    const report = pyhankoValidate(signed, [ca()]);
     expect(report.allHold, report.output).toBe(true);
     expect(report.signatures).toMatchObject([{ valid: true, trusted: true }]);
   }, 60_000);

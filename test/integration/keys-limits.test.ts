@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { LocalServer } from "#local/server.ts";
-import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { call, getEvent, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-limits";
@@ -10,24 +9,17 @@ process.env.SIGNET_KEY_RATE_LIMIT = "3";
 // A personal deployment: one address (and its +tags) and one domain may register.
 process.env.SIGNET_REGISTER_ALLOW = "owner@example.com, @example.org";
 
-let standIns: StandIns;
-let server: LocalServer;
+let api: LocalApi;
 
 beforeAll(async () => {
-  standIns = await startStandIns({ sesPort: 0 });
-  Object.assign(process.env, standIns.env);
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
-  const { startLocalServer } = await import("#local/server.ts");
-  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  api = await startLocalApi("keys-limits", {}, { parts: "keys" });
 });
 afterAll(async () => {
-  await server?.close();
-  await standIns?.close();
+  await api?.close();
 });
 
 async function request(method: string, path: string, key?: string) {
-  const response = await fetch(`${server.url}${path}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const response = await fetch(`${api.url}${path}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
 }
@@ -35,7 +27,7 @@ const q = (params: Record<string, string>) => new URLSearchParams(params).toStri
 
 async function mint(email: string): Promise<string> {
   expect((await request("GET", `/v1/auth/register?${q({ email })}`)).status).toBe(200);
-  const verified = await request("GET", `/v1/auth/verify?${q({ email, code: await latestCode(standIns.sesEndpoint, email) })}`);
+  const verified = await request("GET", `/v1/auth/verify?${q({ email, code: await latestCode(api.standIns.sesEndpoint, email) })}`);
   expect(verified.status, verified.text).toBe(200);
   return verified.json.key as string;
 }
@@ -134,7 +126,8 @@ describe("the per-key limit's counting window", () => {
 });
 
 describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
-  const codeMails = async (email: string) => (await mailsTo(standIns.sesEndpoint, email)).filter((mail) => mail.subject === "Your Signet verification code");
+  const codeMails = async (email: string) =>
+    (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "Your Signet verification code");
 
   it("sends codes to listed addresses (and their +tags) and listed domains", async () => {
     for (const email of ["owner@example.com", "Owner+laptop@Example.com", uniqueEmail("member").replace("example.com", "example.org")]) {
@@ -150,7 +143,7 @@ describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
       const answer = await request("GET", `/v1/auth/register?${q({ email })}`);
       expect(answer.status, email).toBe(200);
       expect(answer.json, email).toEqual(allowed.json);
-      expect(await mailsTo(standIns.sesEndpoint, email), email).toHaveLength(0);
+      expect(await mailsTo(api.standIns.sesEndpoint, email), email).toHaveLength(0);
       const verify = await request("GET", `/v1/auth/verify?${q({ email, code: "123456" })}`);
       expect(verify.json.code, email).toBe("INVALID_CODE");
     }
@@ -202,6 +195,6 @@ describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
     for (let i = 0; i < 3; i++) expect((await request("GET", `/v1/auth/register?${q({ email })}`)).status).toBe(200);
     const fourth = await request("GET", `/v1/auth/register?${q({ email })}`);
     expect(fourth.status).toBe(429);
-    expect(await mailsTo(standIns.sesEndpoint, email)).toHaveLength(0);
+    expect(await mailsTo(api.standIns.sesEndpoint, email)).toHaveLength(0);
   });
 });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalServer } from "#local/server.ts";
-import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { captureOutput, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-manage";
@@ -11,21 +10,14 @@ const output = captureOutput();
 const secrets: string[] = [];
 process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
 
-let standIns: StandIns;
-let server: LocalServer;
+let api: LocalApi;
 
 beforeAll(async () => {
-  standIns = await startStandIns({ sesPort: 0 });
-  Object.assign(process.env, standIns.env);
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
-  const { startLocalServer } = await import("#local/server.ts");
-  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  api = await startLocalApi("keys-manage", {}, { parts: "keys" });
 });
 afterAll(async () => {
   output.stop();
-  await server?.close();
-  await standIns?.close();
+  await api?.close();
 });
 
 interface Answer {
@@ -35,7 +27,7 @@ interface Answer {
   json: Record<string, unknown>;
 }
 async function request(method: string, path: string, key?: string): Promise<Answer> {
-  const response = await fetch(`${server.url}${path}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const response = await fetch(`${api.url}${path}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
 }
@@ -44,7 +36,7 @@ const q = (params: Record<string, string>) => new URLSearchParams(params).toStri
 /** mint registers and verifies through the server, as a person would; the key. */
 async function mint(email: string): Promise<string> {
   expect((await request("GET", `/v1/auth/register?${q({ email })}`)).status).toBe(200);
-  const code = await latestCode(standIns.sesEndpoint, email);
+  const code = await latestCode(api.standIns.sesEndpoint, email);
   const verified = await request("GET", `/v1/auth/verify?${q({ email, code })}`);
   expect(verified.status, verified.text).toBe(200);
   secrets.push(verified.json.key as string);
@@ -59,7 +51,7 @@ const listed = (answer: Answer) => answer.json.keys as Listed[];
 
 /** revokeLinkOf reads the revocation link of the newest key notice sent to an address. */
 async function revokeLinkOf(email: string): Promise<string> {
-  const notices = (await mailsTo(standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created");
+  const notices = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created");
   const match = /(http:\/\/\S+\/v1\/keys\/revoke\?token=rvk_[0-9A-Za-z]{32})/.exec(notices.at(-1)?.body.text ?? "");
   if (!match) throw new Error(`no revocation link in the notice to ${email}`);
   secrets.push(match[1]!.slice(match[1]!.indexOf("rvk_")));
@@ -158,11 +150,11 @@ describe("the revocation link of the notice e-mail", () => {
     const email = uniqueEmail("link");
     const key = await mint(email);
     const [own] = listed(await request("GET", "/v1/keys", key));
-    const notice = (await mailsTo(standIns.sesEndpoint, email)).at(-1)!;
-    expect(notice.body.text).toContain(`DELETE ${server.url}/v1/keys/${own!.id}`);
+    const notice = (await mailsTo(api.standIns.sesEndpoint, email)).at(-1)!;
+    expect(notice.body.text).toContain(`DELETE ${api.url}/v1/keys/${own!.id}`);
     expect(notice.body.text).not.toContain(key);
     const link = await revokeLinkOf(email);
-    expect(link.startsWith(`${server.url}/v1/keys/revoke?token=`)).toBe(true);
+    expect(link.startsWith(`${api.url}/v1/keys/revoke?token=`)).toBe(true);
 
     // Opened as sent (a person, or a mail scanner): shows the key, revokes nothing.
     const preview = await fetch(link);
@@ -205,7 +197,7 @@ describe("keys for local work", () => {
       execFile(
         "npx",
         ["tsx", "scripts/key.ts", email],
-        { env: { ...process.env, SIGNET_URL: server.url, SIGNET_SES_URL: standIns.sesEndpoint }, timeout: 60_000 },
+        { env: { ...process.env, SIGNET_URL: api.url, SIGNET_SES_URL: api.standIns.sesEndpoint }, timeout: 60_000 },
         (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out, stderr: err })),
       ),
     );
@@ -223,8 +215,8 @@ describe("keys for local work", () => {
     const dir = mkdtempSync(join(tmpdir(), "signet-example-key-"));
     const file = join(dir, "nested", "example-key");
     const email = uniqueEmail("cached");
-    const options = { baseUrl: server.url, sesUrl: standIns.sesEndpoint, email, file };
-    const codes = async () => (await mailsTo(standIns.sesEndpoint, email)).filter((mail) => mail.subject === "Your Signet verification code").length;
+    const options = { baseUrl: api.url, sesUrl: api.standIns.sesEndpoint, email, file };
+    const codes = async () => (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "Your Signet verification code").length;
 
     const first = await cachedLocalKey(options);
     expect(first.reused).toBe(false);

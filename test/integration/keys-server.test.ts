@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type { LocalServer } from "#local/server.ts";
-import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { captureOutput, latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
+import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
 
 // Set before the server is imported: config is read once, at import.
 process.env.SIGNET_TABLE = "signet-keys-server";
@@ -15,24 +14,16 @@ const output = captureOutput();
 const secrets: string[] = [];
 
 const dataDir = mkdtempSync(join(tmpdir(), "signet-keys-"));
-let standIns: StandIns | undefined;
-let server: LocalServer | undefined;
+let api: LocalApi | undefined;
 
-/** start brings up the stand-ins on dataDir and a fresh module graph (a new process, as far as config goes). */
+/** start brings up the key routes on dataDir with a fresh module graph (a new process, as far as config goes). */
 async function start(): Promise<void> {
-  standIns = await startStandIns({ dataDir, sesPort: 0 });
-  Object.assign(process.env, standIns.env);
   vi.resetModules();
-  const { ensureKeyTable, keyStoreOptions } = await import("#adapters/dynamodb-key-store.ts");
-  await ensureKeyTable(keyStoreOptions());
-  const { startLocalServer } = await import("#local/server.ts");
-  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  api = await startLocalApi("keys-server", {}, { dataDir, parts: "keys" });
 }
 async function stop(): Promise<void> {
-  await server?.close();
-  await standIns?.close();
-  server = undefined;
-  standIns = undefined;
+  await api?.close();
+  api = undefined;
 }
 afterAll(async () => {
   output.stop();
@@ -41,12 +32,12 @@ afterAll(async () => {
 });
 
 async function get(path: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server!.url}${path}`, { headers });
+  const response = await fetch(`${api!.url}${path}`, { headers });
   return { status: response.status, headers: response.headers, json: (await response.json()) as Record<string, unknown> };
 }
 /** signWith calls a protected route; anything but 401 means the key was accepted. */
 async function signWith(authorization?: string) {
-  const response = await fetch(`${server!.url}/v1/sign`, {
+  const response = await fetch(`${api!.url}/v1/sign`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
     body: "{}",
@@ -65,7 +56,7 @@ describe("API keys over HTTP through the local server", () => {
     const registered = await get(`/v1/auth/register?${q({ email })}`);
     expect(registered.status).toBe(200);
     expect(registered.json.expiresInSeconds).toBe(900);
-    const code = await latestCode(standIns!.sesEndpoint, email);
+    const code = await latestCode(api!.standIns.sesEndpoint, email);
     secrets.push(code);
 
     const verified = await get(`/v1/auth/verify?${q({ email, code })}`);
@@ -117,13 +108,12 @@ describe("API keys over HTTP through the local server", () => {
   });
 
   it("answers 503 when the key store is down, not 401 and not 500", async () => {
-    await standIns!.close(); // dynalite gone, server still up
+    await api!.standIns.close(); // dynalite gone, server still up
     const signed = await signWith(`Bearer ${key}`);
     expect(signed.status).toBe(503);
     expect(signed.json.code).toBe("SERVICE_UNAVAILABLE");
     const registered = await get(`/v1/auth/register?${q({ email: uniqueEmail("down") })}`);
     expect(registered.status).toBe(503);
-    standIns = undefined;
   });
 
   it("never writes a code or a key to the log", () => {

@@ -2,7 +2,10 @@ import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { makePdf, pyhankoLtv, pyhankoValidate, scratchDir, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { pyhankoLtv, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;

@@ -14,7 +14,9 @@ import { publicKeyFingerprint, type Signer } from "#domain/signing/signer.ts";
 import { generateIdentity } from "#domain/signing/signing-identity.ts";
 import { startKmsStandIn, type KmsStandIn } from "#local/kms-stand-in.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
-import { makePdf, pyhankoValidate, scratchDir } from "#test/helpers/sign-tools.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let kms: KmsStandIn;
 let dataDir: string;

@@ -15,7 +15,7 @@ import type { OfficeJob, OfficePing } from "#domain/conversion/office-job.ts";
 import { runOfficeJob } from "#domain/conversion/office-worker.ts";
 import { errorTable } from "#http/error-table.ts";
 import { startS3StandIn, type S3StandIn } from "#local/s3-stand-in.ts";
-import { signetFailure } from "#test/helpers/annotate-limits.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 import { fixtureDocx, fixtureText } from "#test/helpers/convert-fixtures.ts";
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
@@ -145,8 +145,7 @@ describe("a document over 4 MB travels through the bucket", () => {
     // A zip that is no DOCX, padded past the inline limit.
     const zip = new PizZip();
     zip.file("padding.bin", makeLargeDocx(5 * 1024 * 1024), { compression: "STORE" });
-    const error = await signetFailure(converter.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }));
-    expect(error.code).toBe("INVALID_DOCUMENT");
+    await expectSignetError(converter.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }), "INVALID_DOCUMENT");
     expect(staged).toHaveLength(1);
     expect(objectsLeft()).toEqual([]);
   });
@@ -177,8 +176,7 @@ describe("failures keep their status through the invoke", () => {
     ["an empty file", () => Buffer.alloc(0), "VALIDATION_ERROR", 400],
   ] as const)("%s: %s", async (_, bytes, code, status) => {
     const converter = createOfficeWorkerConverter({ invoke: invokeHandler, transfer });
-    const error = await signetFailure(converter.convert({ bytes: bytes(), from: "docx", to: "pdf" }));
-    expect(error.code).toBe(code);
+    const error = await expectSignetError(converter.convert({ bytes: bytes(), from: "docx", to: "pdf" }), code);
     expect(errorTable[error.code].status).toBe(status);
   });
 

@@ -3,7 +3,7 @@
 // server, from a folder holding the repository's examples/, with http://localhost:3000 pointed at
 // the test server. The key comes from SIGNET_KEY as the samples say; the verify-code sample gets
 // the real code from the local SES store in place of 123456.
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { latestCode, mailsTo } from "#test/helpers/keys-harness.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig, pdfText } from "#test/helpers/pdf-tools.ts";
+import { crlIssuer } from "#test/helpers/pki/openssl.ts";
 
 let api: LocalApi;
 let key: string;
@@ -148,9 +149,7 @@ describe("x-codeSamples in /openapi.json", () => {
       expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
       expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
       // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
-      expect(execFileSync("openssl", ["crl", "-inform", "DER", "-in", join(cwd, "signet-root.crl"), "-noout", "-issuer"], { encoding: "utf8" })).toMatch(
-        /Signet Local Root CA/,
-      );
+      expect(crlIssuer(join(cwd, "signet-root.crl"))).toMatch(/Signet Local Root CA/);
       expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
     },
     300_000,

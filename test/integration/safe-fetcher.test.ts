@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
-import { SignetError } from "#domain/shared/errors.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 const PDF = Buffer.from("%PDF-1.7\n%%EOF\n");
 let server: FixtureServer;
@@ -52,17 +52,6 @@ afterAll(() => server.close());
 const allowLoopback = () => createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"], timeoutMs: 1500 });
 const strict = () => createSafeFetcher({ allowHttp: true, timeoutMs: 1500 });
 
-async function failure(promise: Promise<unknown>): Promise<SignetError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected the fetch to fail");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SignetError);
-  return error as SignetError;
-}
-
 describe("safe fetcher", () => {
   it("fetches from an allow-listed address", async () => {
     const result = await allowLoopback().fetch(server.url("/doc.pdf"), { maxBytes: 1024, what: "document" });
@@ -92,8 +81,7 @@ describe("safe fetcher", () => {
     ["unspecified", (port) => `http://0.0.0.0:${port}/doc.pdf`],
   ];
   it.each(blocked)("refuses %s at connect time", async (_name, url) => {
-    const error = await failure(strict().fetch(url(server.port), { maxBytes: 1024, what: "document" }));
-    expect(error.code).toBe("FETCH_FAILED");
+    const error = await expectSignetError(strict().fetch(url(server.port), { maxBytes: 1024, what: "document" }), "FETCH_FAILED");
     expect(error.message).toMatch(/private|not public/);
     if (/127\.0\.0\.1|7f00/.test(url(server.port)) && url(server.port).includes("[")) expect(error.message).toMatch(/carrying 127\.0\.0\.1, which is loopback/);
   });
@@ -101,16 +89,18 @@ describe("safe fetcher", () => {
   it("re-checks every redirect hop", async () => {
     // 127.0.0.1 is allowed, 127.0.0.2 (also loopback) is not: the hop must be refused.
     const target = `http://127.0.0.2:${server.port}/doc.pdf`;
-    const error = await failure(allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent(target)}`), { maxBytes: 1024, what: "document" }));
-    expect(error.code).toBe("FETCH_FAILED");
+    const error = await expectSignetError(
+      allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent(target)}`), { maxBytes: 1024, what: "document" }),
+      "FETCH_FAILED",
+    );
     expect(error.message).toMatch(/private|not public/);
   });
 
   it("refuses a redirect to the metadata service", async () => {
-    const error = await failure(
+    await expectSignetError(
       allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent("http://169.254.169.254/latest/meta-data/")}`), { maxBytes: 1024, what: "document" }),
+      "FETCH_FAILED",
     );
-    expect(error.code).toBe("FETCH_FAILED");
   });
 
   // Both used to throw inside the response callback: an uncaught exception that killed the process.
@@ -121,62 +111,55 @@ describe("safe fetcher", () => {
   });
 
   it("refuses a redirect to a malformed URL", async () => {
-    const error = await failure(allowLoopback().fetch(server.url("/bad-location"), { maxBytes: 1024, what: "document" }));
-    expect(error.code).toBe("FETCH_FAILED");
+    const error = await expectSignetError(allowLoopback().fetch(server.url("/bad-location"), { maxBytes: 1024, what: "document" }), "FETCH_FAILED");
     expect(error.message).toMatch(/redirect led to a URL that is not allowed/);
   });
 
   it("follows at most 3 redirects", async () => {
-    const error = await failure(allowLoopback().fetch(server.url("/loop"), { maxBytes: 1024, what: "document" }));
+    const error = await expectSignetError(allowLoopback().fetch(server.url("/loop"), { maxBytes: 1024, what: "document" }), "FETCH_FAILED");
     expect(error.message).toMatch(/more than 3 redirects/);
   });
 
   it("refuses http unless configured, and credentials always", async () => {
     const https = createSafeFetcher({ allowAddresses: ["127.0.0.1"] });
-    expect((await failure(https.fetch(server.url("/doc.pdf"), { maxBytes: 1024, what: "document" }))).code).toBe("VALIDATION_ERROR");
+    await expectSignetError(https.fetch(server.url("/doc.pdf"), { maxBytes: 1024, what: "document" }), "VALIDATION_ERROR");
     const withCredentials = `http://user:secret@127.0.0.1:${server.port}/doc.pdf`;
-    const error = await failure(allowLoopback().fetch(withCredentials, { maxBytes: 1024, what: "document" }));
-    expect(error.code).toBe("VALIDATION_ERROR");
+    const error = await expectSignetError(allowLoopback().fetch(withCredentials, { maxBytes: 1024, what: "document" }), "VALIDATION_ERROR");
     expect(error.message).toMatch(/credentials/);
     expect(error.message).not.toContain("secret");
-    expect((await failure(allowLoopback().fetch("file:///etc/passwd", { maxBytes: 1024, what: "document" }))).code).toBe("VALIDATION_ERROR");
-    expect((await failure(allowLoopback().fetch("not a url", { maxBytes: 1024, what: "document" }))).code).toBe("VALIDATION_ERROR");
+    await expectSignetError(allowLoopback().fetch("file:///etc/passwd", { maxBytes: 1024, what: "document" }), "VALIDATION_ERROR");
+    await expectSignetError(allowLoopback().fetch("not a url", { maxBytes: 1024, what: "document" }), "VALIDATION_ERROR");
   });
 
   it("refuses a redirect to a non-http scheme", async () => {
-    const error = await failure(
+    await expectSignetError(
       allowLoopback().fetch(server.url(`/redirect?to=${encodeURIComponent("file:///etc/passwd")}`), { maxBytes: 1024, what: "document" }),
+      "FETCH_FAILED",
     );
-    expect(error.code).toBe("FETCH_FAILED");
   });
 
   it("stops on a declared size over the cap", async () => {
-    const error = await failure(allowLoopback().fetch(server.url("/big-declared"), { maxBytes: 1024 * 1024, what: "document" }));
-    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+    await expectSignetError(allowLoopback().fetch(server.url("/big-declared"), { maxBytes: 1024 * 1024, what: "document" }), "PAYLOAD_TOO_LARGE");
   });
 
   it("stops streaming once the cap is passed", async () => {
-    const error = await failure(allowLoopback().fetch(server.url("/big-streamed"), { maxBytes: 1024 * 1024, what: "document" }));
-    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+    await expectSignetError(allowLoopback().fetch(server.url("/big-streamed"), { maxBytes: 1024 * 1024, what: "document" }), "PAYLOAD_TOO_LARGE");
   });
 
   it("gives up on a server that never answers", async () => {
     const started = Date.now();
-    const error = await failure(allowLoopback().fetch(server.url("/hang"), { maxBytes: 1024, what: "document" }));
-    expect(error.code).toBe("FETCH_FAILED");
+    const error = await expectSignetError(allowLoopback().fetch(server.url("/hang"), { maxBytes: 1024, what: "document" }), "FETCH_FAILED");
     expect(error.message).toMatch(/within 1.5 s/);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("gives up on a body that stalls", async () => {
-    const error = await failure(allowLoopback().fetch(server.url("/slow-body"), { maxBytes: 1024, what: "document" }));
-    expect(error.code).toBe("FETCH_FAILED");
+    const error = await expectSignetError(allowLoopback().fetch(server.url("/slow-body"), { maxBytes: 1024, what: "document" }), "FETCH_FAILED");
     expect(error.message).toMatch(/within 1.5 s/);
   });
 
   it("reports the status of a failed fetch", async () => {
-    const error = await failure(allowLoopback().fetch(server.url("/missing"), { maxBytes: 1024, what: "image" }));
-    expect(error.code).toBe("FETCH_FAILED");
+    const error = await expectSignetError(allowLoopback().fetch(server.url("/missing"), { maxBytes: 1024, what: "image" }), "FETCH_FAILED");
     expect(error.message).toBe("Could not fetch the image: the server answered HTTP 404.");
   });
 });

@@ -9,7 +9,11 @@ import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-
 import { mutoolPageCount, mutoolText, pdfPageCount, pdfsig, pdfText, qpdfCheck, qpdfPageCount } from "#test/helpers/pdf-tools.ts";
 import * as cases from "#test/helpers/real-world-pdfs.ts";
 import { runPyhanko } from "#test/helpers/pyhanko.ts";
-import { makePdf, pyhankoValidate, scratchDir, signWithPyhanko, testFonts } from "#test/helpers/sign-tools.ts";
+import { signWithPyhanko } from "#test/helpers/other-signers.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
 
 // Issue 28: PDFs with the structures real-world writers produce, generated in
 // test/helpers/real-world-pdfs.ts. Each signed output is checked by the readers themselves: qpdf

@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import * as pkijs from "pkijs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { oids } from "#domain/signing/cades-signature.ts";
+import { oids } from "#domain/shared/cms-oids.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
@@ -10,17 +10,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PDF, type PdfDict } from "@libpdf/core";
 import { AUDIT_RECORD_KEY } from "#domain/signing/pades-signer.ts";
-import {
-  cmsOf,
-  expectSignedPdf,
-  holdsInPyhanko,
-  makePdf,
-  pyhankoValidate,
-  scratchDir,
-  signWithPyhanko,
-  startLoopbackTsa,
-  type LoopbackTsa,
-} from "#test/helpers/sign-tools.ts";
+import { signWithPyhanko } from "#test/helpers/other-signers.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
+import { cmsOf, expectSignedPdf, holdsInPyhanko, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;

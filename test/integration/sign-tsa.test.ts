@@ -4,9 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { openPdf } from "#domain/signing/open-pdf.ts";
-import { verifySignatures } from "#domain/signing/signature-verifier.ts";
-import { cmsOf, expectSignedPdf, forgeGenTime, makePdf, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/sign-tools.ts";
+import { openPdf } from "#domain/pdf/open-pdf.ts";
+import { verifySignatures } from "#domain/verification/signature-verifier.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { forgeGenTime, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
+import { cmsOf, expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
 let tsa: LoopbackTsa;
 let forging: LoopbackTsa;

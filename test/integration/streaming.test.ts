@@ -5,7 +5,7 @@ import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_INTEGRATION_CONTENT_TYPE, STREAMING_DELIMITER, isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
 import { CollectingStream } from "#local/response-stream.ts";
-import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
 // Event-level test of the streamed answers (issue 15): the handler Lambda runs for sign, annotate
 // and convert, fed an API Gateway event, writes what API Gateway's STREAM transfer mode reads:

@@ -3,7 +3,7 @@ import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api
 import { makeLargeDocx, makeLargePdf, postUpload, requestUpload, upload } from "#test/helpers/large-docs.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
-import { expectSignedPdf } from "#test/helpers/sign-tools.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
 // Issue 15: documents too large for a request body on AWS go to S3 first (the local S3 stand-in
 // here, through the same adapter and the same presigned POST), then are named by reference.

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type AnnotateLimits, type Field } from "#domain/docx/annotate.ts";
 import type { TemplateData } from "#domain/docx/data.ts";
-import { annotateLimits, noFetch, signetFailure } from "#test/helpers/annotate-limits.ts";
+import { annotateLimits, noFetch } from "#test/helpers/annotate-limits.ts";
 import { buildDocx, inlineControl, p, readPart, run, table } from "#test/helpers/docx-builder.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 const limits = annotateLimits;
 const fill = (docx: Buffer, data: TemplateData, fields: Field[] = [], overrides: Partial<AnnotateLimits> = {}) =>
@@ -17,8 +18,6 @@ function text(docx: Uint8Array, part = "word/document.xml"): string {
     .filter((line) => line !== "")
     .join("\n");
 }
-
-const failure = signetFailure;
 
 const invoice = buildDocx({
   header: p(run("{{company.name}}")),
@@ -71,10 +70,10 @@ describe("annotate with data: values, paths, loops and sections", () => {
 
   it("lists every missing path, inside loops with their item index", async () => {
     const { items, ...rest } = data;
-    const error = await failure(
+    const error = await expectSignetError(
       fill(invoice, { ...rest, customer: { name: "Ada" }, items: [items[0], { name: "Gadget", parts: [] }], paid: undefined as unknown as boolean }),
+      "DATA_MISSING",
     );
-    expect(error.code).toBe("DATA_MISSING");
     expect(error.details?.map((detail) => detail.field)).toEqual(expect.arrayContaining(["data.customer.address.city", "data.items[1].qty", "data.paid"]));
   });
 
@@ -87,30 +86,26 @@ describe("annotate with data: values, paths, loops and sections", () => {
 
   it("refuses an object where text goes, and expressions are plain (missing) names", async () => {
     const docx = buildDocx({ body: p(run("{{customer}} {{a + b}} {{constructor}}")) });
-    const error = await failure(fill(docx, { customer: { name: "x" }, a: 1, b: 2 }));
-    expect(error.code).toBe("VALIDATION_ERROR");
+    const error = await expectSignetError(fill(docx, { customer: { name: "x" }, a: 1, b: 2 }), "VALIDATION_ERROR");
     expect(error.details?.[0]?.field).toBe("data.customer");
-    const missing = await failure(fill(buildDocx({ body: p(run("{{a + b}} {{constructor}} {{__proto__}}")) }), { a: 1, b: 2 }));
-    expect(missing.code).toBe("DATA_MISSING");
+    const missing = await expectSignetError(fill(buildDocx({ body: p(run("{{a + b}} {{constructor}} {{__proto__}}")) }), { a: 1, b: 2 }), "DATA_MISSING");
     expect(missing.details?.map((detail) => detail.field)).toEqual(["data.a + b", "data.constructor", "data.__proto__"]);
   });
 
   it("refuses raw XML tags", async () => {
-    const error = await failure(fill(buildDocx({ body: p(run("{{@raw}}")) }), { raw: "<w:p/>" }));
-    expect(error.code).toBe("INVALID_DOCUMENT");
+    const error = await expectSignetError(fill(buildDocx({ body: p(run("{{@raw}}")) }), { raw: "<w:p/>" }), "INVALID_DOCUMENT");
     expect(error.message).toContain("{{@raw}}");
   });
 
   it("bounds loop iterations, nested loops counted per outer item, before building anything", async () => {
     const many = { rows: Array.from({ length: 100_000 }, (_, i) => ({ n: i })) };
     const rows = buildDocx({ body: p(run("{{#rows}}{{n}}{{/rows}}")) });
-    const error = await failure(fill(rows, many));
-    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+    const error = await expectSignetError(fill(rows, many), "PAYLOAD_TOO_LARGE");
     expect(error.message).toContain("10000");
     // 200 items looped inside themselves: 40,200 iterations from 200 array elements.
     const square = buildDocx({ body: p(run("{{#rows}}{{#rows}}{{n}}{{/rows}}{{/rows}}")) });
-    expect((await failure(fill(square, { rows: many.rows.slice(0, 200) }))).code).toBe("PAYLOAD_TOO_LARGE");
-    expect((await failure(fill(rows, { rows: many.rows.slice(0, 50) }, [], { maxDataOutputChars: 1000 }))).code).toBe("PAYLOAD_TOO_LARGE");
+    await expectSignetError(fill(square, { rows: many.rows.slice(0, 200) }), "PAYLOAD_TOO_LARGE");
+    await expectSignetError(fill(rows, { rows: many.rows.slice(0, 50) }, [], { maxDataOutputChars: 1000 }), "PAYLOAD_TOO_LARGE");
   });
 
   it("fills a 2,000-row loop", async () => {

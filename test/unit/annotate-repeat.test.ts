@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type AnnotateLimits, type Field } from "#domain/docx/annotate.ts";
-import { annotateLimits, noFetch, signetFailure } from "#test/helpers/annotate-limits.ts";
+import { annotateLimits, noFetch } from "#test/helpers/annotate-limits.ts";
 import { buildDocx, inlineControl, p, readPart, repeatingSection, run } from "#test/helpers/docx-builder.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 const limits = annotateLimits;
 const fill = (docx: Buffer, fields: Field[], overrides: Partial<AnnotateLimits> = {}) =>
   fillTemplate(docx, fields, { fetcher: noFetch, limits: { ...limits, ...overrides } });
-
-const failure = signetFailure;
 
 const texts = (xml: string) => [...xml.matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join("|");
 const row = (cells: string[]) => `<w:tr>${cells.map((cell) => `<w:tc><w:tcPr><w:tcW w:w="3000" w:type="dxa"/></w:tcPr>${p(cell)}</w:tc>`).join("")}</w:tr>`;
@@ -76,17 +75,15 @@ describe("Word repeating sections (w15:repeatingSection)", () => {
       ["20", "lines"],
       ["70", "owners"],
     ]);
-    const unknown = await failure(fill(template, [{ id: "parties", type: "repeat", value: [{ name: "x", nmae: "y" }] }]));
-    expect(unknown.code).toBe("FIELD_NOT_FOUND");
+    const unknown = await expectSignetError(fill(template, [{ id: "parties", type: "repeat", value: [{ name: "x", nmae: "y" }] }]), "FIELD_NOT_FOUND");
     expect(unknown.details).toEqual([{ field: "fields.0.value.0.nmae", issue: "matches no control inside the repeating section's item" }]);
-    expect((await failure(fill(template, [{ id: "parties", type: "text", value: "x" }]))).code).toBe("FIELD_TYPE_MISMATCH");
-    expect((await failure(fill(template, [{ id: "name", type: "repeat", value: [] }]))).code).toBe("FIELD_TYPE_MISMATCH");
+    await expectSignetError(fill(template, [{ id: "parties", type: "text", value: "x" }]), "FIELD_TYPE_MISMATCH");
+    await expectSignetError(fill(template, [{ id: "name", type: "repeat", value: [] }]), "FIELD_TYPE_MISMATCH");
   });
 
   it("bounds the number of items", async () => {
     const many = Array.from({ length: 10_001 }, () => ({ name: "x" }));
-    const error = await failure(fill(template, [{ id: "parties", type: "repeat", value: many }]));
-    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+    const error = await expectSignetError(fill(template, [{ id: "parties", type: "repeat", value: many }]), "PAYLOAD_TOO_LARGE");
     expect(error.details?.[0]?.issue).toBe("10001 items, at most 10000");
     const zero = await fill(template, [{ id: "parties", type: "repeat", value: [] }]);
     expect(readPart(zero, "word/document.xml")).not.toContain("Name: ");

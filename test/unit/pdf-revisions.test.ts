@@ -1,9 +1,9 @@
 import { type PdfArray, PdfDict, type PdfName, type PdfNumber, type PdfRef, type PdfString } from "@libpdf/core";
 import { describe, expect, it } from "vitest";
 import { SignetError } from "#domain/shared/errors.ts";
-import { PdfRevisions, readRevisions } from "#domain/signing/pdf-revisions.ts";
-import { PdfLexer, PdfSyntaxError } from "#domain/signing/pdf-syntax.ts";
-import { DEFAULT_VERIFY_LIMITS, VerifyBudget } from "#domain/signing/verify-limits.ts";
+import { PdfRevisions, readRevisions } from "#domain/pdf/pdf-revisions.ts";
+import { PdfLexer, PdfSyntaxError } from "#domain/pdf/pdf-syntax.ts";
+import { DEFAULT_VERIFY_LIMITS, VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { appendUpdate, contractPdf, inspect, streamBody } from "#test/helpers/pdf-attacks/revisions.ts";
 
 // Issue 24 A: the tokenizer verify reads revisions with, and the reader's strictness and bounds

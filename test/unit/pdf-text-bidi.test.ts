@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { paragraphDirection, visualOrder } from "#domain/signing/pdf-text.ts";
+import { paragraphDirection, visualOrder } from "#domain/pdf-text/bidi.ts";
 
 // The issue-14 example is what GNU FriBidi gives; the others follow UAX #9 rules W1-W7, N1-N2, L2, L4.
 describe("visualOrder (UAX #9 through bidi-js)", () => {

@@ -1,87 +1,23 @@
 // PKCS#12 files as openssl writes them, read with pkijs (functions/domain/signing/pkcs12.ts):
 // the modern default, the legacy SHA-1 3DES and RC2 ciphers (Windows, OpenSSL 1.x), and the refusals.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Pkcs12Error, readPkcs12 } from "#domain/signing/pkcs12.ts";
 import { parseP12Identity } from "#domain/signing/signing-identity.ts";
-import { openssl, scratchDir } from "#test/helpers/sign-tools.ts";
+import { testPki } from "#test/helpers/pki/test-pki.ts";
 
-let dir: string;
-
-beforeAll(() => {
-  dir = scratchDir("pkcs12");
-  // A root CA and an RSA leaf it issued, so the file carries a chain.
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "root.key",
-    "-out",
-    "root.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=P12 Root",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign",
-  );
-  openssl(dir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=P12 Leaf");
-  openssl(dir, "x509", "-req", "-in", "leaf.csr", "-CA", "root.pem", "-CAkey", "root.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "2");
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-keyout",
-    "ec.key",
-    "-out",
-    "ec.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=P12 EC",
-  );
-}, 60_000);
-
-function export12(name: string, inputs: { key: string; cert: string; chain?: string }, password: string, extra: string[] = []): Buffer {
-  openssl(
-    dir,
-    "pkcs12",
-    "-export",
-    "-inkey",
-    inputs.key,
-    "-in",
-    inputs.cert,
-    ...(inputs.chain ? ["-certfile", inputs.chain] : []),
-    "-out",
-    name,
-    "-passout",
-    `pass:${password}`,
-    ...extra,
-  );
-  return readFileSync(join(dir, name));
-}
+// The files are the shared test PKI's (test/helpers/pki/testing-pki.ts): "p12-leaf" with its
+// root "p12-root" in every algorithm, "p12-ec" with an empty password and with "right".
+const p12 = (name: string) => testPki().p12(name);
 
 describe("readPkcs12", () => {
   it.each([
-    ["OpenSSL 3's default (PBES2, AES-256, PBKDF2)", []],
-    ["the legacy SHA-1 3DES ciphers (Windows' TripleDES export)", ["-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1"]],
-    ["unencrypted certificates", ["-certpbe", "NONE"]],
-    ["OpenSSL 1.x's legacy default (RC2-40 certificates, 3DES key)", ["-legacy"]],
-    ["RC2-128 certificates", ["-legacy", "-certpbe", "PBE-SHA1-RC2-128"]],
-  ])("reads an RSA key with its chain from %s", async (_name, extra) => {
-    const bytes = export12(`rsa-${extra.join("")}.p12`, { key: "leaf.key", cert: "leaf.pem", chain: "root.pem" }, "s3cret ü", extra);
+    ["OpenSSL 3's default (PBES2, AES-256, PBKDF2)", "p12-openssl-default"],
+    ["the legacy SHA-1 3DES ciphers (Windows' TripleDES export)", "p12-sha1-3des"],
+    ["unencrypted certificates", "p12-no-certificate-encryption"],
+    ["OpenSSL 1.x's legacy default (RC2-40 certificates, 3DES key)", "p12-legacy-rc2-40"],
+    ["RC2-128 certificates", "p12-legacy-rc2-128"],
+  ])("reads an RSA key with its chain from %s", async (_name, file) => {
+    const bytes = p12(file);
     const { privateKey, certificates } = await readPkcs12(bytes, "s3cret ü");
     expect(privateKey.asymmetricKeyType).toBe("rsa");
     expect(certificates.map((c) => c.subject).sort()).toEqual(["CN=P12 Leaf", "CN=P12 Root"]);
@@ -91,12 +27,12 @@ describe("readPkcs12", () => {
   });
 
   it("reads an EC P-256 key with an empty password", async () => {
-    const identity = await parseP12Identity(export12("ec.p12", { key: "ec.key", cert: "ec.pem" }, ""), "");
+    const identity = await parseP12Identity(p12("p12-ec"), "");
     expect(identity.keyType).toBe("EC");
   });
 
   it.each([
-    ["a wrong password", () => export12("wrong.p12", { key: "ec.key", cert: "ec.pem" }, "right"), /MAC does not match/],
+    ["a wrong password", () => p12("p12-ec-password-right"), /MAC does not match/],
     ["bytes that are not PKCS#12", () => Buffer.from("not a p12 file"), /not a PKCS#12 file/],
   ])("refuses %s with a Pkcs12Error that says why", async (_name, make, reason) => {
     const error = await readPkcs12(make(), "pw").catch((e: unknown) => e);

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLocalIdentityStore } from "#adapters/local-identity-store.ts";
 import { generateIdentity, identityToPem, parsePemIdentity } from "#domain/signing/signing-identity.ts";
-import { openssl, scratchDir } from "#test/helpers/sign-tools.ts";
+import { testPki } from "#test/helpers/pki/test-pki.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
 
 describe("local identity store", () => {
   it("generates an RSA-3072 'Signet Local Signing' identity once, then keeps it", async () => {
@@ -29,25 +30,7 @@ describe("local identity store", () => {
 
   it("prefers an operator's P12 (made by openssl) over identity.pem", async () => {
     const dir = scratchDir("identity-p12");
-    openssl(
-      dir,
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      "key.pem",
-      "-out",
-      "cert.pem",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=Operator Signing/O=Example",
-    );
-    openssl(dir, "pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-out", "identity.p12", "-passout", "pass:s3cret");
+    writeFileSync(join(dir, "identity.p12"), testPki().p12("operator"));
     writeFileSync(join(dir, "identity.pem"), identityToPem(await generateIdentity({ keyType: "EC" })));
     const identity = await createLocalIdentityStore({ dir, p12Password: "s3cret" }).load();
     expect(identity.keyType).toBe("EC");

@@ -55,99 +55,119 @@ const refused = (what: string) =>
  */
 export async function scanPart(xml: string, what: string): Promise<PartScan> {
   rejectDtd(xml, what);
-  const result: PartScan = { rootDeclarations: "", prefixes: new Map(), controls: [], sections: [], paragraphTexts: [], braceParagraphs: [], maxDrawingId: 0 };
-  const stack: string[] = [];
-  const paragraphs: string[][] = [];
-  let names = { sdt: "", sectPr: "", p: "", t: "", docPr: "" };
-  let controlDepth = -1;
-  let controlStart = 0;
-  let controlParent = "";
-  const sectionStarts: number[] = [];
-  let inText = false;
-  let lastClosed = "";
-  // The outermost open paragraph: where it starts and its text so far (nested paragraphs included).
-  let outerStart = -1;
-  let outerText: string[] = [];
-
-  const parser = new SaxesParser({ xmlns: false, position: true });
-  const tagStart = () => xml.lastIndexOf("<", parser.position - 1);
-  parser.on("doctype", () => {
-    throw refused(what);
-  });
-  const addText = (text: string) => {
-    if (!inText) return;
-    paragraphs.at(-1)?.push(text);
-    if (outerStart >= 0) outerText.push(text);
-  };
-  parser.on("text", addText);
-  parser.on("cdata", addText);
-  parser.on("opentag", (tag: SaxesTagPlain) => {
-    const name = tag.name;
-    if (stack.length === 0) {
-      readRoot(tag.attributes, result);
-      const w = [...result.prefixes].find(([, uri]) => uri === NS.w)?.[0];
-      const wp = [...result.prefixes].find(([, uri]) => uri === NS.wp)?.[0];
-      const q = (prefix: string | undefined, local: string) => (prefix === undefined ? `\u0000${local}` : prefix ? `${prefix}:${local}` : local);
-      names = { sdt: q(w, "sdt"), sectPr: q(w, "sectPr"), p: q(w, "p"), t: q(w, "t"), docPr: q(wp, "docPr") };
-    }
-    if (name === names.docPr) {
-      const id = tag.attributes.id;
-      if (id !== undefined && /^\d+$/.test(id)) result.maxDrawingId = Math.max(result.maxDrawingId, Number(id));
-    }
-    if (name === names.sdt && controlDepth < 0) {
-      controlStart = tagStart();
-      controlParent = localName(stack.at(-1) ?? "");
-      controlDepth = stack.length;
-    }
-    if (name === names.t) inText = true;
-    else if (name === names.p) {
-      if (paragraphs.length === 0) {
-        outerStart = tagStart();
-        outerText = [];
-      }
-      paragraphs.push([]);
-    } else if (name === names.sectPr) sectionStarts.push(tagStart());
-    // saxes reports a self-closing tag as opentag then closetag, so every element is pushed and popped.
-    stack.push(name);
-  });
-  parser.on("closetag", (tag: SaxesTagPlain) => {
-    const name = tag.name;
-    lastClosed = name;
-    stack.pop();
-    const end = parser.position;
-    if (name === names.t) inText = false;
-    else if (name === names.p) {
-      result.paragraphTexts.push((paragraphs.pop() ?? []).join(""));
-      if (paragraphs.length === 0 && outerStart >= 0) {
-        if (outerText.join("").includes("{{")) result.braceParagraphs.push({ start: outerStart, end });
-        outerStart = -1;
-      }
-    } else if (name === names.sectPr) {
-      const start = sectionStarts.pop();
-      if (start !== undefined) result.sections.push({ start, end });
-    }
-    if (name === names.sdt && stack.length === controlDepth) {
-      result.controls.push({ start: controlStart, end, parent: controlParent });
-      controlDepth = -1;
-    }
-  });
-
+  const scanner = new PartScanner(xml, what);
   try {
     // Fed in slices with a turn of the event loop between them, so a long part never holds the
     // loop for more than one slice (saxes keeps positions absolute across writes).
     for (let at = 0; at < xml.length; at += SCAN_SLICE) {
       if (at > 0) await yieldToLoop();
-      parser.write(xml.slice(at, at + SCAN_SLICE));
+      scanner.parser.write(xml.slice(at, at + SCAN_SLICE));
     }
-    parser.close();
+    scanner.parser.close();
   } catch (error) {
     if (error instanceof SignetError) throw error;
     let message = readable(error instanceof Error ? error.message : String(error));
     // saxes names neither tag when an end tag does not match; the element it closed last is the open one.
-    if (message.endsWith("unexpected close tag")) message += `; <${lastClosed}> is still open`;
+    if (message.endsWith("unexpected close tag")) message += `; <${scanner.lastClosed}> is still open`;
     throw new SignetError("INVALID_DOCUMENT", `The DOCX part ${what} is not well-formed XML (${message}).`, { cause: error });
   }
-  return result;
+  return scanner.result;
+}
+
+/** PartScanner is scanPart's working state: the saxes parser and what its events have found so far. */
+class PartScanner {
+  readonly result: PartScan = {
+    rootDeclarations: "",
+    prefixes: new Map(),
+    controls: [],
+    sections: [],
+    paragraphTexts: [],
+    braceParagraphs: [],
+    maxDrawingId: 0,
+  };
+  readonly parser = new SaxesParser({ xmlns: false, position: true });
+  /** lastClosed is the element closed last (named in the error for a mismatched end tag). */
+  lastClosed = "";
+  private readonly stack: string[] = [];
+  private readonly paragraphs: string[][] = [];
+  private readonly sectionStarts: number[] = [];
+  /** The qualified names of the elements looked for, with the prefixes the root declares. */
+  private names = { sdt: "", sectPr: "", p: "", t: "", docPr: "" };
+  private control = { depth: -1, start: 0, parent: "" };
+  private inText = false;
+  /** The outermost open paragraph: where it starts and its text so far (nested paragraphs included). */
+  private outer = { start: -1, text: [] as string[] };
+
+  constructor(
+    private readonly xml: string,
+    what: string,
+  ) {
+    this.parser.on("doctype", () => {
+      throw refused(what);
+    });
+    this.parser.on("text", (text) => this.addText(text));
+    this.parser.on("cdata", (text) => this.addText(text));
+    this.parser.on("opentag", (tag: SaxesTagPlain) => this.open(tag));
+    this.parser.on("closetag", (tag: SaxesTagPlain) => this.close(tag.name));
+  }
+
+  private tagStart(): number {
+    return this.xml.lastIndexOf("<", this.parser.position - 1);
+  }
+
+  private addText(text: string): void {
+    if (!this.inText) return;
+    this.paragraphs.at(-1)?.push(text);
+    if (this.outer.start >= 0) this.outer.text.push(text);
+  }
+
+  private readRootNames(tag: SaxesTagPlain): void {
+    readRoot(tag.attributes, this.result);
+    const w = [...this.result.prefixes].find(([, uri]) => uri === NS.w)?.[0];
+    const wp = [...this.result.prefixes].find(([, uri]) => uri === NS.wp)?.[0];
+    const q = (prefix: string | undefined, local: string) => (prefix === undefined ? `\u0000${local}` : prefix ? `${prefix}:${local}` : local);
+    this.names = { sdt: q(w, "sdt"), sectPr: q(w, "sectPr"), p: q(w, "p"), t: q(w, "t"), docPr: q(wp, "docPr") };
+  }
+
+  private open(tag: SaxesTagPlain): void {
+    const name = tag.name;
+    if (this.stack.length === 0) this.readRootNames(tag);
+    if (name === this.names.docPr) {
+      const id = tag.attributes.id;
+      if (id !== undefined && /^\d+$/.test(id)) this.result.maxDrawingId = Math.max(this.result.maxDrawingId, Number(id));
+    }
+    if (name === this.names.sdt && this.control.depth < 0) {
+      this.control = { depth: this.stack.length, start: this.tagStart(), parent: localName(this.stack.at(-1) ?? "") };
+    }
+    if (name === this.names.t) this.inText = true;
+    else if (name === this.names.p) {
+      if (this.paragraphs.length === 0) this.outer = { start: this.tagStart(), text: [] };
+      this.paragraphs.push([]);
+    } else if (name === this.names.sectPr) this.sectionStarts.push(this.tagStart());
+    // saxes reports a self-closing tag as opentag then closetag, so every element is pushed and popped.
+    this.stack.push(name);
+  }
+
+  private close(name: string): void {
+    this.lastClosed = name;
+    this.stack.pop();
+    const end = this.parser.position;
+    if (name === this.names.t) this.inText = false;
+    else if (name === this.names.p) {
+      this.result.paragraphTexts.push((this.paragraphs.pop() ?? []).join(""));
+      if (this.paragraphs.length === 0 && this.outer.start >= 0) {
+        if (this.outer.text.join("").includes("{{")) this.result.braceParagraphs.push({ start: this.outer.start, end });
+        this.outer.start = -1;
+      }
+    } else if (name === this.names.sectPr) {
+      const start = this.sectionStarts.pop();
+      if (start !== undefined) this.result.sections.push({ start, end });
+    }
+    if (name === this.names.sdt && this.stack.length === this.control.depth) {
+      this.result.controls.push({ start: this.control.start, end, parent: this.control.parent });
+      this.control.depth = -1;
+    }
+  }
 }
 
 /** SCAN_SLICE is how many UTF-16 units of XML scanPart parses between two turns of the event loop. */

@@ -2,26 +2,7 @@ import { type X509Certificate, createHash } from "node:crypto";
 import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/shared/der.ts";
 import { maxSignatureBytes, signatureAlgorithms } from "#domain/signing/signer.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
-
-/** oids used in CMS / CAdES structures. */
-export const oids = {
-  data: "1.2.840.113549.1.7.1",
-  signedData: "1.2.840.113549.1.7.2",
-  contentType: "1.2.840.113549.1.9.3",
-  messageDigest: "1.2.840.113549.1.9.4",
-  signingTime: "1.2.840.113549.1.9.5",
-  signingCertificateV2: "1.2.840.113549.1.9.16.2.47",
-  signatureTimeStampToken: "1.2.840.113549.1.9.16.2.14",
-  tstInfo: "1.2.840.113549.1.9.16.1.4",
-  sha1: "1.3.14.3.2.26",
-  sha256: "2.16.840.1.101.3.4.2.1",
-  sha384: "2.16.840.1.101.3.4.2.2",
-  sha512: "2.16.840.1.101.3.4.2.3",
-  rsaEncryption: "1.2.840.113549.1.1.1",
-  sha256WithRsa: "1.2.840.113549.1.1.11",
-  ecdsaWithSha256: "1.2.840.10045.4.3.2",
-  ecdsaWithSha384: "1.2.840.10045.4.3.3",
-} as const;
+import { oids } from "#domain/shared/cms-oids.ts";
 
 const digestOids = { sha256: oids.sha256, sha384: oids.sha384 } as const;
 

@@ -5,8 +5,9 @@ import type { RevocationProvider, TimestampAuthority } from "@libpdf/core";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
+import { allowIncrementalOnLinearized } from "#domain/pdf/libpdf-internals.ts";
 import { loadPdf } from "#domain/signing/pades-signer.ts";
-export { resolveLevel, type SignatureLevel } from "#domain/signing/signature-level.ts";
+export { resolveLevel, type SignatureLevel } from "#domain/verification/signature-level.ts";
 
 // RFC 5280 and RFC 6960 object identifiers.
 const OID = {
@@ -217,7 +218,7 @@ function signatureContents(pdf: Awaited<ReturnType<typeof loadPdf>>): Uint8Array
  */
 export async function addLongTermValidation(signed: Buffer, options: LongTermOptions): Promise<Buffer> {
   const pdf = await loadPdf(signed, options.maxPages);
-  (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;
+  allowIncrementalOnLinearized(pdf);
   for (const contents of signatureContents(pdf)) requireCompleteChains(contents);
   const provider = new FetchingRevocationProvider(options.fetcher);
   const check = (warnings: { code: string; message: string }[]) => {

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
+import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, documentHash, measureCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/signing/libpdf-internals.ts";
-import { openPdf, tooManyPages } from "#domain/signing/open-pdf.ts";
-import { lastTrailerValues, readXrefChain } from "#domain/signing/xref-chain.ts";
-import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages, readPageTree } from "#domain/signing/page-tree.ts";
+import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/pdf/libpdf-internals.ts";
+import { openPdf, tooManyPages } from "#domain/pdf/open-pdf.ts";
+import { lastTrailerValues, readXrefChain } from "#domain/pdf/xref-chain.ts";
+import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages, readPageTree } from "#domain/pdf/page-tree.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 
 /** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */
@@ -151,13 +151,8 @@ function isHybrid(bytes: Buffer): boolean {
 function restoreTrailerInfo(pdf: PDF, bytes: Buffer): void {
   const values = lastTrailerValues(bytes);
   const trailer = trailerOf(pdf);
-  const ref = /^(\d+)\s+(\d+)\s+R$/.exec(values.info ?? "");
-  if (ref && !trailer.has("Info")) {
-    const info = PdfRef.of(Number(ref[1]), Number(ref[2]));
-    if (pdf.getObject(info) instanceof PdfDict) trailer.set("Info", info);
-  }
-  const ids = [...(values.id ?? "").matchAll(/<([0-9A-Fa-f\s]*)>/g)].map((match) => match[1]!.replace(/\s/g, ""));
-  if (ids.length === 2 && !trailer.has("ID")) trailer.set("ID", new PdfArray(ids.map((hex) => new PdfString(new Uint8Array(Buffer.from(hex, "hex")), "hex"))));
+  if (values.info && !trailer.has("Info") && pdf.getObject(values.info) instanceof PdfDict) trailer.set("Info", values.info);
+  if (values.id && !trailer.has("ID")) trailer.set("ID", new PdfArray(values.id.map((part) => new PdfString(part.bytes, "hex"))));
 }
 
 /**

@@ -1,16 +1,17 @@
 import { createHash } from "node:crypto";
-import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/signing/audit-certificate.ts";
+import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/certificate-page/audit-certificate.ts";
 import type { PDF } from "@libpdf/core";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { checkConversionInput } from "#domain/conversion/conversion.ts";
 import type { Converter } from "#domain/conversion/converter.ts";
-import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
+import { resolveDocument, type DocumentLimits, type ResolvedDocument } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { AUDIT_RECORD_KEY, hasSignatures, type InputFacts, signPdfWithFacts } from "#domain/signing/pades-signer.ts";
-import type { FontFiles } from "#domain/signing/pdf-text.ts";
-import { listSignatures, verifySignatures, type VerifyReport } from "#domain/signing/signature-verifier.ts";
-import { describeKey, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
+import { AUDIT_RECORD_KEY, type ExistingPages, hasSignatures, type InputFacts, signPdfWithFacts } from "#domain/signing/pades-signer.ts";
+import type { FontFiles } from "#domain/pdf-text/fonts.ts";
+import { listSignatures, verifySignatures } from "#domain/verification/signature-verifier.ts";
+import type { VerifyReport } from "#domain/verification/verify-report.ts";
+import { describeKey, type SigningIdentity, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
 
 /** SignInput is a validated sign request (SPEC 2). */
@@ -154,96 +155,27 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
   const level = resolveLevel(input.level, dependencies.timestamper !== undefined);
   // B-B: no timestamp even when a TSA is configured.
   const deps = level === "B-B" ? { ...dependencies, timestamper: undefined } : dependencies;
-  const document = await resolveDocument(input.document, ["pdf", "docx"], { fetcher: deps.fetcher, limits: deps.limits });
-  if (document.type === "docx") {
-    // The convert path's full check: encrypted entries, and what the entries really inflate to
-    // (resolveDocument only read the declared sizes; LibreOffice inflates without a cap).
-    await checkConversionInput(document.bytes, "docx", deps.limits);
-  }
-  const pdfBytes = document.type === "docx" ? await deps.converter.convert({ bytes: document.bytes, from: "docx", to: "pdf" }) : document.bytes;
-  const identity = await deps.identities.load();
-  // Before anything is signed or timestamped: no signature may claim B-LT without revocation data.
-  if ((level === "B-LT" || level === "B-LTA") && identity.revocationProblem) {
-    throw new SignetError("LEVEL_UNAVAILABLE", identity.revocationProblem, {
-      details: [{ field: "level", issue: `${level} needs revocation data for the signing certificate` }],
-    });
-  }
-  const signingTime = (deps.now ?? (() => new Date()))();
-  const { signer } = input;
-  const withCertificate = input.certificate?.enabled ?? true;
+  const { document, pdfBytes } = await resolvePdf(input, deps);
+  const identity = await loadIdentity(deps, level);
   const service = {
     subject: identity.certificate.subject.replace(/\n/g, ", "),
     fingerprint: identity.certificate.fingerprint256,
     algorithm: describeKey(identity),
   };
-  const events = sortEvents(input.auditTrail);
-  // The complete audit trail, inside the signature dictionary the signature covers: on an
-  // already-signed document it is the record (no certificate page can be added there).
-  const describe = async (pdf: PDF, bytes: Buffer, facts: InputFacts) => {
-    const earlierSignatures = await earlierSignaturesOf(pdf, bytes);
-    const auditRecord = JSON.stringify({
-      format: "signet-audit-record/1",
-      documentSha256: document.sha256,
-      ...(facts.rewritten ? { rewrittenDocument: { reason: facts.rewritten.reason, sha256: facts.rewritten.sha256 } } : {}),
-      ...(document.fileName ? { documentName: document.fileName } : {}),
-      ...(input.eventId ? { eventId: input.eventId } : {}),
-      signer,
-      signingTime: signingTime.toISOString(),
-      service,
-      ...(deps.timestamper && deps.timestampAuthority ? { timestampAuthority: deps.timestampAuthority } : {}),
-      ...(earlierSignatures.length > 0 ? { earlierSignatures } : {}),
-      events,
-      ...(input.metadata ? { metadata: input.metadata } : {}),
-    });
-    const stamp = [
-      `Signed electronically by ${signer.name} <${signer.email}>`,
-      `${formatUtc(signingTime)} - Signet, PAdES ${level}${input.eventId ? ` - event ${input.eventId}` : ""}`,
-      `Audit trail: ${events.length} event${events.length === 1 ? "" : "s"}, recorded in this signature (/${AUDIT_RECORD_KEY})`,
-      `Document SHA-256 as received: ${document.sha256.slice(0, 32)}...`,
-      ...(earlierSignatures.length > 0 ? [`Earlier signatures: ${earlierSignatures.length}, listed in the record; check them with /v1/verify`] : []),
-    ];
-    return { auditRecord, ...(withCertificate ? { stamp } : {}) };
-  };
-
+  const context: SignContext = { input, deps, level, document, pdfBytes, signingTime: (deps.now ?? (() => new Date()))(), service };
+  const { signer } = input;
+  const withCertificate = input.certificate?.enabled ?? true;
   const { signed, facts } = await signPdfWithFacts(pdfBytes, {
     identity,
     rewriteUnsigned: true,
     maxPages: deps.limits.maxPdfPages,
-    signingTime,
+    signingTime: context.signingTime,
     signerName: signer.name,
     reason: `Signed by ${signer.name} <${signer.email}>`,
     contactInfo: signer.email,
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
-    describe,
-    ...(withCertificate
-      ? {
-          decorate: (pdf, existing, facts) =>
-            drawAuditCertificate(
-              pdf,
-              {
-                documentName: pdf.getTitle()?.trim() || document.fileName,
-                documentSha256: document.sha256,
-                // DOCX input: the converted PDF is what the signature covers (it is the output's prefix).
-                convertedPdfSha256: document.type === "docx" ? createHash("sha256").update(pdfBytes).digest("hex") : undefined,
-                rewrittenPdf: facts.rewritten,
-                // signPdf decorates only documents without signed fields or a certification, so
-                // this is empty today (the audit record and the stamp list earlier signatures);
-                // it lists any signature a looser rule would let through.
-                existingSignatures: listSignatures(pdf),
-                documentPages: existing.pages,
-                eventId: input.eventId,
-                signer,
-                events: input.auditTrail,
-                signingTime,
-                service,
-                timestampAuthority: deps.timestamper ? deps.timestampAuthority : undefined,
-                metadata: input.metadata,
-              },
-              deps.fonts(),
-              existing.lastPage,
-            ),
-        }
-      : {}),
+    describe: (pdf, bytes, facts) => describeSigning(context, pdf, bytes, facts, withCertificate),
+    ...(withCertificate ? { decorate: (pdf, existing, facts) => decorateWithCertificate(context, pdf, existing, facts) } : {}),
   });
   const notices = noticesOf(facts);
   if (level === "B-B" || level === "B-T") return { signed, notices };
@@ -253,4 +185,102 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
     maxPages: deps.limits.maxPdfPages,
   });
   return { signed: extended, notices };
+}
+
+/** SignContext is what one sign request's audit record, stamp and certificate page are made from. */
+interface SignContext {
+  input: SignInput;
+  deps: SignDependencies;
+  level: SignatureLevel;
+  document: ResolvedDocument;
+  /** The PDF that is signed: the document itself, or its conversion. */
+  pdfBytes: Buffer;
+  signingTime: Date;
+  service: { subject: string; fingerprint: string; algorithm: string };
+}
+
+/** resolvePdf resolves the request's document and converts a DOCX to PDF (after the convert path's full check). */
+async function resolvePdf(input: SignInput, deps: SignDependencies): Promise<{ document: ResolvedDocument; pdfBytes: Buffer }> {
+  const document = await resolveDocument(input.document, ["pdf", "docx"], { fetcher: deps.fetcher, limits: deps.limits });
+  if (document.type === "docx") {
+    // The convert path's full check: encrypted entries, and what the entries really inflate to
+    // (resolveDocument only read the declared sizes; LibreOffice inflates without a cap).
+    await checkConversionInput(document.bytes, "docx", deps.limits);
+  }
+  const pdfBytes = document.type === "docx" ? await deps.converter.convert({ bytes: document.bytes, from: "docx", to: "pdf" }) : document.bytes;
+  return { document, pdfBytes };
+}
+
+/** loadIdentity loads the signing identity; before anything is signed or timestamped, no signature may claim B-LT without revocation data. */
+async function loadIdentity(deps: SignDependencies, level: SignatureLevel): Promise<SigningIdentity> {
+  const identity = await deps.identities.load();
+  if ((level === "B-LT" || level === "B-LTA") && identity.revocationProblem) {
+    throw new SignetError("LEVEL_UNAVAILABLE", identity.revocationProblem, {
+      details: [{ field: "level", issue: `${level} needs revocation data for the signing certificate` }],
+    });
+  }
+  return identity;
+}
+
+/**
+ * describeSigning is the complete audit trail, inside the signature dictionary the signature
+ * covers (on an already-signed document it is the record: no certificate page can be added
+ * there), and the stamp for the signature widget.
+ */
+async function describeSigning(context: SignContext, pdf: PDF, bytes: Buffer, facts: InputFacts, withCertificate: boolean) {
+  const { input, deps, document, signingTime, service, level } = context;
+  const { signer } = input;
+  const events = sortEvents(input.auditTrail);
+  const earlierSignatures = await earlierSignaturesOf(pdf, bytes);
+  const auditRecord = JSON.stringify({
+    format: "signet-audit-record/1",
+    documentSha256: document.sha256,
+    ...(facts.rewritten ? { rewrittenDocument: { reason: facts.rewritten.reason, sha256: facts.rewritten.sha256 } } : {}),
+    ...(document.fileName ? { documentName: document.fileName } : {}),
+    ...(input.eventId ? { eventId: input.eventId } : {}),
+    signer,
+    signingTime: signingTime.toISOString(),
+    service,
+    ...(deps.timestamper && deps.timestampAuthority ? { timestampAuthority: deps.timestampAuthority } : {}),
+    ...(earlierSignatures.length > 0 ? { earlierSignatures } : {}),
+    events,
+    ...(input.metadata ? { metadata: input.metadata } : {}),
+  });
+  const stamp = [
+    `Signed electronically by ${signer.name} <${signer.email}>`,
+    `${formatUtc(signingTime)} - Signet, PAdES ${level}${input.eventId ? ` - event ${input.eventId}` : ""}`,
+    `Audit trail: ${events.length} event${events.length === 1 ? "" : "s"}, recorded in this signature (/${AUDIT_RECORD_KEY})`,
+    `Document SHA-256 as received: ${document.sha256.slice(0, 32)}...`,
+    ...(earlierSignatures.length > 0 ? [`Earlier signatures: ${earlierSignatures.length}, listed in the record; check them with /v1/verify`] : []),
+  ];
+  return { auditRecord, ...(withCertificate ? { stamp } : {}) };
+}
+
+/** decorateWithCertificate appends the audit trail certificate page to an unsigned document. */
+function decorateWithCertificate(context: SignContext, pdf: PDF, existing: ExistingPages, facts: InputFacts) {
+  const { input, deps, document, pdfBytes } = context;
+  return drawAuditCertificate(
+    pdf,
+    {
+      documentName: pdf.getTitle()?.trim() || document.fileName,
+      documentSha256: document.sha256,
+      // DOCX input: the converted PDF is what the signature covers (it is the output's prefix).
+      convertedPdfSha256: document.type === "docx" ? createHash("sha256").update(pdfBytes).digest("hex") : undefined,
+      rewrittenPdf: facts.rewritten,
+      // signPdf decorates only documents without signed fields or a certification, so
+      // this is empty today (the audit record and the stamp list earlier signatures);
+      // it lists any signature a looser rule would let through.
+      existingSignatures: listSignatures(pdf),
+      documentPages: existing.pages,
+      eventId: input.eventId,
+      signer: input.signer,
+      events: input.auditTrail,
+      signingTime: context.signingTime,
+      service: context.service,
+      timestampAuthority: deps.timestamper ? deps.timestampAuthority : undefined,
+      metadata: input.metadata,
+    },
+    deps.fonts(),
+    existing.lastPage,
+  );
 }

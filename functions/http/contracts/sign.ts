@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { defineRoute } from "#http/contract.ts";
 import { documentInputSchema } from "#http/contracts/common.ts";
-import { signatureLevels } from "#domain/signing/signature-level.ts";
+import { signatureLevels } from "#domain/verification/signature-level.ts";
 
 /** levelDescription explains each PAdES level in one line (OpenAPI). */
 const levelDescription = [

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { signatureLevels } from "#domain/signing/signature-level.ts";
+import { signatureLevels } from "#domain/verification/signature-level.ts";
 import { defineRoute } from "#http/contract.ts";
 import { documentInputSchema } from "#http/contracts/common.ts";
 

@@ -5,7 +5,7 @@
 import { deflateSync } from "node:zlib";
 import { PDF, PdfArray, PdfDict, PdfRef, type PdfStream } from "@libpdf/core";
 import { type PDFArray, PDFDocument, PDFName, PDFRef, StandardFonts } from "pdf-lib";
-import { trailerOf } from "#domain/signing/libpdf-internals.ts";
+import { trailerOf } from "#domain/pdf/libpdf-internals.ts";
 
 /** FORGED_TEXT is what the attacks make a reader show. */
 export const FORGED_TEXT = "Pay Mallory 1,000,000 EUR";
@@ -174,6 +174,107 @@ function forgedContent(target: Target): Buffer {
 
 const pad = (value: number, width: number) => String(value).padStart(width, "0");
 
+type Entry = { offset: number; generation: number } | { stream: number; index: number };
+
+/** xrefRow is one 7-byte cross-reference stream row (/W [1 4 2]). */
+function xrefRow(entry: Entry): Buffer {
+  const row = Buffer.alloc(7);
+  if ("offset" in entry) {
+    row[0] = 1;
+    row.writeUInt32BE(entry.offset, 1);
+    row.writeUInt16BE(entry.generation, 5);
+  } else {
+    row[0] = 2;
+    row.writeUInt32BE(entry.stream, 1);
+    row.writeUInt16BE(entry.index, 5);
+  }
+  return row;
+}
+
+/** UpdateWriter writes one incremental update after `base`, keeping the offset of each object it writes. */
+class UpdateWriter {
+  readonly parts: Buffer[];
+  at: number;
+  readonly offsets = new Map<number, Entry>();
+
+  constructor(
+    base: Buffer,
+    public size: number,
+  ) {
+    this.parts = [base, Buffer.from("\n", "latin1")];
+    this.at = base.length + 1;
+  }
+
+  write(chunk: string | Buffer): void {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk;
+    this.parts.push(bytes);
+    this.at += bytes.length;
+  }
+
+  /** object writes `number generation obj ... endobj` at the current offset and records it. */
+  object(number: number, generation: number, body: string | Buffer): void {
+    this.offsets.set(number, { offset: this.at, generation });
+    this.write(`${number} ${generation} obj\n`);
+    this.write(body);
+    this.write("\nendobj\n");
+  }
+
+  /** objectStream writes the compressed objects into one new object stream. */
+  objectStream(compressed: RawObject[]): void {
+    const objStm = this.size++;
+    let header = "";
+    let body = "";
+    compressed.forEach((object, index) => {
+      header += `${object.number} ${body.length} `;
+      body += `${object.body.toString()}\n`;
+      this.offsets.set(object.number, { stream: objStm, index });
+    });
+    this.object(objStm, 0, streamBody(`/Type /ObjStm /N ${compressed.length} /First ${header.length}`, header + body));
+  }
+
+  /** hybridStream writes a hybrid file's cross-reference stream (/XRefStm) with the given entries; its trailer key. */
+  hybridStream(hybridEntries: Record<number, number>): string {
+    const self = this.size++;
+    const streamAt = this.at;
+    const entries = Object.entries(hybridEntries).map(([number, offset]) => [Number(number), offset] as const);
+    const rows = entries.map(([, offset]) => xrefRow({ offset, generation: 0 }));
+    this.object(
+      self,
+      0,
+      streamBody(`/Type /XRef /Size ${this.size} /W [1 4 2] /Index [${entries.map(([number]) => `${number} 1`).join(" ")}]`, Buffer.concat(rows)),
+    );
+    return ` /XRefStm ${streamAt}`;
+  }
+
+  /** table writes a classic cross-reference table and its trailer. */
+  table(options: UpdateOptions, trailerKeys: string): void {
+    let table = "xref\n";
+    const numbers = [...this.offsets.keys(), ...(options.free ?? [])].sort((a, b) => a - b);
+    for (const number of numbers) {
+      const entry = this.offsets.get(number);
+      table += `${number} 1\n`;
+      if (!entry) table += `${pad(0, 10)} ${pad(1, 5)} f\r\n`;
+      else if ("offset" in entry) table += `${pad(entry.offset, 10)} ${pad(entry.generation, 5)} n\r\n`;
+    }
+    this.write(table);
+    this.write(`trailer\n<< ${options.dictPrefix ?? ""} /Size ${this.size} ${trailerKeys} ${options.dictSuffix ?? ""} >>\n`);
+  }
+
+  /** stream writes a cross-reference stream (which lists itself) carrying the trailer keys. */
+  stream(options: UpdateOptions, trailerKeys: string): void {
+    const self = this.size++;
+    this.offsets.set(self, { offset: this.at, generation: 0 });
+    const numbers = [...this.offsets.keys()].sort((a, b) => a - b);
+    let data = options.data ?? Buffer.concat(numbers.map((number) => xrefRow(this.offsets.get(number)!)));
+    if (options.deflate) data = deflateSync(data);
+    const index = options.index ?? numbers.map((number) => `${number} 1`).join(" ");
+    const dict = `${options.dictPrefix ?? ""} /Type /XRef /Size ${this.size} /W ${options.widths ?? "[1 4 2]"} /Index [${index}] ${trailerKeys}${options.deflate ? " /Filter /FlateDecode" : ""} ${options.dictSuffix ?? ""}`;
+    this.write(`${self} 0 obj\n`);
+    this.write(streamBody(dict, data));
+    this.write("\nendobj\n");
+  }
+}
+
 /**
  * appendUpdate appends an incremental update: the objects, then a cross-reference table or
  * stream and trailer as the options say, then startxref and %%EOF.
@@ -181,100 +282,18 @@ const pad = (value: number, width: number) => String(value).padStart(width, "0")
 export function appendUpdate(target: Target | Buffer, objects: RawObject[], options: UpdateOptions = {}, info?: Target): Buffer {
   const base = Buffer.isBuffer(target) ? target : target.bytes;
   const t = Buffer.isBuffer(target) ? info! : target;
-  const parts: Buffer[] = [base, Buffer.from("\n", "latin1")];
-  let at = base.length + 1;
-  const write = (chunk: string | Buffer) => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk;
-    parts.push(bytes);
-    at += bytes.length;
-  };
-  const offsets = new Map<number, { offset: number; generation: number } | { stream: number; index: number }>();
-  const plain = objects.filter((object) => !object.compressed);
+  const writer = new UpdateWriter(base, Math.max(t.size, ...objects.map((object) => object.number + 1)));
+  for (const object of objects.filter((candidate) => !candidate.compressed)) writer.object(object.number, object.generation ?? 0, object.body);
   const compressed = objects.filter((object) => object.compressed);
-  let size = Math.max(t.size, ...objects.map((object) => object.number + 1));
-  for (const object of plain) {
-    offsets.set(object.number, { offset: at, generation: object.generation ?? 0 });
-    write(`${object.number} ${object.generation ?? 0} obj\n`);
-    write(object.body);
-    write("\nendobj\n");
-  }
-  if (compressed.length > 0) {
-    const objStm = size++;
-    let header = "";
-    let body = "";
-    compressed.forEach((object, index) => {
-      header += `${object.number} ${body.length} `;
-      body += `${object.body.toString()}\n`;
-      offsets.set(object.number, { stream: objStm, index });
-    });
-    offsets.set(objStm, { offset: at, generation: 0 });
-    write(`${objStm} 0 obj\n`);
-    write(streamBody(`/Type /ObjStm /N ${compressed.length} /First ${header.length}`, header + body));
-    write("\nendobj\n");
-  }
+  if (compressed.length > 0) writer.objectStream(compressed);
   const prev = options.prev ?? t.startxref;
   const root = options.root ?? `${t.root.objectNumber} ${t.root.generation} R`;
-  let xrefStm = "";
-  if (options.xref === "hybrid") {
-    const self = size++;
-    const streamAt = at;
-    const entries = Object.entries(options.hybridEntries ?? {}).map(([number, offset]) => [Number(number), offset] as const);
-    const rows = entries.map(([, offset]) => {
-      const row = Buffer.alloc(7);
-      row[0] = 1;
-      row.writeUInt32BE(offset, 1);
-      return row;
-    });
-    write(`${self} 0 obj\n`);
-    write(streamBody(`/Type /XRef /Size ${size} /W [1 4 2] /Index [${entries.map(([number]) => `${number} 1`).join(" ")}]`, Buffer.concat(rows)));
-    write("\nendobj\n");
-    offsets.set(self, { offset: streamAt, generation: 0 });
-    xrefStm = ` /XRefStm ${streamAt}`;
-  }
-  const xrefAt = at;
-  if ((options.xref ?? "table") !== "stream") {
-    let table = "xref\n";
-    const numbers = [...offsets.keys(), ...(options.free ?? [])].sort((a, b) => a - b);
-    for (const number of numbers) {
-      const entry = offsets.get(number);
-      table += `${number} 1\n`;
-      if (!entry) table += `${pad(0, 10)} ${pad(1, 5)} f\r\n`;
-      else if ("offset" in entry) table += `${pad(entry.offset, 10)} ${pad(entry.generation, 5)} n\r\n`;
-    }
-    write(table);
-    write(`trailer\n<< ${options.dictPrefix ?? ""} /Size ${size} /Root ${root} /Prev ${prev}${xrefStm} ${options.dictSuffix ?? ""} >>\n`);
-  } else {
-    const self = size++;
-    offsets.set(self, { offset: xrefAt, generation: 0 });
-    const numbers = [...offsets.keys()].sort((a, b) => a - b);
-    const rows = numbers.map((number) => {
-      const entry = offsets.get(number)!;
-      const row = Buffer.alloc(7);
-      if ("offset" in entry) {
-        row[0] = 1;
-        row.writeUInt32BE(entry.offset, 1);
-        row.writeUInt16BE(entry.generation, 5);
-      } else {
-        row[0] = 2;
-        row.writeUInt32BE(entry.stream, 1);
-        row.writeUInt16BE(entry.index, 5);
-      }
-      return row;
-    });
-    let data = options.data ?? Buffer.concat(rows);
-    if (options.deflate) data = deflateSync(data);
-    const index = options.index ?? numbers.map((number) => `${number} 1`).join(" ");
-    write(`${self} 0 obj\n`);
-    write(
-      streamBody(
-        `${options.dictPrefix ?? ""} /Type /XRef /Size ${size} /W ${options.widths ?? "[1 4 2]"} /Index [${index}] /Root ${root} /Prev ${prev}${options.deflate ? " /Filter /FlateDecode" : ""} ${options.dictSuffix ?? ""}`,
-        data,
-      ),
-    );
-    write("\nendobj\n");
-  }
-  write(`startxref\n${xrefAt}\n%%EOF\n`);
-  return Buffer.concat(parts);
+  const xrefStm = options.xref === "hybrid" ? writer.hybridStream(options.hybridEntries ?? {}) : "";
+  const xrefAt = writer.at;
+  if ((options.xref ?? "table") !== "stream") writer.table(options, `/Root ${root} /Prev ${prev}${xrefStm}`);
+  else writer.stream(options, `/Root ${root} /Prev ${prev}`);
+  writer.write(`startxref\n${xrefAt}\n%%EOF\n`);
+  return Buffer.concat(writer.parts);
 }
 
 /** objectText is an object of the signed revision written back as PDF text, with some entries replaced (libpdf's own serialisation). */

@@ -1,0 +1,123 @@
+import type { EmbeddedFont, FormField, PDF, PdfDict, PdfRef, SignatureField } from "@libpdf/core";
+
+/**
+ * The one place that reads or writes @libpdf/core's non-public state. package.json pins the exact
+ * version (0.4.2); test/integration/libpdf-internals.test.ts is the canary that fails when an upgrade
+ * renames or reshapes any of this. Everything else uses libpdf's public API only.
+ */
+
+/** LIBPDF_VERSION is the @libpdf/core version these accessors were written against. */
+export const LIBPDF_VERSION = "0.4.2";
+
+/** isSignatureField narrows a form field to a signature field (getFields() types them as FormField). */
+function isSignatureField(field: FormField): field is FormField & SignatureField {
+  return field.type === "signature";
+}
+
+/** signatureDictOf is a field's signature dictionary (/V) when it is a signed signature field, else null. */
+export function signatureDictOf(field: FormField): PdfDict | null {
+  return isSignatureField(field) ? field.getSignatureDict() : null;
+}
+
+/** fieldRefOf is the indirect reference of a form field (a protected member in libpdf's typings). */
+export function fieldRefOf(field: FormField): PdfRef | null {
+  return (field as unknown as { ref: PdfRef | null }).ref;
+}
+
+/** PageTreeInternals is libpdf's cached page tree (context.pages). */
+export interface PageTreeInternals {
+  flattened: boolean;
+  pages: PdfRef[];
+  root: PdfDict;
+  rootRef: PdfRef;
+  getPageDict(ref: PdfRef): PdfDict | null;
+}
+
+/** pageTreeOf is the document's page tree cache, whose `flattened` flag decides whether addPage rewrites /Parent on every page. */
+export function pageTreeOf(pdf: PDF): PageTreeInternals {
+  return (pdf.context as unknown as { pages: PageTreeInternals }).pages;
+}
+
+/** trailerOf is the trailer dictionary libpdf parsed (the latest revision's /ID, /Info, ...). */
+export function trailerOf(pdf: PDF): PdfDict {
+  return (pdf.context as unknown as { info: { trailer: PdfDict } }).info.trailer;
+}
+
+/** newObjectsOf lists the objects this session created (what an incremental save appends). */
+export function newObjectsOf(pdf: PDF): Map<PdfRef, unknown> {
+  return (pdf.context as unknown as { registry: { getNewObjects(): Map<PdfRef, unknown> } }).registry.getNewObjects();
+}
+
+/** allowIncrementalOnLinearized clears libpdf's linearized flag, which otherwise refuses an incremental save. */
+export function allowIncrementalOnLinearized(pdf: PDF): void {
+  (pdf as unknown as { _isLinearized: boolean })._isLinearized = false;
+}
+
+/**
+ * rebaseOnto makes an incremental save append to `bytes` (whose newest cross-reference section is
+ * at `xrefOffset`) instead of the bytes the document was parsed from: Signet parses some files
+ * through a view with a rebuilt cross-reference stream appended (xref-chain.ts withReadableXref).
+ */
+export function rebaseOnto(pdf: PDF, bytes: Uint8Array, xrefOffset: number, usesXRefStreams: boolean): void {
+  const state = pdf as unknown as { originalBytes: Uint8Array; originalXRefOffset: number; _usesXRefStreams: boolean };
+  state.originalBytes = bytes;
+  state.originalXRefOffset = xrefOffset;
+  state._usesXRefStreams = usesXRefStreams;
+}
+
+/**
+ * registerEmbeddedFont attaches an already parsed font to a document the way PDFFonts.embed does
+ * after parsing: allocate its ref and register it for finalisation (subsetting at save).
+ */
+export function registerEmbeddedFont(pdf: PDF, font: EmbeddedFont): void {
+  const fonts = pdf.fonts as unknown as { embeddedFonts: Map<EmbeddedFont, PdfRef> };
+  const ref = (pdf.context as unknown as { registry: { allocateRef(): PdfRef } }).registry.allocateRef();
+  fonts.embeddedFonts.set(font, ref);
+  font.setRef(ref);
+}
+
+/**
+ * extractGlyphAs makes a subset font's ToUnicode map an already used glyph to `codePoint` (libpdf
+ * writes the first code point recorded for a glyph in usedGlyphs): an Arabic contextual form then
+ * extracts as its base letter. A font embedded whole (markUsedInForm) keeps libpdf's own mapping.
+ */
+export function extractGlyphAs(font: EmbeddedFont, gid: number, codePoint: number): void {
+  const used = (font as unknown as { usedGlyphs: Map<number, Set<number>> }).usedGlyphs;
+  used.set(gid, new Set([codePoint, ...(used.get(gid) ?? [])]));
+}
+
+/**
+ * checkLibpdfInternals throws, naming each accessor, when the shapes above are not what a loaded
+ * document holds (the canary test calls it; so could a start-up check).
+ */
+export function checkLibpdfInternals(pdf: PDF): void {
+  const problems: string[] = [];
+  const context = pdf.context as unknown as Record<string, unknown>;
+  const tree = context.pages as Partial<PageTreeInternals> | undefined;
+  if (!tree || typeof tree.flattened !== "boolean" || !Array.isArray(tree.pages) || typeof tree.getPageDict !== "function" || !tree.root || !tree.rootRef) {
+    problems.push("context.pages (page tree: flattened, pages, root, rootRef, getPageDict)");
+  }
+  const info = context.info as { trailer?: { get?: unknown } } | undefined;
+  if (typeof info?.trailer?.get !== "function") problems.push("context.info.trailer");
+  const registry = context.registry as { getNewObjects?: unknown; allocateRef?: unknown } | undefined;
+  if (typeof registry?.getNewObjects !== "function") problems.push("context.registry.getNewObjects");
+  if (typeof registry?.allocateRef !== "function") problems.push("context.registry.allocateRef");
+  const state = pdf as unknown as Record<string, unknown>;
+  if (typeof state._isLinearized !== "boolean") problems.push("PDF._isLinearized");
+  if (!(state.originalBytes instanceof Uint8Array) || typeof state.originalXRefOffset !== "number" || typeof state._usesXRefStreams !== "boolean") {
+    problems.push("PDF.originalBytes, originalXRefOffset, _usesXRefStreams");
+  }
+  if (!((pdf.fonts as unknown as { embeddedFonts?: unknown }).embeddedFonts instanceof Map)) problems.push("fonts.embeddedFonts");
+  for (const font of (pdf.fonts as unknown as { embeddedFonts?: Map<EmbeddedFont, PdfRef> }).embeddedFonts?.keys() ?? []) {
+    if (!((font as unknown as { usedGlyphs?: unknown }).usedGlyphs instanceof Map)) problems.push("EmbeddedFont.usedGlyphs");
+  }
+  for (const field of pdf.getForm()?.getFields() ?? []) {
+    if (!("ref" in field)) problems.push("FormField.ref");
+    if (isSignatureField(field) && typeof field.getSignatureDict !== "function") problems.push("SignatureField.getSignatureDict");
+  }
+  if (problems.length > 0) {
+    throw new Error(
+      `@libpdf/core internals changed (written for ${LIBPDF_VERSION}): ${[...new Set(problems)].join(", ")}. Update functions/domain/pdf/libpdf-internals.ts.`,
+    );
+  }
+}
