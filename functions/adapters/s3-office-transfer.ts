@@ -26,9 +26,12 @@ export function createS3OfficeTransfer(options: { client: S3Client; bucket: stri
         throw unavailable("stored", error);
       }
     },
-    presign(key, method, expiresInSeconds) {
+    async presign(key, method, expiresInSeconds) {
       const command = method === "GET" ? new GetObjectCommand({ Bucket: bucket, Key: key }) : new PutObjectCommand({ Bucket: bucket, Key: key });
-      return getSignedUrl(client, command, { expiresIn: expiresInSeconds });
+      // Signing needs this function's credentials (a local signature, no request): without them, 503 rather than a bare 500.
+      return getSignedUrl(client, command, { expiresIn: expiresInSeconds }).catch((error: unknown) => {
+        throw unavailable("prepared", error);
+      });
     },
     async read(key, maxBytes) {
       const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key })).catch((error: unknown) => {

@@ -2,11 +2,14 @@
 // the job's checks, SignetErrors as values and back, and what the Lambda client port makes of
 // failures around the function (a fake client: a plain object with send()).
 import type { LambdaClient } from "@aws-sdk/client-lambda";
+import { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { lambdaOfficeInvoke } from "#adapters/office-worker-converter.ts";
+import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
 import { fromOfficeFailure, parseOfficeJob, toOfficeFailure, type OfficeJob } from "#domain/conversion/office-job.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { errorTable } from "#http/error-table.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 const job: OfficeJob = { kind: "convert", input: { base64: "UEsDBA==" }, from: "docx", to: "pdf" };
 
@@ -111,5 +114,17 @@ describe("lambdaOfficeInvoke", () => {
       timeoutMs: 76_000,
     });
     expect(await invoke(job, controller.signal)).toMatchObject({ ok: false, error: { code: "CONVERSION_TIMEOUT", message: expect.stringContaining("76 s") } });
+  });
+});
+
+describe("createS3OfficeTransfer", () => {
+  it("answers 503 when it cannot presign (no credentials), not a bare 500", async () => {
+    const client = new S3Client({
+      region: "eu-west-1",
+      credentials: async () => {
+        throw new Error("no credentials here");
+      },
+    });
+    await expectSignetError(createS3OfficeTransfer({ client, bucket: "b" }).presign("office/x/output", "PUT", 300), "SERVICE_UNAVAILABLE");
   });
 });
