@@ -455,7 +455,7 @@ export interface components {
             group?: string;
             /** @enum {string} */
             type: "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
-            /** @description text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text. */
+            /** @description text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a PNG, JPEG, GIF, WebP or SVG picture as a base64 data URI or a URL, the format decided by its bytes (WebP is stored as PNG; SVG is sanitised and stored as Word does, with a PNG fallback); table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text. */
             value: string | boolean | string[][] | {
                 [key: string]: string;
             }[];
@@ -1817,7 +1817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them. */
+            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document, or an image or signature value, declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); a decoder or LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
                     /**
@@ -2217,7 +2217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them. */
+            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document, or an image or signature value, declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); a decoder or LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
                     /**
@@ -2245,7 +2245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `FIELD_NOT_FOUND`: A field id or group matches nothing in the template. `FIELD_TYPE_MISMATCH`: A value does not fit the control it targets (a table into inline text, an image into a checkbox). `DATA_MISSING`: A {{tag}} of the template has no value in the annotate request's data. `INVALID_IMAGE`: An image value is not a PNG, JPEG or GIF data URI or URL. */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `FIELD_NOT_FOUND`: A field id or group matches nothing in the template. `FIELD_TYPE_MISMATCH`: A value does not fit the control it targets (a table into inline text, an image into a checkbox). `DATA_MISSING`: A {{tag}} of the template has no value in the annotate request's data. `INVALID_IMAGE`: An image value is not a PNG, JPEG, GIF, WebP or SVG data URI or URL, cannot be decoded, or is an SVG Signet refuses (a DTD or entities). */
             422: {
                 headers: {
                     /**
@@ -2629,7 +2629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them. */
+            /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document, or an image or signature value, declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); a decoder or LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
                     /**

@@ -97,9 +97,15 @@ writeFileSync(
   new URL("signature.png", dir),
   png(160, 48, (x, y) => Math.abs(y - (24 + 14 * Math.sin(x / 12))) < 2),
 );
+// The same stroke as SVG, for an SVG signature picture (annotate embeds it with a PNG fallback).
+const stroke = Array.from({ length: 41 }, (_, i) => `${i * 4},${(24 + 14 * Math.sin((i * 4) / 12)).toFixed(1)}`).join(" ");
+writeFileSync(
+  new URL("signature.svg", dir),
+  `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="48" viewBox="0 0 160 48"><title>Signature</title><polyline points="${stroke}" fill="none" stroke="#1e1e1e" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>\n`,
+);
 // A short Markdown note (a GitHub table too), for converting Markdown to Word.
 writeFileSync(
   new URL("notes.md", dir),
   "# Meeting notes\n\nSigned off the **service agreement** with Analytical Engines Ltd.\n\n| item | quantity |\n|---|---|\n| Difference engine | 1 |\n| Punched cards | 500 |\n\n- send the contract for signature\n- archive the signed PDF\n",
 );
-process.stdout.write("wrote examples/files/: contract.pdf, contract.docx, template.docx, invoice.docx, signature.png, notes.md\n");
+process.stdout.write("wrote examples/files/: contract.pdf, contract.docx, template.docx, invoice.docx, signature.png, signature.svg, notes.md\n");

@@ -7,6 +7,7 @@ import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 import { uploadedDocument } from "#http/upload-input.ts";
 import { converter } from "#wiring/conversion.ts";
+import { pictures } from "#wiring/pictures.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
 
 const { limits } = config;
@@ -17,7 +18,7 @@ export const handler = httpHandler(annotateRoute, async (req) => {
   checkFieldCount(req.body.fields.length, limits.maxFields);
   const input = await uploadedDocument(req.body.document, req.principal, uploads);
   const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher, limits: config.documentLimits });
-  const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher, limits }, req.body.data);
+  const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher, limits, pictures: pictures() }, req.body.data);
   const pdf = req.query.to === "pdf";
   const output = pdf ? await converter().convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
   const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;

@@ -161,7 +161,7 @@ export const settings = {
     maxImagePixels: positiveInt(
       "SIGNET_MAX_IMAGE_PIXELS",
       100_000_000,
-      "width x height any image inside a document to convert may declare (413 IMAGE_TOO_LARGE above)",
+      "width x height any image inside a document to convert, or any annotate image value, may declare (413 IMAGE_TOO_LARGE above)",
       "100000000",
     ),
     maxTotalImageBytes: positiveInt("SIGNET_MAX_TOTAL_IMAGE_BYTES", 50 * MB, "all distinct images of one annotate call"),
@@ -232,7 +232,7 @@ export const settings = {
     fontsDir: text(
       "SIGNET_FONTS_DIR",
       () => fileURLToPath(new URL("../assets/fonts/", import.meta.url)),
-      "TTF fonts of the audit trail certificate page",
+      "TTF fonts of the audit trail certificate page and of the text in SVG pictures annotate fills",
       "`assets/fonts`",
     ),
     extraFontsDir: {

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { SignetError } from "#domain/shared/errors.ts";
 import { answersHead, defineRoute, matchPath } from "#http/contract.ts";
-import { errorResponse } from "#http/pipeline.ts";
+import { errorResponse } from "#http/error-response.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { routes } from "#http/routes.ts";
 

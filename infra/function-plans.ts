@@ -1,35 +1,16 @@
+import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
+import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
+import type { RouteName } from "#http/routes.ts";
 import type { RuntimeFile } from "./bundling.ts";
 import type { identityObjects, keyTableActions } from "./bind.ts";
 import { INTEGRATION_TIMEOUT_SECONDS, KEY_FUNCTION_TIMEOUT_SECONDS, OFFICE_FUNCTION_TIMEOUT_SECONDS, STREAMING_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 
 /**
- * FunctionName is every function of the stack: one per route of functions/http/routes.ts, the
- * API-key authorizer, the fallback and the office function. (Issue 29 item 4: to be derived from
- * the route catalogue's RouteName once routes.ts exports it; test/infra/stack.test.ts checks the
- * two lists agree until then.)
+ * FunctionName is every function of the stack: one per route of functions/http/routes.ts
+ * (RouteName), the API-key authorizer, the fallback and the office function. The table below must
+ * name each (issue 29 item 4): a new route without its plan does not compile.
  */
-export type FunctionName =
-  | "info"
-  | "health"
-  | "openapi"
-  | "docs"
-  | "auth-register"
-  | "auth-verify"
-  | "keys-list"
-  | "keys-revoke"
-  | "keys-revoke-link"
-  | "sign"
-  | "timestamp"
-  | "annotate"
-  | "annotate-fields"
-  | "convert"
-  | "verify"
-  | "verify-key"
-  | "verify-crl"
-  | "uploads"
-  | "authorizer"
-  | "fallback"
-  | "office";
+export type FunctionName = RouteName | "authorizer" | "fallback" | "office";
 
 /**
  * FunctionPlan is everything the stack decides per function that does not depend on a deploy
@@ -91,7 +72,16 @@ export const functionPlans = {
     ],
   },
   timestamp: { ...small, uploads: "consume" },
-  annotate: streamed,
+  // annotate's SVG renderer and WebP decoder (functions/wiring/pictures.ts looks beside the bundle), and the font SVG text is drawn with.
+  annotate: {
+    ...streamed,
+    runtimeFiles: [
+      { from: "assets", to: "assets" },
+      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
+      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+    ],
+  },
   "annotate-fields": { memoryMb: 1024, timeoutSeconds: INTEGRATION_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
   convert: streamed,
   // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the public chain.

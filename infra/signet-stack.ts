@@ -202,7 +202,7 @@ export class SignetStack extends Stack {
 
     // Functions: one per route, plus the authorizer and the fallback, all zips; and the office
     // function, the one place LibreOffice runs (issue 25; infra/office-worker.ts).
-    const names = [...routes.map((route) => route.name as FunctionName), "authorizer" as const, "fallback" as const];
+    const names: FunctionName[] = [...routes.map((route) => route.name), "authorizer", "fallback"];
     checkBaseImagePin(props.libreOfficeBaseImageDigest || undefined, props.libreOfficeBaseImageReviewed);
     const extraFonts: RuntimeFile[] = props.extraFontsDir
       ? [{ from: relative(repoRoot, resolve(repoRoot, props.extraFontsDir)), to: EXTRA_FONTS_IN_BUNDLE }]
@@ -224,7 +224,7 @@ export class SignetStack extends Stack {
     // part from infra/function-plans.ts, the option-driven part below).
     const fns = this.functions as Record<string, LambdaFunction>;
     const mail = sender(mailIdentities, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
-    const authorised = new Set(routes.filter((route) => route.auth).map((route) => route.name));
+    const authorised = new Set<string>(routes.filter((route) => route.auth).map((route) => route.name));
     for (const name of names) {
       const plan = planOf(name);
       if (plan.keyTable) bind(fns[name]!, keyTable(table, keyTableActions[plan.keyTable]));
@@ -253,7 +253,7 @@ export class SignetStack extends Stack {
     if (props.registerAllow) bind(fns["auth-register"]!, setting("SIGNET_REGISTER_ALLOW", props.registerAllow));
     if (props.tsaUrl) for (const name of ["sign", "timestamp"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (the plan's runtimeFiles); the task root is /var/task.
-    bind(fns.sign!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
+    for (const name of ["sign", "annotate"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
     if (props.extraFontsDir) bind(fns.sign!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
 
     // Large documents go to S3 first (issue 15; infra/uploads.ts).

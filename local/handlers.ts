@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from "aws-lambda";
 import type { HttpResponse } from "#http/responses.ts";
+import type { RouteName } from "#http/routes.ts";
 import { isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
 import { invokeBuffered } from "#local/response-stream.ts";
 import { handler as annotate } from "#functions/annotate.ts";
@@ -36,8 +37,8 @@ export interface AuthorizerResult {
 /** AuthorizerHandler is the TOKEN authorizer entry. */
 export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<AuthorizerResult>;
 
-/** exported maps each route name (functions/<name>.ts) to the handler the Lambda exports. */
-const exported: Record<string, unknown> = {
+/** exported maps each route name (functions/<name>.ts) to the handler the Lambda exports; a route without one does not compile. */
+const exported = {
   info,
   health,
   openapi,
@@ -56,28 +57,28 @@ const exported: Record<string, unknown> = {
   "verify-key": verifyKey,
   "verify-crl": verifyCrl,
   uploads,
-};
+} satisfies Record<RouteName, unknown>;
 
 /**
  * streamingHandlers are the streamified entries (sign, annotate, convert; issue 15), which the
  * local server invokes with a stream decoding the wire format onto the HTTP response.
  */
-export const streamingHandlers: Record<string, StreamingHandler<APIGatewayProxyEvent, Context>> = Object.fromEntries(
-  Object.entries(exported).filter(([, handler]) => isStreamingHandler(handler)),
-) as Record<string, StreamingHandler<APIGatewayProxyEvent, Context>>;
+export const streamingHandlers = Object.fromEntries(Object.entries(exported).filter(([, handler]) => isStreamingHandler(handler))) as Partial<
+  Record<RouteName, StreamingHandler<APIGatewayProxyEvent, Context>>
+>;
 
 /**
  * entryHandlers maps each route name to a buffered call of its Lambda handler: streaming entries
  * run their real streaming path and are reassembled from the wire output (tests, events/).
  */
-export const entryHandlers: Record<string, ProxyHandler> = Object.fromEntries(
+export const entryHandlers = Object.fromEntries(
   Object.entries(exported).map(([name, handler]) => [
     name,
     isStreamingHandler(handler)
       ? (event: APIGatewayProxyEvent, context: Context) => invokeBuffered(handler as StreamingHandler<APIGatewayProxyEvent, Context>, event, context)
       : handler,
   ]),
-) as Record<string, ProxyHandler>;
+) as Record<RouteName, ProxyHandler>;
 
 /** fallbackHandler answers what no route claims (404/405, CORS preflight). */
 export const fallbackHandler = fallback as unknown as ProxyHandler;

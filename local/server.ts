@@ -8,11 +8,11 @@ import { logger } from "#adapters/powertools-logger.ts";
 import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
-import { errorResponse } from "#http/pipeline.ts";
+import { errorResponse } from "#http/error-response.ts";
 import { memoryCollector } from "#local/memory.ts";
 import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http/responses.ts";
 import { answersHead, findRoute } from "#http/contract.ts";
-import { routes } from "#http/routes.ts";
+import { routes, type RouteName } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
 import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
 import { GatewayStream } from "#local/response-stream.ts";
@@ -50,7 +50,7 @@ function lambdaContext(name: string, requestId: string): Context {
 const verifyThread = new VerifyThread();
 
 /** offLoop are the routes whose (Lambda) handler runs in a worker thread on the local server. */
-const offLoop: Record<string, ProxyHandler> = { verify: verifyThread.handle };
+const offLoop: Partial<Record<RouteName, ProxyHandler>> = { verify: verifyThread.handle };
 
 /**
  * readBody collects the request body. With a Content-Length (the usual case) the bytes go straight

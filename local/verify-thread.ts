@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { logger } from "#adapters/powertools-logger.ts";
-import { errorResponse } from "#http/pipeline.ts";
+import { errorResponse } from "#http/error-response.ts";
 import { rawBodyOf } from "#http/raw-body.ts";
 import type { HttpResponse } from "#http/responses.ts";
 import { loaderArgs } from "#local/stand-ins.ts";

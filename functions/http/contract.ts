@@ -8,9 +8,9 @@ export type HttpMethod = "GET" | "POST" | "DELETE";
 export type BodyContract<B extends z.ZodType> = { kind: "json"; schema: B; example?: unknown } | { kind: "multipart"; description: string } | { kind: "none" };
 
 /** RouteContract describes one endpoint: the pipeline, the local server, the OpenAPI document and the stack read it. */
-export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
-  /** Name of the entry file in functions/ and of the Lambda function. */
-  name: string;
+export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, N extends string = string> {
+  /** Name of the entry file in functions/ and of the Lambda function (its literal type becomes a RouteName). */
+  name: N;
   method: HttpMethod;
   path: string;
   /** Whether the API-key authorizer runs first. */
@@ -93,7 +93,7 @@ export function findRoute<R extends Pick<RouteContract, "method" | "path">>(
   return undefined;
 }
 
-/** defineRoute keeps a contract's literal types. */
-export function defineRoute<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>): RouteContract<Q, B> {
+/** defineRoute keeps a contract's literal types: its schemas and its name (routes.ts derives RouteName from the names). */
+export function defineRoute<N extends string, Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B, N>): RouteContract<Q, B, N> {
   return contract;
 }

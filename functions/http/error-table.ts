@@ -22,7 +22,7 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   IMAGE_TOO_LARGE: {
     status: 413,
     description:
-      "An image inside the document declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); LibreOffice would allocate memory for all of them.",
+      "An image inside the document, or an image or signature value, declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); a decoder or LibreOffice would allocate memory for all of them.",
   },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },
   INVALID_DOCUMENT: { status: 422, description: "The document is not a readable PDF or DOCX (or not the kind this endpoint takes)." },
@@ -30,7 +30,10 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
   DATA_MISSING: { status: 422, description: "A {{tag}} of the template has no value in the annotate request's data." },
-  INVALID_IMAGE: { status: 422, description: "An image value is not a PNG, JPEG or GIF data URI or URL." },
+  INVALID_IMAGE: {
+    status: 422,
+    description: "An image value is not a PNG, JPEG, GIF, WebP or SVG data URI or URL, cannot be decoded, or is an SVG Signet refuses (a DTD or entities).",
+  },
   LEVEL_UNAVAILABLE: {
     status: 422,
     description:

@@ -1,5 +1,6 @@
 import type { ErrorCode, ErrorDetail } from "#domain/shared/errors.ts";
 import { denialMessages } from "#domain/keys/key-service.ts";
+import type { RouteName } from "#http/routes.ts";
 
 /** NamedExample is one entry of an OpenAPI `examples` map. */
 export interface NamedExample {
@@ -111,7 +112,10 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
       { field: "data.items[1].qty", issue: "has no value in data" },
     ],
   },
-  INVALID_IMAGE: { message: "fields.1.value is not a PNG, JPEG or GIF image (data URI or https URL)." },
+  INVALID_IMAGE: {
+    message:
+      "fields.1 must be a PNG, JPEG, GIF, WebP or SVG image given as a base64 data URI or an https URL (the bytes are not a PNG, JPEG, GIF, WebP or SVG image).",
+  },
   LEVEL_UNAVAILABLE: { message: 'Signature level B-T needs a timestamp authority, and none is configured: set SIGNET_TSA_URL, or ask for "level": "B-B".' },
   MISSING_SUBMIT_EVENT: { message: 'auditTrail has no event of type "submit"; add the event that records the signer\'s submission.' },
   INVALID_CODE: {
@@ -135,8 +139,8 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   },
 };
 
-/** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts). */
-export const operationExamples: Record<string, OperationExamples> = {
+/** operationExamples holds each route's examples, keyed by route name (functions/<name>.ts); `{}` where the contract's own examples suffice. */
+export const operationExamples: Record<RouteName, OperationExamples> = {
   info: {
     success: {
       info: { summary: "Service information", value: { name: "Signet", version: "0.1.0", docs: "/docs", openapi: "/openapi.json", health: "/v1/health" } },
@@ -451,4 +455,12 @@ export const operationExamples: Record<string, OperationExamples> = {
       },
     },
   },
+  openapi: {},
+  docs: {},
+  timestamp: {},
+  "verify-crl": {},
+  uploads: {},
+  "keys-list": {},
+  "keys-revoke": {},
+  "keys-revoke-link": {},
 };

@@ -2,12 +2,11 @@ import * as z from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import { config } from "#config";
 import type { ErrorCode } from "#domain/shared/errors.ts";
-import type { RouteContract } from "#http/contract.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
-import { codeSamples } from "#http/openapi-code-samples.ts";
+import { codeSamplesOf } from "#http/openapi-code-samples.ts";
 import { genericErrorExamples, operationExamples, type ErrorExample, type OperationExamples } from "#http/openapi-examples.ts";
-import { routes } from "#http/routes.ts";
+import { routes, type Route } from "#http/routes.ts";
 import { awsLimitsText } from "#http/aws-limits.ts";
 
 const REQUEST_ID_EXAMPLE = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef";
@@ -28,9 +27,9 @@ const perKeyRateExample: ErrorExample = {
   message: "This API key made its 60 requests for this minute (at most 60 per 1 minute per key). Retry in 23 seconds.",
 };
 
-function errorExample(route: RouteContract, code: ErrorCode, status: number) {
+function errorExample(route: Route, code: ErrorCode, status: number) {
   const perKey = route.auth && code === "RATE_LIMIT_ERROR" ? perKeyRateExample : undefined;
-  const example = operationExamples[route.name]?.errors?.[code] ?? perKey ?? genericErrorExamples[code];
+  const example = operationExamples[route.name].errors?.[code] ?? perKey ?? genericErrorExamples[code];
   return {
     code,
     error: reasonPhrases[status],
@@ -41,7 +40,7 @@ function errorExample(route: RouteContract, code: ErrorCode, status: number) {
 }
 
 /** errorCodesOf lists every error a route can answer with, the shared ones included. */
-export function errorCodesOf(route: RouteContract): ErrorCode[] {
+export function errorCodesOf(route: Route): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   if (route.query || route.params || route.body.kind !== "none") codes.add("VALIDATION_ERROR");
   if (route.auth) {
@@ -60,7 +59,7 @@ export function errorCodesOf(route: RouteContract): ErrorCode[] {
   return [...codes];
 }
 
-function errorResponses(route: RouteContract): ZodOpenApiResponsesObject {
+function errorResponses(route: Route): ZodOpenApiResponsesObject {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route)) {
     const { status } = errorTable[code];
@@ -85,7 +84,7 @@ function errorResponses(route: RouteContract): ZodOpenApiResponsesObject {
   return responses;
 }
 
-function successResponse(route: RouteContract, examples: OperationExamples): ZodOpenApiResponsesObject["200"] {
+function successResponse(route: Route, examples: OperationExamples): ZodOpenApiResponsesObject["200"] {
   const binary = z.string().meta({ format: "binary" });
   const schema = route.success.schema ?? (route.success.contentType === "application/json" ? z.object({}).loose() : binary);
   const successHeaders = Object.fromEntries(
@@ -107,8 +106,8 @@ function successResponse(route: RouteContract, examples: OperationExamples): Zod
   };
 }
 
-function operationOf(route: RouteContract): ZodOpenApiOperationObject {
-  const examples = operationExamples[route.name] ?? {};
+function operationOf(route: Route): ZodOpenApiOperationObject {
+  const examples = operationExamples[route.name];
   const operation: ZodOpenApiOperationObject = {
     operationId: route.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
     summary: route.summary,
@@ -123,7 +122,7 @@ function operationOf(route: RouteContract): ZodOpenApiOperationObject {
       ...errorResponses(route),
     },
     // Hand-written, tested request samples; the reference page shows them instead of generated ones.
-    ...(codeSamples[route.name] ? { "x-codeSamples": codeSamples[route.name] } : {}),
+    "x-codeSamples": codeSamplesOf(route.name),
   };
   if (route.body.kind === "json") {
     operation.requestBody = {

@@ -7,13 +7,14 @@ import { signRoute } from "#http/contracts/sign.ts";
 import { timestampRoute } from "#http/contracts/timestamp.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
 import { verifyCrlRoute, verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
+import type * as z from "zod";
 import type { RouteContract } from "#http/contract.ts";
 
 /**
  * routes is the catalogue of every endpoint: the local server routes by it, the OpenAPI document
  * is generated from it and the CDK stack creates one function and one API route per entry.
  */
-export const routes: readonly RouteContract[] = [
+export const routes = [
   infoRoute,
   healthRoute,
   openapiRoute,
@@ -32,7 +33,10 @@ export const routes: readonly RouteContract[] = [
   verifyKeyRoute,
   verifyCrlRoute,
   uploadsRoute,
-] as RouteContract[];
+] as const satisfies readonly RouteContract[];
+
+/** RouteName is the name of a route of the catalogue: its entry file functions/<name>.ts, its event events/<name>.json. */
+export type RouteName = (typeof routes)[number]["name"];
 
 /**
  * binaryMediaTypes makes API Gateway (REST) pass every body through as bytes: requests arrive
@@ -40,3 +44,6 @@ export const routes: readonly RouteContract[] = [
  * pipeline decodes whatever arrives, and the local server encodes requests the same way.
  */
 export const binaryMediaTypes = ["*/*"];
+
+/** Route is a route of the catalogue, its name known to be a RouteName. */
+export type Route = RouteContract<z.ZodType, z.ZodType, RouteName>;

@@ -1,6 +1,6 @@
 import type { Config } from "#config";
 import { readUpload, type UploadSettings, type UploadStore } from "#domain/shared/upload.ts";
-import type { Principal } from "#http/pipeline.ts";
+import type { Principal } from "#http/caller.ts";
 
 /** uploadSettings derives the upload bounds from the configuration: the document limit caps an upload. */
 export function uploadSettings(config: Pick<Config, "limits" | "uploads">): UploadSettings {

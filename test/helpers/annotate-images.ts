@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { deflateSync } from "node:zlib";
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -57,3 +59,50 @@ export function makeJpegHeader(width: number, height: number): Buffer {
 
 /** dataUri encodes bytes as a base64 data URI. */
 export const dataUri = (bytes: Uint8Array, type = "image/png") => `data:${type};base64,${Buffer.from(bytes).toString("base64")}`;
+
+let webpEncoder: Promise<(data: { data: Uint8ClampedArray; width: number; height: number }, options: object) => Promise<ArrayBuffer>> | undefined;
+
+/**
+ * makeWebp encodes a gradient (alpha 255 on the left half, 100 on the right with `alpha`) as WebP
+ * with libwebp's own encoder (@jsquash/webp, the package Signet decodes with): lossy without alpha
+ * is a plain VP8 file, lossy with alpha a VP8X one, lossless a VP8L one.
+ */
+export async function makeWebp(width: number, height: number, options: { lossless?: boolean; alpha?: boolean } = {}): Promise<Buffer> {
+  webpEncoder ??= (async () => {
+    const { default: encode, init } = await import("@jsquash/webp/encode.js");
+    const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } }).WebAssembly;
+    const path = createRequire(import.meta.url).resolve("@jsquash/webp/codec/enc/webp_enc_simd.wasm");
+    await init((await wasm.compile(readFileSync(path))) as Parameters<typeof init>[0]);
+    return encode as never;
+  })();
+  const data = new Uint8ClampedArray(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      data.set([Math.round((x * 255) / width), Math.round((y * 255) / height), 160, options.alpha && x >= width / 2 ? 100 : 255], i);
+    }
+  }
+  const encode = await webpEncoder;
+  return Buffer.from(await encode({ data, width, height }, options.lossless ? { lossless: 1 } : { quality: 80 }));
+}
+
+/** makeWebpHeader is a VP8X WebP header declaring a canvas of the given size, with no picture data. */
+export function makeWebpHeader(width: number, height: number): Buffer {
+  const bytes = Buffer.alloc(30);
+  bytes.write("RIFF", 0, "latin1");
+  bytes.writeUInt32LE(22, 4);
+  bytes.write("WEBPVP8X", 8, "latin1");
+  bytes.writeUInt32LE(10, 16);
+  bytes.writeUIntLE(width - 1, 24, 3);
+  bytes.writeUIntLE(height - 1, 27, 3);
+  return bytes;
+}
+
+/** makeSvg is a small SVG signature: a stroked curve and a name drawn as text, `width` x `height` px. */
+export function makeSvg(width = 300, height = 100, extra = ""): string {
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 300 100">` +
+    `<path d="M10 80 C 40 10, 65 10, 95 80 S 150 150, 180 80" stroke="#1040c0" stroke-width="4" fill="none"/>` +
+    `<text x="190" y="60" font-size="24" fill="#1040c0">Ada L.</text>${extra}</svg>`
+  );
+}

@@ -168,6 +168,13 @@ export function readPart(docx: Uint8Array, name: string): string {
   return file.asText();
 }
 
+/** readPartBytes returns one part of a DOCX as bytes (media). */
+export function readPartBytes(docx: Uint8Array, name: string): Buffer {
+  const file = new PizZip(docx).file(name);
+  if (!file) throw new Error(`no part ${name}`);
+  return Buffer.from(file.asUint8Array());
+}
+
 /** partNames lists the entries of a DOCX. */
 export function partNames(docx: Uint8Array): string[] {
   return Object.keys(new PizZip(docx).files);

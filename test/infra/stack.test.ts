@@ -44,7 +44,7 @@ describe("functions", () => {
     expect(ids.filter((id) => ours.includes(id)).sort()).toEqual(ours.sort());
     // (@aws-cdk/aws-ec2:restrictDefaultSecurityGroup: a custom resource empties the VPC's default security group)
     expect(ids.filter((id) => !ours.includes(id))).toEqual([expect.stringMatching(/^CustomVpcRestrictDefaultSG/)]);
-    // The table of deployment facts names exactly these functions (until routes.ts derives RouteName).
+    // The table of deployment facts names exactly these functions (the compiler holds it to RouteName too).
     expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office"].sort());
   });
 
@@ -93,8 +93,10 @@ describe("functions", () => {
     for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SENDER_EMAIL, name).toBe("noreply@example.com");
   });
 
-  it("points sign at the audit fonts shipped beside its bundle", () => {
+  it("points sign and annotate at the fonts shipped beside their bundles", () => {
     expect(env("sign").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
+    // annotate draws the text of SVG pictures with the same fonts.
+    expect(env("annotate").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
   });
 
   it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
@@ -102,7 +104,7 @@ describe("functions", () => {
     for (const name of officeCallers) expect(fnProps(name)).toMatchObject({ MemorySize: 1536, Timeout: 120 });
     expect(fnProps("office")).toMatchObject({ MemorySize: 3008, Timeout: OFFICE_FUNCTION_TIMEOUT_SECONDS, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
-    const streamed = new Set(routes.filter((route) => route.streaming).map((route) => route.name));
+    const streamed = new Set<string>(routes.filter((route) => route.streaming).map((route) => route.name));
     for (const name of allNames.filter((n) => !streamed.has(n))) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
   });
 

@@ -7,7 +7,9 @@ import { repoRoot } from "../../infra/bundling.ts";
 import { libreOfficeBaseImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { testBaseImageDigest } from "#test/helpers/infra-synth.ts";
+import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
+import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 
 // `npx cdk synth` exactly as a user runs it, on a machine with no AWS credentials and no Docker:
 // every AWS_* variable is removed (credential files pointed nowhere), PATH loses any folder with a
@@ -112,6 +114,24 @@ describe("npx cdk synth offline", () => {
 
   it("ships the run-time files beside the bundles that read them", () => {
     expect(existsSync(join(bundleOf("docs"), "..", "api-reference.standalone.js"))).toBe(true);
+    // annotate's SVG renderer and WebP decoder load their WebAssembly from beside the bundle
+    // (functions/wiring/pictures.ts): the very files of the installed packages, and the font SVG text is drawn with.
+    const annotateDir = join(bundleOf("annotate"), "..");
+    for (const wasm of [RESVG_WASM, RESVG_GLUE, WEBP_WASM]) {
+      const shipped = join(annotateDir, wasm.file);
+      expect(existsSync(shipped), wasm.file).toBe(true);
+      expect(readFileSync(shipped).equals(readFileSync(join(repoRoot, "node_modules", wasm.module))), wasm.file).toBe(true);
+      expect(readFileSync(bundleOf("annotate"), "utf8"), wasm.file).toContain(wasm.file);
+    }
+    expect(existsSync(join(annotateDir, "assets", "fonts", "DejaVuSans.ttf"))).toBe(true);
+    expect(lambdaEnv("annotate").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
+  });
+
+  it("inlines the request samples of docs/samples into the openapi bundle (the docs page loads /openapi.json; no file of docs/ is shipped)", () => {
+    // A line of the convert sample free of quotes, which a minifier might escape differently.
+    const line = "-F file=@examples/files/contract.docx -o contract.pdf";
+    expect(readFileSync(join(repoRoot, "docs", "samples", "convert.sh"), "utf8")).toContain(line);
+    expect(readFileSync(bundleOf("openapi"), "utf8").includes(line)).toBe(true);
   });
 
   it("produces ESM bundles that load on Node 22 with exactly the deployed environment, and answer the sample events", () => {

@@ -222,7 +222,7 @@ describe("type checks", () => {
 
   it.each([
     { value: "data:image/png;base64,!!!", issue: "malformed data URI" },
-    { value: dataUri(Buffer.from("%PDF-1.7 not an image")), issue: "not a PNG, JPEG or GIF" },
+    { value: dataUri(Buffer.from("%PDF-1.7 not an image")), issue: "not a PNG, JPEG, GIF, WebP or SVG" },
     { value: "ftp://example.com/a.png", issue: "neither a data URI nor a URL" },
   ])("image $issue is INVALID_IMAGE", async ({ value, issue }) => {
     const error = await expectSignetError(fill(docx, [{ id: "inline", type: "image", value }]), "INVALID_IMAGE");

@@ -3,7 +3,8 @@ import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import { fillTemplate } from "#domain/docx/annotate.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { buildDocx, inlineControl, p, partNames, readPart } from "#test/helpers/docx-builder.ts";
-import { makePng } from "#test/helpers/annotate-images.ts";
+import { makePng, makeSvg } from "#test/helpers/annotate-images.ts";
+import { pictures } from "#wiring/pictures.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
 
 // Image URLs go through the real safe fetcher; loopback is allowed for this test server only.
@@ -21,6 +22,8 @@ beforeAll(async () => {
         res.writeHead(200, { "content-type": "image/png" }).end(png);
       }, 40);
     } else if (req.url === "/sig.png") res.writeHead(200, { "content-type": "image/png" }).end(png);
+    // The claimed type is wrong on purpose: the bytes decide.
+    else if (req.url === "/sig.svg") res.writeHead(200, { "content-type": "image/png" }).end(makeSvg());
     else if (req.url === "/big.png") res.writeHead(200, { "content-type": "image/png" }).end(Buffer.concat([png, Buffer.alloc(4096)]));
     else res.writeHead(404).end();
   });
@@ -40,7 +43,8 @@ const docx = buildDocx({ body: p(inlineControl({ tag: "signature" })) });
 const fill = (url: string) =>
   fillTemplate(docx, [{ id: "signature", type: "signature", value: url, options: { dimensions: { height: 20 } } }], {
     fetcher: createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] }),
-    limits,
+    limits: { ...limits, maxImageBytes: url.endsWith(".svg") ? 4096 : limits.maxImageBytes },
+    pictures: pictures(),
   });
 
 describe("image values by URL", () => {
@@ -48,6 +52,12 @@ describe("image values by URL", () => {
     const out = await fill(server.url("/sig.png"));
     expect(partNames(out)).toContain("word/media/signet-image-1.png");
     expect(readPart(out, "word/document.xml")).toContain(`<wp:extent cx="${40 * 9525}" cy="${20 * 9525}"/>`);
+  });
+
+  it("fetches an SVG by URL, whatever type the server claims, and embeds it with its PNG fallback", async () => {
+    const out = await fill(server.url("/sig.svg"));
+    expect(partNames(out)).toEqual(expect.arrayContaining(["word/media/signet-image-1.png", "word/media/signet-image-2.svg"]));
+    expect(readPart(out, "word/document.xml")).toContain(`<wp:extent cx="${60 * 9525}" cy="${20 * 9525}"/>`);
   });
 
   it.each([

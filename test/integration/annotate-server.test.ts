@@ -119,7 +119,7 @@ describe("POST /v1/annotate over the local server", () => {
       body: { document, fields: [{ id: "name", type: "image", value: "data:image/png;base64,SGVsbG8gd29ybGQ=" }] },
       status: 422,
       code: "INVALID_IMAGE",
-      details: [{ field: "fields.0.value", issue: expect.stringContaining("not a PNG, JPEG or GIF") }],
+      details: [{ field: "fields.0.value", issue: expect.stringContaining("not a PNG, JPEG, GIF, WebP or SVG") }],
     },
     {
       name: "control characters in a text value",

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchPath } from "#http/contract.ts";
-import { routes } from "#http/routes.ts";
+import { routes, type RouteName } from "#http/routes.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
@@ -114,7 +114,7 @@ describe("events/", () => {
   for (const name of Object.keys(expected)) {
     it(`${name}.json answers ${expected[name]!.status}`, async () => {
       const fn = functionOf(name);
-      const handler = fn === "fallback" ? handlers.fallbackHandler : handlers.entryHandlers[fn]!;
+      const handler = fn === "fallback" ? handlers.fallbackHandler : handlers.entryHandlers[fn as RouteName];
       const response = await handler(readEvent(name), context(fn));
       const want = expected[name]!;
       expect(response.statusCode, `${name}: ${String(response.body).slice(0, 300)}`).toBe(want.status);

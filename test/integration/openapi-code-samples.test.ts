@@ -1,13 +1,15 @@
-// The OpenAPI document's x-codeSamples (functions/http/openapi-code-samples.ts) run as written:
-// every operation's curl, JavaScript fetch and Python requests sample, against a fresh local
-// server, from a folder holding the repository's examples/, with http://localhost:3000 pointed at
-// the test server. The key comes from SIGNET_KEY as the samples say; the verify-code sample gets
-// the real code from the local SES store in place of 123456.
+// The request samples docs/samples/<route>.{sh,mjs,py} (the OpenAPI document's x-codeSamples,
+// functions/http/openapi-code-samples.ts) pass bash -n and py_compile, are what /openapi.json
+// serves, and run as written: every route's curl, JavaScript fetch and Python requests sample,
+// against a fresh local server, from a folder holding the repository's examples/, with
+// http://localhost:3000 pointed at the test server. The key comes from SIGNET_KEY as the samples
+// say; the verify-code sample gets the real code from the local SES store in place of 123456.
 import { execFile, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes, type RouteName } from "#http/routes.ts";
 import { latestCode, mailsTo } from "#test/helpers/keys-harness.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfsig, pdfText } from "#test/helpers/pdf-tools.ts";
@@ -19,7 +21,7 @@ const folders: string[] = [];
 
 // The order a reader would run them in: sign writes signed.pdf, which verify reads.
 // The key samples come last: keys-revoke revokes the key the auth-verify sample minted.
-const order = [
+const order: RouteName[] = [
   "info",
   "health",
   "openapi",
@@ -56,6 +58,11 @@ afterAll(async () => {
 // Extra variables the key samples read (KEY_ID, REVOKE_TOKEN, and SIGNET_KEY for revoking).
 let sampleEnv: Record<string, string> = {};
 
+const samplesDir = resolve("docs", "samples");
+const extensions = { curl: "sh", fetch: "mjs", requests: "py" } as const;
+/** sampleFile is a route's sample as the file holds it (the reference page shows it without the final newline). */
+const sampleFile = (name: RouteName, label: keyof typeof extensions) => readFileSync(join(samplesDir, `${name}.${extensions[label]}`), "utf8");
+
 function run(command: string, args: string[], cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(command, args, { cwd, env: { ...process.env, SIGNET_KEY: key, ...sampleEnv }, timeout: 120_000 }, (error, stdout, stderr) =>
@@ -76,14 +83,53 @@ const runners = {
   },
 };
 
-describe("x-codeSamples in /openapi.json", () => {
-  it("the run order names every operation of the document", async () => {
+/** revokeEnv is what the key samples read: the sample's own key, its id, and the link token from its notice e-mail (it is revoked last). */
+async function revokeEnv(email: string, minted: string): Promise<Record<string, string>> {
+  const notice = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created").at(-1);
+  const token = /token=(rvk_[0-9A-Za-z]+)/.exec(notice?.body.text ?? "")?.[1];
+  expect(token, `a revocation link in the notice to ${email}`).toBeDefined();
+  const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).json()) as {
+    keys: Array<{ id: string; current: boolean }>;
+  };
+  return { REVOKE_TOKEN: token!, SIGNET_KEY: minted, KEY_ID: listed.keys.find((entry) => entry.current)!.id };
+}
+
+/** expectWrittenFiles checks what the samples wrote with independent tools. */
+async function expectWrittenFiles(cwd: string): Promise<void> {
+  expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
+  expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
+  // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
+  expect(crlIssuer(join(cwd, "signet-root.crl"))).toMatch(/Signet Local Root CA/);
+  expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
+}
+
+describe("docs/samples, the x-codeSamples of /openapi.json", () => {
+  it("the run order names every route, and /openapi.json serves each route's three files", async () => {
+    expect([...order].sort()).toEqual(routes.map((route) => route.name).sort());
     const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId: string; "x-codeSamples"?: unknown[] }>>;
+      paths: Record<string, Record<string, { operationId: string; "x-codeSamples"?: Array<{ label: keyof typeof extensions; source: string }> }>>;
     };
-    const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
-    expect(operations.length).toBe(order.length);
-    for (const operation of operations) expect(operation["x-codeSamples"], operation.operationId).toHaveLength(3);
+    for (const route of routes) {
+      const samples = document.paths[route.path]?.[route.method.toLowerCase()]?.["x-codeSamples"] ?? [];
+      const labels = samples.map((sample) => sample.label);
+      expect(labels, route.name).toEqual(["curl", "fetch", "requests"]);
+      for (const sample of samples) expect(`${sample.source}\n`, `${route.name} ${sample.label}`).toBe(sampleFile(route.name, sample.label));
+    }
+  });
+
+  it("the shell samples pass bash -n and the Python samples py_compile", () => {
+    const cache = mkdtempSync(join(tmpdir(), "signet-samples-pycache-"));
+    folders.push(cache);
+    for (const name of order) {
+      const shell = spawnSync("bash", ["-n", join(samplesDir, `${name}.sh`)], { encoding: "utf8" });
+      expect(shell.status, `${name}.sh: ${shell.stderr}`).toBe(0);
+    }
+    // One interpreter for all files; PYTHONPYCACHEPREFIX keeps the compiled files out of docs/samples.
+    const python = spawnSync("python3", ["-m", "py_compile", ...order.map((name) => join(samplesDir, `${name}.py`))], {
+      encoding: "utf8",
+      env: { ...process.env, PYTHONPYCACHEPREFIX: cache },
+    });
+    expect(python.status, python.stderr).toBe(0);
   });
 
   it.each(["curl", "fetch", "requests"] as const)(
@@ -95,14 +141,6 @@ describe("x-codeSamples in /openapi.json", () => {
           "no python3 imports requests: apt-get install python3-requests (npm test does as root) or pip install requests",
         ).toBeDefined();
       }
-      const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
-        paths: Record<string, Record<string, { operationId: string; "x-codeSamples": Array<{ label: string; source: string }> }>>;
-      };
-      const byName = new Map(
-        Object.values(document.paths)
-          .flatMap((methods) => Object.values(methods))
-          .map((operation) => [operation.operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), operation]),
-      );
       const cwd = mkdtempSync(join(tmpdir(), `signet-samples-${label}-`));
       folders.push(cwd);
       symlinkSync(resolve("examples"), join(cwd, "examples"));
@@ -111,19 +149,8 @@ describe("x-codeSamples in /openapi.json", () => {
 
       sampleEnv = {};
       for (const name of order) {
-        if (name === "keys-revoke-link") {
-          // The sample's own address and key: its notice carries the link, and it is revoked last.
-          const notice = (await mailsTo(api.standIns.sesEndpoint, email)).filter((mail) => mail.subject === "A new Signet API key was created").at(-1);
-          const token = /token=(rvk_[0-9A-Za-z]+)/.exec(notice?.body.text ?? "")?.[1];
-          expect(token, `a revocation link in the notice to ${email}`).toBeDefined();
-          const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).json()) as {
-            keys: Array<{ id: string; current: boolean }>;
-          };
-          sampleEnv = { REVOKE_TOKEN: token!, SIGNET_KEY: minted, KEY_ID: listed.keys.find((entry) => entry.current)!.id };
-        }
-        const sample = byName.get(name)?.["x-codeSamples"].find((candidate) => candidate.label === label);
-        expect(sample, `${name} has a ${label} sample`).toBeDefined();
-        let source = sample!.source.replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
+        if (name === "keys-revoke-link") sampleEnv = await revokeEnv(email, minted);
+        let source = sampleFile(name, label).replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
         if (name === "auth-verify") source = source.replaceAll("123456", await latestCode(api.standIns.sesEndpoint, email));
         const result = await runners[label](source, cwd);
         if (name === "timestamp") {
@@ -145,12 +172,7 @@ describe("x-codeSamples in /openapi.json", () => {
       // keys-revoke revoked the minted key.
       expect((await fetch(`${api.url}/v1/keys`, { headers: { Authorization: `Bearer ${minted}` } })).status).toBe(401);
 
-      // What the samples wrote, checked by independent tools.
-      expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
-      expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
-      // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
-      expect(crlIssuer(join(cwd, "signet-root.crl"))).toMatch(/Signet Local Root CA/);
-      expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
+      await expectWrittenFiles(cwd);
     },
     300_000,
   );

@@ -288,7 +288,7 @@ describe("the next step an error names", () => {
     ["list-fields", /POST \/v1\/annotate\/fields/],
   ] as const)("%s is worded as an endpoint by the HTTP layer only", async (next, words) => {
     const { SignetError } = await import("#domain/shared/errors.ts");
-    const { toErrorResponse } = await import("#http/pipeline.ts");
+    const { toErrorResponse } = await import("#http/error-response.ts");
     const response = toErrorResponse(new SignetError("NOT_FOUND", "Fix the thing.", { next }), "req-1");
     const message = JSON.parse(response.body as string).message as string;
     expect(message.startsWith("Fix the thing. ")).toBe(true);

@@ -14,6 +14,7 @@ import type { ConversionRequest } from "#domain/conversion/converter.ts";
 import { isSignetError, type SignetError } from "#domain/shared/errors.ts";
 import { readZipDirectory } from "#domain/shared/zip.ts";
 import { fixtureDocx, solidPng } from "#test/helpers/convert-fixtures.ts";
+import { makeWebpHeader } from "#test/helpers/annotate-images.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { vectors, writeMarkers } from "#test/helpers/office-vectors.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
@@ -235,6 +236,7 @@ describe("image sizes", () => {
       ]),
       { format: "tiff", width: 60000, height: 10000 },
     ],
+    ["WebP (VP8X)", makeWebpHeader(16383, 16383), { format: "webp", width: 16383, height: 16383 }],
     [
       "JPEG after an APP1 segment",
       Buffer.concat([Buffer.from("ffd8ffe10006", "hex"), Buffer.alloc(4), Buffer.from("ffc0000b08ea60ea6003011100", "hex")]),
@@ -279,6 +281,8 @@ describe("image sizes", () => {
   it("passes images within the limit and files that are no image", async () => {
     const bytes = docxWithMedia("word/media/wide.png", pngHeader(10_000, 10_000, 64));
     await expect(prepareOfficeInput({ bytes, from: "docx", to: "pdf" }, limits)).resolves.toBeDefined();
+    const webp = docxWithMedia("word/media/big.webp", makeWebpHeader(16383, 16383));
+    expect((await refusal(prepareOfficeInput({ bytes: webp, from: "docx", to: "pdf" }, limits))).message).toContain("16383 x 16383");
     const other = docxWithMedia("word/media/blob.bin", deflateRawSync(Buffer.alloc(1000, 1)));
     await expect(prepareOfficeInput({ bytes: other, from: "docx", to: "pdf" }, limits)).resolves.toBeDefined();
   });

@@ -2,7 +2,7 @@ import type { ConversionRequest, Converter } from "#domain/conversion/converter.
 import { decodeText } from "#domain/conversion/conversion.ts";
 import { stripPackage } from "#domain/conversion/external-references.ts";
 import { docLinkField, neutraliseRtf } from "#domain/conversion/rtf.ts";
-import { isImageHeader, readPixelSize } from "#domain/docx/image-info.ts";
+import { checkImagePixels, isImageHeader, readPixelSize } from "#domain/docx/image-info.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { readZipDirectory, readZipEntryAsync, readZipEntryHead, type ZipLimits } from "#domain/shared/zip.ts";
 
@@ -21,21 +21,10 @@ export interface PreparedInput {
 // Enough of an image to find its size: PNG, GIF, BMP at once, JPEG after its metadata segments.
 const IMAGE_HEAD = 256 * 1024;
 
-function megapixels(pixels: number): string {
-  return `${Number((pixels / 1_000_000).toFixed(1))} megapixels`;
-}
-
 /** checkPixels refuses an image declaring more pixels than the limit (IMAGE_TOO_LARGE, 413). */
 function checkPixels(head: Uint8Array, where: string, limits: OfficeInputLimits): void {
   const size = readPixelSize(head);
-  if (!size) return;
-  const pixels = size.width * size.height;
-  if (pixels <= limits.maxImagePixels) return;
-  throw new SignetError(
-    "IMAGE_TOO_LARGE",
-    `The image ${where} is ${size.width} x ${size.height} pixels (${megapixels(pixels)}); the limit is ${megapixels(limits.maxImagePixels)} per image. Scale it down and try again.`,
-    { details: [{ field: "document", issue: `${where}: ${size.width} x ${size.height} px, over ${limits.maxImagePixels} pixels` }] },
-  );
+  if (size) checkImagePixels(size, limits.maxImagePixels, where, "document");
 }
 
 /** checkPackageImages reads the header of every non-XML entry of a zip package and checks the image sizes it declares. */

@@ -1,7 +1,8 @@
 import { SignetError, isSignetError, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { fillCheckbox, fillRepeat, fillTable, fillText, type RepeatItem } from "#domain/docx/fill.ts";
-import { ImageWriter, loadImage, type Dimensions, type LoadedImage } from "#domain/docx/image.ts";
+import { ImageWriter, loadImage, storedBytes, type Dimensions, type ImageLoadDeps, type LoadedImage } from "#domain/docx/image.ts";
+import type { PictureConverters } from "#domain/docx/picture-formats.ts";
 import { DocxPackage } from "#domain/docx/package.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
@@ -34,12 +35,19 @@ export interface AnnotateLimits extends XmlBudget, Partial<DataLimits> {
   maxImageBytes: number;
   /** All distinct images of one call together, in bytes. */
   maxTotalImageBytes: number;
+  /** Width x height any one image may declare (IMAGE_TOO_LARGE above); DEFAULT_MAX_IMAGE_PIXELS when unset. */
+  maxImagePixels?: number | undefined;
 }
+
+/** DEFAULT_MAX_IMAGE_PIXELS is SIGNET_MAX_IMAGE_PIXELS's default. */
+const DEFAULT_MAX_IMAGE_PIXELS = 100_000_000;
 
 /** AnnotateDeps are the ports and limits the filler uses. */
 export interface AnnotateDeps {
   fetcher: Fetcher;
   limits: AnnotateLimits;
+  /** SVG rendering and WebP decoding; without them an SVG or WebP value cannot be filled. */
+  pictures?: PictureConverters | undefined;
 }
 
 /** FieldDescription is one control as POST /v1/annotate/fields reports it. */
@@ -242,7 +250,9 @@ const IMAGE_FETCH_CONCURRENCY = 4;
  * or in flight never exceeds the budget. Beyond it the call is PAYLOAD_TOO_LARGE.
  */
 async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise<Map<string, LoadedImage>> {
-  const { maxImageBytes, maxTotalImageBytes: budget } = deps.limits;
+  const { maxImageBytes, maxTotalImageBytes: budget, maxImagePixels } = { maxImagePixels: DEFAULT_MAX_IMAGE_PIXELS, ...deps.limits };
+  const load = (value: string, i: number, cap: number) =>
+    loadImage(value, fieldName(i), { fetcher: deps.fetcher, maxImageBytes: cap, maxImagePixels, pictures: deps.pictures } satisfies ImageLoadDeps);
   const first = new Map<string, number>();
   fields.forEach((field, i) => {
     if ((field.type === "image" || field.type === "signature") && !first.has(field.value as string)) first.set(field.value as string, i);
@@ -263,8 +273,8 @@ async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise
       urls.push([value, i]);
       continue;
     }
-    const image = await loadImage(value, fieldName(i), { fetcher: deps.fetcher, maxImageBytes });
-    used += image.bytes.length;
+    const image = await load(value, i, maxImageBytes);
+    used += storedBytes(image);
     if (used > budget) throw overBudget(i);
     images.set(value, image);
   }
@@ -283,10 +293,10 @@ async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise
     }
     const cap = allowance;
     reserved += cap;
-    const task = loadImage(value, fieldName(i), { fetcher: deps.fetcher, maxImageBytes: cap })
+    const task = load(value, i, cap)
       .then(
         (image) => {
-          used += image.bytes.length;
+          used += storedBytes(image);
           images.set(value, image);
         },
         (error: unknown) => {

@@ -12,7 +12,7 @@ const annotationFieldSchema = z
     type: z.enum(["text", "image", "signature", "table", "checkbox", "repeat"]),
     value: z.union([z.string(), z.boolean(), z.array(z.array(z.string())), z.array(z.record(z.string(), z.string()))]).meta({
       description:
-        "text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a data URI or URL; table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text.",
+        "text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a PNG, JPEG, GIF, WebP or SVG picture as a base64 data URI or a URL, the format decided by its bytes (WebP is stored as PNG; SVG is sanitised and stored as Word does, with a PNG fallback); table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text.",
     }),
     options: z
       .strictObject({

@@ -1,0 +1,38 @@
+/**
+ * Wiring of pictures (annotate's SVG and WebP values): the SVG renderer and the WebP decoder of
+ * this process, their WebAssembly found beside the bundle (Lambda: infra/signet-stack.ts ships it
+ * there) or else in node_modules (the local server, the tests). SVG text is drawn with DejaVu Sans
+ * from SIGNET_FONTS_DIR (the WebAssembly renderer sees no system fonts). resvg runs in a thread
+ * of its own, importing its glue (resvg.mjs beside the bundle, index.mjs in the package).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { config } from "#config";
+import { JsquashWebpDecoder, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
+import { RESVG_GLUE, RESVG_WASM, ResvgSvgRenderer } from "#adapters/resvg-svg-renderer.ts";
+import type { PictureConverters } from "#domain/docx/picture-formats.ts";
+
+const beside = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
+
+function wasmPath(wasm: { file: string; module: string }): string {
+  return existsSync(beside(wasm.file)) ? beside(wasm.file) : createRequire(import.meta.url).resolve(wasm.module);
+}
+
+// The package exports only its .wasm and its entry: the ES module glue sits beside the .wasm.
+function resvgGluePath(): string {
+  return existsSync(beside(RESVG_GLUE.file)) ? beside(RESVG_GLUE.file) : join(dirname(wasmPath(RESVG_WASM)), "index.mjs");
+}
+
+let shared: PictureConverters | undefined;
+
+/** pictures is the process-wide pair of converters, created on first use (the WebAssembly loads on the first picture). */
+export function pictures(): PictureConverters {
+  const fonts = () => [readFileSync(join(config.signing.fontsDir, "DejaVuSans.ttf"))];
+  shared ??= {
+    svg: new ResvgSvgRenderer({ wasmPath: wasmPath(RESVG_WASM), gluePath: resvgGluePath(), fonts }),
+    webp: new JsquashWebpDecoder({ wasmPath: wasmPath(WEBP_WASM) }),
+  };
+  return shared;
+}
