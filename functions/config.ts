@@ -256,6 +256,11 @@ export const settings = {
     referenceTtlSeconds: positiveInt("SIGNET_UPLOAD_TTL_SECONDS", 3600, "how long after issue an upload reference may be used"),
   },
   conversion: {
+    officeFunction: optional(
+      "SIGNET_OFFICE_FUNCTION",
+      "the office function LibreOffice runs in (name or ARN; AWS): conversions are sent there, large documents through SIGNET_UPLOADS_BUCKET",
+      "unset (LibreOffice runs in this process)",
+    ),
     soffice: optional("SIGNET_SOFFICE", "LibreOffice soffice binary", "PATH, then `/opt/libreoffice*/program`, `/opt/instdir/program`"),
     mode: {
       name: "SIGNET_CONVERSION_MODE",

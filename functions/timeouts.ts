@@ -46,13 +46,48 @@ export const LARGEST_PLANNED_ANSWER_BYTES = Math.ceil((25 * MiB) / 3) * 4 + 64 *
 export const AFTER_CONVERSION_MS = 5_000;
 
 /**
- * LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS on AWS: LibreOffice stops early
- * enough that the work after it and the writing of the largest planned answer still fit in the
- * function's 120 s, so a slow conversion ends in Signet's own 504 and never in an answer cut short
- * after its 200 status line: 120 - 5 - 15.7 s, rounded down to 99 s.
+ * OFFICE_INIT_MS is what a cold office function (functions/office.ts, where LibreOffice runs on AWS)
+ * may add before it takes a job: Lambda's init phase, at most 10 s (its LibreOffice start waits
+ * at most 8 s of it). The caller waits through it; the office function's time-out does not count it.
  */
-export const LAMBDA_CONVERSION_TIMEOUT_MS =
-  Math.floor((STREAMING_TIMEOUT_SECONDS * 1000 - AFTER_CONVERSION_MS - streamWriteMs(LARGEST_PLANNED_ANSWER_BYTES)) / 1000) * 1000;
+export const OFFICE_INIT_MS = 10_000;
+
+/**
+ * OFFICE_TRANSFER_MS is one move of the largest document through the uploads bucket in the region
+ * (a PUT or a GET of 25 MB; S3 in-region moves tens of MB a second, so this is generous). A large
+ * document makes four: the caller's PUT and the office function's GET of the input, the office
+ * function's PUT and the caller's GET of the output.
+ */
+export const OFFICE_TRANSFER_MS = 3_000;
+
+/** OFFICE_ANSWER_MARGIN_MS is the office function's own work around LibreOffice: the job's parsing, the input checks, the answer. */
+const OFFICE_ANSWER_MARGIN_MS = 1_000;
+
+/**
+ * OFFICE_FUNCTION_TIMEOUT_SECONDS is the office function's Lambda time-out: inside the caller's
+ * 120 s, after a cold start of the office function, the caller's two transfers, the work after the
+ * conversion and the writing of the largest planned answer (120 - 10 - 6 - 5 - 15.7 s, rounded
+ * down: 83 s). So a conversion that overruns ends in the office function and comes back to the
+ * caller as CONVERSION_TIMEOUT while the caller still has time to answer 504.
+ */
+export const OFFICE_FUNCTION_TIMEOUT_SECONDS = Math.floor(
+  (STREAMING_TIMEOUT_SECONDS * 1000 - OFFICE_INIT_MS - 2 * OFFICE_TRANSFER_MS - AFTER_CONVERSION_MS - streamWriteMs(LARGEST_PLANNED_ANSWER_BYTES)) / 1000,
+);
+
+/**
+ * LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS of the office function: LibreOffice
+ * stops early enough that the office function's own two transfers and its answer still fit in its
+ * time-out (83 - 3 - 3 - 1 s: 76 s), so its handler answers CONVERSION_TIMEOUT itself rather than
+ * being killed by Lambda. Before the office function (issue 25) it was 99 s.
+ */
+export const LAMBDA_CONVERSION_TIMEOUT_MS = OFFICE_FUNCTION_TIMEOUT_SECONDS * 1000 - 2 * OFFICE_TRANSFER_MS - OFFICE_ANSWER_MARGIN_MS;
+
+/**
+ * OFFICE_INVOKE_TIMEOUT_MS is how long a caller waits for one invoke of the office function: its
+ * cold start plus its time-out (93 s). A caller that gave up then still has the time for its
+ * transfers and its 504: 3 + 93 + 3 + 5 + 15.7 s <= 120 s (test/unit/stream-budget.test.ts).
+ */
+export const OFFICE_INVOKE_TIMEOUT_MS = OFFICE_INIT_MS + OFFICE_FUNCTION_TIMEOUT_SECONDS * 1000;
 
 /** AUTHORIZER_CACHE_SECONDS is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
 export const AUTHORIZER_CACHE_SECONDS = 60;

@@ -15,8 +15,9 @@ export const UNRESERVED_MINIMUM = 100;
 /**
  * reservableFunctions are the functions `-c reservedConcurrency=N` caps: the expensive ones anyone
  * with a key (or anyone at all, for verify) can start. At N = 5 a flood costs at most
- * 3 x 5 x 3 GB + 5 x 1 GB = 50 GB-seconds per second (about USD 3 an hour at USD 0.0000167 per
- * GB-second); 20 reserved in all, which needs an account quota of at least 120.
+ * 3 x 5 x 1.5 GB + 5 x 1 GB, plus the office function, which a converting caller invokes one job
+ * at a time (at most 15 x 3 GB): 72.5 GB-seconds per second (about USD 4.40 an hour at
+ * USD 0.0000167 per GB-second); 20 reserved in all, which needs an account quota of at least 120.
  */
 export const reservableFunctions = ["sign", "annotate", "convert", "verify"] as const;
 

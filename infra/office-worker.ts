@@ -1,7 +1,8 @@
-import { Duration } from "aws-cdk-lib";
-import { GatewayVpcEndpointAwsService, Peer, Port, SecurityGroup, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
-import { ManagedPolicy, Role, ServicePrincipal, type IGrantable } from "aws-cdk-lib/aws-iam";
+import { Duration, RemovalPolicy, Size } from "aws-cdk-lib";
+import { FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, Peer, Port, SecurityGroup, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal, type IGrantable } from "aws-cdk-lib/aws-iam";
 import { Architecture, type DockerImageCode, DockerImageFunction } from "aws-cdk-lib/aws-lambda";
+import { type ILogGroup, LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 
 /** OfficeWorkerProps configure the office function: its image (LibreOffice and the office handler) and settings. */
@@ -10,6 +11,9 @@ export interface OfficeWorkerProps {
   environment?: Record<string, string>;
   memoryMb?: number;
   timeout?: Duration;
+  /** Size of /tmp (LibreOffice's profile, the job files). */
+  ephemeralStorageMb?: number;
+  logGroup?: ILogGroup;
 }
 
 /**
@@ -35,6 +39,14 @@ export class OfficeWorker extends Construct {
       subnetConfiguration: [{ name: "office", subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
       gatewayEndpoints: { S3: { service: GatewayVpcEndpointAwsService.S3 } },
     });
+    // Every connection LibreOffice's function opens or tries, kept a month: a document that makes
+    // it reach for the internet shows up here (accepted by the security group, going nowhere).
+    this.vpc.addFlowLog("FlowLog", {
+      destination: FlowLogDestination.toCloudWatchLogs(
+        new LogGroup(this, "FlowLogs", { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+      ),
+      trafficType: FlowLogTrafficType.ALL,
+    });
     const securityGroup = new SecurityGroup(this, "SecurityGroup", {
       vpc: this.vpc,
       allowAllOutbound: false,
@@ -58,6 +70,8 @@ export class OfficeWorker extends Construct {
       memorySize: props.memoryMb ?? 3008,
       timeout: props.timeout ?? Duration.seconds(120),
       description: "Signet office worker: LibreOffice, no network, no permissions",
+      ...(props.ephemeralStorageMb ? { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) } : {}),
+      ...(props.logGroup ? { logGroup: props.logGroup } : {}),
       // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
       environment: { HOME: "/tmp", ...props.environment },
     });
@@ -65,6 +79,7 @@ export class OfficeWorker extends Construct {
 
   /** grantInvoke lets a converting function (convert, annotate, sign) invoke the office function. */
   grantInvoke(grantee: IGrantable): void {
-    this.fn.grantInvoke(grantee);
+    // The function itself (its unqualified ARN, which the callers invoke), not its versions and aliases.
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [this.fn.functionArn] }));
   }
 }

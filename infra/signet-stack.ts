@@ -19,7 +19,7 @@ import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData, type IAlarm
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
-import { Architecture, type CfnFunction, DockerImageCode, DockerImageFunction, Runtime, type Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
+import { Architecture, type CfnFunction, DockerImageCode, Runtime, type Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
@@ -27,28 +27,22 @@ import { ConfigurationSet, SuppressionReasons } from "aws-cdk-lib/aws-ses";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
-import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
-import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "./base-image.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
 import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
+import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
+import { OfficeWorker } from "./office-worker.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses, routeMethods, tightThrottle } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
 import { checkRegion } from "./regions.ts";
 import { senderIdentities } from "./sender-identity.ts";
-import { addUploads } from "./uploads.ts";
-import {
-  AUTHORIZER_CACHE_SECONDS,
-  INTEGRATION_TIMEOUT_SECONDS,
-  KEY_FUNCTION_TIMEOUT_SECONDS,
-  LAMBDA_CONVERSION_TIMEOUT_MS,
-  STREAMING_TIMEOUT_SECONDS,
-} from "#functions/timeouts.ts";
+import { addUploads, officeStaging } from "./uploads.ts";
+import { AUTHORIZER_CACHE_SECONDS, INTEGRATION_TIMEOUT_SECONDS, LAMBDA_CONVERSION_TIMEOUT_MS, STREAMING_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 
 /** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
 export interface SignetStackProps extends StackProps {
@@ -99,48 +93,10 @@ export interface SignetStackProps extends StackProps {
   throttle?: { rate: number; burst: number };
 }
 
-/** Sizing is the memory and time-out of one function. */
-interface Sizing {
-  memoryMb: number;
-  timeoutSeconds: number;
-}
-
-// Time-outs live in functions/timeouts.ts, beside the SDK budgets they must stay above.
+// Time-outs live in functions/timeouts.ts, beside the SDK budgets they must stay above; sizes in infra/function-plans.ts.
 const integrationTimeoutSeconds = INTEGRATION_TIMEOUT_SECONDS;
 const streamingTimeoutSeconds = STREAMING_TIMEOUT_SECONDS;
 const authorizerCacheSeconds = AUTHORIZER_CACHE_SECONDS;
-
-const small: Sizing = { memoryMb: 256, timeoutSeconds: 10 };
-// LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
-const conversion: Sizing = { memoryMb: 3008, timeoutSeconds: streamingTimeoutSeconds };
-
-// The key functions wait on DynamoDB and SES: their time-outs stay above the SDK budgets (functions/timeouts.ts).
-const keyFunction: Sizing = { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS["auth-register"] };
-const authorizerSizing: Sizing = { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS.authorizer };
-
-/** sizing sets memory and time-out per function: conversion large, auth and metadata small. */
-const sizing: Record<string, Sizing> = {
-  info: small,
-  health: small,
-  openapi: { memoryMb: 512, timeoutSeconds: 10 },
-  docs: small,
-  "auth-register": keyFunction,
-  "auth-verify": { ...keyFunction, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS["auth-verify"] },
-  // Listing and revoking: a few sequential table calls (read, then a transaction).
-  "keys-list": keyFunction,
-  "keys-revoke": keyFunction,
-  "keys-revoke-link": keyFunction,
-  authorizer: authorizerSizing,
-  fallback: small,
-  "verify-key": { memoryMb: 512, timeoutSeconds: 15 },
-  // Locally it signs a CRL; on AWS it only answers 404 (no CRL is issued there: docs/aws.md).
-  "verify-crl": small,
-  verify: { memoryMb: 1024, timeoutSeconds: integrationTimeoutSeconds },
-  "annotate-fields": { memoryMb: 1024, timeoutSeconds: integrationTimeoutSeconds },
-  sign: conversion,
-  annotate: conversion,
-  convert: conversion,
-};
 
 /**
  * authorizationHeaderPattern is the one Authorization header shape the TOKEN authorizer is invoked
@@ -148,31 +104,6 @@ const sizing: Record<string, Sizing> = {
  * checksum). The scheme is case-sensitive here, unlike parseBearer.
  */
 const authorizationHeaderPattern = `^Bearer ${KEY_PREFIX}[0-9A-Za-z]{${KEY_LENGTH - KEY_PREFIX.length}}$`;
-
-/** libreOfficeFunctions run LibreOffice: DOCX input of sign, annotate with to=pdf, convert. */
-export const libreOfficeFunctions = ["sign", "annotate", "convert"] as const;
-
-/**
- * runtimeFiles are what a function reads from disk at run time, shipped beside its bundle (the
- * task root): the audit page fonts (SIGNET_FONTS_DIR points at them) and HarfBuzz's WebAssembly, the reference UI of /docs
- * (functions/http/docs-page.ts looks beside itself).
- */
-// uno-driver.py: the warm LibreOffice's UNO driver, looked up beside the bundle (functions/adapters/libreoffice/uno-driver.ts).
-const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-driver.py", to: "uno-driver.py" };
-const runtimeFiles: Record<string, RuntimeFile[]> = {
-  // harfbuzzjs loads its WebAssembly from beside the module that imports it (the bundle).
-  sign: [{ from: "assets", to: "assets" }, { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" }, unoDriver],
-  // annotate's SVG renderer and WebP decoder (functions/wiring/pictures.ts looks beside the bundle), and the font SVG text is drawn with.
-  annotate: [
-    { from: "assets", to: "assets" },
-    { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
-    { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
-    { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
-    unoDriver,
-  ],
-  convert: [unoDriver],
-  docs: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }],
-};
 
 /** EXTRA_FONTS_IN_BUNDLE is where -c extraFontsDir's fonts land beside sign's bundle. */
 const EXTRA_FONTS_IN_BUNDLE = "extra-fonts";
@@ -269,33 +200,45 @@ export class SignetStack extends Stack {
       configurationSet: this.mailConfiguration,
     });
 
-    // Functions: one per route, plus the authorizer and the fallback.
-    const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
+    // Functions: one per route, plus the authorizer and the fallback, all zips; and the office
+    // function, the one place LibreOffice runs (issue 25; infra/office-worker.ts).
+    const names: FunctionName[] = [...routes.map((route) => route.name), "authorizer", "fallback"];
     checkBaseImagePin(props.libreOfficeBaseImageDigest || undefined, props.libreOfficeBaseImageReviewed);
-    const imageDir = this.prepareImage(props.extraFontsDir);
+    const extraFonts: RuntimeFile[] = props.extraFontsDir
+      ? [{ from: relative(repoRoot, resolve(repoRoot, props.extraFontsDir)), to: EXTRA_FONTS_IN_BUNDLE }]
+      : [];
     for (const name of names) {
-      const fn = this.createFunction(name, version, imageDir, props.libreOfficeBaseImageDigest);
+      const fn = this.createFunction(name, version, name === "sign" ? extraFonts : []);
       // SIGNET_TABLE and SIGNET_SENDER_EMAIL come with the bindings below, only where a function uses
       // them: config.ts reads each group of settings on first use (test/infra/function-env.test.ts).
       // The CORS middleware of every function (functions/http/pipeline.ts) answers with this origin.
       bind(fn, setting("SIGNET_CORS_ORIGIN", corsOrigin));
       this.functions[name] = fn;
     }
+    const office = this.createOffice(version, props.libreOfficeBaseImageDigest);
+    this.functions.office = office.fn;
 
     applyReservedConcurrency(this.functions, props.reservedConcurrency ?? {});
 
-    // Least privilege: each function gets the calls its adapters make, nothing else.
+    // Least privilege: each function gets the calls its adapters make, nothing else (the static
+    // part from infra/function-plans.ts, the option-driven part below).
     const fns = this.functions as Record<string, LambdaFunction>;
     const mail = sender(mailIdentities, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
-    bind(fns["auth-register"]!, keyTable(table, keyTableActions.readWrite), mail);
-    bind(fns["auth-verify"]!, keyTable(table, keyTableActions.readWrite), mail);
-    bind(fns.authorizer!, keyTable(table, keyTableActions.authorize));
-    // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the
-    // certificate chain sign publishes, and nothing else of the bucket.
-    bind(fns.sign!, identityBucket(bucket, "signing"));
+    const authorised = new Set<string>(routes.filter((route) => route.auth).map((route) => route.name));
+    for (const name of names) {
+      const plan = planOf(name);
+      if (plan.keyTable) bind(fns[name]!, keyTable(table, keyTableActions[plan.keyTable]));
+      // The per-key request limit (functions/http/pipeline.ts) counts in the table from every
+      // authorised function (listing and revoking already may UpdateItem).
+      if (authorised.has(name) && plan.keyTable === undefined) bind(fns[name]!, keyTable(table, keyTableActions.countRate));
+      if (authorised.has(name) && props.keyRatePerMinute) bind(fns[name]!, setting("SIGNET_KEY_RATE_LIMIT", String(props.keyRatePerMinute)));
+      if (plan.mail) bind(fns[name]!, mail);
+      // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the
+      // certificate chain sign publishes, and nothing else of the bucket.
+      if (plan.identity) bind(fns[name]!, identityBucket(bucket, plan.identity));
+    }
     if (props.identityP12PasswordParameter)
       bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
-    for (const name of ["verify", "verify-key"]) bind(fns[name]!, identityBucket(bucket, "certificate"));
     let signingKeys: SigningKeys | undefined;
     // Issue 30: by default the keys are in KMS and only sign may sign with them (infra/signing-keys.ts).
     if ((props.signingKey ?? "kms") === "kms") {
@@ -307,21 +250,20 @@ export class SignetStack extends Stack {
       signingKeys = keys;
       new CfnOutput(this, "SigningKeyArn", { value: keys.signingKey.keyArn, description: "KMS key that signs documents (retained)" });
     }
-    bind(fns["keys-list"]!, keyTable(table, keyTableActions.list));
-    for (const name of ["keys-revoke", "keys-revoke-link"]) bind(fns[name]!, keyTable(table, keyTableActions.revoke));
-    // The per-key request limit (functions/http/pipeline.ts) counts in the table from every authorised function.
-    for (const route of routes.filter((candidate) => candidate.auth)) {
-      if (!["keys-list", "keys-revoke"].includes(route.name)) bind(fns[route.name]!, keyTable(table, keyTableActions.countRate));
-      if (props.keyRatePerMinute) bind(fns[route.name]!, setting("SIGNET_KEY_RATE_LIMIT", String(props.keyRatePerMinute)));
-    }
     if (props.registerAllow) bind(fns["auth-register"]!, setting("SIGNET_REGISTER_ALLOW", props.registerAllow));
     if (props.tsaUrl) for (const name of ["sign", "timestamp"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
-    // The audit page fonts travel beside the bundle (runtimeFiles); the task root is /var/task for zips and the image alike.
+    // The audit page fonts travel beside the bundle (the plan's runtimeFiles); the task root is /var/task.
     for (const name of ["sign", "annotate"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
     if (props.extraFontsDir) bind(fns.sign!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
 
     // Large documents go to S3 first (issue 15; infra/uploads.ts).
     const uploadsBucket = addUploads(this, fns, corsOrigin);
+    // The office callers may invoke the office function and stage documents under office/ of the
+    // uploads bucket; the office function itself gets presigned URLs, never a permission.
+    for (const name of officeCallers) {
+      bind(fns[name]!, setting("SIGNET_OFFICE_FUNCTION", office.fn.functionName), officeStaging(uploadsBucket));
+      office.grantInvoke(fns[name]!);
+    }
 
     this.api = this.createApi(props, corsOrigin);
     // The certificate Signet issues names the API's own CRL (B-LT/B-LTA; built from the API id, not its stage, to avoid a cycle).
@@ -339,11 +281,10 @@ export class SignetStack extends Stack {
     new CfnOutput(this, "IdentityBucketName", { value: bucket.bucketName, description: "S3 bucket of the signing identity (retained)" });
   }
 
-  /** prepareImage bundles the LibreOffice functions into the container image's build folder (with sign's extra fonts, if any). */
-  private prepareImage(extraFontsDir: string | undefined): string {
+  /** prepareImage bundles the office function into the LibreOffice container image's build folder. */
+  private prepareImage(): string {
     const dir = join(Stage.of(this)?.outdir ?? join(repoRoot, "cdk.out"), ".signet-image");
-    const extraFonts: RuntimeFile[] = extraFontsDir ? [{ from: relative(repoRoot, resolve(repoRoot, extraFontsDir)), to: EXTRA_FONTS_IN_BUNDLE }] : [];
-    bundleForImage([...libreOfficeFunctions], join(dir, "app"), [...libreOfficeFunctions.flatMap((name) => runtimeFiles[name] ?? []), ...extraFonts]);
+    bundleForImage(["office"], join(dir, "app"), functionPlans.office.runtimeFiles);
     for (const entry of ["Dockerfile", "fonts", "warmup"]) {
       const source = join(repoRoot, "layers", "libreoffice", entry);
       if (!existsSync(source)) throw new Error(`layers/libreoffice/${entry} is missing`);
@@ -354,57 +295,71 @@ export class SignetStack extends Stack {
     return dir;
   }
 
-  private createFunction(name: string, version: string, imageDir: string, baseDigest: string): LambdaFunction {
+  /** logGroupFor is a function's own log group, kept a month. */
+  private logGroupFor(id: string): LogGroup {
+    return new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  }
+
+  /** createFunction makes a route's (or the authorizer's, the fallback's) zip function from its plan. */
+  private createFunction(name: FunctionName, version: string, extraFiles: readonly RuntimeFile[]): LambdaFunction {
     const entry = join(repoRoot, "functions", `${name}.ts`);
     if (!existsSync(entry)) throw new Error(`Route ${name} has no entry file functions/${name}.ts`);
-    const size = sizing[name] ?? small;
+    const plan = planOf(name);
+    if (plan.package !== "zip") throw new Error(`${name} is planned as ${plan.package}; only the office function runs from the image`);
     const id = functionLogicalId(name);
-    const logGroup = new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    const common = {
+    const fn = new NodejsFunction(this, id, {
       description: `Signet ${name}`,
       architecture: Architecture.X86_64,
-      memorySize: size.memoryMb,
-      timeout: Duration.seconds(size.timeoutSeconds),
-      logGroup,
+      memorySize: plan.memoryMb,
+      timeout: Duration.seconds(plan.timeoutSeconds),
+      logGroup: this.logGroupFor(id),
       environment: { SIGNET_VERSION: version, POWERTOOLS_SERVICE_NAME: "signet" },
-    };
-    const isLibreOffice = (libreOfficeFunctions as readonly string[]).includes(name);
-    let fn: LambdaFunction;
-    if (isLibreOffice) {
-      fn = new DockerImageFunction(this, id, {
-        ...common,
-        code: DockerImageCode.fromImageAsset(imageDir, {
-          cmd: [`${name}.handler`],
-          buildArgs: { BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: baseDigest },
-          platform: Platform.LINUX_AMD64,
-        }),
-        ephemeralStorageSize: Size.mebibytes(1024),
-      });
-      fn.addEnvironment("SIGNET_SOFFICE", sofficeInImage);
-    } else {
-      fn = new NodejsFunction(this, id, {
-        ...common,
-        entry,
-        handler: "handler",
-        runtime: Runtime.NODEJS_22_X,
-        projectRoot: repoRoot,
-        depsLockFilePath: join(repoRoot, "package-lock.json"),
-        bundling: nodejsBundling(runtimeFiles[name] ?? []),
-      });
-    }
+      entry,
+      handler: "handler",
+      runtime: Runtime.NODEJS_22_X,
+      projectRoot: repoRoot,
+      depsLockFilePath: join(repoRoot, "package-lock.json"),
+      bundling: nodejsBundling([...(plan.runtimeFiles ?? []), ...extraFiles]),
+    });
     // Every bundle ships a linked source map (esbuildSettings): make Node use it in stack traces.
     fn.addEnvironment("NODE_OPTIONS", "--enable-source-maps");
-    if (isLibreOffice) {
-      // LibreOffice writes its profile under HOME; only /tmp is writable in Lambda.
-      fn.addEnvironment("HOME", "/tmp");
-      fn.addEnvironment("SIGNET_CONVERSION_TIMEOUT_MS", String(LAMBDA_CONVERSION_TIMEOUT_MS));
-      // A container serves one request at a time: one LibreOffice is enough.
-      fn.addEnvironment("SIGNET_CONVERSION_CONCURRENCY", "1");
-      // The profile made at image build time (Dockerfile), copied into /tmp per instance.
-      fn.addEnvironment("SIGNET_LIBREOFFICE_PROFILE", LIBREOFFICE_PROFILE_IN_IMAGE);
-    }
     (fn.node.defaultChild as CfnFunction).overrideLogicalId(id);
     return fn;
+  }
+
+  /**
+   * createOffice makes the office function (functions/office.ts) from the LibreOffice container
+   * image, in its VPC without egress and with a role for logs and its network interfaces only
+   * (infra/office-worker.ts).
+   */
+  private createOffice(version: string, baseDigest: string): OfficeWorker {
+    const plan = functionPlans.office;
+    const id = functionLogicalId("office");
+    const office = new OfficeWorker(this, "Office", {
+      code: DockerImageCode.fromImageAsset(this.prepareImage(), {
+        cmd: ["office.handler"],
+        buildArgs: { BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: baseDigest },
+        platform: Platform.LINUX_AMD64,
+      }),
+      memoryMb: plan.memoryMb,
+      timeout: Duration.seconds(plan.timeoutSeconds),
+      ephemeralStorageMb: 1024,
+      logGroup: this.logGroupFor(id),
+      environment: {
+        SIGNET_VERSION: version,
+        POWERTOOLS_SERVICE_NAME: "signet",
+        NODE_OPTIONS: "--enable-source-maps",
+        SIGNET_SOFFICE: sofficeInImage,
+        // LibreOffice stops early enough for the office function to answer within its time-out (functions/timeouts.ts).
+        SIGNET_CONVERSION_TIMEOUT_MS: String(LAMBDA_CONVERSION_TIMEOUT_MS),
+        // A container serves one request at a time: one LibreOffice is enough.
+        SIGNET_CONVERSION_CONCURRENCY: "1",
+        // The profile made at image build time (Dockerfile), copied into /tmp per instance.
+        SIGNET_LIBREOFFICE_PROFILE: LIBREOFFICE_PROFILE_IN_IMAGE,
+      },
+    });
+    (office.fn.node.defaultChild as CfnFunction).overrideLogicalId(id);
+    return office;
   }
 
   private createApi(props: SignetStackProps, corsOrigin: string): RestApi {
@@ -559,7 +514,7 @@ export class SignetStack extends Stack {
     );
     for (const [name, fn] of Object.entries(this.functions)) {
       const id = functionLogicalId(name);
-      const timeoutMs = (sizing[name] ?? small).timeoutSeconds * 1000;
+      const timeoutMs = planOf(name as FunctionName).timeoutSeconds * 1000;
       alarms.push(
         new Alarm(this, `${id}ThrottlesAlarm`, {
           alarmDescription: `Lambda throttled ${name} (account concurrency exhausted?)`,

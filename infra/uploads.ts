@@ -4,15 +4,19 @@ import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type IBucket } from "aws-cdk-lib/aws-s3";
 import type { Construct } from "constructs";
 import { bind, type Binding } from "./bind.ts";
+import { functionPlans, planOf, type FunctionName } from "./function-plans.ts";
 
 /** uploadObjects is the folder functions/domain/shared/upload.ts puts every upload under (uploads/<owner tag>/<reference>). */
 const uploadObjects = "uploads/*";
 
-/** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them. */
+/** officeObjects is the folder the office callers stage large documents in for the office function (functions/adapters/office-worker-converter.ts). */
+const officeObjects = "office/*";
+
+/** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them (from infra/function-plans.ts). */
 export const uploadFunctions = {
-  grant: ["uploads"],
-  consume: ["sign", "timestamp", "annotate", "annotate-fields", "verify", "convert"],
-} as const;
+  grant: (Object.keys(functionPlans) as FunctionName[]).filter((name) => planOf(name).uploads === "grant"),
+  consume: (Object.keys(functionPlans) as FunctionName[]).filter((name) => planOf(name).uploads === "consume"),
+};
 
 /**
  * uploadsBucket binds the uploads bucket (SIGNET_UPLOADS_BUCKET). "grant": s3:PutObject on the
@@ -32,8 +36,21 @@ function uploadsBucket(bucket: IBucket, access: "grant" | "consume"): Binding {
 }
 
 /**
+ * officeStaging lets an office caller put, read and delete under office/ of the uploads bucket:
+ * the objects it stages for the office function and the outputs the office function PUTs back
+ * through URLs this caller presigned (S3 authorises a presigned request with its signer's rights).
+ */
+export function officeStaging(bucket: IBucket): Binding {
+  return {
+    env: { SIGNET_UPLOADS_BUCKET: bucket.bucketName },
+    statements: [new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], resources: [bucket.arnForObjects(officeObjects)] })],
+  };
+}
+
+/**
  * addUploads creates the bucket large documents are uploaded to (issue 15): private, encrypted,
- * TLS-only, objects expire after one day (functions delete what they used at once), CORS for
+ * TLS-only, objects expire after one day (functions delete what they used at once; the rule has no
+ * prefix, so it covers the office function's staged documents under office/ too), CORS for
  * browsers posting the presigned form; and binds it to the functions that grant and consume uploads.
  */
 export function addUploads(scope: Construct, functions: Record<string, LambdaFunction>, corsOrigin: string): Bucket {

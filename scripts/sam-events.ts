@@ -7,7 +7,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { routes } from "#http/routes.ts";
 import { repoRoot } from "../infra/bundling.ts";
-import { functionLogicalId, libreOfficeFunctions } from "../infra/signet-stack.ts";
+import { functionLogicalId } from "../infra/signet-stack.ts";
 
 /** SamEvents is one function's sample events, and whether its answer streams. */
 interface SamEvents {
@@ -32,10 +32,12 @@ export function samEvents(files: string[] = readdirSync(join(repoRoot, "events")
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  for (const { logicalId, events, streaming, name } of samEvents()) {
-    const template = (libreOfficeFunctions as readonly string[]).includes(name) ? "" : " -t cdk.out/Signet.template.json";
+  // Every route's function is a zip now (LibreOffice runs in the office function): all from the synthesized template.
+  for (const { logicalId, events, streaming } of samEvents()) {
     for (const event of events) {
-      process.stdout.write(`sam local invoke${template} ${logicalId} -e ${event}${streaming ? "   # streams: prelude JSON, 8 NUL bytes, body" : ""}\n`);
+      process.stdout.write(
+        `sam local invoke -t cdk.out/Signet.template.json ${logicalId} -e ${event}${streaming ? "   # streams: prelude JSON, 8 NUL bytes, body" : ""}\n`,
+      );
     }
   }
 }

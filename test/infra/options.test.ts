@@ -72,9 +72,12 @@ describe("optional contexts", () => {
     }
   });
 
-  it("copies -c extraFontsDir's fonts into sign's image and points SIGNET_EXTRA_FONTS_DIR at them; sign only", () => {
+  it("copies -c extraFontsDir's fonts beside sign's bundle and points SIGNET_EXTRA_FONTS_DIR at them; sign only", () => {
     for (const name of allNames) expect(env(name).SIGNET_EXTRA_FONTS_DIR, name).toBe(name === "sign" ? "/var/task/extra-fonts" : undefined);
-    expect(existsSync(join(synth.outdir, ".signet-image", "app", "extra-fonts", "NotoSansThai-Regular.ttf"))).toBe(true);
+    // sign is a zip (LibreOffice runs in the office function): the fonts are in its asset, not in the image.
+    const signAsset = (fnProps("sign").Code as { S3Key: string }).S3Key.replace(/\.zip$/, "");
+    expect(existsSync(join(synth.outdir, `asset.${signAsset}`, "extra-fonts", "NotoSansThai-Regular.ttf"))).toBe(true);
+    expect(existsSync(join(synth.outdir, ".signet-image", "app", "extra-fonts"))).toBe(false);
     expect(() => synthesize({ senderEmail: "noreply@example.com", extraFontsDir: "/nonexistent" })).toThrow(
       /extraFontsDir "\/nonexistent" is not a folder with \.ttf files/,
     );
@@ -94,7 +97,7 @@ describe("optional contexts", () => {
       Threshold: 0.05,
     });
     const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
-    for (const name of allNames) {
+    for (const name of [...allNames, "office"]) {
       const of = (metric: string) =>
         alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(`"Ref":"${functionLogicalId(name)}"`));
       expect(of("Throttles"), name).toHaveLength(1);
@@ -107,7 +110,8 @@ describe("optional contexts", () => {
   it("mails every alarm to the alarm address", () => {
     synth.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
     const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm");
-    expect(alarms.length).toBe(1 + 2 + 2 * allNames.length);
+    // Throttles and duration of every function, the office function's too.
+    expect(alarms.length).toBe(1 + 2 + 2 * (allNames.length + 1));
     for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toHaveLength(1);
   });
 

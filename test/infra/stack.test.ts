@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
-import { KEY_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
+import { KEY_FUNCTION_TIMEOUT_SECONDS, LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 import { identityObjects } from "../../infra/bind.ts";
 import { repoRoot } from "../../infra/bundling.ts";
 import { sofficeInImage } from "../../infra/base-image.ts";
-import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
+import { functionLogicalId } from "../../infra/signet-stack.ts";
+import { functionPlans, officeCallers } from "../../infra/function-plans.ts";
 import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // The default deployment: LibreOffice functions as a container image. Synthesized once (esbuild
@@ -37,30 +38,46 @@ const tableId = () => resourcesOfType(synth.json, "AWS::DynamoDB::Table")[0]![0]
 const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("IdentityBucket"))![0];
 
 describe("functions", () => {
-  it("creates one function per route plus the authorizer and the fallback, nothing else", () => {
-    expect(
-      resourcesOfType(synth.json, "AWS::Lambda::Function")
-        .map(([id]) => id)
-        .sort(),
-    ).toEqual(allNames.map(functionLogicalId).sort());
+  it("creates one function per route plus the authorizer, the fallback and the office function; the one other is CDK's VPC custom resource", () => {
+    const ids = resourcesOfType(synth.json, "AWS::Lambda::Function").map(([id]) => id);
+    const ours = [...allNames, "office"].map(functionLogicalId);
+    expect(ids.filter((id) => ours.includes(id)).sort()).toEqual(ours.sort());
+    // (@aws-cdk/aws-ec2:restrictDefaultSecurityGroup: a custom resource empties the VPC's default security group)
+    expect(ids.filter((id) => !ours.includes(id))).toEqual([expect.stringMatching(/^CustomVpcRestrictDefaultSG/)]);
+    // The table of deployment facts names exactly these functions (the compiler holds it to RouteName too).
+    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office"].sort());
   });
 
-  it("runs zip functions on nodejs22.x and the LibreOffice functions from the image, each with its own handler", () => {
+  it("runs every route's function as a zip on nodejs22.x, and only the office function from the LibreOffice image", () => {
     for (const name of allNames) {
       const props = fnProps(name);
-      if ((libreOfficeFunctions as readonly string[]).includes(name)) {
-        expect(props.PackageType, name).toBe("Image");
-        expect(props.ImageConfig, name).toEqual({ Command: [`${name}.handler`] });
-        expect(env(name)).toMatchObject({ HOME: "/tmp", SIGNET_SOFFICE: sofficeInImage, SIGNET_LIBREOFFICE_PROFILE: "/opt/signet/libreoffice-profile" });
-      } else {
-        expect(props.Runtime, name).toBe("nodejs22.x");
-        expect(props.Handler, name).toBe("index.handler");
-        expect(env(name).HOME, name).toBeUndefined();
-      }
+      expect(props.Runtime, name).toBe("nodejs22.x");
+      expect(props.Handler, name).toBe("index.handler");
+      expect(props.PackageType, name).toBeUndefined();
+      expect(props.Layers, name).toBeUndefined();
+      expect(env(name).HOME, name).toBeUndefined();
+      expect(env(name).SIGNET_SOFFICE, name).toBeUndefined();
       // Every bundle ships a source map; Node reads it only when told to.
       expect(env(name).NODE_OPTIONS, name).toBe("--enable-source-maps");
       expect(props.Architectures).toEqual(["x86_64"]);
     }
+    const office = fnProps("office");
+    expect(office.PackageType).toBe("Image");
+    expect(office.ImageConfig).toEqual({ Command: ["office.handler"] });
+    expect(office.Architectures).toEqual(["x86_64"]);
+    expect(env("office")).toEqual({
+      HOME: "/tmp",
+      NODE_OPTIONS: "--enable-source-maps",
+      POWERTOOLS_SERVICE_NAME: "signet",
+      SIGNET_VERSION: version,
+      SIGNET_SOFFICE: sofficeInImage,
+      SIGNET_CONVERSION_TIMEOUT_MS: String(LAMBDA_CONVERSION_TIMEOUT_MS),
+      SIGNET_CONVERSION_CONCURRENCY: "1",
+      SIGNET_LIBREOFFICE_PROFILE: "/opt/signet/libreoffice-profile",
+    });
+    // The converting functions send their conversions there.
+    for (const name of officeCallers) expect(env(name).SIGNET_OFFICE_FUNCTION, name).toEqual({ Ref: functionLogicalId("office") });
+    expect(allNames.filter((name) => env(name).SIGNET_OFFICE_FUNCTION !== undefined).sort()).toEqual([...officeCallers].sort());
   });
 
   it("sets SIGNET_VERSION, the names config.ts requires and the CORS origin (default *) in every function", () => {
@@ -83,8 +100,9 @@ describe("functions", () => {
   });
 
   it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
-    // The LibreOffice functions are the streaming routes (issue 15): 120 s, see test/infra/large-documents.test.ts.
-    for (const name of libreOfficeFunctions) expect(fnProps(name)).toMatchObject({ MemorySize: 3008, Timeout: 120, EphemeralStorage: { Size: 1024 } });
+    // The office callers are the streaming routes (issue 15): 120 s, see test/infra/large-documents.test.ts; LibreOffice's memory is the office function's.
+    for (const name of officeCallers) expect(fnProps(name)).toMatchObject({ MemorySize: 1536, Timeout: 120 });
+    expect(fnProps("office")).toMatchObject({ MemorySize: 3008, Timeout: OFFICE_FUNCTION_TIMEOUT_SECONDS, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
     const streamed = new Set<string>(routes.filter((route) => route.streaming).map((route) => route.name));
     for (const name of allNames.filter((n) => !streamed.has(n))) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);
@@ -365,6 +383,8 @@ describe("least privilege", () => {
   const table = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"];
   // Uploads (issue 15, infra/uploads.ts): read and delete by the functions taking document.upload.
   const consume = ["s3:DeleteObject", "s3:GetObject", "s3:ListBucket"];
+  // The office callers (issue 25): invoke the office function, stage documents under office/.
+  const office = ["lambda:InvokeFunction", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
   const expected: Record<string, string[]> = {
     // SendEmail twice: on the sender identity and its configuration set (one statement, two
     // resources), and (SES sandbox, the default) on any verified recipient identity, From the
@@ -378,17 +398,20 @@ describe("least privilege", () => {
     // sign: its identity, the per-key count, and consuming uploads (CDK merges the two buckets'
     // ListBucket into one statement).
     // ... and the two KMS keys (issue 30; test/infra/signing-keys.test.ts).
-    sign: ["dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"],
+    sign: [
+      ...["dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"],
+      ...office,
+    ].sort(),
     // verify: the published chain, and consuming uploads (verify has no key to count).
     verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
     // verify-crl: the published chain and the root key in KMS, to sign the CRL (issue 30).
     "verify-crl": ["kms:GetPublicKey", "kms:Sign", "s3:GetObject", "s3:ListBucket"],
-    annotate: [...consume, "dynamodb:UpdateItem"].sort(),
+    annotate: [...consume, ...office, "dynamodb:UpdateItem"].sort(),
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
     timestamp: [...consume, "dynamodb:UpdateItem"].sort(),
     "annotate-fields": [...consume, "dynamodb:UpdateItem"].sort(),
-    convert: [...consume, "dynamodb:UpdateItem"].sort(),
+    convert: [...consume, ...office, "dynamodb:UpdateItem"].sort(),
     uploads: ["dynamodb:UpdateItem", "s3:PutObject"],
   };
 
@@ -416,6 +439,12 @@ describe("least privilege", () => {
         }
         // The uploads bucket's statements are checked in test/infra/large-documents.test.ts.
         if (resources.includes('"UploadsBucket')) continue;
+        // Invoking: the office function and its versions, nothing else (checked in test/infra/office-worker.test.ts).
+        if (actions.includes("lambda:InvokeFunction")) {
+          expect(actions, name).toEqual(["lambda:InvokeFunction"]);
+          expect(resources, name).toContain('"OfficeFunction","Arn"');
+          continue;
+        }
         if (actions.some((a) => a.startsWith("dynamodb:"))) expect(statement.Resource, name).toEqual({ "Fn::GetAtt": [tableId(), "Arn"] });
         if (actions.includes("s3:ListBucket")) expect(resources, name).toContain(`{"Fn::GetAtt":["${bucketId()}","Arn"]}`);
         if (actions.includes("s3:GetObject") || actions.includes("s3:PutObject")) {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
-import { functionLogicalId, libreOfficeFunctions } from "../../infra/signet-stack.ts";
+import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { STREAMING_DELIMITER } from "#http/streaming.ts";
 import { samEvents } from "../../scripts/sam-events.ts";
 import { synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
@@ -151,7 +151,7 @@ describe.skipIf(process.platform !== "linux")("the bundles under aws-lambda-ric 
             expect(prelude.headers["Content-Length"], file).toBe(String(body.length));
             expect(prelude.headers["X-Request-Id"], file).toBeTruthy();
             // With only the deployed environment nothing of AWS is reachable (the per-key count fails
-            // open) and the image's LibreOffice path is absent here: 503 in the error layout where
+            // open) and the office function cannot be invoked here: 503 in the error layout where
             // either is needed, 200 where neither is.
             expect([200, 503], `${file}: ${body.toString().slice(0, 300)}`).toContain(prelude.statusCode);
             if (prelude.statusCode === 503) expect(JSON.parse(body.toString("utf8"))).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
@@ -172,7 +172,8 @@ describe.skipIf(process.platform !== "linux")("the bundles under aws-lambda-ric 
     120_000,
   );
 
-  it("runs the image functions from the image's own folder, one bundle each", () => {
-    for (const name of libreOfficeFunctions) expect(existsSync(join(taskOf(name).root, `${name}.mjs`)), name).toBe(true);
+  it("runs the office function from the image's own folder, and sign, annotate and convert from zips", () => {
+    expect(existsSync(join(taskOf("office").root, "office.mjs"))).toBe(true);
+    for (const name of ["sign", "annotate", "convert"]) expect(taskOf(name).handler, name).toBe("index.handler");
   });
 });

@@ -68,7 +68,15 @@ export async function detectIsolation(mode: IsolationMode, memoryBytes: number |
       network = "userns-netns";
     }
   }
-  const memory = limit ? `address space capped at ${Math.round(limit / 1024 / 1024)} MB per process` : "no memory cap (prlimit unavailable or not configured)";
+  // Without prlimit (the Lambda image has none) LibreOffice runs uncapped: said once here; on
+  // Lambda the function's memory size bounds the whole container instead.
+  const memory = limit
+    ? `address space capped at ${Math.round(limit / 1024 / 1024)} MB per process`
+    : !memoryBytes
+      ? "no memory cap (SIGNET_LIBREOFFICE_MEMORY_MB=0)"
+      : prlimit
+        ? "no memory cap (prlimit --as failed here)"
+        : "no memory cap (prlimit is not installed; the process's own memory limit, on Lambda the function's memory size, bounds it)";
   const where = {
     netns: "in a network namespace without interfaces (unshare --net)",
     "userns-netns": "in a user and network namespace without interfaces (unshare --user --map-root-user --net)",

@@ -1,0 +1,218 @@
+import { randomUUID } from "node:crypto";
+import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
+import { logger } from "#adapters/powertools-logger.ts";
+import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
+import {
+  INLINE_DOCUMENT_BYTES,
+  fromOfficeFailure,
+  type OfficeAnswer,
+  type OfficeFailure,
+  type OfficeInput,
+  type OfficeJob,
+  type OfficePing,
+} from "#domain/conversion/office-job.ts";
+
+/** OfficeInvoke is the client port: send one job to the office function, answer what it said (failures as values, never thrown). */
+export type OfficeInvoke = (job: OfficeJob | OfficePing, signal: AbortSignal) => Promise<OfficeAnswer>;
+
+/** OfficeTransfer is where documents too large for the invoke payload wait (the uploads bucket on AWS, the S3 stand-in locally). */
+export interface OfficeTransfer {
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** presign makes a URL that allows one GET or PUT of exactly `key` for expiresInSeconds, with the caller's rights. */
+  presign(key: string, method: "GET" | "PUT", expiresInSeconds: number): Promise<string>;
+  /** read answers the object's bytes; more than maxBytes is refused. */
+  read(key: string, maxBytes: number): Promise<Buffer>;
+  remove(key: string): Promise<void>;
+}
+
+/** OfficeWorkerConverterOptions configure the converter; `invoke` is required, the rest has defaults. */
+export interface OfficeWorkerConverterOptions {
+  invoke: OfficeInvoke;
+  /** Without it, documents over inlineLimitBytes are refused (503) and large outputs cannot come back. */
+  transfer?: OfficeTransfer;
+  /** Inputs and outputs up to this size travel inline as base64 (INLINE_DOCUMENT_BYTES). */
+  inlineLimitBytes: number;
+  /** Folder of the staged objects in the bucket (the stack grants exactly this prefix and expires it after a day). */
+  keyPrefix: string;
+  /** Lifetime of the presigned URLs. */
+  urlExpirySeconds: number;
+  /** The office function's own conversion limit, for the message when the office function itself times out. */
+  timeoutMs: number;
+  /** The caller gives up on an invoke after this long (the office function's time-out plus its cold start). */
+  invokeTimeoutMs: number;
+  /** Largest output read back from the bucket. */
+  maxOutputBytes: number;
+}
+
+/** OfficeWorkerConverter is the Converter port plus the lifecycle the process owner calls (as the LibreOffice converter has). */
+export interface OfficeWorkerConverter extends Converter {
+  /** warm starts the office function (one ping); a failure rejects. */
+  warm(): Promise<void>;
+  /** startEarly pings the office function so its cold start overlaps the caller's; waits at most maxWaitMs and never rejects. */
+  startEarly(maxWaitMs: number): Promise<void>;
+  /** close has nothing to stop: LibreOffice runs elsewhere. */
+  close(): Promise<void>;
+  /** isolation is undefined here: LibreOffice's isolation is the office function's (its VPC), not this process's. */
+  isolation(): undefined;
+}
+
+const defaults: Omit<OfficeWorkerConverterOptions, "invoke"> = {
+  inlineLimitBytes: INLINE_DOCUMENT_BYTES,
+  keyPrefix: "office/",
+  urlExpirySeconds: 300,
+  timeoutMs: 60_000,
+  invokeTimeoutMs: 90_000,
+  maxOutputBytes: 256 * 1024 * 1024,
+};
+
+function failure(code: OfficeFailure["code"], message: string, extra: Partial<OfficeFailure> = {}): OfficeAnswer {
+  return { ok: false, error: { code, message, ...extra } };
+}
+
+/**
+ * createOfficeWorkerConverter converts by asking the office function (issue 25): the document goes
+ * inline when small, else to `<keyPrefix><id>/input` with a presigned GET; the office function may
+ * PUT a large output to `<keyPrefix><id>/output` by a presigned URL. Both objects are deleted
+ * afterwards, on failure too (the bucket's lifecycle rule catches what a crash leaves). Failure
+ * answers become the SignetErrors the LibreOffice converter raises, so statuses stay the same.
+ */
+export function createOfficeWorkerConverter(
+  options: Partial<OfficeWorkerConverterOptions> & Pick<OfficeWorkerConverterOptions, "invoke">,
+): OfficeWorkerConverter {
+  const settings: OfficeWorkerConverterOptions = { ...defaults, ...options };
+  const { invoke, transfer } = settings;
+  let early: Promise<void> | undefined;
+
+  async function ping(): Promise<void> {
+    const answer = await invoke({ kind: "ping" }, AbortSignal.timeout(settings.invokeTimeoutMs));
+    if (!answer.ok) throw fromOfficeFailure(answer.error);
+  }
+
+  async function stage(key: string, bytes: Uint8Array): Promise<OfficeInput> {
+    if (!transfer) throw fromOfficeFailure(noTransfer(bytes.length));
+    await transfer.put(key, bytes);
+    return { url: await transfer.presign(key, "GET", settings.urlExpirySeconds), bytes: bytes.length };
+  }
+
+  function noTransfer(bytes: number): OfficeFailure {
+    return {
+      code: "SERVICE_UNAVAILABLE",
+      message: `Documents over ${Math.floor(settings.inlineLimitBytes / 1024 / 1024)} MB cannot be converted on this deployment right now.`,
+      details: [{ field: "document", issue: `${bytes} bytes, and no bucket is configured for the office function` }],
+    };
+  }
+
+  return {
+    async convert(request: ConversionRequest): Promise<Buffer> {
+      const base = `${settings.keyPrefix}${randomUUID()}`;
+      const inputKey = `${base}/input`;
+      const outputKey = `${base}/output`;
+      const staged: string[] = [];
+      let clean = false;
+      try {
+        const large = request.bytes.length > settings.inlineLimitBytes;
+        if (large) staged.push(inputKey);
+        const input: OfficeInput = large ? await stage(inputKey, request.bytes) : { base64: Buffer.from(request.bytes).toString("base64") };
+        // Presigning is a local signature (no request): every job may get a place for a large output.
+        const outputUrl = transfer ? await transfer.presign(outputKey, "PUT", settings.urlExpirySeconds) : undefined;
+        const job: OfficeJob = {
+          kind: "convert",
+          input,
+          from: request.from,
+          to: request.to,
+          ...(request.pdfa === undefined ? {} : { pdfa: request.pdfa }),
+          ...(request.maxPages === undefined ? {} : { maxPages: request.maxPages }),
+          ...(outputUrl ? { outputUrl } : {}),
+        };
+        const answer = await invoke(job, AbortSignal.timeout(settings.invokeTimeoutMs));
+        if (!answer.ok) throw fromOfficeFailure(answer.error);
+        if (!("output" in answer)) throw new Error("the office function answered a conversion with a pong");
+        if ("base64" in answer.output) {
+          clean = true;
+          return Buffer.from(answer.output.base64, "base64");
+        }
+        if (!transfer) throw new Error("the office function stored an output nobody asked it to store");
+        staged.push(outputKey);
+        const output = await transfer.read(outputKey, settings.maxOutputBytes);
+        clean = true;
+        return output;
+      } finally {
+        // A failed or abandoned job may have left an output behind (the office function stored it,
+        // then the answer was lost): remove it too. A clean inline answer stored nothing.
+        if (!clean && transfer && !staged.includes(outputKey)) staged.push(outputKey);
+        if (transfer && staged.length > 0) {
+          await Promise.all(
+            staged.map((key) =>
+              transfer.remove(key).catch((error: unknown) => logger.warn("a staged office object could not be deleted", { key, error: String(error) })),
+            ),
+          );
+        }
+      }
+    },
+
+    async warm() {
+      await ping();
+    },
+
+    async startEarly(maxWaitMs) {
+      early ??= ping().catch((error: unknown) =>
+        logger.warn("the office function could not be started early; the first conversion starts it", { error: String(error) }),
+      );
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([early, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
+      clearTimeout(timer);
+    },
+
+    async close() {},
+
+    isolation() {
+      return undefined;
+    },
+  };
+}
+
+/**
+ * lambdaOfficeInvoke is the OfficeInvoke of AWS: one synchronous (RequestResponse) invoke of the
+ * office function. What goes wrong around the function, rather than inside its handler, becomes a
+ * failure value: a time-out or crash of the function, throttling, Lambda unreachable.
+ */
+export function lambdaOfficeInvoke(options: { client: LambdaClient; functionName: string; timeoutMs: number }): OfficeInvoke {
+  const { client, functionName, timeoutMs } = options;
+  const timedOut = () =>
+    failure(
+      "CONVERSION_TIMEOUT",
+      `The conversion did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped; simplify or split the document and try again.`,
+    );
+  return async (job, signal) => {
+    let answer: { Payload?: Uint8Array; FunctionError?: string };
+    try {
+      answer = await client.send(
+        new InvokeCommand({ FunctionName: functionName, InvocationType: "RequestResponse", Payload: Buffer.from(JSON.stringify(job)) }),
+        { abortSignal: signal },
+      );
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? "";
+      logger.warn("the office function could not be invoked", { error: String(error) });
+      if (signal.aborted || name === "AbortError" || name === "TimeoutError") return timedOut();
+      if (name === "TooManyRequestsException" || name === "EC2ThrottledException") {
+        return failure("RATE_LIMIT_ERROR", "The converter is busy; retry in 5 s.", { retryAfterSeconds: 5 });
+      }
+      return failure("SERVICE_UNAVAILABLE", "Document conversion is not available right now; retry in a moment.", { retryAfterSeconds: 5 });
+    }
+    const text = answer.Payload ? Buffer.from(answer.Payload).toString("utf8") : "";
+    if (answer.FunctionError) {
+      // The handler never throws (functions/office.ts): this is the runtime's own error (time-out, out of memory, crash).
+      logger.warn("the office function failed", { functionError: answer.FunctionError, payload: text.slice(0, 500) });
+      if (text.includes("Task timed out")) return timedOut();
+      return failure(
+        "CONVERSION_FAILED",
+        "LibreOffice stopped with an error while converting this document. Open and save it again in a word processor, or remove unusual content, and retry.",
+      );
+    }
+    try {
+      return JSON.parse(text) as OfficeAnswer;
+    } catch {
+      return failure("INTERNAL_ERROR", "The office function answered something unreadable.");
+    }
+  };
+}

@@ -1,0 +1,103 @@
+import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
+import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
+import type { RouteName } from "#http/routes.ts";
+import type { RuntimeFile } from "./bundling.ts";
+import type { identityObjects, keyTableActions } from "./bind.ts";
+import { INTEGRATION_TIMEOUT_SECONDS, KEY_FUNCTION_TIMEOUT_SECONDS, OFFICE_FUNCTION_TIMEOUT_SECONDS, STREAMING_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
+
+/**
+ * FunctionName is every function of the stack: one per route of functions/http/routes.ts
+ * (RouteName), the API-key authorizer, the fallback and the office function. The table below must
+ * name each (issue 29 item 4): a new route without its plan does not compile.
+ */
+export type FunctionName = RouteName | "authorizer" | "fallback" | "office";
+
+/**
+ * FunctionPlan is everything the stack decides per function that does not depend on a deploy
+ * option: size, how it is packaged, what it reads from disk, and what it may touch. Option-driven
+ * bindings (KMS keys, the P12 password parameter, the TSA, the register allow-list) stay in
+ * infra/signet-stack.ts beside the option.
+ */
+export interface FunctionPlan {
+  memoryMb: number;
+  timeoutSeconds: number;
+  /** "zip": a NodejsFunction on nodejs22.x; "office-image": the LibreOffice container image (the office function only). */
+  package: "zip" | "office-image";
+  /** Files the function reads at run time, copied beside its bundle (the task root). */
+  runtimeFiles?: readonly RuntimeFile[];
+  /** Its calls on the key table (infra/bind.ts keyTableActions); the per-key request count of authorised routes is added by the stack. */
+  keyTable?: keyof typeof keyTableActions;
+  /** Which side of the signing-identity bucket it reads (infra/bind.ts identityObjects). */
+  identity?: keyof typeof identityObjects;
+  /** Uploads: "grant" presigns the POST, "consume" reads and deletes uploads (infra/uploads.ts). */
+  uploads?: "grant" | "consume";
+  /** Sends mail from the sender address. */
+  mail?: true;
+  /** Converts through the office function: may invoke it and stage documents under office/ of the uploads bucket. */
+  office?: true;
+}
+
+const small = { memoryMb: 256, timeoutSeconds: 10, package: "zip" } as const;
+// The key functions wait on DynamoDB and SES: their time-outs stay above the SDK budgets (functions/timeouts.ts).
+const keyFunction = { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS["auth-register"], package: "zip" } as const;
+// Sign, annotate and convert parse and write documents up to 25 MB (a 20 MB signing peaks near
+// 600 MB locally) and stream their answers for up to 120 s; LibreOffice runs in the office function.
+const streamed = { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume", office: true } as const;
+
+/** unoDriver is the warm LibreOffice's UNO driver, looked up beside the bundle (functions/adapters/libreoffice/uno-driver.ts). */
+const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-driver.py", to: "uno-driver.py" };
+
+/** functionPlans is the one table of per-function deployment facts (issue 29 item 4). */
+export const functionPlans = {
+  info: small,
+  health: small,
+  openapi: { ...small, memoryMb: 512 },
+  // The reference UI of /docs (functions/http/docs-page.ts looks beside itself).
+  docs: { ...small, runtimeFiles: [{ from: "node_modules/@scalar/api-reference/dist/browser/standalone.js", to: "api-reference.standalone.js" }] },
+  "auth-register": { ...keyFunction, keyTable: "readWrite", mail: true },
+  "auth-verify": { ...keyFunction, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS["auth-verify"], keyTable: "readWrite", mail: true },
+  // Listing and revoking: a few sequential table calls (read, then a transaction).
+  "keys-list": { ...keyFunction, keyTable: "list" },
+  "keys-revoke": { ...keyFunction, keyTable: "revoke" },
+  "keys-revoke-link": { ...keyFunction, keyTable: "revoke" },
+  authorizer: { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS.authorizer, package: "zip", keyTable: "authorize" },
+  fallback: small,
+  // The audit page fonts (SIGNET_FONTS_DIR) and HarfBuzz's WebAssembly, which harfbuzzjs loads from beside the bundle.
+  sign: {
+    ...streamed,
+    identity: "signing",
+    runtimeFiles: [
+      { from: "assets", to: "assets" },
+      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
+    ],
+  },
+  timestamp: { ...small, uploads: "consume" },
+  // annotate's SVG renderer and WebP decoder (functions/wiring/pictures.ts looks beside the bundle), and the font SVG text is drawn with.
+  annotate: {
+    ...streamed,
+    runtimeFiles: [
+      { from: "assets", to: "assets" },
+      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
+      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+    ],
+  },
+  "annotate-fields": { memoryMb: 1024, timeoutSeconds: INTEGRATION_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
+  convert: streamed,
+  // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the public chain.
+  verify: { memoryMb: 1024, timeoutSeconds: INTEGRATION_TIMEOUT_SECONDS, package: "zip", identity: "certificate", uploads: "consume" },
+  "verify-key": { memoryMb: 512, timeoutSeconds: 15, package: "zip", identity: "certificate" },
+  // Locally it signs a CRL; on AWS it only answers 404 unless the KMS root signs it (docs/aws.md).
+  "verify-crl": small,
+  uploads: { ...small, uploads: "grant" },
+  // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
+  office: { memoryMb: 3008, timeoutSeconds: OFFICE_FUNCTION_TIMEOUT_SECONDS, package: "office-image", runtimeFiles: [unoDriver] },
+} as const satisfies Record<FunctionName, FunctionPlan>;
+
+/** officeCallers are the functions that convert through the office function (sign's DOCX input, annotate with to=pdf, convert). */
+export const officeCallers = (Object.keys(functionPlans) as FunctionName[]).filter((name) => (functionPlans[name] as FunctionPlan).office === true);
+
+/** planOf is a function's plan. */
+export function planOf(name: FunctionName): FunctionPlan {
+  return functionPlans[name];
+}

@@ -1,0 +1,130 @@
+// What crosses the invoke between the converting functions and the office function (issue 25):
+// the job's checks, SignetErrors as values and back, and what the Lambda client port makes of
+// failures around the function (a fake client: a plain object with send()).
+import type { LambdaClient } from "@aws-sdk/client-lambda";
+import { S3Client } from "@aws-sdk/client-s3";
+import { describe, expect, it } from "vitest";
+import { lambdaOfficeInvoke } from "#adapters/office-worker-converter.ts";
+import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
+import { fromOfficeFailure, parseOfficeJob, toOfficeFailure, type OfficeJob } from "#domain/conversion/office-job.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { errorTable } from "#http/error-table.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
+
+const job: OfficeJob = { kind: "convert", input: { base64: "UEsDBA==" }, from: "docx", to: "pdf" };
+
+describe("parseOfficeJob", () => {
+  it.each([
+    ["a ping", { kind: "ping" }, { kind: "ping" }],
+    ["an inline job", job, job],
+    [
+      "a job by URL with every option",
+      { ...job, input: { url: "https://b.s3.eu-west-1.amazonaws.com/office/x/input", bytes: 5 }, pdfa: true, maxPages: 3, outputUrl: "https://o" },
+      { ...job, input: { url: "https://b.s3.eu-west-1.amazonaws.com/office/x/input", bytes: 5 }, pdfa: true, maxPages: 3, outputUrl: "https://o" },
+    ],
+  ])("accepts %s", (_, event, parsed) => {
+    expect(parseOfficeJob(event)).toEqual(parsed);
+  });
+
+  it.each([
+    ["null", null, "not an object"],
+    ["an unknown kind", { kind: "shell" }, "kind is neither convert nor ping"],
+    ["an unknown source format", { ...job, from: "exe" }, "from is not a source format"],
+    ["an unknown target", { ...job, to: "html" }, "to is not a target format"],
+    ["a string pdfa", { ...job, pdfa: "yes" }, "pdfa is not a boolean"],
+    ["zero pages", { ...job, maxPages: 0 }, "maxPages is not a positive integer"],
+    ["no input", { ...job, input: undefined }, "input is neither {base64} nor {url, bytes}"],
+    ["a URL without its size", { ...job, input: { url: "https://x" } }, "input is neither {base64} nor {url, bytes}"],
+  ])("refuses %s with VALIDATION_ERROR", (_, event, issue) => {
+    expect(() => parseOfficeJob(event)).toThrow(expect.objectContaining({ code: "VALIDATION_ERROR", details: [{ field: "job", issue }] }));
+  });
+});
+
+describe("failures cross the invoke with their code", () => {
+  it.each([
+    ["IMAGE_TOO_LARGE", 413],
+    ["PAYLOAD_TOO_LARGE", 413],
+    ["INVALID_DOCUMENT", 422],
+    ["CONVERSION_TIMEOUT", 504],
+    ["RATE_LIMIT_ERROR", 429],
+    ["CONVERSION_FAILED", 500],
+  ] as const)("%s stays %i", (code, status) => {
+    const original = new SignetError(code, "what to fix", { details: [{ field: "document", issue: "x" }], retryAfterSeconds: 3 });
+    const back = fromOfficeFailure(JSON.parse(JSON.stringify(toOfficeFailure(original))));
+    expect(back).toMatchObject({ code, message: "what to fix", details: [{ field: "document", issue: "x" }], retryAfterSeconds: 3 });
+    expect(errorTable[back.code].status).toBe(status);
+  });
+
+  it("turns anything but a SignetError into a 500 without its text, and an unknown code too", () => {
+    expect(toOfficeFailure(new Error("/tmp/secret path"))).toEqual({ code: "INTERNAL_ERROR", message: "The office function failed unexpectedly." });
+    expect(fromOfficeFailure({ code: "NO_SUCH_CODE" as never, message: "m" }).code).toBe("INTERNAL_ERROR");
+  });
+});
+
+describe("lambdaOfficeInvoke", () => {
+  const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+  const clientAnswering = (send: () => Promise<unknown>) => ({ send }) as unknown as LambdaClient;
+  const named = (name: string) => Object.assign(new Error(name), { name });
+
+  // One row: what the fake client does, the answer's failure code (or the parsed answer).
+  it.each([
+    ["a normal answer", async () => ({ StatusCode: 200, Payload: bytes({ ok: true, pong: true }) }), { ok: true, pong: true }],
+    [
+      "Lambda's time-out of the function",
+      async () => ({
+        StatusCode: 200,
+        FunctionError: "Unhandled",
+        Payload: bytes({ errorMessage: "2026-11-25T18:00:00Z abc Task timed out after 83.00 seconds" }),
+      }),
+      { ok: false, error: { code: "CONVERSION_TIMEOUT" } },
+    ],
+    [
+      "the function running out of memory",
+      async () => ({ StatusCode: 200, FunctionError: "Unhandled", Payload: bytes({ errorType: "Runtime.ExitError", errorMessage: "signal: killed" }) }),
+      { ok: false, error: { code: "CONVERSION_FAILED" } },
+    ],
+    [
+      "throttling",
+      async () => {
+        throw named("TooManyRequestsException");
+      },
+      { ok: false, error: { code: "RATE_LIMIT_ERROR", retryAfterSeconds: 5 } },
+    ],
+    [
+      "Lambda unreachable",
+      async () => {
+        throw named("ServiceException");
+      },
+      { ok: false, error: { code: "SERVICE_UNAVAILABLE" } },
+    ],
+    ["an unreadable payload", async () => ({ StatusCode: 200, Payload: Buffer.from("<html>") }), { ok: false, error: { code: "INTERNAL_ERROR" } }],
+  ])("%s", async (_, send, answer) => {
+    const invoke = lambdaOfficeInvoke({ client: clientAnswering(send), functionName: "office", timeoutMs: 76_000 });
+    expect(await invoke({ kind: "ping" }, new AbortController().signal)).toMatchObject(answer);
+  });
+
+  it("answers CONVERSION_TIMEOUT naming the limit when the caller's deadline passes", async () => {
+    const controller = new AbortController();
+    const invoke = lambdaOfficeInvoke({
+      client: clientAnswering(async () => {
+        controller.abort();
+        throw named("AbortError");
+      }),
+      functionName: "office",
+      timeoutMs: 76_000,
+    });
+    expect(await invoke(job, controller.signal)).toMatchObject({ ok: false, error: { code: "CONVERSION_TIMEOUT", message: expect.stringContaining("76 s") } });
+  });
+});
+
+describe("createS3OfficeTransfer", () => {
+  it("answers 503 when it cannot presign (no credentials), not a bare 500", async () => {
+    const client = new S3Client({
+      region: "eu-west-1",
+      credentials: async () => {
+        throw new Error("no credentials here");
+      },
+    });
+    await expectSignetError(createS3OfficeTransfer({ client, bucket: "b" }).presign("office/x/output", "PUT", 300), "SERVICE_UNAVAILABLE");
+  });
+});
