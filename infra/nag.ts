@@ -8,7 +8,26 @@ import { Runtime, type Function as LambdaFunction } from "aws-cdk-lib/aws-lambda
  * keeps on purpose (test/infra/nag.test.ts runs the checks; any finding not acknowledged here
  * fails it). Each acknowledgement sits on the narrowest construct that raises it.
  */
-export function acknowledgeNagFindings(parts: { functions: Record<string, LambdaFunction>; api: RestApi; uploadsBucket: Bucket; sesSandbox: boolean }): void {
+export function acknowledgeNagFindings(parts: NagParts): void {
+  acknowledgeFunctionFindings(parts);
+  Validations.of(parts.uploadsBucket).acknowledge({
+    id: "AwsSolutions-S1",
+    reason:
+      "Uploads are transient (deleted after use, expired by the 1-day lifecycle rule) and written only through presigned POSTs scoped to one key each; server access logs would cost more than they tell. The identity bucket, which holds the signing key, keeps its access logs.",
+  });
+  acknowledgeApiFindings(parts.api);
+}
+
+/** NagParts are the constructs the acknowledgements sit on. */
+interface NagParts {
+  functions: Record<string, LambdaFunction>;
+  api: RestApi;
+  uploadsBucket: Bucket;
+  sesSandbox: boolean;
+}
+
+/** acknowledgeFunctionFindings: the functions' managed logging policies, runtime, and the wildcard object and identity ARNs. */
+function acknowledgeFunctionFindings(parts: NagParts): void {
   for (const [name, fn] of Object.entries(parts.functions)) {
     Validations.of(fn).acknowledge({
       id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
@@ -49,11 +68,6 @@ export function acknowledgeNagFindings(parts: { functions: Record<string, Lambda
         "The office function runs in a VPC: AWSLambdaVPCAccessExecutionRole is AWS's minimal policy for that (its logs, and creating, describing and deleting its network interfaces). It is the role's only permission: no data access of any kind (test/infra/office-stack.test.ts).",
     });
   }
-  Validations.of(parts.uploadsBucket).acknowledge({
-    id: "AwsSolutions-S1",
-    reason:
-      "Uploads are transient (deleted after use, expired by the 1-day lifecycle rule) and written only through presigned POSTs scoped to one key each; server access logs would cost more than they tell. The identity bucket, which holds the signing key, keeps its access logs.",
-  });
   if (parts.sesSandbox) {
     for (const name of ["auth-register", "auth-verify"]) {
       const fn = parts.functions[name];
@@ -65,7 +79,11 @@ export function acknowledgeNagFindings(parts: { functions: Record<string, Lambda
       });
     }
   }
-  const api = Validations.of(parts.api);
+}
+
+/** acknowledgeApiFindings: the API's validation, WAF, logging and authorisation choices. */
+function acknowledgeApiFindings(restApi: RestApi): void {
+  const api = Validations.of(restApi);
   api.acknowledge({
     id: "AwsSolutions-APIG2",
     reason:

@@ -33,7 +33,7 @@ import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "./base-image.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
-import { bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
+import { type Binding, bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
 import { OfficeWorker } from "./office-worker.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
@@ -123,6 +123,21 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 }
 
+/** accessLogFields are the API's access log line, one JSON object per request. */
+const accessLogFields = {
+  requestId: "$context.requestId",
+  ip: "$context.identity.sourceIp",
+  method: "$context.httpMethod",
+  path: "$context.path",
+  status: "$context.status",
+  responseLength: "$context.responseLength",
+  latencyMs: "$context.responseLatency",
+  integrationLatencyMs: "$context.integrationLatency",
+  errorType: "$context.error.responseType",
+  authorizerError: "$context.authorizer.error",
+  integrationError: "$context.integration.error",
+};
+
 /**
  * SignetStack deploys the API: one Lambda per route of functions/http/routes.ts behind a REST
  * API, the API-key authorizer, the key table, the SES sender, the signing-identity bucket,
@@ -153,7 +168,51 @@ export class SignetStack extends Stack {
     const corsOrigin = props.corsOrigin ?? "*";
     // Before any work: a region without SES is refused, one without Budgets skips the budget (infra/regions.ts).
     const inRegion = checkRegion(this, { budget: props.budgetUsd !== undefined });
+    const { table, bucket } = this.createData();
+    this.mailConfiguration = this.createMailConfiguration();
+    const mailIdentities = senderIdentities(this, props.senderEmail, {
+      existing: props.existingSenderIdentity ?? false,
+      configurationSet: this.mailConfiguration,
+    });
 
+    const names = this.createFunctions(props, version, corsOrigin);
+    const office = this.createOffice(version, props.libreOfficeBaseImageDigest);
+    this.functions.office = office.fn;
+    applyReservedConcurrency(this.functions, props.reservedConcurrency ?? {});
+
+    const mail = sender(mailIdentities, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
+    this.grantByPlan(names, { table, bucket, mail }, props);
+    const signingKeys = this.bindSigning(props, bucket);
+    this.bindSettings(props);
+
+    // Large documents go to S3 first (infra/uploads.ts).
+    const fns = this.functions as Record<string, LambdaFunction>;
+    const uploadsBucket = addUploads(this, fns, corsOrigin);
+    // The office callers may invoke the office function and stage documents under office/ of the
+    // uploads bucket; the office function itself gets presigned URLs, never a permission.
+    for (const name of officeCallers) {
+      bind(fns[name]!, setting("SIGNET_OFFICE_FUNCTION", office.fn.functionName), officeStaging(uploadsBucket));
+      office.grantInvoke(fns[name]!);
+    }
+
+    this.api = this.createApi(props, corsOrigin);
+    // The certificate Signet issues names the API's own CRL (B-LT/B-LTA; built from the API id, not its stage, to avoid a cycle).
+    if (signingKeys) bind(fns.sign!, setting("SIGNET_PUBLIC_URL", `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/prod`));
+
+    // Alarms nobody hears are noise on the bill: only with an address to mail them to.
+    if (props.alarmEmail) this.createAlarms(props.alarmEmail);
+    if (inRegion.budget) this.createBudget(props.budgetUsd!, props.alarmEmail!);
+
+    // cdk-nag AwsSolutions findings kept on purpose, each with its reason (test/infra/nag.test.ts).
+    acknowledgeNagFindings({ functions: this.functions, api: this.api, uploadsBucket, sesSandbox: props.sesSandbox ?? true });
+
+    new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
+    new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });
+    new CfnOutput(this, "IdentityBucketName", { value: bucket.bucketName, description: "S3 bucket of the signing identity (retained)" });
+  }
+
+  /** createData makes what is kept on destroy: the key table, the identity bucket and its access logs. */
+  private createData(): { table: Table; bucket: Bucket } {
     // Data: keys and codes (schema in functions/adapters/dynamodb-key-store.ts), retained on destroy.
     const table = new Table(this, "KeyTable", {
       partitionKey: { name: "pk", type: AttributeType.STRING },
@@ -186,22 +245,27 @@ export class SignetStack extends Stack {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    return { table, bucket };
+  }
 
-    // Every mail goes through one configuration set (the identity's default): reputation metrics
-    // (bounce and complaint rates) for the alarms below, and the account suppression list for
-    // addresses that bounced or complained, so a typo'd address is not mailed again.
-    this.mailConfiguration = new ConfigurationSet(this, "MailConfiguration", {
+  /**
+   * createMailConfiguration makes the one configuration set every mail goes through (the identity's
+   * default): reputation metrics (bounce and complaint rates) for the alarms, and the account
+   * suppression list for addresses that bounced or complained, so a typo'd address is not mailed again.
+   */
+  private createMailConfiguration(): ConfigurationSet {
+    return new ConfigurationSet(this, "MailConfiguration", {
       reputationMetrics: true,
       sendingEnabled: true,
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
-    const mailIdentities = senderIdentities(this, props.senderEmail, {
-      existing: props.existingSenderIdentity ?? false,
-      configurationSet: this.mailConfiguration,
-    });
+  }
 
-    // Functions: one per route, plus the authorizer and the fallback, all zips; and the office
-    // function, the one place LibreOffice runs (issue 25; infra/office-worker.ts).
+  /**
+   * createFunctions makes one function per route, plus the authorizer and the fallback, all zips;
+   * the office function, the one place LibreOffice runs, is made by createOffice (infra/office-worker.ts).
+   */
+  private createFunctions(props: SignetStackProps, version: string, corsOrigin: string): FunctionName[] {
     const names: FunctionName[] = [...routes.map((route) => route.name), "authorizer", "fallback"];
     checkBaseImagePin(props.libreOfficeBaseImageDigest || undefined, props.libreOfficeBaseImageReviewed);
     const extraFonts: RuntimeFile[] = props.extraFontsDir
@@ -209,76 +273,59 @@ export class SignetStack extends Stack {
       : [];
     for (const name of names) {
       const fn = this.createFunction(name, version, name === "sign" ? extraFonts : []);
-      // SIGNET_TABLE and SIGNET_SENDER_EMAIL come with the bindings below, only where a function uses
+      // SIGNET_TABLE and SIGNET_SENDER_EMAIL come with the bindings, only where a function uses
       // them: config.ts reads each group of settings on first use (test/infra/function-env.test.ts).
       // The CORS middleware of every function (functions/http/pipeline.ts) answers with this origin.
       bind(fn, setting("SIGNET_CORS_ORIGIN", corsOrigin));
       this.functions[name] = fn;
     }
-    const office = this.createOffice(version, props.libreOfficeBaseImageDigest);
-    this.functions.office = office.fn;
+    return names;
+  }
 
-    applyReservedConcurrency(this.functions, props.reservedConcurrency ?? {});
-
-    // Least privilege: each function gets the calls its adapters make, nothing else (the static
-    // part from infra/function-plans.ts, the option-driven part below).
+  /**
+   * grantByPlan gives each function the calls its adapters make, nothing else: the static part from
+   * infra/function-plans.ts (key table actions, mail, identity bucket) and the per-key rate limit.
+   */
+  private grantByPlan(names: FunctionName[], data: { table: Table; bucket: Bucket; mail: Binding }, props: SignetStackProps): void {
     const fns = this.functions as Record<string, LambdaFunction>;
-    const mail = sender(mailIdentities, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
     const authorised = new Set<string>(routes.filter((route) => route.auth).map((route) => route.name));
     for (const name of names) {
       const plan = planOf(name);
-      if (plan.keyTable) bind(fns[name]!, keyTable(table, keyTableActions[plan.keyTable]));
+      if (plan.keyTable) bind(fns[name]!, keyTable(data.table, keyTableActions[plan.keyTable]));
       // The per-key request limit (functions/http/pipeline.ts) counts in the table from every
       // authorised function (listing and revoking already may UpdateItem).
-      if (authorised.has(name) && plan.keyTable === undefined) bind(fns[name]!, keyTable(table, keyTableActions.countRate));
+      if (authorised.has(name) && plan.keyTable === undefined) bind(fns[name]!, keyTable(data.table, keyTableActions.countRate));
       if (authorised.has(name) && props.keyRatePerMinute) bind(fns[name]!, setting("SIGNET_KEY_RATE_LIMIT", String(props.keyRatePerMinute)));
-      if (plan.mail) bind(fns[name]!, mail);
+      if (plan.mail) bind(fns[name]!, data.mail);
       // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the
       // certificate chain sign publishes, and nothing else of the bucket.
-      if (plan.identity) bind(fns[name]!, identityBucket(bucket, plan.identity));
+      if (plan.identity) bind(fns[name]!, identityBucket(data.bucket, plan.identity));
     }
+  }
+
+  /** bindSigning gives sign its key: by default two KMS keys only sign may sign with (infra/signing-keys.ts), or the P12's password parameter. */
+  private bindSigning(props: SignetStackProps, bucket: Bucket): SigningKeys | undefined {
+    const fns = this.functions as Record<string, LambdaFunction>;
     if (props.identityP12PasswordParameter)
       bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
-    let signingKeys: SigningKeys | undefined;
-    // Issue 30: by default the keys are in KMS and only sign may sign with them (infra/signing-keys.ts).
-    if ((props.signingKey ?? "kms") === "kms") {
-      const keys = new SigningKeys(this, "SigningKeys");
-      bind(fns.sign!, keys.signer());
-      bind(fns["verify-crl"]!, keys.crlIssuer(), identityBucket(bucket, "certificate"));
-      keys.onlySigners(fns.sign!.role!, fns["verify-crl"]!.role!);
-      bind(fns["verify-key"]!, keys.location());
-      signingKeys = keys;
-      new CfnOutput(this, "SigningKeyArn", { value: keys.signingKey.keyArn, description: "KMS key that signs documents (retained)" });
-    }
+    if ((props.signingKey ?? "kms") !== "kms") return undefined;
+    const keys = new SigningKeys(this, "SigningKeys");
+    bind(fns.sign!, keys.signer());
+    bind(fns["verify-crl"]!, keys.crlIssuer(), identityBucket(bucket, "certificate"));
+    keys.onlySigners(fns.sign!.role!, fns["verify-crl"]!.role!);
+    bind(fns["verify-key"]!, keys.location());
+    new CfnOutput(this, "SigningKeyArn", { value: keys.signingKey.keyArn, description: "KMS key that signs documents (retained)" });
+    return keys;
+  }
+
+  /** bindSettings passes the deployment options to the functions that read them. */
+  private bindSettings(props: SignetStackProps): void {
+    const fns = this.functions as Record<string, LambdaFunction>;
     if (props.registerAllow) bind(fns["auth-register"]!, setting("SIGNET_REGISTER_ALLOW", props.registerAllow));
     if (props.tsaUrl) for (const name of ["sign", "timestamp"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (the plan's runtimeFiles); the task root is /var/task.
     for (const name of ["sign", "annotate"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
     if (props.extraFontsDir) bind(fns.sign!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
-
-    // Large documents go to S3 first (issue 15; infra/uploads.ts).
-    const uploadsBucket = addUploads(this, fns, corsOrigin);
-    // The office callers may invoke the office function and stage documents under office/ of the
-    // uploads bucket; the office function itself gets presigned URLs, never a permission.
-    for (const name of officeCallers) {
-      bind(fns[name]!, setting("SIGNET_OFFICE_FUNCTION", office.fn.functionName), officeStaging(uploadsBucket));
-      office.grantInvoke(fns[name]!);
-    }
-
-    this.api = this.createApi(props, corsOrigin);
-    // The certificate Signet issues names the API's own CRL (B-LT/B-LTA; built from the API id, not its stage, to avoid a cycle).
-    if (signingKeys) bind(fns.sign!, setting("SIGNET_PUBLIC_URL", `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/prod`));
-
-    // Alarms nobody hears are noise on the bill: only with an address to mail them to.
-    if (props.alarmEmail) this.createAlarms(props.alarmEmail);
-    if (inRegion.budget) this.createBudget(props.budgetUsd!, props.alarmEmail!);
-
-    // cdk-nag AwsSolutions findings kept on purpose, each with its reason (test/infra/nag.test.ts).
-    acknowledgeNagFindings({ functions: this.functions, api: this.api, uploadsBucket, sesSandbox: props.sesSandbox ?? true });
-
-    new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
-    new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });
-    new CfnOutput(this, "IdentityBucketName", { value: bucket.bucketName, description: "S3 bucket of the signing identity (retained)" });
   }
 
   /** prepareImage bundles the office function into the LibreOffice container image's build folder. */
@@ -384,21 +431,7 @@ export class SignetStack extends Stack {
         throttlingBurstLimit: throttle.burst,
         loggingLevel: MethodLoggingLevel.OFF,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: "$context.requestId",
-            ip: "$context.identity.sourceIp",
-            method: "$context.httpMethod",
-            path: "$context.path",
-            status: "$context.status",
-            responseLength: "$context.responseLength",
-            latencyMs: "$context.responseLatency",
-            integrationLatencyMs: "$context.integrationLatency",
-            errorType: "$context.error.responseType",
-            authorizerError: "$context.authorizer.error",
-            integrationError: "$context.integration.error",
-          }),
-        ),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
         // Codes by e-mail are the one thing worth abusing: register gets a tighter limit, on every
         // method of its resource (gateway.ts).
         methodOptions: registerRoute ? tightThrottle(registerRoute, { throttlingRateLimit: 5, throttlingBurstLimit: 10 }) : {},
@@ -418,19 +451,7 @@ export class SignetStack extends Stack {
       resultsCacheTtl: Duration.seconds(authorizerCacheSeconds),
     });
 
-    const known = new Set<IResource>([api.root]);
-    for (const route of routes) {
-      const resource = api.root.resourceForPath(route.path);
-      for (let at: IResource | undefined = resource; at; at = at.parentResource) known.add(at);
-      // Streaming routes: InvokeWithResponseStream, answers beyond 6 MB and 29 s (issue 15).
-      const streamed = route.streaming === true ? { responseTransferMode: ResponseTransferMode.STREAM } : {};
-      const timeout = Duration.seconds(route.streaming === true ? streamingTimeoutSeconds : integrationTimeoutSeconds);
-      const integration = new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout, ...streamed });
-      const options = route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {};
-      // HEAD is GET without the body (monitors probe /v1/health with it) on GET routes that change
-      // nothing; on register, verify and the revocation link it falls to the fallback's 405.
-      for (const method of routeMethods(route)) resource.addMethod(method, integration, options);
-    }
+    const known = this.addRoutes(api, authorizer);
 
     // The fallback answers what no route claims, in the error layout: 405 (with Allow) on a known
     // path, 404 elsewhere, and CORS preflight (OPTIONS) everywhere. ANY loses to a specific method
@@ -445,6 +466,25 @@ export class SignetStack extends Stack {
     // The stack outputs the URL as ApiUrl; drop RestApi's own output with a generated name.
     api.node.tryRemoveChild("Endpoint");
     return api;
+  }
+
+  /** addRoutes adds a method per route of routes.ts (behind the authorizer where the route says so); the resources it made or passed. */
+  private addRoutes(api: RestApi, authorizer: TokenAuthorizer): Set<IResource> {
+    const fns = this.functions as Record<string, LambdaFunction>;
+    const known = new Set<IResource>([api.root]);
+    for (const route of routes) {
+      const resource = api.root.resourceForPath(route.path);
+      for (let at: IResource | undefined = resource; at; at = at.parentResource) known.add(at);
+      // Streaming routes: InvokeWithResponseStream, answers beyond 6 MB and 29 s (issue 15).
+      const streamed = route.streaming === true ? { responseTransferMode: ResponseTransferMode.STREAM } : {};
+      const timeout = Duration.seconds(route.streaming === true ? streamingTimeoutSeconds : integrationTimeoutSeconds);
+      const integration = new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout, ...streamed });
+      const options = route.auth ? { authorizer, authorizationType: AuthorizationType.CUSTOM } : {};
+      // HEAD is GET without the body (monitors probe /v1/health with it) on GET routes that change
+      // nothing; on register, verify and the revocation link it falls to the fallback's 405.
+      for (const method of routeMethods(route)) resource.addMethod(method, integration, options);
+    }
+    return known;
   }
 
   /**

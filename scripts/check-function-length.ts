@@ -1,5 +1,5 @@
 // check-function-length fails when a function body is longer than MAX_LINES lines (npm run check).
-// Long functions hide objects: their state belongs in a class or in named helpers (docs/ARCHITECTURE.md).
+// Long functions hide objects: their state belongs in a class or in named helpers.
 // Not counted: the callbacks of describe/it/test (a test file's sections), and the data tables listed in
 // DATA_TABLES, whose length is their content.
 import { execFileSync } from "node:child_process";

@@ -69,6 +69,70 @@ function failure(code: OfficeFailure["code"], message: string, extra: Partial<Of
   return { ok: false, error: { code, message, ...extra } };
 }
 
+/** officeJob is the conversion job for a request whose document travels as `input`. */
+function officeJob(request: ConversionRequest, input: OfficeInput, outputUrl: string | undefined): OfficeJob {
+  return {
+    kind: "convert",
+    input,
+    from: request.from,
+    to: request.to,
+    ...(request.pdfa === undefined ? {} : { pdfa: request.pdfa }),
+    ...(request.maxPages === undefined ? {} : { maxPages: request.maxPages }),
+    ...(outputUrl ? { outputUrl } : {}),
+  };
+}
+
+/** removeStaged deletes the staged objects of one job; a failed delete is logged (the lifecycle rule removes it later). */
+async function removeStaged(transfer: OfficeTransfer, keys: string[]): Promise<void> {
+  await Promise.all(
+    keys.map((key) =>
+      transfer.remove(key).catch((error: unknown) => logger.warn("a staged office object could not be deleted", { key, error: String(error) })),
+    ),
+  );
+}
+
+/**
+ * convertThroughOffice runs one conversion job: the document inline when small, else staged with a
+ * presigned GET; the output inline, or read back from where the office function PUT it. Whatever
+ * was staged is deleted afterwards, on failure too.
+ */
+async function convertThroughOffice(
+  settings: OfficeWorkerConverterOptions,
+  request: ConversionRequest,
+  stage: (key: string, bytes: Uint8Array) => Promise<OfficeInput>,
+): Promise<Buffer> {
+  const { invoke, transfer } = settings;
+  const base = `${settings.keyPrefix}${randomUUID()}`;
+  const inputKey = `${base}/input`;
+  const outputKey = `${base}/output`;
+  const staged: string[] = [];
+  let clean = false;
+  try {
+    const large = request.bytes.length > settings.inlineLimitBytes;
+    if (large) staged.push(inputKey);
+    const input: OfficeInput = large ? await stage(inputKey, request.bytes) : { base64: Buffer.from(request.bytes).toString("base64") };
+    // Presigning is a local signature (no request): every job may get a place for a large output.
+    const outputUrl = transfer ? await transfer.presign(outputKey, "PUT", settings.urlExpirySeconds) : undefined;
+    const answer = await invoke(officeJob(request, input, outputUrl), AbortSignal.timeout(settings.invokeTimeoutMs));
+    if (!answer.ok) throw fromOfficeFailure(answer.error);
+    if (!("output" in answer)) throw new Error("the office function answered a conversion with a pong");
+    if ("base64" in answer.output) {
+      clean = true;
+      return Buffer.from(answer.output.base64, "base64");
+    }
+    if (!transfer) throw new Error("the office function stored an output nobody asked it to store");
+    staged.push(outputKey);
+    const output = await transfer.read(outputKey, settings.maxOutputBytes);
+    clean = true;
+    return output;
+  } finally {
+    // A failed or abandoned job may have left an output behind (the office function stored it,
+    // then the answer was lost): remove it too. A clean inline answer stored nothing.
+    if (!clean && transfer && !staged.includes(outputKey)) staged.push(outputKey);
+    if (transfer && staged.length > 0) await removeStaged(transfer, staged);
+  }
+}
+
 /**
  * createOfficeWorkerConverter converts by asking the office function (issue 25): the document goes
  * inline when small, else to `<keyPrefix><id>/input` with a presigned GET; the office function may
@@ -103,52 +167,7 @@ export function createOfficeWorkerConverter(
   }
 
   return {
-    async convert(request: ConversionRequest): Promise<Buffer> {
-      const base = `${settings.keyPrefix}${randomUUID()}`;
-      const inputKey = `${base}/input`;
-      const outputKey = `${base}/output`;
-      const staged: string[] = [];
-      let clean = false;
-      try {
-        const large = request.bytes.length > settings.inlineLimitBytes;
-        if (large) staged.push(inputKey);
-        const input: OfficeInput = large ? await stage(inputKey, request.bytes) : { base64: Buffer.from(request.bytes).toString("base64") };
-        // Presigning is a local signature (no request): every job may get a place for a large output.
-        const outputUrl = transfer ? await transfer.presign(outputKey, "PUT", settings.urlExpirySeconds) : undefined;
-        const job: OfficeJob = {
-          kind: "convert",
-          input,
-          from: request.from,
-          to: request.to,
-          ...(request.pdfa === undefined ? {} : { pdfa: request.pdfa }),
-          ...(request.maxPages === undefined ? {} : { maxPages: request.maxPages }),
-          ...(outputUrl ? { outputUrl } : {}),
-        };
-        const answer = await invoke(job, AbortSignal.timeout(settings.invokeTimeoutMs));
-        if (!answer.ok) throw fromOfficeFailure(answer.error);
-        if (!("output" in answer)) throw new Error("the office function answered a conversion with a pong");
-        if ("base64" in answer.output) {
-          clean = true;
-          return Buffer.from(answer.output.base64, "base64");
-        }
-        if (!transfer) throw new Error("the office function stored an output nobody asked it to store");
-        staged.push(outputKey);
-        const output = await transfer.read(outputKey, settings.maxOutputBytes);
-        clean = true;
-        return output;
-      } finally {
-        // A failed or abandoned job may have left an output behind (the office function stored it,
-        // then the answer was lost): remove it too. A clean inline answer stored nothing.
-        if (!clean && transfer && !staged.includes(outputKey)) staged.push(outputKey);
-        if (transfer && staged.length > 0) {
-          await Promise.all(
-            staged.map((key) =>
-              transfer.remove(key).catch((error: unknown) => logger.warn("a staged office object could not be deleted", { key, error: String(error) })),
-            ),
-          );
-        }
-      }
-    },
+    convert: (request: ConversionRequest) => convertThroughOffice(settings, request, stage),
 
     async warm() {
       await ping();
