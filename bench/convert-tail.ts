@@ -1,4 +1,4 @@
-// Benchmark of the slow tail and the cold start of DOCX -> PDF (issue 16), in one run:
+// Benchmark of the slow tail and the cold start of DOCX -> PDF, in one run:
 // 1. Tail: documents that crash a warm LibreOffice (a DOCX with Word comments) through the
 //    service's warm converter, against plain `soffice --convert-to` with its own initialised
 //    profile. Goal: no document slower than 1.25x plain + 0.3 s. "first" is the first time the

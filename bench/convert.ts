@@ -1,5 +1,5 @@
 // Benchmark of DOCX -> PDF: plain `soffice --convert-to` against the service path (input checks,
-// the office input checks of issue 25, converter in its network namespace as the system allows)
+// the office input checks, converter in its network namespace as the system allows)
 // one-shot and warm, on 10 generated DOCX files, measured in the same run.
 // Usage: npm run bench:convert [-- --rounds 3]
 import { execFile } from "node:child_process";

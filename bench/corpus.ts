@@ -1,4 +1,4 @@
-// npm run bench:corpus -- DIR — Signet on your own PDFs (issue 28): signs every PDF under DIR
+// npm run bench:corpus -- DIR — Signet on your own PDFs: signs every PDF under DIR
 // through the real local server (started as `npm start` starts it, in its own process), checks each
 // answer the way the tests do (qpdf --check, the page counts of poppler and MuPDF against the
 // input's, strict pyHanko) and prints the classification table (signed and valid; signed with a
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   let dir = args.find((arg, index) => !arg.startsWith("--") && !["--out", "--level"].includes(args[index - 1] ?? ""));
   if (args.includes("--generated")) {
-    // The structures of issue 28, as the tests generate them (test/helpers/real-world-pdfs.ts).
+    // The real-world structures, as the tests generate them (test/helpers/real-world-pdfs.ts).
     const { realWorldCases } = await import("#test/helpers/real-world-pdfs.ts");
     dir = join(process.cwd(), "test-output", "bench-corpus-generated");
     mkdirSync(dir, { recursive: true });

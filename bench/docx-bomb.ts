@@ -1,4 +1,4 @@
-// npm run bench:docx-bomb — issue 11 item 2. Starts the local server in this process, polls
+// npm run bench:docx-bomb. Starts the local server in this process, polls
 // GET /v1/health from a separate process, and sends the XML-bomb DOCX files and the heaviest
 // documents the default limits allow to /v1/annotate/fields and /v1/annotate. For each it prints
 // the answer, how long it took, the health latency while it ran (max / median / polls) and the

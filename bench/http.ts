@@ -1,4 +1,4 @@
-// npm run bench:http — the HTTP path as a client sees it (issue 16): the real local server in its
+// npm run bench:http — the HTTP path as a client sees it: the real local server in its
 // own process, a keep-alive client, sequential medians for sign 10 MB / 100 pages (base64 JSON) and
 // sign 1 page, 8 concurrent clients on 1-page signs, and the server's peak RSS from /proc. Beside
 // each row: the naive pdf-lib + @signpdf stack in-process in this same run, as a ratio.

@@ -1,4 +1,4 @@
-// What the office function's invoke adds to a conversion (issue 25 item 1), measured in-process:
+// What the office function's invoke adds to a conversion, measured in-process:
 // the caller's input checks, the job's JSON and base64 each way, the presigned URLs, and for a
 // document over 4 MB the S3 round trips (the local S3 stand-in), the office function's own checks.
 // Three lines per document, in one run: LibreOffice directly (the local converter), LibreOffice

@@ -1,5 +1,5 @@
 // npm run bench:register — register's time for an address on the allow-list against one outside
-// it (issue 25): through the real local server and its stand-ins (dynalite, the local SES), the
+// it: through the real local server and its stand-ins (dynalite, the local SES), the
 // two kinds interleaved, medians and 90th percentiles. Equal steps are what the test checks
 // (test/integration/keys-limits.test.ts); this shows what they cost and that the times match.
 import { startLocalApi } from "#test/helpers/local-api.ts";

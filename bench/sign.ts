@@ -121,7 +121,7 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 const LEVEL_RUNS = 15;
 
 /**
- * levels prints the time each PAdES level adds over B-B (issue 20), against a loopback PKI: an
+ * levels prints the time each PAdES level adds over B-B, against a loopback PKI: an
  * openssl TSA, CRL and OCSP responder on 127.0.0.1 (each TSA or OCSP answer is one openssl
  * process, some 10-30 ms here; a real TSA adds its network round trip instead).
  */
@@ -169,7 +169,7 @@ async function levels(inputs: Array<[string, Buffer]>): Promise<void> {
 const KMS_RUNS = 50;
 
 /**
- * kms prints what a key in KMS adds per signature (issue 30): the same RSA-3072 CMS signature on a
+ * kms prints what a key in KMS adds per signature: the same RSA-3072 CMS signature on a
  * 1-page document with the key in this process, and through the KMS adapter, the real AWS SDK
  * client and the stand-in on loopback (HTTP, JSON, SigV4 signing of the request, the stand-in's
  * own RSA operation). On AWS the stand-in's part becomes a TLS round trip to KMS in the region

@@ -1,4 +1,4 @@
-// npm run bench:upload — issue 15: signing a 20 MB PDF sent by upload reference (presigned POST to
+// npm run bench:upload: signing a 20 MB PDF sent by upload reference (presigned POST to
 // the local S3 stand-in, then document.upload) against the same PDF inline as base64 JSON, and a
 // 25 MB PDF by reference. Each case runs against a fresh local server (stand-ins included) in a
 // child process, so its peak RSS (getrusage high-water) is the server's alone: the client (this

@@ -1,4 +1,4 @@
-// npm run bench:verify — issue 24 part A. Starts the local server in this process, polls
+// npm run bench:verify. Starts the local server in this process, polls
 // GET /v1/health from a separate process, signs a 100-page 10 MB PDF (and a one-page contract)
 // through /v1/sign, and sends /v1/verify: the 10 MB file with 1, 100 and the most revisions
 // allowed, the bounded-work attacks (an xref stream with /W [0 0 0] and a huge /Index, inflate

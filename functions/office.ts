@@ -8,7 +8,7 @@ import { isSignetError } from "#domain/shared/errors.ts";
 import { OFFICE_TRANSFER_MS } from "#functions/timeouts.ts";
 import { converter } from "#wiring/conversion.ts";
 
-// The office function (issue 25): the one place LibreOffice runs on AWS, invoked by sign, annotate
+// The office function: the one place LibreOffice runs on AWS, invoked by sign, annotate
 // and convert (functions/adapters/office-worker-converter.ts), in a VPC without a route to the
 // internet and with a role that may only write logs. Its converter is the local one (no
 // SIGNET_OFFICE_FUNCTION here), behind the same office input checks; LibreOffice starts in the

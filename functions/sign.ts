@@ -14,6 +14,6 @@ export const handler = httpHandler(signRoute, async (req) => {
   const input = await uploadedDocument(req.body.document, req.principal, uploads);
   const { signed, notices } = await signDocumentWithNotices({ ...req.body, document: input.document }, dependencies);
   await input.consumed();
-  // base64Text: the megabytes go into the JSON answer without a second scan and copy (issue 16).
+  // base64Text: the megabytes go into the JSON answer without a second scan and copy.
   return json(200, { document: { base64: base64Text(signed), contentType: "application/pdf" } }, notices);
 });

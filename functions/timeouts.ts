@@ -9,7 +9,7 @@
 export const INTEGRATION_TIMEOUT_SECONDS = 29;
 
 /**
- * STREAMING_TIMEOUT_SECONDS is the time-out of the streaming routes (issue 15; contract `streaming`:
+ * STREAMING_TIMEOUT_SECONDS is the time-out of the streaming routes (contract `streaming`:
  * sign, annotate, convert) and of their functions. The gateway allows up to 15 minutes but cuts a
  * stream idle for 5 minutes (Regional), and these functions write their answer only once it is
  * complete. 120 s covers a LibreOffice cold start plus a 25 MB document with room to spare.
@@ -78,7 +78,7 @@ export const OFFICE_FUNCTION_TIMEOUT_SECONDS = Math.floor(
  * LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS of the office function: LibreOffice
  * stops early enough that the office function's own two transfers and its answer still fit in its
  * time-out (83 - 3 - 3 - 1 s: 76 s), so its handler answers CONVERSION_TIMEOUT itself rather than
- * being killed by Lambda. Before the office function (issue 25) it was 99 s.
+ * being killed by Lambda. Before the office function it was 99 s.
  */
 export const LAMBDA_CONVERSION_TIMEOUT_MS = OFFICE_FUNCTION_TIMEOUT_SECONDS * 1000 - 2 * OFFICE_TRANSFER_MS - OFFICE_ANSWER_MARGIN_MS;
 

@@ -1,7 +1,7 @@
 import type { CfnFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 
 /**
- * Reserved concurrency is opt-in (issue 27). Lambda refuses any reservation that leaves fewer
+ * Reserved concurrency is opt-in. Lambda refuses any reservation that leaves fewer
  * than UNRESERVED_MINIMUM executions of the account's concurrency quota unreserved
  * (PutFunctionConcurrency), and new accounts often start with a quota of 10: there any
  * reservation fails, the function is not created and the whole stack rolls back. So the default

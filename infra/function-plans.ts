@@ -8,7 +8,7 @@ import { INTEGRATION_TIMEOUT_SECONDS, KEY_FUNCTION_TIMEOUT_SECONDS, OFFICE_FUNCT
 /**
  * FunctionName is every function of the stack: one per route of functions/http/routes.ts
  * (RouteName), the API-key authorizer, the fallback and the office function. The table below must
- * name each (issue 29 item 4): a new route without its plan does not compile.
+ * name each: a new route without its plan does not compile.
  */
 export type FunctionName = RouteName | "authorizer" | "fallback" | "office";
 
@@ -47,7 +47,7 @@ const streamed = { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, pa
 /** unoDriver is the warm LibreOffice's UNO driver, looked up beside the bundle (functions/adapters/libreoffice/uno-driver.ts). */
 const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-driver.py", to: "uno-driver.py" };
 
-/** functionPlans is the one table of per-function deployment facts (issue 29 item 4). */
+/** functionPlans is the one table of per-function deployment facts. */
 export const functionPlans = {
   info: small,
   health: small,

@@ -17,7 +17,7 @@ export interface OfficeWorkerProps {
 }
 
 /**
- * OfficeWorker is where LibreOffice runs on AWS (issue 25): one internal Lambda function, invoked
+ * OfficeWorker is where LibreOffice runs on AWS: one internal Lambda function, invoked
  * by the functions that convert, in a VPC whose subnets are isolated (no NAT gateway, no internet
  * gateway), whose only route out is the VPC's S3 gateway endpoint (HTTPS,
  * for the presigned GET of a large input and PUT of a large output), and a role

@@ -2,7 +2,7 @@ import { Annotations, Stack, Token } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 
 /**
- * Regions (issue 27). Not every region's CloudFormation knows every resource type the stack
+ * Regions. Not every region's CloudFormation knows every resource type the stack
  * creates: a template naming one it lacks fails the deploy at once ("Unrecognized resource
  * types"). regionGaps lists, per region, what is missing, as cfn-lint 1.51's region schemas say
  * (AWS's CloudFormation resource specifications); test/infra/template-checks.test.ts lints the

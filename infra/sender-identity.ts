@@ -3,7 +3,7 @@ import { EmailIdentity, Identity, type IConfigurationSet, type IEmailIdentity } 
 import type { Construct } from "constructs";
 
 /**
- * senderIdentities gives the SES identities the sender address is authorised by (issue 27).
+ * senderIdentities gives the SES identities the sender address is authorised by.
  *
  * By default the stack creates an `AWS::SES::EmailIdentity` for the address, with the stack's
  * configuration set as its default. CloudFormation cannot adopt an identity that already exists

@@ -475,7 +475,7 @@ export class SignetStack extends Stack {
     for (const route of routes) {
       const resource = api.root.resourceForPath(route.path);
       for (let at: IResource | undefined = resource; at; at = at.parentResource) known.add(at);
-      // Streaming routes: InvokeWithResponseStream, answers beyond 6 MB and 29 s (issue 15).
+      // Streaming routes: InvokeWithResponseStream, answers beyond 6 MB and 29 s.
       const streamed = route.streaming === true ? { responseTransferMode: ResponseTransferMode.STREAM } : {};
       const timeout = Duration.seconds(route.streaming === true ? streamingTimeoutSeconds : integrationTimeoutSeconds);
       const integration = new LambdaIntegration(fns[route.name]!, { allowTestInvoke: false, timeout, ...streamed });

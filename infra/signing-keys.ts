@@ -8,7 +8,7 @@ import type { Binding } from "./bind.ts";
 const signingKeyActions = ["kms:GetPublicKey", "kms:Sign"] as const;
 
 /**
- * SigningKeys are the two asymmetric KMS keys Signet signs with (issue 30): the signing key
+ * SigningKeys are the two asymmetric KMS keys Signet signs with: the signing key
  * (RSA_3072, SIGN_VERIFY) signs documents, the root key (RSA_3072, SIGN_VERIFY) is Signet's own
  * root CA and signs the certificates Signet issues at first use (and CRLs). Neither private key
  * can leave KMS (asymmetric KMS keys have no export). Each key policy keeps the account's

@@ -48,7 +48,7 @@ export function officeStaging(bucket: IBucket): Binding {
 }
 
 /**
- * addUploads creates the bucket large documents are uploaded to (issue 15): private, encrypted,
+ * addUploads creates the bucket large documents are uploaded to: private, encrypted,
  * TLS-only, objects expire after one day (functions delete what they used at once; the rule has no
  * prefix, so it covers the office function's staged documents under office/ too), CORS for
  * browsers posting the presigned form; and binds it to the functions that grant and consume uploads.

@@ -60,7 +60,7 @@ const exported = {
 } satisfies Record<RouteName, unknown>;
 
 /**
- * streamingHandlers are the streamified entries (sign, annotate, convert; issue 15), which the
+ * streamingHandlers are the streamified entries (sign, annotate, convert), which the
  * local server invokes with a stream decoding the wire format onto the HTTP response.
  */
 export const streamingHandlers = Object.fromEntries(Object.entries(exported).filter(([, handler]) => isStreamingHandler(handler))) as Partial<

@@ -232,7 +232,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, hosts: R
       }
     }
   }
-  // Streaming routes (issue 15): the handler writes the gateway's wire format, decoded onto res.
+  // Streaming routes: the handler writes the gateway's wire format, decoded onto res.
   const streaming = route ? streamingHandlers[route.name] : undefined;
   if (streaming) {
     const stream = new GatewayStream(res);

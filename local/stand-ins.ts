@@ -14,9 +14,9 @@ import { startLocalKms, type LocalKms } from "#local/local-kms.ts";
 export interface StandIns {
   dynamodbEndpoint: string;
   sesEndpoint: string;
-  /** The S3 stand-in (uploads bucket; issue 15). */
+  /** The S3 stand-in (uploads bucket). */
   s3Endpoint: string;
-  /** The KMS stand-in, when SIGNET_KMS_KEY_ID is `local` (issue 30). */
+  /** The KMS stand-in, when SIGNET_KMS_KEY_ID is `local`. */
   kms?: LocalKms | undefined;
   /** Environment variables that point the adapters at the stand-ins. */
   env: Record<string, string>;
@@ -148,7 +148,7 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   // Its /store holds every code and revocation link: loopback names and its own origin only.
   guardStandIn(ses, "mail (local SES)");
 
-  // --- S3 stand-in (issue 15): uploads, persisted under dataDir/s3 when a folder is given ---
+  // --- S3 stand-in: uploads, persisted under dataDir/s3 when a folder is given ---
   const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? "local";
   const uploadsBucket = process.env.SIGNET_UPLOADS_BUCKET || "signet-uploads";
   const s3 = await startS3StandIn({
@@ -159,7 +159,7 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   });
   // --- end S3 stand-in ---
 
-  // --- KMS stand-in (issue 30): only when asked for; keys under dataDir/kms ---
+  // --- KMS stand-in: only when asked for; keys under dataDir/kms ---
   const kms = process.env.SIGNET_KMS_KEY_ID === "local" ? await startLocalKms(options.dataDir ? join(options.dataDir, "kms") : undefined) : undefined;
 
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;

@@ -134,7 +134,7 @@ async function convertThroughOffice(
 }
 
 /**
- * createOfficeWorkerConverter converts by asking the office function (issue 25): the document goes
+ * createOfficeWorkerConverter converts by asking the office function: the document goes
  * inline when small, else to `<keyPrefix><id>/input` with a presigned GET; the office function may
  * PUT a large output to `<keyPrefix><id>/output` by a presigned URL. Both objects are deleted
  * afterwards, on failure too (the bucket's lifecycle rule catches what a crash leaves). Failure

@@ -1,7 +1,7 @@
 import { formatBytes } from "#domain/shared/sizes.ts";
 
 /**
- * The size limits that hold on AWS (issue 15), in one place for messages, the gateway's own
+ * The size limits that hold on AWS, in one place for messages, the gateway's own
  * answers and the OpenAPI descriptions. Locally the server accepts SIGNET_MAX_REQUEST_BYTES (36 MB)
  * bodies; on AWS the gateway and Lambda cap a request long before that.
  */

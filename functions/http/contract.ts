@@ -24,7 +24,7 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
   body: BodyContract<B>;
   success: { description: string; contentType: string; schema?: z.ZodType; example?: unknown };
   /**
-   * Answer through Lambda response streaming (API Gateway ResponseTransferMode.STREAM; issue 15):
+   * Answer through Lambda response streaming (API Gateway ResponseTransferMode.STREAM):
    * for answers that can outgrow Lambda's 6 MB buffered limit. The pipeline and the stack read it.
    */
   streaming?: boolean;

@@ -39,7 +39,7 @@ export const gatewayAnswers = {
     message: "The service is busy right now (every instance of this function is in use); retry in a few seconds.",
     retryAfterSeconds: 2,
   },
-  // The real limits on AWS (issue 15, functions/http/aws-limits.ts); uploads are the way past them.
+  // The real limits on AWS (functions/http/aws-limits.ts); uploads are the way past them.
   tooLarge: {
     code: "PAYLOAD_TOO_LARGE",
     message:

@@ -135,7 +135,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
       },
     };
   } else if (route.body.kind === "multipart") {
-    // A route taking ?upload= (convert; issue 15) may come without a body.
+    // A route taking ?upload= (convert) may come without a body.
     const takesUpload = route.query instanceof z.ZodObject && "upload" in route.query.shape;
     operation.requestBody = {
       required: !takesUpload,

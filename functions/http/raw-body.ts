@@ -1,6 +1,6 @@
 /**
  * The local server already holds a request's bytes; encoding them to base64 for the event and
- * decoding them again in the pipeline only burns time and memory (issue 16). It attaches the bytes
+ * decoding them again in the pipeline only burns time and memory. It attaches the bytes
  * to the event here, the pipeline takes them from here, and event.body (what API Gateway would
  * send, base64) is computed only if some code reads it. On Lambda nothing is attached.
  */

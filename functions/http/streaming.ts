@@ -5,7 +5,7 @@ import { streamWriteMs } from "#functions/timeouts.ts";
 import { type BodyPart, bodyChunks, bodyPartsOf, type HttpResponse } from "#http/responses.ts";
 
 /**
- * Lambda response streaming for API Gateway REST (ResponseTransferMode.STREAM, issue 15).
+ * Lambda response streaming for API Gateway REST (ResponseTransferMode.STREAM).
  *
  * Wire format API Gateway expects from a streaming Lambda proxy integration: the response's
  * metadata as JSON ({ statusCode, headers, multiValueHeaders, cookies }), then 8 NUL bytes, then

@@ -3,7 +3,7 @@
  * this process, configured from config.conversion, behind the input checks every document passes
  * before LibreOffice sees it (external references removed, image sizes capped). With
  * SIGNET_OFFICE_FUNCTION (AWS) it sends each conversion to the office function, where LibreOffice
- * runs (issue 25); otherwise LibreOffice runs here (npm start, the tests, the office function itself).
+ * runs; otherwise LibreOffice runs here (npm start, the tests, the office function itself).
  */
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { config } from "#config";

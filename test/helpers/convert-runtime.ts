@@ -44,7 +44,7 @@ export async function loadConvertHandler(): Promise<ConvertHandler> {
   const { invokeBuffered } = await import("#local/response-stream.ts");
   const { converter } = await import("#wiring/conversion.ts");
   return {
-    // convert streams its answer (issue 15): the real streaming path, reassembled from its wire output.
+    // convert streams its answer: the real streaming path, reassembled from its wire output.
     invoke: (query, body, contentType) => invokeBuffered(handler as never, convertEvent(query, body, contentType), lambdaContext),
     close: () => converter().close(),
   };

@@ -1,4 +1,4 @@
-// DOCX files for the XML budget (issue 11 item 2): the bomb a hostile client sent, and the
+// DOCX files for the XML budget: the bomb a hostile client sent, and the
 // heaviest documents the default limits still allow, for the hostile test and bench:docx-bomb.
 import { blockControl, buildDocx, inlineControl, p, run } from "#test/helpers/docx-builder.ts";
 

@@ -1,4 +1,4 @@
-// Large test documents (issue 15): real PDFs and DOCX files padded with incompressible bytes to a
+// Large test documents: real PDFs and DOCX files padded with incompressible bytes to a
 // chosen size, and the client side of an upload (POST /v1/uploads, then the presigned POST).
 import { randomBytes } from "node:crypto";
 import { PDFDocument, PDFName } from "pdf-lib";

@@ -1,4 +1,4 @@
-// Documents that make LibreOffice reach outside the document (issue 25): each one points at a
+// Documents that make LibreOffice reach outside the document: each one points at a
 // loopback listener (`base`, http://127.0.0.1:<port>) or at a marker file on this machine, in
 // one of the ways LibreOffice 7.4 follows (or could follow). Written by hand: zip + XML, RTF text.
 import { writeFileSync } from "node:fs";
@@ -141,7 +141,7 @@ const frame = (inner: string) =>
   `<text:p><draw:frame draw:name="F1" text:anchor-type="as-char" svg:width="2cm" svg:height="1cm">${inner}</draw:frame></text:p>`;
 
 /**
- * vectors lists every way in (issue 25) with `base` the listener's URL and `markers` the local
+ * vectors lists every way in with `base` the listener's URL and `markers` the local
  * files. Each keeps a line of text of its own (`text`), which must come out.
  */
 export function vectors(base: string, markers: Markers): Vector[] {

@@ -1,4 +1,4 @@
-// Issue 11 items 2 and 8. Item 2: a small DOCX of tiny content controls held the event loop for 20 s and took
+// A small DOCX of tiny content controls held the event loop for 20 s and took
 // 3.7 GB. Through the local server: the bombs are refused with 413 naming the limit, and the
 // heaviest documents the default limits allow are answered. (Time and memory: npm run bench:docx-bomb.)
 import PizZip from "pizzip";
@@ -71,7 +71,7 @@ describe("XML budget of a DOCX (annotate, annotate/fields)", () => {
   });
 });
 
-// Issue 11 item 8: annotate passed zip entry names such as ../../x into the DOCX it returned.
+// Annotate passed zip entry names such as ../../x into the DOCX it returned.
 describe("zip entry names (annotate)", () => {
   const withEntry = async (name: string) => {
     const zip = new PizZip(buildDocx({ body: p(inlineControl({ tag: "name" })) }));

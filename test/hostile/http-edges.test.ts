@@ -1,4 +1,4 @@
-// Smaller HTTP edges of issue 11 item 8, through the real local server (real LibreOffice for the
+// Smaller HTTP edges, through the real local server (real LibreOffice for the
 // file-name case): repeated query parameters, JSON media types, UTF-8 upload names, and a code
 // killed by wrong tries.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

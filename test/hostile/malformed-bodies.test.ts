@@ -1,6 +1,6 @@
 // Hostile input against the real local server (real LibreOffice behind /v1/convert): every
 // malformed body shape we could think of gets an answer or a closed connection, never a crash,
-// and the server keeps answering /v1/health afterwards (issue 11, item 1).
+// and the server keeps answering /v1/health afterwards.
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

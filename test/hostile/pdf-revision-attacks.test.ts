@@ -1,4 +1,4 @@
-// Issue 24 part A: /v1/verify against an attacker who writes the incremental updates. Documents
+// /v1/verify against an attacker who writes the incremental updates. Documents
 // are signed by Signet through the local server (certificate page on); the generator in
 // test/helpers/pdf-attacks/revisions.ts appends the attack; verify answers over HTTP. Each attack
 // must be `valid: false` with a reason naming the change, and strict pyHanko must refuse it too

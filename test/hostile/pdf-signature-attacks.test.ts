@@ -1,4 +1,4 @@
-// Issue 24 part B: a signature is only its own bytes. Adversarial PDFs built (test/helpers/
+// A signature is only its own bytes. Adversarial PDFs built (test/helpers/
 // pdf-attacks/signatures.ts) from documents Signet signed through the real handler, posted to
 // /v1/verify on the local server; where pyHanko (strict) can judge a file, it must agree.
 import { writeFileSync } from "node:fs";
@@ -154,7 +154,7 @@ describe("legitimate documents stay valid", () => {
   });
 });
 
-describe("issue 24 case 2: a new, unsigned signature dictionary borrowing another signature's /ByteRange and CMS", () => {
+describe("a new, unsigned signature dictionary borrowing another signature's /ByteRange and CMS", () => {
   const bob = { name: "Bob Approver (CFO)", contactInfo: "bob@example.com", m: pdfDate(new Date("2031-01-01T00:00:00Z")) };
   const variants: Record<string, Parameters<typeof borrowSignature>[1]> = {
     "with a new /Name, /ContactInfo and /M": bob,

@@ -1,6 +1,6 @@
 // Slow and withheld request bodies against the real local server with a 1 s request time-out
 // (SIGNET_REQUEST_TIMEOUT_MS): 408 in the JSON error layout, and Node's own 400/431 answers in that
-// layout too (issue 11, item 5). No timed assertions: only that an answer comes at all.
+// layout too. No timed assertions: only that an answer comes at all.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";

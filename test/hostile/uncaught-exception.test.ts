@@ -1,4 +1,4 @@
-// A request whose code throws outside any promise chain (the shape of the busboy bug of issue 11)
+// A request whose code throws outside any promise chain (the shape of an old busboy bug)
 // must not end the local server: the request that threw gets a 500 in the error layout, the
 // others carry on. The fault is injected through the handler table, as no real one is left.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -6,7 +6,7 @@ import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { uploadFunctions } from "../../infra/uploads.ts";
 import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
-// Issue 15: large documents on AWS. Uploads go to a private bucket that empties itself.
+// Large documents on AWS. Uploads go to a private bucket that empties itself.
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../infra/app.ts";
 import { cdkJsonContext, testBaseImageDigest } from "#test/helpers/infra-synth.ts";
 
-// cdk-nag's AwsSolutions pack on the synthesized stack (issue 17). Every finding the stack keeps is
+// cdk-nag's AwsSolutions pack on the synthesized stack. Every finding the stack keeps is
 // acknowledged with its reason in infra/nag.ts; anything else is a new finding and fails here.
 
 interface Violation {

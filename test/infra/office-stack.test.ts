@@ -1,4 +1,4 @@
-// The office function in the whole stack (issue 25 item 1): LibreOffice runs only there, with no
+// The office function in the whole stack: LibreOffice runs only there, with no
 // route to the internet and a role without any data permission; sign, annotate and convert carry
 // no LibreOffice (no image, no layer) and reach it by invoking, while sign keeps its key rights.
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The office worker (issue 25): where LibreOffice runs on AWS has no route to the internet and a
+// The office worker: where LibreOffice runs on AWS has no route to the internet and a
 // role with no data permission. The construct alone, in a test stack (it is not yet wired into
 // SignetStack: see docs/aws.md).
 import { App, Stack } from "aws-cdk-lib";

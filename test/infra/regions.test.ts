@@ -4,7 +4,7 @@ import { Annotations, Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { checkRegion, knownGoodRegions, regionGaps } from "../../infra/regions.ts";
 
-// Issue 27 item 6: the region check runs before anything else is built (infra/regions.ts; the table
+// The region check runs before anything else is built (infra/regions.ts; the table
 // itself is checked against cfn-lint's region schemas in template-checks.test.ts).
 const stackIn = (region?: string) => new Stack(new App(), "Signet", region ? { env: { account: "123456789012", region } } : {});
 const warnings = (stack: Stack) =>

@@ -7,7 +7,7 @@ import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "../../i
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized } from "#test/helpers/infra-synth.ts";
 
-// Issue 17, "safe to run on a personal AWS account": the guard rails of the stack, checked on the
+// "safe to run on a personal AWS account": the guard rails of the stack, checked on the
 // default deployment and on one with every optional guard rail asked for. Synthesized once each.
 let plain: Synthesized;
 let guarded: Synthesized;
@@ -25,7 +25,7 @@ beforeAll(() => {
 
 const fnProps = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 
-describe("reserved concurrency (opt-in: issue 27)", () => {
+describe("reserved concurrency (opt-in)", () => {
   const reservations = (synth: Synthesized) =>
     Object.fromEntries(
       resourcesOfType(synth.json, "AWS::Lambda::Function")
@@ -145,7 +145,7 @@ describe("the LibreOffice image (item 4)", () => {
     const images = Object.values(assets.dockerImages);
     expect(images).toHaveLength(1);
     expect(images[0]!.source.dockerBuildArgs).toEqual({ BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: testBaseImageDigest });
-    // One image, one function from it: the office function (issue 25).
+    // One image, one function from it: the office function.
     const fromImage = Object.entries(plain.json.Resources).filter(([, r]) => r.Type === "AWS::Lambda::Function" && r.Properties.PackageType === "Image");
     expect(fromImage.map(([id]) => id)).toEqual([functionLogicalId("office")]);
   });

@@ -3,7 +3,7 @@ import { routes } from "#http/routes.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
-// Issue 30: on AWS the signing keys are in KMS by default; only sign may kms:Sign with them, no
+// On AWS the signing keys are in KMS by default; only sign may kms:Sign with them, no
 // function can export anything, and -c signingKey=file keeps the key-file path.
 let kms: Synthesized;
 let file: Synthesized;

@@ -100,7 +100,7 @@ describe("functions", () => {
   });
 
   it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
-    // The office callers are the streaming routes (issue 15): 120 s, see test/infra/large-documents.test.ts; LibreOffice's memory is the office function's.
+    // The office callers are the streaming routes: 120 s, see test/infra/large-documents.test.ts; LibreOffice's memory is the office function's.
     for (const name of officeCallers) expect(fnProps(name)).toMatchObject({ MemorySize: 1536, Timeout: 120 });
     expect(fnProps("office")).toMatchObject({ MemorySize: 3008, Timeout: OFFICE_FUNCTION_TIMEOUT_SECONDS, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
@@ -381,9 +381,9 @@ describe("data", () => {
 
 describe("least privilege", () => {
   const table = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"];
-  // Uploads (issue 15, infra/uploads.ts): read and delete by the functions taking document.upload.
+  // Uploads (infra/uploads.ts): read and delete by the functions taking document.upload.
   const consume = ["s3:DeleteObject", "s3:GetObject", "s3:ListBucket"];
-  // The office callers (issue 25): invoke the office function, stage documents under office/.
+  // The office callers: invoke the office function, stage documents under office/.
   const office = ["lambda:InvokeFunction", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
   const expected: Record<string, string[]> = {
     // SendEmail twice: on the sender identity and its configuration set (one statement, two
@@ -397,7 +397,7 @@ describe("least privilege", () => {
     "keys-revoke-link": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
     // sign: its identity, the per-key count, and consuming uploads (CDK merges the two buckets'
     // ListBucket into one statement).
-    // ... and the two KMS keys (issue 30; test/infra/signing-keys.test.ts).
+    // ... and the two KMS keys (test/infra/signing-keys.test.ts).
     sign: [
       ...["dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"],
       ...office,
@@ -405,7 +405,7 @@ describe("least privilege", () => {
     // verify: the published chain, and consuming uploads (verify has no key to count).
     verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
-    // verify-crl: the published chain and the root key in KMS, to sign the CRL (issue 30).
+    // verify-crl: the published chain and the root key in KMS, to sign the CRL.
     "verify-crl": ["kms:GetPublicKey", "kms:Sign", "s3:GetObject", "s3:ListBucket"],
     annotate: [...consume, ...office, "dynamodb:UpdateItem"].sort(),
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
@@ -471,7 +471,7 @@ describe("least privilege", () => {
   });
 });
 
-describe("the private key (issue 17 item 2)", () => {
+describe("the private key", () => {
   // Every statement of a role that could reach an object key: s3:GetObject / s3:PutObject / s3:*
   // (or *) on a resource ARN that matches it, wildcards included.
   function canReach(name: string, verb: "s3:GetObject" | "s3:PutObject", key: string): boolean {
@@ -522,7 +522,7 @@ describe("operations", () => {
     synth.template.hasOutput("IdentityBucketName", { Value: { Ref: bucketId() } });
   });
 
-  it("passes the per-key rate limit and the registration allow-list only when given (issue 17)", async () => {
+  it("passes the per-key rate limit and the registration allow-list only when given", async () => {
     for (const name of routes.filter((route) => route.auth).map((route) => route.name)) expect(env(name).SIGNET_KEY_RATE_LIMIT, name).toBeUndefined();
     expect(env("auth-register").SIGNET_REGISTER_ALLOW).toBeUndefined();
     const { App } = await import("aws-cdk-lib");

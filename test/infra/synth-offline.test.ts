@@ -85,7 +85,7 @@ describe("npx cdk synth offline", () => {
       dockerImages: Record<string, { source: { directory?: string; executable?: string[]; platform?: string; dockerBuildArgs?: Record<string, string> } }>;
     };
     const images = Object.values(assets.dockerImages);
-    expect(images).toHaveLength(1); // the office function's (issue 25): sign, annotate and convert are zips
+    expect(images).toHaveLength(1); // the office function's: sign, annotate and convert are zips
     expect(images[0]!.source.executable).toBeUndefined();
     expect(images[0]!.source.platform).toBe("linux/amd64");
     const dir = join(outdir, images[0]!.source.directory!);

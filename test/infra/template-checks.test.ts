@@ -8,7 +8,7 @@ import { repoRoot } from "../../infra/bundling.ts";
 import { cfnLint, type CfnLintMatch } from "#test/helpers/cfn-lint.ts";
 import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
-// Issue 27: every AWS claim checked offline. The default template and one with every option on are
+// Every AWS claim checked offline. The default template and one with every option on are
 // synthesized once each; cfn-lint (AWS's) lints both, and every number docs/aws.md states is read
 // back from them, so the page cannot drift from the stack again.
 let plain: Synthesized;
@@ -159,7 +159,7 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     expect(streamed.map((method) => `${method.HttpMethod} ${method.path}`).sort()).toEqual(["POST /v1/annotate", "POST /v1/convert", "POST /v1/sign"]);
     expect(new Set(streamed.map((method) => method.Integration!.TimeoutInMillis))).toEqual(new Set([only(/and (\d+) s for the streamed ones/) * 1000]));
     for (const name of officeCallers) expect(only(/sign, annotate and convert may run (\d+) s/), name).toBe(fnProps(plain, name).Timeout);
-    // LibreOffice's limits are the office function's (issue 25).
+    // LibreOffice's limits are the office function's.
     const office = fnProps(plain, "office");
     const conversionS = Number((office.Environment as { Variables: Record<string, string> }).Variables.SIGNET_CONVERSION_TIMEOUT_MS) / 1000;
     expect(only(/a (\d+) s conversion limit/)).toBe(conversionS);

@@ -1,4 +1,4 @@
-// SVG and WebP values (issue 31, item 3) through the real local server: the filled template
+// SVG and WebP values through the real local server: the filled template
 // converted by LibreOffice and its pictures listed by poppler's pdfimages; Word's SVG structure in
 // the DOCX; and the hostile variants (huge declared sizes, document types, references out of the
 // SVG watched by a loopback listener, garbage).

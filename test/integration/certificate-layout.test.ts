@@ -1,4 +1,4 @@
-// Issue 14 item 6: the certificate page's layout.
+// The certificate page's layout.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { PDF } from "@libpdf/core";

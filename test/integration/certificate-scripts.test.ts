@@ -1,4 +1,4 @@
-// Issue 14: the certificate page in every script. Each family's values are drawn on a certificate
+// The certificate page in every script. Each family's values are drawn on a certificate
 // page; pdftotext must give back the logical string (NFC) and pdffonts must show every font embedded.
 import { PDF } from "@libpdf/core";
 import { execFile } from "node:child_process";
@@ -201,7 +201,7 @@ describe("certificate page text comes back as typed (pdftotext), every font embe
   });
 });
 
-describe("long values are never cut silently (issue 14 item 5)", () => {
+describe("long values are never cut silently", () => {
   const words = (count: number) => Array.from({ length: count }, (_, i) => `word${i}`).join(" ");
 
   it("wraps a 2,000-character event value and metadata value in full", async () => {

@@ -1,5 +1,5 @@
-// What a killed LibreOffice leaves behind: nothing. Temporary files of a timed-out job (issue 11
-// item 3), and processes and folders of a server killed with -9 (issue 11 item 4). Real LibreOffice.
+// What a killed LibreOffice leaves behind: nothing. Temporary files of a timed-out job,
+// and processes and folders of a server killed with -9. Real LibreOffice.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

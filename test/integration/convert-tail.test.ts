@@ -1,4 +1,4 @@
-// Documents that crash a load over UNO in the warm LibreOffice (issue 16, convert tail), against the
+// Documents that crash a load over UNO in the warm LibreOffice, against the
 // real LibreOffice: recognised ones (DOCX with comments) are handed over to the warm instance as a
 // --convert-to job; others crash it once, are retried one-shot on the slot's initialised profile,
 // remembered, and handed over next time. The warm instance survives hand-overs.

@@ -1,4 +1,4 @@
-// Issue 20, last item: B-LT and B-LTA end to end on the local server with the identity it
+// B-LT and B-LTA end to end on the local server with the identity it
 // generates. The server signs its root's CRL at GET /v1/verify/crl, its signing certificate names
 // that URL, and sign embeds the CRL without a network hop (the safe fetcher keeps refusing
 // loopback). The TSA is openssl ts on loopback with the test PKI's self-signed TSA certificate, so its token's chain

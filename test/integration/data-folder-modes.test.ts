@@ -1,4 +1,4 @@
-// Issue 25, second security round: everything the local server writes into its data folder (the
+// Everything the local server writes into its data folder (the
 // key database, uploads, the signing identity, the lock file) is 0600 in 0700 folders.
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";

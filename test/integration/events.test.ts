@@ -61,7 +61,7 @@ const expected: Record<string, Expected> = {
   "keys-list": { status: 200 },
   "keys-revoke": { status: 404, codes: ["NOT_FOUND"] },
   "keys-revoke-link": { status: 404, codes: ["NOT_FOUND"] },
-  // Issue 15: a presigned POST into the S3 stand-in (no object is written until a client posts).
+  // A presigned POST into the S3 stand-in (no object is written until a client posts).
   uploads: { status: 200 },
   // No timestamp authority is configured for the events: the renewal says which setting it needs.
   timestamp: { status: 422, codes: ["LEVEL_UNAVAILABLE"] },

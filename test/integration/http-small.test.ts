@@ -1,4 +1,4 @@
-// Small HTTP behaviours a newcomer meets first (issue 19, item 8), against the local server:
+// Small HTTP behaviours a newcomer meets first, against the local server:
 // HEAD on GET routes, a client's X-Request-Id kept and echoed, an unencoded + in ?email= explained,
 // a missing query parameter called "required".
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

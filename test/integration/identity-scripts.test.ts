@@ -1,4 +1,4 @@
-// Issue 30, item 3: npm run identity:csr makes a CSR signed in KMS (here the stand-in), a CA
+// `npm run identity:csr` makes a CSR signed in KMS (here the stand-in), a CA
 // certifies it, npm run identity:install-cert installs the chain after checking it against the
 // KMS key, and Signet signs with it: pyHanko trusts the signature under the CA's root.
 import { spawnSync } from "node:child_process";

@@ -45,7 +45,7 @@ async function freshMinute(): Promise<void> {
   if (second > 40) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
 }
 
-describe("the per-key rate limit through the local server (issue 17)", () => {
+describe("the per-key rate limit through the local server", () => {
   it("allows SIGNET_KEY_RATE_LIMIT requests per key per minute on authorised routes, then 429 with Retry-After", async () => {
     const email = uniqueEmail("rate").replace("example.com", "example.org");
     const key = await mint(email);

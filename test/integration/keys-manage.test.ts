@@ -58,7 +58,7 @@ async function revokeLinkOf(email: string): Promise<string> {
   return match[1]!;
 }
 
-describe("listing and revoking keys through the local server (issue 18)", () => {
+describe("listing and revoking keys through the local server", () => {
   const owner = uniqueEmail("owner");
   let first: string;
   let second: string;

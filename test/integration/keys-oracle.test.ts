@@ -1,4 +1,4 @@
-// Issue 25, second security round, through the real local server: HEAD never changes state, and
+// Through the real local server: HEAD never changes state, and
 // the verify answer is no oracle while a stranger's wrong tries cannot keep an address from a key.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

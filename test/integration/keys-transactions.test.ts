@@ -161,7 +161,7 @@ describe("the local DynamoDB stand-in's transactions", () => {
   });
 });
 
-describe("a code is unused or has minted exactly one key (issue 11 item 7)", () => {
+describe("a code is unused or has minted exactly one key", () => {
   const limits = {
     perAddress: { limit: 3, windowSeconds: 900 },
     perAddressDaily: { limit: 10, windowSeconds: 86_400 },

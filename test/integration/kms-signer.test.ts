@@ -1,4 +1,4 @@
-// Issue 30: the KMS signer against the KMS stand-in, through the real AWS SDK client: RSA and
+// The KMS signer against the KMS stand-in, through the real AWS SDK client: RSA and
 // ECDSA signatures that node's own verify accepts, a certificate that does not certify the key,
 // and throttling retried within the budget, then 503 with Retry-After.
 import { verify } from "node:crypto";

@@ -15,7 +15,7 @@ import { certificateText, checkCrl } from "#test/helpers/pki/openssl.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 
-// Issue 20, last item: the local identity keeps its root CA's key to sign the CRL the local server
+// The local identity keeps its root CA's key to sign the CRL the local server
 // serves, and its signing certificate names that CRL; identities without one say why B-LT is out of reach.
 
 const crlUrl = "http://localhost:41234/v1/verify/crl";

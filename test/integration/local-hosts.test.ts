@@ -1,4 +1,4 @@
-// Issue 25, second security round: the local server and its stand-ins against a forged Host
+// The local server and its stand-ins against a forged Host
 // (DNS rebinding) and foreign origins, and links in mails that never follow the Host header.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

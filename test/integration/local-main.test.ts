@@ -55,7 +55,7 @@ describe("the local server's start and stop", () => {
     // Exactly the README's command: prestart (scripts/setup.mjs, a no-op here) then local/main.ts.
     const { child, url, output } = await launch("npm", ["start"]);
     expect(output()).toMatch(/mail \(browser\): http:\/\/127\.0\.0\.1:\d+/);
-    // Issue 15: the S3 stand-in for uploads, on its own port, objects in the data folder.
+    // The S3 stand-in for uploads, on its own port, objects in the data folder.
     expect(output()).toMatch(/S3 \(uploads\): +http:\/\/127\.0\.0\.1:\d+ .*SIGNET_S3_PORT.*\/s3\)/);
     await expectHealthy(url);
     const exit = exited(child);

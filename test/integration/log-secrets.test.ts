@@ -1,4 +1,4 @@
-// Issue 25, second security round: no key, code, revocation token, P12 password or document
+// No key, code, revocation token, P12 password or document
 // content reaches any log line of a full walk-through through the real local server (register,
 // verify, sign, revoke, and a request abandoned with secrets in its query).
 import { connect } from "node:net";

@@ -1,4 +1,4 @@
-// LibreOffice in a box (issue 25): no document makes LibreOffice open a connection or read a local
+// LibreOffice in a box: no document makes LibreOffice open a connection or read a local
 // file. A loopback listener counts every request while each vector (test/helpers/office-vectors.ts)
 // is converted: by the input checks alone (no namespace), by the network namespace alone (documents
 // as they are), warm and one-shot, and through the real local server (convert, annotate to=pdf,
@@ -141,7 +141,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
       }
     });
 
-    // Without the checks, LibreOffice 7.4 itself fetches ODT background and bullet images (issue 25): the namespace is what stops them.
+    // Without the checks, LibreOffice 7.4 itself fetches ODT background and bullet images: the namespace is what stops them.
     const chosen = mode === "warm" ? all : all.filter((vector) => vector.from === "odt");
     it.each(chosen.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
       const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));

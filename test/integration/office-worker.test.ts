@@ -1,4 +1,4 @@
-// The office function and the converter that invokes it (issue 25 item 1), without AWS: the
+// The office function and the converter that invokes it, without AWS: the
 // office function's handler runs in-process with the real LibreOffice behind it, reached through
 // the adapter's client port (a plain function standing in for Lambda's invoke, the job sent as
 // JSON as Lambda would); large documents travel through the local S3 stand-in by presigned URLs.

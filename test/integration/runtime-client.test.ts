@@ -10,7 +10,7 @@ import { samEvents } from "../../scripts/sam-events.ts";
 import { synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 import { type InvocationResult, RuntimeApiStandIn } from "#test/helpers/runtime-api.ts";
 
-// Issue 27: every function's bundle, as synthesized for deployment, run by the real Node.js runtime
+// Every function's bundle, as synthesized for deployment, run by the real Node.js runtime
 // interface client (aws-lambda-ric, the code Lambda's nodejs22.x runtime runs, with its native
 // Runtime API client) on Node 22, against a local Runtime API stand-in, with only its deployed
 // environment: no AWS credentials and no endpoints, so what reaches AWS answers in Signet's

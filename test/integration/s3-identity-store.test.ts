@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createS3IdentityStore } from "#adapters/s3-identity-store.ts";
 import { startS3StandIn, type S3StandIn } from "#local/s3-stand-in.ts";
 
-// The signing identity's S3 store (the AWS path) against the local S3 stand-in (issue 15 item 3):
+// The signing identity's S3 store (the AWS path) against the local S3 stand-in:
 // the adapter's real calls, GetObject misses and the put-if-absent (If-None-Match: *) included.
 let s3: S3StandIn;
 const client = () =>

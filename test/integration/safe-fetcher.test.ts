@@ -68,7 +68,7 @@ describe("safe fetcher", () => {
     ["octal-ish dotted spelling", (port) => `http://0177.0.0.1:${port}/doc.pdf`],
     ["IPv4-mapped IPv6", (port) => `http://[::ffff:127.0.0.1]:${port}/doc.pdf`],
     ["IPv6 loopback", (port) => `http://[::1]:${port}/doc.pdf`],
-    // IPv4 inside IPv6 (issue 11 item 6): refused before any connection, naming the loopback address.
+    // IPv4 inside IPv6: refused before any connection, naming the loopback address.
     ["IPv4-compatible IPv6 loopback", (port) => `http://[::127.0.0.1]:${port}/doc.pdf`],
     ["IPv4-compatible IPv6 loopback, hex", (port) => `http://[::7f00:1]:${port}/doc.pdf`],
     ["NAT64 loopback", (port) => `http://[64:ff9b::7f00:1]:${port}/doc.pdf`],

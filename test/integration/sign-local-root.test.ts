@@ -10,7 +10,7 @@ import { certificateText, verifyCertificate } from "#test/helpers/pki/openssl.ts
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
-// Issue 13 C: the local identity is a root CA and a signing certificate it issues, so pdfsig (NSS)
+// The local identity is a root CA and a signing certificate it issues, so pdfsig (NSS)
 // and pyHanko can be told to trust it; an operator's own certificate keeps working.
 
 let dir: string;

@@ -10,7 +10,7 @@ import { signWithPyhanko } from "#test/helpers/other-signers.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { holdsInPyhanko, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
-// Issue 13 B: verify classes every incremental update after each signature as pyHanko's
+// Verify classes every incremental update after each signature as pyHanko's
 // difference analysis does, and its verdict equals pyHanko's on each case built here.
 
 let identity: SigningIdentity;

@@ -10,7 +10,7 @@ import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { expectSignedPdf, holdsInPyhanko, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 
-// Issue 13 A: signing a document that already holds signatures (Signet's own, another tool's,
+// Signing a document that already holds signatures (Signet's own, another tool's,
 // a certification with DocMDP P=2 or P=3) keeps every earlier signature valid in pyHanko, whose
 // difference analysis classes each later update; the new signer's audit trail is still bound.
 

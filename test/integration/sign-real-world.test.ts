@@ -15,7 +15,7 @@ import { scratchDir } from "#test/helpers/scratch.ts";
 import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 
-// Issue 28: PDFs with the structures real-world writers produce, generated in
+// PDFs with the structures real-world writers produce, generated in
 // test/helpers/real-world-pdfs.ts. Each signed output is checked by the readers themselves: qpdf
 // --check, the page count of poppler (pdfinfo) and MuPDF (mutool), the pages' text, and strict pyHanko.
 
@@ -85,7 +85,7 @@ async function expectSignedWithEveryPage(
   expect(report.allHold, report.output).toBe(true);
 }
 
-describe("signing real-world structures keeps every page (issue 28)", () => {
+describe("signing real-world structures keeps every page", () => {
   it("a cross-reference stream with 8-byte offsets (/W [1 8 2]) is read and signed", async () => {
     const input = cases.wideXrefStream();
     await expectSignedWithEveryPage(input, await sign(input.bytes));
@@ -155,7 +155,7 @@ async function auditRecordOf(signed: Buffer): Promise<Record<string, unknown>> {
 
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
-describe("inputs that need a rewrite (issue 28 items 3 and 4)", () => {
+describe("inputs that need a rewrite", () => {
   it.each([["missing-xref-keyword" as const], ["startxref-off-by-one" as const], ["space-padded-table" as const]])(
     "an unsigned file with recoverable damage (%s) is rewritten once and signed; the answer and the audit record say so",
     async (damage) => {

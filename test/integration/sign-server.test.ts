@@ -169,7 +169,7 @@ describe("sign and verify over HTTP", () => {
     expect(answer.status).toBe(401);
   });
 
-  it("rewrites an unsigned damaged PDF once and says so in Signet-Input-Rewritten, exposed to browsers (issue 28)", async () => {
+  it("rewrites an unsigned damaged PDF once and says so in Signet-Input-Rewritten, exposed to browsers", async () => {
     const damaged = cases.damaged("startxref-off-by-one").bytes;
     const response = await fetch(`${api.url}/v1/sign`, {
       method: "POST",

@@ -10,7 +10,7 @@ import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { cmsOf, expectSignedPdf, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 
-// Issue 13 C (structure details) and issue 11 item 8 (page limit).
+// C (structure details) (page limit).
 
 let identity: SigningIdentity;
 
@@ -118,7 +118,7 @@ describe("signature structure", () => {
   });
 });
 
-describe("page limit (issue 11, item 8)", () => {
+describe("page limit", () => {
   it("answers 413 naming the limit for a valid 200,000-page PDF, on sign and on verify", async () => {
     const huge = hugePdf(200_000, 200_000);
     const signing = await signDocument(request(huge), deps()).catch((error: unknown) => error);

@@ -7,7 +7,7 @@ import { HTTP_INTEGRATION_CONTENT_TYPE, STREAMING_DELIMITER, isStreamingHandler,
 import { CollectingStream } from "#local/response-stream.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
-// Event-level test of the streamed answers (issue 15): the handler Lambda runs for sign, annotate
+// Event-level test of the streamed answers: the handler Lambda runs for sign, annotate
 // and convert, fed an API Gateway event, writes what API Gateway's STREAM transfer mode reads:
 // the metadata JSON, 8 NUL bytes, then the raw payload.
 const eventsDir = new URL("../../events/", import.meta.url).pathname;

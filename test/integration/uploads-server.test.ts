@@ -5,7 +5,7 @@ import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
-// Issue 15: documents too large for a request body on AWS go to S3 first (the local S3 stand-in
+// Documents too large for a request body on AWS go to S3 first (the local S3 stand-in
 // here, through the same adapter and the same presigned POST), then are named by reference.
 const MB = 1024 * 1024;
 let api: LocalApi;
@@ -59,7 +59,7 @@ describe("uploads through the presigned POST", () => {
     });
     expect(response.status).toBe(200);
     // Streamed back (the sign function runs in streaming mode, as on AWS), with the Content-Length
-    // the whole answer has before its first byte (issue 27), so a cut answer shows as short.
+    // the whole answer has before its first byte, so a cut answer shows as short.
     const bytes = Buffer.from(await response.arrayBuffer());
     expect(response.headers.get("content-length")).toBe(String(bytes.length));
     const json = JSON.parse(bytes.toString("utf8")) as { document: { base64: string } };

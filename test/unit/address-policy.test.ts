@@ -1,4 +1,4 @@
-// The SSRF address classifier, table-driven (issue 11, item 6). Nothing here connects anywhere.
+// The SSRF address classifier, table-driven. Nothing here connects anywhere.
 import { describe, expect, it } from "vitest";
 import { classifyAddress } from "#domain/shared/address-policy.ts";
 

@@ -12,7 +12,7 @@ import { dataUri, makeGifHeader, makeJpegHeader, makePng, makeSvg, makeWebp, mak
 import { annotateLimits, noFetch } from "#test/helpers/annotate-limits.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
 
-// SVG and WebP values (issue 31, item 3): the format decided by the bytes, the SVG made inert, the
+// SVG and WebP values: the format decided by the bytes, the SVG made inert, the
 // declared sizes bounded, and the real renderer (resvg) and decoder (libwebp) as WebAssembly.
 const svgUri = (svg: string) => dataUri(Buffer.from(svg), "image/svg+xml");
 const docx = buildDocx({ body: p(inlineControl({ tag: "sig" })) + p(inlineControl({ tag: "logo" })) });

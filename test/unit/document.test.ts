@@ -44,7 +44,7 @@ describe("decodeBase64", () => {
     expect(() => decodeBase64(value, "document.base64")).toThrowError(/document.base64 (is not valid base64|is a data URI)/);
   });
 
-  // The single-pass validator (issue 16): large inputs, window edges, both alphabets, padding.
+  // The single-pass validator: large inputs, window edges, both alphabets, padding.
   const big = Buffer.from(Array.from({ length: 200_003 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
   it.each([
     ["a large document (many 48 KB windows, with padding)", big.toString("base64")],

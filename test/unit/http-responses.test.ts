@@ -1,4 +1,4 @@
-// The response helpers: JSON with spliced base64 (issue 16) and Content-Disposition (issue 11).
+// The response helpers: JSON with spliced base64 and Content-Disposition.
 import { describe, expect, it, vi } from "vitest";
 import { attachmentDisposition, base64Text, bodyPartsOf, json } from "#http/responses.ts";
 import { toStreamBody } from "#http/streaming.ts";

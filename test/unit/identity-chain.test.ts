@@ -8,7 +8,7 @@ import { certificateChainPem, parseCertificateChain } from "#domain/signing/iden
 import { describeKey, generateIdentity, identityToPem } from "#domain/signing/signing-identity.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
 
-// Issue 17 item 2: sign publishes the certificate chain; verify and verify-key read only that.
+// Sign publishes the certificate chain; verify and verify-key read only that.
 // A path-style S3 stand-in on loopback: GET / PUT (with If-None-Match: *) of whole objects, 404
 // NoSuchKey for missing ones. It records which keys each client asked for.
 const objects = new Map<string, Buffer>();
@@ -102,7 +102,7 @@ describe("published certificate chain", () => {
   });
 });
 
-describe("the P12 password from SSM Parameter Store (issue 17 item 3)", () => {
+describe("the P12 password from SSM Parameter Store", () => {
   it("reads the SecureString decrypted, and turns a failure into SERVICE_UNAVAILABLE without the value", async () => {
     const seen: Array<{ target: string | undefined; body: { Name: string; WithDecryption: boolean } }> = [];
     const ssm = await startFixtureServer((req, res) => {

@@ -1,5 +1,5 @@
 // Where prlimit or unshare is missing (the Lambda image has neither), LibreOffice still runs, and
-// the one start-up line says what is not in effect (issue 25). No program is found on this PATH,
+// the one start-up line says what is not in effect. No program is found on this PATH,
 // so nothing is spawned.
 import { describe, expect, it } from "vitest";
 import { confine, detectIsolation } from "#adapters/libreoffice/isolation.ts";

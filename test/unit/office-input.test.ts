@@ -1,4 +1,4 @@
-// What every document loses before LibreOffice sees it (issue 25): references outside the
+// What every document loses before LibreOffice sees it: references outside the
 // document, and images declaring more pixels than the limit. Pure: bytes in, bytes out.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

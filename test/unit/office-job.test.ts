@@ -1,4 +1,4 @@
-// What crosses the invoke between the converting functions and the office function (issue 25):
+// What crosses the invoke between the converting functions and the office function:
 // the job's checks, SignetErrors as values and back, and what the Lambda client port makes of
 // failures around the function (a fake client: a plain object with send()).
 import type { LambdaClient } from "@aws-sdk/client-lambda";

@@ -6,7 +6,7 @@ import { PdfLexer, PdfSyntaxError } from "#domain/pdf/pdf-syntax.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { appendUpdate, contractPdf, inspect, streamBody } from "#test/helpers/pdf-attacks/revisions.ts";
 
-// Issue 24 A: the tokenizer verify reads revisions with, and the reader's strictness and bounds
+// The tokenizer verify reads revisions with, and the reader's strictness and bounds
 // on hand-made files (the hostile suite runs the same attacks through the local server).
 
 const parse = (text: string) => new PdfLexer(Buffer.from(text, "latin1")).value();

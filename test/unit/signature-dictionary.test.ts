@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString } from "@libpdf/core";
 import { SignatureLocator } from "#domain/verification/signature-dictionary.ts";
 
-// The tokenizer that finds a signature dictionary's own /Contents (issue 24 B): decoys in strings,
+// The tokenizer that finds a signature dictionary's own /Contents: decoys in strings,
 // comments and nested dictionaries are not "the first match", and what readers resolve must be
 // the signed dictionary itself.
 

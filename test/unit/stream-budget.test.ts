@@ -14,7 +14,7 @@ import {
 import { json, base64Text } from "#http/responses.ts";
 import { checkTimeToStream, toStreamBody } from "#http/streaming.ts";
 
-// Issue 27 item 4: a streamed answer must never be cut short after its 200 status line. The
+// A streamed answer must never be cut short after its 200 status line. The
 // arithmetic (answer size, Lambda's streaming rate, time left) lives in functions/timeouts.ts and
 // is checked here, in one place.
 const MiB = 1024 * 1024;
@@ -42,7 +42,7 @@ describe("the streaming functions' time budget", () => {
     );
   });
 
-  it("keeps the office function inside its caller: a cold start, four transfers, the conversion, the answer (issue 25)", () => {
+  it("keeps the office function inside its caller: a cold start, four transfers, the conversion, the answer", () => {
     expect(OFFICE_FUNCTION_TIMEOUT_SECONDS).toBe(83);
     // The office function: its GET, LibreOffice, its PUT, inside its own time-out.
     expect(OFFICE_TRANSFER_MS + LAMBDA_CONVERSION_TIMEOUT_MS + OFFICE_TRANSFER_MS).toBeLessThan(OFFICE_FUNCTION_TIMEOUT_SECONDS * 1000);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { generateIdentity, generateLocalIdentity } from "#domain/signing/signing-identity.ts";
 import { trustStatement } from "#domain/verification/trust-statement.ts";
 
-// Issue 30: GET /v1/verify/key says plainly where the key lives and what readers show.
+// GET /v1/verify/key says plainly where the key lives and what readers show.
 describe("trustStatement", async () => {
   const { identity: local } = await generateLocalIdentity({ keyType: "EC" });
   const operator = await generateIdentity({ keyType: "EC", commonName: "Operator CA", isCa: true });

@@ -3,7 +3,7 @@ import { SignetError } from "#domain/shared/errors.ts";
 import { UPLOAD_REFERENCE, newUploadReference, ownerTag, readUpload, uploadObjectKey, type UploadStore } from "#domain/shared/upload.ts";
 import { openApiDocument } from "#http/openapi.ts";
 
-// Issue 15: upload references and their place in the API description.
+// Upload references and their place in the API description.
 const settings = { maxBytes: 25 * 1024 * 1024, postExpirySeconds: 900, referenceTtlSeconds: 3600 };
 /** untouched is a store the checks below must refuse before ever calling. */
 const untouched: UploadStore = {

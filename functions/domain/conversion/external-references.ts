@@ -6,7 +6,7 @@ import { readZipDirectory, readZipEntryAsync, writeZip, type ZipEntry, type ZipL
 /**
  * External references: everything in a DOCX or ODT that makes a reader load something from
  * outside the package (a URL, a path on the converting machine, a share) is removed before
- * LibreOffice sees the document (issue 25). A linked picture becomes an empty frame or its
+ * LibreOffice sees the document. A linked picture becomes an empty frame or its
  * placeholder, a linked section or field keeps its last result; ordinary hyperlinks (http, https,
  * mailto) stay clickable, since nothing fetches them. The network namespace and the office
  * worker without egress stay the boundary; this is the part that makes the output predictable.

@@ -55,7 +55,7 @@ function checkDataUriImages(text: string, limits: OfficeInputLimits): void {
 }
 
 /**
- * prepareOfficeInput is what every document goes through before LibreOffice sees it (issue 25):
+ * prepareOfficeInput is what every document goes through before LibreOffice sees it:
  * references outside the document are removed (DOCX, ODT, RTF) or refused (.doc, which cannot be
  * rewritten), and images that declare more pixels than maxImagePixels are refused with
  * IMAGE_TOO_LARGE. HTML and Markdown are made self-contained by the converter's sanitiser; their

@@ -3,7 +3,7 @@ import { SignetError, errorCodes, type ErrorCode, type ErrorDetail, type NextSte
 
 /*
  * What the converting functions and the office function (functions/office.ts, where LibreOffice
- * runs on AWS: issue 25) say to each other over one synchronous Lambda invoke. Small documents
+ * runs on AWS) say to each other over one synchronous Lambda invoke. Small documents
  * travel inline as base64; larger ones through the uploads bucket by presigned URLs that the caller
  * signs, so the office function holds no S3 permission of its own. Pure: types and checks only.
  */

@@ -187,7 +187,7 @@ export async function resolveDocument(
     bytes = fetched.bytes;
     fileName = fetched.fileName;
   } else if (input.bytes !== undefined) {
-    bytes = input.bytes; // an upload, read by the handler (issue 15)
+    bytes = input.bytes; // an upload, read by the handler
   } else {
     throw new SignetError("VALIDATION_ERROR", "Give exactly one of document.base64, document.url or document.upload.");
   }

@@ -160,7 +160,7 @@ export const verifyKeyRoute = defineRoute({
   errors: ["SERVICE_UNAVAILABLE"],
 });
 
-/** verifyCrlRoute: GET /v1/verify/crl serves the local identity's CRL (issue 20). */
+/** verifyCrlRoute: GET /v1/verify/crl serves the local identity's CRL. */
 export const verifyCrlRoute = defineRoute({
   name: "verify-crl",
   method: "GET",

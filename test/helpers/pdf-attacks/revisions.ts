@@ -1,4 +1,4 @@
-// Adversarial incremental updates for /v1/verify (issue 24): each function takes a PDF Signet
+// Adversarial incremental updates for /v1/verify: each function takes a PDF Signet
 // signed and appends bytes the way an attacker would, by hand, so the update can be malformed in
 // exactly one chosen way. The document before signing (contractPdf) says "Pay Bob 100 EUR"; the
 // attacks make readers show "Pay Mallory 1,000,000 EUR".

@@ -1,6 +1,6 @@
-// Adversarial PDFs against signature verification (issue 24, part B): each builder takes a PDF
+// Adversarial PDFs against signature verification: each builder takes a PDF
 // that Signet signed and returns what an attacker without the key could make of it. The classes
-// follow "PDF Insecurity" (universal signature forgery, signature wrapping) and issue 24's case 2
+// follow "PDF Insecurity" (universal signature forgery, signature wrapping) and the borrowed signature
 // (a new signature dictionary borrowing another signature's /ByteRange and CMS).
 import * as pkijs from "pkijs";
 import { PDF, PdfArray, PdfDict, PdfName, PdfNull, PdfNumber, type PdfObject, type PdfRef, PdfString } from "@libpdf/core";
@@ -67,7 +67,7 @@ function addOverlay(pdf: PDF): void {
   else page.dict.set("Annots", new PdfArray([note]));
 }
 
-/** BorrowOptions shape a borrowed-signature forgery (issue 24 case 2). */
+/** BorrowOptions shape a borrowed-signature forgery. */
 export interface BorrowOptions {
   name?: string;
   contactInfo?: string;
