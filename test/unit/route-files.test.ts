@@ -13,9 +13,10 @@ const baseNames = (folder: string, extension: string) =>
     .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
     .map((entry) => entry.name.slice(0, -extension.length));
 
-// Not routes: the API-key authorizer and the fallback (404, 405, CORS preflight) are Lambda
-// functions without a catalogue entry; config.ts and timeouts.ts are settings every entry imports.
-const otherEntries = ["authorizer", "config", "fallback", "timeouts"];
+// Not routes: the API-key authorizer, the fallback (404, 405, CORS preflight) and the office
+// function (LibreOffice on AWS, invoked by sign, annotate and convert, never by the gateway) are
+// Lambda functions without a catalogue entry; config.ts and timeouts.ts are settings every entry imports.
+const otherEntries = ["authorizer", "config", "fallback", "office", "timeouts"];
 // The authorizer's TOKEN event and the fallback's three.
 const otherEvents = ["authorizer", "fallback-method-not-allowed", "fallback-not-found", "options-preflight"];
 
