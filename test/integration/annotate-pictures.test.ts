@@ -120,7 +120,7 @@ describe("SVG and WebP pictures through POST /v1/annotate", () => {
       value: () => svgUri(`<!DOCTYPE svg [<!ENTITY a "aaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]>${makeSvg(300, 100, "<text>&b;</text>")}`),
       status: 422,
       code: "INVALID_IMAGE",
-      text: "document type or entities",
+      text: "declares entities or a document type with an internal subset",
     },
     {
       name: "garbage labelled as WebP",

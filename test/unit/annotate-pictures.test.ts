@@ -96,7 +96,9 @@ describe("sanitiseSvg makes an untrusted SVG inert", () => {
   });
 
   it.each([
-    { name: "a document type", svg: `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">${makeSvg()}` },
+    { name: "a document type with an internal subset", svg: `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "svg11.dtd" [ ]>${makeSvg()}` },
+    { name: "a second document type after the plain one", svg: `<!DOCTYPE svg><!DOCTYPE svg [<!ENTITY a "b">]>${makeSvg()}` },
+    { name: "an entity an external DTD would define", svg: `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "svg11.dtd">${SVG_OPEN}<text>&nbsp;</text></svg>` },
     { name: "an entity", svg: `<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>${SVG_OPEN}<text>&b;</text></svg>` },
     { name: "an external entity", svg: `<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>${SVG_OPEN}<text>&x;</text></svg>` },
     { name: "a root outside the SVG namespace", svg: '<svg xmlns="urn:not-svg" width="10" height="10"><rect width="5" height="5"/></svg>' },
@@ -113,6 +115,15 @@ describe("sanitiseSvg makes an untrusted SVG inert", () => {
   ])("refuses $name (INVALID_IMAGE)", async ({ svg }) => {
     const error = await expectSignetError(fill([{ id: "sig", type: "signature", value: svgUri(svg) }]), "INVALID_IMAGE");
     expect(error.details?.[0]?.field).toBe("fields.0.value");
+  });
+
+  it("takes an SVG with the plain SVG 1.1 DOCTYPE line old editors write, and drops the line (no DTD is read)", () => {
+    const illustrator =
+      '<?xml version="1.0" encoding="utf-8"?>\n<!-- Generator: Adobe Illustrator 16.0.0, SVG Export Plug-In -->\n' +
+      `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n${makeSvg()}`;
+    const { text } = sanitise(illustrator);
+    expect(text).not.toMatch(/DOCTYPE|svg11\.dtd|Illustrator/);
+    expect(text).toMatch(/^<svg /);
   });
 
   it("counts a <use> as what it expands to", () => {

@@ -50,6 +50,13 @@ const invalid = (field: string, issue: string) =>
   new SignetError("INVALID_IMAGE", `${field} is not an SVG Signet can use (${issue}).`, { details: [{ field: `${field}.value`, issue }] });
 
 /**
+ * PLAIN_SVG_DOCTYPE is a `<!DOCTYPE svg ...>` in the prolog (after the XML declaration and comments,
+ * where Illustrator puts its generator line) with at most a public or system identifier: no internal subset.
+ */
+const PLAIN_SVG_DOCTYPE =
+  /^((?:\s*<\?xml[^>]*\?>)?(?:\s*<!--(?:(?!-->)[\s\S])*-->)*)\s*<!DOCTYPE\s+svg(?:\s+PUBLIC\s+"[^"[\]<>]*"\s+"[^"[\]<>]*"|\s+SYSTEM\s+"[^"[\]<>]*")?\s*>/i;
+
+/**
  * sanitiseSvg makes an untrusted SVG self-contained and inert. A document type or entity
  * declaration is refused (no entity expansion). Scripts, event handlers, foreign content,
  * animation and anything outside the SVG namespace are removed; so is every reference out of the
@@ -66,7 +73,10 @@ export function sanitiseSvg(bytes: Uint8Array, field: string, limits: { maxImage
   } catch {
     throw invalid(field, "the text is not UTF-8");
   }
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw invalid(field, "it declares a document type or entities, which Signet refuses for safety");
+  // Old editors (Illustrator, Inkscape 0.4x) write the SVG 1.1 DOCTYPE line: a public identifier
+  // and nothing else. It is dropped (no DTD is ever read); any internal subset or entity is refused.
+  xml = xml.replace(PLAIN_SVG_DOCTYPE, "$1");
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw invalid(field, "it declares entities or a document type with an internal subset, which Signet refuses for safety");
   const parser = new DOMParser({
     locator: false,
     onError: (level, message) => {
