@@ -5,26 +5,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type Field } from "#domain/docx/annotate.ts";
-import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, partNames, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
+import { annotateLimits, noFetch } from "#test/helpers/annotate-limits.ts";
 
-const limits = {
-  maxDocxEntries: 5000,
-  maxDocxControls: 2000,
-  maxDocxXmlNodes: 200_000,
-  maxDocxControlNodes: 10_000,
-  maxDocxUncompressedBytes: 200 * 1024 * 1024,
-  maxImageBytes: 10 * 1024 * 1024,
-  maxTotalImageBytes: 50 * 1024 * 1024,
-};
-const noFetch: Fetcher = {
-  fetch: async () => {
-    throw new Error("no network in unit tests");
-  },
-};
-const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits });
+const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits: annotateLimits });
 
 const superdocTag = (fieldId: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ fieldId, fieldTypeShort: "text", displayLabel: "Name", ...extra });
@@ -74,7 +60,7 @@ describe("matching (SPEC 3)", () => {
   });
 
   it("lists fields with ids, group, alias, kind and location", async () => {
-    const { fields } = await describeFields(docx, limits);
+    const { fields } = await describeFields(docx, annotateLimits);
     expect(fields).toHaveLength(7);
     expect(fields[0]).toEqual({ ids: ["name", "101"], group: null, alias: null, kind: "text", location: { part: "word/document.xml", index: 0 } });
     expect(fields[1]!.ids).toEqual(["legacy-1", "102"]);
@@ -134,7 +120,7 @@ describe("text", () => {
       body: p(run("Body text") + '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:endnoteReference w:id="1"/></w:r>'),
       endnote: p(run("Endnote: ") + inlineControl({ tag: "endnote-field", placeholder: "Endnote placeholder" })),
     });
-    expect((await describeFields(docx, limits)).fields.map((field) => field.location.part)).toEqual(["word/endnotes.xml"]);
+    expect((await describeFields(docx, annotateLimits)).fields.map((field) => field.location.part)).toEqual(["word/endnotes.xml"]);
     const out = await fill(docx, [{ id: "endnote-field", type: "text", value: "Filled in the endnote" }]);
     const endnotes = readPart(out, "word/endnotes.xml");
     expect(endnotes).toContain("Filled in the endnote");

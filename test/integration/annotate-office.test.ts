@@ -1,27 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { describeFields, fillTemplate, type Field } from "#domain/docx/annotate.ts";
-import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { blockControl, buildDocx, checkboxControl, inlineControl, p, readPart, run, table } from "#test/helpers/docx-builder.ts";
 import { dataUri, makePng } from "#test/helpers/annotate-images.ts";
 import { libreOfficeTemplateDocx, sofficeConvert } from "#test/helpers/annotate-office.ts";
 import { pdfImages, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
+import { annotateLimits, noFetch } from "#test/helpers/annotate-limits.ts";
 
 // Filled documents are checked from the outside: LibreOffice renders them to PDF, poppler reads it.
-const limits = {
-  maxDocxEntries: 5000,
-  maxDocxControls: 2000,
-  maxDocxXmlNodes: 200_000,
-  maxDocxControlNodes: 10_000,
-  maxDocxUncompressedBytes: 200 * 1024 * 1024,
-  maxImageBytes: 10 * 1024 * 1024,
-  maxTotalImageBytes: 50 * 1024 * 1024,
-};
-const noFetch: Fetcher = {
-  fetch: async () => {
-    throw new Error("no network here");
-  },
-};
-const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits });
+const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fetcher: noFetch, limits: annotateLimits });
 
 describe("a filled template rendered by LibreOffice", () => {
   it("shows every value, no placeholder text, the image at its size, the rows and the checkbox", { timeout: 180_000 }, async () => {
@@ -96,7 +82,7 @@ describe("a filled template rendered by LibreOffice", () => {
 
   it("fills a template LibreOffice saved itself and the result opens again", { timeout: 180_000 }, async () => {
     const template = await libreOfficeTemplateDocx();
-    const { fields, placeholders } = await describeFields(template, limits);
+    const { fields, placeholders } = await describeFields(template, annotateLimits);
     expect(fields.map((field) => field.kind)).toEqual(expect.arrayContaining(["text", "checkbox"]));
     expect(placeholders).toEqual(expect.arrayContaining(["contractNo", "client", "date", "service", "fee", "notAField"]));
 
