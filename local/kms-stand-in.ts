@@ -26,6 +26,8 @@ export interface KmsStandIn {
   endpoint: string;
   /** Fault injection for tests: the next `count` Sign calls answer ThrottlingException. */
   throttleSigns(count: number): void;
+  /** Fault injection for tests: every Sign call answers after `ms` milliseconds (0: at once), a slow KMS. */
+  delaySigns(ms: number): void;
   /** Sign calls answered so far (throttled ones included). */
   signCalls(): number;
   close(): Promise<void>;
@@ -187,6 +189,8 @@ class KmsOperations {
   throttled = 0;
   /** signs counts the Sign calls, throttled ones included. */
   signs = 0;
+  /** signDelayMs is how long each Sign call waits before it answers. */
+  signDelayMs = 0;
 
   constructor(
     private readonly store: KeyStore,
@@ -287,6 +291,7 @@ async function answer(operations: KmsOperations, req: IncomingMessage, res: Serv
     if (req.method !== "POST" || !target.startsWith("TrentService.")) {
       throw new KmsError("UnknownOperationException", `The stand-in does not implement ${target || "this request"}`);
     }
+    if (target === "TrentService.Sign" && operations.signDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, operations.signDelayMs));
     send(res, 200, operations.run(target.slice("TrentService.".length), JSON.parse(body.toString("utf8") || "{}") as Record<string, unknown>));
   } catch (error) {
     const known = error instanceof KmsError ? error : new KmsError("KMSInternalException", "The stand-in failed.");
@@ -307,6 +312,9 @@ export async function startKmsStandIn(options: KmsStandInOptions = {}): Promise<
     endpoint: `http://127.0.0.1:${port}`,
     throttleSigns(count) {
       operations.throttled = count;
+    },
+    delaySigns(ms) {
+      operations.signDelayMs = ms;
     },
     signCalls: () => operations.signs,
     close: () =>

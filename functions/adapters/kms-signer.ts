@@ -40,6 +40,14 @@ export const kmsSignerDefaults = { budgetMs: 5_000, firstBackoffMs: 50, callTime
 
 const errorName = (error: unknown): string => (error instanceof KMSServiceException || error instanceof Error ? error.name : "");
 
+/** throttledTooLong is the answer when KMS throttles signatures for the whole budget: 503 with Retry-After. */
+function throttledTooLong(keyArn: string, budgetMs: number, error: unknown): SignetError {
+  return new SignetError("SERVICE_UNAVAILABLE", "The signing service is busy (AWS KMS is throttling signatures); retry in a second.", {
+    retryAfterSeconds: 1,
+    cause: new Error(`KMS key ${keyArn}: ThrottlingException for ${budgetMs} ms`, { cause: error }),
+  });
+}
+
 /** unusableKey words a KMS refusal of the key itself (missing, disabled, no permission) for the operator. */
 function unusableKey(keyId: string, error: unknown): SignetError {
   const name = errorName(error);
@@ -100,6 +108,7 @@ export async function createKmsSigner(options: KmsSignerOptions): Promise<Signer
     const digest = createHash(hash).update(data).digest();
     const deadline = Date.now() + options.budgetMs;
     let backoff = options.firstBackoffMs;
+    let throttled: unknown;
     for (;;) {
       const remaining = deadline - Date.now();
       try {
@@ -109,15 +118,12 @@ export async function createKmsSigner(options: KmsSignerOptions): Promise<Signer
         if (!signed.Signature) throw new Error("KMS answered Sign without a signature");
         return Buffer.from(signed.Signature);
       } catch (error) {
-        if (errorName(error) !== "ThrottlingException") throw unusableKey(keyArn, error);
+        // A retry cut short by the budget is still throttling: answer busy, not "key unusable".
+        if (errorName(error) !== "ThrottlingException" && (throttled === undefined || Date.now() < deadline)) throw unusableKey(keyArn, error);
+        throttled = errorName(error) === "ThrottlingException" ? error : throttled;
         // Full jitter: a random wait up to the back-off, so throttled containers do not retry in step.
         const wait = Math.random() * backoff;
-        if (Date.now() + wait >= deadline) {
-          throw new SignetError("SERVICE_UNAVAILABLE", "The signing service is busy (AWS KMS is throttling signatures); retry in a second.", {
-            retryAfterSeconds: 1,
-            cause: new Error(`KMS key ${keyArn}: ThrottlingException for ${options.budgetMs} ms`, { cause: error }),
-          });
-        }
+        if (Date.now() + wait >= deadline) throw throttledTooLong(keyArn, options.budgetMs, throttled);
         await sleep(wait);
         backoff *= 2;
       }

@@ -88,6 +88,31 @@ describe("the KMS signer (stand-in, real SDK client)", () => {
     expect(attempts).toBeGreaterThan(1);
     expect(attempts).toBeLessThan(20);
   });
+
+  it("a retry that the budget cuts short is still throttling: 503 with Retry-After, not an unusable key", async () => {
+    // Each answer takes 200 ms: the first throttled answer leaves under 100 ms of the 300 ms budget for the retry.
+    const signer = await signerFor("ECC_NIST_P256", { budgetMs: 300 });
+    kms.throttleSigns(1_000);
+    kms.delaySigns(200);
+    const failure = await signer.sign(Buffer.from("data")).catch((error: unknown) => error);
+    kms.throttleSigns(0);
+    kms.delaySigns(0);
+    expect(failure).toBeInstanceOf(SignetError);
+    expect((failure as SignetError).code).toBe("SERVICE_UNAVAILABLE");
+    expect((failure as SignetError).retryAfterSeconds).toBe(1);
+    expect(String(((failure as SignetError).cause as Error).message)).toMatch(/ThrottlingException for 300 ms/);
+  });
+
+  it("a KMS that does not answer within the call time-out (no throttling) is an unusable key: 503 without Retry-After", async () => {
+    const signer = await signerFor("ECC_NIST_P256", { callTimeoutMs: 100 });
+    kms.delaySigns(400);
+    const failure = await signer.sign(Buffer.from("data")).catch((error: unknown) => error);
+    kms.delaySigns(0);
+    expect(failure).toBeInstanceOf(SignetError);
+    expect((failure as SignetError).code).toBe("SERVICE_UNAVAILABLE");
+    expect((failure as SignetError).retryAfterSeconds).toBeUndefined();
+    expect(String(((failure as SignetError).cause as Error).message)).toMatch(/did not answer in time/);
+  });
 });
 
 describe("the KMS identity store", () => {
