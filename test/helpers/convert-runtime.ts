@@ -70,6 +70,36 @@ wait
   return path;
 }
 
+/**
+ * stallingDriverPython writes an executable that plays the warm path's python: `-c` runs the real
+ * /usr/bin/python3 (the uno probe); run as the driver, it runs the real uno-driver.py, which
+ * stalls for good right after it started soffice (as a loaded machine may pause it there), having
+ * written soffice's pid to `started` and said nothing to the converter yet.
+ */
+export function stallingDriverPython(dir: string, started: string): string {
+  const path = join(dir, "python-stalling.sh");
+  writeFileSync(
+    path,
+    `#!/bin/sh
+[ "$1" = "-c" ] && exec /usr/bin/python3 "$@"
+exec /usr/bin/python3 -c '
+import runpy, subprocess, sys, time
+class Stalling(subprocess.Popen):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        with open(${JSON.stringify(started)}, "w") as out:
+            out.write(str(self.pid))
+        time.sleep(3600)
+subprocess.Popen = Stalling
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+' "$@"
+`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
 /** processesMatching lists "pid args" lines of live processes whose command line contains text. */
 export function processesMatching(text: string): string[] {
   const table = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });

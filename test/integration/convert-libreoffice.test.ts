@@ -9,7 +9,7 @@ import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } from "#test/helpers/convert-fixtures.ts";
-import { descendantsOf, processesMatching, standInSoffice } from "#test/helpers/convert-runtime.ts";
+import { descendantsOf, processesMatching, stallingDriverPython, standInSoffice } from "#test/helpers/convert-runtime.ts";
 import { pdfFonts, pdfImageRows, pdfMetadata, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
 
@@ -242,6 +242,26 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesMatching(`sleep ${marker}`)).toEqual([]);
     await hanging.close();
+  });
+
+  it("kills a warm start the deadline cuts before the driver reported anything: nothing left", async () => {
+    // The driver stalls right after it started soffice: only the converter's deadline ends it.
+    const marker = 4_000_000 + Math.floor(Math.random() * 1_000_000);
+    const started = join(root, "cut-started.txt");
+    const cut = createLibreOfficeConverter({
+      mode: "warm",
+      concurrency: 1,
+      timeoutMs: 5_000,
+      soffice: standInSoffice(root, marker),
+      python: stallingDriverPython(root, started),
+      workDir: join(root, "cut"),
+    });
+    await expectSignetError(cut.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_TIMEOUT");
+    expect(existsSync(started), "the driver started soffice before the deadline").toBe(true);
+    expect(cut.state().mode).toBe("warm");
+    // The slot's process is stopped, and gone, before the answer.
+    expect(processesMatching(`sleep ${marker}`)).toEqual([]);
+    await cut.close();
   });
 
   it("kills the real LibreOffice stuck on a document at the time-out, and recovers", async () => {

@@ -3,16 +3,17 @@
 Usage: python3 uno-driver.py '<json: {"argv": [...], "connect": "uno:pipe,...", "startTimeout": s, "parent": pid}>'
        python3 uno-driver.py guard <parent pid> <command> [args...]   (no uno needed)
 
-It starts soffice (argv, in a process group of its own whose id it reports at once as
-{"event": "spawned", "pid"}), connects, prints {"event": "ready"}, then reads one JSON job per
-line on stdin and answers one JSON line per job on stdout:
+It starts soffice (argv) in its own process group, which Node made a new one, so that Node's kill
+of that group at a deadline takes LibreOffice along at any moment, even before the driver could
+say anything about it; it connects, prints {"event": "ready"}, then reads one JSON job per line on
+stdin and answers one JSON line per job on stdout:
   {"input", "output" (file URLs), "inFilter", "outFilter", "filterData": {name: value}}
   -> {"ok": true} | {"ok": false, "kind": "load"|"store", "error"} | {"ok": false, "kind": "crash", "error"} (then exits).
 
 LibreOffice never outlives the Node process that started the driver: when stdin closes, or when
 the parent is gone (a watchdog thread compares getppid() with "parent", so a kill -9 of Node
-is caught even while LibreOffice is still starting), the driver kills LibreOffice's process group
-and exits.
+is caught even while LibreOffice is still starting), the driver kills its process group, itself
+and LibreOffice.
 
 A `soffice --convert-to` run with the same profile hands its job to the running instance (LibreOffice's
 own single-instance pipe), which converts it in its main thread as a one-shot would; the driver vetoes
@@ -53,10 +54,10 @@ def props(values):
 
 
 def die(code):
-    # soffice is a launcher: kill its whole process group, soffice.bin included.
+    # soffice is a launcher: kill the whole process group, soffice.bin included (and this driver).
     if office is not None:
         try:
-            os.killpg(office.pid, signal.SIGKILL)
+            os.killpg(0, signal.SIGKILL)
         except Exception:
             pass
     os._exit(code)
@@ -117,10 +118,11 @@ def main():
     parent = cfg.get("parent")
     if parent_gone(parent):
         os._exit(6)
-    office = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    # In this process group, not a new one: a group of its own, reported to Node afterwards, was
+    # left running when Node's deadline killed this driver between the start and the report.
+    office = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # Started after office is set, so a parent that died at any point before is still caught.
     threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
-    reply({"event": "spawned", "pid": office.pid})
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     deadline = time.monotonic() + cfg.get("startTimeout", 60)

@@ -59,7 +59,6 @@ export class WarmOffice implements OfficeProcess {
   /** conversions counts jobs this instance ran. */
   conversions = 0;
   private child?: ChildProcessWithoutNullStreams;
-  private officePgid?: number;
   private ready = false;
   private dead = false;
   private stderr = "";
@@ -87,17 +86,16 @@ export class WarmOffice implements OfficeProcess {
     return { ok: false, kind, error: String(reply.error ?? "unknown") };
   }
 
-  /** kill sends SIGKILL to the driver and LibreOffice (both process groups) without waiting. */
+  /** kill sends SIGKILL to the driver's process group, LibreOffice included, without waiting. */
   kill(): void {
     this.dead = true;
-    killGroup(this.officePgid);
     killGroup(this.child?.pid);
   }
 
   /** stop kills this instance and resolves once its processes are gone. */
   async stop(): Promise<void> {
     this.kill();
-    await Promise.all([groupGone(this.officePgid), groupGone(this.child?.pid)]);
+    await groupGone(this.child?.pid);
   }
 
   /** start runs the driver and LibreOffice and resolves once it is ready; rejects with WarmStartError. */
@@ -111,6 +109,7 @@ export class WarmOffice implements OfficeProcess {
       parent: process.pid,
     };
     // The prefix execs into the driver (same process), so the driver's parent is still this process.
+    // detached: a process group of its own, which LibreOffice stays in, so one kill ends both.
     const [command, ...args] = [...prefix, python, driverPath, JSON.stringify(settings)];
     const child = spawn(command!, args, { env, cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
@@ -124,11 +123,6 @@ export class WarmOffice implements OfficeProcess {
       try {
         message = JSON.parse(line) as Message;
       } catch {
-        return;
-      }
-      // The office's process group is known before it is ready, so a start that hangs can be killed.
-      if (message.event === "spawned") {
-        if (typeof message.pid === "number") this.officePgid = message.pid;
         return;
       }
       this.deliver(message);
@@ -150,7 +144,6 @@ export class WarmOffice implements OfficeProcess {
 
   private exited(): void {
     this.dead = true;
-    killGroup(this.officePgid);
     killGroup(this.child?.pid);
     this.deliver("exit");
   }
