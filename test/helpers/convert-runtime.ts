@@ -109,6 +109,16 @@ export function processesMatching(text: string): string[] {
     .map((line) => line.trim());
 }
 
+/**
+ * until polls check every 100 ms until it holds or maxMs have passed; the caller asserts after it.
+ * For what happens some time after an event (a killed process disappearing, an instance coming
+ * back), which a loaded machine delays: a fixed pause there is a race.
+ */
+export async function until(check: () => boolean, maxMs: number): Promise<void> {
+  const end = Date.now() + maxMs;
+  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /** descendantsOf lists live (non-zombie) processes below pid, as "pid command" lines. */
 export function descendantsOf(pid: number): string[] {
   const rows = execFileSync("ps", ["-eo", "pid=,ppid=,stat=,comm="], { encoding: "utf8" })

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { fixtureDocx, slowDocx } from "#test/helpers/convert-fixtures.ts";
-import { processesMatching } from "#test/helpers/convert-runtime.ts";
+import { processesMatching, until } from "#test/helpers/convert-runtime.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-cleanup-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -23,11 +23,6 @@ function filesUnder(dir: string): string[] {
 function leftovers(workDir: string): string[] {
   const kept = (path: string) => path.startsWith("profiles/") && !/lu\w+\.tmp/.test(path);
   return filesUnder(workDir).filter((path) => !kept(path) && !path.startsWith("home/.cache/"));
-}
-
-async function until(check: () => boolean, maxMs: number): Promise<void> {
-  const end = Date.now() + maxMs;
-  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 describe("a LibreOffice killed at the time-out", () => {

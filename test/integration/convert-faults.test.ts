@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
-import { loadConvertHandler, processesMatching, standInSoffice, standInUnoDriver, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
+import { loadConvertHandler, processesMatching, standInSoffice, standInUnoDriver, until, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
 const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
@@ -36,9 +36,13 @@ describe("POST /v1/convert with a misbehaving LibreOffice", () => {
     const response = await convertRtf("{\\rtf1 HANG}");
     expect(response.status).toBe(504);
     expect(response.json.code).toBe("CONVERSION_TIMEOUT");
+    expect(response.json.message).toMatch(/within 2 s/);
+    // Not before the time-out. No upper bound: the stand-in never ends, so only the kill answers,
+    // and the time also holds the converter's first-use setup (python and isolation probes): under
+    // load this test took 6.7 s of the former 8 s bound.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
-    expect(Date.now() - started).toBeLessThan(8_000);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // SIGKILL is asynchronous: the killed sleep leaves the process table when the kernel gets to it.
+    await until(() => processesMatching(`sleep ${marker}`).length === 0, 10_000);
     expect(processesMatching(`sleep ${marker}`)).toEqual([]);
   });
 

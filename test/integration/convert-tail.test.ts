@@ -10,18 +10,13 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { commentText, commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
-import { processesMatching } from "#test/helpers/convert-runtime.ts";
+import { processesMatching, until } from "#test/helpers/convert-runtime.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-tail-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // A DOCX with a Word comment: it crashes a warm (UNO) LibreOffice 7.4 every time (commentedDocx).
 const crasher = commentedDocx();
-
-async function until(check: () => boolean, maxMs: number): Promise<void> {
-  const end = Date.now() + maxMs;
-  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
-}
 
 describe("a document that crashes the warm LibreOffice", () => {
   it("is handed over to the warm instance when recognised, else retried once and remembered; the instance stays or comes back", async () => {
