@@ -26,11 +26,19 @@ describe("groupGone", () => {
     await groupGone(zombie, 60_000);
   });
 
-  it("waits while a process of the group runs", async () => {
+  it("stops waiting after maxWaitMs while a process of the group still runs", async () => {
+    await groupGone(parent.pid, 300);
+    expect(() => process.kill(parent.pid!, 0)).not.toThrow();
+  });
+
+  // The wait is long and ends only by the kill: with a 300 ms wait and a 100 ms look (as here
+  // before), a loaded machine ran both timers in one turn and saw the wait over (1 of 2 runs).
+  it("waits while a process of the group runs, and resolves once it is killed", async () => {
     let settled = false;
-    const waiting = groupGone(parent.pid, 300).then(() => (settled = true));
+    const waiting = groupGone(parent.pid, 600_000).then(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(settled).toBe(false);
-    await waiting;
+    killGroup(parent.pid);
+    await waiting; // without the kill seen, the test time-out (60 s) ends it first
   });
 });
