@@ -19,6 +19,9 @@ export interface ResvgOptions {
   timeoutMs?: number;
 }
 
+/** THREAD_START_TIMEOUT_MS bounds a render thread's start (loading resvg), which no render limit counts. */
+const THREAD_START_TIMEOUT_MS = 60_000;
+
 /**
  * RENDER_TIMEOUT_MS bounds one render: an SVG within the element and pixel limits can still ask
  * for minutes of work (measured here: 100 masked or pattern-filled full-size rectangles at
@@ -36,6 +39,7 @@ const THREAD = `
   const { initWasm, Resvg } = await import(pathToFileURL(workerData.gluePath).href);
   await initWasm(readFileSync(workerData.wasmPath));
   const font = { fontBuffers: workerData.fonts, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" };
+  parentPort.postMessage({ ready: true });
   parentPort.on("message", ({ id, svg, width }) => {
     let resvg;
     try {
@@ -59,17 +63,26 @@ const THREAD = `
 })().catch(async (error) => (await import("node:worker_threads")).parentPort.postMessage({ fatal: String((error && error.stack) || error) }));
 `;
 
-type Reply = { id: number; size?: { width: number; height: number }; png?: Uint8Array; unreadable?: string } | { fatal: string };
+type Reply = { id: number; size?: { width: number; height: number }; png?: Uint8Array; unreadable?: string };
+type StartReply = { ready: true } | { fatal: string };
+
+/** Thread is a render thread and its start: resolved once resvg is loaded in it. */
+interface Thread {
+  worker: Worker;
+  ready: Promise<void>;
+}
 
 /**
  * ResvgSvgRenderer draws SVG with resvg compiled to WebAssembly (no platform binary, and no file or
  * network access of its own: images it would resolve are only listed, never loaded), in a worker
  * thread of its own, so a long render neither blocks the event loop nor outlives its time limit:
  * past it the thread is ended and the call fails with PictureTimeoutError; the next call starts a
- * new thread. Calls run one after another. SVG the parser refuses becomes PictureDecodeError.
+ * new thread. The limit counts the render only, not a thread's start (loading resvg took more
+ * than 1.5 s on a loaded machine, which failed a small SVG after a time-out as "too much work").
+ * Calls run one after another. SVG the parser refuses becomes PictureDecodeError.
  */
 export class ResvgSvgRenderer implements SvgRenderer {
-  #worker: Worker | undefined;
+  #thread: Thread | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #next = 0;
 
@@ -87,9 +100,9 @@ export class ResvgSvgRenderer implements SvgRenderer {
 
   /** close ends the render thread. */
   async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    await worker?.terminate();
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.worker.terminate();
   }
 
   #call(svg: string, width: number | undefined): Promise<{ size?: { width: number; height: number }; png?: Uint8Array }> {
@@ -98,8 +111,10 @@ export class ResvgSvgRenderer implements SvgRenderer {
     return run;
   }
 
-  #send(svg: string, width: number | undefined): Promise<{ size?: { width: number; height: number }; png?: Uint8Array }> {
-    const worker = this.#thread();
+  async #send(svg: string, width: number | undefined): Promise<{ size?: { width: number; height: number }; png?: Uint8Array }> {
+    const thread = this.#startThread();
+    await thread.ready;
+    const { worker } = thread;
     const id = this.#next++;
     const timeoutMs = this.options.timeoutMs ?? RENDER_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
@@ -109,11 +124,7 @@ export class ResvgSvgRenderer implements SvgRenderer {
         worker.off("exit", onExit);
       };
       const onMessage = (reply: Reply) => {
-        if ("fatal" in reply) {
-          done();
-          void this.close();
-          reject(new Error(`resvg could not start: ${reply.fatal}`));
-        } else if (reply.id === id) {
+        if (reply.id === id) {
           done();
           if (reply.unreadable !== undefined) reject(new PictureDecodeError(`resvg cannot read the SVG: ${reply.unreadable}`));
           else resolve({ ...(reply.size ? { size: reply.size } : {}), ...(reply.png ? { png: new Uint8Array(reply.png) } : {}) });
@@ -121,12 +132,12 @@ export class ResvgSvgRenderer implements SvgRenderer {
       };
       const onExit = () => {
         done();
-        if (this.#worker === worker) this.#worker = undefined;
+        if (this.#thread === thread) this.#thread = undefined;
         reject(new Error("the resvg thread ended"));
       };
       const timer = setTimeout(() => {
         done();
-        if (this.#worker === worker) this.#worker = undefined;
+        if (this.#thread === thread) this.#thread = undefined;
         void worker.terminate();
         reject(new PictureTimeoutError(timeoutMs));
       }, timeoutMs);
@@ -136,13 +147,32 @@ export class ResvgSvgRenderer implements SvgRenderer {
     });
   }
 
-  #thread(): Worker {
-    if (this.#worker) return this.#worker;
+  /** startThread is the render thread, started when there is none; its `ready` rejects when resvg does not load. */
+  #startThread(): Thread {
+    if (this.#thread) return this.#thread;
     const { wasmPath, gluePath } = this.options;
     const fonts = this.options.fonts?.() ?? [];
     const worker = new Worker(THREAD, { eval: true, workerData: { wasmPath, gluePath, fonts } });
     worker.unref();
-    this.#worker = worker;
-    return worker;
+    const ready = new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        clearTimeout(timer);
+        worker.off("message", onMessage);
+        worker.off("exit", onExit);
+        if (!error) return resolve();
+        if (this.#thread === thread) this.#thread = undefined;
+        void worker.terminate();
+        reject(error);
+      };
+      const onMessage = (reply: StartReply) => settle("fatal" in reply ? new Error(`resvg could not start: ${reply.fatal}`) : undefined);
+      const onExit = () => settle(new Error("the resvg thread ended while starting"));
+      const timer = setTimeout(() => settle(new Error(`resvg did not start within ${THREAD_START_TIMEOUT_MS / 1000} s`)), THREAD_START_TIMEOUT_MS);
+      timer.unref();
+      worker.on("message", onMessage);
+      worker.on("exit", onExit);
+    });
+    const thread = { worker, ready };
+    this.#thread = thread;
+    return thread;
   }
 }
