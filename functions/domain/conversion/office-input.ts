@@ -79,7 +79,7 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
       return { request: { ...request, bytes: stripped.bytes }, removed: stripped.removed };
     }
     case "rtf": {
-      const scan = neutraliseRtf(request.bytes);
+      const scan = await neutraliseRtf(request.bytes);
       for (const [i, head] of scan.pictures.entries()) checkPixels(head, `number ${i + 1} (an RTF picture)`, limits);
       return { request: { ...request, bytes: scan.bytes }, removed: scan.removed };
     }
