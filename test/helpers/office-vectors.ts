@@ -259,3 +259,15 @@ export function vectors(base: string, markers: Markers): Vector[] {
   add("markdown remote image", "md", (text) => `# ${text}\n\n![remote](${base}/md-img.png)\n\n![local](${fileImage})\n\n<img src="${base}/md-raw.png">\n`);
   return list;
 }
+
+/**
+ * linkedPictureOdt is an ODT holding `text` and one picture linked to `url`, anchored as a
+ * character ("as-char": LibreOffice saves it to .doc as an INCLUDEPICTURE field and a PICF naming
+ * the URL) or to the paragraph ("paragraph": OfficeArt properties, no field).
+ */
+export function linkedPictureOdt(text: string, url: string, anchor: "as-char" | "paragraph"): Buffer {
+  return odt(
+    "",
+    `<text:p>${text}</text:p><text:p><draw:frame draw:name="F1" text:anchor-type="${anchor}" svg:width="2cm" svg:height="1cm"><draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p>`,
+  );
+}

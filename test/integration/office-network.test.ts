@@ -19,7 +19,7 @@ import type { Converter } from "#domain/conversion/converter.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import { fixtureDocx, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
+import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import PizZip from "pizzip";
 
@@ -174,21 +174,44 @@ describe("isolation settings", () => {
   });
 });
 
-/** docVectors has LibreOffice (in a namespace of its own, so it fetches nothing either) save RTF field vectors as Word 97 files. */
+/** saveAsDoc has LibreOffice (in a namespace of its own where there is one, so it fetches nothing either) save a document as a Word 97 file. */
+async function saveAsDoc(bytes: Buffer, extension: string): Promise<Buffer> {
+  const source = join(dir, `doc-${process.hrtime.bigint()}.${extension}`);
+  writeFileSync(source, bytes);
+  const argv = [...isolationHere.prefix, "soffice", `-env:UserInstallation=${pathToFileURL(join(dir, "doc-profile")).href}`, "--headless", "--norestore"];
+  await run(argv[0]!, [...argv.slice(1), "--convert-to", "doc:MS Word 97", "--outdir", dir, source], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    timeout: 60_000,
+  });
+  return readFileSync(source.replace(/\.[a-z]+$/, ".doc"));
+}
+
+/** docVectors are the RTF field vectors saved as Word 97 files. */
 async function docVectors(): Promise<Vector[]> {
   const made: Vector[] = [];
-  const prefix = isolationHere.prefix;
   for (const vector of all.filter((v) => v.from === "rtf" && /INCLUDETEXT|LINK/.test(v.name))) {
-    const source = join(dir, `doc-${made.length}.rtf`);
-    writeFileSync(source, vector.bytes);
-    const argv = [...prefix, "soffice", `-env:UserInstallation=${pathToFileURL(join(dir, "doc-profile")).href}`, "--headless", "--norestore"];
-    await run(argv[0]!, [...argv.slice(1), "--convert-to", "doc:MS Word 97", "--outdir", dir, source], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-      timeout: 60_000,
-    });
-    made.push({ ...vector, name: vector.name.replace("rtf", "doc"), from: "doc", bytes: readFileSync(source.replace(/\.rtf$/, ".doc")) });
+    made.push({ ...vector, name: vector.name.replace("rtf", "doc"), from: "doc", bytes: await saveAsDoc(vector.bytes, "rtf") });
   }
   return made;
+}
+
+/**
+ * linkedPictureDocs are Word 97 files with a picture linked to the listener and no linking field:
+ * one anchored to its paragraph (the link is in OfficeArt properties), one as a character whose
+ * INCLUDEPICTURE field LibreOffice also wrote is renamed QUOTE (same length), leaving the PICF.
+ */
+async function linkedPictureDocs(): Promise<Array<{ name: string; bytes: Buffer; url: string; issue: string }>> {
+  const anchoredUrl = `${base}/doc-anchored.png`;
+  const inlineUrl = `${base}/doc-inline.png`;
+  const anchored = await saveAsDoc(linkedPictureOdt("Anchored", anchoredUrl, "paragraph"), "odt");
+  const inline = await saveAsDoc(linkedPictureOdt("Inline", inlineUrl, "as-char"), "odt");
+  const field = Buffer.from("INCLUDEPICTURE", "utf16le");
+  expect(inline.indexOf(field)).toBeGreaterThan(0);
+  inline.set(Buffer.from("QUOTE         ", "utf16le"), inline.indexOf(field));
+  return [
+    { name: "anchored", bytes: anchored, url: anchoredUrl, issue: "linked picture (OfficeArt, 1Table stream)" },
+    { name: "inline without its field", bytes: inline, url: inlineUrl, issue: "linked picture (PICF, Data stream)" },
+  ];
 }
 
 /** hugePngDocx is a DOCX holding a 10 MB PNG that declares 60000 x 60000 pixels. */
@@ -263,6 +286,22 @@ describe("through the local server (warm LibreOffice, isolation as the system al
       const body = (await response.json()) as { code: string; message: string };
       expect(body.code).toBe("INVALID_DOCUMENT");
       expect(body.message).toMatch(/has a (INCLUDETEXT|LINK) field, which loads content from outside the document/);
+    }
+  });
+
+  it("refuses Word 97 files with a picture linked without a field: 422 naming the reason, no request", async () => {
+    for (const doc of await linkedPictureDocs()) {
+      // The link is really in the file (UTF-16 in OfficeArt, 8-bit in the PICF), and no field names it.
+      expect(doc.bytes.includes(Buffer.from(doc.url, "utf16le")) || doc.bytes.includes(Buffer.from(doc.url, "latin1"))).toBe(true);
+      expect(doc.bytes.includes(Buffer.from("INCLUDEPICTURE", "utf16le"))).toBe(false);
+      const response = await converting(() => convert(doc.bytes, "doc"));
+      expect(response.status, doc.name).toBe(422);
+      expect(await response.json()).toMatchObject({
+        code: "INVALID_DOCUMENT",
+        message:
+          "The .doc file has a picture linked to a file or URL, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.",
+        details: [{ field: "file", issue: doc.issue }],
+      });
     }
   });
 

@@ -1,11 +1,12 @@
 // What every document loses before LibreOffice sees it: references outside the
 // document, and images declaring more pixels than the limit. Pure: bytes in, bytes out.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import PizZip from "pizzip";
 import { afterAll, describe, expect, it } from "vitest";
+import { readCompoundStreams } from "#domain/conversion/compound-file.ts";
 import { fieldName, isSafeField } from "#domain/conversion/fields.ts";
 import { prepareOfficeInput, withOfficeInputChecks, type OfficeInputLimits } from "#domain/conversion/office-input.ts";
 import { docLinkField, neutraliseRtf, plainText } from "#domain/conversion/rtf.ts";
@@ -190,6 +191,39 @@ describe("prepareOfficeInput removes every reference outside the document", () =
       expect(error.message).toMatch(/field, which loads content from outside the document/);
     }
     expect(docLinkField(Buffer.from("\u0013 PAGE \u0014 1 \u0015 a link to nothing", "utf16le"))).toBeUndefined();
+  });
+
+  // Files LibreOffice wrote (test/fixtures/doc/README.md); the links point at a closed local port.
+  const docFixture = (name: string) => readFileSync(new URL(`../fixtures/doc/${name}`, import.meta.url));
+  it.each([
+    ["linked-picture-anchored.doc", "a picture linked to a file or URL", "linked picture (OfficeArt, 1Table stream)"],
+    ["linked-picture-inline-no-field.doc", "a picture linked to a file or URL", "linked picture (PICF, Data stream)"],
+  ])("refuses %s, a picture linked without a field, naming the reason", async (name, reason, issue) => {
+    const error = await refusal(prepareOfficeInput({ bytes: docFixture(name), from: "doc", to: "pdf" }, limits));
+    expect(error.code).toBe("INVALID_DOCUMENT");
+    expect(error.message).toBe(
+      `The .doc file has ${reason}, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.`,
+    );
+    expect(error.details).toEqual([{ field: "file", issue }]);
+  });
+
+  it.each(["embedded-picture-anchored.doc", "embedded-picture-inline.doc"])("passes %s (its picture is embedded) on unchanged", async (name) => {
+    const bytes = docFixture(name);
+    const { request, removed } = await prepareOfficeInput({ bytes, from: "doc", to: "pdf" }, limits);
+    expect(request.bytes).toBe(bytes);
+    expect(removed).toEqual([]);
+  });
+
+  it("reads the streams of a compound file (this 1Table lives in the mini stream), refuses one it cannot follow", async () => {
+    const bytes = docFixture("linked-picture-anchored.doc");
+    const streams = readCompoundStreams(bytes, ".doc file");
+    expect([...streams.keys()]).toEqual(expect.arrayContaining(["WordDocument", "1Table"]));
+    // The same file cut short: a sector chain leaves the file.
+    const cut = await refusal(prepareOfficeInput({ bytes: bytes.subarray(0, 2048), from: "doc", to: "pdf" }, limits));
+    expect(cut).toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringMatching(/^The \.doc file is damaged \(.*\); save it again/) });
+    // Not a compound file at all (an HTML page named .doc, which LibreOffice also opens): only fields are looked for.
+    const html = Buffer.from("<html><body><p>plain</p></body></html>");
+    await expect(prepareOfficeInput({ bytes: html, from: "doc", to: "pdf" }, limits)).resolves.toMatchObject({ removed: [] });
   });
 });
 
