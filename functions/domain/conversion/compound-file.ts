@@ -22,6 +22,7 @@ function damaged(what: string, reason: string): SignetError {
   return new SignetError("INVALID_DOCUMENT", `The ${what} is damaged (${reason}); save it again from a word processor and upload it again.`);
 }
 
+/** Sectors are the file's sectors after its header: one by index, or a chain of them through a table. */
 class Sectors {
   readonly size: number;
   readonly count: number;
@@ -33,7 +34,7 @@ class Sectors {
   ) {
     if (shift !== 9 && shift !== 12) throw damaged(what, "unknown sector size");
     this.size = 1 << shift;
-    this.count = Math.floor((data.length - this.size) / this.size) + (data.length > this.size ? 1 : 0);
+    this.count = Math.max(0, Math.ceil((data.length - this.size) / this.size));
   }
 
   sector(index: number): Buffer {
@@ -103,12 +104,18 @@ function readDirectory(sectors: Sectors, fat: Uint32Array, start: number): Direc
   return entries;
 }
 
+/** CompoundStream is one stream of a compound file: its name (not its storage's) and its bytes. */
+export interface CompoundStream {
+  name: string;
+  bytes: Buffer;
+}
+
 /**
- * readCompoundStreams returns every stream of a compound file by name (a name used by several
- * storages keeps the first stream's bytes; Word's streams sit at the root), each cut to its size.
- * A structure that cannot be followed is INVALID_DOCUMENT (422): what cannot be read cannot be checked.
+ * readCompoundStreams returns every stream of a compound file in directory order, each cut to its
+ * size, those of embedded objects' storages too (names may repeat). A structure that cannot be
+ * followed is INVALID_DOCUMENT (422): what cannot be read cannot be checked.
  */
-export function readCompoundStreams(bytes: Uint8Array, what: string): Map<string, Buffer> {
+export function readCompoundStreams(bytes: Uint8Array, what: string): CompoundStream[] {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const header = data.subarray(0, 512);
   const sectors = new Sectors(data, header.readUInt16LE(30), what);
@@ -118,15 +125,15 @@ export function readCompoundStreams(bytes: Uint8Array, what: string): Map<string
   const cutoff = header.readUInt32LE(56);
   const mini = root && root.size > 0 ? readChain(sectors, fat, root.start, root.size) : Buffer.alloc(0);
   const miniFat = readMiniFat(sectors, fat, header);
-  const streams = new Map<string, Buffer>();
-  for (const entry of entries) {
-    if (entry.type !== 2 || streams.has(entry.name)) continue;
-    if (entry.size > data.length * 64) throw damaged(what, `stream ${entry.name} declares more bytes than the file can hold`);
-    streams.set(entry.name, entry.size < cutoff ? readMiniChain(mini, miniFat, entry, sectors) : readChain(sectors, fat, entry.start, entry.size));
-  }
-  return streams;
+  return entries
+    .filter((entry) => entry.type === 2)
+    .map((entry) => ({
+      name: entry.name,
+      bytes: entry.size < cutoff ? readMiniChain(mini, miniFat, entry, sectors) : readChain(sectors, fat, entry.start, entry.size),
+    }));
 }
 
+/** readMiniFat reads the mini stream's allocation table (empty when the file has none). */
 function readMiniFat(sectors: Sectors, fat: Uint32Array, header: Buffer): Uint32Array {
   const start = header.readUInt32LE(60);
   if (start === END_OF_CHAIN || start === FREE) return new Uint32Array(0);
@@ -136,6 +143,7 @@ function readMiniFat(sectors: Sectors, fat: Uint32Array, header: Buffer): Uint32
   return miniFat;
 }
 
+/** readMiniChain concatenates a small stream's 64-byte sectors from the mini stream and cuts it to its size. */
 function readMiniChain(mini: Buffer, miniFat: Uint32Array, entry: DirectoryEntry, sectors: Sectors): Buffer {
   if (entry.size === 0) return Buffer.alloc(0);
   const chain = sectors.chain(miniFat, entry.start, mini.length / 64 + 1);

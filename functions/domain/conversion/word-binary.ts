@@ -91,7 +91,8 @@ export async function docLink(bytes: Uint8Array): Promise<DocLink | undefined> {
   if (field) return { reason: `a ${field} field`, issue: `${field} field` };
   if (!isCompoundFile(bytes)) return undefined;
   const slice = new TimeSlice();
-  for (const [name, stream] of readCompoundStreams(bytes, ".doc file")) {
+  // Embedded objects' streams too: an embedded document can hold links of its own.
+  for (const { name, bytes: stream } of readCompoundStreams(bytes, ".doc file")) {
     const inStream = docLinkField(stream);
     if (inStream) return { reason: `a ${inStream} field`, issue: `${inStream} field` };
     const found = await scanStream(name, stream, slice);
