@@ -142,7 +142,16 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     });
 
     // Without the checks, LibreOffice 7.4 itself fetches ODT background and bullet images: the namespace is what stops them.
-    const chosen = mode === "warm" ? all : all.filter((vector) => vector.from === "odt");
+    // An SVG picture's file: image is a local read no namespace stops: only the input checks do (below).
+    const local = (vector: Vector) => vector.name.includes("SVG picture");
+    const chosen = (mode === "warm" ? all : all.filter((vector) => vector.from === "odt")).filter((vector) => !local(vector));
+    it.each(all.filter(local).map((vector) => [vector.name, vector] as const))(
+      "%s as it is: no request, but LibreOffice draws the local picture the SVG points at (what the input checks remove)",
+      async (_, vector) => {
+        const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
+        expect(await imageSizes(pdf)).toContain("37x23");
+      },
+    );
     it.each(chosen.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
       const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
       await expectContained(pdf, vector);
@@ -303,6 +312,31 @@ describe("through the local server (warm LibreOffice, isolation as the system al
         details: [{ field: "file", issue: doc.issue }],
       });
     }
+  });
+
+  it("refuses an SVG picture declaring 60000 x 60000 (413 IMAGE_TOO_LARGE) or entities (422 INVALID_DOCUMENT) in convert and annotate to=pdf, no request", async () => {
+    const withSvg = (svg: string) => {
+      const zip = new PizZip(fixtureDocx());
+      zip.file("word/media/image1.svg", svg);
+      return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+    };
+    const huge = withSvg(`<svg xmlns="http://www.w3.org/2000/svg" width="60000" height="60000"><image href="${base}/svg-huge.png"/></svg>`);
+    const message =
+      "The image word/media/image1.svg is 60000 x 60000 pixels (3600 megapixels); the limit is 100 megapixels per image. Scale it down and try again.";
+    const converted = await converting(() => convert(huge, "docx"));
+    expect(converted.status).toBe(413);
+    expect(await converted.json()).toMatchObject({ code: "IMAGE_TOO_LARGE", message });
+    const annotated = await converting(() => api.postJson("/v1/annotate?to=pdf", { document: { base64: huge.toString("base64") }, fields: [] }, key));
+    expect(annotated).toMatchObject({ status: 413, json: { code: "IMAGE_TOO_LARGE", message } });
+    const entities = withSvg(
+      `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "${pathToFileURL(markers.textPath).href}">]><svg xmlns="http://www.w3.org/2000/svg"><text>&x;</text></svg>`,
+    );
+    const refused = await converting(() => convert(entities, "docx"));
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: expect.stringContaining("The DOCX part word/media/image1.svg is an SVG picture Signet does not pass on (it declares entities"),
+    });
   });
 
   it("refuses a 10 MB PNG declaring 60000 x 60000 with 413 IMAGE_TOO_LARGE, in convert, annotate to=pdf and sign", async () => {

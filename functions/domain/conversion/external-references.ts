@@ -1,8 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { isSafeField } from "#domain/conversion/fields.ts";
+import { refuseSvgz, sanitiseSvgPart, SVG_HEAD, svgPartKind } from "#domain/conversion/package-svg.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { decodeUtf8, encodeUtf8, replaceInSlices, TimeSlice, wordsIn } from "#domain/shared/time-slice.ts";
-import { readZipDirectory, readZipEntryAsync, writeZip, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
+import { readZipDirectory, readZipEntryAsync, readZipEntryHead, writeZip, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
 
 /**
  * External references: everything in a DOCX or ODT that makes a reader load something from
@@ -274,11 +275,12 @@ function checkXmlPart(data: Buffer, part: string, what: string, has: ReadonlySet
 
 /**
  * stripPackage removes external references from a DOCX ("docx") or ODT ("odt"): relationships
- * (DOCX), link attributes, fields. Every XML part must be UTF-8 without a DTD (else 422); a part is
+ * (DOCX), link attributes, fields, and those of SVG pictures (package-svg.ts: every SVG part is
+ * replaced by its sanitised text). Every XML part must be UTF-8 without a DTD (else 422); a part is
  * decoded only when it holds a word a reference needs; the package is rewritten only when
- * something was removed, entries in the same order (an ODT's mimetype stays first and stored).
+ * something was removed or it holds an SVG, entries in the same order (an ODT's mimetype stays first and stored).
  */
-export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limits: ZipLimits): Promise<Stripped> {
+export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limits: ZipLimits & { maxImagePixels: number }): Promise<Stripped> {
   const what = kind === "docx" ? "DOCX" : "OpenDocument file";
   const entries = readZipDirectory(bytes, limits, what);
   const changed = new Map<string, string>();
@@ -288,6 +290,15 @@ export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limi
   for (const entry of entries) {
     const name = entry.name.toLowerCase();
     const isRels = kind === "docx" && name.endsWith(".rels");
+    if (!isRels && !name.endsWith("/") && entry.uncompressedSize > 0) {
+      const svg = await svgPart(bytes, entry, { what, budget, maxImagePixels: limits.maxImagePixels });
+      if (svg) {
+        budget -= svg.read;
+        removed.push(...svg.removed);
+        changed.set(entry.name, svg.text);
+        continue;
+      }
+    }
     if (!isRels && !name.endsWith(".xml")) continue;
     const data = await readZipEntryAsync(bytes, entry, budget, what);
     budget -= data.length;
@@ -303,6 +314,19 @@ export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limi
   }
   if (changed.size === 0) return { bytes, removed };
   return { bytes: await rewrite(bytes, entries, changed, what, slice), removed };
+}
+
+/** svgPart sanitises an entry LibreOffice would read as an SVG picture (undefined for any other), refusing a compressed one. */
+async function svgPart(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  context: { what: string; budget: number; maxImagePixels: number },
+): Promise<{ text: string; removed: string[]; read: number } | undefined> {
+  const kind = svgPartKind(entry.name, await readZipEntryHead(bytes, entry, SVG_HEAD, context.what));
+  if (kind === "svgz") throw refuseSvgz(entry.name, context.what);
+  if (!kind) return undefined;
+  const data = await readZipEntryAsync(bytes, entry, context.budget, context.what);
+  return { ...sanitiseSvgPart(data, entry.name, context.what, context), read: data.length };
 }
 
 async function rewrite(bytes: Uint8Array, entries: readonly ZipEntry[], changed: ReadonlyMap<string, string>, what: string, slice: TimeSlice): Promise<Buffer> {
