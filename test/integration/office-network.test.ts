@@ -241,7 +241,8 @@ describe("through the local server (warm LibreOffice, isolation as the system al
   let api: LocalApi;
   let key: string;
   beforeAll(async () => {
-    api = await startLocalApi("office-network", { SIGNET_TABLE: "signet-office-network", SIGNET_CONVERSION_CONCURRENCY: "1" });
+    // Every vector goes through convert, annotate and sign with one key: more than the default 60 a minute.
+    api = await startLocalApi("office-network", { SIGNET_TABLE: "signet-office-network", SIGNET_CONVERSION_CONCURRENCY: "1", SIGNET_KEY_RATE_LIMIT: "1000" });
     key = await obtainKey(api, "office");
   }, 120_000);
   afterAll(async () => {
