@@ -77,6 +77,24 @@ function count(name: string, fallback: number, doc: string): Setting<number> {
   };
 }
 
+/** boundedInt is a setting holding an integer from min to max. */
+function boundedInt(name: string, fallback: number, bounds: { min: number; max: number; unit: string }, doc: string): Setting<number> {
+  return {
+    name,
+    default: String(fallback),
+    doc,
+    read: (env) => {
+      const text = raw(env, name);
+      if (text === undefined) return fallback;
+      const value = Number(text);
+      if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+        throw configurationError(`${name} must be a whole number of ${bounds.unit} from ${bounds.min} to ${bounds.max}, got "${text}"`);
+      }
+      return value;
+    },
+  };
+}
+
 /** flag is a boolean setting (true/false, 1/0, yes/no). */
 function flag(name: string, fallback: boolean, doc: string): Setting<boolean> {
   return {
@@ -244,6 +262,14 @@ export const settings = {
     tsaUrl: optional("SIGNET_TSA_URL", "RFC 3161 timestamp authority (PAdES B-T)"),
     trustAnchorsFile: optional("SIGNET_TRUST_ANCHORS_FILE", "PEM file of extra certificates /v1/verify trusts"),
   },
+  pictures: {
+    renderTimeoutMs: boundedInt(
+      "SIGNET_PICTURE_RENDER_TIMEOUT_MS",
+      10_000,
+      { min: 100, max: 60_000, unit: "milliseconds" },
+      "annotate: time one SVG render or WebP decode may take in its thread (422 INVALID_IMAGE after it)",
+    ),
+  },
   uploads: {
     bucket: {
       name: "SIGNET_UPLOADS_BUCKET",
@@ -352,6 +378,7 @@ export interface Config {
   mail: Values<typeof settings.mail>;
   identity: Values<typeof settings.identity>;
   signing: Values<typeof settings.signing>;
+  pictures: Values<typeof settings.pictures>;
   uploads: Values<typeof settings.uploads>;
   conversion: Values<typeof settings.conversion>;
 }
@@ -395,6 +422,7 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
   mail: (env, runtime) => readGroup(settings.mail, env, runtime),
   identity: (env, runtime) => readGroup(settings.identity, env, runtime),
   signing: (env, runtime) => readGroup(settings.signing, env, runtime),
+  pictures: (env, runtime) => readGroup(settings.pictures, env, runtime),
   uploads: (env, runtime) => readGroup(settings.uploads, env, runtime),
   conversion: (env, runtime) => readGroup(settings.conversion, env, runtime),
 };

@@ -1,4 +1,4 @@
-import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
+import { WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 import type { RouteName } from "#http/routes.ts";
 import type { RuntimeFile } from "./bundling.ts";
@@ -80,6 +80,7 @@ export const functionPlans = {
       { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
       { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
       { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
     ],
   },
   "annotate-fields": { memoryMb: 1024, timeoutSeconds: INTEGRATION_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },

@@ -1,38 +1,77 @@
-import { readFileSync } from "node:fs";
-import decode, { init } from "@jsquash/webp/decode.js";
-import { PictureDecodeError, type WebpDecoder } from "#domain/docx/picture-formats.ts";
+import { PictureThread } from "#adapters/picture-thread.ts";
+import type { WebpDecoder } from "#domain/docx/picture-formats.ts";
 
 /** WEBP_WASM is libwebp's decoder WebAssembly: its name beside a bundle and its path in the package. */
 export const WEBP_WASM = { file: "webp_dec.wasm", module: "@jsquash/webp/codec/dec/webp_dec.wasm" } as const;
 
-// lib ES2023 without DOM declares no WebAssembly global; Node has it.
-const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } }).WebAssembly;
+/** WEBP_GLUE is the decoder's Emscripten glue (an ES module without imports) the decode thread imports: its name beside a bundle and its path in the package. */
+export const WEBP_GLUE = { file: "webp_dec.mjs", module: "@jsquash/webp/codec/dec/webp_dec.js" } as const;
 
-// init sets up one module-wide decoder; one promise per process.
-let ready: Promise<void> | undefined;
+/** JsquashWebpOptions say where libwebp is and how long one decode may take. */
+export interface JsquashWebpOptions {
+  /** Path of webp_dec.wasm (beside the bundle on Lambda). */
+  wasmPath: string;
+  /** Path of its Emscripten glue, webp_dec.js in the package (webp_dec.mjs beside the bundle). */
+  gluePath: string;
+  /** One decode's time limit in ms (SIGNET_PICTURE_RENDER_TIMEOUT_MS); past it the thread is ended (PictureTimeoutError). */
+  timeoutMs: number;
+}
+
+// The decode thread: the glue given the compiled module (so it never fetches the file), as
+// @jsquash/webp's own init does; the pixels move back to the caller without a copy.
+const THREAD = `
+(async () => {
+  const { parentPort, workerData } = await import("node:worker_threads");
+  const { readFileSync } = await import("node:fs");
+  const { pathToFileURL } = await import("node:url");
+  const { default: factory } = await import(pathToFileURL(workerData.gluePath).href);
+  const wasm = await WebAssembly.compile(readFileSync(workerData.wasmPath));
+  const instantiateWasm = (imports, callback) => {
+    const instance = new WebAssembly.Instance(wasm, imports);
+    callback(instance);
+    return instance.exports;
+  };
+  const libwebp = await factory({ noInitialRun: true, instantiateWasm });
+  parentPort.on("message", ({ id, bytes }) => {
+    let image;
+    try {
+      image = libwebp.decode(bytes);
+    } catch (error) {
+      return parentPort.postMessage({ id, unreadable: String(error) });
+    }
+    if (!image) return parentPort.postMessage({ id, unreadable: "Decoding error" });
+    const data = image.data;
+    const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+    const rgba = whole ? new Uint8Array(data.buffer) : new Uint8Array(data);
+    parentPort.postMessage({ id, width: image.width, height: image.height, rgba }, [rgba.buffer]);
+  });
+  parentPort.postMessage({ ready: true });
+})().catch(async (error) => (await import("node:worker_threads")).parentPort.postMessage({ fatal: String((error && error.stack) || error) }));
+`;
 
 /**
  * JsquashWebpDecoder decodes WebP with libwebp compiled to WebAssembly (@jsquash/webp, from
- * Google's Squoosh): lossy, lossless and alpha, no platform binary. The module is instantiated from
- * `wasmPath` (beside the bundle on Lambda), never fetched. Bytes it cannot decode become PictureDecodeError.
+ * Google's Squoosh): lossy, lossless and alpha, no platform binary, in a picture thread of its own
+ * (PictureThread: a decode that takes longer than its time limit ends the thread with
+ * PictureTimeoutError and never blocks the event loop; the next call starts a new one). The module
+ * is compiled from `wasmPath`, never fetched. Bytes it cannot decode become PictureDecodeError.
  */
 export class JsquashWebpDecoder implements WebpDecoder {
-  constructor(private readonly options: { wasmPath: string }) {}
+  readonly #thread: PictureThread;
+
+  constructor(options: JsquashWebpOptions) {
+    const { wasmPath, gluePath, timeoutMs } = options;
+    this.#thread = new PictureThread({ name: "libwebp", source: THREAD, timeoutMs, workerData: () => ({ wasmPath, gluePath }) });
+  }
 
   /** decode returns the picture's RGBA pixels. */
   async decode(bytes: Uint8Array): Promise<{ width: number; height: number; rgba: Uint8Array }> {
-    ready ??= (async () => {
-      // Given a compiled module, the Emscripten glue instantiates it instead of fetching the file.
-      const module = await wasm.compile(readFileSync(this.options.wasmPath));
-      await init(module as Parameters<typeof init>[0]);
-    })();
-    await ready;
-    let image: { width: number; height: number; data: Uint8ClampedArray };
-    try {
-      image = await decode(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
-    } catch (error) {
-      throw new PictureDecodeError(`libwebp cannot decode the WebP: ${String(error)}`, { cause: error });
-    }
-    return { width: image.width, height: image.height, rgba: new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
+    const image = await this.#thread.call<{ width: number; height: number; rgba: Uint8Array }>({ bytes });
+    return { width: image.width, height: image.height, rgba: new Uint8Array(image.rgba.buffer, image.rgba.byteOffset, image.rgba.byteLength) };
+  }
+
+  /** close ends the decode thread. */
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 }

@@ -3,14 +3,16 @@
  * this process, their WebAssembly found beside the bundle (Lambda: infra/signet-stack.ts ships it
  * there) or else in node_modules (the local server, the tests). SVG text is drawn with DejaVu Sans
  * from SIGNET_FONTS_DIR (the WebAssembly renderer sees no system fonts). resvg runs in a thread
- * of its own, importing its glue (resvg.mjs beside the bundle, index.mjs in the package).
+ * of its own, importing its glue (resvg.mjs beside the bundle, index.mjs in the package), and so
+ * does libwebp (webp_dec.mjs beside the bundle, webp_dec.js in the package); each call of either
+ * may take SIGNET_PICTURE_RENDER_TIMEOUT_MS.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { config } from "#config";
-import { JsquashWebpDecoder, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
+import { JsquashWebpDecoder, WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { RESVG_GLUE, RESVG_WASM, ResvgSvgRenderer } from "#adapters/resvg-svg-renderer.ts";
 import type { PictureConverters } from "#domain/docx/picture-formats.ts";
 
@@ -20,10 +22,15 @@ function wasmPath(wasm: { file: string; module: string }): string {
   return existsSync(beside(wasm.file)) ? beside(wasm.file) : createRequire(import.meta.url).resolve(wasm.module);
 }
 
-// The package exports only its .wasm and its entry: the ES module glue sits beside the .wasm.
-function resvgGluePath(): string {
-  return existsSync(beside(RESVG_GLUE.file)) ? beside(RESVG_GLUE.file) : join(dirname(wasmPath(RESVG_WASM)), "index.mjs");
+// resvg's package exports only its .wasm and its entry: the ES module glue sits beside the .wasm,
+// as libwebp's does.
+function gluePath(glue: { file: string; module: string }, wasm: { file: string; module: string }): string {
+  return existsSync(beside(glue.file)) ? beside(glue.file) : join(dirname(wasmPath(wasm)), glue.module.split("/").pop()!);
 }
+
+// Read when annotate loads (Lambda's init, the local server's start): a bad value stops the start
+// with its configuration error instead of failing the first picture.
+const { renderTimeoutMs: timeoutMs } = config.pictures;
 
 let shared: PictureConverters | undefined;
 
@@ -31,8 +38,8 @@ let shared: PictureConverters | undefined;
 export function pictures(): PictureConverters {
   const fonts = () => [readFileSync(join(config.signing.fontsDir, "DejaVuSans.ttf"))];
   shared ??= {
-    svg: new ResvgSvgRenderer({ wasmPath: wasmPath(RESVG_WASM), gluePath: resvgGluePath(), fonts }),
-    webp: new JsquashWebpDecoder({ wasmPath: wasmPath(WEBP_WASM) }),
+    svg: new ResvgSvgRenderer({ wasmPath: wasmPath(RESVG_WASM), gluePath: gluePath(RESVG_GLUE, RESVG_WASM), fonts, timeoutMs }),
+    webp: new JsquashWebpDecoder({ wasmPath: wasmPath(WEBP_WASM), gluePath: gluePath(WEBP_GLUE, WEBP_WASM), timeoutMs }),
   };
   return shared;
 }

@@ -56,6 +56,8 @@ interface DocxVector {
   rels?: Array<[string, string, string, boolean?]>;
   /** word/settings.xml body and its relationships. */
   settings?: { body: string; rels: Array<[string, string, string, boolean?]> };
+  /** Further parts (pictures under word/media/). */
+  parts?: Array<{ name: string; data: string }>;
 }
 
 function relsXml(rels: Array<[string, string, string, boolean?]>): string {
@@ -73,7 +75,7 @@ function docx(spec: DocxVector): Buffer {
       name: "[Content_Types].xml",
       data:
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="svg" ContentType="image/svg+xml"/>' +
         '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
         (spec.settings
           ? '<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>'
@@ -94,6 +96,7 @@ function docx(spec: DocxVector): Buffer {
     });
     files.push({ name: "word/_rels/settings.xml.rels", data: relsXml(spec.settings.rels) });
   }
+  files.push(...(spec.parts ?? []));
   return buildZip(files);
 }
 
@@ -124,21 +127,42 @@ const ODT_NAMESPACES = [
   'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"',
 ].join(" ");
 
-function odt(automaticStyles: string, body: string): Buffer {
+function odt(automaticStyles: string, body: string, parts: Array<{ name: string; data: string; type: string }> = []): Buffer {
   const content = `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${ODT_NAMESPACES} office:version="1.3"><office:automatic-styles>${automaticStyles}</office:automatic-styles><office:body><office:text>${body}</office:text></office:body></office:document-content>`;
   const manifest =
     '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">' +
     '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
-    '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>';
+    '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>' +
+    parts.map((part) => `<manifest:file-entry manifest:full-path="${part.name}" manifest:media-type="${part.type}"/>`).join("") +
+    "</manifest:manifest>";
   return buildZip([
     { name: "mimetype", data: "application/vnd.oasis.opendocument.text", stored: true },
     { name: "content.xml", data: content },
     { name: "META-INF/manifest.xml", data: manifest },
+    ...parts,
   ]);
 }
 
 const frame = (inner: string) =>
   `<text:p><draw:frame draw:name="F1" text:anchor-type="as-char" svg:width="2cm" svg:height="1cm">${inner}</draw:frame></text:p>`;
+
+/**
+ * hostileSvg is an SVG picture pointing out of itself every way an SVG reader may follow: <image>
+ * to the listener and to the marker picture, a style sheet @import, url() paints, a <use> of an
+ * outside document, an xml-stylesheet instruction.
+ */
+export function hostileSvg(base: string, markers: Markers): string {
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><?xml-stylesheet type="text/css" href="${base}/svg-stylesheet.css"?>` +
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="96" height="48" viewBox="0 0 96 48">' +
+    `<style>@import url(${base}/svg-import.css); .p { fill: url(${base}/svg-paint.svg#p); }</style>` +
+    '<rect width="96" height="48" fill="#d0d0d0"/>' +
+    `<image x="0" y="0" width="41" height="29" xlink:href="${base}/svg-image.png"/>` +
+    `<image x="48" y="0" width="37" height="23" href="${pathToFileURL(markers.imagePath).href}"/>` +
+    `<rect class="p" x="0" y="30" width="20" height="10" fill="url(${base}/svg-fill.svg#p)"/>` +
+    `<use xlink:href="${base}/svg-use.svg#a"/></svg>`
+  );
+}
 
 /**
  * vectors lists every way in with `base` the listener's URL and `markers` the local
@@ -238,6 +262,23 @@ export function vectors(base: string, markers: Markers): Vector[] {
     ),
   );
 
+  // SVG pictures inside the package, read by LibreOffice's own SVG reader.
+  const svg = hostileSvg(base, markers);
+  add("docx SVG picture pointing out (http, file, @import, url())", "docx", (text) =>
+    docx({
+      body: para(text) + blipPicture('r:embed="rIdSvg"'),
+      rels: [["rIdSvg", "image", "media/image1.svg", false]],
+      parts: [{ name: "word/media/image1.svg", data: svg }],
+    }),
+  );
+  add("odt SVG picture pointing out (http, file, @import, url())", "odt", (text) =>
+    odt(
+      "",
+      `<text:p>${text}</text:p>${frame('<draw:image xlink:href="Pictures/image1.svg" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>')}`,
+      [{ name: "Pictures/image1.svg", data: svg, type: "image/svg+xml" }],
+    ),
+  );
+
   // RTF
   const rtf = (text: string, field: string) => `{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Arial;}}\\pard ${text}\\par ${field}\\par}`;
   add("rtf INCLUDEPICTURE field (http)", "rtf", (text) =>
@@ -258,4 +299,16 @@ export function vectors(base: string, markers: Markers): Vector[] {
   );
   add("markdown remote image", "md", (text) => `# ${text}\n\n![remote](${base}/md-img.png)\n\n![local](${fileImage})\n\n<img src="${base}/md-raw.png">\n`);
   return list;
+}
+
+/**
+ * linkedPictureOdt is an ODT holding `text` and one picture linked to `url`, anchored as a
+ * character ("as-char": LibreOffice saves it to .doc as an INCLUDEPICTURE field and a PICF naming
+ * the URL) or to the paragraph ("paragraph": OfficeArt properties, no field).
+ */
+export function linkedPictureOdt(text: string, url: string, anchor: "as-char" | "paragraph"): Buffer {
+  return odt(
+    "",
+    `<text:p>${text}</text:p><text:p><draw:frame draw:name="F1" text:anchor-type="${anchor}" svg:width="2cm" svg:height="1cm"><draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p>`,
+  );
 }

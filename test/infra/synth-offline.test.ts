@@ -7,7 +7,7 @@ import { repoRoot } from "../../infra/bundling.ts";
 import { libreOfficeBaseImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { testBaseImageDigest } from "#test/helpers/infra-synth.ts";
-import { WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
+import { WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 
@@ -117,7 +117,7 @@ describe("npx cdk synth offline", () => {
     // annotate's SVG renderer and WebP decoder load their WebAssembly from beside the bundle
     // (functions/wiring/pictures.ts): the very files of the installed packages, and the font SVG text is drawn with.
     const annotateDir = join(bundleOf("annotate"), "..");
-    for (const wasm of [RESVG_WASM, RESVG_GLUE, WEBP_WASM]) {
+    for (const wasm of [RESVG_WASM, RESVG_GLUE, WEBP_WASM, WEBP_GLUE]) {
       const shipped = join(annotateDir, wasm.file);
       expect(existsSync(shipped), wasm.file).toBe(true);
       expect(readFileSync(shipped).equals(readFileSync(join(repoRoot, "node_modules", wasm.module))), wasm.file).toBe(true);

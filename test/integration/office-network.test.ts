@@ -19,7 +19,7 @@ import type { Converter } from "#domain/conversion/converter.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import { fixtureDocx, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
+import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import PizZip from "pizzip";
 
@@ -36,7 +36,7 @@ const listener = http.createServer((req, res) => {
 await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
 const all = vectors(base, markers);
-const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000 };
+const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const isolationHere = await detectIsolation("auto", undefined, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
 
 afterAll(async () => {
@@ -142,7 +142,16 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     });
 
     // Without the checks, LibreOffice 7.4 itself fetches ODT background and bullet images: the namespace is what stops them.
-    const chosen = mode === "warm" ? all : all.filter((vector) => vector.from === "odt");
+    // An SVG picture's file: image is a local read no namespace stops: only the input checks do (below).
+    const local = (vector: Vector) => vector.name.includes("SVG picture");
+    const chosen = (mode === "warm" ? all : all.filter((vector) => vector.from === "odt")).filter((vector) => !local(vector));
+    it.each(all.filter(local).map((vector) => [vector.name, vector] as const))(
+      "%s as it is: no request, but LibreOffice draws the local picture the SVG points at (what the input checks remove)",
+      async (_, vector) => {
+        const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
+        expect(await imageSizes(pdf)).toContain("37x23");
+      },
+    );
     it.each(chosen.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
       const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
       await expectContained(pdf, vector);
@@ -174,21 +183,44 @@ describe("isolation settings", () => {
   });
 });
 
-/** docVectors has LibreOffice (in a namespace of its own, so it fetches nothing either) save RTF field vectors as Word 97 files. */
+/** saveAsDoc has LibreOffice (in a namespace of its own where there is one, so it fetches nothing either) save a document as a Word 97 file. */
+async function saveAsDoc(bytes: Buffer, extension: string): Promise<Buffer> {
+  const source = join(dir, `doc-${process.hrtime.bigint()}.${extension}`);
+  writeFileSync(source, bytes);
+  const argv = [...isolationHere.prefix, "soffice", `-env:UserInstallation=${pathToFileURL(join(dir, "doc-profile")).href}`, "--headless", "--norestore"];
+  await run(argv[0]!, [...argv.slice(1), "--convert-to", "doc:MS Word 97", "--outdir", dir, source], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    timeout: 60_000,
+  });
+  return readFileSync(source.replace(/\.[a-z]+$/, ".doc"));
+}
+
+/** docVectors are the RTF field vectors saved as Word 97 files. */
 async function docVectors(): Promise<Vector[]> {
   const made: Vector[] = [];
-  const prefix = isolationHere.prefix;
   for (const vector of all.filter((v) => v.from === "rtf" && /INCLUDETEXT|LINK/.test(v.name))) {
-    const source = join(dir, `doc-${made.length}.rtf`);
-    writeFileSync(source, vector.bytes);
-    const argv = [...prefix, "soffice", `-env:UserInstallation=${pathToFileURL(join(dir, "doc-profile")).href}`, "--headless", "--norestore"];
-    await run(argv[0]!, [...argv.slice(1), "--convert-to", "doc:MS Word 97", "--outdir", dir, source], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-      timeout: 60_000,
-    });
-    made.push({ ...vector, name: vector.name.replace("rtf", "doc"), from: "doc", bytes: readFileSync(source.replace(/\.rtf$/, ".doc")) });
+    made.push({ ...vector, name: vector.name.replace("rtf", "doc"), from: "doc", bytes: await saveAsDoc(vector.bytes, "rtf") });
   }
   return made;
+}
+
+/**
+ * linkedPictureDocs are Word 97 files with a picture linked to the listener and no linking field:
+ * one anchored to its paragraph (the link is in OfficeArt properties), one as a character whose
+ * INCLUDEPICTURE field LibreOffice also wrote is renamed QUOTE (same length), leaving the PICF.
+ */
+async function linkedPictureDocs(): Promise<Array<{ name: string; bytes: Buffer; url: string; issue: string }>> {
+  const anchoredUrl = `${base}/doc-anchored.png`;
+  const inlineUrl = `${base}/doc-inline.png`;
+  const anchored = await saveAsDoc(linkedPictureOdt("Anchored", anchoredUrl, "paragraph"), "odt");
+  const inline = await saveAsDoc(linkedPictureOdt("Inline", inlineUrl, "as-char"), "odt");
+  const field = Buffer.from("INCLUDEPICTURE", "utf16le");
+  expect(inline.indexOf(field)).toBeGreaterThan(0);
+  inline.set(Buffer.from("QUOTE         ", "utf16le"), inline.indexOf(field));
+  return [
+    { name: "anchored", bytes: anchored, url: anchoredUrl, issue: "linked picture (OfficeArt, 1Table stream)" },
+    { name: "inline without its field", bytes: inline, url: inlineUrl, issue: "linked picture (PICF, Data stream)" },
+  ];
 }
 
 /** hugePngDocx is a DOCX holding a 10 MB PNG that declares 60000 x 60000 pixels. */
@@ -209,7 +241,8 @@ describe("through the local server (warm LibreOffice, isolation as the system al
   let api: LocalApi;
   let key: string;
   beforeAll(async () => {
-    api = await startLocalApi("office-network", { SIGNET_TABLE: "signet-office-network", SIGNET_CONVERSION_CONCURRENCY: "1" });
+    // Every vector goes through convert, annotate and sign with one key: more than the default 60 a minute.
+    api = await startLocalApi("office-network", { SIGNET_TABLE: "signet-office-network", SIGNET_CONVERSION_CONCURRENCY: "1", SIGNET_KEY_RATE_LIMIT: "1000" });
     key = await obtainKey(api, "office");
   }, 120_000);
   afterAll(async () => {
@@ -264,6 +297,61 @@ describe("through the local server (warm LibreOffice, isolation as the system al
       expect(body.code).toBe("INVALID_DOCUMENT");
       expect(body.message).toMatch(/has a (INCLUDETEXT|LINK) field, which loads content from outside the document/);
     }
+  });
+
+  it("refuses Word 97 files with a picture linked without a field: 422 naming the reason, no request", async () => {
+    for (const doc of await linkedPictureDocs()) {
+      // The link is really in the file (UTF-16 in OfficeArt, 8-bit in the PICF), and no field names it.
+      expect(doc.bytes.includes(Buffer.from(doc.url, "utf16le")) || doc.bytes.includes(Buffer.from(doc.url, "latin1"))).toBe(true);
+      expect(doc.bytes.includes(Buffer.from("INCLUDEPICTURE", "utf16le"))).toBe(false);
+      const response = await converting(() => convert(doc.bytes, "doc"));
+      expect(response.status, doc.name).toBe(422);
+      expect(await response.json()).toMatchObject({
+        code: "INVALID_DOCUMENT",
+        message:
+          "The .doc file has a picture linked to a file or URL, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.",
+        details: [{ field: "file", issue: doc.issue }],
+      });
+    }
+  });
+
+  it("refuses an SVG picture declaring 60000 x 60000 (413 IMAGE_TOO_LARGE) or entities (422 INVALID_DOCUMENT) in convert and annotate to=pdf, no request", async () => {
+    const withSvg = (svg: string) => {
+      const zip = new PizZip(fixtureDocx());
+      zip.file("word/media/image1.svg", svg);
+      return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+    };
+    const huge = withSvg(`<svg xmlns="http://www.w3.org/2000/svg" width="60000" height="60000"><image href="${base}/svg-huge.png"/></svg>`);
+    const message =
+      "The image word/media/image1.svg is 60000 x 60000 pixels (3600 megapixels); the limit is 100 megapixels per image. Scale it down and try again.";
+    const converted = await converting(() => convert(huge, "docx"));
+    expect(converted.status).toBe(413);
+    expect(await converted.json()).toMatchObject({ code: "IMAGE_TOO_LARGE", message });
+    const annotated = await converting(() => api.postJson("/v1/annotate?to=pdf", { document: { base64: huge.toString("base64") }, fields: [] }, key));
+    expect(annotated).toMatchObject({ status: 413, json: { code: "IMAGE_TOO_LARGE", message } });
+    const entities = withSvg(
+      `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "${pathToFileURL(markers.textPath).href}">]><svg xmlns="http://www.w3.org/2000/svg"><text>&x;</text></svg>`,
+    );
+    const refused = await converting(() => convert(entities, "docx"));
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: expect.stringContaining("The DOCX part word/media/image1.svg is an SVG picture Signet does not pass on (it declares entities"),
+    });
+  });
+
+  it("refuses an SVG picture over the 10 MB image limit before parsing it (413 PAYLOAD_TOO_LARGE), from a 30 KB DOCX", async () => {
+    const zip = new PizZip(fixtureDocx());
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
+    zip.file("word/media/image1.svg", svg.replace("<rect", `<!--${" ".repeat(10 * 1024 * 1024)}--><rect`));
+    const bomb = zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    const converted = await converting(() => convert(bomb, "docx"));
+    expect(converted.status).toBe(413);
+    expect(await converted.json()).toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      message: "The DOCX part word/media/image1.svg is an SVG picture larger than the 10 MB image limit; insert it as a PNG or a smaller SVG and upload the document again.",
+    });
   });
 
   it("refuses a 10 MB PNG declaring 60000 x 60000 with 413 IMAGE_TOO_LARGE, in convert, annotate to=pdf and sign", async () => {

@@ -9,6 +9,15 @@ describe("loadConfig", () => {
     expect(config.limits.maxDocumentBytes).toBe(25 * 1024 * 1024);
     expect(config.limits.maxJsonDepth).toBe(32);
     expect(config.fetch).toMatchObject({ allowHttp: false, timeoutMs: 10_000, maxRedirects: 3 });
+    expect(config.pictures.renderTimeoutMs).toBe(10_000);
+  });
+
+  it("reads the picture time limit within its bounds and names them when it is outside", () => {
+    expect(loadConfig({ SIGNET_PICTURE_RENDER_TIMEOUT_MS: "100" }).pictures.renderTimeoutMs).toBe(100);
+    expect(loadConfig({ SIGNET_PICTURE_RENDER_TIMEOUT_MS: "60000" }).pictures.renderTimeoutMs).toBe(60_000);
+    expect(() => loadConfig({ SIGNET_PICTURE_RENDER_TIMEOUT_MS: "0" })).toThrowError(
+      'Configuration error: SIGNET_PICTURE_RENDER_TIMEOUT_MS must be a whole number of milliseconds from 100 to 60000, got "0"',
+    );
   });
 
   it.each([
@@ -16,6 +25,10 @@ describe("loadConfig", () => {
     ["SIGNET_MAX_JSON_DEPTH", "-1"],
     ["SIGNET_ALLOW_HTTP", "perhaps"],
     ["SIGNET_CONVERSION_MODE", "lukewarm"],
+    ["SIGNET_PICTURE_RENDER_TIMEOUT_MS", "99"],
+    ["SIGNET_PICTURE_RENDER_TIMEOUT_MS", "60001"],
+    ["SIGNET_PICTURE_RENDER_TIMEOUT_MS", "2.5"],
+    ["SIGNET_PICTURE_RENDER_TIMEOUT_MS", "10s"],
   ])("fails loudly on %s=%s", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(name));
   });

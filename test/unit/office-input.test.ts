@@ -1,11 +1,12 @@
 // What every document loses before LibreOffice sees it: references outside the
 // document, and images declaring more pixels than the limit. Pure: bytes in, bytes out.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import PizZip from "pizzip";
 import { afterAll, describe, expect, it } from "vitest";
+import { readCompoundStreams } from "#domain/conversion/compound-file.ts";
 import { fieldName, isSafeField } from "#domain/conversion/fields.ts";
 import { prepareOfficeInput, withOfficeInputChecks, type OfficeInputLimits } from "#domain/conversion/office-input.ts";
 import { docLinkField, neutraliseRtf, plainText } from "#domain/conversion/rtf.ts";
@@ -19,7 +20,7 @@ import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { vectors, writeMarkers } from "#test/helpers/office-vectors.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 
-const limits: OfficeInputLimits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000 };
+const limits: OfficeInputLimits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const base = "http://127.0.0.1:9";
 const dir = mkdtempSync(join(tmpdir(), "signet-office-input-"));
 const markers = writeMarkers(dir);
@@ -191,6 +192,40 @@ describe("prepareOfficeInput removes every reference outside the document", () =
     }
     expect(docLinkField(Buffer.from("\u0013 PAGE \u0014 1 \u0015 a link to nothing", "utf16le"))).toBeUndefined();
   });
+
+  // Files LibreOffice wrote (test/fixtures/doc/README.md); the links point at a closed local port.
+  const docFixture = (name: string) => readFileSync(new URL(`../fixtures/doc/${name}`, import.meta.url));
+  it.each([
+    ["linked-picture-anchored.doc", "a picture linked to a file or URL", "linked picture (OfficeArt, 1Table stream)"],
+    ["linked-picture-inline-no-field.doc", "a picture linked to a file or URL", "linked picture (PICF, Data stream)"],
+  ])("refuses %s, a picture linked without a field, naming the reason", async (name, reason, issue) => {
+    const error = await refusal(prepareOfficeInput({ bytes: docFixture(name), from: "doc", to: "pdf" }, limits));
+    expect(error.code).toBe("INVALID_DOCUMENT");
+    expect(error.message).toBe(
+      `The .doc file has ${reason}, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.`,
+    );
+    expect(error.details).toEqual([{ field: "file", issue }]);
+  });
+
+  it.each(["embedded-picture-anchored.doc", "embedded-picture-inline.doc"])("passes %s (its picture is embedded) on unchanged", async (name) => {
+    const bytes = docFixture(name);
+    const { request, removed } = await prepareOfficeInput({ bytes, from: "doc", to: "pdf" }, limits);
+    expect(request.bytes).toBe(bytes);
+    expect(removed).toEqual([]);
+  });
+
+  it("reads the streams of a compound file (this 1Table lives in the mini stream), refuses one it cannot follow", async () => {
+    const bytes = docFixture("linked-picture-anchored.doc");
+    const streams = readCompoundStreams(bytes, ".doc file");
+    expect(streams.map((stream) => stream.name)).toEqual(expect.arrayContaining(["WordDocument", "1Table"]));
+    expect(streams.find((stream) => stream.name === "1Table")!.bytes.includes(Buffer.from("http://127.0.0.1:65432/float-pic.png", "utf16le"))).toBe(true);
+    // The same file cut short: a sector chain leaves the file.
+    const cut = await refusal(prepareOfficeInput({ bytes: bytes.subarray(0, 2048), from: "doc", to: "pdf" }, limits));
+    expect(cut).toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringMatching(/^The \.doc file is damaged \(.*\); save it again/) });
+    // Not a compound file at all (an HTML page named .doc, which LibreOffice also opens): only fields are looked for.
+    const html = Buffer.from("<html><body><p>plain</p></body></html>");
+    await expect(prepareOfficeInput({ bytes: html, from: "doc", to: "pdf" }, limits)).resolves.toMatchObject({ removed: [] });
+  });
 });
 
 describe("RTF", () => {
@@ -203,11 +238,11 @@ describe("RTF", () => {
     expect(plainText(rtf).trim()).toBe(text);
   });
 
-  it("neutralises linking fields and linked-picture paths, keeps PAGE and the field results", () => {
+  it("neutralises linking fields and linked-picture paths, keeps PAGE and the field results", async () => {
     const rtf =
       '{\\rtf1{\\field{\\*\\fldinst \\u73?NCLUDEPICTURE "http://x/y.png"}{\\fldrslt shown}}{\\field{\\*\\fldinst PAGE}{\\fldrslt 1}}' +
       "{\\shp{\\*\\shpinst{\\sp{\\sn pibName}{\\sv file:///etc/passwd}}}}{\\pict\\pngblip\\bin4 {}}}}";
-    const scan = neutraliseRtf(Buffer.from(rtf, "latin1"));
+    const scan = await neutraliseRtf(Buffer.from(rtf, "latin1"));
     const after = Buffer.from(scan.bytes).toString("latin1");
     expect(scan.removed).toEqual(['field INCLUDEPICTURE "http://x/y.png"', "shape property file:///etc/passwd"]);
     expect(after).not.toMatch(/y\.png|passwd/);

@@ -1,7 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { isSafeField } from "#domain/conversion/fields.ts";
+import { refuseSvgz, sanitiseSvgPart, SVG_HEAD, svgPartKind, svgPartTooLarge } from "#domain/conversion/package-svg.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { readZipDirectory, readZipEntryAsync, writeZip, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
+import { decodeUtf8, encodeUtf8, replaceInSlices, TimeSlice, wordsIn } from "#domain/shared/time-slice.ts";
+import { readZipDirectory, readZipEntryAsync, readZipEntryHead, writeZip, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
 
 /**
  * External references: everything in a DOCX or ODT that makes a reader load something from
@@ -15,7 +17,8 @@ import { readZipDirectory, readZipEntryAsync, writeZip, type ZipEntry, type ZipL
  * xmldom 37 s here, on the event loop. Start tags are matched whole (quoted attribute values may
  * hold ">"), attribute values and instruction text are decoded as a parser would (character
  * references, CDATA, comments); names cannot be escaped in XML, and a part declaring a DTD (the
- * only source of other entities) is refused.
+ * only source of other entities) is refused. The passes over a part pause every few milliseconds
+ * (TimeSlice), so a 100 MB part does not hold the event loop while it is rewritten.
  */
 
 /** Stripped is a package with its external references removed, and what was removed (for the log and tests). */
@@ -83,32 +86,46 @@ function attributes(text: string): Attribute[] {
 const local = (name: string) => name.slice(name.indexOf(":") + 1);
 
 /** editAttributes rewrites start tags, dropping the attributes `drop` names; returns the new text and what went. */
-function editAttributes(xml: string, drop: (element: string, attribute: Attribute) => boolean): { xml: string; dropped: string[] } {
+async function editAttributes(
+  xml: string,
+  drop: (element: string, attribute: Attribute) => boolean,
+  slice: TimeSlice,
+): Promise<{ xml: string; dropped: string[] }> {
   const dropped: string[] = [];
-  const out = xml.replace(START_TAG, (tag, element: string, list: string, close: string) => {
-    const all = attributes(list);
-    const kept = all.filter((attribute) => !drop(element, attribute));
-    if (kept.length === all.length) return tag;
-    for (const attribute of all) if (!kept.includes(attribute)) dropped.push(`${element} ${attribute.name}`);
-    return `<${element}${kept.map((attribute) => ` ${attribute.raw}`).join("")}${close}>`;
-  });
+  const out = await replaceInSlices(
+    xml,
+    START_TAG,
+    ([tag, element = "", list = "", close = ""]) => {
+      const all = attributes(list);
+      const kept = all.filter((attribute) => !drop(element, attribute));
+      if (kept.length === all.length) return tag;
+      for (const attribute of all) if (!kept.includes(attribute)) dropped.push(`${element} ${attribute.name}`);
+      return `<${element}${kept.map((attribute) => ` ${attribute.raw}`).join("")}${close}>`;
+    },
+    slice,
+  );
   return { xml: out, dropped };
 }
 
 const RELATIONSHIP = new RegExp(String.raw`<((?:[\w.-]+:)?Relationship)${ATTRIBUTES}(?:\/>|>\s*<\/\1\s*>)`, "g");
 
 /** stripRelationships removes every relationship to a target outside the package, except plain hyperlinks (http, https, mailto). */
-function stripRelationships(xml: string, part: string, removed: string[]): string {
-  return xml.replace(RELATIONSHIP, (element, _name: string, list: string) => {
-    const values = Object.fromEntries(attributes(list).map((attribute) => [attribute.name, attribute.value]));
-    const target = values.Target ?? "";
-    const external = values.TargetMode?.toLowerCase() === "external" || outsideWordPackage(target);
-    if (!external) return element;
-    const type = values.Type ?? "";
-    if (/\/hyperlink$/.test(type) && PLAIN_LINK.test(target.trim())) return element;
-    removed.push(`${part}: relationship ${values.Id} (${type.split("/").pop()})`);
-    return "";
-  });
+function stripRelationships(xml: string, part: string, removed: string[], slice: TimeSlice): Promise<string> {
+  return replaceInSlices(
+    xml,
+    RELATIONSHIP,
+    ([element, , list = ""]) => {
+      const values = Object.fromEntries(attributes(list).map((attribute) => [attribute.name, attribute.value]));
+      const target = values.Target ?? "";
+      const external = values.TargetMode?.toLowerCase() === "external" || outsideWordPackage(target);
+      if (!external) return element;
+      const type = values.Type ?? "";
+      if (/\/hyperlink$/.test(type) && PLAIN_LINK.test(target.trim())) return element;
+      removed.push(`${part}: relationship ${values.Id} (${type.split("/").pop()})`);
+      return "";
+    },
+    slice,
+  );
 }
 
 const WORD_LINK_ATTRIBUTES = new Set(["href", "src", "althref"]);
@@ -127,26 +144,36 @@ const MAIL_MERGE = new RegExp(String.raw`<((?:[\w.-]+:)?mailMerge)\b${ATTRIBUTES
  * stored result stays), URL and path attributes (VML src, o:href, o:althref) and the mail-merge
  * data source.
  */
-function stripWordXml(xml: string, part: string, removed: string[]): string {
+async function stripWordXml(xml: string, part: string, removed: string[], slice: TimeSlice, has: ReadonlySet<string>): Promise<string> {
   let out = xml;
-  if (out.includes("mailMerge")) {
-    out = out.replace(MAIL_MERGE, () => {
-      removed.push(`${part}: mail-merge data source`);
-      return "";
-    });
+  if (has.has("mailMerge")) {
+    out = await replaceInSlices(
+      out,
+      MAIL_MERGE,
+      () => {
+        removed.push(`${part}: mail-merge data source`);
+        return "";
+      },
+      slice,
+    );
   }
-  if (out.includes("fldSimple")) {
-    out = out.replace(FLD_SIMPLE, (tag, name: string, list: string, close: string) => {
-      const all = attributes(list);
-      const instr = all.find((attribute) => local(attribute.name) === "instr");
-      if (!instr || isSafeField(instr.value)) return tag;
-      removed.push(`${part}: field ${instr.value.trim()}`);
-      return `<${name}${all.map((attribute) => ` ${attribute === instr ? `${attribute.name}=""` : attribute.raw}`).join("")}${close}>`;
-    });
+  if (has.has("fldSimple")) {
+    out = await replaceInSlices(
+      out,
+      FLD_SIMPLE,
+      ([tag, name = "", list = "", close = ""]) => {
+        const all = attributes(list);
+        const instr = all.find((attribute) => local(attribute.name) === "instr");
+        if (!instr || isSafeField(instr.value)) return tag;
+        removed.push(`${part}: field ${instr.value.trim()}`);
+        return `<${name}${all.map((attribute) => ` ${attribute === instr ? `${attribute.name}=""` : attribute.raw}`).join("")}${close}>`;
+      },
+      slice,
+    );
   }
-  if (out.includes("instrText")) out = stripComplexFields(out, part, removed);
-  if (out.includes("href") || out.includes("src")) {
-    const edited = editAttributes(out, (_, attribute) => !attribute.name.startsWith("xmlns") && WORD_LINK_ATTRIBUTES.has(local(attribute.name)));
+  if (has.has("instrText")) out = await stripComplexFields(out, part, removed, slice);
+  if (has.has("href") || has.has("src")) {
+    const edited = await editAttributes(out, (_, attribute) => !attribute.name.startsWith("xmlns") && WORD_LINK_ATTRIBUTES.has(local(attribute.name)), slice);
     for (const what of edited.dropped) removed.push(`${part}: ${what}`);
     out = edited.xml;
   }
@@ -158,7 +185,7 @@ interface Field {
   decided: boolean;
 }
 
-function stripComplexFields(xml: string, part: string, removed: string[]): string {
+async function stripComplexFields(xml: string, part: string, removed: string[], slice: TimeSlice): Promise<string> {
   const open: Field[] = [];
   const cuts: Array<{ start: number; end: number }> = [];
   const decide = (field: Field) => {
@@ -168,23 +195,16 @@ function stripComplexFields(xml: string, part: string, removed: string[]): strin
     removed.push(`${part}: field ${instruction.trim()}`);
     cuts.push(...field.texts);
   };
-  for (const match of xml.matchAll(FIELD_TOKEN)) {
-    if (match[2] === undefined) {
-      const type = attributes(match[1] ?? "").find((attribute) => local(attribute.name) === "fldCharType")?.value;
-      if (type === "begin") open.push({ texts: [], decided: false });
-      else if (type === "separate" || type === "end") {
-        const field = open.at(-1);
-        if (field && !field.decided) decide(field);
-        if (type === "end") open.pop();
-      }
-      continue;
-    }
-    // An instruction outside any field a reader would still see: it opens one of its own.
-    if (open.length === 0 || open.at(-1)!.decided) open.push({ texts: [], decided: false });
-    const content = match.indices?.[4];
-    if (!content) continue;
-    open.at(-1)!.texts.push({ start: content[0], end: content[1], text: decodeXml(match[4]!) });
-  }
+  // Only read: every token is given back as it is, the cuts are made below.
+  await replaceInSlices(
+    xml,
+    FIELD_TOKEN,
+    (match) => {
+      fieldToken(match, open, decide);
+      return match[0];
+    },
+    slice,
+  );
   for (const field of open) if (!field.decided) decide(field);
   if (cuts.length === 0) return xml;
   let out = "";
@@ -196,15 +216,38 @@ function stripComplexFields(xml: string, part: string, removed: string[]): strin
   return out + xml.slice(at);
 }
 
+/** fieldToken follows one field character or instruction run (a FIELD_TOKEN match) through the open fields. */
+function fieldToken(match: RegExpExecArray, open: Field[], decide: (field: Field) => void): void {
+  if (match[2] === undefined) {
+    const type = attributes(match[1] ?? "").find((attribute) => local(attribute.name) === "fldCharType")?.value;
+    if (type === "begin") open.push({ texts: [], decided: false });
+    else if (type === "separate" || type === "end") {
+      const field = open.at(-1);
+      if (field && !field.decided) decide(field);
+      if (type === "end") open.pop();
+    }
+    return;
+  }
+  // An instruction outside any field a reader would still see: it opens one of its own.
+  if (open.length === 0 || open.at(-1)!.decided) open.push({ texts: [], decided: false });
+  const content = match.indices?.[4];
+  if (!content) return;
+  open.at(-1)!.texts.push({ start: content[0], end: content[1], text: decodeXml(match[4]!) });
+}
+
 /** stripOpenDocumentXml removes, in one ODF part, every link attribute that leaves the package (hyperlinks to http, https and mailto stay) and xml:base. */
-function stripOpenDocumentXml(xml: string, part: string, removed: string[]): string {
-  const edited = editAttributes(xml, (element, attribute) => {
-    if (attribute.name === "xml:base") return true;
-    const name = local(attribute.name);
-    if (attribute.name.startsWith("xmlns") || !(name === "href" || name === "image-data" || name === "src")) return false;
-    if (insidePackage(attribute.value)) return false;
-    return !(local(element) === "a" && PLAIN_LINK.test(attribute.value.trim()));
-  });
+async function stripOpenDocumentXml(xml: string, part: string, removed: string[], slice: TimeSlice): Promise<string> {
+  const edited = await editAttributes(
+    xml,
+    (element, attribute) => {
+      if (attribute.name === "xml:base") return true;
+      const name = local(attribute.name);
+      if (attribute.name.startsWith("xmlns") || !(name === "href" || name === "image-data" || name === "src")) return false;
+      if (insidePackage(attribute.value)) return false;
+      return !(local(element) === "a" && PLAIN_LINK.test(attribute.value.trim()));
+    },
+    slice,
+  );
   for (const what of edited.dropped) removed.push(`${part}: ${what}`);
   return edited.xml;
 }
@@ -213,14 +256,16 @@ function stripOpenDocumentXml(xml: string, part: string, removed: string[]): str
 const WORD_MARKERS = ["instrText", "fldSimple", "href", "src", "mailMerge"];
 const ODF_MARKERS = ["href", "image-data", "src", "xml:base"];
 
-/** checkXmlPart refuses an XML part that is not UTF-8 or declares a DTD, without decoding it. */
-function checkXmlPart(data: Buffer, part: string, what: string): void {
+const DTD_MARKERS = ["<!DOCTYPE", "<!ENTITY"];
+
+/** checkXmlPart refuses an XML part that is not UTF-8 or declares a DTD (`has` holds the words found in it), without decoding it. */
+function checkXmlPart(data: Buffer, part: string, what: string, has: ReadonlySet<string>): void {
   const head = data.subarray(0, 200).toString("latin1");
   const declared = /^(?:\uFEFF|\xEF\xBB\xBF)?<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(head)?.[1];
   if (!isUtf8(data) || (declared && !/^utf-?8$/i.test(declared))) {
     throw new SignetError("INVALID_DOCUMENT", `The ${what} part ${part} is not UTF-8 XML; save the document again from a word processor.`);
   }
-  if (data.includes("<!DOCTYPE") || data.includes("<!ENTITY")) {
+  if (DTD_MARKERS.some((marker) => has.has(marker))) {
     throw new SignetError(
       "INVALID_DOCUMENT",
       `The ${what} part ${part} declares a DTD or entities, which Signet refuses for safety; save the document again from a word processor.`,
@@ -230,44 +275,72 @@ function checkXmlPart(data: Buffer, part: string, what: string): void {
 
 /**
  * stripPackage removes external references from a DOCX ("docx") or ODT ("odt"): relationships
- * (DOCX), link attributes, fields. Every XML part must be UTF-8 without a DTD (else 422); a part is
+ * (DOCX), link attributes, fields, and those of SVG pictures (package-svg.ts: every SVG part is
+ * replaced by its sanitised text). Every XML part must be UTF-8 without a DTD (else 422); a part is
  * decoded only when it holds a word a reference needs; the package is rewritten only when
- * something was removed, entries in the same order (an ODT's mimetype stays first and stored).
+ * something was removed or it holds an SVG, entries in the same order (an ODT's mimetype stays first and stored).
  */
-export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limits: ZipLimits): Promise<Stripped> {
+export async function stripPackage(
+  bytes: Uint8Array,
+  kind: "docx" | "odt",
+  limits: ZipLimits & { maxImagePixels: number; maxSvgBytes: number },
+): Promise<Stripped> {
   const what = kind === "docx" ? "DOCX" : "OpenDocument file";
   const entries = readZipDirectory(bytes, limits, what);
   const changed = new Map<string, string>();
   const removed: string[] = [];
   let budget = limits.maxUncompressedBytes;
+  const slice = new TimeSlice();
   for (const entry of entries) {
     const name = entry.name.toLowerCase();
     const isRels = kind === "docx" && name.endsWith(".rels");
+    if (!isRels && !name.endsWith("/") && entry.uncompressedSize > 0) {
+      const svg = await svgPart(bytes, entry, { what, budget, maxImagePixels: limits.maxImagePixels, maxSvgBytes: limits.maxSvgBytes });
+      if (svg) {
+        budget -= svg.read;
+        removed.push(...svg.removed);
+        changed.set(entry.name, svg.text);
+        continue;
+      }
+    }
     if (!isRels && !name.endsWith(".xml")) continue;
     const data = await readZipEntryAsync(bytes, entry, budget, what);
     budget -= data.length;
-    checkXmlPart(data, entry.name, what);
     const markers = isRels ? ["Relationship"] : kind === "docx" ? WORD_MARKERS : ODF_MARKERS;
-    if (!markers.some((marker) => data.includes(marker))) continue;
-    const text = data.toString("utf8");
+    const has = await wordsIn(data, [...DTD_MARKERS, ...markers], slice);
+    checkXmlPart(data, entry.name, what, has);
+    if (!markers.some((marker) => has.has(marker))) continue;
+    const text = await decodeUtf8(data, slice);
     const before = removed.length;
-    const out = isRels
-      ? stripRelationships(text, entry.name, removed)
-      : kind === "docx"
-        ? stripWordXml(text, entry.name, removed)
-        : stripOpenDocumentXml(text, entry.name, removed);
+    const strip = isRels ? stripRelationships : kind === "docx" ? stripWordXml : stripOpenDocumentXml;
+    const out = await strip(text, entry.name, removed, slice, has);
     if (removed.length > before) changed.set(entry.name, out);
   }
   if (changed.size === 0) return { bytes, removed };
-  return { bytes: await rewrite(bytes, entries, changed, what), removed };
+  return { bytes: await rewrite(bytes, entries, changed, what, slice), removed };
 }
 
-async function rewrite(bytes: Uint8Array, entries: readonly ZipEntry[], changed: ReadonlyMap<string, string>, what: string): Promise<Buffer> {
+/** svgPart sanitises an entry LibreOffice would read as an SVG picture (undefined for any other), refusing a compressed one. */
+async function svgPart(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  context: { what: string; budget: number; maxImagePixels: number; maxSvgBytes: number },
+): Promise<{ text: string; removed: string[]; read: number } | undefined> {
+  const kind = svgPartKind(entry.name, await readZipEntryHead(bytes, entry, SVG_HEAD, context.what));
+  if (kind === "svgz") throw refuseSvgz(entry.name, context.what);
+  if (!kind) return undefined;
+  // The sanitiser parses the whole text at once on the event loop: bounded like an SVG value to annotate.
+  if (entry.uncompressedSize > context.maxSvgBytes) throw svgPartTooLarge(entry.name, context.what, context.maxSvgBytes);
+  const data = await readZipEntryAsync(bytes, entry, context.budget, context.what);
+  return { ...sanitiseSvgPart(data, entry.name, context.what, context), read: data.length };
+}
+
+async function rewrite(bytes: Uint8Array, entries: readonly ZipEntry[], changed: ReadonlyMap<string, string>, what: string, slice: TimeSlice): Promise<Buffer> {
   const files = [];
   for (const entry of entries) {
     if (entry.name.endsWith("/")) continue;
     const replaced = changed.get(entry.name);
-    const data = replaced === undefined ? await readZipEntryAsync(bytes, entry, Number.MAX_SAFE_INTEGER, what) : Buffer.from(replaced, "utf8");
+    const data = replaced === undefined ? await readZipEntryAsync(bytes, entry, Number.MAX_SAFE_INTEGER, what) : await encodeUtf8(replaced, slice);
     files.push({ name: entry.name, data, stored: entry.name === "mimetype" });
   }
   return writeZip(files);

@@ -1,7 +1,8 @@
 import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
 import { decodeText } from "#domain/conversion/conversion.ts";
 import { stripPackage } from "#domain/conversion/external-references.ts";
-import { docLinkField, neutraliseRtf } from "#domain/conversion/rtf.ts";
+import { neutraliseRtf } from "#domain/conversion/rtf.ts";
+import { docLink } from "#domain/conversion/word-binary.ts";
 import { checkImagePixels, isImageHeader, readPixelSize } from "#domain/docx/image-info.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { readZipDirectory, readZipEntryAsync, readZipEntryHead, type ZipLimits } from "#domain/shared/zip.ts";
@@ -10,6 +11,8 @@ import { readZipDirectory, readZipEntryAsync, readZipEntryHead, type ZipLimits }
 export interface OfficeInputLimits extends ZipLimits {
   /** Width x height an image inside a document may declare (LibreOffice allocates for it when it renders). */
   maxImagePixels: number;
+  /** Bytes an SVG picture inside a DOCX or ODT may have (it is parsed whole to be sanitised). */
+  maxSvgBytes: number;
 }
 
 /** PreparedInput is a request LibreOffice may see, and what was taken out of it. */
@@ -79,17 +82,17 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
       return { request: { ...request, bytes: stripped.bytes }, removed: stripped.removed };
     }
     case "rtf": {
-      const scan = neutraliseRtf(request.bytes);
+      const scan = await neutraliseRtf(request.bytes);
       for (const [i, head] of scan.pictures.entries()) checkPixels(head, `number ${i + 1} (an RTF picture)`, limits);
       return { request: { ...request, bytes: scan.bytes }, removed: scan.removed };
     }
     case "doc": {
-      const field = docLinkField(request.bytes);
-      if (field) {
+      const link = await docLink(request.bytes);
+      if (link) {
         throw new SignetError(
           "INVALID_DOCUMENT",
-          `The .doc file has a ${field} field, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.`,
-          { details: [{ field: "file", issue: `${field} field` }] },
+          `The .doc file has ${link.reason}, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.`,
+          { details: [{ field: "file", issue: link.issue }] },
         );
       }
       return { request, removed: [] };

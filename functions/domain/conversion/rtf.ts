@@ -1,4 +1,5 @@
 import { isSafeField } from "#domain/conversion/fields.ts";
+import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /** RtfScan is an RTF document with its linking fields neutralised, and the start of each picture's data. */
 export interface RtfScan {
@@ -64,14 +65,17 @@ export function plainText(rtf: string): string {
  * with an empty one, so the field's stored result is all that is shown, and empties shape
  * properties holding a URL or path (a linked picture's pibName). It also collects the first bytes
  * of every picture for the size check. The document is rewritten only when something was removed.
+ * The walk pauses every few milliseconds (TimeSlice), so a 20 MB RTF does not hold the event loop.
  */
-export function neutraliseRtf(bytes: Uint8Array): RtfScan {
+export async function neutraliseRtf(bytes: Uint8Array): Promise<RtfScan> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
   const stack: Group[] = [];
   const replacements: Array<{ start: number; end: number; with: string }> = [];
   const removed: string[] = [];
   const pictures: Uint8Array[] = [];
+  const slice = new TimeSlice();
   for (let i = 0; i < text.length; i++) {
+    if ((i & 0x3fff) === 0 && slice.due()) await slice.pause();
     const c = text.charCodeAt(i);
     if (c === 0x7b) {
       stack.push({ start: i });

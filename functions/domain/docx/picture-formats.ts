@@ -8,12 +8,12 @@ export class PictureDecodeError extends Error {
   override readonly name: string = "PictureDecodeError";
 }
 
-/** PictureTimeoutError is what a renderer adapter raises when a picture takes longer than its time limit. */
+/** PictureTimeoutError is what a renderer or decoder adapter raises when a picture takes longer than its time limit. */
 export class PictureTimeoutError extends PictureDecodeError {
   override readonly name = "PictureTimeoutError";
 
   constructor(readonly timeoutMs: number) {
-    super(`rendering took longer than ${timeoutMs} ms`);
+    super(`the picture took longer than ${timeoutMs} ms`);
   }
 }
 
@@ -60,17 +60,23 @@ const unreadable = (field: string, what: string, cause: unknown) =>
     cause,
   });
 
-async function adapterCall<T>(call: () => Promise<T>, field: string, what: string): Promise<T> {
+// What a caller is told when a picture outlasts the time limit: the work, and how to avoid it.
+const TOO_SLOW = {
+  "SVG image": { verb: "render", fix: "simplify the SVG (fewer shapes, masks, patterns or filters) or send it as a PNG" },
+  "WebP image": { verb: "decode", fix: "send it as a PNG or JPEG, or smaller" },
+} as const;
+
+async function adapterCall<T>(call: () => Promise<T>, field: string, what: keyof typeof TOO_SLOW): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (error instanceof PictureTimeoutError) {
       const seconds = error.timeoutMs / 1000;
-      throw new SignetError(
-        "INVALID_IMAGE",
-        `${field} takes longer than ${seconds} s to render; simplify the SVG (fewer shapes, masks, patterns or filters) or send it as a PNG.`,
-        { details: [{ field: `${field}.value`, issue: `not renderable within ${seconds} s` }], cause: error },
-      );
+      const { verb, fix } = TOO_SLOW[what];
+      throw new SignetError("INVALID_IMAGE", `${field} takes longer than ${seconds} s to ${verb}; ${fix}.`, {
+        details: [{ field: `${field}.value`, issue: `not ${verb === "render" ? "renderable" : "decodable"} within ${seconds} s` }],
+        cause: error,
+      });
     }
     if (error instanceof PictureDecodeError) throw unreadable(field, what, error);
     throw error;

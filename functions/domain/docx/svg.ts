@@ -44,10 +44,25 @@ export interface SanitisedSvg {
   text: string;
   /** What was taken out (element names and attributes), for the log and the tests. */
   removed: string[];
+  /** The size the root's width and height (else its viewBox) declare, in px; unset when they declare none. */
+  size?: { width: number; height: number };
+}
+
+/**
+ * SvgSource is whose SVG it is: how messages name it, the `field` of error details, and the error
+ * that refuses it. A string is an annotate value (`fields.N`): INVALID_IMAGE on `fields.N.value`.
+ */
+export interface SvgSource {
+  name: string;
+  field: string;
+  refuse: (issue: string) => SignetError;
 }
 
 const invalid = (field: string, issue: string) =>
   new SignetError("INVALID_IMAGE", `${field} is not an SVG Signet can use (${issue}).`, { details: [{ field: `${field}.value`, issue }] });
+
+const sourceOf = (source: string | SvgSource): SvgSource =>
+  typeof source === "string" ? { name: source, field: `${source}.value`, refuse: (issue) => invalid(source, issue) } : source;
 
 /**
  * PLAIN_SVG_DOCTYPE is a `<!DOCTYPE svg ...>` in the prolog (after the XML declaration and comments,
@@ -66,21 +81,22 @@ const PLAIN_SVG_DOCTYPE =
  * <svg> without xmlns is read as SVG, as the image/svg+xml parser does, and written with it), malformed
  * XML, a <use> cycle or more than MAX_SVG_NODES elements once <use> is expanded is INVALID_IMAGE.
  */
-export function sanitiseSvg(bytes: Uint8Array, field: string, limits: { maxImagePixels: number }): SanitisedSvg {
+export function sanitiseSvg(bytes: Uint8Array, from: string | SvgSource, limits: { maxImagePixels: number }): SanitisedSvg {
+  const source = sourceOf(from);
   let xml: string;
   try {
     xml = new TextDecoder("utf-8", { fatal: true }).decode(bytes).replace(/^\uFEFF/, "");
   } catch {
-    throw invalid(field, "the text is not UTF-8");
+    throw source.refuse("the text is not UTF-8");
   }
   // Old editors (Illustrator, Inkscape 0.4x) write the SVG 1.1 DOCTYPE line: a public identifier
   // and nothing else. It is dropped (no DTD is ever read); any internal subset or entity is refused.
   xml = xml.replace(PLAIN_SVG_DOCTYPE, "$1");
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw invalid(field, "it declares entities or a document type with an internal subset, which Signet refuses for safety");
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw source.refuse("it declares entities or a document type with an internal subset, which Signet refuses for safety");
   const parser = new DOMParser({
     locator: false,
     onError: (level, message) => {
-      if (level !== "warning") throw invalid(field, `not well-formed XML: ${String(message).split("\n")[0]}`);
+      if (level !== "warning") throw source.refuse(`not well-formed XML: ${String(message).split("\n")[0]}`);
     },
   });
   let doc: ReturnType<DOMParser["parseFromString"]>;
@@ -90,17 +106,22 @@ export function sanitiseSvg(bytes: Uint8Array, field: string, limits: { maxImage
     if (error instanceof SignetError) throw error;
     const inner = (error as { cause?: unknown }).cause;
     if (inner instanceof SignetError) throw inner;
-    throw invalid(field, "not well-formed XML");
+    throw source.refuse("not well-formed XML");
   }
   const root = doc.documentElement;
-  if (root?.localName !== "svg" || root.namespaceURI !== SVG_NS) throw invalid(field, `the root element must be <svg xmlns="${SVG_NS}">`);
+  if (root?.localName !== "svg" || root.namespaceURI !== SVG_NS) throw source.refuse(`the root element must be <svg xmlns="${SVG_NS}">`);
 
   const removed: string[] = [];
   // Only the root element stays at the top: processing instructions (xml-stylesheet), comments and the like go.
-  for (const node of childNodes(doc)) if (node !== root) doc.removeChild(node);
-  clean(root, field, limits, removed, 0);
-  countExpanded(root, field);
-  return { text: new XMLSerializer().serializeToString(doc), removed };
+  for (const node of childNodes(doc)) {
+    if (node === root) continue;
+    doc.removeChild(node);
+    if (node.nodeType === 7 && node.nodeName !== "xml") removed.push(`processing instruction ${node.nodeName}`);
+  }
+  clean(root, source, limits, removed, 0);
+  countExpanded(root, source);
+  const size = declaredSize(root);
+  return { text: new XMLSerializer().serializeToString(doc), removed, ...(size ? { size } : {}) };
 }
 
 function childNodes(node: Node): Node[] {
@@ -109,10 +130,10 @@ function childNodes(node: Node): Node[] {
   return nodes;
 }
 
-function clean(element: Element, field: string, limits: { maxImagePixels: number }, removed: string[], depth: number): void {
-  if (depth > MAX_SVG_DEPTH) throw invalid(field, `elements nested more than ${MAX_SVG_DEPTH} deep`);
+function clean(element: Element, source: SvgSource, limits: { maxImagePixels: number }, removed: string[], depth: number): void {
+  if (depth > MAX_SVG_DEPTH) throw source.refuse(`elements nested more than ${MAX_SVG_DEPTH} deep`);
   for (const attribute of Array.from({ length: element.attributes.length }, (_, i) => element.attributes.item(i)!)) {
-    const keep = keepAttribute(element, attribute.namespaceURI, attribute.localName ?? attribute.name, attribute.value, field, limits);
+    const keep = keepAttribute(element, attribute.namespaceURI, attribute.localName ?? attribute.name, attribute.value, source, limits);
     if (!keep) {
       element.removeAttributeNode(attribute);
       removed.push(`${element.localName} @${attribute.name}`);
@@ -131,7 +152,7 @@ function clean(element: Element, field: string, limits: { maxImagePixels: number
         removed.push("style (loads from outside)");
         continue;
       }
-      clean(inner, field, limits, removed, depth + 1);
+      clean(inner, source, limits, removed, depth + 1);
     } else if (child.nodeType !== 3 && child.nodeType !== 4) {
       // Text and CDATA stay (text content, style sheets); comments and processing instructions go.
       element.removeChild(child);
@@ -139,7 +160,14 @@ function clean(element: Element, field: string, limits: { maxImagePixels: number
   }
 }
 
-function keepAttribute(element: Element, namespace: string | null, name: string, value: string, field: string, limits: { maxImagePixels: number }): boolean {
+function keepAttribute(
+  element: Element,
+  namespace: string | null,
+  name: string,
+  value: string,
+  source: SvgSource,
+  limits: { maxImagePixels: number },
+): boolean {
   if (namespace === XMLNS_NS || (namespace === null && name === "xmlns")) return true;
   if (namespace !== null && namespace !== XLINK_NS && namespace !== XML_NS) return false;
   if (/^on/i.test(name)) return false;
@@ -149,7 +177,7 @@ function keepAttribute(element: Element, namespace: string | null, name: string,
     if (element.localName === "image" && EMBEDDED_IMAGE.test(target)) {
       const info = embeddedImageInfo(target);
       if (!info) return false;
-      checkImagePixels(info, limits.maxImagePixels, `embedded in ${field}`, `${field}.value`);
+      checkImagePixels(info, limits.maxImagePixels, `embedded in ${source.name}`, source.field);
       return true;
     }
     return false;
@@ -168,7 +196,7 @@ function embeddedImageInfo(uri: string): { width: number; height: number } | und
 }
 
 /** countExpanded counts elements as a renderer instantiates them (a <use> costs its target) and refuses cycles and excess. */
-function countExpanded(root: Element, field: string): void {
+function countExpanded(root: Element, source: SvgSource): void {
   const byId = new Map<string, Element>();
   const index = (element: Element) => {
     const id = element.getAttribute("id");
@@ -178,12 +206,12 @@ function countExpanded(root: Element, field: string): void {
   index(root);
   const cost = new Map<Element, number>();
   const visiting = new Set<Element>();
-  const tooMany = () => invalid(field, `more than ${MAX_SVG_NODES} elements once <use> references are expanded`);
+  const tooMany = () => source.refuse(`more than ${MAX_SVG_NODES} elements once <use> references are expanded`);
   const count = (element: Element, depth: number): number => {
     const known = cost.get(element);
     if (known !== undefined) return known;
-    if (depth > MAX_SVG_DEPTH) throw invalid(field, `elements and <use> references nested more than ${MAX_SVG_DEPTH} deep`);
-    if (visiting.has(element)) throw invalid(field, "a <use> refers to itself or to an element that contains it");
+    if (depth > MAX_SVG_DEPTH) throw source.refuse(`elements and <use> references nested more than ${MAX_SVG_DEPTH} deep`);
+    if (visiting.has(element)) throw source.refuse("a <use> refers to itself or to an element that contains it");
     visiting.add(element);
     let total = 1;
     for (let child = element.firstChild; child; child = child.nextSibling) if (child.nodeType === 1) total += count(child as Element, depth + 1);
@@ -198,4 +226,35 @@ function countExpanded(root: Element, field: string): void {
     return total;
   };
   count(root, 0);
+}
+
+// CSS px per unit of an absolute length (CSS Values 3): what a width of "2in" or "50mm" declares.
+const PX_PER_UNIT: Record<string, number> = { "": 1, px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, pt: 4 / 3, pc: 16, em: 16, ex: 8 };
+
+function length(value: string | null): number | undefined {
+  const match = /^\s*([+]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*([a-z]*)\s*$/i.exec(value ?? "");
+  const perUnit = match ? PX_PER_UNIT[match[2]!.toLowerCase()] : undefined;
+  return match && perUnit !== undefined ? Number(match[1]) * perUnit : undefined;
+}
+
+/**
+ * declaredSize is the size an SVG's root declares, as renderers read it: width and height in
+ * absolute units (a percentage or none: the viewBox's, scaled to keep its ratio when one side is
+ * given). Undefined when neither says anything.
+ */
+function declaredSize(root: Element): { width: number; height: number } | undefined {
+  const box = (root.getAttribute("viewBox") ?? "")
+    .trim()
+    .split(/[\s,]+/)
+    .map(Number);
+  const [boxWidth, boxHeight] = box.length === 4 && box.every(Number.isFinite) && box[2]! > 0 && box[3]! > 0 ? [box[2]!, box[3]!] : [undefined, undefined];
+  let width = length(root.getAttribute("width"));
+  let height = length(root.getAttribute("height"));
+  if (boxWidth !== undefined && boxHeight !== undefined) {
+    if (width === undefined && height !== undefined) width = (height * boxWidth) / boxHeight;
+    else if (height === undefined && width !== undefined) height = (width * boxHeight) / boxWidth;
+    width ??= boxWidth;
+    height ??= boxHeight;
+  }
+  return width !== undefined && height !== undefined ? { width, height } : undefined;
 }

@@ -1,3 +1,4 @@
+import { TimeSlice } from "#domain/shared/time-slice.ts";
 import { crc32, createInflateRaw, deflateRaw, inflateRaw, inflateRawSync, type ZlibOptions } from "node:zlib";
 import { SignetError } from "#domain/shared/errors.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
@@ -180,8 +181,8 @@ export interface ZipInput {
 
 /**
  * writeZip builds a zip (DEFLATE, no zip64) from entries in order. Each entry is compressed on
- * libuv's thread pool, so building a large package never holds the event loop; the headers are
- * a few bytes each. Names are written as UTF-8 (general purpose flag bit 11).
+ * libuv's thread pool and its checksum taken a few megabytes at a time with pauses, so building a
+ * large package never holds the event loop; the headers are a few bytes each. Names are written as UTF-8 (general purpose flag bit 11).
  */
 export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
   const compressed = await Promise.all(
@@ -191,13 +192,16 @@ export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
         : new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, (error, result) => (error ? reject(error) : resolve(result)))),
     ),
   );
+  const slice = new TimeSlice();
+  const crcs: number[] = [];
+  for (const entry of entries) crcs.push(await crc32InSlices(entry.data, slice));
   const chunks: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;
   entries.forEach((entry, i) => {
     const name = Buffer.from(entry.name, "utf8");
     const data = compressed[i]!;
-    const crc = crc32(entry.data);
+    const crc = crcs[i]!;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(LOCAL, 0);
     local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
@@ -227,6 +231,16 @@ export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...chunks, directory, end]);
+}
+
+/** crc32InSlices is the CRC-32 of `data`, taken 4 MB at a time with a pause when the turn has run out. */
+async function crc32InSlices(data: Uint8Array, slice: TimeSlice): Promise<number> {
+  let crc = 0;
+  for (let at = 0; at < data.byteLength || at === 0; at += 4 * 1024 * 1024) {
+    if (at > 0 && slice.due()) await slice.pause();
+    crc = crc32(data.subarray(at, at + 4 * 1024 * 1024), crc);
+  }
+  return crc;
 }
 
 /**

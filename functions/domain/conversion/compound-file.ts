@@ -1,0 +1,155 @@
+import { SignetError } from "#domain/shared/errors.ts";
+
+/**
+ * A reader for the Compound File Binary format ([MS-CFB]) that Word 97-2003 files are stored in: a
+ * little file system of sectors whose streams (WordDocument, 1Table, Data, ...) are chains in a
+ * sector allocation table, small streams in a mini stream of 64-byte sectors. Only what reading
+ * every stream needs; chains are bounded and a loop or a sector outside the file is refused.
+ */
+
+const SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+const END_OF_CHAIN = 0xfffffffe;
+const FREE = 0xffffffff;
+const HEADER_DIFAT = 109;
+
+/** isCompoundFile tells whether bytes start with the compound file signature. */
+export function isCompoundFile(bytes: Uint8Array): boolean {
+  return bytes.length >= 512 && Buffer.from(bytes.buffer, bytes.byteOffset, 8).equals(SIGNATURE);
+}
+
+/** damaged is the error for a compound file whose structure cannot be followed. */
+function damaged(what: string, reason: string): SignetError {
+  return new SignetError("INVALID_DOCUMENT", `The ${what} is damaged (${reason}); save it again from a word processor and upload it again.`);
+}
+
+/** Sectors are the file's sectors after its header: one by index, or a chain of them through a table. */
+class Sectors {
+  readonly size: number;
+  readonly count: number;
+
+  constructor(
+    readonly data: Buffer,
+    shift: number,
+    readonly what: string,
+  ) {
+    if (shift !== 9 && shift !== 12) throw damaged(what, "unknown sector size");
+    this.size = 1 << shift;
+    this.count = Math.max(0, Math.ceil((data.length - this.size) / this.size));
+  }
+
+  sector(index: number): Buffer {
+    const start = (index + 1) * this.size;
+    if (index >= this.count || start >= this.data.length) throw damaged(this.what, `sector ${index} lies outside the file`);
+    return this.data.subarray(start, Math.min(start + this.size, this.data.length));
+  }
+
+  /** chain follows a chain of sectors through a table; a loop or an index outside it is refused. */
+  chain(table: Uint32Array, start: number, limit: number): number[] {
+    const out: number[] = [];
+    for (let at = start; at !== END_OF_CHAIN && at !== FREE; at = table[at]!) {
+      if (at >= table.length || out.length >= limit) throw damaged(this.what, "a sector chain loops or leaves the file");
+      out.push(at);
+    }
+    return out;
+  }
+}
+
+/** readFat reads the sector allocation table from the header's DIFAT entries and the DIFAT sectors. */
+function readFat(sectors: Sectors, header: Buffer): Uint32Array {
+  const fatSectors = header.readUInt32LE(44);
+  const locations: number[] = [];
+  for (let i = 0; i < HEADER_DIFAT && locations.length < fatSectors; i++) locations.push(header.readUInt32LE(76 + i * 4));
+  let difat = header.readUInt32LE(68);
+  for (let hops = 0; locations.length < fatSectors && difat !== END_OF_CHAIN && difat !== FREE; hops++) {
+    if (hops > sectors.count) throw damaged(sectors.what, "the DIFAT loops");
+    const sector = sectors.sector(difat);
+    const per = sectors.size / 4 - 1;
+    for (let i = 0; i < per && locations.length < fatSectors; i++) locations.push(sector.readUInt32LE(i * 4));
+    difat = sector.readUInt32LE(per * 4);
+  }
+  if (locations.length < fatSectors || fatSectors > sectors.count) throw damaged(sectors.what, "the allocation table is incomplete");
+  const fat = new Uint32Array((fatSectors * sectors.size) / 4);
+  locations.forEach((location, i) => {
+    const sector = sectors.sector(location);
+    for (let j = 0; j < sector.length / 4; j++) fat[(i * sectors.size) / 4 + j] = sector.readUInt32LE(j * 4);
+  });
+  return fat;
+}
+
+/** readChain concatenates the sectors of a chain and cuts it to `size`. */
+function readChain(sectors: Sectors, fat: Uint32Array, start: number, size: number): Buffer {
+  const chain = sectors.chain(fat, start, sectors.count + 1);
+  return Buffer.concat(chain.map((index) => sectors.sector(index))).subarray(0, size);
+}
+
+interface DirectoryEntry {
+  name: string;
+  type: number;
+  start: number;
+  size: number;
+}
+
+/** readDirectory lists the directory's entries (storages, streams, the root). */
+function readDirectory(sectors: Sectors, fat: Uint32Array, start: number): DirectoryEntry[] {
+  const directory = readChain(sectors, fat, start, Number.MAX_SAFE_INTEGER);
+  const entries: DirectoryEntry[] = [];
+  for (let at = 0; at + 128 <= directory.length; at += 128) {
+    const nameLength = Math.min(64, directory.readUInt16LE(at + 64));
+    const type = directory[at + 66]!;
+    if (type === 0 || nameLength < 2) continue;
+    const name = directory.toString("utf16le", at, at + nameLength - 2);
+    const size = sectors.size === 512 ? directory.readUInt32LE(at + 120) : Number(directory.readBigUInt64LE(at + 120));
+    entries.push({ name, type, start: directory.readUInt32LE(at + 116), size });
+  }
+  return entries;
+}
+
+/** CompoundStream is one stream of a compound file: its name (not its storage's) and its bytes. */
+export interface CompoundStream {
+  name: string;
+  bytes: Buffer;
+}
+
+/**
+ * readCompoundStreams returns every stream of a compound file in directory order, each cut to its
+ * size, those of embedded objects' storages too (names may repeat). A structure that cannot be
+ * followed is INVALID_DOCUMENT (422): what cannot be read cannot be checked.
+ */
+export function readCompoundStreams(bytes: Uint8Array, what: string): CompoundStream[] {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const header = data.subarray(0, 512);
+  const sectors = new Sectors(data, header.readUInt16LE(30), what);
+  const fat = readFat(sectors, header);
+  const entries = readDirectory(sectors, fat, header.readUInt32LE(48));
+  const root = entries.find((entry) => entry.type === 5);
+  const cutoff = header.readUInt32LE(56);
+  const mini = root && root.size > 0 ? readChain(sectors, fat, root.start, root.size) : Buffer.alloc(0);
+  const miniFat = readMiniFat(sectors, fat, header);
+  return entries
+    .filter((entry) => entry.type === 2)
+    .map((entry) => ({
+      name: entry.name,
+      bytes: entry.size < cutoff ? readMiniChain(mini, miniFat, entry, sectors) : readChain(sectors, fat, entry.start, entry.size),
+    }));
+}
+
+/** readMiniFat reads the mini stream's allocation table (empty when the file has none). */
+function readMiniFat(sectors: Sectors, fat: Uint32Array, header: Buffer): Uint32Array {
+  const start = header.readUInt32LE(60);
+  if (start === END_OF_CHAIN || start === FREE) return new Uint32Array(0);
+  const table = readChain(sectors, fat, start, Number.MAX_SAFE_INTEGER);
+  const miniFat = new Uint32Array(table.length >> 2);
+  for (let i = 0; i < miniFat.length; i++) miniFat[i] = table.readUInt32LE(i * 4);
+  return miniFat;
+}
+
+/** readMiniChain concatenates a small stream's 64-byte sectors from the mini stream and cuts it to its size. */
+function readMiniChain(mini: Buffer, miniFat: Uint32Array, entry: DirectoryEntry, sectors: Sectors): Buffer {
+  if (entry.size === 0) return Buffer.alloc(0);
+  const chain = sectors.chain(miniFat, entry.start, mini.length / 64 + 1);
+  const parts = chain.map((index) => {
+    if ((index + 1) * 64 > mini.length) throw damaged(sectors.what, `mini sector ${index} lies outside the mini stream`);
+    return mini.subarray(index * 64, (index + 1) * 64);
+  });
+  return Buffer.concat(parts).subarray(0, entry.size);
+}
