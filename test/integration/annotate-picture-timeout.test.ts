@@ -18,19 +18,17 @@ const slowWebp = readFileSync(new URL("../fixtures/solid-100-megapixels.webp", i
 const wasmPath = createRequire(import.meta.url).resolve(WEBP_WASM.module);
 const gluePath = join(dirname(wasmPath), WEBP_GLUE.module.split("/").pop()!);
 
-/** ticking counts the event loop's turns every 20 ms while `work` runs, and the longest gap between two. */
-async function ticking<T>(work: () => Promise<T>): Promise<{ result: T; longestGapMs: number; ms: number }> {
-  let last = performance.now();
-  let longestGapMs = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longestGapMs = Math.max(longestGapMs, now - last);
-    last = now;
-  }, 20);
-  const started = performance.now();
+/**
+ * ticking counts the turns of a 20 ms interval while `work` runs. Work that holds the event loop
+ * to its end sees none; work that waits on a thread sees at least one before a limit of its own
+ * (a timer set later, for longer) ends it, however loaded the machine.
+ */
+async function ticking<T>(work: () => Promise<T>): Promise<{ result: T; ticks: number }> {
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 20);
   try {
     const result = await work();
-    return { result, longestGapMs, ms: performance.now() - started };
+    return { result, ticks };
   } finally {
     clearInterval(ticker);
   }
@@ -45,11 +43,11 @@ describe("the WebP decoder's thread", () => {
       expect(await decoder.decode(await makeWebp(8, 4))).toMatchObject({ width: 8, height: 4 });
       const slow = await ticking(() => decoder.decode(slowWebp).catch((error: unknown) => error));
       expect(slow.result).toBeInstanceOf(PictureTimeoutError);
-      // Measured here with a 300 ms limit: rejected 370-420 ms after the call, the loop never more
-      // than 31 ms between turns; the whole decode takes 0.7-1.5 s in the thread, and blocked the
-      // loop 1.2 s on the main thread.
-      expect(slow.longestGapMs).toBeLessThan(1000);
-      expect(slow.ms).toBeLessThan(1000);
+      // The loop turned while the decode ran (on the main thread it held the loop 1.2 s, to its end).
+      // No bound on the time taken: only the limit's timer raises PictureTimeoutError. (Measured
+      // here with a 300 ms limit: rejected 370-420 ms after the call, at most 31 ms between turns;
+      // bench:* is where such figures belong.)
+      expect(slow.ticks).toBeGreaterThanOrEqual(1);
       const next = await decoder.decode(await makeWebp(48, 24, { lossless: true }));
       expect(next).toMatchObject({ width: 48, height: 24 });
       expect(next.rgba.length).toBe(48 * 24 * 4);
