@@ -72,9 +72,10 @@ describe("POST /v1/convert, files LibreOffice saved with a password", () => {
   // The synthetic OLE case above stands for a password-protected DOCX: LibreOffice 7.4 cannot
   // write one headless, so the real encrypted files here are ODT and Word 97.
   let secret: Awaited<ReturnType<typeof passwordProtectedFixtures>>;
+  // passwordProtectedFixtures allows its soffice runs 60 s, then 90 s and one retry of 90 s.
   beforeAll(async () => {
     secret = await passwordProtectedFixtures();
-  }, 120_000);
+  }, 300_000);
 
   it("the fixtures really are encrypted", () => {
     const manifest = new PizZip(secret.odt).file("META-INF/manifest.xml")!.asText();

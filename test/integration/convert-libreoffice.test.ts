@@ -34,10 +34,12 @@ function expectInOrder(haystack: string, needles: readonly string[]): void {
   }
 }
 
+// Four soffice runs one after another, each allowed 60 s by libreOfficeFixtures: the default hook
+// time-out (120 s) ended this under load (the test at nice 15 beside three CPU burners).
 beforeAll(async () => {
   warm = createLibreOfficeConverter({ mode: "warm", concurrency: 2, timeoutMs: 60_000, workDir: join(root, "warm") });
   produced = await libreOfficeFixtures();
-});
+}, 300_000);
 
 afterAll(async () => {
   await warm.close();
