@@ -350,7 +350,8 @@ describe("through the local server (warm LibreOffice, isolation as the system al
     expect(converted.status).toBe(413);
     expect(await converted.json()).toMatchObject({
       code: "PAYLOAD_TOO_LARGE",
-      message: "The DOCX part word/media/image1.svg is an SVG picture larger than the 10 MB image limit; insert it as a PNG or a smaller SVG and upload the document again.",
+      message:
+        "The DOCX part word/media/image1.svg is an SVG picture larger than the 10 MB image limit; insert it as a PNG or a smaller SVG and upload the document again.",
     });
   });
 
