@@ -39,7 +39,7 @@ async function plain(path: string): Promise<void> {
   });
 }
 
-const officeLimits = { ...limits, maxImagePixels: 100_000_000 };
+const officeLimits = { ...limits, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const boxed = { concurrency: 1, timeoutMs: 120_000, memoryLimitMb: 4096 } as const;
 const oneshot = withOfficeInputChecks(createLibreOfficeConverter({ ...boxed, mode: "oneshot" }), officeLimits);
 const warm = withOfficeInputChecks(createLibreOfficeConverter({ ...boxed, mode: "warm" }), officeLimits);

@@ -31,7 +31,7 @@ const client = new S3Client({
 });
 const transfer = createS3OfficeTransfer({ client, bucket });
 const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-const checks = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000 };
+const checks = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const limits = { maxDocumentBytes: 75 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024 };
 
 // With LibreOffice: the office handler as deployed (its converter is the local one here).

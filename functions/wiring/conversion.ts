@@ -54,7 +54,12 @@ export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
       });
   const office = withOfficeInputChecks<LibreOfficeConverter | OfficeWorkerConverter>(
     inProcess ?? officeWorker(conversion.officeFunction!),
-    { maxEntries: documentLimits.maxEntries, maxUncompressedBytes: documentLimits.maxUncompressedBytes, maxImagePixels: limits.maxImagePixels },
+    {
+      maxEntries: documentLimits.maxEntries,
+      maxUncompressedBytes: documentLimits.maxUncompressedBytes,
+      maxImagePixels: limits.maxImagePixels,
+      maxSvgBytes: limits.maxImageBytes,
+    },
     // What was taken out, never the document: part names and reference kinds (the targets may be private).
     (removed) => logger.info("external references removed before conversion", { count: removed.length }),
   );

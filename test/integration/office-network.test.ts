@@ -36,7 +36,7 @@ const listener = http.createServer((req, res) => {
 await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
 const all = vectors(base, markers);
-const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000 };
+const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const isolationHere = await detectIsolation("auto", undefined, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
 
 afterAll(async () => {
@@ -337,6 +337,21 @@ describe("through the local server (warm LibreOffice, isolation as the system al
     expect(await refused.json()).toMatchObject({
       code: "INVALID_DOCUMENT",
       message: expect.stringContaining("The DOCX part word/media/image1.svg is an SVG picture Signet does not pass on (it declares entities"),
+    });
+  });
+
+  it("refuses an SVG picture over the 10 MB image limit before parsing it (413 PAYLOAD_TOO_LARGE), from a 30 KB DOCX", async () => {
+    const zip = new PizZip(fixtureDocx());
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
+    zip.file("word/media/image1.svg", svg.replace("<rect", `<!--${" ".repeat(10 * 1024 * 1024)}--><rect`));
+    const bomb = zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    const converted = await converting(() => convert(bomb, "docx"));
+    expect(converted.status).toBe(413);
+    expect(await converted.json()).toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      message:
+        "The DOCX part word/media/image1.svg is an SVG picture larger than the 10 MB image limit; insert it as a PNG or a smaller SVG and upload the document again.",
     });
   });
 

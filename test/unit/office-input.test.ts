@@ -20,7 +20,7 @@ import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { vectors, writeMarkers } from "#test/helpers/office-vectors.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 
-const limits: OfficeInputLimits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000 };
+const limits: OfficeInputLimits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const base = "http://127.0.0.1:9";
 const dir = mkdtempSync(join(tmpdir(), "signet-office-input-"));
 const markers = writeMarkers(dir);

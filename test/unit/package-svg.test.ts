@@ -10,7 +10,7 @@ import { expectSignetError } from "#test/helpers/signet-error.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 import PizZip from "pizzip";
 
-const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000 };
+const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const base = "http://127.0.0.1:9";
 const markers = { textPath: "/tmp/marker.txt", imagePath: "/tmp/marker.png", text: "marker" };
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="48"><rect width="96" height="48"/></svg>';
@@ -79,6 +79,19 @@ describe("SVG pictures in a package", () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" ${size}><rect width="1" height="1"/></svg>`;
     const error = await expectSignetError(prepare(docx([{ name: "word/media/image1.svg", data: svg }])), "IMAGE_TOO_LARGE");
     expect(error.message).toContain(`The image word/media/image1.svg is ${pixels} pixels`);
+  });
+
+  it("refuses an SVG part over the image limit before parsing it (413 PAYLOAD_TOO_LARGE naming the part and the limit); one at the limit passes", async () => {
+    const small = { ...limits, maxSvgBytes: 4096 };
+    const padded = (bytes: number) => SVG.replace("<rect", `<!--${"x".repeat(bytes - SVG.length - 7)}--><rect`);
+    expect(padded(4096)).toHaveLength(4096);
+    const ok = await prepareOfficeInput({ bytes: docx([{ name: "word/media/image1.svg", data: padded(4096) }]), from: "docx", to: "pdf" }, small);
+    expect(part(ok.request.bytes, "word/media/image1.svg")).toContain("<rect");
+    const refused = prepareOfficeInput({ bytes: docx([{ name: "word/media/image1.svg", data: padded(4097) }]), from: "docx", to: "pdf" }, small);
+    const error = await expectSignetError(refused, "PAYLOAD_TOO_LARGE");
+    expect(error.message).toBe(
+      "The DOCX part word/media/image1.svg is an SVG picture larger than the 4 KB image limit; insert it as a PNG or a smaller SVG and upload the document again.",
+    );
   });
 
   it("counts an image embedded in the SVG against the limit", async () => {

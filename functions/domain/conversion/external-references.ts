@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { isSafeField } from "#domain/conversion/fields.ts";
-import { refuseSvgz, sanitiseSvgPart, SVG_HEAD, svgPartKind } from "#domain/conversion/package-svg.ts";
+import { refuseSvgz, sanitiseSvgPart, SVG_HEAD, svgPartKind, svgPartTooLarge } from "#domain/conversion/package-svg.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { decodeUtf8, encodeUtf8, replaceInSlices, TimeSlice, wordsIn } from "#domain/shared/time-slice.ts";
 import { readZipDirectory, readZipEntryAsync, readZipEntryHead, writeZip, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
@@ -280,7 +280,11 @@ function checkXmlPart(data: Buffer, part: string, what: string, has: ReadonlySet
  * decoded only when it holds a word a reference needs; the package is rewritten only when
  * something was removed or it holds an SVG, entries in the same order (an ODT's mimetype stays first and stored).
  */
-export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limits: ZipLimits & { maxImagePixels: number }): Promise<Stripped> {
+export async function stripPackage(
+  bytes: Uint8Array,
+  kind: "docx" | "odt",
+  limits: ZipLimits & { maxImagePixels: number; maxSvgBytes: number },
+): Promise<Stripped> {
   const what = kind === "docx" ? "DOCX" : "OpenDocument file";
   const entries = readZipDirectory(bytes, limits, what);
   const changed = new Map<string, string>();
@@ -291,7 +295,7 @@ export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limi
     const name = entry.name.toLowerCase();
     const isRels = kind === "docx" && name.endsWith(".rels");
     if (!isRels && !name.endsWith("/") && entry.uncompressedSize > 0) {
-      const svg = await svgPart(bytes, entry, { what, budget, maxImagePixels: limits.maxImagePixels });
+      const svg = await svgPart(bytes, entry, { what, budget, maxImagePixels: limits.maxImagePixels, maxSvgBytes: limits.maxSvgBytes });
       if (svg) {
         budget -= svg.read;
         removed.push(...svg.removed);
@@ -320,11 +324,13 @@ export async function stripPackage(bytes: Uint8Array, kind: "docx" | "odt", limi
 async function svgPart(
   bytes: Uint8Array,
   entry: ZipEntry,
-  context: { what: string; budget: number; maxImagePixels: number },
+  context: { what: string; budget: number; maxImagePixels: number; maxSvgBytes: number },
 ): Promise<{ text: string; removed: string[]; read: number } | undefined> {
   const kind = svgPartKind(entry.name, await readZipEntryHead(bytes, entry, SVG_HEAD, context.what));
   if (kind === "svgz") throw refuseSvgz(entry.name, context.what);
   if (!kind) return undefined;
+  // The sanitiser parses the whole text at once on the event loop: bounded like an SVG value to annotate.
+  if (entry.uncompressedSize > context.maxSvgBytes) throw svgPartTooLarge(entry.name, context.what, context.maxSvgBytes);
   const data = await readZipEntryAsync(bytes, entry, context.budget, context.what);
   return { ...sanitiseSvgPart(data, entry.name, context.what, context), read: data.length };
 }

@@ -11,6 +11,8 @@ import { readZipDirectory, readZipEntryAsync, readZipEntryHead, type ZipLimits }
 export interface OfficeInputLimits extends ZipLimits {
   /** Width x height an image inside a document may declare (LibreOffice allocates for it when it renders). */
   maxImagePixels: number;
+  /** Bytes an SVG picture inside a DOCX or ODT may have (it is parsed whole to be sanitised). */
+  maxSvgBytes: number;
 }
 
 /** PreparedInput is a request LibreOffice may see, and what was taken out of it. */

@@ -2,6 +2,7 @@ import { gunzipSync } from "node:zlib";
 import { checkImagePixels } from "#domain/docx/image-info.ts";
 import { sanitiseSvg } from "#domain/docx/svg.ts";
 import { SignetError } from "#domain/shared/errors.ts";
+import { formatBytes } from "#domain/shared/sizes.ts";
 
 /**
  * SVG pictures inside a DOCX or ODT (word/media/*.svg, Pictures/*.svg): LibreOffice draws them with
@@ -45,6 +46,15 @@ export function refuseSvgz(part: string, what: string): SignetError {
     "INVALID_DOCUMENT",
     `The ${what} part ${part} is a compressed SVG (svgz), which Signet does not pass on; insert the picture as a plain SVG or a PNG and upload the document again.`,
     { details: [{ field: "document", issue: `${part}: compressed SVG` }] },
+  );
+}
+
+/** svgPartTooLarge is the 413 for an SVG part larger than an SVG picture may be (the image limit). */
+export function svgPartTooLarge(part: string, what: string, maxBytes: number): SignetError {
+  return new SignetError(
+    "PAYLOAD_TOO_LARGE",
+    `The ${what} part ${part} is an SVG picture larger than the ${formatBytes(maxBytes)} image limit; insert it as a PNG or a smaller SVG and upload the document again.`,
+    { details: [{ field: "document", issue: `${part}: SVG larger than ${maxBytes} bytes` }] },
   );
 }
 
