@@ -25,6 +25,17 @@ export const fixtureText = {
   footer: "Signet Footer Line",
 } as const;
 
+/** pngDeclaring is a PNG signature and an IHDR declaring width x height, then `padding` bytes of junk: a header that image checks read, nothing a decoder could draw. */
+export function pngDeclaring(width: number, height: number, padding = 0): Buffer {
+  const ihdr = Buffer.alloc(25);
+  ihdr.writeUInt32BE(13, 0);
+  ihdr.write("IHDR", 4, "latin1");
+  ihdr.writeUInt32BE(width, 8);
+  ihdr.writeUInt32BE(height, 12);
+  ihdr.set([8, 2, 0, 0, 0], 16);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, Buffer.alloc(padding, 7)]);
+}
+
 /** solidPng encodes a width x height RGB PNG of one colour. */
 export function solidPng(width: number, height: number, rgb: [number, number, number] = [200, 30, 30]): Buffer {
   const chunk = (type: string, data: Buffer) => {

@@ -2,6 +2,7 @@
 // megabytes full of fields and link attributes, all decoded and rewritten before LibreOffice sees it.
 // For the health-during-check test and bench:office-input.
 import PizZip from "pizzip";
+import { pngDeclaring } from "#test/helpers/convert-fixtures.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 
 // One paragraph exercising every rewrite the checks make: a complex field and a simple one (both
@@ -26,19 +27,8 @@ export function heavyFieldsDocx(xmlBytes: number, hugeImage = true): Buffer {
   const docx = buildDocx({ body: UNIT.repeat(Math.max(1, Math.floor(xmlBytes / UNIT.length))) });
   if (!hugeImage) return docx;
   const zip = new PizZip(docx);
-  zip.file("word/media/image1.png", hugePng());
+  zip.file("word/media/image1.png", pngDeclaring(60000, 60000, 1024));
   return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
-}
-
-/** hugePng is the header of a PNG declaring 60000 x 60000 pixels, and a little data. */
-function hugePng(): Buffer {
-  const ihdr = Buffer.alloc(25);
-  ihdr.writeUInt32BE(13, 0);
-  ihdr.write("IHDR", 4, "latin1");
-  ihdr.writeUInt32BE(60000, 8);
-  ihdr.writeUInt32BE(60000, 12);
-  ihdr.set([8, 2, 0, 0, 0], 16);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, Buffer.alloc(1024, 7)]);
 }
 
 const RTF_UNIT =
@@ -47,7 +37,7 @@ const RTF_UNIT =
 
 /** heavyRtf is an RTF of about `bytes` of fields (INCLUDEPICTURE among them, neutralised), ending in a picture declaring 60000 x 60000 pixels (413 after the scan). */
 export function heavyRtf(bytes: number): Buffer {
-  const png = hugePng().toString("hex");
+  const png = pngDeclaring(60000, 60000, 1024).toString("hex");
   const body = RTF_UNIT.repeat(Math.max(1, Math.floor(bytes / RTF_UNIT.length)));
   return Buffer.from(String.raw`{\rtf1\ansi\deff0{\fonttbl{\f0 Times;}}` + body + String.raw`{\pict\pngblip\picw100\pich100 ` + png + "}}", "latin1");
 }

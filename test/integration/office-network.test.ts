@@ -17,7 +17,7 @@ import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters
 import { detectIsolation } from "#adapters/libreoffice/isolation.ts";
 import type { Converter } from "#domain/conversion/converter.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
-import { fixtureDocx, solidPng } from "#test/helpers/convert-fixtures.ts";
+import { fixtureDocx, pngDeclaring, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
@@ -225,13 +225,7 @@ async function linkedPictureDocs(): Promise<Array<{ name: string; bytes: Buffer;
 
 /** hugePngDocx is a DOCX holding a 10 MB PNG that declares 60000 x 60000 pixels. */
 function hugePngDocx(): Buffer {
-  const ihdr = Buffer.alloc(25);
-  ihdr.writeUInt32BE(13, 0);
-  ihdr.write("IHDR", 4, "latin1");
-  ihdr.writeUInt32BE(60000, 8);
-  ihdr.writeUInt32BE(60000, 12);
-  ihdr.set([8, 2, 0, 0, 0], 16);
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, Buffer.alloc(10 * 1024 * 1024, 7)]);
+  const png = pngDeclaring(60000, 60000, 10 * 1024 * 1024);
   const zip = new PizZip(fixtureDocx());
   zip.file("word/media/image1.png", png);
   return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });

@@ -16,7 +16,7 @@ import { runOfficeJob } from "#domain/conversion/office-worker.ts";
 import { errorTable } from "#http/error-table.ts";
 import { startS3StandIn, type S3StandIn } from "#local/s3-stand-in.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
-import { fixtureDocx, fixtureText } from "#test/helpers/convert-fixtures.ts";
+import { fixtureDocx, fixtureText, pngDeclaring } from "#test/helpers/convert-fixtures.ts";
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 
@@ -152,17 +152,6 @@ describe("a document over 4 MB travels through the bucket", () => {
 });
 
 describe("failures keep their status through the invoke", () => {
-  /** pngHeader is a PNG signature and IHDR declaring width x height, then junk. */
-  function pngHeader(width: number, height: number): Buffer {
-    const ihdr = Buffer.alloc(25);
-    ihdr.writeUInt32BE(13, 0);
-    ihdr.write("IHDR", 4, "latin1");
-    ihdr.writeUInt32BE(width, 8);
-    ihdr.writeUInt32BE(height, 12);
-    ihdr.set([8, 2, 0, 0, 0], 16);
-    return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, Buffer.alloc(64, 7)]);
-  }
-
   // One row: what is sent, the code and status the caller raises. The adapter here has no input
   // checks of its own in front of it (the wiring adds them), so every refusal is the office function's.
   const zipWith = (name: string, data: Buffer) => {
@@ -171,7 +160,7 @@ describe("failures keep their status through the invoke", () => {
     return zip.generate({ type: "nodebuffer", compression: "DEFLATE" });
   };
   it.each([
-    ["a DOCX with a picture declaring 60000 x 60000", () => zipWith("word/media/image1.png", pngHeader(60000, 60000)), "IMAGE_TOO_LARGE", 413],
+    ["a DOCX with a picture declaring 60000 x 60000", () => zipWith("word/media/image1.png", pngDeclaring(60000, 60000, 64)), "IMAGE_TOO_LARGE", 413],
     ["random bytes called DOCX", () => Buffer.from("not a document at all"), "INVALID_DOCUMENT", 422],
     ["an empty file", () => Buffer.alloc(0), "VALIDATION_ERROR", 400],
   ] as const)("%s: %s", async (_, bytes, code, status) => {

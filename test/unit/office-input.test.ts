@@ -14,7 +14,7 @@ import { readPixelSize } from "#domain/docx/image-info.ts";
 import type { ConversionRequest } from "#domain/conversion/converter.ts";
 import { isSignetError, type SignetError } from "#domain/shared/errors.ts";
 import { readZipDirectory } from "#domain/shared/zip.ts";
-import { fixtureDocx, solidPng } from "#test/helpers/convert-fixtures.ts";
+import { fixtureDocx, pngDeclaring, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { makeWebpHeader } from "#test/helpers/annotate-images.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { vectors, writeMarkers } from "#test/helpers/office-vectors.ts";
@@ -44,17 +44,6 @@ async function refusal(promise: Promise<unknown>): Promise<SignetError> {
     throw error;
   }
   throw new Error("expected a SignetError");
-}
-
-/** pngHeader is a PNG signature and IHDR declaring width x height, then `padding` bytes of junk IDAT. */
-function pngHeader(width: number, height: number, padding = 0): Buffer {
-  const ihdr = Buffer.alloc(25);
-  ihdr.writeUInt32BE(13, 0);
-  ihdr.write("IHDR", 4, "latin1");
-  ihdr.writeUInt32BE(width, 8);
-  ihdr.writeUInt32BE(height, 12);
-  ihdr.set([8, 2, 0, 0, 0], 16);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, Buffer.alloc(padding, 7)]);
 }
 
 function docxWithMedia(name: string, data: Buffer): Buffer {
@@ -282,7 +271,7 @@ describe("image sizes", () => {
   });
 
   it("refuses a 10 MB PNG declaring 60000 x 60000 inside a DOCX with 413 IMAGE_TOO_LARGE naming the limit", async () => {
-    const bytes = docxWithMedia("word/media/image1.png", pngHeader(60000, 60000, 10 * 1024 * 1024));
+    const bytes = docxWithMedia("word/media/image1.png", pngDeclaring(60000, 60000, 10 * 1024 * 1024));
     const error = await refusal(prepareOfficeInput({ bytes, from: "docx", to: "pdf" }, limits));
     expect(error.code).toBe("IMAGE_TOO_LARGE");
     expect(error.message).toBe(
@@ -296,7 +285,7 @@ describe("image sizes", () => {
     ["an HTML data URI", "html"],
     ["a Markdown data URI", "md"],
   ] as const)("refuses %s over the limit", async (_, from) => {
-    const png = pngHeader(20000, 20000, 64);
+    const png = pngDeclaring(20000, 20000, 64);
     const bytes = {
       odt: () =>
         buildZip([
@@ -314,7 +303,7 @@ describe("image sizes", () => {
   });
 
   it("passes images within the limit and files that are no image", async () => {
-    const bytes = docxWithMedia("word/media/wide.png", pngHeader(10_000, 10_000, 64));
+    const bytes = docxWithMedia("word/media/wide.png", pngDeclaring(10_000, 10_000, 64));
     await expect(prepareOfficeInput({ bytes, from: "docx", to: "pdf" }, limits)).resolves.toBeDefined();
     const webp = docxWithMedia("word/media/big.webp", makeWebpHeader(16383, 16383));
     expect((await refusal(prepareOfficeInput({ bytes: webp, from: "docx", to: "pdf" }, limits))).message).toContain("16383 x 16383");
