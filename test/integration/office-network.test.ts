@@ -17,6 +17,7 @@ import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters
 import { detectIsolation } from "#adapters/libreoffice/isolation.ts";
 import type { Converter } from "#domain/conversion/converter.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
+import { docFixture, pointStreamsAt } from "#test/helpers/compound-files.ts";
 import { fixtureDocx, pngDeclaring, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
@@ -307,6 +308,16 @@ describe("through the local server (warm LibreOffice, isolation as the system al
         details: [{ field: "file", issue: doc.issue }],
       });
     }
+  });
+
+  it("refuses a .doc whose directory points every stream at one sector chain (each would be read and copied again): 422 before reading it", async () => {
+    const bomb = pointStreamsAt(docFixture("embedded-picture-anchored.doc"), "WordDocument");
+    const response = await converting(() => convert(bomb, "doc"));
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: "The .doc file is damaged (its streams claim more bytes than the file holds); save it again from a word processor and upload it again.",
+    });
   });
 
   it("refuses an SVG picture declaring 60000 x 60000 (413 IMAGE_TOO_LARGE) or entities (422 INVALID_DOCUMENT) in convert and annotate to=pdf, no request", async () => {

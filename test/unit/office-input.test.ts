@@ -1,6 +1,6 @@
 // What every document loses before LibreOffice sees it: references outside the
 // document, and images declaring more pixels than the limit. Pure: bytes in, bytes out.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
@@ -14,6 +14,7 @@ import { readPixelSize } from "#domain/docx/image-info.ts";
 import type { ConversionRequest } from "#domain/conversion/converter.ts";
 import { isSignetError, type SignetError } from "#domain/shared/errors.ts";
 import { readZipDirectory } from "#domain/shared/zip.ts";
+import { docFixture, pointStreamsAt } from "#test/helpers/compound-files.ts";
 import { fixtureDocx, pngDeclaring, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { makeWebpHeader } from "#test/helpers/annotate-images.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
@@ -183,7 +184,6 @@ describe("prepareOfficeInput removes every reference outside the document", () =
   });
 
   // Files LibreOffice wrote (test/fixtures/doc/README.md); the links point at a closed local port.
-  const docFixture = (name: string) => readFileSync(new URL(`../fixtures/doc/${name}`, import.meta.url));
   it.each([
     ["linked-picture-anchored.doc", "a picture linked to a file or URL", "linked picture (OfficeArt, 1Table stream)"],
     ["linked-picture-inline-no-field.doc", "a picture linked to a file or URL", "linked picture (PICF, Data stream)"],
@@ -211,6 +211,15 @@ describe("prepareOfficeInput removes every reference outside the document", () =
     // The same file cut short: a sector chain leaves the file.
     const cut = await refusal(prepareOfficeInput({ bytes: bytes.subarray(0, 2048), from: "doc", to: "pdf" }, limits));
     expect(cut).toMatchObject({ code: "INVALID_DOCUMENT", message: expect.stringMatching(/^The \.doc file is damaged \(.*\); save it again/) });
+    // Every stream entry pointed at WordDocument's chain: read once per entry, it would copy the
+    // file many times over (a 25 MB file with thousands of entries is gigabytes); refused unread.
+    const overlapping = pointStreamsAt(bytes, "WordDocument");
+    expect(readCompoundStreams(bytes, ".doc file").reduce((sum, stream) => sum + stream.bytes.length, 0)).toBeLessThanOrEqual(bytes.length);
+    const claimed = await refusal(prepareOfficeInput({ bytes: overlapping, from: "doc", to: "pdf" }, limits));
+    expect(claimed).toMatchObject({
+      code: "INVALID_DOCUMENT",
+      message: "The .doc file is damaged (its streams claim more bytes than the file holds); save it again from a word processor and upload it again.",
+    });
     // Not a compound file at all (an HTML page named .doc, which LibreOffice also opens): only fields are looked for.
     const html = Buffer.from("<html><body><p>plain</p></body></html>");
     await expect(prepareOfficeInput({ bytes: html, from: "doc", to: "pdf" }, limits)).resolves.toMatchObject({ removed: [] });

@@ -125,12 +125,14 @@ export function readCompoundStreams(bytes: Uint8Array, what: string): CompoundSt
   const cutoff = header.readUInt32LE(56);
   const mini = root && root.size > 0 ? readChain(sectors, fat, root.start, root.size) : Buffer.alloc(0);
   const miniFat = readMiniFat(sectors, fat, header);
-  return entries
-    .filter((entry) => entry.type === 2)
-    .map((entry) => ({
-      name: entry.name,
-      bytes: entry.size < cutoff ? readMiniChain(mini, miniFat, entry, sectors) : readChain(sectors, fat, entry.start, entry.size),
-    }));
+  const streams = entries.filter((entry) => entry.type === 2);
+  // Streams share no sectors, so together they hold at most the file. A directory that points many
+  // entries at one long chain would have it read and copied once for each: memory, not a check.
+  if (streams.reduce((sum, entry) => sum + entry.size, 0) > data.length) throw damaged(what, "its streams claim more bytes than the file holds");
+  return streams.map((entry) => ({
+    name: entry.name,
+    bytes: entry.size < cutoff ? readMiniChain(mini, miniFat, entry, sectors) : readChain(sectors, fat, entry.start, entry.size),
+  }));
 }
 
 /** readMiniFat reads the mini stream's allocation table (empty when the file has none). */
