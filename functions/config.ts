@@ -45,8 +45,14 @@ function raw(env: Env, name: string): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** positiveInt is a setting holding a positive integer. */
-function positiveInt(name: string, fallback: number | ((runtime: Runtime) => number), doc: string, defaultDoc = String(fallback)): Setting<number> {
+/** integerSetting is a setting holding a whole number that `rule.accept` allows; else "NAME must be <rule.must>". */
+function integerSetting(
+  name: string,
+  fallback: number | ((runtime: Runtime) => number),
+  doc: string,
+  rule: { accept: (value: number) => boolean; must: string },
+  defaultDoc = String(fallback),
+): Setting<number> {
   return {
     name,
     default: defaultDoc,
@@ -55,44 +61,26 @@ function positiveInt(name: string, fallback: number | ((runtime: Runtime) => num
       const text = raw(env, name);
       if (text === undefined) return typeof fallback === "function" ? fallback(runtime) : fallback;
       const value = Number(text);
-      if (!Number.isInteger(value) || value <= 0) throw configurationError(`${name} must be a positive integer, got "${text}"`);
+      if (!Number.isInteger(value) || !rule.accept(value)) throw configurationError(`${name} must be ${rule.must}, got "${text}"`);
       return value;
     },
   };
+}
+
+/** positiveInt is a setting holding a positive integer. */
+function positiveInt(name: string, fallback: number | ((runtime: Runtime) => number), doc: string, defaultDoc?: string): Setting<number> {
+  return integerSetting(name, fallback, doc, { accept: (value) => value > 0, must: "a positive integer" }, defaultDoc);
 }
 
 /** count is a setting holding 0 or a positive integer. */
 function count(name: string, fallback: number, doc: string): Setting<number> {
-  return {
-    name,
-    default: String(fallback),
-    doc,
-    read: (env) => {
-      const text = raw(env, name);
-      if (text === undefined) return fallback;
-      const value = Number(text);
-      if (!Number.isInteger(value) || value < 0) throw configurationError(`${name} must be 0 or a positive integer, got "${text}"`);
-      return value;
-    },
-  };
+  return integerSetting(name, fallback, doc, { accept: (value) => value >= 0, must: "0 or a positive integer" });
 }
 
 /** boundedInt is a setting holding an integer from min to max. */
 function boundedInt(name: string, fallback: number, bounds: { min: number; max: number; unit: string }, doc: string): Setting<number> {
-  return {
-    name,
-    default: String(fallback),
-    doc,
-    read: (env) => {
-      const text = raw(env, name);
-      if (text === undefined) return fallback;
-      const value = Number(text);
-      if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-        throw configurationError(`${name} must be a whole number of ${bounds.unit} from ${bounds.min} to ${bounds.max}, got "${text}"`);
-      }
-      return value;
-    },
-  };
+  const must = `a whole number of ${bounds.unit} from ${bounds.min} to ${bounds.max}`;
+  return integerSetting(name, fallback, doc, { accept: (value) => value >= bounds.min && value <= bounds.max, must });
 }
 
 /** flag is a boolean setting (true/false, 1/0, yes/no). */
