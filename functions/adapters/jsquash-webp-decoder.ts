@@ -19,11 +19,7 @@ export interface JsquashWebpOptions {
 
 // The decode thread: the glue given the compiled module (so it never fetches the file), as
 // @jsquash/webp's own init does; the pixels move back to the caller without a copy.
-const THREAD = `
-(async () => {
-  const { parentPort, workerData } = await import("node:worker_threads");
-  const { readFileSync } = await import("node:fs");
-  const { pathToFileURL } = await import("node:url");
+const SETUP = `
   const { default: factory } = await import(pathToFileURL(workerData.gluePath).href);
   const wasm = await WebAssembly.compile(readFileSync(workerData.wasmPath));
   const instantiateWasm = (imports, callback) => {
@@ -32,21 +28,14 @@ const THREAD = `
     return instance.exports;
   };
   const libwebp = await factory({ noInitialRun: true, instantiateWasm });
-  parentPort.on("message", ({ id, bytes }) => {
-    let image;
-    try {
-      image = libwebp.decode(bytes);
-    } catch (error) {
-      return parentPort.postMessage({ id, unreadable: String(error) });
-    }
-    if (!image) return parentPort.postMessage({ id, unreadable: "Decoding error" });
+  return ({ bytes }) => {
+    const image = libwebp.decode(bytes);
+    if (!image) throw "Decoding error";
     const data = image.data;
     const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
     const rgba = whole ? new Uint8Array(data.buffer) : new Uint8Array(data);
-    parentPort.postMessage({ id, width: image.width, height: image.height, rgba }, [rgba.buffer]);
-  });
-  parentPort.postMessage({ ready: true });
-})().catch(async (error) => (await import("node:worker_threads")).parentPort.postMessage({ fatal: String((error && error.stack) || error) }));
+    return { message: { width: image.width, height: image.height, rgba }, transfer: [rgba.buffer] };
+  };
 `;
 
 /**
@@ -61,7 +50,7 @@ export class JsquashWebpDecoder implements WebpDecoder {
 
   constructor(options: JsquashWebpOptions) {
     const { wasmPath, gluePath, timeoutMs } = options;
-    this.#thread = new PictureThread({ name: "libwebp", source: THREAD, timeoutMs, workerData: () => ({ wasmPath, gluePath }) });
+    this.#thread = new PictureThread({ name: "libwebp", setup: SETUP, timeoutMs, workerData: () => ({ wasmPath, gluePath }) });
   }
 
   /** decode returns the picture's RGBA pixels. */

@@ -2,19 +2,46 @@ import { Worker } from "node:worker_threads";
 import { PictureDecodeError, PictureTimeoutError } from "#domain/docx/picture-formats.ts";
 
 /**
- * PictureThreadOptions say what a picture thread runs and how long one call may take. The thread's
- * code (`source`, evaluated as a string) loads its library, then posts `{ ready: true }` (or
- * `{ fatal }`), then answers each `{ id, ...request }` with `{ id, ...result }` or `{ id, unreadable }`.
+ * PictureThreadOptions say what a picture thread runs and how long one call may take. The thread
+ * runs `setup` once, then posts `{ ready: true }` (or `{ fatal }` when setup throws), then answers
+ * each `{ id, ...request }` with `{ id, ...message }` or, when the answer throws, `{ id, unreadable }`.
  */
 export interface PictureThreadOptions {
   /** The library the thread runs, for messages ("resvg", "libwebp"). */
   name: string;
-  /** The thread's code; only dynamic import() inside (an eval'd worker is CommonJS or an ES module depending on the process's flags). */
-  source: string;
+  /**
+   * The body of an async function run in the thread (evaluated as a string: only dynamic import()
+   * inside, since an eval'd worker is CommonJS or an ES module depending on the process's flags).
+   * It sees `workerData`, `readFileSync` and `pathToFileURL`, loads its library and returns
+   * `answer(request)`, which returns `{ message, transfer? }` or throws what it cannot read.
+   */
+  setup: string;
   /** What the thread starts with, built each time a thread starts. */
   workerData: () => unknown;
   /** One call's time limit in ms, counted once the thread is ready; past it the thread is ended (PictureTimeoutError). */
   timeoutMs: number;
+}
+
+/** threadSource wraps a library's setup in the thread side of the protocol PictureThread speaks. */
+function threadSource(setup: string): string {
+  return `
+(async () => {
+  const { parentPort, workerData } = await import("node:worker_threads");
+  const { readFileSync } = await import("node:fs");
+  const { pathToFileURL } = await import("node:url");
+  const answer = await (async () => {${setup}})();
+  parentPort.on("message", ({ id, ...request }) => {
+    let result;
+    try {
+      result = answer(request);
+    } catch (error) {
+      return parentPort.postMessage({ id, unreadable: String(error) });
+    }
+    parentPort.postMessage({ id, ...result.message }, result.transfer ?? []);
+  });
+  parentPort.postMessage({ ready: true });
+})().catch(async (error) => (await import("node:worker_threads")).parentPort.postMessage({ fatal: String((error && error.stack) || error) }));
+`;
 }
 
 /**
@@ -96,8 +123,8 @@ export class PictureThread {
   }
 
   #start(): Promise<Worker> {
-    const { name, source, workerData } = this.options;
-    const worker = new Worker(source, { eval: true, workerData: workerData() });
+    const { name, setup, workerData } = this.options;
+    const worker = new Worker(threadSource(setup), { eval: true, workerData: workerData() });
     worker.unref();
     const started = new Promise<Worker>((resolve, reject) => {
       const fail = (error: Error) => {

@@ -25,36 +25,22 @@ export interface ResvgOptions {
 }
 
 // The render thread: resvg's glue and WebAssembly loaded once, then one request at a time.
-const THREAD = `
-(async () => {
-  const { parentPort, workerData } = await import("node:worker_threads");
-  const { readFileSync } = await import("node:fs");
-  const { pathToFileURL } = await import("node:url");
+const SETUP = `
   const { initWasm, Resvg } = await import(pathToFileURL(workerData.gluePath).href);
   await initWasm(readFileSync(workerData.wasmPath));
   const font = { fontBuffers: workerData.fonts, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" };
-  parentPort.on("message", ({ id, svg, width }) => {
-    let resvg;
+  return ({ svg, width }) => {
+    const resvg = new Resvg(svg, width ? { font, fitTo: { mode: "width", value: width } } : { font });
     try {
-      resvg = new Resvg(svg, width ? { font, fitTo: { mode: "width", value: width } } : { font });
-    } catch (error) {
-      parentPort.postMessage({ id, unreadable: String(error) });
-      return;
-    }
-    try {
-      if (!width) return parentPort.postMessage({ id, size: { width: resvg.width, height: resvg.height } });
+      if (!width) return { message: { size: { width: resvg.width, height: resvg.height } } };
       const image = resvg.render();
       const png = image.asPng();
       image.free();
-      parentPort.postMessage({ id, png });
-    } catch (error) {
-      parentPort.postMessage({ id, unreadable: String(error) });
+      return { message: { png } };
     } finally {
       resvg.free();
     }
-  });
-  parentPort.postMessage({ ready: true });
-})().catch(async (error) => (await import("node:worker_threads")).parentPort.postMessage({ fatal: String((error && error.stack) || error) }));
+  };
 `;
 
 /**
@@ -68,7 +54,7 @@ export class ResvgSvgRenderer implements SvgRenderer {
 
   constructor(options: ResvgOptions) {
     const { wasmPath, gluePath, fonts, timeoutMs } = options;
-    this.#thread = new PictureThread({ name: "resvg", source: THREAD, timeoutMs, workerData: () => ({ wasmPath, gluePath, fonts: fonts?.() ?? [] }) });
+    this.#thread = new PictureThread({ name: "resvg", setup: SETUP, timeoutMs, workerData: () => ({ wasmPath, gluePath, fonts: fonts?.() ?? [] }) });
   }
 
   /** size is the SVG's own size as resvg reads its width, height and viewBox. */
