@@ -3,11 +3,10 @@
 // documents the default limits allow to /v1/annotate/fields and /v1/annotate. For each it prints
 // the answer, how long it took, the health latency while it ran (max / median / polls) and the
 // peak RSS of the server process during it (VmHWM from /proc, reset before each case).
-import { fork } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { loadavg, availableParallelism } from "node:os";
 import { obtainKey, startLocalApi } from "#test/helpers/local-api.ts";
 import { nodeBomb, sdtBomb, worstControls, worstNested, worstPlaceholders } from "#test/helpers/docx-bomb.ts";
+import { machineLine, median, watchHealth } from "./health-watch.ts";
 
 process.env.SIGNET_LOG_LEVEL ??= "WARN";
 const api = await startLocalApi("bench-docx-bomb");
@@ -42,8 +41,7 @@ const cases: Array<{ name: string; path: string; body: unknown }> = [
   },
 ];
 
-const poller = fork(new URL("./health-poller.mjs", import.meta.url), [api.url], { stdio: "inherit" });
-const results = new Promise<Record<string, number[]>>((resolve) => poller.once("message", (message) => resolve(message as Record<string, number[]>)));
+const poller = watchHealth(api.url);
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,7 +53,7 @@ for (const round of ["first", "again"]) {
     const name = `${item.name} [${round}]`;
     await pause(300);
     writeFileSync("/proc/self/clear_refs", "5"); // resets VmHWM to the current RSS
-    poller.send({ phase: name });
+    poller.phase(name);
     const started = performance.now();
     const response = await fetch(`${api.url}${item.path}`, {
       method: "POST",
@@ -65,19 +63,13 @@ for (const round of ["first", "again"]) {
     const answer = (await response.json()) as { code?: string; message?: string };
     const ms = performance.now() - started;
     await pause(100); // a poll in flight when the answer left still belongs to this case
-    poller.send({ phase: `after ${name}` });
+    poller.phase(`after ${name}`);
     rows.push({ name, status: response.status, code: answer.code ? `${answer.code}: ${answer.message}` : "ok", ms, rss: peakRssMb() });
   }
 }
-poller.send({ done: true });
-const samples = await results;
+const samples = await poller.done();
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-console.log(
-  `load average ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(" ")} on ${availableParallelism()} cores (health latency grows with the machine's load)`,
-);
+console.log(machineLine());
 console.log(`limits: ${limits.maxDocxControls} controls, ${limits.maxDocxXmlNodes} XML elements, ${limits.maxDocxControlNodes} elements inside controls`);
 for (const row of rows) {
   const health = samples[row.name] ?? [];

@@ -4,10 +4,9 @@
 // Each ends in a picture declaring 60000 x 60000 pixels, read after the rewrite, so the answer is
 // 413 and LibreOffice never runs: a request's time is the checks' time. For each it prints the
 // answer, how long it took and the health latency while it ran (max / median / polls).
-import { fork } from "node:child_process";
-import { availableParallelism, loadavg } from "node:os";
 import { heavyFieldsDocx, heavyRtf } from "#test/helpers/heavy-office.ts";
 import { obtainKey, startLocalApi } from "#test/helpers/local-api.ts";
+import { machineLine, median, watchHealth } from "./health-watch.ts";
 
 process.env.SIGNET_LOG_LEVEL ??= "WARN";
 const api = await startLocalApi("bench-office-input");
@@ -19,8 +18,7 @@ const cases: Array<{ name: string; from: string; bytes: Buffer }> = [
   { name: "RTF, 20 MB of fields", from: "rtf", bytes: heavyRtf(20 * MB) },
 ];
 
-const poller = fork(new URL("./health-poller.mjs", import.meta.url), [api.url], { stdio: "inherit" });
-const results = new Promise<Record<string, number[]>>((resolve) => poller.once("message", (message) => resolve(message as Record<string, number[]>)));
+const poller = watchHealth(api.url);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const rows: Array<{ name: string; status: number; code: string; ms: number; size: number }> = [];
@@ -30,7 +28,7 @@ for (const round of ["first", "again"]) {
   for (const item of cases) {
     const name = `${item.name} [${round}]`;
     await pause(300);
-    poller.send({ phase: name });
+    poller.phase(name);
     const form = new FormData();
     form.append("file", new Blob([item.bytes]), `document.${item.from}`);
     const started = performance.now();
@@ -38,19 +36,13 @@ for (const round of ["first", "again"]) {
     const answer = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
     const ms = performance.now() - started;
     await pause(100); // a poll in flight when the answer left still belongs to this case
-    poller.send({ phase: `after ${name}` });
+    poller.phase(`after ${name}`);
     rows.push({ name, status: response.status, code: answer.code ? `${answer.code}: ${answer.message}` : "ok", ms, size: item.bytes.length });
   }
 }
-poller.send({ done: true });
-const samples = await results;
+const samples = await poller.done();
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-console.log(
-  `load average ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(" ")} on ${availableParallelism()} cores (health latency grows with the machine's load)`,
-);
+console.log(machineLine());
 for (const row of rows) {
   const health = samples[row.name] ?? [];
   console.log(`\n${row.name} (${(row.size / MB).toFixed(2)} MB sent)\n  answer ${row.status} ${row.code.slice(0, 120)}`);

@@ -9,14 +9,14 @@
 // under 200 ms, RSS growth under 300 MB. The server runs in a child process started as `npm start`
 // starts it (--expose-gc, MALLOC_MMAP_THRESHOLD_, the verify thread warmed by one untimed verify),
 // so its collections see only the server's memory, and requests go from curl.
-import { execFile, fork, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { availableParallelism, loadavg } from "node:os";
 import { DEFAULT_VERIFY_LIMITS } from "#domain/pdf/verify-limits.ts";
 import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { makeBenchPdf } from "./naive-stack.ts";
+import { machineLine, median, watchHealth } from "./health-watch.ts";
 
 process.env.SIGNET_LOG_LEVEL ??= "WARN";
 
@@ -94,8 +94,7 @@ const cases: Array<{ name: string; build: () => Buffer | Promise<Buffer> }> = [
   { name: "formerly quadratic: 2,000 small updates (refused)", build: () => attack.manyUpdates(small, 2_000) },
 ];
 
-const poller = fork(new URL("./health-poller.mjs", import.meta.url), [api.url], { stdio: "inherit" });
-const results = new Promise<Record<string, number[]>>((resolve) => poller.once("message", (message) => resolve(message as Record<string, number[]>)));
+const poller = watchHealth(api.url);
 const status = () => readFileSync(`/proc/${child.pid}/status`, "utf8");
 const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(status())![1]) / 1024;
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(status())![1]) / 1024;
@@ -115,7 +114,7 @@ for (const round of ["first", "again"]) {
     await pause(300);
     const idle = rssMb();
     writeFileSync(`/proc/${child.pid}/clear_refs`, "5"); // resets the server's VmHWM to its current RSS
-    poller.send({ phase: name });
+    poller.phase(name);
     const started = performance.now();
     const output = await new Promise<string>((resolve, reject) =>
       execFile(
@@ -130,20 +129,14 @@ for (const round of ["first", "again"]) {
     const json = JSON.parse(output.slice(0, statusAt)) as { code?: string; message?: string; valid?: boolean; reason?: string };
     const ms = performance.now() - started;
     await pause(100); // a poll in flight when the answer left still belongs to this case
-    poller.send({ phase: `after ${name}` });
+    poller.phase(`after ${name}`);
     const answer = json.code ? `${json.code}: ${json.message}` : `valid ${json.valid}: ${json.reason}`;
     rows.push({ name, status: response.status, answer, ms, rss: peakRssMb() - idle });
   }
 }
-poller.send({ done: true });
-const samples = await results;
+const samples = await poller.done();
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-console.log(
-  `load average ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(" ")} on ${availableParallelism()} cores (health latency grows with the machine's load)`,
-);
+console.log(machineLine());
 console.log(
   `limits: ${limits.maxRevisions} updates, ${limits.maxObjectsPerRevision} objects per section, ${limits.maxInflatedBytes / 1024 / 1024} MB inflated, ${limits.timeBudgetMs} ms`,
 );
