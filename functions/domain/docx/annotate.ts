@@ -9,6 +9,7 @@ import { Template, type Control, type ControlKind } from "#domain/docx/template.
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { checkXmlBudget, type XmlBudget } from "#domain/docx/budget.ts";
 import { DEFAULT_DATA_LIMITS, describeData, fillData, type DataLimits, type DataTag, type TemplateData } from "#domain/docx/data.ts";
+import { checkTemplateTags, type TemplateLimits } from "#domain/docx/template-tags.ts";
 
 /** FieldType is what a field writes. */
 export type FieldType = "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
@@ -29,7 +30,7 @@ export interface Field {
 }
 
 /** AnnotateLimits bound one annotate call. */
-export interface AnnotateLimits extends XmlBudget, Partial<DataLimits> {
+export interface AnnotateLimits extends XmlBudget, Partial<DataLimits>, Partial<TemplateLimits> {
   maxDocxEntries: number;
   maxDocxUncompressedBytes: number;
   maxImageBytes: number;
@@ -90,7 +91,11 @@ const kindNames: Record<ControlKind, string> = {
 };
 
 /** PackageLimits are the limits that apply to reading a template, before any field is looked at. */
-export type PackageLimits = Pick<AnnotateLimits, "maxDocxEntries" | "maxDocxUncompressedBytes" | "maxDocxControls" | "maxDocxXmlNodes" | "maxDocxControlNodes">;
+export type PackageLimits = Pick<
+  AnnotateLimits,
+  "maxDocxEntries" | "maxDocxUncompressedBytes" | "maxDocxControls" | "maxDocxXmlNodes" | "maxDocxControlNodes"
+> &
+  Partial<TemplateLimits>;
 
 /**
  * openPackage reads a template within the zip limits, then counts its XML elements and content
@@ -108,6 +113,7 @@ export async function describeFields(
   limits: PackageLimits,
 ): Promise<{ fields: FieldDescription[]; placeholders: string[]; tags: DataTag[] }> {
   const template = await Template.open(await openPackage(bytes, limits));
+  checkTemplateTags(template.parts, limits);
   return {
     fields: template.controls.map((control) => ({
       ids: [...new Set([...control.fieldIds, ...(control.sdtId ? [control.sdtId] : []), ...(control.tag ? [control.tag] : [])])],
@@ -216,6 +222,7 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
     if (field.type === "text" && field.id !== undefined && placeholders.has(field.id)) placeholderValues[field.id] = String(field.value);
   }
   if (data !== undefined) {
+    checkTemplateTags(template.parts, deps.limits);
     // One pass: a value that itself contains "{{...}}" is written as text, never read as a tag.
     fillData(pkg, template.parts, { ...data, ...placeholderValues }, deps.limits);
     template = await Template.open(pkg);
