@@ -21,7 +21,8 @@ export interface Field {
   id?: string | undefined;
   group?: string | undefined;
   type: FieldType;
-  value: string | boolean | string[][] | RepeatItem[];
+  // table: rows (string[][]), repeat: items (RepeatItem[]); the request schema checks which.
+  value: string | boolean | Array<string[] | RepeatItem>;
   options?:
     | {
         keepTextNodeStyles?: boolean | undefined;
