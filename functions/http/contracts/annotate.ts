@@ -99,7 +99,7 @@ export const annotateRoute = defineRoute({
   tag: "Annotate",
   summary: "Fill a DOCX template",
   description:
-    "Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE.",
+    "Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE; so is, with data, one whose {{#sections}} nest deeper than 32 or that has more than 2,000 {{tags}}, and a request whose table rows, repeat items and data loop iterations together pass 10,000.",
   query: z.strictObject({ to: z.enum(["docx", "pdf"]).default("docx").meta({ description: "Output format." }) }),
   body: {
     kind: "json",
@@ -145,7 +145,7 @@ export const annotateFieldsRoute = defineRoute({
   tag: "Annotate",
   summary: "List a template's fields",
   description:
-    "Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply (413 PAYLOAD_TOO_LARGE).",
+    "Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply, and its template limits ({{#sections}} nested at most 32 deep, at most 2,000 {{tags}}): 413 PAYLOAD_TOO_LARGE.",
   body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "AnnotateFieldsRequest" }) },
   success: {
     description: "The fields found.",
