@@ -169,7 +169,9 @@ describe("safe fetcher", () => {
     const started = Date.now();
     const error = await expectSignetError(allowLoopback().fetch(server.url("/hang"), { maxBytes: 1024, what: "document" }), "FETCH_FAILED");
     expect(error.message).toMatch(/within 1.5 s/);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // It waited for its limit (a lower bound no load breaks) and gave up well before the test's own 60 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it("gives up on a body that stalls", async () => {
