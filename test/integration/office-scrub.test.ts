@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canaryIn, plantCanaries, type Canaries } from "#test/helpers/canaries.ts";
 import { docFixture } from "#test/helpers/compound-files.ts";
@@ -112,9 +113,8 @@ describe("SVG the sanitiser never saw", () => {
     }
   });
 
-  it("a DOCX picture part named .png holding a gzip-compressed SVG: 422 svgz", async () => {
-    const { gzipSync } = await import("node:zlib");
-    const converted = await convert(svgNamedPngDocx(gzipSync(readingSvg(canaries.picture))), "docx");
+  it("a DOCX picture part named .png holding a gzip-compressed SVG nested in other XML: 422 svgz", async () => {
+    const converted = await convert(svgNamedPngDocx(gzipSync(wrapped(readingSvg(canaries.picture)))), "docx");
     expect(converted.status).toBe(422);
     expect(converted.json?.message).toContain("The DOCX part word/media/image1.png is a compressed SVG (svgz)");
   });
