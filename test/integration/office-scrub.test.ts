@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
 import { canaryIn, plantCanaries, type Canaries } from "#test/helpers/canaries.ts";
 import { docFixture } from "#test/helpers/compound-files.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
@@ -41,10 +41,24 @@ interface Answer {
 
 let api: LocalApi;
 let key: string;
+// The server's own log line for what the checks took out (watched, not replaced): the verdict of a
+// neutralising check, whatever LibreOffice would have made of the document.
+let logged: MockInstance;
 beforeAll(async () => {
   api = await startLocalApi("office-scrub", { SIGNET_TABLE: "signet-office-scrub", SIGNET_CONVERSION_CONCURRENCY: "1", SIGNET_KEY_RATE_LIMIT: "1000" });
   key = await obtainKey(api, "scrub");
+  const { logger } = await import("#adapters/powertools-logger.ts");
+  logged = vi.spyOn(logger, "info");
 }, 120_000);
+
+/** removedCounts are the counts the server logged as "external references removed" since the last call. */
+function removedCounts(): number[] {
+  const counts = logged.mock.calls
+    .filter(([message]) => message === "external references removed before conversion")
+    .map(([, extra]) => (extra as { count: number }).count);
+  logged.mockClear();
+  return counts;
+}
 afterAll(async () => {
   await api?.close();
   rmSync(canaries.dir, { recursive: true, force: true });
@@ -152,9 +166,11 @@ describe("fields", () => {
   it.each([
     ["=", `= INCLUDEPICTURE "${canaries.picture}"`],
     ["\\* MERGEFORMAT", `\\\\* MERGEFORMAT INCLUDEPICTURE "${canaries.pdf}"`],
-  ])("an RTF INCLUDEPICTURE after %s: 200, the field's stored result instead", async (_, instruction) => {
+  ])("an RTF INCLUDEPICTURE after %s: 200, the field removed (the server says so) and its stored result shown", async (_, instruction) => {
     const rtf = `{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Arial;}}\\pard Field document\\par {\\field{\\*\\fldinst ${instruction}}{\\fldrslt Stored field result}}\\par}`;
+    removedCounts();
     const converted = await convert(Buffer.from(rtf, "latin1"), "rtf");
+    expect(removedCounts()).toEqual([1]);
     expect(converted.status).toBe(200);
     const text = noBidi(await pdfText(converted.bytes));
     expect(text).toContain("Field document");
@@ -189,8 +205,11 @@ describe("altChunk documents", () => {
   });
 
   it("an altChunk DOCX holding an SVG that draws the canary: 200, sanitised", async () => {
+    removedCounts();
     const converted = await convert(altChunkDocx({ inner: "docx", svg: readingSvg(canaries.picture) }), "docx");
     expect(converted.status).toBe(200);
+    // The inner SVG's file: image went: one reference removed.
+    expect(removedCounts()).toEqual([1]);
     expect(noBidi(await pdfText(converted.bytes))).toContain("Outer document");
   });
 });
