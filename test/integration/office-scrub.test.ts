@@ -12,9 +12,13 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
+import PizZip from "pizzip";
+import { sofficeConvert } from "#test/helpers/annotate-office.ts";
 import { canaryIn, plantCanaries, type Canaries } from "#test/helpers/canaries.ts";
 import { docFixture } from "#test/helpers/compound-files.ts";
+import { solidPng } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { buildOdp, buildOds } from "#test/helpers/office-suite-files.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import {
   altChunkDocx,
@@ -153,6 +157,44 @@ describe("SVG the sanitiser never saw", () => {
       expect(converted.status, from).toBe(200);
       expect(noBidi(await pdfText(converted.bytes)), from).toContain("[svg in png]");
     }
+  });
+
+  it("ODP, PPTX, ODS, XLSX and ODT picture parts, and a PPT picture, whose bytes are an SVG nested in other XML: 422 naming the part", {
+    timeout: 300_000,
+  }, async () => {
+    const svg = wrapped(readingSvg(canaries.picture));
+    // A deck with one real picture, as LibreOffice itself writes it in each format.
+    const odp = buildOdp([{ text: "Deck with a picture", picture: solidPng(1000, 800) }]);
+    const [pptx, ppt] = await Promise.all([sofficeConvert(odp, "odp", "pptx"), sofficeConvert(odp, "odp", "ppt")]);
+    const replacePictures = (bytes: Buffer, folder: string) => {
+      const zip = new PizZip(bytes);
+      const pictures = Object.keys(zip.files).filter((name) => name.startsWith(folder) && !name.endsWith("/"));
+      expect(pictures.length, folder).toBeGreaterThan(0);
+      for (const name of pictures) zip.file(name, svg);
+      return { bytes: zip.generate({ type: "nodebuffer", compression: "DEFLATE" }), part: pictures[0]! };
+    };
+    const adding = (bytes: Buffer, name: string) => ({
+      bytes: new PizZip(bytes).file(name, svg).generate({ type: "nodebuffer", compression: "DEFLATE" }),
+      part: name,
+    });
+    const cases = [
+      { from: "odp", ...replacePictures(odp, "Pictures/") },
+      { from: "pptx", ...replacePictures(pptx, "ppt/media/") },
+      { from: "ods", ...adding(buildOds([{ name: "Sheet1", rows: [["Workbook"]] }]), "Pictures/1.png") },
+      { from: "xlsx", ...adding(xlsxWithFormula("<f>1+1</f>"), "xl/media/image1.png") },
+      {
+        from: "odt",
+        ...adding(new PizZip(odp).file("mimetype", "application/vnd.oasis.opendocument.text").generate({ type: "nodebuffer" }), "Pictures/1.emf"),
+      },
+    ];
+    for (const { from, bytes, part } of cases) {
+      const converted = await convert(bytes, from);
+      expect(converted.status, from).toBe(422);
+      expect(converted.json?.message, from).toContain(`part ${part} is an SVG picture Signet does not pass on (the root element must be <svg`);
+    }
+    const converted = await convert(docWithSvgPicture(ppt, canaries.picture), "ppt");
+    expect(converted.status).toBe(422);
+    expect(converted.json?.message).toMatch(/^The \.ppt file has a picture \(Pictures stream, byte \d+\) whose bytes are an SVG drawing/);
   });
 
   it("a .doc whose embedded picture's bytes are an SVG: 422 naming the stream", async () => {

@@ -95,6 +95,14 @@ describe("SVG the sanitiser never saw", () => {
     const error = await expectSignetError(prepare(docWithSvgPicture(docFixture("embedded-picture-inline.doc"), canary), "doc"), "INVALID_DOCUMENT");
     expect(error.message).toMatch(/^The \.doc file has a picture \(\w+ stream, byte \d+\) whose bytes are an SVG drawing/);
     expect((await prepare(docFixture("embedded-picture-inline.doc"), "doc")).removed).toEqual([]);
+    // .xls and .ppt pictures are the same OfficeArt records, found the same way.
+    for (const [from, what] of [
+      ["xls", ".xls file"],
+      ["ppt", ".ppt file"],
+    ] as const) {
+      const refused = await expectSignetError(prepare(docWithSvgPicture(docFixture("embedded-picture-inline.doc"), canary), from), "INVALID_DOCUMENT");
+      expect(refused.message).toContain(`The ${what} has a picture (`);
+    }
   });
 });
 

@@ -159,10 +159,13 @@ function checkDataUriImages(text: string, limits: OfficeInputLimits): void {
 
 /**
  * prepareOfficeInput is what every document goes through before LibreOffice sees it:
- * references outside the document are removed (DOCX, ODT, RTF) or refused (.doc, which cannot be
- * rewritten), and images that declare more pixels than maxImagePixels are refused with
- * IMAGE_TOO_LARGE. HTML and Markdown are made self-contained by the converter's sanitiser; their
- * inline images are checked here. Pure: bytes in, bytes out.
+ * references outside the document are removed (DOCX, ODT, RTF and the other packages) or refused
+ * (.doc, which cannot be rewritten), parts LibreOffice would draw as SVG are sanitised or refused
+ * (pictures of RTF and binary files whose bytes are an SVG are refused), documents embedded in a
+ * package get the same checks, workbook formulas that read the machine are refused, and images that
+ * declare more pixels than maxImagePixels are refused with IMAGE_TOO_LARGE. HTML and Markdown are
+ * made self-contained by the converter's sanitiser; their inline images are checked here. Pure:
+ * bytes in, bytes out.
  */
 export async function prepareOfficeInput(request: ConversionRequest, limits: OfficeInputLimits): Promise<PreparedInput> {
   switch (request.from) {
