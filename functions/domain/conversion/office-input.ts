@@ -69,7 +69,7 @@ async function prepareRtf(bytes: Uint8Array, what: string, limits: OfficeInputLi
 /** checkBinaryPictures refuses a Word, Excel or PowerPoint 97-2003 file holding a picture whose bytes are an SVG. */
 async function checkBinaryPictures(bytes: Uint8Array, what: string): Promise<void> {
   if (!isCompoundFile(bytes)) return;
-  const where = await svgPictureIn(readCompoundStreams(bytes, what));
+  const where = await svgPictureIn(await readCompoundStreams(bytes, what));
   if (where) throw refuseSvgPicture(what, where);
 }
 

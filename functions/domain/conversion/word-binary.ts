@@ -151,7 +151,7 @@ export async function docLink(bytes: Uint8Array): Promise<DocLink | undefined> {
   if (field) return { reason: `a ${field} field`, issue: `${field} field` };
   if (!isCompoundFile(bytes)) return undefined;
   const slice = new TimeSlice();
-  const streams = readCompoundStreams(bytes, ".doc file");
+  const streams = await readCompoundStreams(bytes, ".doc file", slice);
   // Embedded objects' streams too: an embedded document can hold links of its own.
   for (const { name, bytes: stream } of streams) {
     const inStream = docLinkField(stream);
