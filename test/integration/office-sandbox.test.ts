@@ -117,7 +117,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice, documents as they a
       if (isolation === "off") {
         // Every place is readable without the sandbox: the picture of each place, or the place's own marker.
         for (const [where, what] of Object.entries(found)) {
-          if (!only || only === where) expect(what, where).toBe(finds === "marker" ? "marker" : "picture 37x23");
+          if (!only || only === where) expect(what, where).toBe(finds === "marker" ? "marker text" : "picture 37x23");
         }
       } else {
         expect(office.isolation()?.files).toBe(expectedFiles);
@@ -143,7 +143,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice, documents as they a
 
     it("leaves the other slot's job folder alone and its own empty", () => {
       expect(readdirSync(join(workDir, "slots", "0", "job"))).toEqual([]);
-      expect(readdirSync(join(workDir, "slots", "1", "job")).sort()).toEqual(["canary-document.pdf", "canary-picture.png", "canary-text.txt"]);
+      expect(readdirSync(join(workDir, "slots", "1", "job")).sort()).toEqual(["canary.pdf", "canary.png", "canary.txt"]);
     });
   });
 });
