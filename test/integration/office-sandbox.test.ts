@@ -38,7 +38,8 @@ async function plantAround(workDir: string, data: string): Promise<Places> {
   const fixed = await plantCanaries();
   const proc = await plantCanaries();
   planted.push(fixed.dir, proc.dir);
-  mkdirSync(join(workDir, "slots", "1", "job"), { recursive: true });
+  // plantCanaries writes into an existing folder.
+  for (const folder of [join(workDir, "slots", "1", "job"), join(data, "canaries")]) mkdirSync(folder, { recursive: true });
   return {
     "a fixed /tmp path": fixed,
     "the data folder": await plantCanaries(join(data, "canaries")),
