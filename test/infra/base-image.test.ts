@@ -10,7 +10,7 @@ import { repoRoot } from "../../infra/bundling.ts";
 import { BaseImagePinError, type BaseImageInputs, libreOfficeBaseImage, planBaseImage } from "../../infra/base-image.ts";
 import { chooseBaseImage, type PinSteps, recordPin } from "../../infra/base-image-pin.ts";
 import { imageLocation, lookUpDigest, RegistryAnswerError, RegistryUnreachableError, registryDigest } from "../../infra/registry-digest.ts";
-import { cdkJsonContext, testBaseImageDigest } from "#test/helpers/infra-synth.ts";
+import { cdkJsonContext, SYNTH_TIMEOUT_MS, testBaseImageDigest } from "#test/helpers/infra-synth.ts";
 import { startFixtureServer } from "#test/helpers/http-fixture-server.ts";
 import { type RegistryBehaviour, type RegistryStandIn, startRegistryStandIn } from "#test/helpers/registry-stand-in.ts";
 
@@ -206,17 +206,21 @@ describe("the first synth without a pin", () => {
     expect(readFileSync(cdkJsonFile, "utf8")).toBe(before);
   });
 
-  it("puts the choice into the stack: BASE_REF with the digest, and a warning annotation naming it (and one for a webmail sender)", async () => {
-    registry.behaviour = "bearer";
-    const app = new App({ outdir: mkdtempSync(join(work, "cdk-")), context: { ...cdkJsonContext, senderEmail: "signet.demo@gmail.com" } });
-    const { stack } = createApp(app, await resolveBaseImage(app, standInSteps(cdkJsonCopy()), today));
-    Annotations.fromStack(stack).hasWarning(`/${stack.stackName}`, Match.stringLikeRegexp(`resolved at synth to ${currentDigest}`));
-    Annotations.fromStack(stack).hasWarning(
-      `/${stack.stackName}`,
-      Match.stringLikeRegexp("signet.demo@gmail.com is on gmail.com, a webmail domain with DMARC"),
-    );
-    expect(Object.values(imagesOf(app, stack.stackName))).toEqual([{ BASE_REF: `${libreOfficeBaseImage}@${currentDigest}` }]);
-  }, 300_000);
+  it(
+    "puts the choice into the stack: BASE_REF with the digest, and a warning annotation naming it (and one for a webmail sender)",
+    async () => {
+      registry.behaviour = "bearer";
+      const app = new App({ outdir: mkdtempSync(join(work, "cdk-")), context: { ...cdkJsonContext, senderEmail: "signet.demo@gmail.com" } });
+      const { stack } = createApp(app, await resolveBaseImage(app, standInSteps(cdkJsonCopy()), today));
+      Annotations.fromStack(stack).hasWarning(`/${stack.stackName}`, Match.stringLikeRegexp(`resolved at synth to ${currentDigest}`));
+      Annotations.fromStack(stack).hasWarning(
+        `/${stack.stackName}`,
+        Match.stringLikeRegexp("signet.demo@gmail.com is on gmail.com, a webmail domain with DMARC"),
+      );
+      expect(Object.values(imagesOf(app, stack.stackName))).toEqual([{ BASE_REF: `${libreOfficeBaseImage}@${currentDigest}` }]);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it("makes a new image for a new digest: the build argument is part of the asset hash", () => {
     const hashes = [testBaseImageDigest, currentDigest].map((digest) => {
@@ -234,19 +238,23 @@ describe("the first synth without a pin", () => {
     expect(hashes[0]).not.toEqual(hashes[1]);
   });
 
-  it("asks for no digest and looks nothing up when nothing is built (the context `cdk ls` and `cdk destroy` synthesize with)", async () => {
-    const app = new App({
-      outdir: mkdtempSync(join(work, "cdk-")),
-      context: { ...cdkJsonContext, senderEmail: "noreply@example.com", requirePinnedBaseImage: "true", "aws:cdk:bundling-stacks": [] },
-    });
-    const steps: PinSteps = {
-      lookUp: () => Promise.reject(new Error("looked up")),
-      record: () => {
-        throw new Error("recorded");
-      },
-    };
-    const choice = await resolveBaseImage(app, steps, today);
-    expect(choice).toEqual({ ref: libreOfficeBaseImage, warnings: [] });
-    expect(() => createApp(app, choice)).not.toThrow();
-  }, 300_000);
+  it(
+    "asks for no digest and looks nothing up when nothing is built (the context `cdk ls` and `cdk destroy` synthesize with)",
+    async () => {
+      const app = new App({
+        outdir: mkdtempSync(join(work, "cdk-")),
+        context: { ...cdkJsonContext, senderEmail: "noreply@example.com", requirePinnedBaseImage: "true", "aws:cdk:bundling-stacks": [] },
+      });
+      const steps: PinSteps = {
+        lookUp: () => Promise.reject(new Error("looked up")),
+        record: () => {
+          throw new Error("recorded");
+        },
+      };
+      const choice = await resolveBaseImage(app, steps, today);
+      expect(choice).toEqual({ ref: libreOfficeBaseImage, warnings: [] });
+      expect(() => createApp(app, choice)).not.toThrow();
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
 import { libreOfficeBaseImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
+import { SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 import { WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
@@ -21,8 +22,8 @@ let synth: OfflineRun;
 beforeAll(() => {
   const pin = (JSON.parse(readFileSync(join(repoRoot, "cdk.json"), "utf8")) as { context: Record<string, unknown> }).context.libreOfficeBaseImageDigest;
   expect(pin, "this test needs a cdk.json without a pin, as a fresh clone has").toBeUndefined();
-  synth = runCdkOffline(["synth", "-q", "-c", "senderEmail=noreply@example.com", "-o", outdir], 400_000);
-}, 450_000);
+  synth = runCdkOffline(["synth", "-q", "-c", "senderEmail=noreply@example.com", "-o", outdir], SYNTH_TIMEOUT_MS);
+}, SYNTH_TIMEOUT_MS + 60_000);
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
 const template = () => JSON.parse(readFileSync(join(outdir, "Signet.template.json"), "utf8")) as Template;
