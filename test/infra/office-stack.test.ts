@@ -6,12 +6,12 @@ import { officeCallers } from "../../infra/function-plans.ts";
 import { eniActions } from "../../infra/office-worker.ts";
 import { OFFICE_KEY_PREFIX } from "#adapters/office-worker-converter.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
-}, 180_000);
+}, SYNTH_TIMEOUT_MS);
 
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown };
 const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
