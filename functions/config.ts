@@ -305,6 +305,11 @@ export const settings = {
         return mode;
       },
     } as Setting<"auto" | "off" | "required">,
+    recycle: flag(
+      "SIGNET_LIBREOFFICE_RECYCLE",
+      false,
+      "end LibreOffice (its process group and every process it left) after every conversion; the stack sets it on the office function",
+    ),
     memoryLimitMb: count("SIGNET_LIBREOFFICE_MEMORY_MB", 4096, "address-space limit of each LibreOffice process in MB (prlimit --as); 0: none"),
     profileTemplate: {
       name: "SIGNET_LIBREOFFICE_PROFILE",

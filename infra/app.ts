@@ -5,6 +5,7 @@ import { BUNDLING_STACKS } from "aws-cdk-lib/cx-api";
 import { BaseImagePinError, planBaseImage, shippedPin } from "./base-image.ts";
 import { type BaseImageChoice, chooseBaseImage, type PinSteps, pinSteps } from "./base-image-pin.ts";
 import { repoRoot } from "./bundling.ts";
+import type { AlarmSet } from "./alarms.ts";
 import { reservedConcurrencyFromContext } from "./concurrency.ts";
 import { SignetStack, type SignetStackProps } from "./signet-stack.ts";
 import { webmailSenderWarning } from "./webmail-sender.ts";
@@ -96,14 +97,15 @@ function extraFontsDirFrom(context: ContextReader): string | undefined {
   return extraFontsDir;
 }
 
-/** alertsFrom reads where alarms go and the monthly budget, which needs an address to mail. */
-function alertsFrom(context: ContextReader): Pick<SignetStackProps, "alarmEmail" | "budgetUsd"> {
+/** alertsFrom reads where alarms go, which set of them (infra/alarms.ts), and the monthly budget, which needs an address to mail. */
+function alertsFrom(context: ContextReader): Pick<SignetStackProps, "alarmEmail" | "alarms" | "budgetUsd"> {
   const alarmEmail = context.matching("alarmEmail", EMAIL, "is not an e-mail address");
+  const alarms = (context.matching("alarms", /^(small|full)$/, "must be small (the default, within the free tier) or full") ?? "small") as AlarmSet;
   const budgetUsd = context.text("budgetUsd") === undefined ? undefined : context.positive("budgetUsd", 0);
   if (budgetUsd !== undefined && !alarmEmail) {
     throw new ContextError("Context budgetUsd needs alarmEmail: the budget alarm is mailed there. Add -c alarmEmail=you@example.com.");
   }
-  return { ...optional("alarmEmail", alarmEmail), ...(budgetUsd === undefined ? {} : { budgetUsd }) };
+  return { ...optional("alarmEmail", alarmEmail), alarms, ...(budgetUsd === undefined ? {} : { budgetUsd }) };
 }
 
 /** optional is `{ key: value }`, or nothing when the value is unset (exactOptionalPropertyTypes). */

@@ -1,7 +1,8 @@
-import { Validations } from "aws-cdk-lib";
+import { Stack, Validations } from "aws-cdk-lib";
 import type { RestApi } from "aws-cdk-lib/aws-apigateway";
 import type { Bucket } from "aws-cdk-lib/aws-s3";
 import { Runtime, type Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
+import type { OfficeWorker } from "./office-worker.ts";
 
 /**
  * acknowledgeNagFindings records, with its reason, every cdk-nag AwsSolutions finding the stack
@@ -23,8 +24,12 @@ interface NagParts {
   functions: Record<string, LambdaFunction>;
   api: RestApi;
   uploadsBucket: Bucket;
+  office: OfficeWorker;
   sesSandbox: boolean;
 }
+
+/** AWS_CUSTOM_RESOURCE_SINGLETON is the id CDK gives the one function behind every AwsCustomResource. */
+const AWS_CUSTOM_RESOURCE_SINGLETON = "AWS679f53fac002430cb0da5b7982bd2287";
 
 /** acknowledgeFunctionFindings: the functions' managed logging policies, runtime, and the wildcard object and identity ARNs. */
 function acknowledgeFunctionFindings(parts: NagParts): void {
@@ -59,13 +64,25 @@ function acknowledgeFunctionFindings(parts: NagParts): void {
         "Documents staged for the office function are named per job at run time (office/<random id>/input and /output), so no fixed object ARN exists; the statement is limited to the office/ prefix of the uploads bucket and to PutObject, GetObject and DeleteObject, which the caller's presigned URLs lend the office function for one object each.",
     });
   }
-  const office = parts.functions.office;
-  if (office?.role) {
-    // On the role, which the office construct makes beside the function (infra/office-worker.ts).
-    Validations.of(office.role).acknowledge({
-      id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]",
+  const office = parts.office;
+  // On the role, which the office construct makes beside the function (infra/office-worker.ts).
+  Validations.of(office.fn.role!).acknowledge({
+    id: "AwsSolutions-IAM5[Resource::*]",
+    reason:
+      "The network interface calls Lambda makes to attach the office function to its VPC (ec2:CreateNetworkInterface and the like); EC2 authorises DescribeNetworkInterfaces only on *, and AWS's own AWSLambdaVPCAccessExecutionRole grants them so. The function's own code may not use them: a Deny on the same calls when they carry the function's ARN (lambda:SourceFunctionArn). Its logs are limited to its own log group.",
+  });
+  Validations.of(office.prefixListLookup).acknowledge({
+    id: "AwsSolutions-IAM5[Resource::*]",
+    reason:
+      "ec2:DescribeManagedPrefixLists, a read-only call EC2 authorises only on *, made once at deploy to find S3's prefix list for the office security group.",
+  });
+  // CDK's singleton function behind every AwsCustomResource of the stack.
+  const singleton = Stack.of(office).node.tryFindChild(AWS_CUSTOM_RESOURCE_SINGLETON);
+  if (singleton) {
+    Validations.of(singleton).acknowledge({
+      id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
       reason:
-        "The office function runs in a VPC: AWSLambdaVPCAccessExecutionRole is AWS's minimal policy for that (its logs, and creating, describing and deleting its network interfaces). It is the role's only permission: no data access of any kind (test/infra/office-stack.test.ts).",
+        "CDK's own AwsCustomResource function (deploy time only) logs with AWS's minimal logging policy; its one other permission is the prefix-list lookup.",
     });
   }
   if (parts.sesSandbox) {

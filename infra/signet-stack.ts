@@ -15,8 +15,6 @@ import {
   type IResource,
 } from "aws-cdk-lib/aws-apigateway";
 import { CfnBudget } from "aws-cdk-lib/aws-budgets";
-import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData, type IAlarmAction } from "aws-cdk-lib/aws-cloudwatch";
-import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
 import { Architecture, type CfnFunction, DockerImageCode, Runtime, type Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
@@ -24,14 +22,13 @@ import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { ConfigurationSet, SuppressionReasons } from "aws-cdk-lib/aws-ses";
-import { Topic } from "aws-cdk-lib/aws-sns";
-import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import { sofficeInImage } from "./base-image.ts";
+import { type AlarmSet, createAlarms } from "./alarms.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
 import { type Binding, bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
@@ -41,7 +38,7 @@ import { addGatewayResponses, routeMethods, tightThrottle } from "./gateway.ts";
 import { acknowledgeNagFindings } from "./nag.ts";
 import { checkRegion } from "./regions.ts";
 import { senderIdentities } from "./sender-identity.ts";
-import { addUploads, officeStaging } from "./uploads.ts";
+import { addUploads, officeObjects, officeStaging } from "./uploads.ts";
 import { AUTHORIZER_CACHE_SECONDS, INTEGRATION_TIMEOUT_SECONDS, LAMBDA_CONVERSION_TIMEOUT_MS, STREAMING_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 
 /** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
@@ -77,6 +74,8 @@ export interface SignetStackProps extends StackProps {
   sesSandbox?: boolean;
   /** Where alarms are mailed (an SNS topic with an e-mail subscription); none when unset. */
   alarmEmail?: string;
+  /** Which alarms (infra/alarms.ts): "small" (the default, within the free tier) or "full". */
+  alarms?: AlarmSet;
   /** Requests one API key may make per minute on authorised routes (SIGNET_KEY_RATE_LIMIT); 60 when unset. */
   keyRatePerMinute?: number;
   /** Who may register: addresses and domains, comma-separated (SIGNET_REGISTER_ALLOW); anyone when unset. */
@@ -186,6 +185,8 @@ export class SignetStack extends Stack {
     // Large documents go to S3 first (infra/uploads.ts).
     const fns = this.functions as Record<string, LambdaFunction>;
     const uploadsBucket = addUploads(this, fns, corsOrigin);
+    // The office function's S3 endpoint admits the staged documents and nothing else.
+    office.allowObjects(uploadsBucket, officeObjects);
     // The office callers may invoke the office function and stage documents under office/ of the
     // uploads bucket; the office function itself gets presigned URLs, never a permission.
     for (const name of officeCallers) {
@@ -198,11 +199,14 @@ export class SignetStack extends Stack {
     if (signingKeys) bind(fns.sign!, setting("SIGNET_PUBLIC_URL", `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/prod`));
 
     // Alarms nobody hears are noise on the bill: only with an address to mail them to.
-    if (props.alarmEmail) this.createAlarms(props.alarmEmail);
+    if (props.alarmEmail) {
+      const alarmParts = { api: this.api, functions: this.functions, mailConfiguration: this.mailConfiguration, logicalId: functionLogicalId };
+      createAlarms(this, { email: props.alarmEmail, set: props.alarms ?? "small", ...alarmParts });
+    }
     if (inRegion.budget) this.createBudget(props.budgetUsd!, props.alarmEmail!);
 
     // cdk-nag AwsSolutions findings kept on purpose, each with its reason (test/infra/nag.test.ts).
-    acknowledgeNagFindings({ functions: this.functions, api: this.api, uploadsBucket, sesSandbox: props.sesSandbox ?? true });
+    acknowledgeNagFindings({ functions: this.functions, api: this.api, uploadsBucket, office, sesSandbox: props.sesSandbox ?? true });
 
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
     new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });
@@ -219,7 +223,7 @@ export class SignetStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: "expiresAt",
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     // Who read or wrote the signing key, and when: S3 server access logs of the identity bucket,
@@ -230,7 +234,7 @@ export class SignetStack extends Stack {
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ expiration: Duration.days(365) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     // The signing identity (P12/PEM); created by the service on first use, replaceable by an operator.
@@ -242,7 +246,7 @@ export class SignetStack extends Stack {
       enforceSSL: true,
       versioned: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     return { table, bucket };
   }
@@ -400,6 +404,8 @@ export class SignetStack extends Stack {
         SIGNET_CONVERSION_TIMEOUT_MS: String(LAMBDA_CONVERSION_TIMEOUT_MS),
         // A container serves one request at a time: one LibreOffice is enough.
         SIGNET_CONVERSION_CONCURRENCY: "1",
+        // Callers' documents never meet a LibreOffice an earlier job had: a fresh one per job (docs/aws.md).
+        SIGNET_LIBREOFFICE_RECYCLE: "true",
         // The profile made at image build time (Dockerfile), copied into /tmp per instance.
         SIGNET_LIBREOFFICE_PROFILE: LIBREOFFICE_PROFILE_IN_IMAGE,
       },
@@ -504,75 +510,5 @@ export class SignetStack extends Stack {
         { notification: { notificationType: "FORECASTED", comparisonOperator: "GREATER_THAN", threshold: 100, thresholdType: "PERCENTAGE" }, subscribers },
       ],
     });
-  }
-
-  private createAlarms(alarmEmail: string): void {
-    // Not encrypted at rest, on purpose: CloudWatch alarms cannot publish to a topic under the AWS
-    // managed key (aws/sns; its policy admits no service principal), a customer managed key would
-    // cost USD 1 a month, and alarm notices carry no secrets. Publishing is TLS-only (enforceSSL).
-    const topic = new Topic(this, "AlarmTopic", { displayName: "Signet alarms", enforceSSL: true });
-    topic.addSubscription(new EmailSubscription(alarmEmail));
-    const action: IAlarmAction = new SnsAction(topic);
-    const alarms: Alarm[] = [];
-    alarms.push(
-      new Alarm(this, "Api5xxRateAlarm", {
-        alarmDescription: "More than 5% of API requests answered 5xx over 10 minutes",
-        metric: this.api.metricServerError({ statistic: Stats.AVERAGE, period: Duration.minutes(5) }),
-        threshold: 0.05,
-        evaluationPeriods: 2,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-    );
-    // SES reviews an account at a 5 % bounce rate or a 0.1 % complaint rate; warn well before.
-    const reputation = (metricName: string) =>
-      new Metric({
-        namespace: "AWS/SES",
-        metricName,
-        dimensionsMap: { "ses:configuration-set": this.mailConfiguration.configurationSetName },
-        statistic: Stats.MAXIMUM,
-        period: Duration.hours(1),
-      });
-    alarms.push(
-      new Alarm(this, "MailBounceRateAlarm", {
-        alarmDescription: "Bounce rate of Signet's mail above 2% (SES reviews the account at 5%)",
-        metric: reputation("Reputation.BounceRate"),
-        threshold: 0.02,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, "MailComplaintRateAlarm", {
-        alarmDescription: "Complaint rate of Signet's mail above 0.05% (SES reviews the account at 0.1%)",
-        metric: reputation("Reputation.ComplaintRate"),
-        threshold: 0.0005,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-    );
-    for (const [name, fn] of Object.entries(this.functions)) {
-      const id = functionLogicalId(name);
-      const timeoutMs = planOf(name as FunctionName).timeoutSeconds * 1000;
-      alarms.push(
-        new Alarm(this, `${id}ThrottlesAlarm`, {
-          alarmDescription: `Lambda throttled ${name} (account concurrency exhausted?)`,
-          metric: fn.metricThrottles({ statistic: Stats.SUM, period: Duration.minutes(5) }),
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-        new Alarm(this, `${id}DurationAlarm`, {
-          alarmDescription: `${name} ran within 20% of its ${timeoutMs / 1000} s time-out`,
-          metric: fn.metricDuration({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
-          threshold: Math.round(timeoutMs * 0.8),
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
-    }
-    for (const alarm of alarms) alarm.addAlarmAction(action);
   }
 }

@@ -30,7 +30,7 @@ export class SigningKeys extends Construct {
         keyUsage: KeyUsage.SIGN_VERIFY,
         description,
         enableKeyRotation: false, // KMS rotates symmetric keys only
-        removalPolicy: RemovalPolicy.RETAIN,
+        removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       });
     this.signingKey = key("SigningKey", "Signet: signs documents (PAdES); only the sign function may use kms:Sign");
     this.rootKey = key("RootKey", "Signet: root CA; signs the certificates Signet issues and its CRL; only the sign function may use kms:Sign");

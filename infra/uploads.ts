@@ -3,6 +3,7 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type IBucket } from "aws-cdk-lib/aws-s3";
 import type { Construct } from "constructs";
+import { OFFICE_KEY_PREFIX } from "#adapters/office-worker-converter.ts";
 import { bind, type Binding } from "./bind.ts";
 import { functionPlans, planOf, type FunctionName } from "./function-plans.ts";
 
@@ -10,7 +11,7 @@ import { functionPlans, planOf, type FunctionName } from "./function-plans.ts";
 const uploadObjects = "uploads/*";
 
 /** officeObjects is the folder the office callers stage large documents in for the office function (functions/adapters/office-worker-converter.ts). */
-const officeObjects = "office/*";
+export const officeObjects = `${OFFICE_KEY_PREFIX}*`;
 
 /** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them (from infra/function-plans.ts). */
 export const uploadFunctions = {
@@ -62,7 +63,7 @@ export function addUploads(scope: Construct, functions: Record<string, LambdaFun
     lifecycleRules: [{ id: "expire-uploads", expiration: Duration.days(1), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
     cors: [{ allowedMethods: [HttpMethods.POST], allowedOrigins: [corsOrigin], allowedHeaders: ["*"], maxAge: 600 }],
     // Uploads are transient: on stack deletion the bucket stays and empties itself by the lifecycle rule.
-    removalPolicy: RemovalPolicy.RETAIN,
+    removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
   });
   for (const name of uploadFunctions.grant) bind(functions[name]!, uploadsBucket(bucket, "grant"));
   for (const name of uploadFunctions.consume) bind(functions[name]!, uploadsBucket(bucket, "consume"));

@@ -56,9 +56,12 @@ export interface OfficeWorkerConverter extends Converter {
   isolation(): undefined;
 }
 
+/** OFFICE_KEY_PREFIX is where callers stage documents for the office function in the uploads bucket (infra grants it and opens the S3 endpoint to it alone). */
+export const OFFICE_KEY_PREFIX = "office/";
+
 const defaults: Omit<OfficeWorkerConverterOptions, "invoke"> = {
   inlineLimitBytes: INLINE_DOCUMENT_BYTES,
-  keyPrefix: "office/",
+  keyPrefix: OFFICE_KEY_PREFIX,
   urlExpirySeconds: 300,
   timeoutMs: 60_000,
   invokeTimeoutMs: 90_000,

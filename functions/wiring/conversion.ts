@@ -48,6 +48,7 @@ export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
         concurrency: conversion.concurrency,
         queueLength: conversion.queueLength,
         mode: conversion.mode,
+        recycle: conversion.recycle,
         isolation: conversion.isolation,
         memoryLimitMb: conversion.memoryLimitMb,
         ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),

@@ -48,6 +48,13 @@ export function synthesize(context: Record<string, string>): Synthesized {
   return { stack, template, json: template.toJSON() as Synthesized["json"], outdir };
 }
 
+/**
+ * cdkHelperFunction tells CDK's own functions from Signet's: the custom resource that empties the
+ * office VPC's default security group, and the one that looks up S3's prefix list at deploy
+ * (AwsCustomResource's singleton, always this id).
+ */
+export const cdkHelperFunction = (logicalId: string): boolean => /^(Custom|AWS679f53fac002430cb0da5b7982bd2287)/.test(logicalId);
+
 /** resourcesOfType lists [logicalId, resource] pairs of one CloudFormation type. */
 export function resourcesOfType(json: Synthesized["json"], type: string): Array<[string, Synthesized["json"]["Resources"][string]]> {
   return Object.entries(json.Resources).filter(([, resource]) => resource.Type === type);

@@ -3,6 +3,8 @@
 // no LibreOffice (no image, no layer) and reach it by invoking, while sign keeps its key rights.
 import { beforeAll, describe, expect, it } from "vitest";
 import { officeCallers } from "../../infra/function-plans.ts";
+import { eniActions } from "../../infra/office-worker.ts";
+import { OFFICE_KEY_PREFIX } from "#adapters/office-worker-converter.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
@@ -11,7 +13,7 @@ beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
 }, SYNTH_TIMEOUT_MS);
 
-type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown };
 const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 const roleIdOf = (name: string) => (fnProps(name).Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
 const actionsOf = (statement: Statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
@@ -33,8 +35,24 @@ describe("the office function has no route to the internet", () => {
       expect(subnet.Properties.MapPublicIpOnLaunch).toBe(false);
     }
     const [groupId] = vpcConfig.SecurityGroupIds[0]!["Fn::GetAtt"];
+    // Inline and alone: a group without inline egress rules gets EC2's default "all traffic anywhere".
     const egress = synth.json.Resources[groupId]!.Properties.SecurityGroupEgress as Array<Record<string, unknown>>;
-    expect(egress).toEqual([expect.objectContaining({ IpProtocol: "tcp", FromPort: 443, ToPort: 443 })]);
+    expect(egress).toEqual([
+      {
+        IpProtocol: "tcp",
+        FromPort: 443,
+        ToPort: 443,
+        DestinationPrefixListId: { "Fn::GetAtt": [expect.stringMatching(/^OfficeS3PrefixList/), "PrefixLists.0.PrefixListId"] },
+        Description: expect.any(String),
+      },
+    ]);
+    expect(resourcesOfType(synth.json, "AWS::EC2::SecurityGroupEgress")).toEqual([]);
+    // The prefix list is the region's S3 list (com.amazonaws.<region>.s3), looked up at deploy.
+    const lookupId = (egress[0]!.DestinationPrefixListId as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+    const lookup = JSON.stringify(synth.json.Resources[lookupId]!.Properties.Create);
+    expect(lookup).toContain('\\"action\\":\\"describeManagedPrefixLists\\"');
+    expect(lookup).toContain('\\"Values\\":[\\"com.amazonaws.');
+    expect(lookup).toContain('.s3\\"]');
     // No other function of the stack is in a VPC: only the office function is boxed (and needs to be).
     const inVpc = resourcesOfType(synth.json, "AWS::Lambda::Function").filter(([, fn]) => fn.Properties.VpcConfig !== undefined);
     expect(inVpc.map(([id]) => id)).toEqual([functionLogicalId("office")]);
@@ -59,16 +77,79 @@ describe("the office function has no route to the internet", () => {
     expect(endpoints[0]![1].Properties.VpcEndpointType).toBe("Gateway");
     expect(JSON.stringify(endpoints[0]![1].Properties.ServiceName)).toContain(".s3");
   });
+
+  it("lets through the S3 endpoint only GET and PUT of the uploads bucket's office/ objects (AWS's default policy is full access)", () => {
+    const [, endpoint] = resourcesOfType(synth.json, "AWS::EC2::VPCEndpoint")[0]!;
+    const uploadsBucket = resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("UploadsBucket"))![0];
+    expect(endpoint.Properties.PolicyDocument).toEqual({
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { AWS: "*" },
+          Action: ["s3:GetObject", "s3:PutObject"],
+          Resource: { "Fn::Join": ["", [{ "Fn::GetAtt": [uploadsBucket, "Arn"] }, "/office/*"]] },
+        },
+      ],
+    });
+    // The prefix the office callers stage under (functions/adapters/office-worker-converter.ts).
+    expect(`${OFFICE_KEY_PREFIX}*`).toBe("office/*");
+  });
+
+  it("answers only S3's regional names in the VPC (NXDOMAIN for the rest) and logs every query a week", () => {
+    const vpcId = resourcesOfType(synth.json, "AWS::EC2::VPC")[0]![0];
+    const lists = Object.fromEntries(
+      resourcesOfType(synth.json, "AWS::Route53Resolver::FirewallDomainList").map(([id, list]) => [id, list.Properties.Domains]),
+    );
+    const regional = (prefix: string) => ({ "Fn::Join": ["", [prefix, { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }]] });
+    const [groups, associations] = [
+      resourcesOfType(synth.json, "AWS::Route53Resolver::FirewallRuleGroup"),
+      resourcesOfType(synth.json, "AWS::Route53Resolver::FirewallRuleGroupAssociation"),
+    ];
+    expect(groups).toHaveLength(1);
+    type Rule = { Action: string; Priority: number; BlockResponse?: string; FirewallDomainListId: { "Fn::GetAtt": [string, string] } };
+    const rules = (groups[0]![1].Properties.FirewallRules as Rule[]).sort((a, b) => a.Priority - b.Priority);
+    expect(rules.map((rule) => [rule.Action, rule.BlockResponse, lists[rule.FirewallDomainListId["Fn::GetAtt"][0]]])).toEqual([
+      ["ALLOW", undefined, [regional("s3."), regional("*.s3.")]],
+      ["BLOCK", "NXDOMAIN", ["*"]],
+    ]);
+    expect(associations.map(([, a]) => [a.Properties.VpcId, a.Properties.FirewallRuleGroupId])).toEqual([
+      [{ Ref: vpcId }, { "Fn::GetAtt": [groups[0]![0], "Id"] }],
+    ]);
+    const configs = resourcesOfType(synth.json, "AWS::Route53Resolver::ResolverQueryLoggingConfig");
+    expect(configs).toHaveLength(1);
+    const [configId, config] = configs[0]!;
+    const logged = resourcesOfType(synth.json, "AWS::Route53Resolver::ResolverQueryLoggingConfigAssociation").map(([, a]) => a.Properties);
+    expect(logged).toEqual([{ ResolverQueryLogConfigId: { "Fn::GetAtt": [configId, "Id"] }, ResourceId: { Ref: vpcId } }]);
+    const groupId = resourcesOfType(synth.json, "AWS::Logs::LogGroup").find(([id]) =>
+      JSON.stringify(config.Properties.DestinationArn).includes(`"Ref":"${id}"`),
+    )!;
+    expect(groupId[1].Properties.RetentionInDays).toBe(7);
+  });
 });
 
 describe("the office function's role holds nothing", () => {
-  it("may write logs and manage its network interfaces, and nothing else", () => {
+  it("may write its own log group and let Lambda manage its network interfaces, and nothing else", () => {
     const roleId = roleIdOf("office");
     const role = synth.json.Resources[roleId]!.Properties;
-    expect(JSON.stringify(role.ManagedPolicyArns)).toContain("service-role/AWSLambdaVPCAccessExecutionRole");
-    expect(role.ManagedPolicyArns).toHaveLength(1);
-    expect(role.Policies).toBeUndefined();
-    expect(statementsOf(roleId)).toEqual([]);
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    const logGroup = (fnProps("office").LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    const policies = role.Policies as Array<{ PolicyDocument: { Statement: Statement[] } }>;
+    expect(policies).toHaveLength(1);
+    expect(policies[0]!.PolicyDocument.Statement).toEqual([
+      { Effect: "Allow", Action: ["logs:CreateLogStream", "logs:PutLogEvents"], Resource: { "Fn::GetAtt": [logGroup, "Arn"] } },
+      { Effect: "Allow", Action: [...eniActions].sort(), Resource: "*" },
+    ]);
+    // The function's own code may not use them: denied where the call carries the function's ARN
+    // (Lambda's own calls for the network interfaces carry none).
+    expect(statementsOf(roleId)).toEqual([
+      {
+        Effect: "Deny",
+        Action: [...eniActions].sort(),
+        Resource: "*",
+        Condition: { ArnEquals: { "lambda:SourceFunctionArn": { "Fn::GetAtt": [functionLogicalId("office"), "Arn"] } } },
+      },
+    ]);
   });
 
   it("is named by no bucket or key policy", () => {

@@ -1,6 +1,6 @@
 // The office worker: where LibreOffice runs on AWS has no route to the internet and a
-// role with no data permission. The construct alone, in a test stack (it is not yet wired into
-// SignetStack: see docs/aws.md).
+// role with no data permission. The construct alone, in a test stack (the whole stack:
+// office-stack.test.ts).
 import { App, Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { ServicePrincipal, Role } from "aws-cdk-lib/aws-iam";
@@ -46,15 +46,20 @@ describe("the office worker", () => {
     expect(fn.Properties.Environment.Variables).toEqual({ HOME: "/tmp" });
   });
 
-  it("has a role that may write logs and manage its network interfaces, nothing else", () => {
+  it("has a role that may write its own logs and let Lambda manage its network interfaces, nothing else", () => {
     const roles = ofType("AWS::IAM::Role").filter(([id]) => id.startsWith("OfficeRole"));
     expect(roles).toHaveLength(1);
     const [roleId, role] = roles[0]!;
-    expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain("service-role/AWSLambdaVPCAccessExecutionRole");
-    expect(role.Properties.ManagedPolicyArns).toHaveLength(1);
-    // No inline policy attaches anything to it.
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const [logGroup] = ofType("AWS::Logs::LogGroup").find(([id]) => id.startsWith("OfficeLogs"))!;
+    expect(role.Properties.Policies[0].PolicyDocument.Statement[0]).toEqual({
+      Effect: "Allow",
+      Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
+      Resource: { "Fn::GetAtt": [logGroup, "Arn"] },
+    });
+    // The one policy attached beside it denies the function's own code the network interface calls.
     const attached = ofType("AWS::IAM::Policy").filter(([, policy]) => JSON.stringify(policy.Properties.Roles).includes(roleId));
-    expect(attached).toEqual([]);
+    expect(attached.flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement.map((s: { Effect: string }) => s.Effect))).toEqual(["Deny"]);
   });
 
   it("is invoked by the converting functions' roles (grantInvoke), not by the public", () => {
@@ -64,9 +69,12 @@ describe("the office worker", () => {
     expect(ofType("AWS::Lambda::Url")).toEqual([]);
   });
 
-  it("lets its security group send HTTPS only", () => {
+  it("lets its security group send HTTPS to S3's prefix list only, inline (no rule of its own leaves EC2's default all-traffic rule)", () => {
     template.hasResourceProperties("AWS::EC2::SecurityGroup", {
-      SecurityGroupEgress: [Match.objectLike({ IpProtocol: "tcp", FromPort: 443, ToPort: 443 })],
+      SecurityGroupEgress: [
+        Match.objectEquals({ IpProtocol: "tcp", FromPort: 443, ToPort: 443, DestinationPrefixListId: Match.anyValue(), Description: Match.anyValue() }),
+      ],
     });
+    expect(ofType("AWS::EC2::SecurityGroupEgress")).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
-import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
+import { FREE_TIER_ALARMS } from "../../infra/alarms.ts";
+import { repoRoot } from "../../infra/bundling.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
@@ -89,7 +91,7 @@ describe("optional contexts", () => {
     }
   });
 
-  it("alarms on the API 5xx rate, and on throttles and near-time-out durations of every function", () => {
+  it("alarms by default on a small set within the free tier: the API 5xx rate, crashes, the office function, throttles, the mail", () => {
     synth.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       MetricName: "5XXError",
       Namespace: "AWS/ApiGateway",
@@ -97,22 +99,34 @@ describe("optional contexts", () => {
       Threshold: 0.05,
     });
     const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
-    for (const name of [...allNames, "office"]) {
-      const of = (metric: string) =>
-        alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(`"Ref":"${functionLogicalId(name)}"`));
-      expect(of("Throttles"), name).toHaveLength(1);
-      const duration = of("Duration");
-      expect(duration, name).toHaveLength(1);
-      expect(duration[0]!.Threshold, name).toBe(Math.round((fnProps(name).Timeout as number) * 1000 * 0.8));
-    }
+    expect(alarms.length).toBeLessThanOrEqual(FREE_TIER_ALARMS);
+    // What each alarm watches: a metric, and whose (the office function's, the whole account's, or the API's and the mail's own).
+    const scope = (dimensions: unknown) =>
+      dimensions === undefined ? "account" : JSON.stringify(dimensions).includes(`"Ref":"${functionLogicalId("office")}"`) ? "office" : "own";
+    expect(alarms.map((a) => `${a.MetricName as string} ${scope(a.Dimensions)}`).sort()).toEqual([
+      "5XXError own",
+      "Duration office",
+      "Errors account",
+      "Errors office",
+      "Reputation.BounceRate own",
+      "Reputation.ComplaintRate own",
+      "Throttles account",
+    ]);
+    // docs/aws.md says how many (test/infra/template-checks.test.ts checks the full set's figures).
+    const page = readFileSync(join(repoRoot, "docs", "aws.md"), "utf8").replace(/\s+/g, " ");
+    expect(Number(/(\d+) CloudWatch alarms by default/.exec(page)?.[1])).toBe(alarms.length);
+    const duration = alarms.find((a) => a.MetricName === "Duration")!;
+    expect(duration.Threshold).toBe(Math.round((fnProps("office").Timeout as number) * 1000 * 0.8));
   });
 
   it("mails every alarm to the alarm address", () => {
     synth.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
     const alarms = resourcesOfType(synth.json, "AWS::CloudWatch::Alarm");
-    // Throttles and duration of every function, the office function's too.
-    expect(alarms.length).toBe(1 + 2 + 2 * (allNames.length + 1));
     for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toHaveLength(1);
+  });
+
+  it("refuses an alarm set that is neither small nor full", () => {
+    expect(() => synthesize({ senderEmail: "noreply@example.com", alarmEmail: "ops@example.com", alarms: "all" })).toThrow(/alarms "all" must be small/);
   });
 
   it("refuses the removed layer mode's options, saying the image is the one way", () => {

@@ -37,7 +37,7 @@ describe("KMS signing keys (the default)", () => {
     for (const [, key] of created) {
       expect(key.Properties).toMatchObject({ KeySpec: "RSA_3072", KeyUsage: "SIGN_VERIFY" });
       expect(key.Properties.EnableKeyRotation ?? false).toBe(false);
-      expect(key.DeletionPolicy).toBe("Retain");
+      expect(key.DeletionPolicy).toBe("RetainExceptOnCreate");
     }
   });
 

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
 import { libreOfficeBaseImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
+import { cdkHelperFunction, testBaseImageDigest, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 import { WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
@@ -140,8 +140,8 @@ describe("npx cdk synth offline", () => {
     const names = Object.entries(template().Resources)
       .filter(([, resource]) => resource.Type === "AWS::Lambda::Function")
       .map(([id]) => id)
-      // (not CDK's own custom resource that empties the office VPC's default security group)
-      .filter((id) => !id.startsWith("Custom"));
+      // (not CDK's own helpers for the office VPC: the default security group, S3's prefix list)
+      .filter((id) => !cdkHelperFunction(id));
     const jobs = names.map((id) => {
       const name = id
         .replace(/Function$/, "")

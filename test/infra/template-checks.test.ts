@@ -2,11 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkedRegions, regionGaps } from "../../infra/regions.ts";
+import { FREE_TIER_ALARMS } from "../../infra/alarms.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { officeCallers } from "../../infra/function-plans.ts";
 import { repoRoot } from "../../infra/bundling.ts";
 import { cfnLint, type CfnLintMatch } from "#test/helpers/cfn-lint.ts";
-import { apiPaths, resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
+import { apiPaths, cdkHelperFunction, resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // Every AWS claim checked offline. The default template and one with every option on are
 // synthesized once each; cfn-lint (AWS's) lints both, and every number docs/aws.md states is read
@@ -18,6 +19,7 @@ beforeAll(() => {
   everything = synthesize({
     senderEmail: "noreply@example.com",
     alarmEmail: "ops@example.com",
+    alarms: "full",
     budgetUsd: "20",
     reservedConcurrency: "5",
     verifyConcurrency: "7",
@@ -99,8 +101,8 @@ const only = (pattern: RegExp): number => {
   return values[0]!;
 };
 
-// Signet's functions, not CDK's own custom resource that empties the office VPC's default security group (the page says so).
-const functionsOf = (synth: Synthesized) => resourcesOfType(synth.json, "AWS::Lambda::Function").filter(([id]) => !id.startsWith("Custom"));
+// Signet's functions, not CDK's own two helpers for the office VPC (the page says so).
+const functionsOf = (synth: Synthesized) => resourcesOfType(synth.json, "AWS::Lambda::Function").filter(([id]) => !cdkHelperFunction(id));
 const fnProps = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 const methods = (synth: Synthesized) => {
   const paths = apiPaths(synth.json);
@@ -142,11 +144,12 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     expect(only(/until its cached answer expires \(at most (\d+) seconds\)/)).toBe(ttl);
   });
 
-  it("the alarms and what they cost", () => {
+  it("the alarms and what they cost (the full set here; the default set in options.test.ts)", () => {
     const alarms = resourcesOfType(everything.json, "AWS::CloudWatch::Alarm").length;
-    expect(only(/(\d+) CloudWatch alarms/)).toBe(alarms);
-    // USD 0.10 per standard alarm a month.
-    expect(only(/about USD (\d+\.\d+) more a month for \d+ CloudWatch alarms/)).toBeCloseTo(alarms * 0.1, 2);
+    expect(only(/(\d+) CloudWatch alarms in the full set/)).toBe(alarms);
+    // USD 0.10 per standard alarm a month, the free tier's ten aside.
+    expect(only(/about USD (\d+\.\d+) a month for the \d+ CloudWatch alarms in the full set/)).toBeCloseTo(alarms * 0.1, 2);
+    expect(only(/beyond the free tier's (\d+) alarms/)).toBe(FREE_TIER_ALARMS);
     expect(resourcesOfType(plain.json, "AWS::CloudWatch::Alarm")).toEqual([]);
     // The alarm topic is not encrypted, as the page says.
     for (const [, topic] of resourcesOfType(everything.json, "AWS::SNS::Topic")) expect(topic.Properties.KmsMasterKeyId).toBeUndefined();
@@ -183,7 +186,12 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     expect(only(/stage throttling \((\d+) req\/s/)).toBe(all.ThrottlingRateLimit);
     expect(only(/stage throttling \(\d+ req\/s, burst (\d+)/)).toBe(all.ThrottlingBurstLimit);
     expect(only(/burst \d+; register (\d+) req\/s/)).toBe(register.ThrottlingRateLimit);
-    const retention = new Set(resourcesOfType(plain.json, "AWS::Logs::LogGroup").map(([, group]) => group.Properties.RetentionInDays));
+    // The office VPC's DNS query log (the resolver's destination) is kept shorter, as the page says.
+    const queryLog = JSON.stringify(resourcesOfType(plain.json, "AWS::Route53Resolver::ResolverQueryLoggingConfig")[0]![1].Properties.DestinationArn);
+    const groups = resourcesOfType(plain.json, "AWS::Logs::LogGroup");
+    const isQueryLog = (id: string) => queryLog.includes(`"Ref":"${id}"`);
+    const retention = new Set(groups.filter(([id]) => !isQueryLog(id)).map(([, group]) => group.Properties.RetentionInDays));
     expect(retention).toEqual(new Set([only(/log groups \((\d+) days\)/)]));
+    expect(groups.filter(([id]) => isQueryLog(id)).map(([, group]) => group.Properties.RetentionInDays)).toEqual([only(/DNS query log \((\d+) days\)/)]);
   });
 });

@@ -9,7 +9,7 @@ import { conversionTimeout, notInstalled, notIsolated, unreadable } from "#adapt
 import { confinement, detectIsolation, type Confinement, type Isolation, type IsolationMode } from "#adapters/libreoffice/isolation.ts";
 import { crashesUnoLoad, filtersOf, freshOutput, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
-import type { ParentGuard } from "#adapters/libreoffice/process-group.ts";
+import { killMarked, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { locateSoffice, makeProfileTemplate, pythonCandidates, seedProfile, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
 import { SlotPool, type Slot } from "#adapters/libreoffice/slot-pool.ts";
 import { unoDriverPath } from "#adapters/libreoffice/uno-driver.ts";
@@ -32,6 +32,11 @@ export interface LibreOfficeConverterOptions {
   mode: "warm" | "oneshot";
   /** A warm LibreOffice is replaced after this many conversions (bounds leaks). */
   maxConversionsPerProcess: number;
+  /**
+   * End the slot's LibreOffice after every job, with every process it left behind, its TMPDIR and
+   * its profile, before the slot takes the next job: no job sees what an earlier one left (AWS).
+   */
+  recycle: boolean;
   /** Python that can `import uno`; tried from pythonCandidates() when unset. */
   python?: string;
   /** Folder for profiles and job files; a fresh private one under the OS temp folder when unset. */
@@ -76,6 +81,7 @@ const defaults: LibreOfficeConverterOptions = {
   queueLength: 16,
   mode: "warm",
   maxConversionsPerProcess: 200,
+  recycle: false,
   isolation: "auto",
   memoryLimitMb: 0,
 };
@@ -260,9 +266,17 @@ class OfficeSupervisor {
 
   async convert(request: ConversionRequest): Promise<Buffer> {
     const env = await this.#ready();
-    const { output, stopped } = await this.#pool.run((slot) => this.#convertInSlot(request, slot));
-    // The warm instance stopped for a crashing document comes back now, not in the next request.
-    if (stopped && this.#run.warmUsable) void this.#pool.refill(Date.now() + this.#settings.timeoutMs).catch(() => undefined);
+    const { output, stopped } = await this.#pool.run(async (slot) => {
+      try {
+        return await this.#convertInSlot(request, slot);
+      } finally {
+        // Within the slot: the next job waits until nothing of this one is left.
+        if (this.#settings.recycle) await this.#recycle(slot);
+      }
+    });
+    // The warm instance stopped for a crashing document comes back now, not in the next request
+    // (recycling: the next job starts its own).
+    if (stopped && this.#run.warmUsable && !this.#settings.recycle) void this.#pool.refill(Date.now() + this.#settings.timeoutMs).catch(() => undefined);
     this.#makeTemplate(env);
     return output;
   }
@@ -374,6 +388,21 @@ class OfficeSupervisor {
   /** warmBox is what the slot's warm instance sees: every job of the slot through the one job folder, which holds the current job's files only. */
   #warmBox(env: Setup, index: number): Confinement {
     return this.#confinement(env, index, join(env.workDir, "profiles", `warm-${index}`), slotJob(env.workDir, index));
+  }
+
+  /**
+   * recycle ends the slot's LibreOffice and its process group, then every process still carrying
+   * the slot's TMPDIR in its environment (one that left the group), then removes the slot's
+   * profiles and temporary files, so the next job starts from the template as the first one did.
+   */
+  async #recycle(slot: Slot<WarmOffice>): Promise<void> {
+    await this.#pool.discard(slot);
+    const prepared = this.#run.prepared;
+    if (!prepared) return;
+    const strays = await killMarked(`TMPDIR=${slotTmp(prepared.workDir, slot.index)}`);
+    if (strays > 0) logger.warn("LibreOffice left processes outside its process group; killed", { strays });
+    for (const kind of ["warm", "oneshot"]) await rm(join(prepared.workDir, "profiles", `${kind}-${slot.index}`), { recursive: true, force: true });
+    await this.#clearTmp(slot.index);
   }
 
   #createWarm(slot: Slot<WarmOffice>): WarmOffice {

@@ -67,6 +67,60 @@ export async function groupGone(pgid: number | undefined, maxWaitMs = 3000): Pro
   }
 }
 
+/** processStates lists every process of /proc with its state letter (Z: exited, waiting to be reaped); empty where /proc is missing. */
+function processStates(): Array<{ pid: number; state: string }> {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const found: Array<{ pid: number; state: string }> = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      found.push({ pid: Number(entry), state: stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/** carries tells whether a process's environment holds `entry` (NAME=value); false when it cannot be read (gone, or not ours). */
+function carries(pid: number, entry: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(entry);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * killMarked sends SIGKILL to every live process but this one whose environment holds `entry`
+ * (NAME=value) and resolves once none is left running, or after maxWaitMs: the processes a
+ * LibreOffice left behind outside its process group (a child that called setsid keeps the
+ * environment it was started with). Answers how many it found. Linux only (/proc).
+ */
+export async function killMarked(entry: string, maxWaitMs = 3000): Promise<number> {
+  const killed = new Set<number>();
+  const until = Date.now() + maxWaitMs;
+  for (;;) {
+    const live = processStates().filter(({ pid, state }) => pid !== process.pid && state !== "Z" && carries(pid, entry));
+    if (live.length === 0 || Date.now() >= until) return killed.size;
+    for (const { pid } of live) {
+      killed.add(pid);
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // ESRCH: gone meanwhile
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const STDERR_TAIL = 4096;
 
 /** ParentGuard runs a command under `python uno-driver.py guard <pid>`, which kills its group when this process is gone. */
