@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
 import { libreOfficeBaseImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { cdkHelperFunction, testBaseImageDigest, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
+import { cdkHelperFunction, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 import { WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
