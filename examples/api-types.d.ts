@@ -272,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Convert an office document
-         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles); spreadsheets (`xlsx`, `xls`, `ods`, `csv`: every sheet, with the print areas and page setup the file carries; CSV is read as UTF-8 with commas) and presentations (`pptx`, `ppt`, `odp`: one page per slide) to PDF, at most SIGNET_MAX_CONVERT_PAGES pages (1,000; more is 413). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text, an XLSX a zip with xl/workbook.xml, a PPTX one with ppt/presentation.xml, an .xls or .ppt an OLE file with a Workbook or PowerPoint Document stream; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
+         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles); spreadsheets (`xlsx`, `xls`, `ods`, `csv`: every sheet, with the print areas and page setup the file carries; CSV is read as UTF-8 with commas) and presentations (`pptx`, `ppt`, `odp`: one page per slide) to PDF, at most SIGNET_MAX_CONVERT_PAGES pages (1,000; more is 413). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text, an XLSX a zip with xl/workbook.xml, a PPTX one with ppt/presentation.xml, an .xls or .ppt an OLE file with a Workbook or PowerPoint Document stream; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS, after weeks without conversions the converter wakes up first: that request answers 503 with `Retry-After: 60`. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
          */
         post: operations["convert"];
         delete?: never;
@@ -946,6 +946,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1215,6 +1220,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1342,6 +1352,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1462,6 +1477,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1601,6 +1621,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1730,6 +1755,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1928,6 +1958,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2137,6 +2172,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2328,6 +2368,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2530,6 +2575,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2726,6 +2776,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2914,6 +2969,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,6 +3060,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3100,6 +3165,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3270,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
