@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a DOCX template
-         * @description Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE.
+         * @description Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE; so is, with data, one whose {{#sections}} nest deeper than 32 or that has more than 2,000 {{tags}}, and a request whose table rows, repeat items and data loop iterations together pass 10,000.
          */
         post: operations["annotate"];
         delete?: never;
@@ -252,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * List a template's fields
-         * @description Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply (413 PAYLOAD_TOO_LARGE).
+         * @description Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply, and its template limits ({{#sections}} nested at most 32 deep, at most 2,000 {{tags}}): 413 PAYLOAD_TOO_LARGE.
          */
         post: operations["annotateFields"];
         delete?: never;
@@ -456,9 +456,9 @@ export interface components {
             /** @enum {string} */
             type: "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
             /** @description text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a PNG, JPEG, GIF, WebP or SVG picture as a base64 data URI or a URL, the format decided by its bytes (WebP is stored as PNG; SVG is sanitised and stored as Word does, with a PNG fallback); table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text. */
-            value: string | boolean | string[][] | {
+            value: string | boolean | (string[] | {
                 [key: string]: string;
-            }[];
+            })[];
             options?: {
                 keepTextNodeStyles?: boolean;
                 /** @description CSS pixels at 96 dpi. */
