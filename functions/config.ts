@@ -294,15 +294,17 @@ export const settings = {
     isolation: {
       name: "SIGNET_LIBREOFFICE_ISOLATION",
       default: "auto",
-      doc: "auto (LibreOffice in a network namespace without interfaces when the system allows), none, or required (no conversion without one)",
+      doc: "auto (LibreOffice in a bubblewrap sandbox that sees only its own job's files, else a network namespace, as the system allows), off, or required (no start and no conversion without the sandbox)",
       read: (env) => {
         const mode = raw(env, "SIGNET_LIBREOFFICE_ISOLATION") ?? "auto";
-        if (mode !== "auto" && mode !== "none" && mode !== "required") {
-          throw configurationError(`SIGNET_LIBREOFFICE_ISOLATION must be "auto", "none" or "required", got "${mode}"`);
+        // "none" is the former spelling of "off".
+        if (mode === "none") return "off";
+        if (mode !== "auto" && mode !== "off" && mode !== "required") {
+          throw configurationError(`SIGNET_LIBREOFFICE_ISOLATION must be "auto", "off" or "required", got "${mode}"`);
         }
         return mode;
       },
-    } as Setting<"auto" | "none" | "required">,
+    } as Setting<"auto" | "off" | "required">,
     memoryLimitMb: count("SIGNET_LIBREOFFICE_MEMORY_MB", 4096, "address-space limit of each LibreOffice process in MB (prlimit --as); 0: none"),
     profileTemplate: {
       name: "SIGNET_LIBREOFFICE_PROFILE",

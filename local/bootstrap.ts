@@ -1,4 +1,5 @@
 import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
+import { IsolationUnavailableError } from "#adapters/libreoffice/errors.ts";
 import { keyStoreOptions } from "#wiring/keys.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { converter } from "#wiring/conversion.ts";
@@ -21,9 +22,13 @@ export async function bootstrap(): Promise<Shutdown[]> {
   // Conversion: start the warm LibreOffice instances now so the first request does not pay ~2 s.
   // local/main.ts refuses to start when LibreOffice is missing; a warm-up that fails anyway (a
   // crash) only warns: conversions then take the one-shot path or answer 503 with a hint.
+  // SIGNET_LIBREOFFICE_ISOLATION=required without a working sandbox is no such case: the server does not start.
   await converter()
     .warm()
-    .catch((error: unknown) => logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error }));
+    .catch((error: unknown) => {
+      if (error instanceof Error && error.cause instanceof IsolationUnavailableError) throw new StartupError(error.cause.message);
+      logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error });
+    });
   shutdowns.push(() => converter().close());
   return shutdowns;
 }

@@ -62,6 +62,7 @@ const wanted = [
   { ok: () => existsSync("/usr/lib/libreoffice/program/libsclo.so"), pkg: "libreoffice-calc-nogui", why: "spreadsheets to PDF" },
   { ok: () => existsSync("/usr/lib/libreoffice/program/libslideshowlo.so"), pkg: "libreoffice-impress-nogui", why: "presentations to PDF" },
   { ok: () => existsSync("/usr/lib/python3/dist-packages/uno.py"), pkg: "python3-uno", why: "the warm LibreOffice path" },
+  { ok: () => has("bwrap"), pkg: "bubblewrap", why: "the sandbox LibreOffice runs in (it sees only its own job's files)" },
   { ok: () => has("pdfsig") && has("pdftotext") && has("pdfinfo"), pkg: "poppler-utils", why: "PDF checks" },
   { ok: () => has("qpdf"), pkg: "qpdf", why: "PDF structure checks" },
   { ok: () => has("openssl"), pkg: "openssl", why: "the test timestamp authority" },

@@ -251,10 +251,12 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     // The driver stalls right after it started soffice: only the converter's deadline ends it.
     const marker = 4_000_000 + Math.floor(Math.random() * 1_000_000);
     const started = join(root, "cut-started.txt");
+    // Isolation off: the stand-in driver reports through a file of the test's folder, which a sandbox does not show.
     const cut = createLibreOfficeConverter({
       mode: "warm",
       concurrency: 1,
       timeoutMs: 5_000,
+      isolation: "off",
       soffice: standInSoffice(root, marker),
       python: stallingDriverPython(root, started),
       workDir: join(root, "cut"),
@@ -293,8 +295,10 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     const dump = join(root, "env.txt");
     writeFileSync(probe, `#!/bin/sh\nenv > ${dump}\nexit 1\n`);
     chmodSync(probe, 0o755);
+    // Isolation off: the probe writes into the test's folder, which a sandbox does not show (the sandbox clears the environment itself: isolation.ts).
     const probing = createLibreOfficeConverter({
       mode: "oneshot",
+      isolation: "off",
       soffice: probe,
       env: { ...process.env, AWS_SECRET_ACCESS_KEY: "secret", AWS_SESSION_TOKEN: "token", SIGNET_X: "y" },
       workDir: join(root, "probe"),

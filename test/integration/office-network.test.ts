@@ -4,7 +4,7 @@
 // as they are), warm and one-shot, and through the real local server (convert, annotate to=pdf,
 // sign with a DOCX). Outputs are read back: the document's own text is there, the marker file's
 // content and the listener's picture are not.
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
@@ -39,6 +39,8 @@ await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
 const all = vectors(base, markers);
 const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
+/** bwrapHere: bubblewrap works on this system (asked of it directly, not of isolation.ts). */
+const bwrapHere = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"]).status === 0;
 // What this machine allows, probed by the test (never by detectIsolation, the function under test).
 const isolationPrefix = { netns: ["unshare", "--net", "--"], "userns-netns": ["unshare", "--user", "--map-root-user", "--net", "--"], none: [] }[
   networkIsolationHere
@@ -95,7 +97,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     let office: LibreOfficeConverter;
     let converter: Converter;
     beforeAll(() => {
-      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "none" });
+      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "off" });
       converter = withOfficeInputChecks(office, limits);
     });
     afterAll(() => office?.close());
@@ -149,14 +151,16 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     });
 
     // Without the checks, LibreOffice 7.4 itself fetches ODT background and bullet images: the namespace is what stops them.
-    // An SVG picture's file: image is a local read no namespace stops: only the input checks do (below).
+    // An SVG picture's file: image is a local read no network namespace stops: the bubblewrap
+    // sandbox does (the marker is outside it), and without one only the input checks do (below).
     const local = (vector: Vector) => vector.name.includes("SVG picture");
     const chosen = (mode === "warm" ? all : all.filter((vector) => vector.from === "odt")).filter((vector) => !local(vector));
     it.each(all.filter(local).map((vector) => [vector.name, vector] as const))(
-      "%s as it is: no request, but LibreOffice draws the local picture the SVG points at (what the input checks remove)",
+      "%s as it is: no request, and the local picture the SVG points at is drawn only where no sandbox can be made",
       async (_, vector) => {
         const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
-        expect(await imageSizes(pdf)).toContain("37x23");
+        if (bwrapHere) expect(await imageSizes(pdf)).not.toContain("37x23");
+        else expect(await imageSizes(pdf)).toContain("37x23");
       },
     );
     it.each(chosen.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
@@ -170,27 +174,29 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
 });
 
 describe("isolation settings", () => {
-  it("required, where no namespace can be made (no unshare on PATH): 503 SERVICE_UNAVAILABLE, LibreOffice never started", async () => {
+  it("required, where no sandbox can be made (no bwrap on PATH): 503 SERVICE_UNAVAILABLE, LibreOffice never started", async () => {
     const office = createLibreOfficeConverter({ soffice: "/usr/bin/soffice", isolation: "required", env: { PATH: join(dir, "empty") } });
     try {
       const outcome = await office.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }).catch((error: unknown) => error);
-      expect(outcome).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("cannot be isolated from the network") });
+      expect(outcome).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("LibreOffice cannot be isolated on this server") });
     } finally {
       await office.close();
     }
   });
 
-  it(`auto: the namespace this machine allows (${networkIsolationHere}, probed by the test with unshare)`, async () => {
+  it(`auto: the box this machine allows (${bwrapHere ? "bubblewrap, " : ""}${networkIsolationHere}, probed by the test with bwrap and unshare)`, async () => {
     const isolation = await detectIsolation("auto", undefined, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
     expect(isolation.network).toBe(networkIsolationHere);
-    if (networkIsolationHere !== "none") expect(isolation.prefix).toEqual([expect.stringMatching(/unshare$/), ...isolationPrefix.slice(1)]);
+    expect(isolation.files).toBe(bwrapHere ? "bwrap" : "none");
+    // bubblewrap makes the network namespace itself (its --unshare-net); without it, unshare does.
+    if (networkIsolationHere !== "none") expect(isolation.prefix).toEqual(bwrapHere ? [] : [expect.stringMatching(/unshare$/), ...isolationPrefix.slice(1)]);
   });
 
-  it("none: no namespace, and the summary says so", async () => {
-    const isolation = await detectIsolation("none", 1024 * 1024 * 1024, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
-    expect(isolation.network).toBe("none");
+  it("off: no namespace, no sandbox, and the summary says so", async () => {
+    const isolation = await detectIsolation("off", 1024 * 1024 * 1024, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+    expect(isolation).toMatchObject({ network: "none", files: "none" });
     expect(isolation.summary).toMatch(
-      /^LibreOffice runs with the host's network \(SIGNET_LIBREOFFICE_ISOLATION=none\); address space capped at 1024 MB per process$/,
+      /^LibreOffice runs with the host's network and files \(SIGNET_LIBREOFFICE_ISOLATION=off\); address space capped at 1024 MB per process$/,
     );
     expect(isolation.prefix).toEqual([expect.stringMatching(/prlimit$/), `--as=${1024 * 1024 * 1024}`, "--"]);
   });

@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { access, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { access, mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { logger } from "#adapters/powertools-logger.ts";
 import { conversionTimeout, notInstalled, notIsolated, unreadable } from "#adapters/libreoffice/errors.ts";
-import { detectIsolation, type Isolation, type IsolationMode } from "#adapters/libreoffice/isolation.ts";
+import { confinement, detectIsolation, type Confinement, type Isolation, type IsolationMode } from "#adapters/libreoffice/isolation.ts";
 import { crashesUnoLoad, filtersOf, freshOutput, readOutput, writeInput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import { runOneShot, SOFFICE_FLAGS } from "#adapters/libreoffice/one-shot.ts";
 import type { ParentGuard } from "#adapters/libreoffice/process-group.ts";
@@ -44,7 +44,7 @@ export interface LibreOfficeConverterOptions {
   profileTemplate?: string;
   /** Environment the allow-list is taken from. */
   env?: NodeJS.ProcessEnv;
-  /** Network namespace for LibreOffice: "auto" when the system allows, "none", or "required" (no conversion without). */
+  /** LibreOffice's box: "auto" (bubblewrap sandbox, else a network namespace, as the system allows), "off", or "required" (no conversion without the sandbox). */
   isolation: IsolationMode;
   /** Address-space limit of each LibreOffice process in MB (prlimit --as), so a bomb ends in an error, not a host out of memory; 0: none. */
   memoryLimitMb: number;
@@ -118,9 +118,23 @@ function pythonRuns(python: string, env: Record<string, string>, code: string): 
   });
 }
 
-/** slotDir is a slot's own folder; its tmp/ is LibreOffice's TMPDIR, emptied after every kill. */
+/** slotTmp is a slot's LibreOffice TMPDIR (in a sandbox its /tmp), emptied after every kill. */
 function slotTmp(workDir: string, index: number): string {
   return join(workDir, "slots", String(index), "tmp");
+}
+
+/**
+ * slotJob is the one job folder of a slot: every job the slot runs has its files there, and only
+ * there, while it runs (emptied before and after), so a warm LibreOffice's sandbox binds this one
+ * folder and never sees another job's files. Never removed: the bind holds on to the folder itself.
+ */
+function slotJob(workDir: string, index: number): string {
+  return join(workDir, "slots", String(index), "job");
+}
+
+/** emptyFolder removes what a folder holds, keeping the folder. */
+async function emptyFolder(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
 }
 
 /** findWarmPython is the python that can drive LibreOffice over UNO, when the warm path is wanted and possible. */
@@ -164,13 +178,15 @@ async function prepareOffice(settings: LibreOfficeConverterOptions): Promise<Set
   if (!settings.workDir) await sweepStaleWorkDirs();
   const workDir = settings.workDir ?? (await createWorkDir());
   const home = join(workDir, "home");
-  await mkdir(join(workDir, "jobs"), { recursive: true, mode: 0o700 });
   await mkdir(home, { recursive: true, mode: 0o700 });
-  for (let i = 0; i < settings.concurrency; i++) await mkdir(slotTmp(workDir, i), { recursive: true, mode: 0o700 });
+  for (let i = 0; i < settings.concurrency; i++) {
+    await mkdir(slotTmp(workDir, i), { recursive: true, mode: 0o700 });
+    await mkdir(slotJob(workDir, i), { recursive: true, mode: 0o700 });
+  }
   const env = sofficeEnvironment(home, sourceEnv);
-  const isolation = await detectIsolation(settings.isolation, settings.memoryLimitMb > 0 ? settings.memoryLimitMb * 1024 * 1024 : undefined, env);
-  if (isolation.network === "none" && settings.isolation === "required") throw notIsolated(isolation.summary);
-  if (isolation.network === "none") logger.warn(isolation.summary);
+  const isolation = await detectIsolation(settings.isolation, settings.memoryLimitMb > 0 ? settings.memoryLimitMb * 1024 * 1024 : undefined, env, soffice);
+  if (isolation.files === "none" && settings.isolation === "required") throw notIsolated(isolation.summary);
+  if (isolation.files === "none") logger.warn(isolation.summary);
   else logger.info(isolation.summary);
   const warm = await findWarmPython(settings, settings.python ? [settings.python] : pythonCandidates(soffice), env);
   const guard = await findGuard(settings, soffice, warm, env);
@@ -322,11 +338,11 @@ class OfficeSupervisor {
   #makeTemplate(env: Setup): void {
     const template = this.#settings.profileTemplate;
     if (!template) return;
-    this.#run.templating ??= makeProfileTemplate(env.soffice, template, sofficeEnvironment(env.home, env.sourceEnv), 30_000, env.guard, env.isolation).then(
-      (made) => {
-        if (!made) logger.warn("the LibreOffice profile template could not be made; profiles start empty", { template });
-      },
-    );
+    const environment = sofficeEnvironment(env.home, env.sourceEnv);
+    const confine = (profile: string) => confinement(env.isolation, { profile, tmp: env.home }, environment);
+    this.#run.templating ??= makeProfileTemplate(env.soffice, template, environment, 30_000, env.guard, confine).then((made) => {
+      if (!made) logger.warn("the LibreOffice profile template could not be made; profiles start empty", { template });
+    });
   }
 
   #slotEnv(env: Setup, index: number): Record<string, string> {
@@ -341,17 +357,39 @@ class OfficeSupervisor {
     await mkdir(dir, { recursive: true, mode: 0o700 });
   }
 
+  /**
+   * confinement is what a LibreOffice run of the slot sees (isolation.ts): the system, its
+   * profile, the slot's /tmp, the job folder given (the slot's, or none) and the UNO driver.
+   */
+  #confinement(env: Setup, index: number, profile: string, job: string | undefined): Confinement {
+    const folders = {
+      profile,
+      tmp: slotTmp(env.workDir, index),
+      ...(job ? { job } : {}),
+      programs: env.warm ? [env.warm.driverPath] : [],
+    };
+    return confinement(env.isolation, folders, this.#slotEnv(env, index));
+  }
+
+  /** warmBox is what the slot's warm instance sees: every job of the slot through the one job folder, which holds the current job's files only. */
+  #warmBox(env: Setup, index: number): Confinement {
+    return this.#confinement(env, index, join(env.workDir, "profiles", `warm-${index}`), slotJob(env.workDir, index));
+  }
+
   #createWarm(slot: Slot<WarmOffice>): WarmOffice {
     const env = this.#run.prepared!;
-    const profile = seedProfile(join(env.workDir, "profiles", `warm-${slot.index}`), this.#settings.profileTemplate);
+    const profile = join(env.workDir, "profiles", `warm-${slot.index}`);
+    seedProfile(profile, this.#settings.profileTemplate);
+    const box = this.#warmBox(env, slot.index);
     return new WarmOffice({
       python: env.warm!.python,
-      driverPath: env.warm!.driverPath,
-      argv: [env.soffice, `-env:UserInstallation=${profile}`, ...SOFFICE_FLAGS],
+      driverPath: box.inside(env.warm!.driverPath),
+      argv: [env.soffice, `-env:UserInstallation=${pathToFileURL(box.inside(profile)).href}`, ...SOFFICE_FLAGS],
       pipeName: `signet-${process.pid}-${this.#tag}-${slot.index}-${slot.generation}`,
       env: this.#slotEnv(env, slot.index),
       cwd: env.home,
-      prefix: env.isolation.prefix,
+      confine: box.command,
+      sandboxed: env.isolation.files === "bwrap",
     });
   }
 
@@ -361,7 +399,8 @@ class OfficeSupervisor {
    * profile): only while the slot's warm instance is stopped.
    */
   async #oneShot(env: Setup, slot: Slot<WarmOffice>, job: JobFiles, deadline: number, profileOf: "warm" | "oneshot", keepTmp = false): Promise<Buffer> {
-    const profile = seedProfile(join(env.workDir, "profiles", `${profileOf}-${slot.index}`), this.#settings.profileTemplate);
+    const profile = join(env.workDir, "profiles", `${profileOf}-${slot.index}`);
+    seedProfile(profile, this.#settings.profileTemplate);
     try {
       const run = {
         soffice: env.soffice,
@@ -369,7 +408,7 @@ class OfficeSupervisor {
         env: this.#slotEnv(env, slot.index),
         cwd: env.home,
         timeoutMs: this.#settings.timeoutMs,
-        isolation: env.isolation,
+        confinement: this.#confinement(env, slot.index, profile, job.dir),
       };
       return await runOneShot({ ...run, ...(env.guard ? { guard: env.guard } : {}) }, job, deadline);
     } finally {
@@ -421,7 +460,8 @@ class OfficeSupervisor {
    */
   async #warmRun(slot: Slot<WarmOffice>, job: JobFiles, deadline: number): Promise<Buffer> {
     const office = await this.#warmProcess(slot, deadline);
-    const warmJob: WarmJob = { input: pathToFileURL(job.inputPath).href, output: pathToFileURL(job.outputPath).href, ...filtersOf(job) };
+    const { inside } = this.#warmBox(this.#run.prepared!, slot.index);
+    const warmJob: WarmJob = { input: pathToFileURL(inside(job.inputPath)).href, output: pathToFileURL(inside(job.outputPath)).href, ...filtersOf(job) };
     const outcome = await office.run(warmJob, deadline);
     if (outcome.ok) {
       this.#run.startFailures = 0;
@@ -455,7 +495,9 @@ class OfficeSupervisor {
   async #convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
     const env = await this.#ready();
     const deadline = Date.now() + this.#settings.timeoutMs;
-    const jobDir = await mkdtemp(join(env.workDir, "jobs", "job-"));
+    const jobDir = slotJob(env.workDir, slot.index);
+    // Whatever an earlier job of the slot left (a kill at the deadline) goes before this one's files come.
+    await emptyFolder(jobDir);
     try {
       const job = await writeInput(request, jobDir);
       if (!this.#run.warmUsable || !env.warm) return { output: await this.#oneShot(env, slot, job, deadline, "oneshot"), stopped: false };
@@ -471,7 +513,7 @@ class OfficeSupervisor {
         return { output: await this.#oneShot(env, slot, retry, deadline, crashed ? "warm" : "oneshot"), stopped: crashed };
       }
     } finally {
-      await rm(jobDir, { recursive: true, force: true });
+      await emptyFolder(jobDir);
     }
   }
 }

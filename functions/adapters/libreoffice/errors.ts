@@ -55,10 +55,17 @@ export function notInstalled(): SignetError {
   );
 }
 
-/** notIsolated: SIGNET_LIBREOFFICE_ISOLATION=required and no network namespace is possible here (503 SERVICE_UNAVAILABLE). */
+/** IsolationUnavailableError is the cause of notIsolated: the sandbox SIGNET_LIBREOFFICE_ISOLATION=required asks for cannot be made here. */
+export class IsolationUnavailableError extends Error {
+  override readonly name = "IsolationUnavailableError";
+}
+
+/** notIsolated: SIGNET_LIBREOFFICE_ISOLATION=required and no bubblewrap sandbox is possible here (503 SERVICE_UNAVAILABLE; the local server does not start). */
 export function notIsolated(summary: string): SignetError {
-  return new SignetError("SERVICE_UNAVAILABLE", "Document conversion is not available: LibreOffice cannot be isolated from the network on this server.", {
-    cause: new Error(`${summary}; SIGNET_LIBREOFFICE_ISOLATION=required refuses that (run as root or enable unprivileged user namespaces)`),
+  return new SignetError("SERVICE_UNAVAILABLE", "Document conversion is not available: LibreOffice cannot be isolated on this server.", {
+    cause: new IsolationUnavailableError(
+      `SIGNET_LIBREOFFICE_ISOLATION=required, but no bubblewrap sandbox works here (${summary}): install bubblewrap (apt-get install bubblewrap) and allow it namespaces (root, or unprivileged user namespaces), or set SIGNET_LIBREOFFICE_ISOLATION=auto`,
+    ),
   });
 }
 

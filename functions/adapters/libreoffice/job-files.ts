@@ -55,6 +55,8 @@ export function filtersOf(job: JobFiles): JobFilters {
 
 /** JobFiles are one job's input file and output folder inside its private job folder. */
 export interface JobFiles {
+  /** The job's folder, holding the input and the output folder. */
+  dir: string;
   inputPath: string;
   outDir: string;
   outputPath: string;
@@ -80,7 +82,7 @@ export async function writeInput(request: ConversionRequest, jobDir: string): Pr
   await mkdir(outDir, { mode: 0o700 });
   const outputPath = join(outDir, `document.${targetMediaTypes[request.to].extension}`);
   const pages = request.maxPages !== undefined ? { maxPages: request.maxPages } : {};
-  return { inputPath, outDir, outputPath, from: request.from, to: request.to, pdfa: request.pdfa === true, ...pages };
+  return { dir: jobDir, inputPath, outDir, outputPath, from: request.from, to: request.to, pdfa: request.pdfa === true, ...pages };
 }
 
 /**

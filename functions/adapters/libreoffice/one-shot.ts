@@ -1,15 +1,17 @@
+import { pathToFileURL } from "node:url";
 import { conversionFailed, conversionTimeout, notStarted, unreadable } from "#adapters/libreoffice/errors.ts";
 import { filtersOf, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
-import { confine, type Isolation } from "#adapters/libreoffice/isolation.ts";
+import type { Confinement } from "#adapters/libreoffice/isolation.ts";
 import { runGroup, type GroupResult, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 import { targetMediaTypes } from "#domain/conversion/conversion.ts";
 
 /** SOFFICE_FLAGS start LibreOffice with no window, no start centre, no recovery and no lock files. */
 export const SOFFICE_FLAGS = ["--headless", "--invisible", "--nologo", "--nodefault", "--norestore", "--nolockcheck", "--nofirststartwizard"];
 
-/** OneShotRun is what one `soffice --convert-to` needs: the program, its profile URL and environment. */
+/** OneShotRun is what one `soffice --convert-to` needs: the program, its profile folder and environment. */
 export interface OneShotRun {
   soffice: string;
+  /** The profile folder (host path). */
   profile: string;
   env: Record<string, string>;
   cwd: string;
@@ -17,8 +19,8 @@ export interface OneShotRun {
   timeoutMs: number;
   /** Runs soffice under the parent guard when a python is at hand. */
   guard?: ParentGuard;
-  /** Network namespace and memory limit soffice runs under. */
-  isolation?: Isolation;
+  /** The sandbox (or network namespace) and memory limit soffice runs under, with the paths it sees. */
+  confinement: Confinement;
 }
 
 /**
@@ -35,19 +37,20 @@ export async function runOneShot(run: OneShotRun, job: JobFiles, deadline: numbe
   ]);
   const filterData = typed.length > 0 ? `:${JSON.stringify(Object.fromEntries(typed))}` : "";
   const target = `${targetMediaTypes[job.to].extension}:${filters.outFilter}${filterData}`;
+  const inside = run.confinement.inside;
   const args = [
-    `-env:UserInstallation=${run.profile}`,
+    `-env:UserInstallation=${pathToFileURL(inside(run.profile)).href}`,
     ...SOFFICE_FLAGS,
     `--infilter=${filters.inFilter}${filters.inFilterOptions ? `:${filters.inFilterOptions}` : ""}`,
     "--convert-to",
     target,
     "--outdir",
-    job.outDir,
-    job.inputPath,
+    inside(job.outDir),
+    inside(job.inputPath),
   ];
   let result: GroupResult;
   try {
-    const [command, confined] = confine(run.isolation, run.soffice, args);
+    const [command, confined] = run.confinement.command(run.soffice, args);
     result = await runGroup(command, confined, {
       env: run.env,
       cwd: run.cwd,

@@ -2,7 +2,7 @@ import { constants, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, re
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { confine, type Isolation } from "#adapters/libreoffice/isolation.ts";
+import { unconfined, type Confinement } from "#adapters/libreoffice/isolation.ts";
 import { runGroup, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
 
 // Settings every LibreOffice profile starts with: macros can never run (security level 3 = very
@@ -83,16 +83,18 @@ export async function makeProfileTemplate(
   env: Record<string, string>,
   timeoutMs: number,
   guard?: ParentGuard,
-  isolation?: Isolation,
+  confinement?: (profile: string) => Confinement,
 ): Promise<boolean> {
   if (usableTemplate(template)) return true;
   const building = `${template}.${process.pid}.tmp`;
   try {
     await rm(building, { recursive: true, force: true });
-    const url = seedProfile(building);
-    // As every LibreOffice run: its own process group, killed whole at the time-out and when it ends.
-    const [command, args] = confine(isolation, soffice, [
-      `-env:UserInstallation=${url}`,
+    seedProfile(building);
+    // As every LibreOffice run: its own process group, killed whole at the time-out and when it
+    // ends, in the sandbox (seeing only the profile it makes).
+    const box = confinement?.(building) ?? unconfined;
+    const [command, args] = box.command(soffice, [
+      `-env:UserInstallation=${pathToFileURL(box.inside(building)).href}`,
       "--headless",
       "--invisible",
       "--nodefault",

@@ -1,6 +1,6 @@
 """Signet's UNO driver: keeps one LibreOffice running and converts documents over UNO.
 
-Usage: python3 uno-driver.py '<json: {"argv": [...], "connect": "uno:pipe,...", "startTimeout": s, "parent": pid}>'
+Usage: python3 uno-driver.py '<json: {"argv": [...], "connect": "uno:pipe,...", "startTimeout": s, "parent": pid or null}>'
        python3 uno-driver.py guard <parent pid> <command> [args...]   (no uno needed)
 
 It starts soffice (argv) in its own process group, which Node made a new one, so that Node's kill
@@ -115,14 +115,18 @@ def main():
     from com.sun.star.connection import NoConnectException
 
     cfg = json.loads(sys.argv[1])
+    # "parent": null inside a bubblewrap sandbox, whose --die-with-parent ends it with Node (the
+    # driver sees only its own PID namespace there, where its parent is the sandbox's init).
+    watched = cfg.get("parent", 0) is not None
     parent = cfg.get("parent")
-    if parent_gone(parent):
+    if watched and parent_gone(parent):
         os._exit(6)
     # In this process group, not a new one: a group of its own, reported to Node afterwards, was
     # left running when Node's deadline killed this driver between the start and the report.
     office = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # Started after office is set, so a parent that died at any point before is still caught.
-    threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
+    if watched:
+        threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     deadline = time.monotonic() + cfg.get("startTimeout", 60)

@@ -44,8 +44,13 @@ export interface WarmOfficeOptions {
   pipeName: string;
   env: Record<string, string>;
   cwd: string;
-  /** Command prefix the driver (and so LibreOffice) runs under: namespaces, limits (isolation.ts). */
-  prefix?: readonly string[];
+  /** Wraps the driver's command (and so LibreOffice's) in the isolation: sandbox, namespaces, limits (isolation.ts). */
+  confine?: (command: string, args: readonly string[]) => [string, string[]];
+  /**
+   * In a sandbox of its own the driver cannot watch this process (it sees only its PID namespace):
+   * bubblewrap's --die-with-parent ends it instead.
+   */
+  sandboxed?: boolean;
 }
 
 type Message = Record<string, unknown>;
@@ -100,18 +105,19 @@ export class WarmOffice implements OfficeProcess {
 
   /** start runs the driver and LibreOffice and resolves once it is ready; rejects with WarmStartError. */
   async start(deadline: number): Promise<void> {
-    const { python, driverPath, argv, pipeName, env, cwd, prefix = [] } = this.options;
+    const { python, driverPath, argv, pipeName, env, cwd, confine = (command, args) => [command, [...args]], sandboxed = false } = this.options;
     const connect = `pipe,name=${pipeName};urp;StarOffice.ComponentContext`;
     const settings = {
       argv: [...argv, `--accept=${connect}`],
       connect: `uno:${connect}`,
       startTimeout: Math.max(1, (deadline - Date.now()) / 1000),
-      parent: process.pid,
+      parent: sandboxed ? null : process.pid,
     };
-    // The prefix execs into the driver (same process), so the driver's parent is still this process.
-    // detached: a process group of its own, which LibreOffice stays in, so one kill ends both.
-    const [command, ...args] = [...prefix, python, driverPath, JSON.stringify(settings)];
-    const child = spawn(command!, args, { env, cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    // Without a sandbox the prefix execs into the driver (same process), so the driver's parent is
+    // still this process. detached: a process group of its own, which LibreOffice stays in (or, in a
+    // sandbox, bubblewrap, which takes the sandbox along when killed), so one kill ends both.
+    const [command, args] = confine(python, [driverPath, JSON.stringify(settings)]);
+    const child = spawn(command, args, { env, cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
     child.stdin.on("error", () => undefined); // EPIPE when the driver died; reported by "exit"
     child.stderr.setEncoding("utf8");
