@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a DOCX template
-         * @description Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE.
+         * @description Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE; so is, with data, one whose {{#sections}} nest deeper than 32 or that has more than 2,000 {{tags}}, and a request whose table rows, repeat items and data loop iterations together pass 10,000.
          */
         post: operations["annotate"];
         delete?: never;
@@ -252,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * List a template's fields
-         * @description Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply (413 PAYLOAD_TOO_LARGE).
+         * @description Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply, and its template limits ({{#sections}} nested at most 32 deep, at most 2,000 {{tags}}): 413 PAYLOAD_TOO_LARGE.
          */
         post: operations["annotateFields"];
         delete?: never;
@@ -272,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Convert an office document
-         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles); spreadsheets (`xlsx`, `xls`, `ods`, `csv`: every sheet, with the print areas and page setup the file carries; CSV is read as UTF-8 with commas) and presentations (`pptx`, `ppt`, `odp`: one page per slide) to PDF, at most SIGNET_MAX_CONVERT_PAGES pages (1,000; more is 413). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text, an XLSX a zip with xl/workbook.xml, a PPTX one with ppt/presentation.xml, an .xls or .ppt an OLE file with a Workbook or PowerPoint Document stream; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
+         * @description Converts the uploaded file with LibreOffice and answers the file itself, with `Content-Disposition: attachment` naming the uploaded file with the new extension. Supported: `from=docx` to PDF; `doc`, `odt`, `rtf` to PDF or DOCX; `md` and `html` to DOCX or PDF (Markdown is rendered first; HTML is sanitised: no scripts, no remote images or styles); spreadsheets (`xlsx`, `xls`, `ods`, `csv`: every sheet, with the print areas and page setup the file carries; CSV is read as UTF-8 with commas) and presentations (`pptx`, `ppt`, `odp`: one page per slide) to PDF, at most SIGNET_MAX_CONVERT_PAGES pages (1,000; more is 413). `pdfa=2b` exports PDF/A-2b and needs `to=pdf`. With `to=docx` the Content-Type is `application/vnd.openxmlformats-officedocument.wordprocessingml.document`. The file is checked by content before conversion: a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an OpenDocument text, an XLSX a zip with xl/workbook.xml, a PPTX one with ppt/presentation.xml, an .xls or .ppt an OLE file with a Workbook or PowerPoint Document stream; password-protected files are refused. Busy servers answer 429 with Retry-After. On AWS, after weeks without conversions the converter wakes up first: that request answers 503 with `Retry-After: 60`. On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.
          */
         post: operations["convert"];
         delete?: never;
@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * The root CA's CRL
-         * @description The certificate revocation list of the local identity's root CA (DER, RFC 5280), signed on each request: thisUpdate now, nextUpdate 7 days later, no certificate revoked. A signing certificate Signet issues (the local server's, or with the root key in AWS KMS, on AWS too) names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. For a key file on AWS, an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.
+         * @description The certificate revocation list of the local identity's root CA (DER, RFC 5280), no certificate revoked. It is issued once and kept (thisUpdate when issued, nextUpdate 7 days later), re-issued with fewer than 3 days left or when the root changes (on AWS by a scheduled function; this route only serves it, and answers 503 with Retry-After: 60 before the first issue), and served with `Cache-Control: public, max-age` (at most a day, never into its last day), `ETag` and `Last-Modified`. A signing certificate Signet issues (the local server's, or with the root key in AWS KMS, on AWS too) names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. For a key file on AWS, an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.
          */
         get: operations["verifyCrl"];
         put?: never;
@@ -456,9 +456,9 @@ export interface components {
             /** @enum {string} */
             type: "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
             /** @description text: the text (tab and newline become a tab and a line break; other control characters, U+FFFE, U+FFFF and unpaired surrogates are refused); image/signature: a PNG, JPEG, GIF, WebP or SVG picture as a base64 data URI or a URL, the format decided by its bytes (WebP is stored as PNG; SVG is sanitised and stored as Word does, with a PNG fallback); table: rows of cell strings (same characters as text); checkbox: true/false; repeat: one object per item of a Word repeating section, mapping an inner control's id or tag to its text. */
-            value: string | boolean | string[][] | {
+            value: string | boolean | (string[] | {
                 [key: string]: string;
-            }[];
+            })[];
             options?: {
                 keepTextNodeStyles?: boolean;
                 /** @description CSS pixels at 96 dpi. */
@@ -946,6 +946,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1215,6 +1220,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1342,6 +1352,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1462,6 +1477,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1601,6 +1621,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1730,6 +1755,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1928,6 +1958,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2137,6 +2172,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2328,6 +2368,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2530,6 +2575,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2726,6 +2776,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2914,6 +2969,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,6 +3060,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3100,6 +3165,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3270,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

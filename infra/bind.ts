@@ -53,11 +53,16 @@ export function keyTable(table: ITable, actions: readonly string[]): Binding {
  * identityObjects are the objects of functions/adapters/s3-identity-store.ts, per side. Signing
  * reads the key (identity.p12 wins over identity.pem), writes a generated identity.pem when
  * neither exists, and publishes the public chain identity-chain.pem. The certificate side
- * (verify, verify-key) reads identity-chain.pem only: it never holds the key.
+ * (verify, verify-key, verify-crl) reads identity-chain.pem and the kept CRL identity-root.crl
+ * only: it never holds the key. The CRL issuer reads the chain and keeps the CRL (sign too, for B-LT).
  */
 export const identityObjects = {
-  signing: { read: ["identity.p12", "identity.pem", "identity-chain.pem"], write: ["identity.pem", "identity-chain.pem"] },
-  certificate: { read: ["identity-chain.pem"], write: [] },
+  signing: {
+    read: ["identity.p12", "identity.pem", "identity-chain.pem", "identity-root.crl"],
+    write: ["identity.pem", "identity-chain.pem", "identity-root.crl"],
+  },
+  certificate: { read: ["identity-chain.pem", "identity-root.crl"], write: [] },
+  crlIssuer: { read: ["identity-chain.pem", "identity-root.crl"], write: ["identity-root.crl"] },
 } as const;
 
 /**

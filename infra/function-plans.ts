@@ -7,10 +7,11 @@ import { INTEGRATION_TIMEOUT_SECONDS, KEY_FUNCTION_TIMEOUT_SECONDS, OFFICE_FUNCT
 
 /**
  * FunctionName is every function of the stack: one per route of functions/http/routes.ts
- * (RouteName), the API-key authorizer, the fallback and the office function. The table below must
+ * (RouteName), the API-key authorizer, the fallback, the office function and (with the keys in
+ * KMS) the scheduled CRL issuer. The table below must
  * name each: a new route without its plan does not compile.
  */
-export type FunctionName = RouteName | "authorizer" | "fallback" | "office";
+export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "crl-issuer";
 
 /**
  * FunctionPlan is everything the stack decides per function that does not depend on a deploy
@@ -88,8 +89,10 @@ export const functionPlans = {
   // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the public chain.
   verify: { memoryMb: 1024, timeoutSeconds: INTEGRATION_TIMEOUT_SECONDS, package: "zip", identity: "certificate", uploads: "consume" },
   "verify-key": { memoryMb: 512, timeoutSeconds: 15, package: "zip", identity: "certificate" },
-  // Locally it signs a CRL; on AWS it only answers 404 unless the KMS root signs it (docs/aws.md).
-  "verify-crl": small,
+  // Serves the kept CRL (identity-root.crl beside the published chain); it signs nothing on AWS (docs/aws.md).
+  "verify-crl": { ...small, identity: "certificate" },
+  // Not behind a route: run daily by its schedule (infra/crl-issuer.ts), it signs the CRL with the root key when it is due.
+  "crl-issuer": { ...small, timeoutSeconds: 30, identity: "crlIssuer" },
   uploads: { ...small, uploads: "grant" },
   // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
   office: { memoryMb: 3008, timeoutSeconds: OFFICE_FUNCTION_TIMEOUT_SECONDS, package: "office-image", runtimeFiles: [unoDriver] },

@@ -26,6 +26,7 @@ import type { Construct } from "constructs";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
+import { CrlIssuer } from "./crl-issuer.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import { sofficeInImage } from "./base-image.ts";
 import { type AlarmSet, createAlarms } from "./alarms.ts";
@@ -179,7 +180,7 @@ export class SignetStack extends Stack {
 
     const mail = sender(mailIdentities, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
     this.grantByPlan(names, { table, bucket, mail }, props);
-    const signingKeys = this.bindSigning(props, bucket);
+    const signingKeys = this.bindSigning(props, bucket, version);
     this.bindSettings(props);
 
     // Large documents go to S3 first (infra/uploads.ts).
@@ -306,15 +307,18 @@ export class SignetStack extends Stack {
   }
 
   /** bindSigning gives sign its key: by default two KMS keys only sign may sign with (infra/signing-keys.ts), or the P12's password parameter. */
-  private bindSigning(props: SignetStackProps, bucket: Bucket): SigningKeys | undefined {
+  private bindSigning(props: SignetStackProps, bucket: Bucket, version: string): SigningKeys | undefined {
     const fns = this.functions as Record<string, LambdaFunction>;
     if (props.identityP12PasswordParameter)
       bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
     if ((props.signingKey ?? "kms") !== "kms") return undefined;
     const keys = new SigningKeys(this, "SigningKeys");
     bind(fns.sign!, keys.signer());
-    bind(fns["verify-crl"]!, keys.crlIssuer(), identityBucket(bucket, "certificate"));
-    keys.onlySigners(fns.sign!.role!, fns["verify-crl"]!.role!);
+    // The CRL is issued off the request path (infra/crl-issuer.ts); verify-crl only serves the kept one.
+    const issuer = new CrlIssuer(this, "CrlIssuer", { fn: this.createFunction("crl-issuer", version, []), keys, bucket });
+    this.functions["crl-issuer"] = issuer.fn;
+    bind(fns["verify-crl"]!, keys.crlReader());
+    keys.onlySigners(fns.sign!.role!, issuer.fn.role!);
     bind(fns["verify-key"]!, keys.location());
     new CfnOutput(this, "SigningKeyArn", { value: keys.signingKey.keyArn, description: "KMS key that signs documents (retained)" });
     return keys;

@@ -13,8 +13,8 @@ const signingKeyActions = ["kms:GetPublicKey", "kms:Sign"] as const;
  * root CA and signs the certificates Signet issues at first use (and CRLs). Neither private key
  * can leave KMS (asymmetric KMS keys have no export). Each key policy keeps the account's
  * administration (the CDK default) and denies kms:Sign to every principal but the sign function's
- * role (and, on the root key, verify-crl's, which signs the CRL), so no other function, user or
- * role can sign, whatever its IAM policies say. Asymmetric keys do
+ * role (and, on the root key, the CRL issuer's, which signs the CRL off the request path), so no
+ * other function, user or role can sign, whatever its IAM policies say. Asymmetric keys do
  * not rotate in KMS: re-keying is a new key and a new certificate (docs/aws.md). Retained on
  * destroy: a deleted signing key cannot be brought back, and old signatures stay verifiable without it.
  */
@@ -38,7 +38,7 @@ export class SigningKeys extends Construct {
 
   /**
    * onlySigners denies kms:Sign in the key policies to every principal except the sign function's
-   * role (both keys) and the CRL issuer's role (the root key: verify-crl signs the CRL it serves).
+   * role (both keys) and the CRL issuer's role (the root key: infra/crl-issuer.ts signs the CRL verify-crl serves).
    */
   onlySigners(sign: IRole, crlIssuer: IRole): void {
     for (const [key, roles] of [
@@ -58,12 +58,17 @@ export class SigningKeys extends Construct {
     }
   }
 
-  /** crlIssuer binds the root key to verify-crl: SIGNET_KMS_ROOT_KEY_ID, GetPublicKey and Sign on the root key only. */
+  /** crlIssuer binds the root key to the CRL issuer (infra/crl-issuer.ts): SIGNET_KMS_ROOT_KEY_ID, GetPublicKey and Sign on the root key only. */
   crlIssuer(): Binding {
     return {
       env: { SIGNET_KMS_ROOT_KEY_ID: this.rootKey.keyArn },
       statements: [new PolicyStatement({ actions: [...signingKeyActions], resources: [this.rootKey.keyArn] })],
     };
+  }
+
+  /** crlReader tells verify-crl that Signet's root is in KMS (SIGNET_KMS_ROOT_KEY_ID), with no KMS permission: it serves the kept CRL. */
+  crlReader(): Binding {
+    return { env: { SIGNET_KMS_ROOT_KEY_ID: this.rootKey.keyArn }, statements: [] };
   }
 
   /** signer binds the keys to the sign function: SIGNET_KMS_KEY_ID and SIGNET_KMS_ROOT_KEY_ID (ARNs), GetPublicKey and Sign on these two keys. */

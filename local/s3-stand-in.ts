@@ -1,5 +1,7 @@
 // A small S3-compatible stand-in for the local server and the tests: path-style GET, HEAD, PUT and
-// DELETE of objects, and browser-style POST uploads with the presigned policy enforced
+// DELETE of objects, each with its SigV4 signature (header or presigned URL) checked against the
+// local credentials (local/s3-sigv4.ts) and a PUT body against its payload hash and checksums
+// (local/s3-checksums.ts), and browser-style POST uploads with the presigned policy enforced
 // (signature, expiry, exact fields, content-length-range), as S3 itself enforces it.
 //
 // Why not s3rver (npm, 3.7.1): its POST handler ignores the policy entirely (the `policy` field is
@@ -14,6 +16,8 @@ import { join } from "node:path";
 import busboy from "busboy";
 import { PRIVATE_FILE, PRIVATE_FOLDER } from "#local/data-folder.ts";
 import { guardStandIn } from "#local/host-guard.ts";
+import { checkBody } from "#local/s3-checksums.ts";
+import { signingKey, verifySigV4, type SigV4Credentials } from "#local/s3-sigv4.ts";
 
 /** S3StandIn is a running stand-in. */
 export interface S3StandIn {
@@ -27,8 +31,10 @@ export interface S3StandInOptions {
   dataDir?: string;
   port?: number;
   buckets: string[];
-  /** The secret access key clients sign with (the local credentials); POST policies are checked against it. */
+  /** The secret access key clients sign with (the local credentials); every request's SigV4 signature and every POST policy is checked against it. */
   secretAccessKey: string;
+  /** The access key id clients sign with; when given, a request naming another one is refused (InvalidAccessKeyId). */
+  accessKeyId?: string | undefined;
 }
 
 interface StoredObject {
@@ -100,19 +106,31 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** decodeAwsChunked undoes the SDK's aws-chunked content encoding (size;chunk-signature=..\r\n data \r\n ... 0 ... trailers). */
-function decodeAwsChunked(body: Buffer): Buffer {
+/** decodeAwsChunked undoes the SDK's aws-chunked content encoding (size;chunk-signature=..\r\n data \r\n ... 0\r\n trailers \r\n). */
+function decodeAwsChunked(body: Buffer): { bytes: Buffer; trailers: Record<string, string> } {
   const parts: Buffer[] = [];
+  const trailers: Record<string, string> = {};
   let at = 0;
   for (;;) {
     const lineEnd = body.indexOf("\r\n", at);
     if (lineEnd < 0) break;
     const size = parseInt(body.subarray(at, lineEnd).toString("latin1").split(";")[0]!, 16);
-    if (!Number.isFinite(size) || size === 0) break;
+    if (!Number.isFinite(size)) break;
+    if (size === 0) {
+      // The trailers (x-amz-checksum-crc32:...), one per line, until an empty line.
+      for (const line of body
+        .subarray(lineEnd + 2)
+        .toString("latin1")
+        .split("\r\n")) {
+        const colon = line.indexOf(":");
+        if (colon > 0) trailers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      break;
+    }
     parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
     at = lineEnd + 2 + size + 2;
   }
-  return Buffer.concat(parts);
+  return { bytes: Buffer.concat(parts), trailers };
 }
 
 type Condition = Record<string, string> | [string, string | number, string | number];
@@ -126,13 +144,6 @@ class PolicyError extends Error {
   ) {
     super(message);
   }
-}
-
-function signingKey(secret: string, date: string, region: string): Buffer {
-  const kDate = createHmac("sha256", `AWS4${secret}`).update(date).digest();
-  const kRegion = createHmac("sha256", kDate).update(region).digest();
-  const kService = createHmac("sha256", kRegion).update("s3").digest();
-  return createHmac("sha256", kService).update("aws4_request").digest();
 }
 
 /**
@@ -252,14 +263,16 @@ function handlePost(req: IncomingMessage, res: ServerResponse, bucket: string, s
   req.pipe(parser);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, store: ObjectStore, secret: string): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, store: ObjectStore, credentials: SigV4Credentials): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
   const [, bucket = "", ...rest] = url.pathname.split("/");
   const key = decodeURIComponent(rest.join("/"));
-  if (req.method === "POST" && !key && !url.search) return handlePost(req, res, bucket, store, secret);
-  // Everything else must be signed (any credentials pass: like the other stand-ins, this one trusts loopback).
-  if (!req.headers.authorization && !url.searchParams.has("X-Amz-Signature")) {
-    return sendError(res, 403, "AccessDenied", "Anonymous access is not allowed; sign the request.");
+  if (req.method === "POST" && !key && !url.search) return handlePost(req, res, bucket, store, credentials.secretAccessKey);
+  // Everything else carries a SigV4 signature made with the local credentials, checked as S3 checks it.
+  const signed = verifySigV4(req, credentials, new Date());
+  if ("status" in signed) {
+    req.resume();
+    return sendError(res, signed.status, signed.code, signed.message);
   }
   if (!key) {
     if (req.method === "PUT") {
@@ -293,9 +306,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, store: ObjectSt
     }
     case "PUT": {
       let body = await readAll(req);
-      if (String(req.headers["x-amz-content-sha256"] ?? "").startsWith("STREAMING-") || String(req.headers["content-encoding"] ?? "").includes("aws-chunked")) {
-        body = decodeAwsChunked(body);
+      let trailers: Record<string, string> = {};
+      if (signed.payloadHash.startsWith("STREAMING-") || String(req.headers["content-encoding"] ?? "").includes("aws-chunked")) {
+        ({ bytes: body, trailers } = decodeAwsChunked(body));
       }
+      const damaged = checkBody(body, { payloadHash: signed.payloadHash, headers: req.headers, query: url.searchParams, trailers });
+      if (damaged) return sendError(res, damaged.status, damaged.code, damaged.message);
       if (req.headers["if-none-match"] === "*" && store.get(bucket, key)) {
         return sendError(res, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
       }
@@ -318,7 +334,7 @@ export async function startS3StandIn(options: S3StandInOptions): Promise<S3Stand
   const store = new ObjectStore(options.dataDir);
   for (const bucket of options.buckets) store.createBucket(bucket);
   const server: Server = http.createServer((req, res) => {
-    handle(req, res, store, options.secretAccessKey).catch(() => {
+    handle(req, res, store, { secretAccessKey: options.secretAccessKey, accessKeyId: options.accessKeyId }).catch(() => {
       if (!res.headersSent) sendError(res, 500, "InternalError", "The stand-in failed.");
       else res.destroy();
     });

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import sesModule from "aws-ses-v2-local";
@@ -149,13 +150,17 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   guardStandIn(ses, "mail (local SES)");
 
   // --- S3 stand-in: uploads, persisted under dataDir/s3 when a folder is given ---
-  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? "local";
+  // The S3 stand-in checks every signature against this secret: a fresh random one per start
+  // unless AWS_SECRET_ACCESS_KEY is set, so another loopback process cannot sign with a known default.
+  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? randomBytes(32).toString("base64url");
+  const accessKeyId = process.env.AWS_ACCESS_KEY_ID ?? "local";
   const uploadsBucket = process.env.SIGNET_UPLOADS_BUCKET || "signet-uploads";
   const s3 = await startS3StandIn({
     ...(options.dataDir ? { dataDir: join(options.dataDir, "s3") } : {}),
     port: options.s3Port ?? 0,
     buckets: [uploadsBucket],
     secretAccessKey,
+    accessKeyId,
   });
   // --- end S3 stand-in ---
 
@@ -175,8 +180,8 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
       SIGNET_DYNAMODB_ENDPOINT: dynamodbEndpoint,
       SIGNET_SES_ENDPOINT: sesEndpoint,
       ...kms?.env,
-      // The SDK insists on credentials and signs requests; the stand-ins accept any.
-      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "local",
+      // The SDK insists on credentials and signs requests; the S3 stand-in checks them, the others accept any.
+      AWS_ACCESS_KEY_ID: accessKeyId,
       AWS_SECRET_ACCESS_KEY: secretAccessKey,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
     },

@@ -1,5 +1,6 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { crlFileName, type CrlFile } from "#domain/signing/crl-keeper.ts";
 import { createIdentityStore, type IdentityFiles } from "#domain/signing/identity-store.ts";
 import type { SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 
@@ -52,5 +53,26 @@ export function localIdentityFiles(dir: string): IdentityFiles {
       }
     },
     describe: (name) => join(options.dir, name),
+  };
+}
+
+/** localCrlFile is the kept CRL in the identity folder (identity-root.crl, 0600), replaced whole by a rename. */
+export function localCrlFile(dir: string): CrlFile {
+  const path = join(dir, crlFileName);
+  return {
+    async read() {
+      try {
+        return await readFile(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw error;
+      }
+    },
+    async write(der) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const staged = `${path}.${process.pid}.tmp`;
+      await writeFile(staged, der, { mode: 0o600 });
+      await rename(staged, path);
+    },
   };
 }

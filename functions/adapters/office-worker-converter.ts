@@ -194,9 +194,20 @@ export function createOfficeWorkerConverter(
 }
 
 /**
+ * isWakingUp tells Lambda's "not ready yet" refusals: a VPC function idle for weeks turns Inactive
+ * and its first invoke fails with ResourceNotReadyException while Lambda recreates its network
+ * interfaces (a minute or so); a function still being created or updated is Pending
+ * (ResourceConflictException naming that state).
+ */
+function isWakingUp(name: string, message: string): boolean {
+  return name === "ResourceNotReadyException" || (name === "ResourceConflictException" && /\bPending\b/.test(message));
+}
+
+/**
  * lambdaOfficeInvoke is the OfficeInvoke of AWS: one synchronous (RequestResponse) invoke of the
  * office function. What goes wrong around the function, rather than inside its handler, becomes a
- * failure value: a time-out or crash of the function, throttling, Lambda unreachable.
+ * failure value: a time-out or crash of the function, throttling, a function still waking up
+ * (503 with Retry-After: 60), Lambda unreachable.
  */
 export function lambdaOfficeInvoke(options: { client: LambdaClient; functionName: string; timeoutMs: number }): OfficeInvoke {
   const { client, functionName, timeoutMs } = options;
@@ -218,6 +229,9 @@ export function lambdaOfficeInvoke(options: { client: LambdaClient; functionName
       if (signal.aborted || name === "AbortError" || name === "TimeoutError") return timedOut();
       if (name === "TooManyRequestsException" || name === "EC2ThrottledException") {
         return failure("RATE_LIMIT_ERROR", "The converter is busy; retry in 5 s.", { retryAfterSeconds: 5 });
+      }
+      if (isWakingUp(name, String((error as { message?: unknown }).message ?? ""))) {
+        return failure("SERVICE_UNAVAILABLE", "The converter is waking up (it was idle for a long time); retry in a minute.", { retryAfterSeconds: 60 });
       }
       return failure("SERVICE_UNAVAILABLE", "Document conversion is not available right now; retry in a moment.", { retryAfterSeconds: 5 });
     }

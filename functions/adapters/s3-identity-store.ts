@@ -1,5 +1,6 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { SignetError } from "#domain/shared/errors.ts";
+import { crlFileName, type CrlFile } from "#domain/signing/crl-keeper.ts";
 import {
   certificateChainFileName,
   certificateChainPem,
@@ -136,6 +137,21 @@ export function createS3CertificateStore(options: { bucket: string; client: S3Cl
         },
       );
       return loading;
+    },
+  };
+}
+
+/** s3CrlFile is the kept CRL in the identity bucket (identity-root.crl): read by verify-crl, written by the CRL issuer. */
+export function s3CrlFile(options: { bucket: string; client: S3Client }): CrlFile {
+  const { bucket, client } = options;
+  return {
+    read: () => getObject(client, bucket, crlFileName),
+    async write(der) {
+      try {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: crlFileName, Body: der, ContentType: "application/pkix-crl" }));
+      } catch (error) {
+        throw new SignetError("SERVICE_UNAVAILABLE", "The CRL could not be stored in the identity bucket; retry later.", { cause: error });
+      }
     },
   };
 }

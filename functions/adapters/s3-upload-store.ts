@@ -3,11 +3,26 @@ import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { UploadStore } from "#domain/shared/upload.ts";
 
-/** s3Client is the S3 client of this container: the stand-in's endpoint (path style) locally, AWS otherwise. */
-export function s3ClientFor(options: { region: string; endpoint?: string | undefined }): S3Client {
-  return options.endpoint
-    ? new S3Client({ region: options.region, endpoint: options.endpoint, forcePathStyle: true })
-    : new S3Client({ region: options.region });
+/**
+ * s3ClientFor is the S3 client of this container: the stand-in's endpoint (path style) locally,
+ * AWS otherwise. Checksums only where an operation requires one: by default this SDK puts the
+ * CRC32 of an empty body (x-amz-checksum-crc32=AAAAAA==) into every presigned PUT URL, which a
+ * checking S3 refuses for the real body (400 BadDigest), and asks for response checksums on
+ * presigned GETs. Direct PUTs stay integrity-checked by their signed x-amz-content-sha256.
+ */
+export function s3ClientFor(options: {
+  region: string;
+  endpoint?: string | undefined;
+  credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
+}): S3Client {
+  const { region, endpoint, credentials } = options;
+  return new S3Client({
+    region,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    ...(credentials ? { credentials } : {}),
+  });
 }
 
 function isMissing(error: unknown): boolean {

@@ -71,7 +71,18 @@ function errorResponses(route: Route): ZodOpenApiResponsesObject {
       description: codes.map((code) => `\`${code}\`: ${errorTable[code].description}`).join(" "),
       headers: {
         ...requestIdHeader,
-        ...(status === 429 ? { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" }, example: "30" } } : {}),
+        ...(status === 429 || status === 503
+          ? {
+              "Retry-After": {
+                description:
+                  status === 503
+                    ? "Seconds to wait before retrying, when the wait is known (60 while the converter wakes up)."
+                    : "Seconds to wait before retrying.",
+                schema: { type: "string" },
+                example: status === 503 ? "60" : "30",
+              },
+            }
+          : {}),
       },
       content: {
         "application/json": {

@@ -123,6 +123,23 @@ export function binary(statusCode: number, bytes: Uint8Array, contentType: strin
   };
 }
 
+/** A cache may keep a CRL at most a day, and never into the last day before its nextUpdate. */
+const CRL_MAX_AGE_SECONDS = 86_400;
+
+/**
+ * crlCaching are the caching headers of a kept CRL: ETag, Last-Modified (its thisUpdate) and
+ * `public, max-age` until a day before its nextUpdate (at most a day, so a re-issued CRL reaches
+ * caches soon); `no-cache` once that point has passed.
+ */
+export function crlCaching(crl: { thisUpdate: Date; nextUpdate: Date; etag: string }, now: Date): Record<string, string> {
+  const seconds = Math.min(CRL_MAX_AGE_SECONDS, Math.floor((crl.nextUpdate.getTime() - now.getTime()) / 1000) - CRL_MAX_AGE_SECONDS);
+  return {
+    "Cache-Control": seconds > 0 ? `public, max-age=${seconds}` : "no-cache",
+    ETag: crl.etag,
+    "Last-Modified": crl.thisUpdate.toUTCString(),
+  };
+}
+
 /** text answers with a text body of the given type (HTML, plain text). */
 export function text(statusCode: number, body: string, contentType: string, headers: Record<string, string> = {}): HttpResponse {
   return { statusCode, headers: { "Content-Type": contentType, ...headers }, body };

@@ -11,14 +11,21 @@ import { localBaseUrl } from "#http/public-url.ts";
 import { bundledFonts } from "#adapters/bundled-fonts.ts";
 import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
 import { createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
-import { createLocalIdentityStore, localIdentityFiles, localNoRevocationHint } from "#adapters/local-identity-store.ts";
+import { createLocalIdentityStore, localCrlFile, localIdentityFiles, localNoRevocationHint } from "#adapters/local-identity-store.ts";
 import { createOwnCrlFetcher } from "#adapters/own-crl-fetcher.ts";
-import { awsNoRevocationHint, createS3CertificateStore, createS3IdentityStore, identityClientFor, s3IdentityFiles } from "#adapters/s3-identity-store.ts";
+import {
+  awsNoRevocationHint,
+  createS3CertificateStore,
+  createS3IdentityStore,
+  identityClientFor,
+  s3CrlFile,
+  s3IdentityFiles,
+} from "#adapters/s3-identity-store.ts";
 import { readSecureParameter, ssmClientFor } from "#adapters/ssm-secure-parameter.ts";
 import { createTrustStore } from "#adapters/trust-anchors.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { issueCrl } from "#domain/signing/crl.ts";
+import { CrlKeeper, storedCrl, type CrlFile, type KeptCrl } from "#domain/signing/crl-keeper.ts";
 import { publicIdentity, type CertificateStore } from "#domain/signing/identity-store.ts";
 import { createKmsIdentityStore } from "#domain/signing/kms-identity-store.ts";
 import type { KeyLocation } from "#domain/signing/signer.ts";
@@ -73,8 +80,8 @@ let rootSigner: Promise<CrlIssuer> | undefined;
 
 /**
  * awsCrlIssuer is the root CA in KMS with its published certificate (identity-chain.pem): what
- * signs the CRL on AWS, in sign (embedding it for B-LT) and in verify-crl (serving it), neither of
- * which needs the signing key for it. NOT_FOUND while no chain is published or when its root is
+ * signs the CRL on AWS, in the CRL issuer function (daily) and in sign (B-LT, when the kept one
+ * is missing or due), neither of which needs the signing key for it. NOT_FOUND while no chain is published or when its root is
  * not the KMS root (a CA's certificate: that CA publishes the revocation data).
  */
 function awsCrlIssuer(rootKeyId: string): Promise<CrlIssuer> {
@@ -98,21 +105,12 @@ function awsCrlIssuer(rootKeyId: string): Promise<CrlIssuer> {
   return rootSigner;
 }
 
-/**
- * currentCrl signs a fresh CRL of the identity's root (thisUpdate now, nextUpdate in 7 days,
- * nothing revoked): locally the identity's root key (a key file, or the KMS stand-in's root key),
- * on AWS the root key in KMS. NOT_FOUND for identities whose root key Signet does not hold.
- */
-export async function currentCrl(): Promise<Buffer> {
+/** crlIssuer is the CA that signs this service's CRL: on AWS the root in KMS, locally the identity's root; NOT_FOUND when Signet holds no such root. */
+async function crlIssuer(): Promise<CrlIssuer> {
   if (config.runtime === "aws") {
     const { kmsRootKeyId } = config.identity;
-    if (!kmsRootKeyId) {
-      throw new SignetError(
-        "NOT_FOUND",
-        "This service publishes no CRL: on AWS with a key file the signing certificate's revocation data comes from the CA that issued it (an operator-provided identity).",
-      );
-    }
-    return issueCrl(await awsCrlIssuer(kmsRootKeyId), { now: new Date() });
+    if (!kmsRootKeyId) throw noAwsCrl();
+    return awsCrlIssuer(kmsRootKeyId);
   }
   const identity = await identityStore().load();
   if (!identity.crlIssuer) {
@@ -121,7 +119,56 @@ export async function currentCrl(): Promise<Buffer> {
       "This server publishes no CRL: its signing identity was provided by an operator (its CA publishes the revocation data) or generated before Signet kept the root key to sign CRLs.",
     );
   }
-  return issueCrl(identity.crlIssuer, { now: new Date() });
+  return identity.crlIssuer;
+}
+
+function noAwsCrl(): SignetError {
+  return new SignetError(
+    "NOT_FOUND",
+    "This service publishes no CRL: on AWS with a key file the signing certificate's revocation data comes from the CA that issued it (an operator-provided identity).",
+  );
+}
+
+let crlFiles: CrlFile | undefined;
+
+/** crlFile is where the issued CRL is kept: identity-root.crl in the identity bucket (AWS) or the identity folder (local). */
+function crlFile(): CrlFile {
+  const { bucket, dataDir } = config.identity;
+  crlFiles ??= bucket ? s3CrlFile({ bucket, client: identityClient() }) : localCrlFile(join(dataDir, "identity"));
+  return crlFiles;
+}
+
+let keeper: CrlKeeper | undefined;
+
+/**
+ * keptCrl is the CRL of the identity's root, issued once and kept (CrlKeeper): a new one is signed
+ * only when none is kept, the root changed, or fewer than 3 days are left of its 7. Locally this
+ * is what GET /v1/verify/crl and B-LT use; on AWS the CRL issuer function (daily, functions/crl-issuer.ts)
+ * and sign (B-LT) call it, the functions holding the root key.
+ */
+export function keptCrl(): Promise<KeptCrl> {
+  keeper ??= new CrlKeeper(crlFile(), crlIssuer);
+  return keeper.current(new Date());
+}
+
+/**
+ * servedCrl is what GET /v1/verify/crl answers, without signing anything on AWS: there verify-crl
+ * holds no key and serves the kept CRL of the published chain's root (SERVICE_UNAVAILABLE with
+ * Retry-After until the issuer has run). Locally the kept CRL, issued on first need.
+ */
+export async function servedCrl(): Promise<KeptCrl> {
+  if (config.runtime !== "aws") return keptCrl();
+  if (!config.identity.kmsRootKeyId) throw noAwsCrl();
+  const chain = await certificateStore().load();
+  if (!chain) throw new SignetError("NOT_FOUND", "This service has no signing certificate yet, hence no CRL: the first POST /v1/sign issues both.");
+  const kept = await storedCrl(crlFile(), rootCertificate(chain));
+  if (!kept) {
+    throw new SignetError("SERVICE_UNAVAILABLE", "This service's CRL has not been issued yet; retry in a minute.", {
+      retryAfterSeconds: 60,
+      cause: new Error("no identity-root.crl of the published root in the identity bucket: the CrlIssuer function has not run since the chain was issued"),
+    });
+  }
+  return kept;
 }
 
 /**
@@ -184,7 +231,7 @@ function longTermFetcher(): Fetcher {
   revocations ??=
     config.runtime === "aws" && !config.identity.kmsRootKeyId
       ? revocationFetcher()
-      : createOwnCrlFetcher(revocationFetcher(), { url: ownCrlUrl, crl: currentCrl });
+      : createOwnCrlFetcher(revocationFetcher(), { url: ownCrlUrl, crl: async () => (await keptCrl()).der });
   return revocations;
 }
 

@@ -29,6 +29,12 @@ function roleStatements(synth: Synthesized, name: string): Statement[] {
 const kmsActions = (synth: Synthesized, name: string) =>
   roleStatements(synth, name).flatMap((statement) => actions(statement).filter((a) => a.startsWith("kms:")));
 const keys = (synth: Synthesized) => resourcesOfType(synth.json, "AWS::KMS::Key");
+/** nameOf is the function name of a logical id (SignFunction: sign). */
+const nameOf = (id: string) =>
+  id
+    .replace(/Function$/, "")
+    .replace(/([a-z])([A-Z])/g, "$1-$2")
+    .toLowerCase();
 
 describe("KMS signing keys (the default)", () => {
   it("creates two RSA_3072 SIGN_VERIFY keys, retained, without rotation (KMS does not rotate asymmetric keys)", () => {
@@ -41,12 +47,12 @@ describe("KMS signing keys (the default)", () => {
     }
   });
 
-  it("each key policy denies kms:Sign to every principal but the sign function's role (and, on the root key, verify-crl's)", () => {
+  it("each key policy denies kms:Sign to every principal but the sign function's role (and, on the root key, the CRL issuer's)", () => {
     const arn = (name: string) => ({ "Fn::GetAtt": [roleOf(kms, name), "Arn"] });
     for (const [id, key] of keys(kms)) {
       const statements = (key.Properties.KeyPolicy as { Statement: Statement[] }).Statement;
       const deny = statements.filter((statement) => statement.Effect === "Deny");
-      const allowed = id.startsWith("SigningKeysRootKey") ? [arn("sign"), arn("verify-crl")] : [arn("sign")];
+      const allowed = id.startsWith("SigningKeysRootKey") ? [arn("sign"), arn("crl-issuer")] : [arn("sign")];
       expect(deny, id).toEqual([
         expect.objectContaining({ Action: "kms:Sign", Principal: { AWS: "*" }, Condition: { StringNotEquals: { "aws:PrincipalArn": allowed } } }),
       ]);
@@ -55,7 +61,7 @@ describe("KMS signing keys (the default)", () => {
     }
   });
 
-  it("only sign may use kms:Sign on the signing key, sign and verify-crl on the root key; verify and verify-key get no KMS call; no other KMS call anywhere", () => {
+  it("no function behind a public route but sign has kms:Sign; on the root key only sign and the CRL issuer; verify-crl gets no KMS call; no other KMS call anywhere", () => {
     const keyId = (prefix: string) => keys(kms).find(([id]) => id.startsWith(prefix))![0];
     const signedKeys = (name: string) =>
       roleStatements(kms, name)
@@ -64,14 +70,41 @@ describe("KMS signing keys (the default)", () => {
         .map((resource) => resource["Fn::GetAtt"][0])
         .sort();
     for (const name of allNames) {
-      if (name === "sign" || name === "verify-crl") {
+      if (name === "sign") {
         expect(kmsActions(kms, name).sort(), name).toEqual(["kms:GetPublicKey", "kms:Sign"]);
       } else {
         expect(kmsActions(kms, name), name).toEqual([]);
       }
     }
     expect(signedKeys("sign")).toEqual([keyId("SigningKeysRootKey"), keyId("SigningKeysSigningKey")].sort());
-    expect(signedKeys("verify-crl")).toEqual([keyId("SigningKeysRootKey")]);
+    expect(kmsActions(kms, "crl-issuer").sort()).toEqual(["kms:GetPublicKey", "kms:Sign"]);
+    expect(signedKeys("crl-issuer")).toEqual([keyId("SigningKeysRootKey")]);
+    // Every function in the template: only these two hold kms:Sign.
+    const holders = resourcesOfType(kms.json, "AWS::Lambda::Function")
+      .map(([id]) => id)
+      .filter((id) => functionLogicalId(nameOf(id)) === id && kmsActions(kms, nameOf(id)).includes("kms:Sign"));
+    expect(holders.sort()).toEqual([functionLogicalId("crl-issuer"), functionLogicalId("sign")].sort());
+  });
+
+  it("the CRL issuer is behind no route: only its daily EventBridge rule may invoke it", () => {
+    const issuer = functionLogicalId("crl-issuer");
+    const permissions = resourcesOfType(kms.json, "AWS::Lambda::Permission").filter(([, permission]) =>
+      JSON.stringify(permission.Properties.FunctionName).includes(issuer),
+    );
+    expect(permissions.map(([, permission]) => permission.Properties.Principal)).toEqual(["events.amazonaws.com"]);
+    const methods = resourcesOfType(kms.json, "AWS::ApiGateway::Method");
+    expect(methods.filter(([, method]) => JSON.stringify(method.Properties.Integration ?? {}).includes(issuer))).toEqual([]);
+    const rules = resourcesOfType(kms.json, "AWS::Events::Rule").filter(([id]) => id.startsWith("CrlIssuerSchedule"));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]![1].Properties).toMatchObject({
+      ScheduleExpression: "rate(1 day)",
+      State: "ENABLED",
+      Targets: [expect.objectContaining({ Arn: { "Fn::GetAtt": [issuer, "Arn"] }, RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 21600 } })],
+    });
+    expect(env(kms, "crl-issuer")).toMatchObject({ SIGNET_KMS_ROOT_KEY_ID: expect.anything(), SIGNET_IDENTITY_BUCKET: expect.anything() });
+    expect(env(kms, "crl-issuer").SIGNET_KMS_KEY_ID).toBeUndefined();
+    // With a key file there is no root key in KMS, hence no issuer.
+    expect(file.json.Resources[issuer]).toBeUndefined();
   });
 
   it("tells sign both keys and verify-key where the key lives; no other function knows them", () => {
@@ -83,7 +116,7 @@ describe("KMS signing keys (the default)", () => {
     });
     expect(env(kms, "verify-key")).toMatchObject({ SIGNET_KMS_KEY_ID: { "Fn::GetAtt": [signingId, "Arn"] } });
     expect(env(kms, "verify-key").SIGNET_KMS_ROOT_KEY_ID).toBeUndefined();
-    // verify-crl signs the CRL with the root key and never learns the signing key.
+    // verify-crl knows Signet's root is in KMS (to serve its kept CRL), may not use it, and never learns the signing key.
     expect(env(kms, "verify-crl")).toMatchObject({ SIGNET_KMS_ROOT_KEY_ID: { "Fn::GetAtt": [rootId, "Arn"] } });
     expect(env(kms, "verify-crl").SIGNET_KMS_KEY_ID).toBeUndefined();
     // The certificate Signet issues names the API's CRL URL: sign knows the API's address.

@@ -38,9 +38,9 @@ const tableId = () => resourcesOfType(synth.json, "AWS::DynamoDB::Table")[0]![0]
 const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("IdentityBucket"))![0];
 
 describe("functions", () => {
-  it("creates one function per route plus the authorizer, the fallback and the office function; the one other is CDK's VPC custom resource", () => {
+  it("creates one function per route plus the authorizer, the fallback, the office function and the CRL issuer; the one other is CDK's VPC custom resource", () => {
     const ids = resourcesOfType(synth.json, "AWS::Lambda::Function").map(([id]) => id);
-    const ours = [...allNames, "office"].map(functionLogicalId);
+    const ours = [...allNames, "office", "crl-issuer"].map(functionLogicalId);
     expect(ids.filter((id) => ours.includes(id)).sort()).toEqual(ours.sort());
     // (@aws-cdk/aws-ec2:restrictDefaultSecurityGroup: a custom resource empties the VPC's default
     // security group; AwsCustomResource looks up S3's prefix list for the office security group)
@@ -49,7 +49,7 @@ describe("functions", () => {
       expect.stringMatching(/^CustomVpcRestrictDefaultSG/),
     ]);
     // The table of deployment facts names exactly these functions (the compiler holds it to RouteName too).
-    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office"].sort());
+    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office", "crl-issuer"].sort());
   });
 
   it("runs every route's function as a zip on nodejs22.x, and only the office function from the LibreOffice image", () => {
@@ -427,8 +427,8 @@ describe("least privilege", () => {
     // verify: the published chain, and consuming uploads (verify has no key to count).
     verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
-    // verify-crl: the published chain and the root key in KMS, to sign the CRL.
-    "verify-crl": ["kms:GetPublicKey", "kms:Sign", "s3:GetObject", "s3:ListBucket"],
+    // verify-crl: the published chain and the kept CRL; no KMS call (infra/crl-issuer.ts signs it).
+    "verify-crl": ["s3:GetObject", "s3:ListBucket"],
     annotate: [...consume, ...office, "dynamodb:UpdateItem"].sort(),
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
     timestamp: [...consume, "dynamodb:UpdateItem"].sort(),
@@ -444,9 +444,11 @@ describe("least privilege", () => {
 
   it("names the same identity objects as the S3 identity store", async () => {
     const { identityKeys } = await import("#adapters/s3-identity-store.ts");
-    expect([...identityObjects.signing.read].sort()).toEqual([identityKeys.p12, identityKeys.pem, identityKeys.chain].sort());
-    expect([...identityObjects.signing.write].sort()).toEqual([identityKeys.pem, identityKeys.chain].sort());
-    expect(identityObjects.certificate.read).toEqual([identityKeys.chain]);
+    const { crlFileName } = await import("#domain/signing/crl-keeper.ts");
+    expect([...identityObjects.signing.read].sort()).toEqual([identityKeys.p12, identityKeys.pem, identityKeys.chain, crlFileName].sort());
+    expect([...identityObjects.signing.write].sort()).toEqual([identityKeys.pem, identityKeys.chain, crlFileName].sort());
+    expect(identityObjects.certificate.read).toEqual([identityKeys.chain, crlFileName]);
+    expect(identityObjects.crlIssuer).toEqual({ read: [identityKeys.chain, crlFileName], write: [crlFileName] });
   });
 
   it("scopes every statement to the table, the bucket or the sender identity; * only where AWS requires it", () => {
@@ -475,9 +477,9 @@ describe("least privilege", () => {
           const expectedKeys =
             name === "sign"
               ? actions.includes("s3:PutObject")
-                ? ["identity-chain.pem", "identity.pem"]
-                : ["identity-chain.pem", "identity.p12", "identity.pem"]
-              : ["identity-chain.pem"];
+                ? ["identity-chain.pem", "identity-root.crl", "identity.pem"]
+                : ["identity-chain.pem", "identity-root.crl", "identity.p12", "identity.pem"]
+              : ["identity-chain.pem", "identity-root.crl"];
           expect(keys, name).toEqual(expectedKeys);
         }
         if (actions.includes("ses:SendEmail")) {
@@ -515,7 +517,7 @@ describe("the private key", () => {
   }
 
   it("lets only sign read identity.p12 / identity.pem or write them", () => {
-    for (const name of allNames) {
+    for (const name of [...allNames, "crl-issuer"]) {
       for (const key of ["identity.p12", "identity.pem"]) {
         expect(canReach(name, "s3:GetObject", key), `${name} reads ${key}`).toBe(name === "sign");
         expect(canReach(name, "s3:PutObject", key), `${name} writes ${key}`).toBe(name === "sign" && key === "identity.pem");
@@ -523,11 +525,16 @@ describe("the private key", () => {
     }
   });
 
-  it("lets verify and verify-key read the published chain, and write nothing", () => {
-    for (const name of ["verify", "verify-key"]) {
-      expect(canReach(name, "s3:GetObject", "identity-chain.pem"), name).toBe(true);
-      expect(canReach(name, "s3:PutObject", "identity-chain.pem"), name).toBe(false);
+  it("lets verify, verify-key and verify-crl read the published chain and the kept CRL, and write nothing", () => {
+    for (const name of ["verify", "verify-key", "verify-crl"]) {
+      for (const object of ["identity-chain.pem", "identity-root.crl"]) {
+        expect(canReach(name, "s3:GetObject", object), name).toBe(true);
+        expect(canReach(name, "s3:PutObject", object), name).toBe(false);
+      }
     }
+    expect(canReach("crl-issuer", "s3:PutObject", "identity-root.crl")).toBe(true);
+    expect(canReach("crl-issuer", "s3:PutObject", "identity-chain.pem")).toBe(false);
+    expect(canReach("crl-issuer", "s3:GetObject", "identity.pem")).toBe(false);
     expect(canReach("sign", "s3:PutObject", "identity-chain.pem")).toBe(true);
   });
 });

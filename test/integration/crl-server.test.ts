@@ -1,9 +1,9 @@
 // B-LT and B-LTA end to end on the local server with the identity it
-// generates. The server signs its root's CRL at GET /v1/verify/crl, its signing certificate names
+// generates. The server serves its root's CRL at GET /v1/verify/crl (issued at first need and kept in the identity folder), its signing certificate names
 // that URL, and sign embeds the CRL without a network hop (the safe fetcher keeps refusing
 // loopback). The TSA is openssl ts on loopback with the test PKI's self-signed TSA certificate, so its token's chain
 // is complete and needs no revocation data of its own.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
@@ -43,8 +43,17 @@ const signBody = (level: string) => ({
   level,
 });
 
-/** ltvValidate is pyHanko's PAdES long-term validation, offline, trusting the local root and the TSA. */
-const ltvValidate = (pdf: Buffer, profile: "LT" | "LTA") => pyhankoLtv(pdf, profile, [join(dir, "root.pem"), tsa.certificatePem]);
+/**
+ * ltvValidate is pyHanko's PAdES long-term validation, offline, trusting the local root and the TSA.
+ * pyHanko runs synchronously and blocks the server's event loop too: a short wait lets the
+ * keep-alive timers that expired meanwhile close the idle connection before the next request
+ * reuses it (else ECONNRESET on a loaded machine, as in kms-server.test.ts).
+ */
+async function ltvValidate(pdf: Buffer, profile: "LT" | "LTA"): Promise<ReturnType<typeof pyhankoLtv>> {
+  const verdict = pyhankoLtv(pdf, profile, [join(dir, "root.pem"), tsa.certificatePem]);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return verdict;
+}
 
 async function sign(level: string): Promise<Buffer> {
   const { status, json } = await api.postJson("/v1/sign", signBody(level), key);
@@ -65,7 +74,23 @@ describe("the local server's CRL", () => {
     const last = Date.parse(/Last Update: (.*)/.exec(checked.stdout)![1]!);
     const next = Date.parse(/Next Update: (.*)/.exec(checked.stdout)![1]!);
     expect(next - last).toBe(7 * 86_400_000);
-    expect(Math.abs(last - Date.now())).toBeLessThan(10 * 60_000); // signed now, not at start
+    expect(Math.abs(last - Date.now())).toBeLessThan(10 * 60_000); // signed at first need, not at start
+    // Kept, not signed per request: the same bytes again, with caching headers.
+    expect(response.headers.get("cache-control")).toBe("public, max-age=86400");
+    expect(response.headers.get("last-modified")).toBe(new Date(last).toUTCString());
+    const again = await fetch(`${api.url}/v1/verify/crl`);
+    expect(again.headers.get("etag")).toBe(response.headers.get("etag"));
+    expect(Buffer.from(await again.arrayBuffer()).equals(readFileSync(join(dir, "root.crl")))).toBe(true);
+    expect(readFileSync(join(api.dataDir, "identity", "identity-root.crl")).equals(readFileSync(join(dir, "root.crl")))).toBe(true);
+  });
+
+  it("the CRL issuer function (run daily on AWS) keeps the CRL that is still fresh: same bytes, nothing signed", async () => {
+    const kept = readFileSync(join(api.dataDir, "identity", "identity-root.crl"));
+    const { handler } = await import("#functions/crl-issuer.ts");
+    const answer = await handler();
+    const served = checkCrl(join(dir, "root.crl"), join(dir, "root.pem")).stdout;
+    expect(Date.parse(answer.nextUpdate)).toBe(Date.parse(/Next Update: (.*)/.exec(served)![1]!));
+    expect(readFileSync(join(api.dataDir, "identity", "identity-root.crl")).equals(kept)).toBe(true);
   });
 
   it("is the CRL distribution point of the generated signing certificate: this server's address", () => {
@@ -85,7 +110,7 @@ describe("B-LT and B-LTA with the local identity, over HTTP", () => {
     // An incremental update of the input; the DSS follows the signature, so pdfsig sees a valid signature not covering the whole file.
     expect(signed.subarray(0, input.length).equals(input)).toBe(true);
     expect((await pdfsig(signed)).map((signature) => signature.valid)).toEqual([true]);
-    const ltv = ltvValidate(signed, "LT");
+    const ltv = await ltvValidate(signed, "LT");
     expect(ltv.ok, ltv.output).toBe(true);
     const verified = await api.postJson("/v1/verify", { document: { base64: signed.toString("base64") } });
     expect(verified.status).toBe(200);
@@ -103,7 +128,7 @@ describe("B-LT and B-LTA with the local identity, over HTTP", () => {
     expect(signed.toString("latin1")).toContain("/DocTimeStamp");
     // pdfsig verifies the signature and lists the document timestamp without verifying it.
     expect((await pdfsig(signed)).map((signature) => signature.valid)).toEqual([true, false]);
-    const ltv = ltvValidate(signed, "LTA");
+    const ltv = await ltvValidate(signed, "LTA");
     expect(ltv.ok, ltv.output).toBe(true);
     const verified = await api.postJson("/v1/verify", { document: { base64: signed.toString("base64") } });
     expect(verified.json.valid, verified.json.reason).toBe(true);
@@ -119,7 +144,7 @@ describe("B-LT and B-LTA with the local identity, over HTTP", () => {
     expect(status, JSON.stringify(json)).toBe(200);
     const renewed = Buffer.from(json.document.base64 as string, "base64");
     expect(renewed.subarray(0, signed.length).equals(signed)).toBe(true);
-    const ltv = ltvValidate(renewed, "LTA");
+    const ltv = await ltvValidate(renewed, "LTA");
     expect(ltv.ok, ltv.output).toBe(true);
     const verified = await api.postJson("/v1/verify", { document: { base64: renewed.toString("base64") } });
     expect(verified.json.valid, verified.json.reason).toBe(true);

@@ -1,9 +1,10 @@
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
+import { checkCrl } from "#test/helpers/pki/openssl.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { pyhankoLtv, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
@@ -106,6 +107,34 @@ describe("the local server with SIGNET_KMS_KEY_ID=local", () => {
     const verified = await api.postJson("/v1/verify", { document: { base64: signed.toString("base64") } });
     expect(verified.json.valid, verified.json.reason).toBe(true);
     expect(verified.json.signatures).toMatchObject([{ level: "B-LTA", trusted: true, validationData: { offline: true } }, { documentTimestamp: true }]);
+  }, 60_000);
+
+  it("GET /v1/verify/crl: 120 anonymous GETs (100 at once) cost one KMS Sign; the kept CRL verifies against the root and carries caching headers; B-LT reuses it", async () => {
+    const standIn = api.standIns.kms!.standIn;
+    rmSync(join(api.dataDir, "identity", "identity-root.crl"), { force: true });
+    const before = standIn.signCalls();
+    const get = async () => {
+      const response = await fetch(`${api.url}/v1/verify/crl`);
+      expect(response.status).toBe(200);
+      return { headers: response.headers, der: Buffer.from(await response.arrayBuffer()) };
+    };
+    const answers = await Promise.all(Array.from({ length: 100 }, get));
+    for (let i = 0; i < 20; i++) answers.push(await get());
+    expect(standIn.signCalls() - before).toBe(1);
+    expect(new Set(answers.map((answer) => answer.der.toString("base64"))).size).toBe(1);
+    const { headers, der } = answers[0]!;
+    expect(headers.get("cache-control")).toBe("public, max-age=86400");
+    expect(headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    writeFileSync(join(dir, "kept.crl"), der);
+    const checked = checkCrl(join(dir, "kept.crl"), join(dir, "root.pem"));
+    expect(checked.stderr).toMatch(/verify OK/);
+    expect(checked.stdout).toMatch(/Issuer: CN ?= ?Signet Root CA/);
+    expect(headers.get("last-modified")).toBe(new Date(/Last Update: (.*)/.exec(checked.stdout)![1]!).toUTCString());
+    // B-LT embeds the kept CRL: one Sign, the document's.
+    const signedBefore = standIn.signCalls();
+    const signed = await sign("B-LT");
+    expect(standIn.signCalls() - signedBefore).toBe(1);
+    expect(signed.includes(der)).toBe(true);
   }, 60_000);
 
   it("KMS throttling that outlasts the retries is 503 SERVICE_UNAVAILABLE with Retry-After over HTTP; the next request signs", async () => {

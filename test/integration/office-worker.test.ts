@@ -5,12 +5,12 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { S3Client } from "@aws-sdk/client-s3";
 import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfficeWorkerConverter, type OfficeInvoke, type OfficeTransfer } from "#adapters/office-worker-converter.ts";
 import { readPresigned, writePresigned } from "#adapters/presigned-url.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
+import { s3ClientFor } from "#adapters/s3-upload-store.ts";
 import type { OfficeJob, OfficePing } from "#domain/conversion/office-job.ts";
 import { runOfficeJob } from "#domain/conversion/office-worker.ts";
 import { errorTable } from "#http/error-table.ts";
@@ -45,12 +45,7 @@ const objectsLeft = () => readdirSync(join(root, "s3", bucket));
 
 beforeAll(async () => {
   s3 = await startS3StandIn({ dataDir: join(root, "s3"), buckets: [bucket], secretAccessKey: "stand-in-secret" });
-  const client = new S3Client({
-    region: "us-east-1",
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: "local", secretAccessKey: "stand-in-secret" },
-  });
+  const client = s3ClientFor({ region: "us-east-1", endpoint: s3.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "stand-in-secret" } });
   const s3Transfer = createS3OfficeTransfer({ client, bucket });
   // A plain wrapper that notes what was staged: the bucket's contents are checked afterwards.
   transfer = {

@@ -4,10 +4,11 @@
 import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
-import { lambdaOfficeInvoke } from "#adapters/office-worker-converter.ts";
+import { createOfficeWorkerConverter, lambdaOfficeInvoke } from "#adapters/office-worker-converter.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
 import { fromOfficeFailure, parseOfficeJob, toOfficeFailure, type OfficeJob } from "#domain/conversion/office-job.ts";
 import { SignetError } from "#domain/shared/errors.ts";
+import { toErrorResponse } from "#http/error-response.ts";
 import { errorTable } from "#http/error-table.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
 
@@ -98,6 +99,29 @@ describe("lambdaOfficeInvoke", () => {
       { ok: false, error: { code: "SERVICE_UNAVAILABLE" } },
     ],
     ["an unreadable payload", async () => ({ StatusCode: 200, Payload: Buffer.from("<html>") }), { ok: false, error: { code: "INTERNAL_ERROR" } }],
+    [
+      "a function Lambda made Inactive after weeks idle",
+      async () => {
+        throw Object.assign(named("ResourceNotReadyException"), { message: "The function is inactive and is being restored: try again later." });
+      },
+      { ok: false, error: { code: "SERVICE_UNAVAILABLE", retryAfterSeconds: 60, message: expect.stringContaining("waking up") } },
+    ],
+    [
+      "a function still Pending",
+      async () => {
+        throw Object.assign(named("ResourceConflictException"), {
+          message: "The operation cannot be performed at this time. The function is currently in the following state: Pending",
+        });
+      },
+      { ok: false, error: { code: "SERVICE_UNAVAILABLE", retryAfterSeconds: 60 } },
+    ],
+    [
+      "another conflict (an update in progress is not a wake-up)",
+      async () => {
+        throw Object.assign(named("ResourceConflictException"), { message: "An update is in progress for resource" });
+      },
+      { ok: false, error: { code: "SERVICE_UNAVAILABLE", retryAfterSeconds: 5 } },
+    ],
   ])("%s", async (_, send, answer) => {
     const invoke = lambdaOfficeInvoke({ client: clientAnswering(send), functionName: "office", timeoutMs: 76_000 });
     expect(await invoke({ kind: "ping" }, new AbortController().signal)).toMatchObject(answer);
@@ -114,6 +138,23 @@ describe("lambdaOfficeInvoke", () => {
       timeoutMs: 76_000,
     });
     expect(await invoke(job, controller.signal)).toMatchObject({ ok: false, error: { code: "CONVERSION_TIMEOUT", message: expect.stringContaining("76 s") } });
+  });
+});
+
+describe("a converter whose office function is waking up", () => {
+  it("answers 503 with Retry-After: 60 through the Converter port and the error table", async () => {
+    const client = {
+      send: async () => {
+        throw Object.assign(new Error("The function is inactive and is being restored."), { name: "ResourceNotReadyException" });
+      },
+    } as unknown as LambdaClient;
+    const converter = createOfficeWorkerConverter({ invoke: lambdaOfficeInvoke({ client, functionName: "office", timeoutMs: 76_000 }) });
+    const error = await converter.convert({ bytes: Buffer.from("PK"), from: "docx", to: "pdf" }).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterSeconds: 60 });
+    const response = toErrorResponse(error, "req-1");
+    expect(response.statusCode).toBe(503);
+    expect(response.headers).toMatchObject({ "Retry-After": "60" });
+    expect(JSON.parse(response.body as string)).toMatchObject({ message: "The converter is waking up (it was idle for a long time); retry in a minute." });
   });
 });
 

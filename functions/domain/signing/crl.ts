@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
+import type { X509Certificate } from "node:crypto";
 import { algorithmIdentifier, type CrlIssuer } from "#domain/signing/signing-identity.ts";
 
 /** CrlOptions set a CRL's time window. */
@@ -22,7 +23,7 @@ const defaultCrlOptions = { validityDays: 7 };
 export async function issueCrl(issuer: CrlIssuer, options: Partial<CrlOptions> & Pick<CrlOptions, "now">): Promise<Buffer> {
   const { now, validityDays } = { ...defaultCrlOptions, ...options };
   const issuerCertificate = pkijs.Certificate.fromBER(new Uint8Array(issuer.certificate.raw));
-  const keyId = createHash("sha1").update(new Uint8Array(issuerCertificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)).digest();
+  const keyId = issuerKeyId(issuerCertificate);
   const crl = new pkijs.CertificateRevocationList();
   crl.version = 1; // v2: it carries extensions
   crl.issuer = issuerCertificate.subject;
@@ -51,4 +52,42 @@ export async function issueCrl(issuer: CrlIssuer, options: Partial<CrlOptions> &
   const value = await issuer.signer.sign(Buffer.from(tbs));
   crl.signatureValue = new asn1js.BitString({ valueHex: new Uint8Array(value) });
   return Buffer.from(crl.toSchema().toBER(false));
+}
+
+/** issuerKeyId is the key identifier a CRL of this CA names (SHA-1 of its public key bits, RFC 5280 4.2.1.2 method 1). */
+function issuerKeyId(certificate: pkijs.Certificate): Buffer {
+  return createHash("sha1").update(new Uint8Array(certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)).digest();
+}
+
+/** CrlFacts are what keeping and serving a CRL needs from it. */
+export interface CrlFacts {
+  thisUpdate: Date;
+  nextUpdate: Date;
+  /** The authority key identifier it names (hex), to tell whose CRL it is. */
+  authorityKeyId: string;
+  /** The CRL's revoked serial numbers (hex): what else changes its content. */
+  revoked: string[];
+}
+
+/** readCrl reads a DER CRL's times, issuer key and revoked serials; undefined when it is not a readable CRL with a nextUpdate. */
+export function readCrl(der: Buffer): CrlFacts | undefined {
+  try {
+    const crl = pkijs.CertificateRevocationList.fromBER(new Uint8Array(der));
+    if (!crl.nextUpdate) return undefined;
+    const aki = crl.crlExtensions?.extensions.find((extension) => extension.extnID === "2.5.29.35");
+    const keyId = (aki?.parsedValue as pkijs.AuthorityKeyIdentifier | undefined)?.keyIdentifier?.valueBlock.valueHexView;
+    return {
+      thisUpdate: crl.thisUpdate.value,
+      nextUpdate: crl.nextUpdate.value,
+      authorityKeyId: keyId ? Buffer.from(keyId).toString("hex") : "",
+      revoked: (crl.revokedCertificates ?? []).map((entry) => Buffer.from(entry.userCertificate.valueBlock.valueHexView).toString("hex")),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** crlKeyIdOf is the authority key identifier (hex) a CRL issued by this CA certificate names. */
+export function crlKeyIdOf(certificate: X509Certificate): string {
+  return issuerKeyId(pkijs.Certificate.fromBER(new Uint8Array(certificate.raw))).toString("hex");
 }

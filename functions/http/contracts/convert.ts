@@ -22,6 +22,7 @@ export const convertRoute = defineRoute({
     "a DOCX must be a zip package with word/document.xml, a .doc an OLE file with a WordDocument stream, an .odt an",
     "OpenDocument text, an XLSX a zip with xl/workbook.xml, a PPTX one with ppt/presentation.xml, an .xls or .ppt an OLE file with",
     "a Workbook or PowerPoint Document stream; password-protected files are refused. Busy servers answer 429 with Retry-After.",
+    "On AWS, after weeks without conversions the converter wakes up first: that request answers 503 with `Retry-After: 60`.",
     "On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.",
   ].join(" "),
   query: z.strictObject({

@@ -169,7 +169,7 @@ export const verifyCrlRoute = defineRoute({
   tag: "Sign",
   summary: "The root CA's CRL",
   description:
-    "The certificate revocation list of the local identity's root CA (DER, RFC 5280), signed on each request: thisUpdate now, nextUpdate 7 days later, no certificate revoked. A signing certificate Signet issues (the local server's, or with the root key in AWS KMS, on AWS too) names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. For a key file on AWS, an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.",
+    "The certificate revocation list of the local identity's root CA (DER, RFC 5280), no certificate revoked. It is issued once and kept (thisUpdate when issued, nextUpdate 7 days later), re-issued with fewer than 3 days left or when the root changes (on AWS by a scheduled function; this route only serves it, and answers 503 with Retry-After: 60 before the first issue), and served with `Cache-Control: public, max-age` (at most a day, never into its last day), `ETag` and `Last-Modified`. A signing certificate Signet issues (the local server's, or with the root key in AWS KMS, on AWS too) names this URL as its CRL distribution point, so PAdES B-LT and B-LTA embed this CRL. For a key file on AWS, an operator-provided identity (whose CA publishes its own revocation data) or a local identity from before CRLs, it answers 404 `NOT_FOUND` saying why.",
   body: { kind: "none" },
   success: { description: "The CRL, DER-encoded.", contentType: "application/pkix-crl" },
   errors: ["NOT_FOUND", "SERVICE_UNAVAILABLE"],

@@ -1,0 +1,21 @@
+import { logger } from "#adapters/powertools-logger.ts";
+import { keptCrl } from "#wiring/signing.ts";
+
+// The CRL issuer on AWS: the one function (with sign, for B-LT) that may sign with the root key
+// in KMS. An EventBridge rule runs it daily (infra/crl-issuer.ts); it signs a new CRL only when
+// the kept one (identity-root.crl in the identity bucket) is missing, another root's, or has
+// fewer than 3 of its 7 days left, so GET /v1/verify/crl never costs a signature.
+
+/** CrlIssued is what a run reports (also in its log). */
+export interface CrlIssued {
+  thisUpdate: string;
+  nextUpdate: string;
+}
+
+/** handler keeps the CRL fresh; the scheduled event itself carries nothing it needs. */
+export async function handler(): Promise<CrlIssued> {
+  const crl = await keptCrl();
+  const answer = { thisUpdate: crl.thisUpdate.toISOString(), nextUpdate: crl.nextUpdate.toISOString() };
+  logger.info("the kept CRL is fresh", answer);
+  return answer;
+}
