@@ -23,9 +23,12 @@ export interface LoopbackTsa {
  * startLoopbackTsa answers timestamp queries with `openssl ts -reply`, signing as the test PKI's
  * "tsa" (issued by "tsa-root", extendedKeyUsage timeStamping, critical). With `selfSigned` it
  * signs as "tsa-self-signed", its own root: its token's chain is complete and needs no revocation
- * data, for B-LT against a loopback TSA. `tamper` rewrites each reply before it goes out.
+ * data, for B-LT against a loopback TSA. `tamper` rewrites each reply before it goes out; `hold`,
+ * called when a query has arrived, delays its reply until the promise it returns settles.
  */
-export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Buffer; selfSigned?: boolean } = {}): Promise<LoopbackTsa> {
+export async function startLoopbackTsa(
+  options: { tamper?: (reply: Buffer) => Buffer; selfSigned?: boolean; hold?: () => Promise<void> } = {},
+): Promise<LoopbackTsa> {
   const dir = scratchDir("tsa");
   const pki = testPki();
   const signer = options.selfSigned ? "tsa-self-signed" : "tsa";
@@ -63,13 +66,16 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
       const queryPath = join(dir, `q${state.requests}.tsq`);
       const replyPath = join(dir, `r${state.requests}.tsr`);
       writeFileSync(queryPath, Buffer.concat(chunks));
-      opensslAsync(dir, "ts", "-reply", "-config", "tsa.cnf", "-queryfile", queryPath, "-out", replyPath).then(
-        () => {
-          const reply = readFileSync(replyPath);
-          res.writeHead(200, { "content-type": "application/timestamp-reply" }).end(options.tamper ? options.tamper(reply) : reply);
-        },
-        () => res.writeHead(500).end(),
-      );
+      const held = options.hold ? options.hold() : Promise.resolve();
+      held
+        .then(() => opensslAsync(dir, "ts", "-reply", "-config", "tsa.cnf", "-queryfile", queryPath, "-out", replyPath))
+        .then(
+          () => {
+            const reply = readFileSync(replyPath);
+            res.writeHead(200, { "content-type": "application/timestamp-reply" }).end(options.tamper ? options.tamper(reply) : reply);
+          },
+          () => res.writeHead(500).end(),
+        );
     });
   });
   server.on("connection", () => state.connections++);
