@@ -133,7 +133,11 @@ class DynamoIdempotencyStore implements IdempotencyStore {
 
   async complete(scope: string, lockToken: string, answer: StoredAnswer, expiresAt: number): Promise<boolean> {
     const large = answer.body.length > INLINE_BODY_MAX_BYTES;
-    if (large && !this.#bucket) return false;
+    if (large && !this.#bucket) {
+      // Nowhere to keep it: the key is freed, and a retry runs again.
+      await this.release(scope, lockToken);
+      return false;
+    }
     const key = objectKey(scope, lockToken);
     if (large) await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: answer.body }));
     const update = new UpdateCommand({

@@ -101,8 +101,9 @@ export function idempotent(work: Work, deps: IdempotencyDeps, route: { streaming
         if (answer && isReplayable(answer.statusCode)) await store.complete(scope, lockToken, answer, expiresAt);
         else await store.release(scope, lockToken);
       } catch (error) {
-        // The work is done and its answer goes out; a retry finds the key running until the lock passes.
+        // The work is done and its answer goes out; the key is freed if the store lets us, so a retry runs again.
         logger.warn("idempotency record not updated", { error: error as Error });
+        await store.release(scope, lockToken).catch(() => undefined);
       }
     };
     let response: HttpResponse;
