@@ -1,5 +1,5 @@
 // Benchmark of issue-31 features, measured in one run: filling a template from data (a 50-row and a
-// 2,000-row table loop), and converting a 10-sheet workbook and a 30-slide deck to PDF through the
+// 2,000-row table loop; the template limits' worst case, issue 36), and converting a 10-sheet workbook and a 30-slide deck to PDF through the
 // service path (input checks + warm converter) against plain `soffice --convert-to`.
 // Usage: npm run bench:templates [-- --rounds 5]
 import { execFile } from "node:child_process";
@@ -12,7 +12,7 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import { checkConversionInput, conversionOptions } from "#domain/conversion/conversion.ts";
 import type { SourceFormat } from "#domain/conversion/converter.ts";
-import { fillTemplate } from "#domain/docx/annotate.ts";
+import { describeFields, fillTemplate } from "#domain/docx/annotate.ts";
 import { solidPng } from "#test/helpers/convert-fixtures.ts";
 import { buildDocx, p, run as textRun, table } from "#test/helpers/docx-builder.ts";
 import { buildOdp, buildOds } from "#test/helpers/office-suite-files.ts";
@@ -59,13 +59,29 @@ const data = (rows: number) => ({
   customer: { name: "Ada Lovelace" },
   items: Array.from({ length: rows }, (_, i) => ({ name: `Item ${i + 1}`, qty: i % 7, price: (i * 1.25).toFixed(2) })),
 });
-const fills: Record<string, number[]> = { "fill 50-row loop": [], "fill 2,000-row loop": [] };
+// The template limits' worst (SIGNET_MAX_TEMPLATE_DEPTH 32, SIGNET_MAX_TEMPLATE_TAGS 2,000): docxtemplater
+// compiles it on the event loop, in time that grows with tags x depth; and 1,000 nested sections
+// (over the depth limit: refused before compiling; it compiled in about 3 s before the limit).
+const deepest = buildDocx({ body: p(textRun(`${"{{#a}}".repeat(32)}${"{{b}}".repeat(1936)}${"{{/a}}".repeat(32)}`)) });
+const tooDeep = buildDocx({ body: p(textRun(`${"{{#a}}".repeat(1000)}x${"{{/a}}".repeat(1000)}`)) });
+const deepData = { a: [{ a: false, b: "v" }], b: "w" };
+const fills: Record<string, number[]> = {
+  "fill 50-row loop": [],
+  "fill 2,000-row loop": [],
+  "fields: 2,000 tags 32 deep": [],
+  "fill: 2,000 tags 32 deep": [],
+  "fields: 1,000 nested (refused)": [],
+};
 for (let round = 0; round < rounds + 1; round++) {
-  const small = await time(() => fillTemplate(invoice, [], { fetcher: noFetch, limits }, data(50)));
-  const large = await time(() => fillTemplate(invoice, [], { fetcher: noFetch, limits }, data(2000)));
+  const runs = {
+    "fill 50-row loop": await time(() => fillTemplate(invoice, [], { fetcher: noFetch, limits }, data(50))),
+    "fill 2,000-row loop": await time(() => fillTemplate(invoice, [], { fetcher: noFetch, limits }, data(2000))),
+    "fields: 2,000 tags 32 deep": await time(() => describeFields(deepest, limits)),
+    "fill: 2,000 tags 32 deep": await time(() => fillTemplate(deepest, [], { fetcher: noFetch, limits }, deepData)),
+    "fields: 1,000 nested (refused)": await time(() => describeFields(tooDeep, limits).catch(() => undefined)),
+  };
   if (round === 0) continue; // warm-up
-  fills["fill 50-row loop"]!.push(small);
-  fills["fill 2,000-row loop"]!.push(large);
+  for (const [name, ms] of Object.entries(runs)) fills[name]!.push(ms);
 }
 
 // 2. Spreadsheets and presentations to PDF.

@@ -174,6 +174,8 @@ export const settings = {
     maxFields: positiveInt("SIGNET_MAX_FIELDS", 500, "fields per annotate call"),
     maxDataIterations: positiveInt("SIGNET_MAX_DATA_ITERATIONS", 10_000, "annotate data: loop iterations in one fill (inner loops count per outer item)"),
     maxDataOutputChars: positiveInt("SIGNET_MAX_DATA_OUTPUT_CHARS", 64 * MB, "annotate data: characters of XML a fill may produce"),
+    maxTemplateDepth: positiveInt("SIGNET_MAX_TEMPLATE_DEPTH", 32, "annotate: {{#sections}} nested inside one another in a template"),
+    maxTemplateTags: positiveInt("SIGNET_MAX_TEMPLATE_TAGS", 2_000, "annotate: {{tags}} in all parts of a template"),
     maxAuditEvents: positiveInt("SIGNET_MAX_AUDIT_EVENTS", 10_000, "audit events per sign call"),
     maxMetadataBytes: positiveInt("SIGNET_MAX_METADATA_BYTES", 16 * 1024, "sign metadata limit"),
     maxJsonDepth: positiveInt("SIGNET_MAX_JSON_DEPTH", 32, "JSON nesting limit"),

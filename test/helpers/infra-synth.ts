@@ -29,6 +29,14 @@ export interface Synthesized {
 export const testBaseImageDigest = `sha256:${"0123456789abcdef".repeat(4)}`;
 
 /**
+ * SYNTH_TIMEOUT_MS is what a hook or test allows per synthesis (bundling every function with
+ * esbuild, the image's app folder, the assets): one took longer than 180 s at load 21 on 2 shared
+ * cores (stack.test.ts's hook timed out there), a few seconds' work on an idle machine. A ceiling
+ * for a loaded CI machine, not a guess at its speed; a test needing N syntheses allows N times it.
+ */
+export const SYNTH_TIMEOUT_MS = 900_000;
+
+/**
  * synthesize builds the app in-process with cdk.json's flags plus the given `-c` context (and the
  * test base image digest unless the context says otherwise).
  */

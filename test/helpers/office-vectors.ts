@@ -53,23 +53,26 @@ const para = (text: string) => `<w:p><w:r><w:t xml:space="preserve">${text}</w:t
 interface DocxVector {
   body: string;
   /** Relationships of word/document.xml beyond styles: [id, type (last segment), target, external]. */
-  rels?: Array<[string, string, string, boolean?]>;
+  rels?: Rel[];
   /** word/settings.xml body and its relationships. */
-  settings?: { body: string; rels: Array<[string, string, string, boolean?]> };
+  settings?: { body: string; rels: Rel[] };
   /** Further parts (pictures under word/media/). */
   parts?: Array<{ name: string; data: string }>;
 }
 
-function relsXml(rels: Array<[string, string, string, boolean?]>): string {
+/** Rel is a relationship: [id, type (last segment), target, external (TargetMode="External"), target already written as XML (character references kept)]. */
+type Rel = [string, string, string, boolean?, "xml"?];
+
+function relsXml(rels: Rel[]): string {
   const items = rels.map(
-    ([id, type, target, external = true]) =>
-      `<Relationship Id="${id}" Type="${R}/${type}" Target="${target.replace(/&/g, "&amp;")}"${external ? ' TargetMode="External"' : ""}/>`,
+    ([id, type, target, external = true, written]) =>
+      `<Relationship Id="${id}" Type="${R}/${type}" Target="${written ? target : target.replace(/&/g, "&amp;")}"${external ? ' TargetMode="External"' : ""}/>`,
   );
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="${RELS}">${items.join("")}</Relationships>`;
 }
 
 function docx(spec: DocxVector): Buffer {
-  const settingsRel: Array<[string, string, string, boolean?]> = spec.settings ? [["rIdSettings", "settings", "settings.xml", false]] : [];
+  const settingsRel: Rel[] = spec.settings ? [["rIdSettings", "settings", "settings.xml", false]] : [];
   const files = [
     {
       name: "[Content_Types].xml",
@@ -298,7 +301,146 @@ export function vectors(base: string, markers: Markers): Vector[] {
       `<html><head><link rel="stylesheet" href="${base}/html.css"></head><body background="${base}/html-body.png"><p style="background:url(${base}/html-style.png)">${text}</p><img src="${base}/html-img.png" alt="remote"><img src="${fileImage}" alt="local"></body></html>`,
   );
   add("markdown remote image", "md", (text) => `# ${text}\n\n![remote](${base}/md-img.png)\n\n![local](${fileImage})\n\n<img src="${base}/md-raw.png">\n`);
+  encodedVectors(base, markers, add);
   return list;
+}
+
+/**
+ * spelled writes a URL as an attacker would hide it from a check that reads the raw XML: its first
+ * letter as a decimal ("dec") or hexadecimal ("hex") character reference, its colon as a reference
+ * ("colon"), or its scheme in mixed case ("mixed"). An XML parser (LibreOffice's) reads each as the URL.
+ */
+function spelled(url: string, how: "dec" | "hex" | "colon" | "mixed"): string {
+  const scheme = url.slice(0, url.indexOf(":"));
+  const rest = url.slice(scheme.length);
+  if (how === "dec") return `&#${url.charCodeAt(0)};${url.slice(1)}`;
+  if (how === "hex") return `&#x${url.charCodeAt(0).toString(16).toUpperCase()};${url.slice(1)}`;
+  if (how === "colon") return `${scheme}&#58;${rest.slice(1)}`;
+  return `${[...scheme].map((char, index) => (index % 2 ? char.toLowerCase() : char.toUpperCase())).join("")}${rest}`;
+}
+
+/**
+ * encodedVectors are the carriers above again with their URL written with character references,
+ * entities and mixed-case schemes (file: as FILE:), so that a check reading raw XML, or comparing
+ * schemes case-sensitively, misses them while LibreOffice follows them.
+ */
+function encodedVectors(base: string, markers: Markers, add: AddVector): void {
+  encodedDocxVectors(base, pathToFileURL(markers.imagePath).href, add);
+  encodedOdtVectors(base, markers, add);
+  encodedSvgAndMarkupVectors(base, pathToFileURL(markers.imagePath).href, add);
+}
+
+/** AddVector adds one vector, made around its own line of text. */
+type AddVector = (name: string, from: SourceFormat, make: (text: string) => Buffer | string) => void;
+
+/** encodedDocxVectors: relationships and fields with references, mixed case and FILE:. */
+function encodedDocxVectors(base: string, fileImage: string, add: AddVector): void {
+  // DOCX relationships: in internal mode too (no TargetMode), where only the scheme says it leaves the package.
+  add("docx picture r:link, target &#104;ttp (decimal reference, no TargetMode)", "docx", (text) =>
+    docx({ body: para(text) + blipPicture('r:link="rIdLink"'), rels: [["rIdLink", "image", spelled(`${base}/enc-blip-dec.png`, "dec"), false, "xml"]] }),
+  );
+  add("docx picture r:embed, target &#x48;tTp (hex reference, mixed case, no TargetMode)", "docx", (text) =>
+    docx({
+      body: para(text) + blipPicture('r:embed="rIdEmbed"'),
+      rels: [["rIdEmbed", "image", spelled(spelled(`${base}/enc-blip-hex.png`, "mixed"), "hex"), false, "xml"]],
+    }),
+  );
+  add("docx picture r:embed, target FILE&#58; (no TargetMode)", "docx", (text) =>
+    docx({
+      body: para(text) + blipPicture('r:embed="rIdEmbed"'),
+      rels: [["rIdEmbed", "image", spelled(fileImage.replace("file:", "FILE:"), "colon"), false, "xml"]],
+    }),
+  );
+  add("docx VML picture, target hTtP (mixed case, no TargetMode)", "docx", (text) =>
+    docx({
+      body: `${para(text)}<w:p><w:r><w:pict><v:shape id="s1" style="width:96pt;height:48pt"><v:imagedata r:id="rIdVml" o:title="linked"/></v:shape></w:pict></w:r></w:p>`,
+      rels: [["rIdVml", "image", spelled(`${base}/enc-vml.png`, "mixed"), false]],
+    }),
+  );
+  // DOCX fields: the field name and its URL written with references, in w:instr and in w:instrText.
+  add("docx INCLUDEPICTURE field in w:instr, &#73;NCLUDEPICTURE &#104;ttp", "docx", (text) =>
+    docx({
+      body: `${para(text)}<w:p><w:fldSimple w:instr=" &#73;NCLUDEPICTURE &quot;${spelled(`${base}/enc-field-simple.png`, "dec")}&quot; \\d "><w:r><w:t>picture</w:t></w:r></w:fldSimple></w:p>`,
+    }),
+  );
+  add("docx INCLUDEPICTURE field in w:instrText, &#x49;ncludePicture &#x68;ttp", "docx", (text) =>
+    docx({
+      body: `${para(text)}<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> &#x49;ncludePicture "${spelled(`${base}/enc-field-complex.png`, "hex")}" \\d </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>picture</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`,
+    }),
+  );
+}
+
+const odtImage = (href: string) => frame(`<draw:image xlink:href="${href}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>`);
+
+/** encodedOdtVectors: xlink:href in every ODT carrier, with references and mixed case. */
+function encodedOdtVectors(base: string, markers: Markers, add: AddVector): void {
+  const fileImage = pathToFileURL(markers.imagePath).href;
+  const image = odtImage;
+  add("odt draw:image xlink:href &#104;ttp (decimal reference)", "odt", (text) =>
+    odt("", `<text:p>${text}</text:p>${image(spelled(`${base}/enc-odt-dec.png`, "dec"))}`),
+  );
+  add("odt draw:image xlink:href &#x48;TtP (hex reference, mixed case)", "odt", (text) =>
+    odt("", `<text:p>${text}</text:p>${image(spelled(spelled(`${base}/enc-odt-hex.png`, "mixed"), "hex"))}`),
+  );
+  add("odt draw:image xlink:href FiLe&#58; (mixed case, colon as a reference)", "odt", (text) =>
+    odt("", `<text:p>${text}</text:p>${image(spelled(spelled(fileImage, "mixed"), "colon"))}`),
+  );
+  add("odt paragraph background image &#104;ttp", "odt", (text) =>
+    odt(
+      `<style:style style:name="P1" style:family="paragraph"><style:paragraph-properties><style:background-image xlink:href="${spelled(`${base}/enc-odt-background.png`, "dec")}" xlink:type="simple" xlink:actuate="onLoad" style:repeat="repeat"/></style:paragraph-properties></style:style>`,
+      `<text:p text:style-name="P1">${text}</text:p>`,
+    ),
+  );
+  add("odt paragraph background image hTtP (mixed case)", "odt", (text) =>
+    odt(
+      `<style:style style:name="P1" style:family="paragraph"><style:paragraph-properties><style:background-image xlink:href="${spelled(`${base}/enc-odt-background-mixed.png`, "mixed")}" xlink:type="simple" xlink:actuate="onLoad" style:repeat="repeat"/></style:paragraph-properties></style:style>`,
+      `<text:p text:style-name="P1">${text}</text:p>`,
+    ),
+  );
+  add("odt list bullet image HtTp&#58;", "odt", (text) =>
+    odt(
+      `<text:list-style style:name="L1"><text:list-level-style-image text:level="1" xlink:href="${spelled(spelled(`${base}/enc-odt-bullet.png`, "mixed"), "colon")}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"><style:list-level-properties fo:width="0.4cm" fo:height="0.4cm"/></text:list-level-style-image></text:list-style>`,
+      `<text:list text:style-name="L1"><text:list-item><text:p>${text}</text:p></text:list-item></text:list>`,
+    ),
+  );
+  add("odt section source &#x66;ile (hex reference)", "odt", (text) =>
+    odt(
+      "",
+      `<text:p>${text}</text:p><text:section text:name="S1"><text:section-source xlink:href="${spelled(pathToFileURL(markers.textPath).href, "hex")}" xlink:type="simple" xlink:show="embed"/></text:section>`,
+    ),
+  );
+}
+
+/** encodedSvgAndMarkupVectors: SVG hrefs (in a DOCX and an ODT), HTML and Markdown src, with references and mixed case. */
+function encodedSvgAndMarkupVectors(base: string, fileImage: string, add: AddVector): void {
+  const svg =
+    '<?xml version="1.0" encoding="UTF-8"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="96" height="48" viewBox="0 0 96 48">' +
+    '<rect width="96" height="48" fill="#d0d0d0"/>' +
+    `<image x="0" y="0" width="41" height="29" xlink:href="${spelled(`${base}/enc-svg-dec.png`, "dec")}"/>` +
+    `<image x="0" y="0" width="41" height="29" href="${spelled(spelled(`${base}/enc-svg-mixed.png`, "mixed"), "colon")}"/>` +
+    `<image x="48" y="0" width="37" height="23" xlink:href="${spelled(fileImage.replace("file:", "FILE:"), "hex")}"/></svg>`;
+  add("docx SVG picture, hrefs &#104;ttp, HtTp&#58;, &#x46;ILE", "docx", (text) =>
+    docx({
+      body: para(text) + blipPicture('r:embed="rIdSvg"'),
+      rels: [["rIdSvg", "image", "media/image1.svg", false]],
+      parts: [{ name: "word/media/image1.svg", data: svg }],
+    }),
+  );
+  add("odt SVG picture, hrefs &#104;ttp, HtTp&#58;, &#x46;ILE", "odt", (text) =>
+    odt("", `<text:p>${text}</text:p>${odtImage("Pictures/image1.svg")}`, [{ name: "Pictures/image1.svg", data: svg, type: "image/svg+xml" }]),
+  );
+  // HTML and Markdown: src with references and mixed case.
+  add(
+    "html img src &#104;ttp, HtTp&#58;, &#x46;ILE",
+    "html",
+    (text) =>
+      `<html><body><p>${text}</p><img src="${spelled(`${base}/enc-html-dec.png`, "dec")}" alt="a"><IMG SRC="${spelled(spelled(`${base}/enc-html-mixed.png`, "mixed"), "colon")}" alt="b"><img src="${spelled(fileImage.replace("file:", "FILE:"), "hex")}" alt="c"></body></html>`,
+  );
+  add(
+    "md img &#104;ttp",
+    "md",
+    (text) => `# ${text}\n\n<img src="${spelled(`${base}/enc-md-dec.png`, "dec")}">\n\n![x](${spelled(`${base}/enc-md-mixed.png`, "mixed")})\n`,
+  );
 }
 
 /**

@@ -23,6 +23,9 @@ export async function pdfText(pdf: PdfSource, options: { first?: number; last?: 
 /** hasMutool tells whether MuPDF's mutool is installed (scripts/setup.mjs installs mupdf-tools for the tests). */
 export const hasMutool = spawnSync("sh", ["-c", "command -v mutool"]).status === 0;
 
+/** MUTOOL_MISSING is the failure message of a test that needs mutool where it is missing (never a skip). */
+export const MUTOOL_MISSING = "mutool is not installed: apt-get install mupdf-tools (npm test does as root)";
+
 /** mutoolText extracts text with MuPDF (`mutool draw -F txt`), the second reader the certificate page is checked with. */
 export async function mutoolText(pdf: PdfSource): Promise<string> {
   return withFile(pdf, async (path) => (await run("mutool", ["draw", "-q", "-F", "txt", "-o", "-", path], { maxBuffer: 64 * 1024 * 1024 })).stdout);

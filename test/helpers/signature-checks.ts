@@ -70,18 +70,47 @@ export interface PyhankoSignature {
   diff?: string;
 }
 
-/** pyhankoValidate runs pyHanko on a PDF: every signature's verdict, and whether all hold (exit 0). */
-export function pyhankoValidate(pdf: Buffer, roots: string[] = []): { signatures: PyhankoSignature[]; allHold: boolean; output: string } {
+/** PyhankoNoVerdict is an exception inside pyHanko: where (the file, or one signature), its name and message. */
+export interface PyhankoNoVerdict {
+  stage: string;
+  /** "ExceptionName: message". */
+  noVerdict: string;
+  raisedAt: string;
+}
+
+/**
+ * PyhankoOutcome is what one pyHanko run gave: a verdict on every signature (`allHold` says whether
+ * all hold), or no verdict, with the exceptions that stopped it (never a refusal: a crash says nothing
+ * about the signature), or a run killed at its time limit.
+ */
+export type PyhankoOutcome =
+  | { kind: "verdict"; signatures: PyhankoSignature[]; allHold: boolean; output: string }
+  | { kind: "no verdict"; signatures: PyhankoSignature[]; crashes: PyhankoNoVerdict[]; output: string }
+  | { kind: "timed out"; output: string };
+
+/** pyhankoOutcome runs pyHanko (test/helpers/pyhanko-validate.py) on a PDF and says what it gave, crash or verdict. */
+function pyhankoOutcome(pdf: Buffer, roots: string[] = [], options: { timeoutMs?: number } = {}): PyhankoOutcome {
   const file = join(scratchDir("pyhanko"), "in.pdf");
   writeFileSync(file, pdf);
-  const run = runPyhanko("pyhanko-validate.py", [file, ...roots]);
-  if (run.status !== 0 && run.status !== 1) throw new Error(`pyHanko validate failed: ${run.stderr}`);
+  const run = runPyhanko("pyhanko-validate.py", [file, ...roots], options);
+  if (run.signal === "SIGTERM") return { kind: "timed out", output: `pyHanko did not finish within ${options.timeoutMs! / 1000} s` };
+  if (run.status !== 0 && run.status !== 1 && run.status !== 3) throw new Error(`pyHanko validate failed (exit ${run.status}): ${run.stderr}`);
   const output = run.stdout;
   const rows = output
     .trim()
     .split("\n")
-    .map((line) => JSON.parse(line) as PyhankoSignature & { signatures?: number });
-  return { signatures: rows.filter((row) => row.signatures === undefined), allHold: run.status === 0, output };
+    .map((line) => JSON.parse(line) as PyhankoSignature & Partial<PyhankoNoVerdict> & { signatures?: number });
+  const signatures = rows.filter((row) => row.signatures === undefined && row.noVerdict === undefined);
+  const crashes = rows.filter((row) => typeof row.noVerdict === "string") as PyhankoNoVerdict[];
+  if (run.status === 3) return { kind: "no verdict", signatures, crashes, output };
+  return { kind: "verdict", signatures, allHold: run.status === 0, output };
+}
+
+/** pyhankoValidate runs pyHanko on a PDF: every signature's verdict, and whether all hold; no verdict (a crash) throws. */
+export function pyhankoValidate(pdf: Buffer, roots: string[] = []): { signatures: PyhankoSignature[]; allHold: boolean; output: string } {
+  const outcome = pyhankoOutcome(pdf, roots);
+  if (outcome.kind !== "verdict") throw new Error(`pyHanko gave no verdict: ${outcome.output}`);
+  return outcome;
 }
 
 /**
@@ -98,4 +127,30 @@ export function pyhankoLtv(pdf: Buffer, profile: "LT" | "LTA", roots: string[]):
 /** holdsInPyhanko is pyHanko's verdict on one signature, trust aside: intact, valid, and DocMDP (and diff analysis) satisfied. */
 export function holdsInPyhanko(signature: PyhankoSignature): boolean {
   return signature.intact && signature.valid && signature.docmdpOk !== false && signature.modificationLevel !== "OTHER";
+}
+
+/**
+ * PyhankoExpectation is what pyHanko must give on a hostile file: a verdict that a signature does
+ * not hold ("refuses"), a verdict that all hold where Signet deliberately differs (`holds`, why),
+ * or, recorded per class, no verdict: the exception it raises (`noVerdict` matches "Name: message") or
+ * no end at all (`timesOut`). A crash never counts as agreement.
+ */
+export type PyhankoExpectation = "refuses" | { holds: string } | { noVerdict: RegExp; why: string } | { timesOut: string };
+
+/** expectPyhanko runs pyHanko on a file and checks its outcome against the expectation recorded for the case. */
+export function expectPyhanko(pdf: Buffer, expected: PyhankoExpectation, options: { roots?: string[]; timeoutMs?: number } = {}): PyhankoOutcome {
+  const outcome = pyhankoOutcome(pdf, options.roots, options);
+  if (expected === "refuses" || "holds" in expected) {
+    expect(outcome.kind, `pyHanko must give a verdict\n${outcome.output}`).toBe("verdict");
+    if (outcome.kind === "verdict")
+      expect(outcome.allHold, `${expected === "refuses" ? "pyHanko must refuse" : expected.holds}\n${outcome.output}`).toBe(expected !== "refuses");
+  } else if ("noVerdict" in expected) {
+    expect(outcome.kind, `${expected.why}\n${outcome.output}`).toBe("no verdict");
+    if (outcome.kind === "no verdict")
+      expect(
+        outcome.crashes.some((crash) => expected.noVerdict.test(crash.noVerdict)),
+        `pyHanko's exception must be the one recorded (${expected.noVerdict})\n${outcome.output}`,
+      ).toBe(true);
+  } else expect(outcome.kind, `${expected.timesOut}\n${outcome.output}`).toBe("timed out");
+  return outcome;
 }

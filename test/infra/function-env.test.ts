@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { routes } from "#http/routes.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // config.ts reads each group of settings on first use, so a function needs only the settings it
 // uses. Here every entry file is loaded as its Lambda starts: in a fresh module graph, with
@@ -11,7 +11,7 @@ import { synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
-}, 180_000);
+}, SYNTH_TIMEOUT_MS);
 
 const names = [...routes.map((route) => route.name), "authorizer", "fallback"];
 const deployedEnv = (name: string) => {

@@ -4,13 +4,13 @@ import { routes } from "#http/routes.ts";
 import { LAMBDA_CONVERSION_TIMEOUT_MS, STREAMING_TIMEOUT_SECONDS as streamingTimeoutSeconds } from "#functions/timeouts.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { uploadFunctions } from "../../infra/uploads.ts";
-import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { apiPaths, resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // Large documents on AWS. Uploads go to a private bucket that empties itself.
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
-}, 180_000);
+}, SYNTH_TIMEOUT_MS);
 
 const uploadsBucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("UploadsBucket"))![0];
 const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;

@@ -6,7 +6,7 @@ import { Bucket } from "aws-cdk-lib/aws-s3";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../infra/app.ts";
-import { cdkJsonContext, testBaseImageDigest } from "#test/helpers/infra-synth.ts";
+import { cdkJsonContext, testBaseImageDigest, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // cdk-nag's AwsSolutions pack on the synthesized stack. Every finding the stack keeps is
 // acknowledged with its reason in infra/nag.ts; anything else is a new finding and fails here.
@@ -57,7 +57,7 @@ beforeAll(() => {
     },
     (app) => new Bucket(new Stack(app, "NagCanary"), "UnloggedBucket"),
   );
-}, 300_000);
+}, 2 * SYNTH_TIMEOUT_MS);
 
 describe("cdk-nag AwsSolutions", () => {
   it("finds nothing unacknowledged in the default deployment", () => {

@@ -4,12 +4,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { officeCallers } from "../../infra/function-plans.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
-}, 180_000);
+}, SYNTH_TIMEOUT_MS);
 
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;

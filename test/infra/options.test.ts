@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // The optional contexts (TSA, SES sandbox, alarm e-mail, CORS origin, extra fonts, existing SES identity). Synthesized once.
 let synth: Synthesized;
@@ -21,7 +21,7 @@ beforeAll(() => {
     extraFontsDir: extraFonts,
     existingSenderIdentity: "true",
   });
-}, 180_000);
+}, SYNTH_TIMEOUT_MS);
 
 const allNames = [...routes.map((route) => route.name), "authorizer", "fallback"];
 const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;

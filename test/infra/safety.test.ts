@@ -5,7 +5,7 @@ import { repoRoot } from "../../infra/bundling.ts";
 import { minimumAccountQuota, reservableFunctions, reservedConcurrencyFromContext, UNRESERVED_MINIMUM } from "../../infra/concurrency.ts";
 import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { resourcesOfType, synthesize, testBaseImageDigest, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // "safe to run on a personal AWS account": the guard rails of the stack, checked on the
 // default deployment and on one with every optional guard rail asked for. Synthesized once each.
@@ -21,7 +21,7 @@ beforeAll(() => {
     verifyConcurrency: "7",
     identityP12PasswordParameter: "/signet/identity-p12-password",
   });
-}, 600_000);
+}, 2 * SYNTH_TIMEOUT_MS);
 
 const fnProps = (synth: Synthesized, name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
 
@@ -225,12 +225,16 @@ describe("SES (item 6)", () => {
     expect(sesStatements(plain).filter((s) => JSON.stringify(s.Resource).includes(":identity/*")).length).toBeGreaterThan(0);
   });
 
-  it("drops the sandbox permission with sesSandbox=false, and refuses other values", () => {
-    const production = synthesize({ senderEmail: "noreply@example.com", sesSandbox: "false" });
-    expect(sesStatements(production).filter((s) => JSON.stringify(s.Resource).includes(":identity/*"))).toEqual([]);
-    expect(sesStatements(production).length).toBeGreaterThan(0);
-    expect(() => synthesize({ senderEmail: "noreply@example.com", sesSandbox: "yes" })).toThrow(/sesSandbox must be true or false/);
-  }, 120_000);
+  it(
+    "drops the sandbox permission with sesSandbox=false, and refuses other values",
+    () => {
+      const production = synthesize({ senderEmail: "noreply@example.com", sesSandbox: "false" });
+      expect(sesStatements(production).filter((s) => JSON.stringify(s.Resource).includes(":identity/*"))).toEqual([]);
+      expect(sesStatements(production).length).toBeGreaterThan(0);
+      expect(() => synthesize({ senderEmail: "noreply@example.com", sesSandbox: "yes" })).toThrow(/sesSandbox must be true or false/);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it("sends through a configuration set with reputation metrics and the suppression list, the identity's default", () => {
     const [setId] = resourcesOfType(plain.json, "AWS::SES::ConfigurationSet")[0]!;

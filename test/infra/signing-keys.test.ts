@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // On AWS the signing keys are in KMS by default; only sign may kms:Sign with them, no
 // function can export anything, and -c signingKey=file keeps the key-file path.
@@ -10,7 +10,7 @@ let file: Synthesized;
 beforeAll(() => {
   kms = synthesize({ senderEmail: "noreply@example.com" });
   file = synthesize({ senderEmail: "noreply@example.com", signingKey: "file" });
-}, 360_000);
+}, 2 * SYNTH_TIMEOUT_MS);
 
 const allNames = [...routes.map((route) => route.name), "authorizer", "fallback"];
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown; Principal?: unknown };

@@ -9,14 +9,14 @@ import { repoRoot } from "../../infra/bundling.ts";
 import { sofficeInImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { functionPlans, officeCallers } from "../../infra/function-plans.ts";
-import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { apiPaths, resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // The default deployment: LibreOffice functions as a container image. Synthesized once (esbuild
 // bundles 11 zip functions and the image's 3 bundles, ~15 s).
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
-}, 180_000);
+}, SYNTH_TIMEOUT_MS);
 
 const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 const allNames = [...routes.map((route) => route.name), "authorizer", "fallback"];

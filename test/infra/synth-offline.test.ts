@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../infra/bundling.ts";
 import { libreOfficeBaseImage } from "../../infra/base-image.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { testBaseImageDigest } from "#test/helpers/infra-synth.ts";
+import { testBaseImageDigest, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 import { WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
@@ -46,11 +46,11 @@ beforeAll(() => {
       cwd: repoRoot,
       env: offlineEnv(),
       encoding: "utf8",
-      timeout: 240_000,
+      timeout: SYNTH_TIMEOUT_MS,
     },
   );
   synth = { status: run.status, output: `${run.stdout}\n${run.stderr}` };
-}, 300_000);
+}, SYNTH_TIMEOUT_MS + 60_000);
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
 const template = () => JSON.parse(readFileSync(join(outdir, "Signet.template.json"), "utf8")) as Template;

@@ -6,7 +6,7 @@ import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { officeCallers } from "../../infra/function-plans.ts";
 import { repoRoot } from "../../infra/bundling.ts";
 import { cfnLint, type CfnLintMatch } from "#test/helpers/cfn-lint.ts";
-import { apiPaths, resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { apiPaths, resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
 // Every AWS claim checked offline. The default template and one with every option on are
 // synthesized once each; cfn-lint (AWS's) lints both, and every number docs/aws.md states is read
@@ -31,7 +31,7 @@ beforeAll(() => {
     throttleRate: "20",
     throttleBurst: "40",
   });
-}, 400_000);
+}, 2 * SYNTH_TIMEOUT_MS);
 
 const templateFile = (synth: Synthesized) => join(synth.outdir, `${synth.stack.stackName}.template.json`);
 

@@ -9,13 +9,11 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { drawAuditCertificate, VALUE_LIMIT } from "#domain/certificate-page/audit-certificate.ts";
 import { DocumentFonts } from "#domain/pdf-text/fonts.ts";
-import { hasMutool, mutoolChars, mutoolText, pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
+import { hasMutool, MUTOOL_MISSING, mutoolChars, mutoolText, pdfFonts, pdfText } from "#test/helpers/pdf-tools.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 
 const run = promisify(execFile);
 const OUTPUT = new URL("../../test-output/certificate-scripts/", import.meta.url);
-
-const MUTOOL_MISSING = "mutool is not installed: apt-get install mupdf-tools (npm test does as root)";
 
 async function certificate(name: string, values: string[]): Promise<{ text: string; mupdf: string; fonts: string }> {
   const pdf = PDF.create();

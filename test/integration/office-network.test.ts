@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { detectIsolation } from "#adapters/libreoffice/isolation.ts";
+import { NO_ISOLATION_HERE, networkIsolationHere } from "#test/helpers/isolation-environment.ts";
 import type { Converter } from "#domain/conversion/converter.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import { docFixture, pointStreamsAt } from "#test/helpers/compound-files.ts";
@@ -38,7 +39,10 @@ await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
 const all = vectors(base, markers);
 const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
-const isolationHere = await detectIsolation("auto", undefined, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+// What this machine allows, probed by the test (never by detectIsolation, the function under test).
+const isolationPrefix = { netns: ["unshare", "--net", "--"], "userns-netns": ["unshare", "--user", "--map-root-user", "--net", "--"], none: [] }[
+  networkIsolationHere
+];
 
 afterAll(async () => {
   listener.closeAllConnections();
@@ -104,7 +108,9 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     });
   });
 
-  describe.skipIf(isolationHere.network === "none")("in a network namespace, documents as they are", () => {
+  // Where this machine can make a namespace, these run, and fail if LibreOffice is not put in one.
+  const title = `in a network namespace, documents as they are${networkIsolationHere === "none" ? ` (${NO_ISOLATION_HERE})` : ""}`;
+  describe.skipIf(networkIsolationHere === "none")(title, () => {
     let office: LibreOfficeConverter;
     beforeAll(() => {
       office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "required", memoryLimitMb: 4096 });
@@ -158,7 +164,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
       await expectContained(pdf, vector);
       // The warm path's UNO pipe (a socket file) works inside the namespace: no fallback to one-shot.
       expect(office.state().mode).toBe(mode);
-      expect(office.isolation()).toMatchObject({ network: isolationHere.network, memoryBytes: 4096 * 1024 * 1024 });
+      expect(office.isolation()).toMatchObject({ network: networkIsolationHere, memoryBytes: 4096 * 1024 * 1024 });
     });
   });
 });
@@ -172,6 +178,12 @@ describe("isolation settings", () => {
     } finally {
       await office.close();
     }
+  });
+
+  it(`auto: the namespace this machine allows (${networkIsolationHere}, probed by the test with unshare)`, async () => {
+    const isolation = await detectIsolation("auto", undefined, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+    expect(isolation.network).toBe(networkIsolationHere);
+    if (networkIsolationHere !== "none") expect(isolation.prefix).toEqual([expect.stringMatching(/unshare$/), ...isolationPrefix.slice(1)]);
   });
 
   it("none: no namespace, and the summary says so", async () => {
@@ -188,7 +200,7 @@ describe("isolation settings", () => {
 async function saveAsDoc(bytes: Buffer, extension: string): Promise<Buffer> {
   const source = join(dir, `doc-${process.hrtime.bigint()}.${extension}`);
   writeFileSync(source, bytes);
-  const argv = [...isolationHere.prefix, "soffice", `-env:UserInstallation=${pathToFileURL(join(dir, "doc-profile")).href}`, "--headless", "--norestore"];
+  const argv = [...isolationPrefix, "soffice", `-env:UserInstallation=${pathToFileURL(join(dir, "doc-profile")).href}`, "--headless", "--norestore"];
   await run(argv[0]!, [...argv.slice(1), "--convert-to", "doc:MS Word 97", "--outdir", dir, source], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
     timeout: 60_000,
@@ -250,9 +262,12 @@ describe("through the local server (warm LibreOffice, isolation as the system al
     return fetch(`${api.url}/v1/convert?from=${from}&to=pdf`, { method: "POST", body: form, headers: { authorization: `Bearer ${key}` } });
   }
 
-  it("says which isolation is in effect", async () => {
+  it(`puts LibreOffice in the network namespace this machine allows (${networkIsolationHere}, probed by the test), and says so`, async () => {
+    // The converter decides its isolation on first use: one conversion, then its mode.
+    const response = await convert(fixtureDocx(), "docx");
+    expect(response.status).toBe(200);
     const { converter } = await import("#wiring/conversion.ts");
-    expect(converter().isolation()?.network).toBe(isolationHere.network);
+    expect(converter().isolation()?.network).toBe(networkIsolationHere);
   });
 
   it.each(all.map((vector) => [vector.name, vector] as const))("convert %s: 200, no request, no local file", async (_, vector) => {

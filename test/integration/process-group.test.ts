@@ -27,7 +27,10 @@ describe("groupGone", () => {
   });
 
   it("stops waiting after maxWaitMs while a process of the group still runs", async () => {
+    const started = performance.now();
     await groupGone(parent.pid, 300);
+    // It waited (a lower bound, which no load can break; Date.now's millisecond steps aside) and the process it waited on still runs.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     expect(() => process.kill(parent.pid!, 0)).not.toThrow();
   });
 
@@ -36,9 +39,12 @@ describe("groupGone", () => {
   it("waits while a process of the group runs, and resolves once it is killed", async () => {
     let settled = false;
     const waiting = groupGone(parent.pid, 600_000).then(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Still waiting after it has looked at the group several times (it looks every 20 ms).
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(settled).toBe(false);
+    expect(() => process.kill(parent.pid!, 0), "the process still runs").not.toThrow();
     killGroup(parent.pid);
     await waiting; // without the kill seen, the test time-out (60 s) ends it first
+    expect(settled).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { repoRoot } from "../../infra/bundling.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { STREAMING_DELIMITER } from "#http/streaming.ts";
 import { samEvents } from "../../scripts/sam-events.ts";
-import { synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 import { type InvocationResult, RuntimeApiStandIn } from "#test/helpers/runtime-api.ts";
 
 // Every function's bundle, as synthesized for deployment, run by the real Node.js runtime
@@ -24,7 +24,7 @@ let synth: Synthesized;
 const work = mkdtempSync(join(tmpdir(), "signet-ric-"));
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
-}, 400_000);
+}, SYNTH_TIMEOUT_MS);
 
 /** where a function's bundle is: the zip asset's folder (index.handler) or the image's app folder (<name>.handler). */
 function taskOf(name: string): { root: string; handler: string } {

@@ -205,7 +205,7 @@ describe("prepareOfficeInput removes every reference outside the document", () =
 
   it("reads the streams of a compound file (this 1Table lives in the mini stream), refuses one it cannot follow", async () => {
     const bytes = docFixture("linked-picture-anchored.doc");
-    const streams = readCompoundStreams(bytes, ".doc file");
+    const streams = await readCompoundStreams(bytes, ".doc file");
     expect(streams.map((stream) => stream.name)).toEqual(expect.arrayContaining(["WordDocument", "1Table"]));
     expect(streams.find((stream) => stream.name === "1Table")!.bytes.includes(Buffer.from("http://127.0.0.1:65432/float-pic.png", "utf16le"))).toBe(true);
     // The same file cut short: a sector chain leaves the file.
@@ -214,7 +214,7 @@ describe("prepareOfficeInput removes every reference outside the document", () =
     // Every stream entry pointed at WordDocument's chain: read once per entry, it would copy the
     // file many times over (a 25 MB file with thousands of entries is gigabytes); refused unread.
     const overlapping = pointStreamsAt(bytes, "WordDocument");
-    expect(readCompoundStreams(bytes, ".doc file").reduce((sum, stream) => sum + stream.bytes.length, 0)).toBeLessThanOrEqual(bytes.length);
+    expect((await readCompoundStreams(bytes, ".doc file")).reduce((sum, stream) => sum + stream.bytes.length, 0)).toBeLessThanOrEqual(bytes.length);
     const claimed = await refusal(prepareOfficeInput({ bytes: overlapping, from: "doc", to: "pdf" }, limits));
     expect(claimed).toMatchObject({
       code: "INVALID_DOCUMENT",

@@ -1,10 +1,16 @@
 import { SignetError } from "#domain/shared/errors.ts";
+import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /**
  * A reader for the Compound File Binary format ([MS-CFB]) that Word 97-2003 files are stored in: a
  * little file system of sectors whose streams (WordDocument, 1Table, Data, ...) are chains in a
  * sector allocation table, small streams in a mini stream of 64-byte sectors. Only what reading
  * every stream needs; chains are bounded and a loop or a sector outside the file is refused.
+ *
+ * Streams share no sectors in a real file. Each stream is read for at most the size it declares,
+ * and a sector (or mini sector) that a second chain reaches is refused as damage, so what is copied
+ * never exceeds the file: pointed at one long chain, 100 entries of a 21 MB file used to copy it
+ * 100 times (19.6 s of the event loop, 2.5 GB). The walk pauses when its turn has run out.
  */
 
 const SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
@@ -26,15 +32,19 @@ function damaged(what: string, reason: string): SignetError {
 class Sectors {
   readonly size: number;
   readonly count: number;
+  /** The sectors a chain has already taken (each belongs to one chain at most). */
+  private readonly taken: Uint8Array;
 
   constructor(
     readonly data: Buffer,
     shift: number,
     readonly what: string,
+    readonly slice: TimeSlice,
   ) {
     if (shift !== 9 && shift !== 12) throw damaged(what, "unknown sector size");
     this.size = 1 << shift;
     this.count = Math.max(0, Math.ceil((data.length - this.size) / this.size));
+    this.taken = new Uint8Array(this.count);
   }
 
   sector(index: number): Buffer {
@@ -43,13 +53,28 @@ class Sectors {
     return this.data.subarray(start, Math.min(start + this.size, this.data.length));
   }
 
-  /** chain follows a chain of sectors through a table; a loop or an index outside it is refused. */
-  chain(table: Uint32Array, start: number, limit: number): number[] {
+  /**
+   * chain follows a chain of sectors through a table for at most `limit` sectors, marking each in
+   * `taken`: an index outside the table, or a sector taken already (by this chain: a loop; by
+   * another: shared) is refused.
+   */
+  async chain(table: Uint32Array, start: number, limit: number, taken: Uint8Array): Promise<number[]> {
     const out: number[] = [];
-    for (let at = start; at !== END_OF_CHAIN && at !== FREE; at = table[at]!) {
-      if (at >= table.length || out.length >= limit) throw damaged(this.what, "a sector chain loops or leaves the file");
+    for (let at = start; at !== END_OF_CHAIN && at !== FREE && out.length < limit; at = table[at]!) {
+      if (at >= table.length) throw damaged(this.what, "a sector chain leaves the file");
+      if (taken[at]) throw damaged(this.what, "a sector chain loops, or two streams share a sector");
+      taken[at] = 1;
       out.push(at);
+      if ((out.length & 0x3ff) === 0 && this.slice.due()) await this.slice.pause();
     }
+    return out;
+  }
+
+  /** read copies the chain from `start` for at most `size` bytes, taking its sectors. */
+  async read(fat: Uint32Array, start: number, size: number): Promise<Buffer> {
+    const chain = await this.chain(fat, start, Math.ceil(Math.min(size, this.data.length) / this.size), this.taken);
+    const out = Buffer.alloc(Math.min(size, chain.length * this.size));
+    for (const [i, index] of chain.entries()) this.sector(index).copy(out, i * this.size, 0, Math.min(this.size, out.length - i * this.size));
     return out;
   }
 }
@@ -76,12 +101,6 @@ function readFat(sectors: Sectors, header: Buffer): Uint32Array {
   return fat;
 }
 
-/** readChain concatenates the sectors of a chain and cuts it to `size`. */
-function readChain(sectors: Sectors, fat: Uint32Array, start: number, size: number): Buffer {
-  const chain = sectors.chain(fat, start, sectors.count + 1);
-  return Buffer.concat(chain.map((index) => sectors.sector(index))).subarray(0, size);
-}
-
 interface DirectoryEntry {
   name: string;
   type: number;
@@ -90,8 +109,8 @@ interface DirectoryEntry {
 }
 
 /** readDirectory lists the directory's entries (storages, streams, the root). */
-function readDirectory(sectors: Sectors, fat: Uint32Array, start: number): DirectoryEntry[] {
-  const directory = readChain(sectors, fat, start, Number.MAX_SAFE_INTEGER);
+async function readDirectory(sectors: Sectors, fat: Uint32Array, start: number): Promise<DirectoryEntry[]> {
+  const directory = await sectors.read(fat, start, Number.MAX_SAFE_INTEGER);
   const entries: DirectoryEntry[] = [];
   for (let at = 0; at + 128 <= directory.length; at += 128) {
     const nameLength = Math.min(64, directory.readUInt16LE(at + 64));
@@ -113,45 +132,49 @@ export interface CompoundStream {
 /**
  * readCompoundStreams returns every stream of a compound file in directory order, each cut to its
  * size, those of embedded objects' storages too (names may repeat). A structure that cannot be
- * followed is INVALID_DOCUMENT (422): what cannot be read cannot be checked.
+ * followed is INVALID_DOCUMENT (422): what cannot be read cannot be checked. Together the streams
+ * copy at most the file's bytes (see above).
  */
-export function readCompoundStreams(bytes: Uint8Array, what: string): CompoundStream[] {
+export async function readCompoundStreams(bytes: Uint8Array, what: string, slice = new TimeSlice()): Promise<CompoundStream[]> {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const header = data.subarray(0, 512);
-  const sectors = new Sectors(data, header.readUInt16LE(30), what);
+  const sectors = new Sectors(data, header.readUInt16LE(30), what, slice);
   const fat = readFat(sectors, header);
-  const entries = readDirectory(sectors, fat, header.readUInt32LE(48));
+  const entries = await readDirectory(sectors, fat, header.readUInt32LE(48));
   const root = entries.find((entry) => entry.type === 5);
   const cutoff = header.readUInt32LE(56);
-  const mini = root && root.size > 0 ? readChain(sectors, fat, root.start, root.size) : Buffer.alloc(0);
-  const miniFat = readMiniFat(sectors, fat, header);
+  const mini = root && root.size > 0 ? await sectors.read(fat, root.start, root.size) : Buffer.alloc(0);
+  const miniFat = await readMiniFat(sectors, fat, header);
   const streams = entries.filter((entry) => entry.type === 2);
-  // Streams share no sectors, so together they hold at most the file. A directory that points many
-  // entries at one long chain would have it read and copied once for each: memory, not a check.
+  // Streams share no sectors, so together they hold at most the file.
   if (streams.reduce((sum, entry) => sum + entry.size, 0) > data.length) throw damaged(what, "its streams claim more bytes than the file holds");
-  return streams.map((entry) => ({
-    name: entry.name,
-    bytes: entry.size < cutoff ? readMiniChain(mini, miniFat, entry, sectors) : readChain(sectors, fat, entry.start, entry.size),
-  }));
+  const miniTaken = new Uint8Array(Math.ceil(mini.length / 64));
+  const out: CompoundStream[] = [];
+  for (const entry of streams) {
+    const stream = entry.size < cutoff ? await readMiniChain(mini, miniFat, entry, sectors, miniTaken) : await sectors.read(fat, entry.start, entry.size);
+    out.push({ name: entry.name, bytes: stream });
+  }
+  return out;
 }
 
 /** readMiniFat reads the mini stream's allocation table (empty when the file has none). */
-function readMiniFat(sectors: Sectors, fat: Uint32Array, header: Buffer): Uint32Array {
+async function readMiniFat(sectors: Sectors, fat: Uint32Array, header: Buffer): Promise<Uint32Array> {
   const start = header.readUInt32LE(60);
   if (start === END_OF_CHAIN || start === FREE) return new Uint32Array(0);
-  const table = readChain(sectors, fat, start, Number.MAX_SAFE_INTEGER);
+  const table = await sectors.read(fat, start, Number.MAX_SAFE_INTEGER);
   const miniFat = new Uint32Array(table.length >> 2);
   for (let i = 0; i < miniFat.length; i++) miniFat[i] = table.readUInt32LE(i * 4);
   return miniFat;
 }
 
-/** readMiniChain concatenates a small stream's 64-byte sectors from the mini stream and cuts it to its size. */
-function readMiniChain(mini: Buffer, miniFat: Uint32Array, entry: DirectoryEntry, sectors: Sectors): Buffer {
+/** readMiniChain copies a small stream's 64-byte sectors from the mini stream, at most its size, taking them. */
+async function readMiniChain(mini: Buffer, miniFat: Uint32Array, entry: DirectoryEntry, sectors: Sectors, taken: Uint8Array): Promise<Buffer> {
   if (entry.size === 0) return Buffer.alloc(0);
-  const chain = sectors.chain(miniFat, entry.start, mini.length / 64 + 1);
-  const parts = chain.map((index) => {
+  const chain = await sectors.chain(miniFat, entry.start, Math.ceil(entry.size / 64), taken);
+  const out = Buffer.alloc(Math.min(entry.size, chain.length * 64));
+  chain.forEach((index, i) => {
     if ((index + 1) * 64 > mini.length) throw damaged(sectors.what, `mini sector ${index} lies outside the mini stream`);
-    return mini.subarray(index * 64, (index + 1) * 64);
+    mini.copy(out, i * 64, index * 64, index * 64 + Math.min(64, out.length - i * 64));
   });
-  return Buffer.concat(parts).subarray(0, entry.size);
+  return out;
 }

@@ -92,7 +92,7 @@ export async function docLink(bytes: Uint8Array): Promise<DocLink | undefined> {
   if (!isCompoundFile(bytes)) return undefined;
   const slice = new TimeSlice();
   // Embedded objects' streams too: an embedded document can hold links of its own.
-  for (const { name, bytes: stream } of readCompoundStreams(bytes, ".doc file")) {
+  for (const { name, bytes: stream } of await readCompoundStreams(bytes, ".doc file", slice)) {
     const inStream = docLinkField(stream);
     if (inStream) return { reason: `a ${inStream} field`, issue: `${inStream} field` };
     const found = await scanStream(name, stream, slice);

@@ -1,6 +1,6 @@
 import { SignetError, isSignetError, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { fillCheckbox, fillRepeat, fillTable, fillText, type RepeatItem } from "#domain/docx/fill.ts";
+import { fillCheckbox, fillRepeat, fillTable, fillText, reserveRepeat, reserveTable, type RepeatItem } from "#domain/docx/fill.ts";
 import { ImageWriter, loadImage, storedBytes, type Dimensions, type ImageLoadDeps, type LoadedImage } from "#domain/docx/image.ts";
 import type { PictureConverters } from "#domain/docx/picture-formats.ts";
 import { DocxPackage } from "#domain/docx/package.ts";
@@ -9,6 +9,9 @@ import { Template, type Control, type ControlKind } from "#domain/docx/template.
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { checkXmlBudget, type XmlBudget } from "#domain/docx/budget.ts";
 import { DEFAULT_DATA_LIMITS, describeData, fillData, type DataLimits, type DataTag, type TemplateData } from "#domain/docx/data.ts";
+import { checkTemplateTags, type TemplateLimits } from "#domain/docx/template-tags.ts";
+import { FillBudget } from "#domain/docx/fill-budget.ts";
+import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /** FieldType is what a field writes. */
 export type FieldType = "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
@@ -18,7 +21,8 @@ export interface Field {
   id?: string | undefined;
   group?: string | undefined;
   type: FieldType;
-  value: string | boolean | string[][] | RepeatItem[];
+  // table: rows (string[][]), repeat: items (RepeatItem[]); the request schema checks which.
+  value: string | boolean | Array<string[] | RepeatItem>;
   options?:
     | {
         keepTextNodeStyles?: boolean | undefined;
@@ -29,7 +33,7 @@ export interface Field {
 }
 
 /** AnnotateLimits bound one annotate call. */
-export interface AnnotateLimits extends XmlBudget, Partial<DataLimits> {
+export interface AnnotateLimits extends XmlBudget, Partial<DataLimits>, Partial<TemplateLimits> {
   maxDocxEntries: number;
   maxDocxUncompressedBytes: number;
   maxImageBytes: number;
@@ -90,7 +94,11 @@ const kindNames: Record<ControlKind, string> = {
 };
 
 /** PackageLimits are the limits that apply to reading a template, before any field is looked at. */
-export type PackageLimits = Pick<AnnotateLimits, "maxDocxEntries" | "maxDocxUncompressedBytes" | "maxDocxControls" | "maxDocxXmlNodes" | "maxDocxControlNodes">;
+export type PackageLimits = Pick<
+  AnnotateLimits,
+  "maxDocxEntries" | "maxDocxUncompressedBytes" | "maxDocxControls" | "maxDocxXmlNodes" | "maxDocxControlNodes"
+> &
+  Partial<TemplateLimits>;
 
 /**
  * openPackage reads a template within the zip limits, then counts its XML elements and content
@@ -108,6 +116,7 @@ export async function describeFields(
   limits: PackageLimits,
 ): Promise<{ fields: FieldDescription[]; placeholders: string[]; tags: DataTag[] }> {
   const template = await Template.open(await openPackage(bytes, limits));
+  checkTemplateTags(template.parts, limits);
   return {
     fields: template.controls.map((control) => ({
       ids: [...new Set([...control.fieldIds, ...(control.sdtId ? [control.sdtId] : []), ...(control.tag ? [control.tag] : [])])],
@@ -193,7 +202,31 @@ function checkFields(template: Template, fields: readonly Field[], placeholders:
   if (mismatched.length > 0) {
     throw new SignetError("FIELD_TYPE_MISMATCH", "Some values do not fit the controls they target; see details.", { details: mismatched });
   }
+  refuseRepeatedSections(fields, matches);
   return matches;
+}
+
+/** refuseRepeatedSections refuses two repeat fields that fill the same repeating section: its items come from one field. */
+function refuseRepeatedSections(fields: readonly Field[], matches: readonly Control[][]): void {
+  const filledBy = new Map<Control, number>();
+  const twice: ErrorDetail[] = [];
+  fields.forEach((field, i) => {
+    if (field.type !== "repeat") return;
+    for (const control of matches[i]!) {
+      const first = filledBy.get(control);
+      if (first === undefined) filledBy.set(control, i);
+      else
+        twice.push({
+          field: fieldName(i),
+          issue: `fills the repeating section ${fieldName(first)} already fills (${control.part.name}, control ${control.index})`,
+        });
+    }
+  });
+  if (twice.length > 0) {
+    throw new SignetError("VALIDATION_ERROR", "A repeating section is filled by more than one repeat field; send all its items in one field.", {
+      details: twice.slice(0, 50),
+    });
+  }
 }
 
 /**
@@ -215,9 +248,12 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   for (const field of fields) {
     if (field.type === "text" && field.id !== undefined && placeholders.has(field.id)) placeholderValues[field.id] = String(field.value);
   }
+  const dataLimits = { ...DEFAULT_DATA_LIMITS, ...deps.limits };
+  let budget = new FillBudget(dataLimits);
   if (data !== undefined) {
+    checkTemplateTags(template.parts, deps.limits);
     // One pass: a value that itself contains "{{...}}" is written as text, never read as a tag.
-    fillData(pkg, template.parts, { ...data, ...placeholderValues }, deps.limits);
+    budget = new FillBudget(dataLimits, fillData(pkg, template.parts, { ...data, ...placeholderValues }, deps.limits));
     template = await Template.open(pkg);
   } else if (Object.keys(placeholderValues).length > 0) {
     // Placeholders go first, so a value that itself contains "{{...}}" is never treated as a tag.
@@ -228,12 +264,21 @@ export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], 
   const index = new ControlIndex(template.controls);
   const matches = fields.map((field) => index.match(field));
   const imageWriter = new ImageWriter(pkg, template);
+  // Every repeat item and table row is counted before the first is made: the budget is the request's.
   fields.forEach((field, i) => {
     for (const control of matches[i]!) {
-      fillControl(control, field, i, imageWriter, images, { ...DEFAULT_DATA_LIMITS, ...deps.limits });
-      template.touch(control);
+      if (field.type === "repeat") reserveRepeat(control, field.value as RepeatItem[], fieldName(i), budget);
+      if (field.type === "table")
+        reserveTable(control, field.value as string[][], { copyRowStyle: field.options?.copyRowStyle === true }, fieldName(i), budget);
     }
   });
+  const work = { imageWriter, images, slice: new TimeSlice() };
+  for (const [i, field] of fields.entries()) {
+    for (const control of matches[i]!) {
+      await fillControl(control, field, i, work);
+      template.touch(control);
+    }
+  }
   template.save();
   imageWriter.save();
   return await pkg.toBuffer();
@@ -315,14 +360,14 @@ async function loadImages(fields: readonly Field[], deps: AnnotateDeps): Promise
   return images;
 }
 
-function fillControl(
-  control: Control,
-  field: Field,
-  index: number,
-  imageWriter: ImageWriter,
-  images: ReadonlyMap<string, LoadedImage>,
-  dataLimits: DataLimits,
-): void {
+/** FillWork is what filling the controls of one request shares: the image writer, the loaded images and the turn on the event loop. */
+interface FillWork {
+  imageWriter: ImageWriter;
+  images: ReadonlyMap<string, LoadedImage>;
+  slice: TimeSlice;
+}
+
+async function fillControl(control: Control, field: Field, index: number, work: FillWork): Promise<void> {
   const options = { keepTextNodeStyles: true, copyRowStyle: false, ...field.options };
   switch (field.type) {
     case "text":
@@ -330,16 +375,16 @@ function fillControl(
       return;
     case "image":
     case "signature":
-      imageWriter.draw(control, images.get(field.value as string)!, options.dimensions, field.id ?? field.group ?? field.type);
+      work.imageWriter.draw(control, work.images.get(field.value as string)!, options.dimensions, field.id ?? field.group ?? field.type);
       return;
     case "table":
-      fillTable(control, field.value as string[][], { copyRowStyle: options.copyRowStyle === true }, fieldName(index));
+      await fillTable(control, field.value as string[][], { copyRowStyle: options.copyRowStyle === true }, fieldName(index), work.slice);
       return;
     case "checkbox":
       fillCheckbox(control, field.value === true || field.value === "true");
       return;
     case "repeat":
-      fillRepeat(control, field.value as RepeatItem[], fieldName(index), { maxItems: dataLimits.maxDataIterations, maxChars: dataLimits.maxDataOutputChars });
+      await fillRepeat(control, field.value as RepeatItem[], fieldName(index), work.slice);
       return;
   }
 }

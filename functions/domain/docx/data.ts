@@ -241,9 +241,14 @@ function refuseRawXml(parts: readonly CompiledPart[], partName: string): void {
  * over arrays (paragraphs, table rows and list items repeat), sections and inverted sections. It
  * first walks the template with the data to check the limits and gather every tag without a value
  * (DATA_MISSING, listing each path) or with a value that is not text; nothing is written unless
- * every part can be filled.
+ * every part can be filled. Returns what the walk counted, which the request's repeat fields share.
  */
-export function fillData(pkg: DocxPackage, parts: readonly DataPart[], data: TemplateData, limits: Partial<DataLimits> = {}): void {
+export function fillData(
+  pkg: DocxPackage,
+  parts: readonly DataPart[],
+  data: TemplateData,
+  limits: Partial<DataLimits> = {},
+): { iterations: number; chars: number } {
   const walk = new Walk({ ...DEFAULT_DATA_LIMITS, ...limits });
   const docs: Array<{ part: DataPart; doc: Docxtemplater }> = [];
   for (const part of parts) {
@@ -274,6 +279,7 @@ export function fillData(pkg: DocxPackage, parts: readonly DataPart[], data: Tem
     if (missing.length > 0) throw new SignetError("DATA_MISSING", "Some tags of the template have no value in data; see details.", { details: missing });
     pkg.set(part.name, doc.getZip().file("word/document.xml")!.asText());
   }
+  return { iterations: walk.iterations, chars: walk.chars };
 }
 
 function describeParts(parts: readonly CompiledPart[], into: Map<string, DataTag>): void {

@@ -2,6 +2,8 @@ import type { Element } from "@xmldom/xmldom";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { ErrorDetail } from "#domain/shared/errors.ts";
 import { describeControl, type Control } from "#domain/docx/template.ts";
+import type { FillBudget } from "#domain/docx/fill-budget.ts";
+import type { TimeSlice } from "#domain/shared/time-slice.ts";
 import { NS, attr, childElements, cloneInto, descendants, firstChild, removeChildren, serializeNode, type XmlWriter } from "#domain/docx/xml.ts";
 
 /** TextOptions tune a text fill. */
@@ -11,6 +13,7 @@ export interface TextOptions {
 }
 
 const PLACEHOLDER_STYLES = new Set(["placeholdertext", "placeholder text"]);
+const XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace";
 
 /** contentOf returns a control's w:sdtContent, creating it when missing. */
 function contentOf(control: Control): Element {
@@ -56,7 +59,8 @@ function textRun(writer: XmlWriter, value: string, rPr: Element | undefined): El
       if (pieceIndex > 0) run.appendChild(writer.el("w", "tab"));
       if (piece === "") return;
       const text = writer.el("w", "t");
-      text.setAttribute("xml:space", "preserve");
+      // In the XML namespace, so a copy of this run (a repeat of a filled item) keeps the attribute's namespace.
+      text.setAttributeNS(XML_NAMESPACE, "xml:space", "preserve");
       text.appendChild(writer.text(piece));
       run.appendChild(text);
     });
@@ -146,14 +150,36 @@ export interface TableOptions {
   copyRowStyle: boolean;
 }
 
-/** fillTable appends rows of cell strings to the table inside a block control. */
-export function fillTable(control: Control, rows: string[][], options: TableOptions, fieldName: string): void {
-  const writer = control.part.writer;
+/** tableOf is the element a table control's rows go into: the w:tbl inside it, or the control itself when it holds rows. */
+function tableOf(control: Control): Element {
   const content = contentOf(control);
-  const table = firstChild(content, NS.w, "tr") ? content : descendants(content, NS.w, "tbl")[0]!;
+  return firstChild(content, NS.w, "tr") ? content : descendants(content, NS.w, "tbl")[0]!;
+}
+
+// Characters of XML a new cell takes besides its text (cell, paragraph, run and their properties).
+const CELL_XML = 160;
+
+/**
+ * reserveTable takes a table field's rows from the request's budget before any row is made: each
+ * row counts as one copy, of the last row's XML (copyRowStyle) or a plain row, plus its text written
+ * at worst as entities (PAYLOAD_TOO_LARGE past a limit).
+ */
+export function reserveTable(control: Control, rows: readonly string[][], options: TableOptions, fieldName: string, budget: FillBudget): void {
+  if (rows.length === 0) return;
+  const template = childElements(tableOf(control), NS.w, "tr").at(-1);
+  const base = options.copyRowStyle && template ? serializeNode(template).length : 0;
+  let text = 0;
+  for (const row of rows) for (const cell of row) text += cell.length * 6 + CELL_XML;
+  budget.take(fieldName, rows.length, base + Math.ceil(text / rows.length));
+}
+
+/** fillTable appends rows of cell strings to the table inside a block control, with a pause whenever the turn on the event loop has run out. */
+export async function fillTable(control: Control, rows: string[][], options: TableOptions, fieldName: string, slice: TimeSlice): Promise<void> {
+  const writer = control.part.writer;
+  const table = tableOf(control);
   const existing = childElements(table, NS.w, "tr");
   const template = existing.at(-1);
-  const grid = table === content ? undefined : firstChild(table, NS.w, "tblGrid");
+  const grid = table === contentOf(control) ? undefined : firstChild(table, NS.w, "tblGrid");
   const widths = grid ? childElements(grid, NS.w, "gridCol").map((column) => attr(column, NS.w, "w") ?? "") : [];
   const columns = template ? childElements(template, NS.w, "tc").length : widths.length || Math.max(0, ...rows.map((row) => row.length));
   rows.forEach((row, r) => {
@@ -165,6 +191,7 @@ export function fillTable(control: Control, rows: string[][], options: TableOpti
   });
   const after = template?.nextSibling ?? null;
   for (const row of rows) {
+    if (slice.due()) await slice.pause();
     let tr: Element;
     if (options.copyRowStyle && template) {
       tr = cloneInto(writer.doc, template);
@@ -214,53 +241,43 @@ function innerMatch(controls: readonly Control[], id: string): Control[] {
   return [];
 }
 
+/** repeatModel is the item a repeating section's copies are made of: its first; FIELD_TYPE_MISMATCH when it has none. */
+function repeatModel(control: Control, fieldName: string): Element {
+  const content = firstChild(control.element, NS.w, "sdtContent");
+  const model = content ? childElements(content, NS.w, "sdt").find(isRepeatItem) : undefined;
+  if (!model) {
+    throw new SignetError("FIELD_TYPE_MISMATCH", `${fieldName} targets a repeating section with no item to repeat; add one item to it in Word.`, {
+      details: [{ field: fieldName, issue: "the repeating section has no w15:repeatingSectionItem" }],
+    });
+  }
+  return model;
+}
+
+/** reserveRepeat takes a repeat field's copies from the request's budget before any copy is made (PAYLOAD_TOO_LARGE past it). */
+export function reserveRepeat(control: Control, items: readonly RepeatItem[], fieldName: string, budget: FillBudget): void {
+  budget.take(fieldName, items.length, serializeNode(repeatModel(control, fieldName)).length);
+}
+
 /**
  * fillRepeat fills a Word repeating section (w15:repeatingSection): one copy of its first item
  * (w15:repeatingSectionItem, with its paragraphs or table rows and their formatting) per element of
  * `items`, each inner control named in the element filled with its text. The copies lose their w:id
  * values (ids must stay unique in a document; Word gives new ones). An id that matches no inner
  * control is FIELD_NOT_FOUND, an inner control that takes no text FIELD_TYPE_MISMATCH, each listed.
- * More items than `maxItems`, or copies adding up to more than `maxChars` of XML, is PAYLOAD_TOO_LARGE.
+ * The copies are taken from the request's budget first (reserveRepeat, for every field before any
+ * is filled), and made with a pause whenever the turn on the event loop has run out.
  */
-export function fillRepeat(control: Control, items: readonly RepeatItem[], fieldName: string, limits: { maxItems: number; maxChars: number }): void {
+export async function fillRepeat(control: Control, items: readonly RepeatItem[], fieldName: string, slice: TimeSlice): Promise<void> {
   const content = contentOf(control);
   const originals = childElements(content, NS.w, "sdt").filter(isRepeatItem);
-  const model = originals[0];
-  if (!model) {
-    throw new SignetError("FIELD_TYPE_MISMATCH", `${fieldName} targets a repeating section with no item to repeat; add one item to it in Word.`, {
-      details: [{ field: fieldName, issue: "the repeating section has no w15:repeatingSectionItem" }],
-    });
-  }
-  const size = serializeNode(model).length;
-  if (items.length > limits.maxItems || size * items.length > limits.maxChars) {
-    const issue =
-      items.length > limits.maxItems
-        ? `${items.length} items, at most ${limits.maxItems}`
-        : `${items.length} copies of a ${size}-character item exceed ${limits.maxChars} characters`;
-    throw new SignetError("PAYLOAD_TOO_LARGE", `${fieldName} repeats its section too often (${issue}); send fewer items or split the document.`, {
-      details: [{ field: `${fieldName}.value`, issue }],
-    });
-  }
+  const model = repeatModel(control, fieldName);
   const unmatched: ErrorDetail[] = [];
   const mismatched: ErrorDetail[] = [];
-  const copies = items.map((item, i) => {
-    const copy = cloneInto(control.part.writer.doc, model);
-    const inner = descendants(copy, NS.w, "sdt").map((element) => describeControl(element, control.part));
-    for (const [id, value] of Object.entries(item)) {
-      const targets = innerMatch(inner, id);
-      if (targets.length === 0) unmatched.push({ field: `${fieldName}.value.${i}.${id}`, issue: "matches no control inside the repeating section's item" });
-      for (const target of targets) {
-        if (target.kind === "text" || target.kind === "block") fillText(target, value, { keepTextNodeStyles: true });
-        else mismatched.push({ field: `${fieldName}.value.${i}.${id}`, issue: `text cannot go into a ${target.kind} control inside the item` });
-      }
-    }
-    for (const element of [copy, ...descendants(copy, NS.w, "sdt")]) {
-      const properties = firstChild(element, NS.w, "sdtPr");
-      const id = properties ? firstChild(properties, NS.w, "id") : undefined;
-      if (id) properties!.removeChild(id);
-    }
-    return copy;
-  });
+  const copies: Element[] = [];
+  for (const [i, item] of items.entries()) {
+    if (slice.due()) await slice.pause();
+    copies.push(repeatCopy(control, model, item, `${fieldName}.value.${i}`, { unmatched, mismatched }));
+  }
   if (unmatched.length > 0) {
     throw new SignetError("FIELD_NOT_FOUND", `${unmatched.length} id(s) in ${fieldName} match no control inside the repeating section; see details.`, {
       details: unmatched.slice(0, 50),
@@ -273,4 +290,30 @@ export function fillRepeat(control: Control, items: readonly RepeatItem[], field
   for (const copy of copies) content.insertBefore(copy, anchor);
   for (const original of originals) content.removeChild(original);
   clearPlaceholderState(control);
+}
+
+/** repeatCopy makes one item of a repeating section: a copy of the model with its inner controls filled and no w:id. */
+function repeatCopy(
+  control: Control,
+  model: Element,
+  item: RepeatItem,
+  at: string,
+  problems: { unmatched: ErrorDetail[]; mismatched: ErrorDetail[] },
+): Element {
+  const copy = cloneInto(control.part.writer.doc, model);
+  const inner = descendants(copy, NS.w, "sdt").map((element) => describeControl(element, control.part));
+  for (const [id, value] of Object.entries(item)) {
+    const targets = innerMatch(inner, id);
+    if (targets.length === 0) problems.unmatched.push({ field: `${at}.${id}`, issue: "matches no control inside the repeating section's item" });
+    for (const target of targets) {
+      if (target.kind === "text" || target.kind === "block") fillText(target, value, { keepTextNodeStyles: true });
+      else problems.mismatched.push({ field: `${at}.${id}`, issue: `text cannot go into a ${target.kind} control inside the item` });
+    }
+  }
+  for (const element of [copy, ...descendants(copy, NS.w, "sdt")]) {
+    const properties = firstChild(element, NS.w, "sdtPr");
+    const id = properties ? firstChild(properties, NS.w, "id") : undefined;
+    if (id) properties!.removeChild(id);
+  }
+  return copy;
 }

@@ -1,5 +1,6 @@
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { SignetError } from "#domain/shared/errors.ts";
+import { TagTally, type TagCount } from "#domain/docx/template-tags.ts";
 import { escapeAttribute, NS, rejectDtd } from "#domain/docx/xml.ts";
 
 /** Span is a [start, end) range of one element in a part's XML text, in UTF-16 string indices. */
@@ -29,6 +30,8 @@ export interface PartScan {
   braceParagraphs: Span[];
   /** Largest wp:docPr id seen (drawing object ids must stay unique). */
   maxDrawingId: number;
+  /** The {{tags}} of the part's text and how deep its sections nest (checked before docxtemplater compiles them). */
+  tags: TagCount;
 }
 
 const refused = (what: string) =>
@@ -76,6 +79,7 @@ export async function scanPart(xml: string, what: string): Promise<PartScan> {
 
 /** PartScanner is scanPart's working state: the saxes parser and what its events have found so far. */
 class PartScanner {
+  private readonly tally = new TagTally();
   readonly result: PartScan = {
     rootDeclarations: "",
     prefixes: new Map(),
@@ -84,6 +88,7 @@ class PartScanner {
     paragraphTexts: [],
     braceParagraphs: [],
     maxDrawingId: 0,
+    tags: this.tally.count,
   };
   readonly parser = new SaxesParser({ xmlns: false, position: true });
   /** lastClosed is the element closed last (named in the error for a mismatched end tag). */
@@ -117,6 +122,7 @@ class PartScanner {
 
   private addText(text: string): void {
     if (!this.inText) return;
+    this.tally.feed(text);
     this.paragraphs.at(-1)?.push(text);
     if (this.outer.start >= 0) this.outer.text.push(text);
   }

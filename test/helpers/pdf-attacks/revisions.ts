@@ -495,7 +495,11 @@ export function duplicateInSection(t: Target): Buffer {
   const text = first.toString("latin1");
   const at = text.lastIndexOf("\nxref\n") + 1;
   const entry = /\n(\d+) 1\n(\d{10} \d{5} n\r\n)/.exec(text.slice(at))!;
-  const doubled = `xref\n${entry[1]} 1\n${entry[2]}${entry[1]} 1\n${pad(t.startxref, 10)} 00000 n\r\n`;
+  // The first entry points at the object's signed definition (a real "n 0 obj"), the second at the
+  // forged one: the table is well-formed, only ambiguous, and which definition a reader takes
+  // decides what it shows (pyHanko takes the last).
+  const signedDefinition = t.bytes.toString("latin1").lastIndexOf(`\n${t.content.objectNumber} 0 obj`) + 1;
+  const doubled = `xref\n${entry[1]} 1\n${pad(signedDefinition, 10)} 00000 n\r\n${entry[1]} 1\n${entry[2]}`;
   const rewritten = text.slice(0, at) + doubled + text.slice(at + `xref\n${entry[1]} 1\n${entry[2]}`.length);
   // The startxref still points at the table (same offset).
   return Buffer.from(rewritten, "latin1");

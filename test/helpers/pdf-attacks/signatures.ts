@@ -166,10 +166,23 @@ export function withoutCertificates(der: Buffer): Buffer {
   return Buffer.from(new pkijs.ContentInfo({ contentType: contentInfo.contentType, content: signedData.toSchema(true) }).toSchema().toBER(false));
 }
 
-/** insertAfterGap moves the second signed part further down and puts `insert` between the /Contents string and it (signature wrapping). */
+/**
+ * insertAfterGap moves the second signed part further down and puts `insert` between the /Contents
+ * string and it (signature wrapping). The file stays well-formed: every cross-reference offset,
+ * /Prev and startxref past the insertion moves with it (classic tables), so a strict reader reads
+ * it and judges the signature rather than failing on a broken table.
+ */
 export function insertAfterGap(signed: Buffer, insert: string): Buffer {
   const { gap } = signatureParts(signed);
-  return Buffer.concat([signed.subarray(0, gap[1]), Buffer.from(insert, "latin1"), signed.subarray(gap[1])]);
+  const by = Buffer.byteLength(insert, "latin1");
+  const shift = (offset: string) => (Number(offset) >= gap[1] ? Number(offset) + by : Number(offset));
+  const after = signed
+    .subarray(gap[1])
+    .toString("latin1")
+    .replace(/^(\d{10}) (\d{5}) n(?=\s)/gm, (_, offset: string, generation: string) => `${String(shift(offset)).padStart(10, "0")} ${generation} n`)
+    .replace(/\/Prev (\d+)/g, (_, offset: string) => `/Prev ${shift(offset)}`)
+    .replace(/startxref(\s+)(\d+)/g, (_, space: string, offset: string) => `startxref${space}${shift(offset)}`);
+  return Buffer.concat([signed.subarray(0, gap[1]), Buffer.from(insert, "latin1"), Buffer.from(after, "latin1")]);
 }
 
 /**
