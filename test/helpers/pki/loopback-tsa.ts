@@ -58,6 +58,14 @@ export async function startLoopbackTsa(
   writeFileSync(join(dir, "serial"), "01\n");
 
   const state = { requests: 0, connections: 0 };
+  // One `openssl ts -reply` at a time: concurrent runs race on the serial file, and the loser
+  // answers a rejection (PKIStatus 2), which Signet rightly reports as TSA_FAILED.
+  let replies: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = replies.then(work, work);
+    replies = next.catch(() => undefined);
+    return next;
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -68,7 +76,7 @@ export async function startLoopbackTsa(
       writeFileSync(queryPath, Buffer.concat(chunks));
       const held = options.hold ? options.hold() : Promise.resolve();
       held
-        .then(() => opensslAsync(dir, "ts", "-reply", "-config", "tsa.cnf", "-queryfile", queryPath, "-out", replyPath))
+        .then(() => oneAtATime(() => opensslAsync(dir, "ts", "-reply", "-config", "tsa.cnf", "-queryfile", queryPath, "-out", replyPath)))
         .then(
           () => {
             const reply = readFileSync(replyPath);
