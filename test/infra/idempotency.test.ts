@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
-import { resourcesOfType, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
+import { resourcesOfType, SYNTH_TIMEOUT_MS, synthesize, type Synthesized } from "#test/helpers/infra-synth.ts";
 
 // Idempotency-Key records (functions/adapters/dynamodb-idempotency-store.ts): the key table's IDEM#
 // items and the uploads bucket's idempotency/ folder, for the idempotent routes' functions only.
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
-}, 180_000);
+}, SYNTH_TIMEOUT_MS);
 
 type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
 const fnProps = (name: string) => synth.json.Resources[functionLogicalId(name)]!.Properties;
