@@ -1,9 +1,20 @@
 import { existsSync, readdirSync } from "node:fs";
-import { App } from "aws-cdk-lib";
+import { join } from "node:path";
+import { Annotations, App, Stack } from "aws-cdk-lib";
+import { BUNDLING_STACKS } from "aws-cdk-lib/cx-api";
+import { BaseImagePinError, planBaseImage, shippedPin } from "./base-image.ts";
+import { type BaseImageChoice, chooseBaseImage, type PinSteps, pinSteps } from "./base-image-pin.ts";
+import { repoRoot } from "./bundling.ts";
 import { reservedConcurrencyFromContext } from "./concurrency.ts";
 import { SignetStack, type SignetStackProps } from "./signet-stack.ts";
+import { webmailSenderWarning } from "./webmail-sender.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** ContextError is a `-c` setting to fix: the app prints its message alone, without a stack trace. */
+export class ContextError extends Error {
+  override name = "ContextError";
+}
 
 /** ContextReader reads `-c name=value` settings, each checked as it is read; an empty value counts as unset. */
 class ContextReader {
@@ -18,7 +29,7 @@ class ContextReader {
   /** matching is a setting that must match `pattern` when given; `what` completes "must be ...". */
   matching(name: string, pattern: RegExp, what: string): string | undefined {
     const value = this.text(name);
-    if (value !== undefined && !pattern.test(value)) throw new Error(`Context ${name} "${value}" ${what}.`);
+    if (value !== undefined && !pattern.test(value)) throw new ContextError(`Context ${name} "${value}" ${what}.`);
     return value;
   }
 
@@ -27,7 +38,7 @@ class ContextReader {
     const raw = this.text(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`Context ${name} must be a positive number, got "${raw}".`);
+    if (!Number.isFinite(value) || value <= 0) throw new ContextError(`Context ${name} must be a positive number, got "${raw}".`);
     return value;
   }
 
@@ -36,13 +47,13 @@ class ContextReader {
     const raw = this.text(name);
     if (raw === undefined) return fallback;
     const value = raw.toLowerCase();
-    if (value !== "true" && value !== "false") throw new Error(`Context ${name} must be true or false, got "${raw}".`);
+    if (value !== "true" && value !== "false") throw new ContextError(`Context ${name} must be true or false, got "${raw}".`);
     return value === "true";
   }
 
   /** refuse fails when a setting that is no longer accepted is given, saying what to do instead. */
   refuse(name: string, why: string): void {
-    if (this.text(name) !== undefined) throw new Error(`Context ${name} is no longer accepted: ${why}`);
+    if (this.text(name) !== undefined) throw new ContextError(`Context ${name} is no longer accepted: ${why}`);
   }
 }
 
@@ -50,7 +61,7 @@ class ContextReader {
 function senderEmailFrom(context: ContextReader): string {
   const senderEmail = context.matching("senderEmail", EMAIL, "is not an e-mail address");
   if (senderEmail) return senderEmail;
-  throw new Error(
+  throw new ContextError(
     "Context senderEmail is missing: the address Signet sends verification codes from. " +
       "Run: npx cdk deploy -c senderEmail=noreply@your-domain.com (SES mails that address a verification link).",
   );
@@ -77,7 +88,7 @@ function refuseRemovedSettings(context: ContextReader): void {
 function extraFontsDirFrom(context: ContextReader): string | undefined {
   const extraFontsDir = context.text("extraFontsDir");
   if (extraFontsDir && !(existsSync(extraFontsDir) && readdirSync(extraFontsDir).some((name) => name.toLowerCase().endsWith(".ttf")))) {
-    throw new Error(
+    throw new ContextError(
       `Context extraFontsDir "${extraFontsDir}" is not a folder with .ttf files: give the folder of the fonts the certificate page should add ` +
         "(for CJK Extension B, Debian's fonts-hanazono: -c extraFontsDir=/usr/share/fonts/truetype/hanazono).",
     );
@@ -90,7 +101,7 @@ function alertsFrom(context: ContextReader): Pick<SignetStackProps, "alarmEmail"
   const alarmEmail = context.matching("alarmEmail", EMAIL, "is not an e-mail address");
   const budgetUsd = context.text("budgetUsd") === undefined ? undefined : context.positive("budgetUsd", 0);
   if (budgetUsd !== undefined && !alarmEmail) {
-    throw new Error("Context budgetUsd needs alarmEmail: the budget alarm is mailed there. Add -c alarmEmail=you@example.com.");
+    throw new ContextError("Context budgetUsd needs alarmEmail: the budget alarm is mailed there. Add -c alarmEmail=you@example.com.");
   }
   return { ...optional("alarmEmail", alarmEmail), ...(budgetUsd === undefined ? {} : { budgetUsd }) };
 }
@@ -100,8 +111,52 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
   return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-/** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them. */
-export function stackPropsFromContext(app: App): SignetStackProps {
+/** stackIdFrom is the stack's id and name: "Signet" unless -c stackName says otherwise. */
+function stackIdFrom(app: App): string {
+  return new ContextReader(app).text("stackName") ?? "Signet";
+}
+
+/**
+ * buildsImages is Stack.bundlingRequired for the stack about to be made, asked of a throwaway
+ * stack with the same context: false under `cdk ls` and `cdk destroy`, whose CLI passes an empty
+ * aws:cdk:bundling-stacks, true under synth, diff and deploy.
+ */
+function buildsImages(app: App): boolean {
+  const probe = new App({ autoSynth: false, outdir: app.outdir, context: { [BUNDLING_STACKS]: app.node.tryGetContext(BUNDLING_STACKS) ?? ["**"] } });
+  return new Stack(probe, stackIdFrom(app)).bundlingRequired;
+}
+
+/** baseImagePlan reads what decides the base image from context (infra/base-image.ts planBaseImage). */
+function baseImagePlan(app: App, today: Date) {
+  const context = new ContextReader(app);
+  return planBaseImage({
+    digest: context.text("libreOfficeBaseImageDigest"),
+    reviewed: context.text("libreOfficeBaseImageReviewed"),
+    requirePinned: context.flag("requirePinnedBaseImage", false),
+    building: buildsImages(app),
+    shipped: shippedPin,
+    today,
+  });
+}
+
+/**
+ * baseImageFromContext is the base image when context settles it without the network (a pin,
+ * or nothing built); a tag still to be looked up is an error here: the CDK app resolves it first
+ * (resolveBaseImage).
+ */
+export function baseImageFromContext(app: App, today = new Date()): BaseImageChoice {
+  const plan = baseImagePlan(app, today);
+  if (plan.kind === "ref") return { ref: plan.ref, warnings: plan.warnings };
+  throw new BaseImagePinError(`The base image ${plan.tag} has no digest in context: resolveBaseImage looks it up.`);
+}
+
+/** resolveBaseImage is the base image as the CDK app builds it: from context, else looked up now and recorded (infra/base-image-pin.ts). */
+export function resolveBaseImage(app: App, steps: PinSteps, today = new Date()): Promise<BaseImageChoice> {
+  return chooseBaseImage(baseImagePlan(app, today), steps);
+}
+
+/** stackPropsFromContext reads the deployment choices from `-c name=value` and checks them (all but the base image: baseImageFromContext). */
+export function stackPropsFromContext(app: App): Omit<SignetStackProps, "libreOfficeBaseImage"> {
   const context = new ContextReader(app);
   const senderEmail = senderEmailFrom(context);
   refuseRemovedSettings(context);
@@ -114,11 +169,9 @@ export function stackPropsFromContext(app: App): SignetStackProps {
       "must be * or one origin such as https://app.example.com (scheme, host, optional port; no path)",
     ) ?? "*";
   const signingKey = context.text("signingKey") ?? "kms";
-  if (signingKey !== "kms" && signingKey !== "file") throw new Error(`Context signingKey must be kms or file, got "${signingKey}".`);
+  if (signingKey !== "kms" && signingKey !== "file") throw new ContextError(`Context signingKey must be kms or file, got "${signingKey}".`);
   return {
     senderEmail,
-    libreOfficeBaseImageDigest: context.text("libreOfficeBaseImageDigest") ?? "",
-    ...optional("libreOfficeBaseImageReviewed", context.text("libreOfficeBaseImageReviewed")),
     ...optional("tsaUrl", context.matching("tsaUrl", /^https?:\/\//, "must be an http(s) URL")),
     ...optional("extraFontsDir", extraFontsDirFrom(context)),
     ...optional(
@@ -145,13 +198,36 @@ export function stackPropsFromContext(app: App): SignetStackProps {
   };
 }
 
-/** createApp builds the CDK app with its one stack, "Signet" (cdk.out/Signet.template.json). */
-export function createApp(app: App = new App()): { app: App; stack: SignetStack } {
-  const stack = new SignetStack(app, app.node.tryGetContext("stackName") ?? "Signet", stackPropsFromContext(app));
+/**
+ * createApp builds the CDK app with its one stack, "Signet" (cdk.out/Signet.template.json), the
+ * office image FROM `baseImage`; its warnings, and a sender that will fail DMARC, become warning
+ * annotations the synth output shows.
+ */
+export function createApp(app: App = new App(), baseImage: BaseImageChoice = baseImageFromContext(app)): { app: App; stack: SignetStack } {
+  const props = { ...stackPropsFromContext(app), libreOfficeBaseImage: baseImage.ref };
+  const stack = new SignetStack(app, stackIdFrom(app), props);
+  for (const warning of baseImage.warnings) Annotations.of(stack).addWarningV2("signet:base-image", warning);
+  const webmail = webmailSenderWarning(props.senderEmail);
+  if (webmail) Annotations.of(stack).addWarningV2("signet:sender-dmarc", webmail);
   return { app, stack };
 }
 
-// Run as the CDK app (cdk.json "app"), not when a test imports this file.
+/** main is the CDK app (cdk.json "app"): a setting to fix is one line on stderr, not a stack trace. */
+async function main(): Promise<void> {
+  const app = new App();
+  try {
+    // The settings first: a missing sender stops the app before any look-up.
+    stackPropsFromContext(app);
+    const steps = pinSteps({ cdkJsonFile: join(repoRoot, "cdk.json"), docker: process.env.CDK_DOCKER || "docker", today: new Date() });
+    createApp(app, await resolveBaseImage(app, steps));
+  } catch (error) {
+    if (!(error instanceof ContextError || error instanceof BaseImagePinError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+// Run as the CDK app, not when a test imports this file.
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  createApp();
+  await main();
 }

@@ -31,7 +31,7 @@ import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
-import { checkBaseImagePin, libreOfficeBaseImage, sofficeInImage } from "./base-image.ts";
+import { sofficeInImage } from "./base-image.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
 import { type Binding, bind, idempotencyStore, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
@@ -49,12 +49,10 @@ export interface SignetStackProps extends StackProps {
   /** The address codes are sent from; SES verifies it (required). */
   senderEmail: string;
   /**
-   * Digest (sha256:<64 hex>) of the LibreOffice base image (libreOfficeBaseImage, infra/base-image.ts):
-   * the image's FROM is pinned to it.
+   * What the office image is built FROM (the Dockerfile's BASE_REF): the LibreOffice base tag with
+   * its digest (tag@sha256:...), or the bare tag when none could be found (infra/base-image.ts).
    */
-  libreOfficeBaseImageDigest: string;
-  /** When and for which tag the digest was reviewed ("<date> <tag>", cdk.json; infra/base-image.ts). */
-  libreOfficeBaseImageReviewed?: string;
+  libreOfficeBaseImage: string;
   /** RFC 3161 timestamp authority for PAdES B-T. */
   tsaUrl?: string;
   /**
@@ -176,7 +174,7 @@ export class SignetStack extends Stack {
     });
 
     const names = this.createFunctions(props, version, corsOrigin);
-    const office = this.createOffice(version, props.libreOfficeBaseImageDigest);
+    const office = this.createOffice(version, props.libreOfficeBaseImage);
     this.functions.office = office.fn;
     applyReservedConcurrency(this.functions, props.reservedConcurrency ?? {});
 
@@ -211,6 +209,7 @@ export class SignetStack extends Stack {
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL of the Signet API" });
     new CfnOutput(this, "TableName", { value: table.tableName, description: "DynamoDB table of API keys and codes (retained)" });
     new CfnOutput(this, "IdentityBucketName", { value: bucket.bucketName, description: "S3 bucket of the signing identity (retained)" });
+    new CfnOutput(this, "OfficeFunctionName", { value: office.fn.functionName, description: "The office function (SIGNET_OFFICE_FUNCTION; sam local invoke)" });
   }
 
   /** createData makes what is kept on destroy: the key table, the identity bucket and its access logs. */
@@ -269,7 +268,6 @@ export class SignetStack extends Stack {
    */
   private createFunctions(props: SignetStackProps, version: string, corsOrigin: string): FunctionName[] {
     const names: FunctionName[] = [...routes.map((route) => route.name), "authorizer", "fallback"];
-    checkBaseImagePin(props.libreOfficeBaseImageDigest || undefined, props.libreOfficeBaseImageReviewed);
     const extraFonts: RuntimeFile[] = props.extraFontsDir
       ? [{ from: relative(repoRoot, resolve(repoRoot, props.extraFontsDir)), to: EXTRA_FONTS_IN_BUNDLE }]
       : [];
@@ -381,13 +379,14 @@ export class SignetStack extends Stack {
    * image, in its VPC without egress and with a role for logs and its network interfaces only
    * (infra/office-worker.ts).
    */
-  private createOffice(version: string, baseDigest: string): OfficeWorker {
+  private createOffice(version: string, baseRef: string): OfficeWorker {
     const plan = functionPlans.office;
     const id = functionLogicalId("office");
     const office = new OfficeWorker(this, "Office", {
       code: DockerImageCode.fromImageAsset(this.prepareImage(), {
         cmd: ["office.handler"],
-        buildArgs: { BASE_IMAGE: libreOfficeBaseImage, BASE_DIGEST: baseDigest },
+        // A build argument is part of the asset hash: a new digest is a new image.
+        buildArgs: { BASE_REF: baseRef },
         platform: Platform.LINUX_AMD64,
       }),
       memoryMb: plan.memoryMb,

@@ -1,34 +1,23 @@
 // npm run image:pin
 // Looks up the digest the LibreOffice base image's tag (infra/base-image.ts) points at now and
 // writes it into cdk.json's context with today's date and the tag (libreOfficeBaseImageDigest,
-// libreOfficeBaseImageReviewed), so every deploy builds FROM the same bytes without -c. Needs
-// Docker with buildx (the lookup only reads the registry; nothing is pulled). Review the image
-// (its release notes, `docker buildx imagetools inspect <tag>@<digest>`) before committing.
-import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+// libreOfficeBaseImageReviewed), so every deploy builds FROM the same bytes without -c. Asks the
+// registry's HTTP API (no container tool needed), else `$CDK_DOCKER buildx imagetools inspect`
+// (docker by default); the same code the CDK app runs when it finds no pin (infra/base-image-pin.ts).
+// Review the image (its release notes, `docker buildx imagetools inspect <tag>@<digest>`) before
+// committing.
 import { join } from "node:path";
-import { libreOfficeBaseImage } from "../infra/base-image.ts";
+import { libreOfficeBaseImage, reviewedLine } from "../infra/base-image.ts";
+import { pinSteps } from "../infra/base-image-pin.ts";
 import { repoRoot } from "../infra/bundling.ts";
 
-let inspected: string;
+const today = new Date();
+const steps = pinSteps({ cdkJsonFile: join(repoRoot, "cdk.json"), docker: process.env.CDK_DOCKER || "docker", today });
 try {
-  inspected = execFileSync("docker", ["buildx", "imagetools", "inspect", libreOfficeBaseImage], { encoding: "utf8" });
+  const digest = await steps.lookUp(libreOfficeBaseImage);
+  steps.record(digest);
+  process.stdout.write(`cdk.json: libreOfficeBaseImageDigest ${digest} (${reviewedLine(today)}). Review it, then commit cdk.json.\n`);
 } catch (error) {
-  process.stderr.write(
-    `docker buildx imagetools inspect ${libreOfficeBaseImage} failed (is Docker with buildx installed, and the registry reachable?): ${(error as Error).message}\n`,
-  );
-  process.exit(1);
+  process.stderr.write(`Could not look up the digest of ${libreOfficeBaseImage}: ${(error as Error).message}\n`);
+  process.exitCode = 1;
 }
-const digest = /^Digest:\s+(sha256:[0-9a-f]{64})$/m.exec(inspected)?.[1];
-if (!digest) {
-  process.stderr.write(`no "Digest:" line in the answer of docker buildx imagetools inspect:\n${inspected}\n`);
-  process.exit(1);
-}
-const file = join(repoRoot, "cdk.json");
-const cdkJson = JSON.parse(readFileSync(file, "utf8")) as { context: Record<string, unknown> };
-const reviewed = `${new Date().toISOString().slice(0, 10)} ${libreOfficeBaseImage}`;
-cdkJson.context = { libreOfficeBaseImageDigest: digest, libreOfficeBaseImageReviewed: reviewed, ...cdkJson.context };
-cdkJson.context.libreOfficeBaseImageDigest = digest;
-cdkJson.context.libreOfficeBaseImageReviewed = reviewed;
-writeFileSync(file, `${JSON.stringify(cdkJson, null, 2)}\n`);
-process.stdout.write(`cdk.json: libreOfficeBaseImageDigest ${digest} (${reviewed}). Review it, then commit cdk.json.\n`);

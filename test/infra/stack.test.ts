@@ -521,8 +521,16 @@ describe("operations", () => {
     synth.template.resourceCountIs("AWS::SNS::Topic", 0);
   });
 
-  it("outputs the API URL, the table name and the bucket name", () => {
-    expect(Object.keys(synth.json.Outputs).sort()).toEqual(["ApiUrl", "IdentityBucketName", "SigningKeyArn", "TableName", "UploadsBucketName"]);
+  it("outputs the API URL, the table name, the bucket names and the office function's name (docs/aws.md, SAM)", () => {
+    expect(Object.keys(synth.json.Outputs).sort()).toEqual([
+      "ApiUrl",
+      "IdentityBucketName",
+      "OfficeFunctionName",
+      "SigningKeyArn",
+      "TableName",
+      "UploadsBucketName",
+    ]);
+    synth.template.hasOutput("OfficeFunctionName", { Value: { Ref: functionLogicalId("office") } });
     synth.template.hasOutput("TableName", { Value: { Ref: tableId() } });
     synth.template.hasOutput("IdentityBucketName", { Value: { Ref: bucketId() } });
   });

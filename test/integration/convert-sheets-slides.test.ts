@@ -126,7 +126,9 @@ describe("POST /v1/convert: spreadsheets that would fetch", () => {
   // LibreOffice 7.4 itself refuses these without a user's consent (Err:540, "external content
   // disabled"), with Signet's profile or a plain one: this guards against a LibreOffice or a profile
   // that would not. The boundary that holds regardless is the isolated office worker.
-  it("a WEBSERVICE formula and an external link make no request, and the conversion answers", { timeout: 180_000 }, async () => {
+  it("a WEBSERVICE formula is refused before LibreOffice (422 naming the cell); an external link makes no request, and the conversion answers", {
+    timeout: 180_000,
+  }, async () => {
     const { createServer } = await import("node:http");
     const requests: string[] = [];
     const listener = createServer((req, res) => {
@@ -136,21 +138,24 @@ describe("POST /v1/convert: spreadsheets that would fetch", () => {
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
     const port = (listener.address() as { port: number }).port;
     try {
-      const fetching = buildOds([
-        {
-          name: "Fetch",
-          rows: [
-            ["Web", { formula: `of:=COM.MICROSOFT.WEBSERVICE("http://127.0.0.1:${port}/webservice")`, value: Number.NaN }],
-            ["Link", { formula: `of:=['http://127.0.0.1:${port}/book.ods'#$Sheet1.A1]`, value: Number.NaN }],
-          ],
-        },
-      ]);
+      const web = ["Web", { formula: `of:=COM.MICROSOFT.WEBSERVICE("http://127.0.0.1:${port}/webservice")`, value: Number.NaN }] as const;
+      const link = ["Link", { formula: `of:=['http://127.0.0.1:${port}/book.ods'#$Sheet1.A1]`, value: Number.NaN }] as const;
+      const fetching = buildOds([{ name: "Fetch", rows: [[...web], [...link]] }]);
+      const linking = buildOds([{ name: "Fetch", rows: [[...link]] }]);
       for (const [from, bytes] of [
         ["ods", fetching],
         ["xlsx", await sofficeConvert(fetching, "ods", "xlsx")],
       ] as const) {
+        const { status, json } = await convert(from, bytes);
+        expect(status, from).toBe(422);
+        expect(json?.message, from).toMatch(/has a formula in .* that uses WEBSERVICE/);
+      }
+      for (const [from, bytes] of [
+        ["ods", linking],
+        ["xlsx", await sofficeConvert(linking, "ods", "xlsx")],
+      ] as const) {
         const { status, body } = await convert(from, bytes);
-        expect(status).toBe(200);
+        expect(status, from).toBe(200);
         expect(await pdfText(body)).not.toContain("fetched");
       }
       expect(requests).toEqual([]);

@@ -53,8 +53,44 @@ describe("SVG pictures in a package", () => {
     expect(removed).toEqual(["word/media/image1.png: image @href"]);
     expect(part(request.bytes, "word/media/image1.png")).not.toContain(base);
     expect(part(request.bytes, "word/media/notes.txt")).toBe("<p>svg</p>");
-    expect(svgPartKind("word/document.xml", Buffer.from('<?xml version="1.0"?><w:document><svg:title>x</svg:title></w:document>'))).toBeUndefined();
-    expect(svgPartKind("content.xml", Buffer.from('<office:document-content xmlns:svg="urn:svg"><svg:desc/></office:document-content>'))).toBeUndefined();
+    // LibreOffice's detector takes any "<svg" near the start: so does Signet, except the ODF svg: names of an OpenDocument's own parts.
+    expect(svgPartKind("word/document.xml", Buffer.from('<?xml version="1.0"?><w:document><svg:title>x</svg:title></w:document>'))).toBe("svg");
+    expect(svgPartKind("content.xml", Buffer.from('<office:document-content xmlns:svg="urn:svg"><svg:desc/></office:document-content>'), true)).toBeUndefined();
+    expect(svgPartKind("content.xml", Buffer.from('<office:document-content><svg xmlns="http://www.w3.org/2000/svg"/></office:document-content>'), true)).toBe(
+      "svg",
+    );
+    expect(svgPartKind("Pictures/x.xml", Buffer.from("<x><svg:desc/></x>"), true)).toBe("svg");
+  });
+
+  // Each of these reads a local file in LibreOffice 7.4 when it reaches it unchanged (issue 36).
+  const wrapped = (inner: string) => `<x:wrap xmlns:x="urn:x">${inner}</x:wrap>`;
+  const reading = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="37" height="23"><image width="37" height="23" xlink:href="file:///tmp/canary.png"/></svg>`;
+  it.each([
+    ["nested in other XML, named .png", "word/media/image1.png", wrapped(reading)],
+    ["without XML declaration, after 1 KB of comment, named .emf", "word/media/image1.emf", `<!--${" ".repeat(1024)}-->${wrapped(reading)}`],
+    ["in an HTML wrapper, named .wmf", "word/media/image1.wmf", `<html><body>${reading}</body></html>`],
+    ["upper case, named .jpeg", "word/media/image1.jpeg", wrapped(reading.replace(/<svg/g, "<SVG").replace("</svg>", "</SVG>"))],
+    ["named .xml", "word/media/image1.xml", wrapped(reading)],
+  ])("refuses an SVG %s (the sanitiser reads no SVG under another root): 422 naming the part", async (_, name, data) => {
+    for (const from of ["docx", "odt"] as const) {
+      const error = await expectSignetError(prepare(docx([{ name, data }]), from), "INVALID_DOCUMENT");
+      expect(error.message).toContain(`part ${name} is an SVG picture Signet does not pass on (the root element must be <svg`);
+    }
+  });
+
+  it("sanitises a plain SVG under any name and refuses a gzip-compressed one under any name (svgz)", async () => {
+    const { request, removed } = await prepare(docx([{ name: "word/media/image1.png", data: reading }]));
+    expect(removed).toEqual(["word/media/image1.png: image @xlink:href"]);
+    expect(part(request.bytes, "word/media/image1.png")).not.toContain("file:");
+    for (const name of ["word/media/image1.png", "ppt/media/image1.wmf", "Pictures/1.gif"]) {
+      const error = await expectSignetError(prepare(docx([{ name, data: gzipSync(wrapped(reading)) }])), "INVALID_DOCUMENT");
+      expect(error.message).toContain(`part ${name} is a compressed SVG (svgz)`);
+    }
+  });
+
+  it("leaves a real PNG with '<svg' in its metadata alone (LibreOffice reads it by its signature)", async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("tEXtComment<svg></svg>")]);
+    expect(svgPartKind("word/media/image1.png", png)).toBeUndefined();
   });
 
   it("passes a document without SVG on byte for byte", async () => {

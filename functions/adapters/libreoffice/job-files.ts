@@ -17,8 +17,10 @@ const importFilters: Record<SourceFormat, { filter: string; extension: string; o
   xlsx: { filter: "Calc MS Excel 2007 XML", extension: "xlsx" },
   xls: { filter: "MS Excel 97", extension: "xls" },
   ods: { filter: "calc8", extension: "ods" },
-  // Comma-separated, double-quoted, UTF-8 (76), from line 1.
-  csv: { filter: "Text - txt - csv (StarCalc)", extension: "csv", options: "44,34,76,1" },
+  // Comma-separated, double-quoted, UTF-8 (76), from line 1, system language, special numbers
+  // detected (the defaults), and token 13 "evaluate formulas" false: a cell "=CELL(""filename"")"
+  // or "=INFO(""osversion"")" is shown as the text it is, never computed on this machine.
+  csv: { filter: "Text - txt - csv (StarCalc)", extension: "csv", options: "44,34,76,1,,0,false,true,true,false,false,0,false" },
   pptx: { filter: "Impress MS PowerPoint 2007 XML", extension: "pptx" },
   ppt: { filter: "MS PowerPoint 97", extension: "ppt" },
   odp: { filter: "impress8", extension: "odp" },

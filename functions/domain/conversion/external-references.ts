@@ -26,6 +26,24 @@ export interface Stripped {
   bytes: Uint8Array;
   /** One entry per removed reference: "<part>: <what>". */
   removed: string[];
+  /** Bytes inflated to check the package, embedded packages included (for the caller's budget). */
+  read: number;
+}
+
+/**
+ * EmbeddedCheck prepares a part that is a document of its own (a package, an RTF, a compound file:
+ * an altChunk, an embedded object) with the same rules, within `budget` inflated bytes; returns the
+ * bytes LibreOffice may see, what went and what it read.
+ */
+export type EmbeddedCheck = (data: Buffer, part: string, budget: number) => Promise<Stripped>;
+
+/** embeddedKind tells a part that is a document of its own by its first bytes. */
+function embeddedKind(head: Uint8Array): "zip" | "rtf" | "compound" | undefined {
+  const start = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 8));
+  if (start.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return "zip";
+  if (start.subarray(0, 5).toString("latin1") === "{\\rtf") return "rtf";
+  if (start.equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))) return "compound";
+  return undefined;
 }
 
 const PLAIN_LINK = /^(https?|mailto):/i;
@@ -57,7 +75,7 @@ function outsideWordPackage(target: string): boolean {
 const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
 /** decodeXml decodes character data as a parser does: predefined and numeric character references, CDATA, no comments or processing instructions. */
-function decodeXml(text: string): string {
+export function decodeXml(text: string): string {
   return text
     .replace(/<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g, "")
     .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_, data: string) => data.replace(/&/g, "&amp;"))
@@ -110,22 +128,37 @@ async function editAttributes(
 const RELATIONSHIP = new RegExp(String.raw`<((?:[\w.-]+:)?Relationship)${ATTRIBUTES}(?:\/>|>\s*<\/\1\s*>)`, "g");
 
 /** stripRelationships removes every relationship to a target outside the package, except plain hyperlinks (http, https, mailto). */
-function stripRelationships(xml: string, part: string, removed: string[], slice: TimeSlice): Promise<string> {
+function stripRelationships(xml: string, part: string, removed: string[], slice: TimeSlice, chunks: string[] = []): Promise<string> {
   return replaceInSlices(
     xml,
     RELATIONSHIP,
     ([element, , list = ""]) => {
       const values = Object.fromEntries(attributes(list).map((attribute) => [attribute.name, attribute.value]));
       const target = values.Target ?? "";
-      const external = values.TargetMode?.toLowerCase() === "external" || outsideWordPackage(target);
-      if (!external) return element;
       const type = values.Type ?? "";
+      const external = values.TargetMode?.toLowerCase() === "external" || outsideWordPackage(target);
+      if (!external) {
+        if (/\/afchunk$/i.test(type)) chunks.push(partOf(part, target));
+        return element;
+      }
       if (/\/hyperlink$/.test(type) && PLAIN_LINK.test(target.trim())) return element;
       removed.push(`${part}: relationship ${values.Id} (${type.split("/").pop()})`);
       return "";
     },
     slice,
   );
+}
+
+/** partOf resolves a relationship's internal target against the part its .rels file describes. */
+function partOf(relsPart: string, target: string): string {
+  const folder = relsPart.replace(/_rels\/[^/]*$/, "");
+  const path = target.startsWith("/") ? target.slice(1) : folder + target;
+  const out: string[] = [];
+  for (const segment of path.split("/")) {
+    if (segment === "..") out.pop();
+    else if (segment !== "." && segment !== "") out.push(segment);
+  }
+  return out.join("/");
 }
 
 const WORD_LINK_ATTRIBUTES = new Set(["href", "src", "althref"]);
@@ -275,31 +308,40 @@ function checkXmlPart(data: Buffer, part: string, what: string, has: ReadonlySet
 
 /**
  * stripPackage removes external references from a DOCX ("docx") or ODT ("odt"): relationships
- * (DOCX), link attributes, fields, and those of SVG pictures (package-svg.ts: every SVG part is
- * replaced by its sanitised text). Every XML part must be UTF-8 without a DTD (else 422); a part is
+ * (DOCX), link attributes, fields, and those of SVG pictures (package-svg.ts: every part LibreOffice
+ * would read as an SVG is replaced by its sanitised text). A part that is a document of its own (an
+ * altChunk, an embedded package, RTF or compound file) goes through `embedded`, which applies the
+ * same rules; an altChunk of any other kind (HTML, MHT, text) is refused, since LibreOffice imports
+ * it as a document of its own. Every XML part must be UTF-8 without a DTD (else 422); a part is
  * decoded only when it holds a word a reference needs; the package is rewritten only when
- * something was removed or it holds an SVG, entries in the same order (an ODT's mimetype stays first and stored).
+ * something was removed or changed, entries in the same order (an ODT's mimetype stays first and stored).
  */
 export async function stripPackage(
   bytes: Uint8Array,
   kind: "docx" | "odt",
   limits: ZipLimits & { maxImagePixels: number; maxSvgBytes: number },
+  embedded?: EmbeddedCheck,
 ): Promise<Stripped> {
   const what = kind === "docx" ? "DOCX" : "OpenDocument file";
   const entries = readZipDirectory(bytes, limits, what);
-  const changed = new Map<string, string>();
+  const changed = new Map<string, string | Uint8Array>();
   const removed: string[] = [];
+  const chunks: string[] = [];
+  const kinds = new Map<string, ReturnType<typeof embeddedKind>>();
   let budget = limits.maxUncompressedBytes;
   const slice = new TimeSlice();
   for (const entry of entries) {
     const name = entry.name.toLowerCase();
     const isRels = kind === "docx" && name.endsWith(".rels");
-    if (!isRels && !name.endsWith("/") && entry.uncompressedSize > 0) {
-      const svg = await svgPart(bytes, entry, { what, budget, maxImagePixels: limits.maxImagePixels, maxSvgBytes: limits.maxSvgBytes });
-      if (svg) {
-        budget -= svg.read;
-        removed.push(...svg.removed);
-        changed.set(entry.name, svg.text);
+    // Every part, whatever its name: a relationship or a manifest can point a picture at any of them.
+    if (!name.endsWith("/") && entry.uncompressedSize > 0) {
+      const head = await readZipEntryHead(bytes, entry, SVG_HEAD, what);
+      kinds.set(entry.name, embeddedKind(head));
+      const other = await otherPart(bytes, entry, head, { what, odf: kind === "odt", budget, limits, embedded });
+      if (other) {
+        budget -= other.read;
+        removed.push(...other.removed);
+        if (other.replace !== undefined) changed.set(entry.name, other.replace);
         continue;
       }
     }
@@ -312,21 +354,52 @@ export async function stripPackage(
     if (!markers.some((marker) => has.has(marker))) continue;
     const text = await decodeUtf8(data, slice);
     const before = removed.length;
-    const strip = isRels ? stripRelationships : kind === "docx" ? stripWordXml : stripOpenDocumentXml;
-    const out = await strip(text, entry.name, removed, slice, has);
+    const out = isRels
+      ? await stripRelationships(text, entry.name, removed, slice, chunks)
+      : await (kind === "docx" ? stripWordXml : stripOpenDocumentXml)(text, entry.name, removed, slice, has);
     if (removed.length > before) changed.set(entry.name, out);
   }
-  if (changed.size === 0) return { bytes, removed };
-  return { bytes: await rewrite(bytes, entries, changed, what, slice), removed };
+  for (const chunk of chunks) if (kinds.has(chunk) && !kinds.get(chunk)) throw refuseChunk(chunk, what);
+  const read = limits.maxUncompressedBytes - budget;
+  if (changed.size === 0) return { bytes, removed, read };
+  return { bytes: await rewrite(bytes, entries, changed, what, slice), removed, read };
+}
+
+/** refuseChunk is the 422 for an altChunk LibreOffice would import as HTML, MHT or text (documents Signet does not check inside a DOCX). */
+function refuseChunk(part: string, what: string): SignetError {
+  return new SignetError(
+    "INVALID_DOCUMENT",
+    `The ${what} part ${part} is an embedded document of a kind Signet does not check (an altChunk holding HTML, MHT or text); paste its content into the document itself and upload it again.`,
+    { details: [{ field: "document", issue: `${part}: altChunk` }] },
+  );
+}
+
+/**
+ * otherPart handles a part that is not the package's own XML: an SVG picture (sanitised), or a
+ * document of its own (checked by `embedded`); undefined for anything else.
+ */
+async function otherPart(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  head: Buffer,
+  context: { what: string; odf: boolean; budget: number; limits: { maxImagePixels: number; maxSvgBytes: number }; embedded: EmbeddedCheck | undefined },
+): Promise<{ replace?: string | Uint8Array; removed: string[]; read: number } | undefined> {
+  const svg = await svgPart(bytes, entry, head, { ...context, ...context.limits });
+  if (svg) return { replace: svg.text, removed: svg.removed, read: svg.read };
+  if (!context.embedded || !embeddedKind(head)) return undefined;
+  const data = await readZipEntryAsync(bytes, entry, context.budget, context.what);
+  const inner = await context.embedded(data, entry.name, context.budget - data.length);
+  return { ...(inner.bytes === data ? {} : { replace: inner.bytes }), removed: inner.removed, read: data.length + inner.read };
 }
 
 /** svgPart sanitises an entry LibreOffice would read as an SVG picture (undefined for any other), refusing a compressed one. */
 async function svgPart(
   bytes: Uint8Array,
   entry: ZipEntry,
-  context: { what: string; budget: number; maxImagePixels: number; maxSvgBytes: number },
+  head: Buffer,
+  context: { what: string; odf: boolean; budget: number; maxImagePixels: number; maxSvgBytes: number },
 ): Promise<{ text: string; removed: string[]; read: number } | undefined> {
-  const kind = svgPartKind(entry.name, await readZipEntryHead(bytes, entry, SVG_HEAD, context.what));
+  const kind = svgPartKind(entry.name, head, context.odf);
   if (kind === "svgz") throw refuseSvgz(entry.name, context.what);
   if (!kind) return undefined;
   // The sanitiser parses the whole text at once on the event loop: bounded like an SVG value to annotate.
@@ -335,12 +408,23 @@ async function svgPart(
   return { ...sanitiseSvgPart(data, entry.name, context.what, context), read: data.length };
 }
 
-async function rewrite(bytes: Uint8Array, entries: readonly ZipEntry[], changed: ReadonlyMap<string, string>, what: string, slice: TimeSlice): Promise<Buffer> {
+async function rewrite(
+  bytes: Uint8Array,
+  entries: readonly ZipEntry[],
+  changed: ReadonlyMap<string, string | Uint8Array>,
+  what: string,
+  slice: TimeSlice,
+): Promise<Buffer> {
   const files = [];
   for (const entry of entries) {
     if (entry.name.endsWith("/")) continue;
     const replaced = changed.get(entry.name);
-    const data = replaced === undefined ? await readZipEntryAsync(bytes, entry, Number.MAX_SAFE_INTEGER, what) : await encodeUtf8(replaced, slice);
+    const data =
+      replaced === undefined
+        ? await readZipEntryAsync(bytes, entry, Number.MAX_SAFE_INTEGER, what)
+        : typeof replaced === "string"
+          ? await encodeUtf8(replaced, slice)
+          : replaced;
     files.push({ name: entry.name, data, stored: entry.name === "mimetype" });
   }
   return writeZip(files);

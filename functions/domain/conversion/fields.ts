@@ -80,6 +80,14 @@ const SAFE_FIELDS = new Set([
   "XE",
 ]);
 
+/**
+ * LINKING_WORDS are the field types that load content from a path or URL. A reader dispatches on the
+ * instruction's first token, but where that token is (after "=", a switch such as "\*", quotes or
+ * a backslash) differs between readers and versions: an instruction naming one anywhere, in any
+ * case, is treated as that field.
+ */
+const LINKING_WORDS = new Set(["INCLUDEPICTURE", "INCLUDETEXT", "INCLUDE", "IMPORT", "LINK", "DDE", "DDEAUTO", "DATABASE", "RD", "SUBSCRIBER"]);
+
 /** fieldName is the field type of an instruction (its first word, upper case; "=" for a formula). */
 export function fieldName(instruction: string): string {
   const trimmed = instruction.trim();
@@ -87,8 +95,20 @@ export function fieldName(instruction: string): string {
   return (/^[^\s"\\]*/.exec(trimmed)?.[0] ?? "").toUpperCase();
 }
 
-/** isSafeField tells whether a field instruction only works inside the document (see SAFE_FIELDS). */
+/** fieldWords are the words of an instruction once quotes, backslashes and punctuation are set aside, upper case. */
+function fieldWords(instruction: string): string[] {
+  return instruction.toUpperCase().match(/[A-Z]+/g) ?? [];
+}
+
+/**
+ * isSafeField tells whether a field instruction only works inside the document: its type is one of
+ * SAFE_FIELDS (or a formula, or none), no word of it names a linking field type, and a HYPERLINK
+ * points at no file (file: or a path with doubled backslashes, as Word writes paths in fields).
+ */
 export function isSafeField(instruction: string): boolean {
+  const words = fieldWords(instruction);
+  if (words.some((word) => LINKING_WORDS.has(word))) return false;
+  if (words.includes("HYPERLINK") && /file:|\\\\/i.test(instruction)) return false;
   const name = fieldName(instruction);
   return name === "=" || name === "" || SAFE_FIELDS.has(name);
 }

@@ -131,6 +131,17 @@ const formattingAttributes = [
 ];
 
 const SAFE_IMAGE = /^data:image\/(png|jpeg|gif);base64,[a-z0-9+/=\s]+$/i;
+// What the bytes must start with: LibreOffice detects a picture's format from its bytes, not from
+// the data URI's type, and takes an SVG under any type for an SVG (which may read local files).
+const IMAGE_SIGNATURES = ["89504e470d0a1a0a", "ffd8ff", "47494638"];
+
+/** inlineImage tells whether an img src is a base64 data URI of a PNG, JPEG or GIF, by its type and by its bytes. */
+function inlineImage(src: string): boolean {
+  const value = src.trim();
+  if (!SAFE_IMAGE.test(value)) return false;
+  const head = Buffer.from(value.slice(value.indexOf(",") + 1, value.indexOf(",") + 65).replace(/\s+/g, ""), "base64").toString("hex");
+  return IMAGE_SIGNATURES.some((signature) => head.startsWith(signature));
+}
 // CSS that could load something (url(), @import, image-set, legacy expression()) or hide it (escapes).
 const UNSAFE_STYLE = /url\s*\(|@import|image-set|expression\s*\(|\\|src\s*:|behavior\s*:|-moz-binding/i;
 
@@ -150,9 +161,9 @@ const options: IOptions = {
       const { style, ...rest } = attribs;
       return { tagName, attribs: style === undefined || UNSAFE_STYLE.test(style) ? rest : attribs };
     },
-    // An image that is not an inline PNG/JPEG/GIF becomes its alt text.
+    // An image that is not an inline PNG/JPEG/GIF (by its type and its bytes) becomes its alt text.
     img: (tagName, attribs) =>
-      SAFE_IMAGE.test((attribs.src ?? "").trim()) ? { tagName, attribs } : { tagName: "span", attribs: {}, text: attribs.alt ? `[${attribs.alt}]` : "" },
+      inlineImage(attribs.src ?? "") ? { tagName, attribs } : { tagName: "span", attribs: {}, text: attribs.alt ? `[${attribs.alt}]` : "" },
   },
   exclusiveFilter: (frame) => frame.tag === "input" && (frame.attribs.type ?? "").toLowerCase() !== "checkbox",
 };

@@ -1,10 +1,14 @@
+import { svgPictureIn } from "#domain/conversion/binary-pictures.ts";
+import { isCompoundFile, readCompoundStreams } from "#domain/conversion/compound-file.ts";
 import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
 import { decodeText } from "#domain/conversion/conversion.ts";
-import { stripPackage } from "#domain/conversion/external-references.ts";
+import { stripPackage, type Stripped } from "#domain/conversion/external-references.ts";
+import { checkWorkbookFormulas } from "#domain/conversion/formulas.ts";
+import { svgIn } from "#domain/conversion/package-svg.ts";
 import { neutraliseRtf } from "#domain/conversion/rtf.ts";
-import { docLink } from "#domain/conversion/word-binary.ts";
+import { docLink, type DocLink } from "#domain/conversion/word-binary.ts";
 import { checkImagePixels, isImageHeader, readPixelSize } from "#domain/docx/image-info.ts";
-import { SignetError } from "#domain/shared/errors.ts";
+import { isSignetError, SignetError } from "#domain/shared/errors.ts";
 import { readZipDirectory, readZipEntryAsync, readZipEntryHead, type ZipLimits } from "#domain/shared/zip.ts";
 
 /** OfficeInputLimits bound what LibreOffice is given: the zip guards and the pixels of any one image. */
@@ -43,6 +47,102 @@ async function checkPackageImages(bytes: Uint8Array, limits: OfficeInputLimits, 
   }
 }
 
+/** refuseSvgPicture is the 422 for a picture whose bytes LibreOffice reads as an SVG in a format Signet cannot rewrite (RTF, .doc, .xls, .ppt). */
+function refuseSvgPicture(what: string, where: string): SignetError {
+  return new SignetError(
+    "INVALID_DOCUMENT",
+    `The ${what} has a picture (${where}) whose bytes are an SVG drawing, which Signet does not pass on in this format; insert the picture as a PNG or JPEG (or save the document as .docx) and upload it again.`,
+    { details: [{ field: "file", issue: `${where}: SVG picture` }] },
+  );
+}
+
+/** prepareRtf neutralises an RTF's linking fields and checks its pictures: none may be an SVG, none may declare too many pixels. */
+async function prepareRtf(bytes: Uint8Array, what: string, limits: OfficeInputLimits): Promise<{ bytes: Uint8Array; removed: string[] }> {
+  const scan = await neutraliseRtf(bytes);
+  for (const [i, head] of scan.pictures.entries()) {
+    if (svgIn(head)) throw refuseSvgPicture(what, `RTF picture number ${i + 1}`);
+    checkPixels(head, `number ${i + 1} (an RTF picture)`, limits);
+  }
+  return { bytes: scan.bytes, removed: scan.removed };
+}
+
+/** checkBinaryPictures refuses a Word, Excel or PowerPoint 97-2003 file holding a picture whose bytes are an SVG. */
+async function checkBinaryPictures(bytes: Uint8Array, what: string): Promise<void> {
+  if (!isCompoundFile(bytes)) return;
+  const where = await svgPictureIn(await readCompoundStreams(bytes, what));
+  if (where) throw refuseSvgPicture(what, where);
+}
+
+/** MAX_NESTING is how deep documents may sit inside documents (an altChunk DOCX holding another): deeper is refused. */
+const MAX_NESTING = 2;
+
+type PackageFormat = "docx" | "odt" | "xlsx" | "pptx" | "ods" | "odp";
+
+/**
+ * preparePackage applies the package rules (formulas of a workbook, references, SVG pictures,
+ * image pixels) to a package at nesting `depth`, and through stripPackage's hook to every document
+ * inside it (altChunk, embedded objects), within the inflation budget of `limits`.
+ */
+async function preparePackage(bytes: Uint8Array, from: PackageFormat, limits: OfficeInputLimits, depth: number): Promise<Stripped> {
+  // OOXML workbooks and decks keep their outside references in relationships (external links,
+  // linked pictures), OpenDocument ones in xlink:href (table:table-source, draw:image): the same
+  // rules as for DOCX and ODT apply.
+  const kind = from === "docx" || from === "xlsx" || from === "pptx" ? "docx" : "odt";
+  const what = kind === "docx" ? from.toUpperCase() : "OpenDocument file";
+  if (from === "xlsx" || from === "ods") await checkWorkbookFormulas(bytes, from, limits);
+  const embedded = (data: Buffer, part: string, budget: number) =>
+    prepareEmbedded(data, part, { ...limits, maxUncompressedBytes: Math.max(0, budget) }, depth + 1);
+  const stripped = await stripPackage(bytes, kind, limits, embedded);
+  await checkPackageImages(stripped.bytes, limits, what);
+  return stripped;
+}
+
+/** prepareEmbedded checks a document inside a package (a zip package, an RTF or a compound file) by the rules of its kind. */
+async function prepareEmbedded(data: Buffer, part: string, limits: OfficeInputLimits, depth: number): Promise<Stripped> {
+  const what = `embedded document ${part}`;
+  if (depth > MAX_NESTING) {
+    throw new SignetError(
+      "INVALID_DOCUMENT",
+      `The ${what} holds documents nested more than ${MAX_NESTING} deep, which Signet does not follow; save the document again without them.`,
+      {
+        details: [{ field: "document", issue: `${part}: nested more than ${MAX_NESTING} deep` }],
+      },
+    );
+  }
+  const inside = (removed: string[]) => removed.map((item) => `${part} > ${item}`);
+  if (data[0] === 0x7b) {
+    const rtf = await prepareRtf(data, what, limits);
+    return { bytes: rtf.bytes, removed: inside(rtf.removed), read: data.length };
+  }
+  if (isCompoundFile(data)) {
+    const link = await docLink(data);
+    if (link) throw refuseDocLink(what, link);
+    await checkBinaryPictures(data, what);
+    return { bytes: data, removed: [], read: data.length };
+  }
+  const names = readZipDirectory(data, limits, what).map((entry) => entry.name);
+  const from = names.includes("mimetype") ? "odt" : names.some((name) => name.startsWith("xl/")) ? "xlsx" : "docx";
+  try {
+    const stripped = await preparePackage(data, from, limits, depth);
+    return { ...stripped, removed: inside(stripped.removed) };
+  } catch (error) {
+    // The inner document's own message, said to be about the embedded document.
+    if (!isSignetError(error)) throw error;
+    throw new SignetError(error.code, `In the ${what}: ${error.message}`, {
+      details: (error.details ?? []).map((detail) => ({ ...detail, issue: `${part} > ${detail.issue}` })),
+    });
+  }
+}
+
+/** refuseDocLink is the 422 for a Word 97-2003 file that links to outside content. */
+function refuseDocLink(what: string, link: DocLink): SignetError {
+  return new SignetError(
+    "INVALID_DOCUMENT",
+    `The ${what} has ${link.reason}, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.`,
+    { details: [{ field: "file", issue: link.issue }] },
+  );
+}
+
 const DATA_IMAGE = /data:image\/[a-z0-9.+-]+;base64,/gi;
 
 /** checkDataUriImages checks every base64 image data URI in an HTML or Markdown text (the only images the sanitiser keeps). */
@@ -59,10 +159,13 @@ function checkDataUriImages(text: string, limits: OfficeInputLimits): void {
 
 /**
  * prepareOfficeInput is what every document goes through before LibreOffice sees it:
- * references outside the document are removed (DOCX, ODT, RTF) or refused (.doc, which cannot be
- * rewritten), and images that declare more pixels than maxImagePixels are refused with
- * IMAGE_TOO_LARGE. HTML and Markdown are made self-contained by the converter's sanitiser; their
- * inline images are checked here. Pure: bytes in, bytes out.
+ * references outside the document are removed (DOCX, ODT, RTF and the other packages) or refused
+ * (.doc, which cannot be rewritten), parts LibreOffice would draw as SVG are sanitised or refused
+ * (pictures of RTF and binary files whose bytes are an SVG are refused), documents embedded in a
+ * package get the same checks, workbook formulas that read the machine are refused, and images that
+ * declare more pixels than maxImagePixels are refused with IMAGE_TOO_LARGE. HTML and Markdown are
+ * made self-contained by the converter's sanitiser; their inline images are checked here. Pure:
+ * bytes in, bytes out.
  */
 export async function prepareOfficeInput(request: ConversionRequest, limits: OfficeInputLimits): Promise<PreparedInput> {
   switch (request.from) {
@@ -75,34 +178,33 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
       // OOXML workbooks and decks keep their outside references in relationships (external links,
       // linked pictures), OpenDocument ones in xlink:href (table:table-source, draw:image): the same
       // rules as for DOCX and ODT apply.
-      const kind = request.from === "docx" || request.from === "xlsx" || request.from === "pptx" ? "docx" : "odt";
-      const what = kind === "docx" ? request.from.toUpperCase() : "OpenDocument file";
-      const stripped = await stripPackage(request.bytes, kind, limits);
-      await checkPackageImages(stripped.bytes, limits, what);
+      const stripped = await preparePackage(request.bytes, request.from, limits, 0);
       return { request: { ...request, bytes: stripped.bytes }, removed: stripped.removed };
     }
     case "rtf": {
-      const scan = await neutraliseRtf(request.bytes);
-      for (const [i, head] of scan.pictures.entries()) checkPixels(head, `number ${i + 1} (an RTF picture)`, limits);
-      return { request: { ...request, bytes: scan.bytes }, removed: scan.removed };
+      const rtf = await prepareRtf(request.bytes, "RTF document", limits);
+      return { request: { ...request, bytes: rtf.bytes }, removed: rtf.removed };
     }
     case "doc": {
-      const link = await docLink(request.bytes);
-      if (link) {
-        throw new SignetError(
-          "INVALID_DOCUMENT",
-          `The .doc file has ${link.reason}, which loads content from outside the document; Signet does not follow such links. Break the link in a word processor (or save as .docx) and upload it again.`,
-          { details: [{ field: "file", issue: link.issue }] },
-        );
+      // An RTF file named .doc (Word writes them) is read as RTF: the RTF rules apply.
+      if (Buffer.from(request.bytes.subarray(0, 5)).toString("latin1") === "{\\rtf") {
+        const rtf = await prepareRtf(request.bytes, ".doc file", limits);
+        return { request: { ...request, bytes: rtf.bytes }, removed: rtf.removed };
       }
+      const link = await docLink(request.bytes);
+      if (link) throw refuseDocLink(".doc file", link);
+      await checkBinaryPictures(request.bytes, ".doc file");
       return { request, removed: [] };
     }
     case "xls":
     case "ppt":
+      // Binary workbooks and decks cannot be rewritten here: LibreOffice refuses their external
+      // content without a user's consent (Err:540), and the box it runs in has no network
+      // (docs/reliability.md); a picture whose bytes are an SVG is refused.
+      await checkBinaryPictures(request.bytes, request.from === "xls" ? ".xls file" : ".ppt file");
+      return { request, removed: [] };
     case "csv":
-      // Binary workbooks and decks cannot be rewritten here, and CSV holds no reference: LibreOffice
-      // refuses their external content without a user's consent (Err:540), and the box it runs in
-      // has no network (docs/reliability.md).
+      // CSV holds no reference, and it is imported without evaluating formulas (job-files.ts).
       return { request, removed: [] };
     case "md":
     case "html": {

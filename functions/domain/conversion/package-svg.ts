@@ -11,33 +11,65 @@ import { formatBytes } from "#domain/shared/sizes.ts";
  * before LibreOffice sees it, and LibreOffice is given the sanitised text.
  */
 
-/** SVG_HEAD is how much of an entry is read to tell an SVG: its root element comes after the prolog. */
+/** SVG_HEAD is how much of a picture is looked at to tell an SVG (LibreOffice looks at 2,048 bytes, inflated when gzip-compressed). */
 export const SVG_HEAD = 4096;
 
-// The prolog before a root element (XML declaration, processing instructions, comments, a document
-// type, white space), then a root element named svg with or without a prefix.
-const SVG_ROOT = /^(?:\uFEFF|\xEF\xBB\xBF)?(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>[]*(?:\[[\s\S]*?\])?\s*>)*<(?:[\w.-]+:)?svg[\s/>]/i;
+// LibreOffice's detector (vcl GraphicFormatDetector::checkSVG) takes "<svg" anywhere in the first
+// bytes, or "<?xml", "version", "DOCTYPE" and "svg" in that order; its SVG reader then draws an
+// <svg> nested inside any other XML. Looked for here without regard to case.
+const SVG_MARK = /<svg|<\?xml[\s\S]*?version[\s\S]*?doctype[\s\S]*?svg/i;
 const GZIP = (head: Uint8Array) => head[0] === 0x1f && head[1] === 0x8b;
+// Formats LibreOffice recognises by their signature before it looks for SVG.
+const SIGNATURES = [
+  [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+  [0xff, 0xd8, 0xff],
+  [0x47, 0x49, 0x46, 0x38],
+];
 
 /**
- * svgPartKind tells an entry LibreOffice would read as an SVG picture, by its name (.svg, .svgz) or
- * by its bytes as LibreOffice's own format detection does (whatever the name): a text whose root
- * element is <svg> ("svg"), or such a text gzip-compressed ("svgz").
+ * svgIn tells whether picture bytes are what LibreOffice's format detection takes for an SVG,
+ * whatever the name or content type they come with: "svg" for text, "svgz" for gzip-compressed
+ * text; undefined for anything else (a PNG, JPEG or GIF by its signature comes first).
  */
-export function svgPartKind(name: string, head: Uint8Array): "svg" | "svgz" | undefined {
+export function svgIn(head: Uint8Array): "svg" | "svgz" | undefined {
   if (GZIP(head)) {
-    if (/\.svgz$/i.test(name)) return "svgz";
     let inflated: Buffer;
     try {
-      // A partial stream inflates as far as it goes; 1 KB in is at most about 1 MB out.
-      inflated = gunzipSync(head.subarray(0, 1024), { finishFlush: 2 /* Z_SYNC_FLUSH */, maxOutputLength: 2 * 1024 * 1024 });
+      // A partial stream inflates as far as it goes; 4 KB in is at most about 4.2 MB out (deflate's 1:1032).
+      inflated = gunzipSync(head.subarray(0, SVG_HEAD), { finishFlush: 2 /* Z_SYNC_FLUSH */, maxOutputLength: 5 * 1024 * 1024 });
     } catch {
       return undefined;
     }
-    return SVG_ROOT.test(inflated.subarray(0, SVG_HEAD).toString("latin1")) ? "svgz" : undefined;
+    // Inflated once, as LibreOffice does: what comes out is looked at as it is.
+    return svgText(inflated) ? "svgz" : undefined;
   }
-  if (/\.svg$/i.test(name)) return "svg";
-  return SVG_ROOT.test(Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, SVG_HEAD)).toString("latin1")) ? "svg" : undefined;
+  return svgText(head) ? "svg" : undefined;
+}
+
+/** svgText tells whether bytes, as they are, start like an SVG to LibreOffice's detector (and not like a PNG, JPEG or GIF). */
+function svgText(head: Uint8Array): boolean {
+  if (SIGNATURES.some((signature) => signature.every((byte, i) => head[i] === byte))) return false;
+  return SVG_MARK.test(latin1Head(head));
+}
+
+const latin1Head = (head: Uint8Array) => Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, SVG_HEAD)).toString("latin1");
+
+// OpenDocument's own parts use the svg: prefix for ODF attributes and elements (svg:title, svg:desc).
+const ODF_DOCUMENT_PART = /(?:^|\/)(?:content|styles|meta|settings|manifest)\.xml$/i;
+
+/**
+ * svgPartKind tells an entry LibreOffice would read as an SVG picture, by its name (.svg, .svgz) or
+ * by its bytes (svgIn). An OpenDocument part of the document itself (content.xml, styles.xml, ...)
+ * whose only "<svg" are prefixed ODF names ("<svg:title") is no picture.
+ */
+export function svgPartKind(name: string, head: Uint8Array, odf = false): "svg" | "svgz" | undefined {
+  if (GZIP(head) && /\.svgz$/i.test(name)) return "svgz";
+  const kind = svgIn(head);
+  if (kind === "svg" && odf && ODF_DOCUMENT_PART.test(name)) {
+    if (!/<svg(?!:)|<\?xml[\s\S]*?version[\s\S]*?doctype/i.test(latin1Head(head))) return undefined;
+  }
+  if (kind) return kind;
+  return /\.svg$/i.test(name) ? "svg" : undefined;
 }
 
 /** refuseSvgz is the 422 for a compressed SVG, which Signet cannot check without inflating it whole. */

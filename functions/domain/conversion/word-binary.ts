@@ -5,8 +5,9 @@ import { TimeSlice } from "#domain/shared/time-slice.ts";
 /**
  * What in a Word 97-2003 file makes a reader load something from outside it. A .doc cannot be
  * rewritten here, so any of these refuses the file:
- * - a linking field (INCLUDEPICTURE, INCLUDETEXT, LINK, DDE, ...), found by its field-start
- *   character in the file and in every stream read whole (text may cross sectors);
+ * - a linking field (INCLUDEPICTURE, INCLUDETEXT, LINK, DDE, ...), found by the field-type byte
+ *   of its descriptor (what LibreOffice dispatches on, whatever the field's text says), and by its
+ *   field-start character and name in the file and in every stream read whole (text may cross sectors);
  * - a floating or inline picture whose OfficeArt properties ([MS-ODRAW] OfficeArtFOPT) set
  *   msoblipflagLinkToFile on pibFlags (or on the picture fill of a shape or line): its pibName is
  *   a path or URL LibreOffice loads (LibreOffice itself writes such a .doc for a linked picture
@@ -65,6 +66,65 @@ function linkedPicf(stream: Buffer, at: number): boolean {
   return name.every((byte) => byte >= 0x20 && byte !== 0x7f);
 }
 
+// The field-type byte of a field's begin character ([MS-DOC] 2.9.90 Flt): the types that load
+// content from outside the document. LibreOffice dispatches on this byte, not on the field's text.
+const LINKING_FIELD_TYPES = new Map([
+  [36, "INCLUDE"],
+  [45, "DDE"],
+  [46, "DDEAUTO"],
+  [55, "IMPORT"],
+  [56, "LINK"],
+  [67, "INCLUDEPICTURE"],
+  [68, "INCLUDETEXT"],
+  [78, "DATABASE"],
+  [82, "SUBSCRIBER"],
+]);
+// FibRgFcLcb97 pairs of the field tables: main text, headers, footnotes, comments, macros, endnotes, text boxes, header text boxes.
+const FIELD_TABLES = [16, 17, 18, 19, 20, 48, 57, 59];
+const FIELD_BEGIN = 0x13;
+
+/**
+ * linkingFieldType finds a field whose type byte (in the PLCFs of field descriptors the FIB points
+ * at, in the table stream) is a linking type; returns its name, or undefined. Every WordDocument
+ * stream is read with every table stream of the name its FIB gives (embedded documents have their
+ * own, and names may repeat); a FIB or table that cannot be followed is left to the other checks.
+ */
+function linkingFieldType(streams: ReadonlyArray<{ name: string; bytes: Buffer }>): string | undefined {
+  for (const { name, bytes: word } of streams) {
+    if (name !== "WordDocument" || word.length < 160 || word.readUInt16LE(0) !== 0xa5ec) continue;
+    const tableName = (word.readUInt16LE(0x0a) & 0x0200) !== 0 ? "1Table" : "0Table";
+    for (const table of streams.filter((stream) => stream.name === tableName)) {
+      const found = fieldTypesIn(word, table.bytes);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** fieldTypesIn reads the field tables one FIB points at in one table stream; returns the first linking type. */
+function fieldTypesIn(word: Buffer, table: Buffer): string | undefined {
+  let at = 34 + word.readUInt16LE(32) * 2;
+  if (at + 2 > word.length) return undefined;
+  at += 2 + word.readUInt16LE(at) * 4;
+  if (at + 2 > word.length) return undefined;
+  const pairs = word.readUInt16LE(at);
+  at += 2;
+  for (const index of FIELD_TABLES) {
+    if (index >= pairs || at + index * 8 + 8 > word.length) continue;
+    const fc = word.readUInt32LE(at + index * 8);
+    const lcb = word.readUInt32LE(at + index * 8 + 4);
+    if (lcb < 4 + 6 || fc + lcb > table.length) continue;
+    // A PLCF: n + 1 character positions, then n two-byte field descriptors (ch, flt).
+    const count = Math.floor((lcb - 4) / 6);
+    const descriptors = fc + (count + 1) * 4;
+    for (let i = 0; i < count; i++) {
+      const type = LINKING_FIELD_TYPES.get(table[descriptors + i * 2 + 1]!);
+      if ((table[descriptors + i * 2]! & 0x1f) === FIELD_BEGIN && type) return type;
+    }
+  }
+  return undefined;
+}
+
 /** scanStream looks at every offset of one stream for a linked picture record. */
 async function scanStream(name: string, stream: Buffer, slice: TimeSlice): Promise<DocLink | undefined> {
   for (let at = 0; at + 8 <= stream.length; at++) {
@@ -91,12 +151,14 @@ export async function docLink(bytes: Uint8Array): Promise<DocLink | undefined> {
   if (field) return { reason: `a ${field} field`, issue: `${field} field` };
   if (!isCompoundFile(bytes)) return undefined;
   const slice = new TimeSlice();
+  const streams = await readCompoundStreams(bytes, ".doc file", slice);
   // Embedded objects' streams too: an embedded document can hold links of its own.
-  for (const { name, bytes: stream } of await readCompoundStreams(bytes, ".doc file", slice)) {
+  for (const { name, bytes: stream } of streams) {
     const inStream = docLinkField(stream);
     if (inStream) return { reason: `a ${inStream} field`, issue: `${inStream} field` };
     const found = await scanStream(name, stream, slice);
     if (found) return found;
   }
-  return undefined;
+  const typed = linkingFieldType(streams);
+  return typed ? { reason: `a ${typed} field`, issue: `${typed} field (field type)` } : undefined;
 }
