@@ -477,7 +477,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IMAGE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "DATA_MISSING" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "LEVEL_UNAVAILABLE" | "INVALID_CODE" | "CODE_EXPIRED" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IMAGE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "DATA_MISSING" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "LEVEL_UNAVAILABLE" | "INVALID_CODE" | "CODE_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
             /**
              * @description The HTTP reason phrase.
              * @example Bad Request
@@ -1771,7 +1771,10 @@ export interface operations {
     sign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1789,6 +1792,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     /**
                      * @description Present when Signet rewrote an unsigned PDF once before signing it, and why: `repaired cross-reference` (readers repair such files; Signet signs the clean rewrite) or `hybrid cross-reference made plain` (strict validators refuse hybrid-reference files). The audit record holds both SHA-256s.
                      * @example repaired cross-reference
@@ -1847,6 +1855,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer. */
+            409: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document, or an image or signature value, declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); a decoder or LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
@@ -1875,7 +1902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `MISSING_SUBMIT_EVENT`: The audit trail has no event of type submit. `LEVEL_UNAVAILABLE`: The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data. */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `MISSING_SUBMIT_EVENT`: The audit trail has no event of type submit. `LEVEL_UNAVAILABLE`: The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data. `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body) of the same API key. */
             422: {
                 headers: {
                     /**
@@ -1988,7 +2015,10 @@ export interface operations {
     timestamp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2013,6 +2043,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,6 +2096,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer. */
+            409: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. */
             413: {
                 headers: {
@@ -2089,7 +2143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `LEVEL_UNAVAILABLE`: The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data. */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `LEVEL_UNAVAILABLE`: The requested signature level cannot be produced: B-T and above need a timestamp authority (SIGNET_TSA_URL); B-LT and B-LTA need complete certificate chains that name their revocation data. `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body) of the same API key. */
             422: {
                 headers: {
                     /**
@@ -2191,7 +2245,10 @@ export interface operations {
                 /** @description Output format. */
                 to?: "docx" | "pdf";
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2209,6 +2266,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2257,6 +2319,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer. */
+            409: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document, or an image or signature value, declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); a decoder or LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
@@ -2285,7 +2366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `FIELD_NOT_FOUND`: A field id or group matches nothing in the template. `FIELD_TYPE_MISMATCH`: A value does not fit the control it targets (a table into inline text, an image into a checkbox). `DATA_MISSING`: A {{tag}} of the template has no value in the annotate request's data. `INVALID_IMAGE`: An image value is not a PNG, JPEG, GIF, WebP or SVG data URI or URL, cannot be decoded, or is an SVG Signet refuses (a DTD or entities). */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `FIELD_NOT_FOUND`: A field id or group matches nothing in the template. `FIELD_TYPE_MISMATCH`: A value does not fit the control it targets (a table into inline text, an image into a checkbox). `DATA_MISSING`: A {{tag}} of the template has no value in the annotate request's data. `INVALID_IMAGE`: An image value is not a PNG, JPEG, GIF, WebP or SVG data URI or URL, cannot be decoded, or is an SVG Signet refuses (a DTD or entities). `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body) of the same API key. */
             422: {
                 headers: {
                     /**
@@ -2398,7 +2479,10 @@ export interface operations {
     annotateFields: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2416,6 +2500,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2464,6 +2553,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer. */
+            409: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. */
             413: {
                 headers: {
@@ -2492,7 +2600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body) of the same API key. */
             422: {
                 headers: {
                     /**
@@ -2600,7 +2708,10 @@ export interface operations {
                 /** @description A reference from POST /v1/uploads: convert that uploaded file instead of a multipart body (send no body). Use it for files above about 4.5 MB on AWS. */
                 upload?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2625,6 +2736,11 @@ export interface operations {
                      * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
                      */
                     "X-Request-Id"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     /**
                      * @description The uploaded file's name with the new extension.
                      * @example attachment; filename="contract.pdf"; filename*=UTF-8''contract.pdf
@@ -2679,6 +2795,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer. */
+            409: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The body, the document, an image or a list is over its size limit. `IMAGE_TOO_LARGE`: An image inside the document, or an image or signature value, declares more pixels than the limit (SIGNET_MAX_IMAGE_PIXELS); a decoder or LibreOffice would allocate memory for all of them. */
             413: {
                 headers: {
@@ -2707,7 +2842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. */
+            /** @description `INVALID_DOCUMENT`: The document is not a readable PDF or DOCX (or not the kind this endpoint takes). `ENCRYPTED_DOCUMENT`: The document is password-protected or encrypted. `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body) of the same API key. */
             422: {
                 headers: {
                     /**

@@ -49,6 +49,31 @@ export function keyTable(table: ITable, actions: readonly string[]): Binding {
   };
 }
 
+/** IDEMPOTENCY_ITEMS is the partition key prefix of idempotency records in the key table (functions/adapters/dynamodb-idempotency-store.ts). */
+const IDEMPOTENCY_ITEMS = "IDEM#*";
+
+/** idempotencyAnswerObjects is the uploads bucket's folder of answers too large for a table item (the bucket's one-day rule expires them). */
+const idempotencyAnswerObjects = "idempotency/*";
+
+/**
+ * idempotencyStore binds the records of Idempotency-Key (functions/adapters/dynamodb-idempotency-store.ts):
+ * single-item reads and conditional writes on the key table, limited by dynamodb:LeadingKeys to the
+ * IDEM# items (never an API key's), and put, read and delete under idempotency/ of the uploads bucket.
+ */
+export function idempotencyStore(table: ITable, uploads: IBucket): Binding {
+  return {
+    env: { SIGNET_TABLE: table.tableName, SIGNET_UPLOADS_BUCKET: uploads.bucketName },
+    statements: [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [IDEMPOTENCY_ITEMS] } },
+      }),
+      new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], resources: [uploads.arnForObjects(idempotencyAnswerObjects)] }),
+    ],
+  };
+}
+
 /**
  * identityObjects are the objects of functions/adapters/s3-identity-store.ts, per side. Signing
  * reads the key (identity.p12 wins over identity.pem), writes a generated identity.pem when

@@ -64,6 +64,15 @@ function acknowledgeFunctionFindings(parts: NagParts): void {
         "Documents staged for the office function are named per job at run time (office/<random id>/input and /output), so no fixed object ARN exists; the statement is limited to the office/ prefix of the uploads bucket and to PutObject, GetObject and DeleteObject, which the caller's presigned URLs lend the office function for one object each.",
     });
   }
+  for (const name of ["sign", "timestamp", "annotate", "annotate-fields", "convert"]) {
+    const fn = parts.functions[name];
+    if (!fn) continue;
+    Validations.of(fn).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::<UploadsBucket5E5E9B64.Arn>/idempotency/*]",
+      reason:
+        "Answers kept for Idempotency-Key replay are named per record and run at run time (idempotency/<scope hash>/<run id>), so no fixed object ARN exists; the statement is limited to the idempotency/ prefix of the uploads bucket (expired by its one-day rule) and to PutObject, GetObject and DeleteObject.",
+    });
+  }
   const office = parts.office;
   // On the role, which the office construct makes beside the function (infra/office-worker.ts).
   Validations.of(office.fn.role!).acknowledge({

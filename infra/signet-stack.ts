@@ -31,7 +31,7 @@ import { SigningKeys } from "./signing-keys.ts";
 import { sofficeInImage } from "./base-image.ts";
 import { type AlarmSet, createAlarms } from "./alarms.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
-import { type Binding, bind, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
+import { type Binding, bind, idempotencyStore, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
 import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
 import { OfficeWorker } from "./office-worker.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
@@ -194,6 +194,8 @@ export class SignetStack extends Stack {
       bind(fns[name]!, setting("SIGNET_OFFICE_FUNCTION", office.fn.functionName), officeStaging(uploadsBucket));
       office.grantInvoke(fns[name]!);
     }
+    // Idempotency-Key: records in the key table, large answers under idempotency/ of the uploads bucket.
+    for (const route of routes) if (route.idempotent) bind(fns[route.name]!, idempotencyStore(table, uploadsBucket));
 
     this.api = this.createApi(props, corsOrigin);
     // The certificate Signet issues names the API's own CRL (B-LT/B-LTA; built from the API id, not its stage, to avoid a cycle).

@@ -104,7 +104,8 @@ function toStoreError(error: unknown): unknown {
   return new SignetError("SERVICE_UNAVAILABLE", "The key store cannot be reached right now; retry in a moment.", { cause: error });
 }
 
-function createClient(options: DynamoKeyStoreOptions): DynamoDBClient {
+/** createDynamoClient is a DynamoDB client for the key table's endpoint, each call bounded by DYNAMODB_CLIENT_LIMITS (the idempotency store shares it). */
+export function createDynamoClient(options: DynamoKeyStoreOptions): DynamoDBClient {
   return new DynamoDBClient({
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -186,7 +187,7 @@ class DynamoKeyStore implements KeyStore {
   readonly #table: string;
 
   constructor(options: DynamoKeyStoreOptions) {
-    this.#db = DynamoDBDocumentClient.from(createClient(options), { marshallOptions: { removeUndefinedValues: true } });
+    this.#db = DynamoDBDocumentClient.from(createDynamoClient(options), { marshallOptions: { removeUndefinedValues: true } });
     this.#table = options.tableName;
   }
 
@@ -389,7 +390,7 @@ export function createDynamoKeyStore(options: DynamoKeyStoreOptions): KeyStore {
  * and waits until it is active. TTL is not switched on here: dynalite does not support it.
  */
 export async function ensureKeyTable(options: DynamoKeyStoreOptions): Promise<void> {
-  const client = createClient(options);
+  const client = createDynamoClient(options);
   try {
     try {
       await client.send(

@@ -33,6 +33,12 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
    * that sends its own (the docs page allows its one inline script by hash).
    */
   contentSecurityPolicy?: "handler";
+  /**
+   * The route does work a retry must not repeat (sign, annotate, convert, verify, timestamp): it
+   * takes an Idempotency-Key header (functions/http/idempotency.ts), and the stack lets its function
+   * keep answers (the key table, the uploads bucket's idempotency/ folder).
+   */
+  idempotent?: true;
   /** Error codes this endpoint can answer with besides the ones every endpoint can. */
   errors: ErrorCode[];
   /**

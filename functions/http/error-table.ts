@@ -45,6 +45,14 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
     description: "The code does not work for this address (wrong, none pending, dead, or not known to the caller): one answer for every reason.",
   },
   CODE_EXPIRED: { status: 422, description: "The right code, but it has expired or was already used; request a new one." },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    description: "The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body) of the same API key.",
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    description: "The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer.",
+  },
   RATE_LIMIT_ERROR: { status: 429, description: "Too many requests; retry after the number of seconds in Retry-After." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected failure; the cause is logged under the request id." },
   FETCH_FAILED: { status: 502, description: "A document or image URL could not be fetched safely." },
@@ -81,6 +89,7 @@ export const reasonPhrases: Record<number, string> = {
   404: "Not Found",
   405: "Method Not Allowed",
   408: "Request Timeout",
+  409: "Conflict",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
   422: "Unprocessable Entity",

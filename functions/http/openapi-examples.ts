@@ -124,6 +124,12 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
     details: [{ field: "query.code", issue: "not a working code for this address" }],
   },
   CODE_EXPIRED: { message: "The code has expired (codes last 15 minutes). Request a new code with GET /v1/auth/register?email=...." },
+  IDEMPOTENCY_KEY_REUSED: {
+    message: "This Idempotency-Key was used for a different request (method, path, query or body) in the last 24 hours; use a new key for a new request.",
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    message: "The first request with this Idempotency-Key is still being processed; retry after the seconds in Retry-After to get its answer.",
+  },
   RATE_LIMIT_ERROR: { message: "Too many codes requested for this address; retry in 840 seconds." },
   INTERNAL_ERROR: { message: `Something went wrong on our side. Quote request id ${REQUEST_ID} when reporting it.` },
   FETCH_FAILED: { message: "document.url could not be fetched: the host resolves to a private address (10.0.0.5)." },

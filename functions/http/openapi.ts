@@ -54,6 +54,11 @@ export function errorCodesOf(route: Route): ErrorCode[] {
   }
   codes.add("HEADERS_TOO_LARGE");
   for (const code of route.errors) codes.add(code);
+  if (route.idempotent) {
+    codes.add("IDEMPOTENCY_KEY_REUSED");
+    codes.add("IDEMPOTENCY_KEY_IN_USE");
+    codes.add("SERVICE_UNAVAILABLE"); // the idempotency store cannot be reached
+  }
   codes.add("RATE_LIMIT_ERROR"); // the gateway throttles every route
   codes.add("INTERNAL_ERROR");
   return [...codes];
@@ -71,7 +76,7 @@ function errorResponses(route: Route): ZodOpenApiResponsesObject {
       description: codes.map((code) => `\`${code}\`: ${errorTable[code].description}`).join(" "),
       headers: {
         ...requestIdHeader,
-        ...(status === 429 || status === 503
+        ...(status === 429 || status === 409 || status === 503
           ? {
               "Retry-After": {
                 description:
@@ -95,6 +100,30 @@ function errorResponses(route: Route): ZodOpenApiResponsesObject {
   return responses;
 }
 
+/** idempotencyKeyHeader is the Idempotency-Key request header of idempotent routes (functions/http/idempotency.ts). */
+const idempotencyKeyHeader = z.object({
+  "Idempotency-Key": z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x20-\x7e]+$/)
+    .optional()
+    .meta({
+      description:
+        "Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again.",
+      example: "5f1c7f2e-8d4b-4a7e-9c61-0e7f3d2b9a10",
+    }),
+});
+
+/** replayedHeader marks a replayed answer on the success response of idempotent routes. */
+const replayedHeader = {
+  "Idempotent-Replayed": {
+    description: "`true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).",
+    schema: { type: "string" as const },
+    example: "true",
+  },
+};
+
 function successResponse(route: Route, examples: OperationExamples): ZodOpenApiResponsesObject["200"] {
   const binary = z.string().meta({ format: "binary" });
   const schema = route.success.schema ?? (route.success.contentType === "application/json" ? z.object({}).loose() : binary);
@@ -106,7 +135,7 @@ function successResponse(route: Route, examples: OperationExamples): ZodOpenApiR
   );
   return {
     description: route.success.description,
-    headers: { ...requestIdHeader, ...successHeaders },
+    headers: { ...requestIdHeader, ...(route.idempotent ? replayedHeader : {}), ...successHeaders },
     content: {
       [route.success.contentType]: {
         schema,
@@ -125,8 +154,14 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
     description: route.description,
     tags: [route.tag],
     ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
-    ...(route.query || route.params
-      ? { requestParams: { ...(route.query ? { query: route.query as z.ZodObject } : {}), ...(route.params ? { path: route.params } : {}) } }
+    ...(route.query || route.params || route.idempotent
+      ? {
+          requestParams: {
+            ...(route.query ? { query: route.query as z.ZodObject } : {}),
+            ...(route.params ? { path: route.params } : {}),
+            ...(route.idempotent ? { header: idempotencyKeyHeader } : {}),
+          },
+        }
       : {}),
     responses: {
       "200": successResponse(route, examples),

@@ -21,6 +21,7 @@ import { requestFacts, requestIdOf } from "#http/middlewares/request-facts.ts";
 import { requestSizeLimit } from "#http/middlewares/request-size-limit.ts";
 import { securityHeaders } from "#http/middlewares/security-headers.ts";
 import { streamResponse } from "#http/middlewares/stream-response.ts";
+import { type IdempotencyDeps, idempotent } from "#http/idempotency.ts";
 import type { HttpResponse } from "#http/responses.ts";
 import { ensureStreamingRuntime } from "#http/streaming.ts";
 
@@ -67,6 +68,8 @@ export interface HandlerOptions {
   settings: HttpSettings;
   /** The per-key request limit of authorised routes (none: no limit). */
   keyRate?: KeyRateGuard | undefined;
+  /** The idempotency store and clock of routes whose contract says `idempotent` (functions/http/idempotency.ts). */
+  idempotency?: IdempotencyDeps | undefined;
 }
 
 /**
@@ -126,7 +129,10 @@ function routeHandler<Q extends z.ZodType, B extends z.ZodType>(handler: RouteHa
 export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions) {
   const streaming = contract.streaming === true;
   if (streaming) ensureStreamingRuntime();
+  const work = routeHandler(handler);
+  // Idempotency-Key: inside the chain, after the request is read and checked, so a replayed answer gets every `after` step too.
+  const idempotency = contract.idempotent === true ? (options.idempotency ?? { store: undefined, now: Date.now }) : undefined;
   return middy<PipelineEvent, HttpResponse, Error, Context, PipelineInternal>(streaming ? { executionMode: executionModeStreamifyResponse } : {})
     .use(middlewaresOf(contract as RouteContract, options))
-    .handler(routeHandler(handler));
+    .handler(idempotency ? idempotent(work, idempotency, contract) : work);
 }

@@ -407,6 +407,10 @@ describe("least privilege", () => {
   const consume = ["s3:DeleteObject", "s3:GetObject", "s3:ListBucket"];
   // The office callers: invoke the office function, stage documents under office/.
   const office = ["lambda:InvokeFunction", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
+  // Idempotency-Key records: the key table's IDEM# items, large answers under idempotency/ (test/infra/idempotency.test.ts).
+  const idempotency = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
+  // For the office callers CDK merges the idempotency/ statement into the office/ one (the same three S3 actions).
+  const idempotencyBesideOffice = idempotency.filter((action) => action.startsWith("dynamodb:"));
   const expected: Record<string, string[]> = {
     // SendEmail twice: on the sender identity and its configuration set (one statement, two
     // resources), and (SES sandbox, the default) on any verified recipient identity, From the
@@ -423,17 +427,18 @@ describe("least privilege", () => {
     sign: [
       ...["dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"],
       ...office,
+      ...idempotencyBesideOffice,
     ].sort(),
     // verify: the published chain, and consuming uploads (verify has no key to count).
     verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
     // verify-crl: the published chain and the kept CRL; no KMS call (infra/crl-issuer.ts signs it).
     "verify-crl": ["s3:GetObject", "s3:ListBucket"],
-    annotate: [...consume, ...office, "dynamodb:UpdateItem"].sort(),
+    annotate: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
-    timestamp: [...consume, "dynamodb:UpdateItem"].sort(),
-    "annotate-fields": [...consume, "dynamodb:UpdateItem"].sort(),
-    convert: [...consume, ...office, "dynamodb:UpdateItem"].sort(),
+    timestamp: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    "annotate-fields": [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    convert: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
     uploads: ["dynamodb:UpdateItem", "s3:PutObject"],
   };
 

@@ -74,7 +74,10 @@ describe("the OpenAPI document is complete", () => {
       ).toEqual(Object.keys(pathShape).sort());
       for (const name of Object.keys(pathShape)) expect(route.path).toContain(`{${name}}`);
       for (const parameter of parameters.filter((parameter) => parameter.in === "path")) expect(parameter.required).toBe(true);
-      const queryParameters = parameters.filter((parameter) => parameter.in !== "path");
+      // Idempotent routes take one header, Idempotency-Key, optional; no other header is a parameter.
+      const headerParameters = parameters.filter((parameter) => parameter.in === "header");
+      expect(headerParameters.map((parameter) => [parameter.name, Boolean(parameter.required)])).toEqual(route.idempotent ? [["Idempotency-Key", false]] : []);
+      const queryParameters = parameters.filter((parameter) => parameter.in !== "path" && parameter.in !== "header");
       expect(queryParameters.map((parameter) => parameter.name).sort()).toEqual(Object.keys(shape).sort());
       for (const parameter of queryParameters) {
         expect(parameter.in).toBe("query");
@@ -105,6 +108,8 @@ describe("the OpenAPI document is complete", () => {
     it("documents each error code it can answer with, with an example in the error layout", () => {
       const codes = errorCodesOf(route);
       if (route.auth) expect(codes).toContain("AUTHENTICATION_ERROR");
+      if (route.idempotent) expect(codes).toEqual(expect.arrayContaining(["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"]));
+      if (route.idempotent) expect(Object.keys(operation.responses["200"]!.headers ?? {})).toContain("Idempotent-Replayed");
       for (const code of codes) {
         const status = errorTable[code].status;
         const response = operation.responses[String(status)];
@@ -115,7 +120,7 @@ describe("the OpenAPI document is complete", () => {
         const body = errorBodySchema.parse(example!.value);
         expect(body).toMatchObject({ code, error: reasonPhrases[status] });
         expect(body.message.length).toBeGreaterThan(10);
-        if (status === 429) expect(Object.keys(response!.headers ?? {})).toContain("Retry-After");
+        if (status === 429 || status === 409) expect(Object.keys(response!.headers ?? {})).toContain("Retry-After");
       }
     });
 

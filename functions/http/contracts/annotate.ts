@@ -95,6 +95,7 @@ export const annotateRoute = defineRoute({
   method: "POST",
   path: "/v1/annotate",
   auth: true,
+  idempotent: true,
   streaming: true, // a filled DOCX or its PDF may outgrow Lambda's 6 MB buffered limit
   tag: "Annotate",
   summary: "Fill a DOCX template",
@@ -142,6 +143,7 @@ export const annotateFieldsRoute = defineRoute({
   method: "POST",
   path: "/v1/annotate/fields",
   auth: true,
+  idempotent: true,
   tag: "Annotate",
   summary: "List a template's fields",
   description:

@@ -7,6 +7,7 @@ export const convertRoute = defineRoute({
   method: "POST",
   path: "/v1/convert",
   auth: true,
+  idempotent: true,
   streaming: true, // the converted file goes out as raw bytes, beyond Lambda's 6 MB buffered limit
   tag: "Convert",
   summary: "Convert an office document",

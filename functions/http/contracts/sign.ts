@@ -59,6 +59,7 @@ export const signRoute = defineRoute({
   method: "POST",
   path: "/v1/sign",
   auth: true,
+  idempotent: true,
   // A 25 MB document signs to a ~34 MB JSON answer: streamed, beyond Lambda's 6 MB buffered limit.
   streaming: true,
   tag: "Sign",

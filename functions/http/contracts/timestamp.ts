@@ -9,6 +9,7 @@ export const timestampRoute = defineRoute({
   method: "POST",
   path: "/v1/timestamp",
   auth: true,
+  idempotent: true,
   tag: "Sign",
   summary: "Add a document timestamp to a signed PDF (B-LTA renewal)",
   description:

@@ -23,9 +23,12 @@ export interface LoopbackTsa {
  * startLoopbackTsa answers timestamp queries with `openssl ts -reply`, signing as the test PKI's
  * "tsa" (issued by "tsa-root", extendedKeyUsage timeStamping, critical). With `selfSigned` it
  * signs as "tsa-self-signed", its own root: its token's chain is complete and needs no revocation
- * data, for B-LT against a loopback TSA. `tamper` rewrites each reply before it goes out.
+ * data, for B-LT against a loopback TSA. `tamper` rewrites each reply before it goes out; `hold`,
+ * called when a query has arrived, delays its reply until the promise it returns settles.
  */
-export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Buffer; selfSigned?: boolean } = {}): Promise<LoopbackTsa> {
+export async function startLoopbackTsa(
+  options: { tamper?: (reply: Buffer) => Buffer; selfSigned?: boolean; hold?: () => Promise<void> } = {},
+): Promise<LoopbackTsa> {
   const dir = scratchDir("tsa");
   const pki = testPki();
   const signer = options.selfSigned ? "tsa-self-signed" : "tsa";
@@ -55,6 +58,14 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
   writeFileSync(join(dir, "serial"), "01\n");
 
   const state = { requests: 0, connections: 0 };
+  // One `openssl ts -reply` at a time: concurrent runs race on the serial file, and the loser
+  // answers a rejection (PKIStatus 2), which Signet rightly reports as TSA_FAILED.
+  let replies: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = replies.then(work, work);
+    replies = next.catch(() => undefined);
+    return next;
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -63,13 +74,16 @@ export async function startLoopbackTsa(options: { tamper?: (reply: Buffer) => Bu
       const queryPath = join(dir, `q${state.requests}.tsq`);
       const replyPath = join(dir, `r${state.requests}.tsr`);
       writeFileSync(queryPath, Buffer.concat(chunks));
-      opensslAsync(dir, "ts", "-reply", "-config", "tsa.cnf", "-queryfile", queryPath, "-out", replyPath).then(
-        () => {
-          const reply = readFileSync(replyPath);
-          res.writeHead(200, { "content-type": "application/timestamp-reply" }).end(options.tamper ? options.tamper(reply) : reply);
-        },
-        () => res.writeHead(500).end(),
-      );
+      const held = options.hold ? options.hold() : Promise.resolve();
+      held
+        .then(() => oneAtATime(() => opensslAsync(dir, "ts", "-reply", "-config", "tsa.cnf", "-queryfile", queryPath, "-out", replyPath)))
+        .then(
+          () => {
+            const reply = readFileSync(replyPath);
+            res.writeHead(200, { "content-type": "application/timestamp-reply" }).end(options.tamper ? options.tamper(reply) : reply);
+          },
+          () => res.writeHead(500).end(),
+        );
     });
   });
   server.on("connection", () => state.connections++);
