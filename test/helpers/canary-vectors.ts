@@ -3,18 +3,8 @@
 // a file:// path. LibreOffice's detector takes the `<svg` near the part's start and its SVG reader
 // draws the nested <svg>, reading the file: a picture is drawn, a PDF's page is drawn with its text.
 import { pathToFileURL } from "node:url";
+import { NAMESPACES, R, RELS, W } from "#test/helpers/office-vectors.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
-
-const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
-const R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
-const RELS = "http://schemas.openxmlformats.org/package/2006/relationships";
-const NAMESPACES = [
-  `xmlns:w="${W}"`,
-  `xmlns:r="${R}"`,
-  'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"',
-  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"',
-  'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"',
-].join(" ");
 
 /** nestedSvg is the picture part: an SVG inside a foreign wrapper element, its <image> reading `path`. */
 function nestedSvg(path: string): string {

@@ -35,10 +35,12 @@ export interface Vector {
   text: string;
 }
 
-const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
-const R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
-const RELS = "http://schemas.openxmlformats.org/package/2006/relationships";
-const NAMESPACES = [
+/** W, R and RELS are the WordprocessingML, relationship and package-relationship namespaces. */
+export const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+export const R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+export const RELS = "http://schemas.openxmlformats.org/package/2006/relationships";
+/** NAMESPACES declares the prefixes a document.xml of these vectors uses (w, r, wp, a, pic, v, o). */
+export const NAMESPACES = [
   `xmlns:w="${W}"`,
   `xmlns:r="${R}"`,
   'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"',
