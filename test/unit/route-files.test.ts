@@ -13,10 +13,11 @@ const baseNames = (folder: string, extension: string) =>
     .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
     .map((entry) => entry.name.slice(0, -extension.length));
 
-// Not routes: the API-key authorizer, the fallback (404, 405, CORS preflight) and the office
+// Not routes: the API-key authorizer, the fallback (404, 405, CORS preflight), the scheduled CRL
+// issuer (EventBridge, daily) and the office
 // function (LibreOffice on AWS, invoked by sign, annotate and convert, never by the gateway) are
 // Lambda functions without a catalogue entry; config.ts and timeouts.ts are settings every entry imports.
-const otherEntries = ["authorizer", "config", "fallback", "office", "timeouts"];
+const otherEntries = ["authorizer", "config", "crl-issuer", "fallback", "office", "timeouts"];
 // The authorizer's TOKEN event and the fallback's three.
 const otherEvents = ["authorizer", "fallback-method-not-allowed", "fallback-not-found", "options-preflight"];
 
