@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { readCompoundStreams } from "#domain/conversion/compound-file.ts";
-import { docLink } from "#domain/conversion/word-binary.ts";
+import { type OfficeInputLimits, prepareOfficeInput } from "#domain/conversion/office-input.ts";
 import { docFixture, sharedChainDoc } from "#test/helpers/compound-files.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
 
 const MB = 1024 * 1024;
+const OFFICE_LIMITS: OfficeInputLimits = { maxEntries: 5000, maxUncompressedBytes: 200 * MB, maxImagePixels: 100_000_000, maxSvgBytes: 10 * MB };
 const total = (streams: ReadonlyArray<{ bytes: Buffer }>) => streams.reduce((sum, stream) => sum + stream.bytes.length, 0);
 
 describe("compound file streams", () => {
@@ -30,7 +31,7 @@ describe("compound file streams", () => {
     expect(error.message).toBe(
       "The .doc file is damaged (a sector chain loops, or two streams share a sector); save it again from a word processor and upload it again.",
     );
-    await expectSignetError(docLink(bytes), "INVALID_DOCUMENT");
+    await expectSignetError(prepareOfficeInput({ bytes, from: "doc", to: "pdf" }, OFFICE_LIMITS), "INVALID_DOCUMENT");
     // A chain that runs into itself is the same refusal.
     const looped = sharedChainDoc(64 * 1024, 1);
     const fatAt = (looped.readUInt32LE(76) + 1) * 4096;

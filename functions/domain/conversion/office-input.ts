@@ -66,10 +66,17 @@ async function prepareRtf(bytes: Uint8Array, what: string, limits: OfficeInputLi
   return { bytes: scan.bytes, removed: scan.removed };
 }
 
-/** checkBinaryPictures refuses a Word, Excel or PowerPoint 97-2003 file holding a picture whose bytes are an SVG. */
-async function checkBinaryPictures(bytes: Uint8Array, what: string): Promise<void> {
-  if (!isCompoundFile(bytes)) return;
-  const where = await svgPictureIn(await readCompoundStreams(bytes, what));
+/**
+ * checkBinaryDocument reads a Word, Excel or PowerPoint 97-2003 file's streams once (a compound
+ * file whose structure cannot be followed is INVALID_DOCUMENT) and refuses what LibreOffice would
+ * load from outside it (`links`: Word's linking fields and linked pictures) and any picture whose
+ * bytes are an SVG.
+ */
+async function checkBinaryDocument(bytes: Uint8Array, what: string, links: boolean): Promise<void> {
+  const streams = isCompoundFile(bytes) ? await readCompoundStreams(bytes, what) : [];
+  const link = links ? await docLink(bytes, streams) : undefined;
+  if (link) throw refuseDocLink(what, link);
+  const where = await svgPictureIn(streams);
   if (where) throw refuseSvgPicture(what, where);
 }
 
@@ -115,9 +122,7 @@ async function prepareEmbedded(data: Buffer, part: string, limits: OfficeInputLi
     return { bytes: rtf.bytes, removed: inside(rtf.removed), read: data.length };
   }
   if (isCompoundFile(data)) {
-    const link = await docLink(data);
-    if (link) throw refuseDocLink(what, link);
-    await checkBinaryPictures(data, what);
+    await checkBinaryDocument(data, what, true);
     return { bytes: data, removed: [], read: data.length };
   }
   const names = readZipDirectory(data, limits, what).map((entry) => entry.name);
@@ -191,9 +196,7 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
         const rtf = await prepareRtf(request.bytes, ".doc file", limits);
         return { request: { ...request, bytes: rtf.bytes }, removed: rtf.removed };
       }
-      const link = await docLink(request.bytes);
-      if (link) throw refuseDocLink(".doc file", link);
-      await checkBinaryPictures(request.bytes, ".doc file");
+      await checkBinaryDocument(request.bytes, ".doc file", true);
       return { request, removed: [] };
     }
     case "xls":
@@ -201,7 +204,7 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
       // Binary workbooks and decks cannot be rewritten here: LibreOffice refuses their external
       // content without a user's consent (Err:540), and the box it runs in has no network
       // (docs/reliability.md); a picture whose bytes are an SVG is refused.
-      await checkBinaryPictures(request.bytes, request.from === "xls" ? ".xls file" : ".ppt file");
+      await checkBinaryDocument(request.bytes, request.from === "xls" ? ".xls file" : ".ppt file", false);
       return { request, removed: [] };
     case "csv":
       // CSV holds no reference, and it is imported without evaluating formulas (job-files.ts).

@@ -1,4 +1,4 @@
-import { isCompoundFile, readCompoundStreams } from "#domain/conversion/compound-file.ts";
+import type { CompoundStream } from "#domain/conversion/compound-file.ts";
 import { docLinkField } from "#domain/conversion/rtf.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 
@@ -142,16 +142,14 @@ async function scanStream(name: string, stream: Buffer, slice: TimeSlice): Promi
 
 /**
  * docLink finds what in a Word 97-2003 file loads content from outside it (see above); undefined
- * when nothing does. A file that is not a compound file (an RTF or HTML file named .doc, which
- * LibreOffice also opens) is only searched for fields; a compound file whose structure cannot be
- * followed is INVALID_DOCUMENT.
+ * when nothing does. `streams` are the file's streams as readCompoundStreams read them (none for a
+ * file that is not a compound file, such as an HTML file named .doc, which LibreOffice also opens:
+ * it is only searched for fields), so the caller reads them once for every check.
  */
-export async function docLink(bytes: Uint8Array): Promise<DocLink | undefined> {
+export async function docLink(bytes: Uint8Array, streams: readonly CompoundStream[]): Promise<DocLink | undefined> {
   const field = docLinkField(bytes);
   if (field) return { reason: `a ${field} field`, issue: `${field} field` };
-  if (!isCompoundFile(bytes)) return undefined;
   const slice = new TimeSlice();
-  const streams = await readCompoundStreams(bytes, ".doc file", slice);
   // Embedded objects' streams too: an embedded document can hold links of its own.
   for (const { name, bytes: stream } of streams) {
     const inStream = docLinkField(stream);
