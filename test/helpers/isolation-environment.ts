@@ -17,5 +17,6 @@ function runs(args: string[]): boolean {
  */
 export const networkIsolationHere: NetworkIsolation = runs(["--net"]) ? "netns" : runs(["--user", "--map-root-user", "--net"]) ? "userns-netns" : "none";
 
-/** NO_ISOLATION_HERE is the reason a namespace test is skipped, shown in its title. */
-export const NO_ISOLATION_HERE = "skipped: `unshare --net true` and `unshare --user --map-root-user --net true` both fail on this machine";
+/** NO_NAMESPACE_HERE is why the namespace tests fail on a machine that cannot make a network namespace. */
+export const NO_NAMESPACE_HERE =
+  "this machine cannot make a network namespace: `unshare --net true` (as root) and `unshare --user --map-root-user --net true` (unprivileged user namespaces) both fail; install util-linux's unshare and run as root, or allow user namespaces";
