@@ -2,12 +2,14 @@ import { parse } from "node:path";
 import { config } from "#config";
 import "#wiring/start-at-init.ts";
 import { readUpload } from "#domain/shared/upload.ts";
-import { checkConversionInput, checkConvertedPages, conversionOptions, targetMediaTypes } from "#domain/conversion/conversion.ts";
+import { checkConvertedPages, conversionOptions } from "#domain/documents/conversion-options.ts";
+import { targetMediaTypes } from "#domain/documents/formats.ts";
+import { intake } from "#domain/documents/intake.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
-import { converter } from "#wiring/conversion.ts";
+import { converter, intakeLimits } from "#wiring/conversion.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
 
 const limits = config.documentLimits;
@@ -24,8 +26,9 @@ export const handler = httpHandler(convertRoute, async (req) => {
   const upload = uploaded
     ? { bytes: uploaded.bytes, fileName: "document" }
     : await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
-  const checked = await checkConversionInput(upload.bytes, options.from, limits);
-  const output = await converter().convert({ bytes: upload.bytes, ...options, ...checked });
+  const { from, ...convertTo } = options;
+  const document = await intake(upload.bytes, from, intakeLimits());
+  const output = await converter().convert(document, convertTo);
   if (options.maxPages !== undefined) await checkConvertedPages(output, options.maxPages);
   const { contentType, extension } = targetMediaTypes[options.to];
   const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;

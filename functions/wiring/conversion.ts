@@ -1,7 +1,7 @@
 /**
  * Wiring of conversion (sign's DOCX input, annotate with to=pdf, convert): the one converter of
- * this process, configured from config.conversion, behind the input checks every document passes
- * before LibreOffice sees it (external references removed, image sizes capped). With
+ * this process, configured from config.conversion; it takes only documents intake() prepared
+ * (external references removed, image sizes capped), with the limits intakeLimits() gives. With
  * SIGNET_OFFICE_FUNCTION (AWS) it sends each conversion to the office function, where LibreOffice
  * runs; otherwise LibreOffice runs here (npm start, the tests, the office function itself).
  */
@@ -13,7 +13,7 @@ import { createOfficeWorkerConverter, lambdaOfficeInvoke, type OfficeWorkerConve
 import { logger } from "#adapters/powertools-logger.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
 import { s3ClientFor } from "#adapters/s3-upload-store.ts";
-import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
+import type { IntakeLimits } from "#domain/documents/intake.ts";
 import type { Readiness } from "#domain/shared/readiness.ts";
 import { LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_INVOKE_TIMEOUT_MS } from "#functions/timeouts.ts";
 
@@ -39,7 +39,7 @@ function officeWorker(functionName: string): OfficeWorkerConverter {
  */
 export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
   if (shared) return shared;
-  const { conversion, documentLimits, limits } = config;
+  const { conversion } = config;
   const inProcess = conversion.officeFunction
     ? undefined
     : createLibreOfficeConverter({
@@ -53,20 +53,24 @@ export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
         memoryLimitMb: conversion.memoryLimitMb,
         ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
       });
-  const office = withOfficeInputChecks<LibreOfficeConverter | OfficeWorkerConverter>(
-    inProcess ?? officeWorker(conversion.officeFunction!),
-    {
-      maxEntries: documentLimits.maxEntries,
-      maxUncompressedBytes: documentLimits.maxUncompressedBytes,
-      maxImagePixels: limits.maxImagePixels,
-      maxSvgBytes: limits.maxImageBytes,
+  const inner = inProcess ?? officeWorker(conversion.officeFunction!);
+  const office: LibreOfficeConverter | OfficeWorkerConverter = {
+    ...inner,
+    convert: (document, options) => {
+      // What was taken out, never the document: part names and reference kinds (the targets may be private).
+      if (document.removed.length > 0) logger.info("external references removed before conversion", { count: document.removed.length });
+      return inner.convert(document, options);
     },
-    // What was taken out, never the document: part names and reference kinds (the targets may be private).
-    (removed) => logger.info("external references removed before conversion", { count: removed.length }),
-  );
+  };
   if (inProcess) process.on("exit", () => inProcess.stopNow());
   shared = office;
   return office;
+}
+
+/** intakeLimits are the limits intake() applies in this process: the document limits, image pixels and SVG parts. */
+export function intakeLimits(): IntakeLimits {
+  const { documentLimits, limits } = config;
+  return { ...documentLimits, maxImagePixels: limits.maxImagePixels, maxSvgBytes: limits.maxImageBytes };
 }
 
 /** libreOfficeReady says whether the configured soffice (SIGNET_SOFFICE, else PATH, /opt/...) can run here; starts nothing. */

@@ -34,7 +34,7 @@ import type { SignDependencies } from "#domain/signing/sign-document.ts";
 import { rootCertificate, type CrlIssuer, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
 import type { VerifyDependencies } from "#domain/verification/verify-document.ts";
-import { converter } from "#wiring/conversion.ts";
+import { converter, intakeLimits } from "#wiring/conversion.ts";
 import { revocationFetcher, safeFetcher } from "#wiring/fetch.ts";
 
 let identities: SigningIdentityStore | undefined;
@@ -252,7 +252,7 @@ export function signDependencies(): SignDependencies {
     converter: converter(),
     identities: identityStore(),
     fonts: fontFiles,
-    limits: { ...config.documentLimits, maxAuditEvents: limits.maxAuditEvents, maxMetadataBytes: limits.maxMetadataBytes },
+    limits: { ...intakeLimits(), maxAuditEvents: limits.maxAuditEvents, maxMetadataBytes: limits.maxMetadataBytes },
     revocationFetcher: longTermFetcher(),
     ...(signing.tsaUrl ? { timestamper: createHttpTimestamper(signing.tsaUrl), timestampAuthority: new URL(signing.tsaUrl).host } : {}),
   };

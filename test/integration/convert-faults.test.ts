@@ -7,6 +7,7 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
 import { loadConvertHandler, processesMatching, standInSoffice, standInUnoDriver, until, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
 const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
@@ -66,7 +67,7 @@ describe("a warm LibreOffice that fails during the store", () => {
     });
     try {
       // The warm stand-in leaves "%PDF-1.7 partial" at the output path; the one-shot stand-in crashes.
-      const outcome = await converter.convert({ bytes: Buffer.from("{\\rtf1 CRASH}"), from: "rtf", to: "pdf" }).then(
+      const outcome = await converter.convert(unchecked(Buffer.from("{\\rtf1 CRASH}"), "rtf"), { to: "pdf" }).then(
         (pdf) => `success with ${pdf.length} bytes: ${pdf.toString("latin1").slice(0, 30)}`,
         (error: unknown) => (isSignetError(error) ? error.code : "failed"),
       );

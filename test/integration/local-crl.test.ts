@@ -110,7 +110,15 @@ describe("signing at B-LT with an identity that cannot have revocation data", ()
       converter: { convert: refuse("conversion") },
       identities: createLocalIdentityStore({ dir, p12Password: "", crlUrl: () => crlUrl }),
       fonts: testFonts,
-      limits: { maxDocumentBytes: 1 << 24, maxEntries: 5000, maxUncompressedBytes: 1 << 27, maxAuditEvents: 100, maxMetadataBytes: 16_384 },
+      limits: {
+        maxDocumentBytes: 1 << 24,
+        maxEntries: 5000,
+        maxUncompressedBytes: 1 << 27,
+        maxImagePixels: 100_000_000,
+        maxSvgBytes: 10 * 1024 * 1024,
+        maxAuditEvents: 100,
+        maxMetadataBytes: 16_384,
+      },
       timestamper: { timestamp: refuse("timestamp"), timestampDigest: refuse("timestamp") },
     };
     const input = {

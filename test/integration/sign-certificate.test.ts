@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Converter } from "#domain/conversion/converter.ts";
+import type { Converter } from "#domain/documents/converter.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { PDF } from "@libpdf/core";
 import { listSignatures } from "#domain/verification/signature-verifier.ts";
@@ -41,6 +41,8 @@ function deps(extra: Partial<SignDependencies> = {}): SignDependencies {
       maxDocumentBytes: 25 * 1024 * 1024,
       maxEntries: 5000,
       maxUncompressedBytes: 200 * 1024 * 1024,
+      maxImagePixels: 100_000_000,
+      maxSvgBytes: 10 * 1024 * 1024,
       maxAuditEvents: 10_000,
       maxMetadataBytes: 16 * 1024,
     },

@@ -15,7 +15,7 @@ import { SlotPool, type Slot } from "#adapters/libreoffice/slot-pool.ts";
 import { unoDriverPath } from "#adapters/libreoffice/uno-driver.ts";
 import { WarmOffice, WarmStartError, type WarmJob } from "#adapters/libreoffice/warm-office.ts";
 import { createWorkDir, sweepStaleWorkDirs } from "#adapters/libreoffice/work-dir.ts";
-import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
+import { type ConversionJob, type Converter, conversionJob } from "#domain/documents/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 
 /** LibreOfficeConverterOptions configure a converter; functions/wiring/conversion.ts sets them from config.conversion. */
@@ -205,18 +205,18 @@ class CrashMemory {
   readonly #digests = new Set<string>();
 
   /** digestOf hashes a request; only when there is something to look up or to remember (a 25 MB upload takes ~40 ms). */
-  static digestOf(request: ConversionRequest): string {
+  static digestOf(request: ConversionJob): string {
     return createHash("sha256")
       .update(request.bytes)
       .update(`${request.from}>${request.to}:${request.pdfa === true}`)
       .digest("hex");
   }
 
-  has(request: ConversionRequest): boolean {
+  has(request: ConversionJob): boolean {
     return this.#digests.size > 0 && this.#digests.has(CrashMemory.digestOf(request));
   }
 
-  remember(request: ConversionRequest): void {
+  remember(request: ConversionJob): void {
     if (this.#digests.size >= 256) this.#digests.delete(this.#digests.values().next().value!);
     this.#digests.add(CrashMemory.digestOf(request));
   }
@@ -264,7 +264,7 @@ class OfficeSupervisor {
     });
   }
 
-  async convert(request: ConversionRequest): Promise<Buffer> {
+  async convert(request: ConversionJob): Promise<Buffer> {
     const env = await this.#ready();
     const { output, stopped } = await this.#pool.run(async (slot) => {
       try {
@@ -521,7 +521,7 @@ class OfficeSupervisor {
    * Answers whether the slot's warm instance was stopped for the job, so that the caller restarts
    * it once the answer is out.
    */
-  async #convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
+  async #convertInSlot(request: ConversionJob, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
     const env = await this.#ready();
     const deadline = Date.now() + this.#settings.timeoutMs;
     const jobDir = slotJob(env.workDir, slot.index);
@@ -553,10 +553,9 @@ class OfficeSupervisor {
  */
 export function createLibreOfficeConverter(options: Partial<LibreOfficeConverterOptions> = {}): LibreOfficeConverter {
   const office = new OfficeSupervisor({ ...defaults, ...options });
-  // Plain functions, not the class's methods: callers may wrap the port (withOfficeInputChecks
-  // delegates through its prototype), which private fields would not survive.
+  // Plain functions, not the class's methods: private fields would not survive a wrapper.
   return {
-    convert: (request) => office.convert(request),
+    convert: (document, options) => office.convert(conversionJob(document, options)),
     warm: () => office.warm(),
     startEarly: (maxWaitMs) => office.startEarly(maxWaitMs),
     close: () => office.close(),
