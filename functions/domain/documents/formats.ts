@@ -196,6 +196,22 @@ export type SourceFormat = keyof typeof FORMATS;
 /** SOURCE_FORMATS lists the source formats in table order (for enums: the contract, OpenAPI). */
 export const SOURCE_FORMATS = Object.keys(FORMATS) as [SourceFormat, ...SourceFormat[]];
 
+/** FormatIn is the source formats held in one kind of container, derived from the table. */
+export type FormatIn<C extends ContainerKind> = { [K in SourceFormat]: (typeof FORMATS)[K]["container"] extends C ? K : never }[SourceFormat];
+
+/** ZipFormat is a source format held in a zip package (OOXML or OpenDocument). */
+export type ZipFormat = FormatIn<"zip">;
+
+/** isOpenDocument tells an OpenDocument package (sniffed by its mimetype entry) from an OOXML one (by its main part). */
+export function isOpenDocument(format: SourceFormat): boolean {
+  return "mimetype" in FORMATS[format].sniff;
+}
+
+/** formatsTo lists the source formats that convert to `target`, in table order. */
+export function formatsTo(target: TargetFormat): SourceFormat[] {
+  return SOURCE_FORMATS.filter((format) => (FORMATS[format].targets as readonly TargetFormat[]).includes(target));
+}
+
 /** formatRow is a format's row, typed as the general row. */
 export function formatRow(format: SourceFormat): FormatRow {
   return FORMATS[format];

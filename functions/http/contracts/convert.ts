@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { SOURCE_FORMATS, TARGET_FORMATS } from "#domain/documents/formats.ts";
+import { formatsTo, SOURCE_FORMATS, TARGET_FORMATS } from "#domain/documents/formats.ts";
 import { defineRoute } from "#http/contract.ts";
 
 /** convertRoute: POST /v1/convert?from=docx[&to=pdf][&pdfa=2b], multipart with a `file` part. */
@@ -29,7 +29,10 @@ export const convertRoute = defineRoute({
   ].join(" "),
   query: z.strictObject({
     from: z.enum(SOURCE_FORMATS).meta({ description: "Format of the uploaded file (required); checked against the bytes." }),
-    to: z.enum(TARGET_FORMATS).default("pdf").meta({ description: "Output format; docx only from doc, odt, rtf, md, html." }),
+    to: z
+      .enum(TARGET_FORMATS)
+      .default("pdf")
+      .meta({ description: `Output format; docx only from ${formatsTo("docx").join(", ")}.` }),
     pdfa: z.enum(["2b"]).optional().meta({ description: "Export PDF/A-2b (to=pdf only)." }),
     upload: z.string().min(1).optional().meta({
       description:

@@ -1,5 +1,5 @@
 import { CompoundFile, type CompoundKind, isCompoundFile } from "#domain/documents/compound-file.ts";
-import { FORMATS, formatRow, type SourceFormat } from "#domain/documents/formats.ts";
+import { FORMATS, type FormatIn, formatRow, isOpenDocument, type SourceFormat } from "#domain/documents/formats.ts";
 import { checkZipInflation, isZip, readZipEntry, ZipContainer, type ZipLimits } from "#domain/documents/zip-container.ts";
 import { isSignetError, SignetError } from "#domain/shared/errors.ts";
 
@@ -102,7 +102,7 @@ async function openOoxml(source: Uint8Array | ZipContainer, limits: ZipLimits, k
 }
 
 /** openBinaryOffice checks a .doc, .xls or .ppt: a compound file with the format's stream, not encrypted. */
-async function openBinaryOffice(bytes: Uint8Array, kind: "doc" | "xls" | "ppt"): Promise<CompoundFile> {
+async function openBinaryOffice(bytes: Uint8Array, kind: FormatIn<"cfb">): Promise<CompoundFile> {
   const { sniff, what } = FORMATS[kind];
   const zipHint = isZip(bytes)
     ? kind === "doc"
@@ -157,12 +157,7 @@ export async function openContainer(source: Uint8Array | ZipContainer, from: Sou
             : openOpenDocument(source, limits, from);
       // LibreOffice inflates without a cap: check what the entries really unpack to first.
       if (row.checks.includes("inflation"))
-        await checkZipInflation(
-          zip.bytes,
-          zip.entries,
-          limits,
-          from === "docx" || from === "xlsx" || from === "pptx" ? from.toUpperCase() : "OpenDocument file",
-        );
+        await checkZipInflation(zip.bytes, zip.entries, limits, isOpenDocument(from) ? "OpenDocument file" : from.toUpperCase());
       return { kind: "zip", zip };
     }
     case "doc":

@@ -1,7 +1,7 @@
 import { svgPictureIn } from "#domain/documents/checks/binary-pictures.ts";
 import { CompoundFile, isCompoundFile } from "#domain/documents/compound-file.ts";
 import { decodeText } from "#domain/documents/checks/container-checks.ts";
-import type { SourceFormat } from "#domain/documents/formats.ts";
+import { formatRow, isOpenDocument, type SourceFormat, type ZipFormat } from "#domain/documents/formats.ts";
 import { stripPackage, type Stripped } from "#domain/documents/checks/external-references.ts";
 import { checkWorkbookFormulas } from "#domain/documents/checks/formulas.ts";
 import { svgIn } from "#domain/documents/checks/package-svg.ts";
@@ -97,7 +97,7 @@ async function checkBinaryDocument(bytes: Uint8Array, what: string, links: boole
 /** MAX_NESTING is how deep documents may sit inside documents (an altChunk DOCX holding another): deeper is refused. */
 const MAX_NESTING = 2;
 
-type PackageFormat = "docx" | "odt" | "xlsx" | "pptx" | "ods" | "odp";
+type PackageFormat = ZipFormat;
 
 /**
  * preparePackage applies the package rules (formulas of a workbook, references, SVG pictures,
@@ -108,9 +108,9 @@ async function preparePackage(zip: ZipContainer, from: PackageFormat, limits: Of
   // OOXML workbooks and decks keep their outside references in relationships (external links,
   // linked pictures), OpenDocument ones in xlink:href (table:table-source, draw:image): the same
   // rules as for DOCX and ODT apply.
-  const kind = from === "docx" || from === "xlsx" || from === "pptx" ? "docx" : "odt";
+  const kind = isOpenDocument(from) ? "odt" : "docx";
   const what = kind === "docx" ? from.toUpperCase() : "OpenDocument file";
-  if (from === "xlsx" || from === "ods") await checkWorkbookFormulas(zip, from, limits);
+  if (formatRow(from).checks.includes("formulas")) await checkWorkbookFormulas(zip, isOpenDocument(from) ? "ods" : "xlsx", limits);
   const embedded = (data: Buffer, part: string, budget: number) =>
     prepareEmbedded(data, part, { ...limits, maxUncompressedBytes: Math.max(0, budget) }, depth + 1);
   const stripped = await stripPackage(zip, kind, limits, embedded);
@@ -215,7 +215,7 @@ export async function prepareOfficeInput<R extends OfficeInput>(request: R, limi
         const rtf = await prepareRtf(request.bytes, ".doc file", limits);
         return { request: { ...request, bytes: rtf.bytes }, removed: rtf.removed };
       }
-      await checkBinaryDocument(request.bytes, ".doc file", true, request.cfb);
+      await checkBinaryDocument(request.bytes, ".doc file", formatRow("doc").checks.includes("links"), request.cfb);
       return { request, removed: [] };
     }
     case "xls":
@@ -223,7 +223,7 @@ export async function prepareOfficeInput<R extends OfficeInput>(request: R, limi
       // Binary workbooks and decks cannot be rewritten here: LibreOffice refuses their external
       // content without a user's consent (Err:540), and the box it runs in has no network
       // (docs/reliability.md); a picture whose bytes are an SVG is refused.
-      await checkBinaryDocument(request.bytes, request.from === "xls" ? ".xls file" : ".ppt file", false, request.cfb);
+      await checkBinaryDocument(request.bytes, `.${request.from} file`, formatRow(request.from).checks.includes("links"), request.cfb);
       return { request, removed: [] };
     case "csv":
       // CSV holds no reference, and it is imported without evaluating formulas (job-files.ts).
@@ -239,5 +239,5 @@ export async function prepareOfficeInput<R extends OfficeInput>(request: R, limi
 
 /** packageWhat names a package in a message about its zip structure. */
 function packageWhat(from: PackageFormat): string {
-  return from === "docx" || from === "xlsx" || from === "pptx" ? from.toUpperCase() : "OpenDocument file";
+  return isOpenDocument(from) ? "OpenDocument file" : from.toUpperCase();
 }
