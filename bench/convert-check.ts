@@ -3,7 +3,7 @@
 // Run: npm run bench:convert-check
 import { randomBytes } from "node:crypto";
 import { intake } from "#domain/documents/intake.ts";
-import { readZipDirectory } from "#domain/documents/zip-container.ts";
+import { readZipDirectory } from "#domain/shared/zip-container.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 
 const limits = {

@@ -1,7 +1,7 @@
 // Documents for the converter's own tests, past intake() on purpose.
 import type { SourceFormat } from "#domain/documents/formats.ts";
 import { PreparedDocument } from "#domain/documents/intake.ts";
-import { ZipContainer } from "#domain/documents/zip-container.ts";
+import { ZipContainer } from "#domain/shared/zip-container.ts";
 
 // Generous zip limits: the directory is read only so the converter finds it where intake leaves it.
 const ZIP_LIMITS = { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER };

@@ -2,7 +2,7 @@
 // (intake, its checks, the LibreOffice adapter) and /v1/sign (resolveDocument hands its directory to
 // intake, intake to the converter). Before documents/ it was 4 and 5 times (issue 37).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ZipContainer } from "#domain/documents/zip-container.ts";
+import { ZipContainer } from "#domain/shared/zip-container.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 

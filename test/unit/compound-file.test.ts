@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readCompoundStreams } from "#domain/documents/compound-file.ts";
+import { readCompoundStreams } from "#domain/shared/compound-file.ts";
 import { type OfficeInputLimits, prepareOfficeInput } from "#domain/documents/checks/scrub.ts";
 import { docFixture, sharedChainDoc } from "#test/helpers/compound-files.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";

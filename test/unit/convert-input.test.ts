@@ -4,7 +4,7 @@ import { conversionOptions } from "#domain/documents/conversion-options.ts";
 import { intake } from "#domain/documents/intake.ts";
 import type { SourceFormat } from "#domain/documents/formats.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
-import { CompoundFile } from "#domain/documents/compound-file.ts";
+import { CompoundFile } from "#domain/shared/compound-file.ts";
 import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
 import { fixtureDocx, oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";

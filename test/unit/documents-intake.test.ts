@@ -2,10 +2,10 @@
 // look at it, and a compound file whose allocation table runs past the header's 109 entries (DIFAT
 // sectors) is read whole: the reader shared/ole.ts used to stop at the header's part of it.
 import { describe, expect, it } from "vitest";
-import { CompoundFile } from "#domain/documents/compound-file.ts";
+import { CompoundFile } from "#domain/shared/compound-file.ts";
 import { conversionJob } from "#domain/documents/converter.ts";
 import { intake, PreparedDocument } from "#domain/documents/intake.ts";
-import { ZipContainer } from "#domain/documents/zip-container.ts";
+import { ZipContainer } from "#domain/shared/zip-container.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { altChunkDocx, readingSvg } from "#test/helpers/scrub-vectors.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";

@@ -5,7 +5,7 @@ import type { ConversionJob } from "#domain/documents/converter.ts";
 import { FORMATS, type SourceFamily, type SourceFormat, type TargetFormat, targetMediaTypes } from "#domain/documents/formats.ts";
 import { detectDocumentType } from "#domain/shared/document.ts";
 import { markdownToHtml, sanitizeHtml } from "#domain/documents/markup.ts";
-import { readZipDirectory } from "#domain/documents/zip-container.ts";
+import { readZipDirectory } from "#domain/shared/zip-container.ts";
 
 // Import filters are forced (no type detection): the bytes were checked to be this format.
 const importFilters: Record<SourceFormat, { filter: string; extension: string; options?: string }> = {

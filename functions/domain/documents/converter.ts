@@ -1,6 +1,6 @@
 import type { SourceFormat, TargetFormat } from "#domain/documents/formats.ts";
 import type { PreparedDocument } from "#domain/documents/intake.ts";
-import type { ZipEntry } from "#domain/documents/zip-container.ts";
+import type { ZipEntry } from "#domain/shared/zip-container.ts";
 
 /** ConversionOptions say what to make of a prepared document. */
 export interface ConversionOptions {

@@ -1,8 +1,8 @@
 import { type Container, openContainer } from "#domain/documents/checks/container-checks.ts";
 import { type OfficeInputLimits, prepareOfficeInput } from "#domain/documents/checks/scrub.ts";
-import type { CompoundFile } from "#domain/documents/compound-file.ts";
+import type { CompoundFile } from "#domain/shared/compound-file.ts";
 import type { SourceFormat } from "#domain/documents/formats.ts";
-import { ZipContainer } from "#domain/documents/zip-container.ts";
+import { ZipContainer } from "#domain/shared/zip-container.ts";
 import type { DocumentLimits } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";

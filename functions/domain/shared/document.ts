@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { CompoundFile, type CompoundKind } from "#domain/documents/compound-file.ts";
-import { isZip, ZipContainer, type ZipLimits } from "#domain/documents/zip-container.ts";
+import { CompoundFile, type CompoundKind } from "#domain/shared/compound-file.ts";
+import { isZip, ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** DocumentType is what the bytes of a document are, decided by content, never by a claim. */

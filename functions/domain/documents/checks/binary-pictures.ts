@@ -1,5 +1,5 @@
 import { inflateSync } from "node:zlib";
-import type { CompoundStream } from "#domain/documents/compound-file.ts";
+import type { CompoundStream } from "#domain/shared/compound-file.ts";
 import { SVG_HEAD, svgIn } from "#domain/documents/checks/package-svg.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 

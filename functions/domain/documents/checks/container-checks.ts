@@ -1,6 +1,6 @@
-import { CompoundFile, type CompoundKind, isCompoundFile } from "#domain/documents/compound-file.ts";
+import { CompoundFile, type CompoundKind, isCompoundFile } from "#domain/shared/compound-file.ts";
 import { FORMATS, type FormatIn, formatRow, isOpenDocument, type SourceFormat } from "#domain/documents/formats.ts";
-import { checkZipInflation, isZip, readZipEntry, ZipContainer, type ZipLimits } from "#domain/documents/zip-container.ts";
+import { checkZipInflation, isZip, readZipEntry, ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 import { isSignetError, SignetError } from "#domain/shared/errors.ts";
 
 /**

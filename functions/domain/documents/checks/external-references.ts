@@ -3,7 +3,7 @@ import { isSafeField } from "#domain/documents/checks/fields.ts";
 import { refuseSvgz, sanitiseSvgPart, SVG_HEAD, svgPartKind, svgPartTooLarge } from "#domain/documents/checks/package-svg.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { decodeUtf8, encodeUtf8, replaceInSlices, TimeSlice, wordsIn } from "#domain/shared/time-slice.ts";
-import { readZipEntryAsync, readZipEntryHead, writeZip, type ZipContainer, type ZipEntry, type ZipLimits } from "#domain/documents/zip-container.ts";
+import { readZipEntryAsync, readZipEntryHead, writeZip, type ZipContainer, type ZipEntry, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 /**
  * External references: everything in a DOCX or ODT that makes a reader load something from

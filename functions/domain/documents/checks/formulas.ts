@@ -1,7 +1,7 @@
 import { decodeXml } from "#domain/documents/checks/external-references.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { decodeUtf8, replaceInSlices, TimeSlice, wordsIn } from "#domain/shared/time-slice.ts";
-import { readZipEntryAsync, type ZipContainer, type ZipLimits } from "#domain/documents/zip-container.ts";
+import { readZipEntryAsync, type ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 /**
  * Spreadsheet formulas that reach outside the workbook or into the converting machine: INDIRECT

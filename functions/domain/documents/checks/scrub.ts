@@ -1,5 +1,5 @@
 import { svgPictureIn } from "#domain/documents/checks/binary-pictures.ts";
-import { CompoundFile, isCompoundFile } from "#domain/documents/compound-file.ts";
+import { CompoundFile, isCompoundFile } from "#domain/shared/compound-file.ts";
 import { decodeText } from "#domain/documents/checks/container-checks.ts";
 import { formatRow, isOpenDocument, type SourceFormat, type ZipFormat } from "#domain/documents/formats.ts";
 import { stripPackage, type Stripped } from "#domain/documents/checks/external-references.ts";
@@ -9,7 +9,7 @@ import { neutraliseRtf } from "#domain/documents/checks/rtf.ts";
 import { docLink, type DocLink } from "#domain/documents/checks/word-binary.ts";
 import { checkImagePixels, isImageHeader, readPixelSize } from "#domain/docx/image-info.ts";
 import { isSignetError, SignetError } from "#domain/shared/errors.ts";
-import { readZipEntryAsync, readZipEntryHead, ZipContainer, type ZipLimits } from "#domain/documents/zip-container.ts";
+import { readZipEntryAsync, readZipEntryHead, ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 /** OfficeInputLimits bound what LibreOffice is given: the zip guards and the pixels of any one image. */
 export interface OfficeInputLimits extends ZipLimits {

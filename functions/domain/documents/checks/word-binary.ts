@@ -1,4 +1,4 @@
-import type { CompoundStream } from "#domain/documents/compound-file.ts";
+import type { CompoundStream } from "#domain/shared/compound-file.ts";
 import { docLinkField } from "#domain/documents/checks/rtf.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 
