@@ -53,6 +53,15 @@ function widget(w) {
   if (present(r) && r.isArray()) for (var k = 0; k < r.length; k++) rect.push(r.get(k).asNumber());
   return { page: w.isIndirect() && pageOf[w.asIndirect()] ? pageOf[w.asIndirect()] : null, rect: rect };
 }
+function text(v) {
+  if (!present(v)) return null;
+  if (v.isName()) return v.asName();
+  if (v.isString()) return v.asString();
+  if (!v.isArray()) return "[dictionary or stream]";
+  var items = [];
+  for (var k = 0; k < v.length; k++) items.push(text(v.get(k)));
+  return items;
+}
 function visit(node, prefix, depth) {
   if (depth > 64 || (node.isIndirect() && seen[node.asIndirect()])) return;
   if (node.isIndirect()) seen[node.asIndirect()] = true;
@@ -67,7 +76,7 @@ function visit(node, prefix, depth) {
   if (fieldKids.length > 0 && widgetKids.length === 0) return;
   var ft = inherited(node, "FT"), ff = inherited(node, "Ff");
   var ws = widgetKids.length > 0 ? widgetKids : [node];
-  var entry = { name: name, type: ft ? ft.asName() : "", flags: ff ? ff.asNumber() : 0, widgets: [] };
+  var entry = { name: name, type: ft ? ft.asName() : "", flags: ff ? ff.asNumber() : 0, value: text(inherited(node, "V")), widgets: [] };
   for (var w = 0; w < ws.length; w++) entry.widgets.push(widget(ws[w]));
   out.push(entry);
 }
@@ -101,17 +110,9 @@ async function qpdfJson(path) {
   return { json: JSON.parse(stdout), warnings };
 }
 
-/** decodeName turns a qpdf name ("/Choix#201") into its text, UTF-8 when the bytes are, Latin-1 otherwise. */
+/** decodeName is a qpdf JSON name's text: qpdf 11 writes names decoded (`/#20x` as "/ x", UTF-8 as is), so only the slash goes. */
 function decodeName(name) {
-  const bytes = Buffer.from(
-    name.slice(1).replace(/#([0-9a-fA-F]{2})/g, (_, hex) => String.fromCharCode(Number.parseInt(hex, 16))),
-    "latin1",
-  );
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return bytes.toString("latin1");
-  }
+  return name.slice(1);
 }
 
 /** decodeString turns a qpdf JSON v2 string ("u:text" or "b:hex") into text (UTF-16 and UTF-8 byte strings decoded). */
@@ -333,6 +334,9 @@ function differences(form, mupdf, signatures) {
     });
     if (!matchedAll || unmatched.length > 0)
       found.push(`${field.name}: widgets qpdf [${field.widgets.map(widgetText)}], mutool [${other.widgets.map(widgetText)}]`);
+    if (field.type !== "signature" && JSON.stringify(field.value) !== JSON.stringify(other.value)) {
+      found.push(`${field.name}: value qpdf ${JSON.stringify(field.value)}, mutool ${JSON.stringify(other.value)}`);
+    }
   }
   const names = new Set(form.fields.map((field) => field.name));
   for (const name of theirs.keys()) if (!names.has(name)) found.push(`${name}: found by mutool only`);
