@@ -12,6 +12,7 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import { intake } from "#domain/documents/intake.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const run = promisify(execFile);
 const roundsArg = process.argv.indexOf("--rounds");
@@ -40,8 +41,8 @@ async function plain(path: string): Promise<void> {
 
 const officeLimits = { ...limits, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const boxed = { concurrency: 1, timeoutMs: 120_000, memoryLimitMb: 4096 } as const;
-const oneshot = createLibreOfficeConverter({ ...boxed, mode: "oneshot" });
-const warm = createLibreOfficeConverter({ ...boxed, mode: "warm" });
+const oneshot = createLibreOfficeConverter(officeOptions({ ...boxed, mode: "oneshot" }));
+const warm = createLibreOfficeConverter(officeOptions({ ...boxed, mode: "warm" }));
 async function service(converter: typeof warm, bytes: Buffer): Promise<void> {
   const pdf = await converter.convert(await intake(bytes, "docx", officeLimits), { to: "pdf" });
   if (pdf.subarray(0, 5).toString() !== "%PDF-") throw new Error("not a PDF");

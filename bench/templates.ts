@@ -17,6 +17,7 @@ import { describeFields, fillTemplate } from "#domain/docx/annotate.ts";
 import { solidPng } from "#test/helpers/convert-fixtures.ts";
 import { buildDocx, p, run as textRun, table } from "#test/helpers/docx-builder.ts";
 import { buildOdp, buildOds } from "#test/helpers/office-suite-files.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const exec = promisify(execFile);
 const roundsArg = process.argv.indexOf("--rounds");
@@ -106,7 +107,7 @@ const plain = (path: string) =>
   exec(soffice, [`-env:UserInstallation=${plainProfile}`, "--headless", "--convert-to", "pdf", "--outdir", join(dir, "out"), path], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
   });
-const warm = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 120_000 });
+const warm = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 120_000 }));
 const service = async (from: SourceFormat, bytes: Buffer) => {
   const { from: _, ...options } = conversionOptions({ from, to: "pdf" }, { maxConvertPages: 1000 });
   await warm.convert(await intake(bytes, from, { ...limits, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 }), options);

@@ -24,6 +24,7 @@ import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } fr
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import PizZip from "pizzip";
 import { unchecked } from "#test/helpers/prepared-documents.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "signet-office-network-"));
@@ -102,7 +103,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
   describe("with the input checks and the host's network", () => {
     let office: LibreOfficeConverter;
     beforeAll(() => {
-      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "off" });
+      office = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "off" }));
     });
     afterAll(() => office?.close());
 
@@ -120,7 +121,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     let office: LibreOfficeConverter;
     beforeAll(() => {
       if (networkIsolationHere === "none") throw new Error(NO_NAMESPACE_HERE);
-      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "required", memoryLimitMb: 4096 });
+      office = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "required", memoryLimitMb: 4096 }));
     });
     afterAll(() => office?.close());
 
@@ -180,7 +181,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
 
 describe("isolation settings", () => {
   it("required, where no sandbox can be made (no bwrap on PATH): 503 SERVICE_UNAVAILABLE, LibreOffice never started", async () => {
-    const office = createLibreOfficeConverter({ soffice: "/usr/bin/soffice", isolation: "required", env: { PATH: join(dir, "empty") } });
+    const office = createLibreOfficeConverter(officeOptions({ soffice: "/usr/bin/soffice", isolation: "required", env: { PATH: join(dir, "empty") } }));
     try {
       const outcome = await office.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }).catch((error: unknown) => error);
       expect(outcome).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("LibreOffice cannot be isolated on this server") });

@@ -19,6 +19,7 @@ import { includePictureRtf, nestedSvgDocx } from "#test/helpers/canary-vectors.t
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { unchecked } from "#test/helpers/prepared-documents.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 /** bwrapHere: the system runs bubblewrap (found on PATH, `bwrap --ro-bind / / true` works), asked of the system directly. */
 const bwrapHere = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"]).status === 0;
@@ -94,7 +95,7 @@ describe("the sandbox expected here", () => {
   });
 
   it("is what the system allows, found without the code under test", async () => {
-    const office = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, workDir: join(root, "probe") });
+    const office = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1, workDir: join(root, "probe") }));
     try {
       await office.warm();
       expect(office.isolation()?.files).toBe(expectedFiles);
@@ -114,7 +115,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice, documents as they a
     let places: Places;
     beforeAll(async () => {
       // Two slots: jobs run in slot 0 while slot 1's job folder holds canaries.
-      office = createLibreOfficeConverter({ mode, concurrency: 2, timeoutMs: 90_000, isolation, workDir });
+      office = createLibreOfficeConverter(officeOptions({ mode, concurrency: 2, timeoutMs: 90_000, isolation, workDir }));
       await office.warm();
       places = await plantAround(workDir, join(root, `data-${mode}-${isolation}`));
     }, 180_000);

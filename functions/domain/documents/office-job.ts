@@ -18,7 +18,7 @@ export const INLINE_DOCUMENT_BYTES = 4 * 1024 * 1024;
 /** OfficeInput is the document of a job: inline, or a presigned GET URL and its size. */
 export type OfficeInput = { base64: string } | { url: string; bytes: number };
 
-/** OfficeJob asks the office function for one conversion (a ConversionRequest without its bytes, plus where they are). */
+/** OfficeJob asks the office function for one conversion (a ConversionJob without its bytes, plus where they are). */
 export interface OfficeJob {
   kind: "convert";
   input: OfficeInput;
