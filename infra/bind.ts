@@ -39,6 +39,8 @@ export const keyTableActions = {
   countRate: ["dynamodb:UpdateItem"],
   /** revoking keys (UpdateItem also serves the per-key request count): read the listing and keys, revoke in a transaction (update + deletes). */
   revoke: ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+  /** the webhook secret routes (functions/adapters/dynamodb-webhook-store.ts): read the secret, put a new one conditionally; UpdateItem for the per-key request count. */
+  webhookSecret: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
 } as const;
 
 /** keyTable binds the API-key table (SIGNET_TABLE) with the given actions on the table itself (no indexes exist). */

@@ -61,6 +61,9 @@ export const functionPlans = {
   "keys-list": { ...keyFunction, keyTable: "list" },
   "keys-revoke": { ...keyFunction, keyTable: "revoke" },
   "keys-revoke-link": { ...keyFunction, keyTable: "revoke" },
+  // The webhook signing secret beside the key: read it, or write it when made or rotated (conditional puts).
+  "webhooks-secret": { ...keyFunction, keyTable: "webhookSecret" },
+  "webhooks-secret-rotate": { ...keyFunction, keyTable: "webhookSecret" },
   authorizer: { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS.authorizer, package: "zip", keyTable: "authorize" },
   fallback: small,
   // The audit page fonts (SIGNET_FONTS_DIR) and HarfBuzz's WebAssembly, which harfbuzzjs loads from beside the bundle.
