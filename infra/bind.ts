@@ -39,8 +39,6 @@ export const keyTableActions = {
   countRate: ["dynamodb:UpdateItem"],
   /** revoking keys (UpdateItem also serves the per-key request count): read the listing and keys, revoke in a transaction (update + deletes). */
   revoke: ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
-  /** the webhook secret routes (functions/adapters/dynamodb-webhook-store.ts): read the secret, put a new one conditionally; UpdateItem for the per-key request count. */
-  webhookSecret: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
 } as const;
 
 /** keyTable binds the API-key table (SIGNET_TABLE) with the given actions on the table itself (no indexes exist). */
@@ -48,6 +46,44 @@ export function keyTable(table: ITable, actions: readonly string[]): Binding {
   return {
     env: { SIGNET_TABLE: table.tableName },
     statements: [new PolicyStatement({ actions: [...actions], resources: [table.tableArn] })],
+  };
+}
+
+/** WEBHOOK_ITEMS are the partition key prefixes of webhook deliveries, their due queue and the signing secrets (functions/adapters/dynamodb-webhook-store.ts). */
+const WEBHOOK_ITEMS = ["WEBHOOK#*", "WEBHOOK-DUE", "WHSEC#*"];
+
+/**
+ * webhookTable binds the webhook sweeper to its items of the key table: the due queue (Query),
+ * deliveries (read, conditional claim and update) and the secrets it signs with (read, made on
+ * first use), limited by dynamodb:LeadingKeys so it never reads an API key or a code.
+ */
+export function webhookTable(table: ITable): Binding {
+  return {
+    env: { SIGNET_TABLE: table.tableName },
+    statements: [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": WEBHOOK_ITEMS } },
+      }),
+    ],
+  };
+}
+
+/**
+ * webhookSecrets binds the webhook secret routes to the signing secrets beside the keys: read, and
+ * a conditional put when one is made or rotated, WHSEC# items only (dynamodb:LeadingKeys).
+ */
+export function webhookSecrets(table: ITable): Binding {
+  return {
+    env: { SIGNET_TABLE: table.tableName },
+    statements: [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["WHSEC#*"] } },
+      }),
+    ],
   };
 }
 
