@@ -48,6 +48,8 @@ const domainEdges = {
   docx: ["shared"],
   documents: ["docx", "shared"],
   keys: ["shared"],
+  jobs: ["shared"],
+  webhooks: ["jobs", "shared"],
   verification: ["pdf", "pki", "shared"],
   signing: ["verification", "certificate-page", "documents", "pdf", "pdf-text", "pki", "shared"],
 };
