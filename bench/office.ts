@@ -18,8 +18,13 @@ import { startS3StandIn } from "#local/s3-stand-in.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
 
-const { converter } = await import("#wiring/conversion.ts");
-const { handler } = await import("#functions/office.ts");
+const { loadConfig } = await import("#config");
+const { createContainer } = await import("#wiring/container.ts");
+const { makeOfficeHandler } = await import("#functions/office.ts");
+// One container for both lines: the office handler's converter is the one LibreOffice runs in directly.
+const container = createContainer(loadConfig(process.env));
+const converter = () => container.converter();
+const handler = makeOfficeHandler(container);
 
 const bucket = "signet-uploads";
 const s3 = await startS3StandIn({ buckets: [bucket], secretAccessKey: "bench" });

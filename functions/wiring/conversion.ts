@@ -1,12 +1,12 @@
 /**
- * Wiring of conversion (sign's DOCX input, annotate with to=pdf, convert): the one converter of
- * this process, configured from config.conversion, behind the input checks every document passes
+ * Wiring of conversion (sign's DOCX input, annotate with to=pdf, convert): a container's one
+ * converter, configured from config.conversion, behind the input checks every document passes
  * before LibreOffice sees it (external references removed, image sizes capped). With
  * SIGNET_OFFICE_FUNCTION (AWS) it sends each conversion to the office function, where LibreOffice
  * runs; otherwise LibreOffice runs here (npm start, the tests, the office function itself).
  */
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { config } from "#config";
+import type { Config } from "#config";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { createOfficeWorkerConverter, lambdaOfficeInvoke, type OfficeWorkerConverter } from "#adapters/office-worker-converter.ts";
@@ -17,10 +17,11 @@ import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import type { Readiness } from "#domain/shared/readiness.ts";
 import { LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_INVOKE_TIMEOUT_MS } from "#functions/timeouts.ts";
 
-let shared: LibreOfficeConverter | OfficeWorkerConverter | undefined;
+/** OfficeConverter is a container's converter: LibreOffice in this process, or the office function. */
+export type OfficeConverter = LibreOfficeConverter | OfficeWorkerConverter;
 
 /** officeWorker is the converter that invokes the office function, staging large documents in the uploads bucket. */
-function officeWorker(functionName: string): OfficeWorkerConverter {
+function officeWorker(config: Config, functionName: string): OfficeWorkerConverter {
   const { bucket, s3Endpoint } = config.uploads;
   const client = new LambdaClient({ region: config.region, maxAttempts: 2 });
   return createOfficeWorkerConverter({
@@ -32,13 +33,12 @@ function officeWorker(functionName: string): OfficeWorkerConverter {
 }
 
 /**
- * converter is the process-wide converter (sign, annotate and convert share it), created on first
- * use: LibreOffice here, or the office function when SIGNET_OFFICE_FUNCTION names one. Creating it
- * starts nothing; the first conversion or warm() does. When the process exits, every LibreOffice
- * it started is killed (a process hook installed here, once).
+ * createConverter builds a container's converter from config: LibreOffice here, or the office
+ * function when SIGNET_OFFICE_FUNCTION names one. Creating it starts nothing; the first conversion
+ * or warm() does. When the process exits, every LibreOffice it started is killed (a process hook
+ * installed here, once per converter).
  */
-export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
-  if (shared) return shared;
+export function createConverter(config: Config): OfficeConverter {
   const { conversion, documentLimits, limits } = config;
   const inProcess = conversion.officeFunction
     ? undefined
@@ -53,8 +53,8 @@ export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
         memoryLimitMb: conversion.memoryLimitMb,
         ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
       });
-  const office = withOfficeInputChecks<LibreOfficeConverter | OfficeWorkerConverter>(
-    inProcess ?? officeWorker(conversion.officeFunction!),
+  const office = withOfficeInputChecks<OfficeConverter>(
+    inProcess ?? officeWorker(config, conversion.officeFunction!),
     {
       maxEntries: documentLimits.maxEntries,
       maxUncompressedBytes: documentLimits.maxUncompressedBytes,
@@ -65,11 +65,10 @@ export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
     (removed) => logger.info("external references removed before conversion", { count: removed.length }),
   );
   if (inProcess) process.on("exit", () => inProcess.stopNow());
-  shared = office;
   return office;
 }
 
 /** libreOfficeReady says whether the configured soffice (SIGNET_SOFFICE, else PATH, /opt/...) can run here; starts nothing. */
-export function libreOfficeReady(): Promise<Readiness> {
+export function libreOfficeReady(config: Pick<Config, "conversion">): Promise<Readiness> {
   return libreOfficeReadiness(config.conversion.soffice);
 }

@@ -1,24 +1,19 @@
 /**
  * Wiring of fetching by URL (documents and images named by URL in sign, annotate, annotate-fields,
- * timestamp and verify; revocation data for B-LT/B-LTA): the two fetchers of this container, with
+ * timestamp and verify; revocation data for B-LT/B-LTA): the two fetchers of a container, with
  * the settings of config.fetch (SIGNET_ALLOW_HTTP, SIGNET_FETCH_TIMEOUT_MS).
  */
-import { config } from "#config";
+import type { Config } from "#config";
 import { createRevocationFetcher } from "#adapters/revocation-fetcher.ts";
 import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 
-let documents: Fetcher | undefined;
-let revocations: Fetcher | undefined;
-
-/** safeFetcher is this container's fetcher of documents and images by URL, created on first use. */
-export function safeFetcher(): Fetcher {
-  documents ??= createSafeFetcher(config.fetch);
-  return documents;
+/** createDocumentFetcher is a container's fetcher of documents and images by URL. */
+export function createDocumentFetcher(config: Pick<Config, "fetch">): Fetcher {
+  return createSafeFetcher(config.fetch);
 }
 
-/** revocationFetcher is this container's fetcher of OCSP responses and CRLs (plain http allowed), created on first use. */
-export function revocationFetcher(): Fetcher {
-  revocations ??= createRevocationFetcher(config.fetch);
-  return revocations;
+/** createRevocationDataFetcher is a container's fetcher of OCSP responses and CRLs (plain http allowed). */
+export function createRevocationDataFetcher(config: Pick<Config, "fetch">): Fetcher {
+  return createRevocationFetcher(config.fetch);
 }

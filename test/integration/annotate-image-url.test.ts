@@ -4,7 +4,8 @@ import { fillTemplate } from "#domain/docx/annotate.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { buildDocx, inlineControl, p, partNames, readPart } from "#test/helpers/docx-builder.ts";
 import { makePng, makeSvg } from "#test/helpers/annotate-images.ts";
-import { pictures } from "#wiring/pictures.ts";
+import { createPictures } from "#wiring/pictures.ts";
+import { testContainer } from "#test/helpers/container.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
 
 // Image URLs go through the real safe fetcher; loopback is allowed for this test server only.
@@ -44,7 +45,7 @@ const fill = (url: string) =>
   fillTemplate(docx, [{ id: "signature", type: "signature", value: url, options: { dimensions: { height: 20 } } }], {
     fetcher: createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] }),
     limits: { ...limits, maxImageBytes: url.endsWith(".svg") ? 4096 : limits.maxImageBytes },
-    pictures: pictures(),
+    pictures: createPictures(testContainer().config),
   });
 
 describe("image values by URL", () => {

@@ -273,8 +273,7 @@ describe("through the local server (warm LibreOffice, isolation as the system al
     // The converter decides its isolation on first use: one conversion, then its mode.
     const response = await convert(fixtureDocx(), "docx");
     expect(response.status).toBe(200);
-    const { converter } = await import("#wiring/conversion.ts");
-    expect(converter().isolation()?.network).toBe(networkIsolationHere);
+    expect(api.container.converter().isolation()?.network).toBe(networkIsolationHere);
   });
 
   it.each(all.map((vector) => [vector.name, vector] as const))("convert %s: 200, no request, no local file", async (_, vector) => {

@@ -184,8 +184,7 @@ describe("through the local server (isolation as the system allows)", () => {
   }
 
   it("runs LibreOffice in the sandbox the system allows", async () => {
-    const { converter } = await import("#wiring/conversion.ts");
-    expect(converter().isolation()?.files).toBe(expectedFiles);
+    expect(api.container.converter().isolation()?.files).toBe(expectedFiles);
   });
 
   it("convert: no canary in any answer", async () => {
