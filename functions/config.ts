@@ -335,7 +335,7 @@ function readGroup<G extends Record<string, Setting<unknown>>>(group: G, env: En
   return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as Values<G>;
 }
 
-/** Limits are the size and count caps of SPEC section 7; every one is configurable. */
+/** Limits are the size and count caps listed in docs/configuration.md; every one is configurable. */
 export type Limits = Values<typeof settings.limits>;
 
 /** Config is every setting of Signet, grouped by concern. */
@@ -362,7 +362,7 @@ export interface Config {
     dynamodbEndpoint?: string;
     /** Register calls (codes sent) allowed per source IP in a sliding window. */
     registerPerIp: { limit: number; windowSeconds: number };
-    /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides SPEC 6's 3 per 15 minutes). */
+    /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides the 3 per 15 minutes of docs/api.md, "API keys"). */
     registerPerAddressDaily: { limit: number; windowSeconds: number };
     /** Codes that did not work, allowed per source IP (IPv6 /64) in a sliding 15 minutes. */
     verifyFailuresPerIp: { limit: number; windowSeconds: number };

@@ -1,6 +1,6 @@
 import { SignetError } from "#domain/shared/errors.ts";
 import { describeKey, rootCertificate } from "#domain/signing/signing-identity.ts";
-import { trustStatement } from "#domain/verification/trust-statement.ts";
+import { trustStatement } from "#domain/signing/trust-statement.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
 import { json } from "#http/responses.ts";
 import { type Container, processContainer } from "#wiring/container.ts";

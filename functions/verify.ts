@@ -6,7 +6,7 @@ import { type Container, processContainer } from "#wiring/container.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
 
-/** makeVerifyHandler builds POST /v1/verify on a container: a report on every signature of the PDF. */
+/** makeVerifyHandler builds POST /v1/verify on a container: a report on every signature of the PDF (docs/api.md, "Sign and verify"). */
 export function makeVerifyHandler(container: Container) {
   const dependencies = container.signing().verifyDependencies();
   const uploads = uploadDeps(container);

@@ -14,7 +14,7 @@ export interface AuditEvent {
   data?: Record<string, unknown> | undefined;
 }
 
-/** AuditCertificate is everything the certificate page shows (SPEC 2). */
+/** AuditCertificate is everything the certificate page shows (docs/api.md, "Sign and verify"). */
 export interface AuditCertificate {
   /** The document's title, or its file name, when known. */
   documentName?: string | undefined;
