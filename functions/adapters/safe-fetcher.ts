@@ -10,19 +10,17 @@ import { SignetError } from "#domain/shared/errors.ts";
 import type { FetchedResource, Fetcher } from "#domain/shared/fetcher.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
-/** SafeFetcherOptions tune the fetcher; the defaults are the documented ones (docs: configuration), which wiring overrides from config.fetch. */
+/** SafeFetcherOptions tune the fetcher: the wiring passes config.fetch (the settings table holds the defaults). */
 export interface SafeFetcherOptions {
   allowHttp: boolean;
   timeoutMs: number;
   maxRedirects: number;
   /**
    * Addresses (IPs or CIDRs) reachable despite being private. Only tests set this, so they can
-   * serve files from loopback; production leaves it empty.
+   * serve files from loopback; production leaves it unset.
    */
-  allowAddresses: string[];
+  allowAddresses?: string[];
 }
-
-const defaults: SafeFetcherOptions = { allowHttp: false, timeoutMs: 10_000, maxRedirects: 3, allowAddresses: [] };
 
 /** AddressRefusedError is the connect-time refusal of an address by classifyAddress. */
 class AddressRefusedError extends Error {
@@ -107,10 +105,10 @@ class SafeFetcher implements Fetcher {
   readonly #settings: SafeFetcherOptions;
   readonly #agents: Record<"http:" | "https:", http.Agent>;
 
-  constructor(options: Partial<SafeFetcherOptions>) {
-    this.#settings = { ...defaults, ...options };
-    const filter = { allowIPAddressList: this.#settings.allowAddresses, keepAlive: false };
-    const check = addressGuard(this.#settings.allowAddresses);
+  constructor(options: SafeFetcherOptions) {
+    this.#settings = options;
+    const filter = { allowIPAddressList: options.allowAddresses ?? [], keepAlive: false };
+    const check = addressGuard(options.allowAddresses ?? []);
     this.#agents = {
       "http:": withAddressPolicy(new RequestFilteringHttpAgent(filter), check),
       "https:": withAddressPolicy(new RequestFilteringHttpsAgent(filter), check),
@@ -220,7 +218,7 @@ class SafeFetcher implements Fetcher {
 }
 
 /** createSafeFetcher returns a SafeFetcher: the address policy at connect time, bounded redirects, time and size. */
-export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fetcher {
+export function createSafeFetcher(options: SafeFetcherOptions): Fetcher {
   const fetcher = new SafeFetcher(options);
   // A plain function, as the port always was: callers may pass `fetch` on its own.
   return { fetch: (url, request) => fetcher.fetch(url, request) };

@@ -27,6 +27,7 @@ import {
   uniqueEmail,
   type CallResult,
 } from "#test/helpers/keys-harness.ts";
+import { generateApiKey } from "#domain/keys/api-key.ts";
 
 // Every record is the log's: DEBUG, so the check that no code or key is logged sees everything.
 logger.setLogLevel("DEBUG");
@@ -522,7 +523,6 @@ describe("failures of the outside world", () => {
     expectError(await doRegister(email, registerWith(down)), 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
     expectError(await doVerify(email, "123456", verifyWith(down)), 503, "SERVICE_UNAVAILABLE", /key store/);
     const authorize = createAuthorizer({ store, now: Date.now });
-    const { generateApiKey } = await import("#domain/keys/api-key.ts");
     await expect(authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toMatchObject({
       code: "SERVICE_UNAVAILABLE",
     });
@@ -570,7 +570,6 @@ describe("the authorizer", () => {
   });
 
   it("rejects an unknown key after one lookup, in words that do not say whether any address exists", async () => {
-    const { generateApiKey } = await import("#domain/keys/api-key.ts");
     const spy = counting(createDynamoKeyStore(storeOptions()));
     const authorize = createAuthorizer({ store: spy.store, now: Date.now });
     const decision = await authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn });
