@@ -291,6 +291,11 @@ export const settings = {
     timeoutMs: positiveInt("SIGNET_CONVERSION_TIMEOUT_MS", 60_000, "hard limit per conversion"),
     concurrency: positiveInt("SIGNET_CONVERSION_CONCURRENCY", () => availableParallelism(), "conversions running at once", "CPU cores"),
     queueLength: positiveInt("SIGNET_CONVERSION_QUEUE", 16, "conversions waiting for a slot"),
+    maxConversionsPerProcess: positiveInt(
+      "SIGNET_LIBREOFFICE_MAX_CONVERSIONS",
+      200,
+      "conversions a warm LibreOffice runs before it is replaced (bounds leaks)",
+    ),
     isolation: {
       name: "SIGNET_LIBREOFFICE_ISOLATION",
       default: "auto",

@@ -7,7 +7,7 @@
  */
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import type { Config } from "#config";
-import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
+import { createLibreOfficeConverter, type LibreOfficeConverter, type LibreOfficeConverterOptions } from "#adapters/libreoffice/converter.ts";
 import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { createOfficeWorkerConverter, lambdaOfficeInvoke, type OfficeWorkerConverter } from "#adapters/office-worker-converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
@@ -32,6 +32,22 @@ function officeWorker(config: Config, functionName: string): OfficeWorkerConvert
   });
 }
 
+/** libreOfficeOptions are the LibreOffice converter's options, every one from the conversion settings (config.ts holds their defaults). */
+export function libreOfficeOptions(conversion: Config["conversion"]): LibreOfficeConverterOptions {
+  return {
+    ...(conversion.soffice ? { soffice: conversion.soffice } : {}),
+    timeoutMs: conversion.timeoutMs,
+    concurrency: conversion.concurrency,
+    queueLength: conversion.queueLength,
+    mode: conversion.mode,
+    maxConversionsPerProcess: conversion.maxConversionsPerProcess,
+    recycle: conversion.recycle,
+    isolation: conversion.isolation,
+    memoryLimitMb: conversion.memoryLimitMb,
+    ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
+  };
+}
+
 /**
  * createConverter builds a container's converter from config: LibreOffice here, or the office
  * function when SIGNET_OFFICE_FUNCTION names one. Creating it starts nothing; the first conversion
@@ -40,19 +56,7 @@ function officeWorker(config: Config, functionName: string): OfficeWorkerConvert
  */
 export function createConverter(config: Config): OfficeConverter {
   const { conversion, documentLimits, limits } = config;
-  const inProcess = conversion.officeFunction
-    ? undefined
-    : createLibreOfficeConverter({
-        ...(conversion.soffice ? { soffice: conversion.soffice } : {}),
-        timeoutMs: conversion.timeoutMs,
-        concurrency: conversion.concurrency,
-        queueLength: conversion.queueLength,
-        mode: conversion.mode,
-        recycle: conversion.recycle,
-        isolation: conversion.isolation,
-        memoryLimitMb: conversion.memoryLimitMb,
-        ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
-      });
+  const inProcess = conversion.officeFunction ? undefined : createLibreOfficeConverter(libreOfficeOptions(conversion));
   const office = withOfficeInputChecks<OfficeConverter>(
     inProcess ?? officeWorker(config, conversion.officeFunction!),
     {
