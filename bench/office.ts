@@ -17,13 +17,14 @@ import { runOfficeJob } from "#domain/conversion/office-worker.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
+import { converter } from "#wiring/conversion.ts";
 
 const { loadConfig } = await import("#config");
 const { createContainer } = await import("#wiring/container.ts");
 const { makeOfficeHandler } = await import("#functions/office.ts");
 // One container for both lines: the office handler's converter is the one LibreOffice runs in directly.
 const container = createContainer(loadConfig(process.env));
-const converter = () => container.converter();
+const localConverter = () => converter(container);
 const handler = makeOfficeHandler(container);
 
 const bucket = "signet-uploads";
@@ -78,7 +79,7 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 console.log("office function overhead, in-process (medians; the local LibreOffice converter, warm path by default)");
 for (const [name, bytes, rounds] of documents) {
   const request = { bytes, from: "docx" as const, to: "pdf" as const };
-  const direct = await timed(() => converter().convert(request), rounds);
+  const direct = await timed(() => localConverter().convert(request), rounds);
   const via = await timed(() => viaOffice.convert(request), rounds);
   const bare = await timed(() => instantDirect.convert(request), rounds);
   const bareVia = await timed(() => instantVia.convert(request), rounds);
@@ -87,5 +88,5 @@ for (const [name, bytes, rounds] of documents) {
   console.log(`  through the office function   ${ms(via)}  (${(via / direct).toFixed(2)}x, +${ms(via - direct)})`);
   console.log(`  transport alone: checks only  ${ms(bare)}; with the invoke ${ms(bareVia)}  (+${ms(bareVia - bare)})`);
 }
-await converter().close();
+await localConverter().close();
 await s3.close();

@@ -6,6 +6,7 @@ import { uploadedDocument } from "#http/upload-input.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
+import { safeFetcher } from "#wiring/fetch.ts";
 
 /** makeAnnotateFieldsHandler builds POST /v1/annotate/fields on a container: the content controls and {{placeholders}} a template offers. */
 export function makeAnnotateFieldsHandler(container: Container) {
@@ -13,7 +14,7 @@ export function makeAnnotateFieldsHandler(container: Container) {
   const uploads = uploadDeps(container);
   return httpHandler(container, annotateFieldsRoute, async (req) => {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
-    const document = await resolveDocument(input.document, ["docx"], { fetcher: container.safeFetcher(), limits: config.documentLimits });
+    const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher(container), limits: config.documentLimits });
     const fields = await describeFields(document.bytes, config.limits);
     await input.consumed();
     return json(200, fields);

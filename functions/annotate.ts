@@ -6,6 +6,9 @@ import { uploadedDocument } from "#http/upload-input.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
+import { converter } from "#wiring/conversion.ts";
+import { pictures } from "#wiring/pictures.ts";
+import { safeFetcher } from "#wiring/fetch.ts";
 
 /** makeAnnotateHandler builds POST /v1/annotate on a container: a DOCX template and fields in, the filled DOCX (or its PDF) out as a data URI. */
 export function makeAnnotateHandler(container: Container) {
@@ -18,11 +21,11 @@ export function makeAnnotateHandler(container: Container) {
   return httpHandler(container, annotateRoute, async (req) => {
     checkFieldCount(req.body.fields.length, limits.maxFields);
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
-    const fetcher = container.safeFetcher();
+    const fetcher = safeFetcher(container);
     const document = await resolveDocument(input.document, ["docx"], { fetcher, limits: config.documentLimits });
-    const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher, limits, pictures: container.part("pictures") }, req.body.data);
+    const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher, limits, pictures: pictures(container) }, req.body.data);
     const pdf = req.query.to === "pdf";
-    const output = pdf ? await container.converter().convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
+    const output = pdf ? await converter(container).convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
     const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;
     await input.consumed();
     return json(200, { document: { base64: `data:${contentType};base64,${output.toString("base64")}`, contentType } });

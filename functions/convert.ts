@@ -8,6 +8,7 @@ import { attachmentDisposition, binary } from "#http/responses.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
+import { converter } from "#wiring/conversion.ts";
 
 /** makeConvertHandler builds POST /v1/convert on a container: one uploaded file in, the converted file out. */
 export function makeConvertHandler(container: Container) {
@@ -21,7 +22,7 @@ export function makeConvertHandler(container: Container) {
       ? { bytes: uploaded.bytes, fileName: "document" }
       : await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
     const checked = await checkConversionInput(upload.bytes, options.from, limits);
-    const output = await container.converter().convert({ bytes: upload.bytes, ...options, ...checked });
+    const output = await converter(container).convert({ bytes: upload.bytes, ...options, ...checked });
     if (options.maxPages !== undefined) await checkConvertedPages(output, options.maxPages);
     const { contentType, extension } = targetMediaTypes[options.to];
     const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;
@@ -33,7 +34,7 @@ export function makeConvertHandler(container: Container) {
 const container = processContainer();
 // On Lambda, LibreOffice starts in the init phase (start-at-init.ts, above), so the first request
 // finds it running, or still starting; init waits for it at most 8 s (Lambda allows 10 s of init).
-if (container.config.runtime === "aws") await container.converter().startEarly(8_000);
+if (container.config.runtime === "aws") await converter(container).startEarly(8_000);
 
 /** handler answers POST /v1/convert with this process's container. */
 export const handler = makeConvertHandler(container);

@@ -6,6 +6,7 @@ import { runOfficeJob } from "#domain/conversion/office-worker.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { OFFICE_TRANSFER_MS } from "#functions/timeouts.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
+import { converter } from "#wiring/conversion.ts";
 
 // The office function: the one place LibreOffice runs on AWS, invoked by sign, annotate
 // and convert (functions/adapters/office-worker-converter.ts), in a VPC without a route to the
@@ -21,7 +22,7 @@ export function makeOfficeHandler(container: Container) {
   const limits = { ...config.documentLimits, maxDocumentBytes: config.limits.maxDocumentBytes + config.limits.maxTotalImageBytes };
   return async (event: unknown): Promise<OfficeAnswer> =>
     runOfficeJob(event, {
-      converter: container.converter(),
+      converter: converter(container),
       limits,
       inlineLimitBytes: INLINE_DOCUMENT_BYTES,
       readInput: (url, maxBytes) => readPresigned(url, maxBytes, OFFICE_TRANSFER_MS),
@@ -35,7 +36,7 @@ export function makeOfficeHandler(container: Container) {
 }
 
 const container = processContainer();
-if (container.config.runtime === "aws") await container.converter().startEarly(8_000);
+if (container.config.runtime === "aws") await converter(container).startEarly(8_000);
 
 /** handler answers one office job with this process's container. */
 export const handler = makeOfficeHandler(container);

@@ -5,10 +5,11 @@ import { uploadedDocument } from "#http/upload-input.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
+import { signDependencies } from "#wiring/signing.ts";
 
 /** makeSignHandler builds POST /v1/sign on a container: the document signed PAdES at the requested level (B-B..B-LTA), plain base64. */
 export function makeSignHandler(container: Container) {
-  const dependencies = container.signing().signDependencies();
+  const dependencies = signDependencies(container);
   const uploads = uploadDeps(container);
   return httpHandler(container, signRoute, async (req) => {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);

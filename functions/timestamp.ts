@@ -5,10 +5,11 @@ import { uploadedDocument } from "#http/upload-input.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
+import { timestampDependencies } from "#wiring/signing.ts";
 
 /** makeTimestampHandler builds POST /v1/timestamp on a container: the signed PDF with fresh validation data and a document timestamp (B-LTA). */
 export function makeTimestampHandler(container: Container) {
-  const dependencies = container.signing().timestampDependencies();
+  const dependencies = timestampDependencies(container);
   const uploads = uploadDeps(container);
   return httpHandler(container, timestampRoute, async (req) => {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);

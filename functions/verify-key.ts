@@ -5,12 +5,13 @@ import { verifyKeyRoute } from "#http/contracts/verify.ts";
 import { json } from "#http/responses.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
 import { httpHandler } from "#wiring/http.ts";
+import { signing } from "#wiring/signing.ts";
 
 /** makeVerifyKeyHandler builds GET /v1/verify/key on a container: the certificate and public key Signet signs with, where the key lives, and what readers will show. */
 export function makeVerifyKeyHandler(container: Container) {
-  const signing = container.signing();
+  const keys = signing(container);
   return httpHandler(container, verifyKeyRoute, async () => {
-    const identity = await signing.certificateStore().load();
+    const identity = await keys.certificateStore().load();
     if (!identity) {
       throw new SignetError(
         "SERVICE_UNAVAILABLE",
@@ -29,7 +30,7 @@ export function makeVerifyKeyHandler(container: Container) {
       issuer: certificate.issuer.replace(/\n/g, ", "),
       rootCertificate: rootCertificate(identity).toString(),
       chain: identity.chain.map((issuer) => issuer.toString()),
-      ...trustStatement(identity, signing.signingKeyLocation()),
+      ...trustStatement(identity, keys.signingKeyLocation()),
     });
   });
 }

@@ -5,6 +5,8 @@ import { SignetError } from "#domain/shared/errors.ts";
 import { StartupError } from "#local/startup-errors.ts";
 import type { Container } from "#wiring/container.ts";
 import { keyStoreOptions } from "#wiring/keys.ts";
+import { converter } from "#wiring/conversion.ts";
+import { signing } from "#wiring/signing.ts";
 
 /** Shutdown releases what a bootstrap step started. */
 export type Shutdown = () => Promise<void>;
@@ -23,12 +25,12 @@ export async function bootstrap(container: Container): Promise<Shutdown[]> {
   // local/main.ts refuses to start when LibreOffice is missing; a warm-up that fails anyway (a
   // crash) only warns: conversions then take the one-shot path or answer 503 with a hint.
   // SIGNET_LIBREOFFICE_ISOLATION=required without a working sandbox is no such case: the server does not start.
-  const converter = container.converter();
-  await converter.warm().catch((error: unknown) => {
+  const office = converter(container);
+  await office.warm().catch((error: unknown) => {
     if (error instanceof Error && error.cause instanceof IsolationUnavailableError) throw new StartupError(error.cause.message);
     logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error });
   });
-  shutdowns.push(() => converter.close());
+  shutdowns.push(() => office.close());
   return shutdowns;
 }
 
@@ -40,8 +42,7 @@ export async function bootstrap(container: Container): Promise<Shutdown[]> {
  * certify the KMS key, an unreadable file) stops the start, with the reason and where.
  */
 export async function prepareIdentity(container: Container): Promise<void> {
-  const identity = await container
-    .signing()
+  const identity = await signing(container)
     .identityStore()
     .load()
     .catch((error: unknown) => {

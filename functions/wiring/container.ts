@@ -4,7 +4,8 @@
  * Config it is given, so a process (a Lambda, the local server) or a test holds as many
  * configurations as it builds containers, without editing process.env or re-importing modules.
  * The wiring files (conversion, fetch, keys, signing, ...) say how each part is built from a
- * container; this file holds them, once each per container.
+ * container, and ask for it here with that builder: this file holds them, once each per container,
+ * and imports none of them, so a function's bundle holds only the wiring it uses.
  */
 import { lazyConfig, type Config } from "#config";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
@@ -13,13 +14,8 @@ import type { UploadStore } from "#domain/shared/upload.ts";
 import type { KeyStore } from "#domain/keys/key-store.ts";
 import type { Mailer } from "#domain/keys/mailer.ts";
 import type { PictureConverters } from "#domain/docx/picture-formats.ts";
-import { createConverter, type OfficeConverter } from "#wiring/conversion.ts";
-import { createDocumentFetcher, createRevocationDataFetcher } from "#wiring/fetch.ts";
-import { createIdempotencyStoreFor } from "#wiring/idempotency.ts";
-import { createKeyStore, createMailer } from "#wiring/keys.ts";
-import { createPictures } from "#wiring/pictures.ts";
-import { SigningWiring } from "#wiring/signing.ts";
-import { createUploadStore } from "#wiring/uploads.ts";
+import type { OfficeConverter } from "#wiring/conversion.ts";
+import type { SigningWiring } from "#wiring/signing.ts";
 
 /** Parts are the instances a container builds on first use; a test may hand in any of them (overrides). */
 export interface Parts {
@@ -35,19 +31,6 @@ export interface Parts {
   signing: SigningWiring;
 }
 
-/** builders make each part from its container (its config and its other parts). */
-const builders: { [K in keyof Parts]: (container: Container) => Parts[K] } = {
-  converter: (container) => createConverter(container.config),
-  safeFetcher: (container) => createDocumentFetcher(container.config),
-  revocationFetcher: (container) => createRevocationDataFetcher(container.config),
-  keyStore: (container) => createKeyStore(container.config),
-  mailer: (container) => createMailer(container.config),
-  uploadStore: (container) => createUploadStore(container.config),
-  idempotencyStore: (container) => createIdempotencyStoreFor(container.config),
-  pictures: (container) => createPictures(container.config),
-  signing: (container) => new SigningWiring(container),
-};
-
 /** Container holds one configuration and the instances built from it, each made once, on first use. */
 export class Container {
   /** config is the configuration every part of this container is built from. */
@@ -60,25 +43,10 @@ export class Container {
     this.#parts = { ...overrides };
   }
 
-  /** part is the named instance, built from the config on first use (or the override given). */
-  part<K extends keyof Parts>(name: K): Parts[K] {
-    if (!(name in this.#parts)) this.#parts[name] = builders[name](this);
+  /** part is the named instance: the override given, else built by `build` on first use and kept. */
+  part<K extends keyof Parts>(name: K, build: (container: Container) => Parts[K]): Parts[K] {
+    if (!(name in this.#parts)) this.#parts[name] = build(this);
     return this.#parts[name] as Parts[K];
-  }
-
-  /** converter is the one converter (sign, annotate and convert share it); creating it starts nothing. */
-  converter(): OfficeConverter {
-    return this.part("converter");
-  }
-
-  /** safeFetcher fetches documents and images by URL under the safe-fetcher policy. */
-  safeFetcher(): Fetcher {
-    return this.part("safeFetcher");
-  }
-
-  /** signing is the signing identity, public certificate, CRL and the dependencies of sign, timestamp and verify. */
-  signing(): SigningWiring {
-    return this.part("signing");
   }
 
   /**

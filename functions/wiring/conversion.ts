@@ -15,6 +15,7 @@ import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
 import { s3ClientFor } from "#adapters/s3-upload-store.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import type { Readiness } from "#domain/shared/readiness.ts";
+import type { Container } from "#wiring/container.ts";
 import { LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_INVOKE_TIMEOUT_MS } from "#functions/timeouts.ts";
 
 /** OfficeConverter is a container's converter: LibreOffice in this process, or the office function. */
@@ -54,7 +55,7 @@ export function libreOfficeOptions(conversion: Config["conversion"]): LibreOffic
  * or warm() does. When the process exits, every LibreOffice it started is killed (a process hook
  * installed here, once per converter).
  */
-export function createConverter(config: Config): OfficeConverter {
+function createConverter(config: Config): OfficeConverter {
   const { conversion, documentLimits, limits } = config;
   const inProcess = conversion.officeFunction ? undefined : createLibreOfficeConverter(libreOfficeOptions(conversion));
   const office = withOfficeInputChecks<OfficeConverter>(
@@ -70,6 +71,11 @@ export function createConverter(config: Config): OfficeConverter {
   );
   if (inProcess) process.on("exit", () => inProcess.stopNow());
   return office;
+}
+
+/** converter is a container's one converter (sign, annotate and convert share it), made on first use; creating it starts nothing. */
+export function converter(container: Container): OfficeConverter {
+  return container.part("converter", (own) => createConverter(own.config));
 }
 
 /** libreOfficeReady says whether the configured soffice (SIGNET_SOFFICE, else PATH, /opt/...) can run here; starts nothing. */

@@ -16,7 +16,7 @@ import { keyStoreOptions } from "#wiring/keys.ts";
  * endpoint (a handler called straight from a test, no stand-ins) there is no table: undefined, and
  * a request with the header is refused 503 rather than run unguarded.
  */
-export function createIdempotencyStoreFor(config: Config): IdempotencyStore | undefined {
+function createIdempotencyStoreFor(config: Config): IdempotencyStore | undefined {
   if (config.runtime === "local" && !config.keys.dynamodbEndpoint) return undefined;
   return createIdempotencyStore({
     table: keyStoreOptions(config),
@@ -27,5 +27,5 @@ export function createIdempotencyStoreFor(config: Config): IdempotencyStore | un
 
 /** idempotencyDeps are the container's idempotency store and the clock. */
 export function idempotencyDeps(container: Container): IdempotencyDeps {
-  return { store: container.part("idempotencyStore"), now: Date.now };
+  return { store: container.part("idempotencyStore", (own) => createIdempotencyStoreFor(own.config)), now: Date.now };
 }

@@ -21,13 +21,18 @@ export function keyStoreOptions(config: Pick<Config, "keys" | "region">): Dynamo
   return { tableName: config.keys.tableName, region: config.region, ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}) };
 }
 
-/** createKeyStore is a container's key store. */
-export function createKeyStore(config: Config): KeyStore {
-  return createDynamoKeyStore(keyStoreOptions(config));
+/** keyStore is a container's key store, made on first use. */
+function keyStore(container: Container): KeyStore {
+  return container.part("keyStore", (own) => createDynamoKeyStore(keyStoreOptions(own.config)));
 }
 
-/** createMailer is a container's SES mailer. */
-export function createMailer(config: Config): Mailer {
+/** sesMailer is a container's SES mailer, made on first use. */
+function sesMailer(container: Container): Mailer {
+  return container.part("mailer", (own) => createMailer(own.config));
+}
+
+/** createMailer is the SES mailer of a config. */
+function createMailer(config: Config): Mailer {
   const { sender, sesEndpoint, configurationSet } = config.mail;
   return createSesMailer({
     sender,
@@ -43,8 +48,8 @@ const warn: KeyServiceDeps["warn"] = (message, data) => logger.warn(message, dat
 export function keyServiceDeps(container: Container): KeyServiceDeps & VerifyDeps {
   const { keys } = container.config;
   return {
-    store: container.part("keyStore"),
-    mailer: container.part("mailer"),
+    store: keyStore(container),
+    mailer: sesMailer(container),
     now: Date.now,
     limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: keys.registerPerAddressDaily, perIp: keys.registerPerIp },
     registerPolicy: keys.registerPolicy,
@@ -56,12 +61,12 @@ export function keyServiceDeps(container: Container): KeyServiceDeps & VerifyDep
 
 /** keyManagementDeps are the key store and clock of listing and revoking keys. */
 export function keyManagementDeps(container: Container): KeyManagementDeps {
-  return { store: container.part("keyStore"), now: Date.now };
+  return { store: keyStore(container), now: Date.now };
 }
 
 /** authorizerDeps are the authorizer's: the key store, the clock and the logger. */
 export function authorizerDeps(container: Container): Pick<KeyServiceDeps, "store" | "now" | "warn"> {
-  return { store: container.part("keyStore"), now: Date.now, warn };
+  return { store: keyStore(container), now: Date.now, warn };
 }
 
 /**
@@ -73,5 +78,5 @@ export function authorizerDeps(container: Container): Pick<KeyServiceDeps, "stor
 export function keyRateGuard(container: Container): KeyRateGuard | undefined {
   const { config } = container;
   if (config.runtime === "local" && !config.keys.dynamodbEndpoint) return undefined;
-  return (keyId) => limitKeyRate({ store: container.part("keyStore"), now: Date.now, perMinute: config.keys.ratePerMinute, warn }, keyId);
+  return (keyId) => limitKeyRate({ store: keyStore(container), now: Date.now, perMinute: config.keys.ratePerMinute, warn }, keyId);
 }

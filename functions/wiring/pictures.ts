@@ -15,6 +15,7 @@ import type { Config } from "#config";
 import { JsquashWebpDecoder, WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { RESVG_GLUE, RESVG_WASM, ResvgSvgRenderer } from "#adapters/resvg-svg-renderer.ts";
 import type { PictureConverters } from "#domain/docx/picture-formats.ts";
+import type { Container } from "#wiring/container.ts";
 
 const beside = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
 
@@ -28,7 +29,12 @@ function gluePath(glue: { file: string; module: string }, wasm: { file: string; 
   return existsSync(beside(glue.file)) ? beside(glue.file) : join(dirname(wasmPath(wasm)), glue.module.split("/").pop()!);
 }
 
-/** createPictures is a container's pair of converters (the WebAssembly loads on the first picture). */
+/** pictures is a container's pair of converters, made on first use (the WebAssembly loads on the first picture). */
+export function pictures(container: Container): PictureConverters {
+  return container.part("pictures", (own) => createPictures(own.config));
+}
+
+/** createPictures is the pair of converters of a config. */
 export function createPictures(config: Pick<Config, "pictures" | "signing">): PictureConverters {
   const { renderTimeoutMs: timeoutMs } = config.pictures;
   const fonts = () => [readFileSync(join(config.signing.fontsDir, "DejaVuSans.ttf"))];

@@ -35,6 +35,8 @@ import { rootCertificate, type SigningIdentityStore } from "#domain/signing/sign
 import type { TimestampDependencies } from "#domain/signing/timestamp-document.ts";
 import type { VerifyDependencies } from "#domain/verification/verify-document.ts";
 import type { Container } from "#wiring/container.ts";
+import { converter } from "#wiring/conversion.ts";
+import { revocationFetcher, safeFetcher } from "#wiring/fetch.ts";
 
 /** crlPath is where the service serves its CRL (GET, functions/verify-crl.ts). */
 const crlPath = "/v1/verify/crl";
@@ -48,6 +50,11 @@ function noAwsCrl(): SignetError {
 
 function noCertificateYet(): SignetError {
   return new SignetError("NOT_FOUND", "This service has no signing certificate yet, hence no CRL: the first POST /v1/sign issues both.");
+}
+
+/** signing is a container's signing side, made on first use. */
+export function signing(container: Container): SigningWiring {
+  return container.part("signing", (own) => new SigningWiring(own));
 }
 
 /**
@@ -250,8 +257,8 @@ export class SigningWiring {
    * this service's own CRL signed in-process, without a network hop (exactly ownCrlUrl(), nothing
    * else on loopback).
    */
-  #longTermFetcher(): Fetcher {
-    const revocations = this.#container.part("revocationFetcher");
+  longTermFetcher(): Fetcher {
+    const revocations = revocationFetcher(this.#container);
     this.#longTerm ??=
       this.#config.runtime === "aws" && !this.#config.identity.kmsRootKeyId
         ? revocations
@@ -268,37 +275,41 @@ export class SigningWiring {
     return kmsKeyId ? { kind: "kms", keyArn: kmsKeyId } : { kind: "file" };
   }
 
-  /** signDependencies are sign's: fetchers, converter, identity, fonts, limits and (with SIGNET_TSA_URL) the timestamp authority. */
-  signDependencies(): SignDependencies {
-    const { limits, signing, documentLimits } = this.#config;
-    return {
-      fetcher: this.#container.safeFetcher(),
-      converter: this.#container.converter(),
-      identities: this.identityStore(),
-      fonts: this.fontFiles,
-      limits: { ...documentLimits, maxAuditEvents: limits.maxAuditEvents, maxMetadataBytes: limits.maxMetadataBytes },
-      revocationFetcher: this.#longTermFetcher(),
-      ...(signing.tsaUrl ? { timestamper: createHttpTimestamper(signing.tsaUrl), timestampAuthority: new URL(signing.tsaUrl).host } : {}),
-    };
-  }
-
-  /** timestampDependencies are /v1/timestamp's: fetchers, limits and (with SIGNET_TSA_URL) the timestamp authority. */
-  timestampDependencies(): TimestampDependencies {
-    const { tsaUrl } = this.#config.signing;
-    return {
-      fetcher: this.#container.safeFetcher(),
-      revocationFetcher: this.#longTermFetcher(),
-      limits: this.#config.documentLimits,
-      ...(tsaUrl ? { timestamper: createHttpTimestamper(tsaUrl) } : {}),
-    };
-  }
-
   /** verifyDependencies are verify's: fetcher, limits, and the trust store (our certificate plus SIGNET_TRUST_ANCHORS_FILE). */
   verifyDependencies(): VerifyDependencies {
     return {
-      fetcher: this.#container.safeFetcher(),
+      fetcher: safeFetcher(this.#container),
       limits: this.#config.documentLimits,
       trust: createTrustStore(this.certificateStore(), this.#config.signing.trustAnchorsFile),
     };
   }
+}
+
+// sign's and timestamp's dependencies are functions, not methods of SigningWiring: verify's bundle
+// then leaves out the converter and the timestamper, which only these two reach.
+
+/** signDependencies are sign's: fetchers, converter, identity, fonts, limits and (with SIGNET_TSA_URL) the timestamp authority. */
+export function signDependencies(container: Container): SignDependencies {
+  const { limits, signing: settings, documentLimits } = container.config;
+  const wiring = signing(container);
+  return {
+    fetcher: safeFetcher(container),
+    converter: converter(container),
+    identities: wiring.identityStore(),
+    fonts: wiring.fontFiles,
+    limits: { ...documentLimits, maxAuditEvents: limits.maxAuditEvents, maxMetadataBytes: limits.maxMetadataBytes },
+    revocationFetcher: wiring.longTermFetcher(),
+    ...(settings.tsaUrl ? { timestamper: createHttpTimestamper(settings.tsaUrl), timestampAuthority: new URL(settings.tsaUrl).host } : {}),
+  };
+}
+
+/** timestampDependencies are /v1/timestamp's: fetchers, limits and (with SIGNET_TSA_URL) the timestamp authority. */
+export function timestampDependencies(container: Container): TimestampDependencies {
+  const { tsaUrl } = container.config.signing;
+  return {
+    fetcher: safeFetcher(container),
+    revocationFetcher: signing(container).longTermFetcher(),
+    limits: container.config.documentLimits,
+    ...(tsaUrl ? { timestamper: createHttpTimestamper(tsaUrl) } : {}),
+  };
 }

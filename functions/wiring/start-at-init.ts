@@ -4,6 +4,7 @@
 // function, so its cold start overlaps convert's own. functions/convert.ts then waits for it,
 // bounded. Sign and annotate do not import it: most of their calls never convert.
 import { processContainer } from "#wiring/container.ts";
+import { converter } from "#wiring/conversion.ts";
 
 const container = processContainer();
-if (container.config.runtime === "aws") void container.converter().startEarly(0);
+if (container.config.runtime === "aws") void converter(container).startEarly(0);

@@ -23,12 +23,12 @@ function uploadSettings(config: Pick<Config, "limits" | "uploads">): UploadSetti
   };
 }
 
-/** createUploadStore is a container's upload store (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally). */
-export function createUploadStore(config: Config): UploadStore {
+/** createUploadStore is the upload store of a config (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally). */
+function createUploadStore(config: Config): UploadStore {
   return createS3UploadStore({ bucket: config.uploads.bucket, client: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }) });
 }
 
 /** uploadDeps are the container's store, the bounds (the document limit caps an upload) and the clock. */
 export function uploadDeps(container: Container): UploadDeps {
-  return { store: container.part("uploadStore"), settings: uploadSettings(container.config), now: () => new Date() };
+  return { store: container.part("uploadStore", (own) => createUploadStore(own.config)), settings: uploadSettings(container.config), now: () => new Date() };
 }

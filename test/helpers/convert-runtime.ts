@@ -8,6 +8,7 @@ import type { HttpResponse } from "#http/responses.ts";
 import { makeConvertHandler } from "#functions/convert.ts";
 import { invokeBuffered } from "#local/response-stream.ts";
 import { testContainer } from "#test/helpers/container.ts";
+import { converter } from "#wiring/conversion.ts";
 import { lambdaContext } from "#test/helpers/keys-harness.ts";
 
 /** convertEvent builds the proxy event API Gateway sends for POST /v1/convert (body base64-encoded). */
@@ -42,11 +43,11 @@ export interface ConvertHandler {
 export async function loadConvertHandler(env: Record<string, string> = {}): Promise<ConvertHandler> {
   const container = testContainer(env);
   const handler = makeConvertHandler(container);
-  const converter = () => container.converter();
+  const office = () => converter(container);
   return {
     // convert streams its answer: the real streaming path, reassembled from its wire output.
     invoke: (query, body, contentType) => invokeBuffered(handler as never, convertEvent(query, body, contentType), lambdaContext),
-    close: () => converter().close(),
+    close: () => office().close(),
   };
 }
 
@@ -151,6 +152,7 @@ export function standInUnoDriver(dir: string): string {
 import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { converter } from "#wiring/conversion.ts";
 if (process.argv[2] === "-c") process.exit(0);
 console.log(JSON.stringify({ event: "ready" }));
 createInterface({ input: process.stdin }).on("line", (line) => {

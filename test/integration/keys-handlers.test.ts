@@ -1,3 +1,4 @@
+import "#test/helpers/debug-logs.ts";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayAuthorizerResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,6 @@ import type { KeyStore } from "#domain/keys/key-store.ts";
 import type { KeyServiceDeps, VerifyDeps } from "#domain/keys/key-service.ts";
 import { DYNAMODB_CLIENT_LIMITS } from "#functions/timeouts.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
-import { logger } from "#adapters/powertools-logger.ts";
 import { makeRegisterHandler } from "#functions/auth-register.ts";
 import { makeVerifyHandler } from "#functions/auth-verify.ts";
 import { createAuthorizer } from "#functions/authorizer.ts";
@@ -29,8 +29,6 @@ import {
 } from "#test/helpers/keys-harness.ts";
 import { generateApiKey } from "#domain/keys/api-key.ts";
 
-// Every record is the log's: DEBUG, so the check that no code or key is logged sees everything.
-logger.setLogLevel("DEBUG");
 const output = captureOutput();
 // Every code and key the tests see; none may ever appear in the log output.
 const secrets: string[] = [];

@@ -1,11 +1,9 @@
+import "#test/helpers/debug-logs.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureOutput, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
-import { logger } from "#adapters/powertools-logger.ts";
 import { cachedLocalKey } from "../../examples/local-key.ts";
 
-// Every record is the log's: DEBUG, so the check that no secret is logged sees everything.
-logger.setLogLevel("DEBUG");
 const output = captureOutput();
 // Every key and revocation token the tests see; none may ever appear in the log output.
 const secrets: string[] = [];

@@ -1,13 +1,11 @@
+import "#test/helpers/debug-logs.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { logger } from "#adapters/powertools-logger.ts";
 import { captureOutput, latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
 
-// Every record is the log's: DEBUG, so the check that no secret is logged sees everything.
-logger.setLogLevel("DEBUG");
 const output = captureOutput();
 const secrets: string[] = [];
 

@@ -25,6 +25,7 @@ import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } fr
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import PizZip from "pizzip";
 import { officeOptions } from "#test/helpers/office-options.ts";
+import { converter } from "#wiring/conversion.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "signet-office-network-"));
@@ -274,7 +275,7 @@ describe("through the local server (warm LibreOffice, isolation as the system al
     // The converter decides its isolation on first use: one conversion, then its mode.
     const response = await convert(fixtureDocx(), "docx");
     expect(response.status).toBe(200);
-    expect(api.container.converter().isolation()?.network).toBe(networkIsolationHere);
+    expect(converter(api.container).isolation()?.network).toBe(networkIsolationHere);
   });
 
   it.each(all.map((vector) => [vector.name, vector] as const))("convert %s: 200, no request, no local file", async (_, vector) => {

@@ -19,6 +19,7 @@ import { includePictureRtf, nestedSvgDocx } from "#test/helpers/canary-vectors.t
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
+import { converter } from "#wiring/conversion.ts";
 
 /** bwrapHere: the system runs bubblewrap (found on PATH, `bwrap --ro-bind / / true` works), asked of the system directly. */
 const bwrapHere = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"]).status === 0;
@@ -185,7 +186,7 @@ describe("through the local server (isolation as the system allows)", () => {
   }
 
   it("runs LibreOffice in the sandbox the system allows", async () => {
-    expect(api.container.converter().isolation()?.files).toBe(expectedFiles);
+    expect(converter(api.container).isolation()?.files).toBe(expectedFiles);
   });
 
   it("convert: no canary in any answer", async () => {

@@ -22,6 +22,7 @@ import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { makeOfficeHandler } from "#functions/office.ts";
 import { testContainer } from "#test/helpers/container.ts";
 import type { Container } from "#wiring/container.ts";
+import { converter as converterOf } from "#wiring/conversion.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-office-worker-"));
 const bucket = "signet-uploads";
@@ -62,7 +63,7 @@ beforeAll(async () => {
   // The office function's converter is the local LibreOffice one (no SIGNET_OFFICE_FUNCTION here).
   container = testContainer();
   office = makeOfficeHandler(container);
-  closeConverter = () => container.converter().close();
+  closeConverter = () => converterOf(container).close();
 }, 60_000);
 
 afterAll(async () => {
@@ -116,7 +117,7 @@ describe("a document over 4 MB travels through the bucket", () => {
     const lowLimit: OfficeInvoke = async (job) =>
       wire(
         await runOfficeJob(wire(job), {
-          converter: container.converter(),
+          converter: converterOf(container),
           limits: { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024 },
           inlineLimitBytes: 1024,
           readInput: (url, maxBytes) => readPresigned(url, maxBytes, 10_000),

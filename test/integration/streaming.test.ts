@@ -10,6 +10,7 @@ import { makeConvertHandler } from "#functions/convert.ts";
 import { makeSignHandler } from "#functions/sign.ts";
 import { testContainer } from "#test/helpers/container.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+import { converter } from "#wiring/conversion.ts";
 
 // Event-level test of the streamed answers: the handler Lambda runs for sign, annotate
 // and convert, fed an API Gateway event, writes what API Gateway's STREAM transfer mode reads:
@@ -29,7 +30,7 @@ beforeAll(() => {
   sign = makeSignHandler(container) as unknown as Handler;
   convert = makeConvertHandler(container) as unknown as Handler;
   annotate = makeAnnotateHandler(container);
-  closeConverter = () => container.converter().close();
+  closeConverter = () => converter(container).close();
 });
 
 afterAll(async () => {

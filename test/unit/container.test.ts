@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { makeInfoHandler } from "#functions/info.ts";
 import { testContainer } from "#test/helpers/container.ts";
+import { safeFetcher } from "#wiring/fetch.ts";
+import { converter } from "#wiring/conversion.ts";
+import { signing } from "#wiring/signing.ts";
 
 const infoEvent = () => JSON.parse(readFileSync(new URL("../../events/info.json", import.meta.url), "utf8")) as APIGatewayProxyEvent;
 const context = { functionName: "signet-info", awsRequestId: "container-test", getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
@@ -13,21 +16,21 @@ const context = { functionName: "signet-info", awsRequestId: "container-test", g
 describe("createContainer", () => {
   it("builds a part once, on first use, and keeps it", () => {
     const container = testContainer();
-    expect(container.part("safeFetcher")).toBe(container.part("safeFetcher"));
-    expect(container.signing()).toBe(container.signing());
-    expect(container.signing().identityStore()).toBe(container.signing().identityStore());
+    expect(safeFetcher(container)).toBe(safeFetcher(container));
+    expect(signing(container)).toBe(signing(container));
+    expect(signing(container).identityStore()).toBe(signing(container).identityStore());
   });
 
   it("gives each container its own instances", () => {
     const one = testContainer();
     const other = testContainer();
-    expect(one.part("keyStore")).not.toBe(other.part("keyStore"));
-    expect(one.converter()).not.toBe(other.converter());
+    expect(safeFetcher(one)).not.toBe(safeFetcher(other));
+    expect(converter(one)).not.toBe(converter(other));
   });
 
   it("uses an override instead of building the part", () => {
     const fetcher: Fetcher = { fetch: async () => ({ bytes: Buffer.from("x") }) };
-    expect(testContainer({}, { safeFetcher: fetcher }).safeFetcher()).toBe(fetcher);
+    expect(safeFetcher(testContainer({}, { safeFetcher: fetcher }))).toBe(fetcher);
   });
 
   it("makes handlers that answer with their own container's settings, two configurations in one process", async () => {
@@ -50,7 +53,7 @@ describe("createContainer", () => {
     one.useLocalServerUrl("http://localhost:4100/");
     expect(one.localServerUrl()).toBe("http://localhost:4100");
     expect(other.localServerUrl()).toBeUndefined();
-    expect(one.signing().ownCrlUrl()).toBe("http://localhost:4100/v1/verify/crl");
-    expect(other.signing().ownCrlUrl()).toBeUndefined();
+    expect(signing(one).ownCrlUrl()).toBe("http://localhost:4100/v1/verify/crl");
+    expect(signing(other).ownCrlUrl()).toBeUndefined();
   });
 });
