@@ -123,8 +123,9 @@ await writeFile(
   entry,
   `import { readFileSync } from "node:fs";
 import { converter as wiredConverter } from "${join(repoRoot, "functions/wiring/conversion.ts")}";
+import { processContainer } from "${join(repoRoot, "functions/wiring/container.ts")}";
 // What functions/convert.ts does at module load on Lambda:
-const converter = wiredConverter();
+const converter = wiredConverter(processContainer());
 await converter.startEarly(8_000);
 const pdf = await converter.convert({ bytes: readFileSync(process.argv[2]), from: "docx", to: "pdf" });
 process.stdout.write(pdf.subarray(0, 5).toString() === "%PDF-" ? "answered\\n" : "failed\\n");

@@ -152,7 +152,6 @@ export function standInUnoDriver(dir: string): string {
 import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { converter } from "#wiring/conversion.ts";
 if (process.argv[2] === "-c") process.exit(0);
 console.log(JSON.stringify({ event: "ready" }));
 createInterface({ input: process.stdin }).on("line", (line) => {
