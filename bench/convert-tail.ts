@@ -125,10 +125,11 @@ await writeFile(
   `import { readFileSync } from "node:fs";
 import { converter as wiredConverter, intakeLimits } from "${join(repoRoot, "functions/wiring/conversion.ts")}";
 import { intake } from "${join(repoRoot, "functions/domain/documents/intake.ts")}";
+import { processContainer } from "${join(repoRoot, "functions/wiring/container.ts")}";
 // What functions/convert.ts does at module load on Lambda:
-const converter = wiredConverter();
+const converter = wiredConverter(processContainer());
 await converter.startEarly(8_000);
-const pdf = await converter.convert(await intake(readFileSync(process.argv[2]), "docx", intakeLimits()), { to: "pdf" });
+const pdf = await converter.convert(await intake(readFileSync(process.argv[2]), "docx", intakeLimits(processContainer().config)), { to: "pdf" });
 process.stdout.write(pdf.subarray(0, 5).toString() === "%PDF-" ? "answered\\n" : "failed\\n");
 await converter.close();
 `,

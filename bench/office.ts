@@ -17,9 +17,15 @@ import { runOfficeJob } from "#domain/documents/office-worker.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
+import { converter } from "#wiring/conversion.ts";
 
-const { converter } = await import("#wiring/conversion.ts");
-const { handler } = await import("#functions/office.ts");
+const { loadConfig } = await import("#config");
+const { createContainer } = await import("#wiring/container.ts");
+const { makeOfficeHandler } = await import("#functions/office.ts");
+// One container for both lines: the office handler's converter is the one LibreOffice runs in directly.
+const container = createContainer(loadConfig(process.env));
+const localConverter = () => converter(container);
+const handler = makeOfficeHandler(container);
 
 const bucket = "signet-uploads";
 const s3 = await startS3StandIn({ buckets: [bucket], secretAccessKey: "bench" });
@@ -79,7 +85,7 @@ console.log("office function overhead, in-process (medians; the local LibreOffic
 for (const [name, bytes, rounds] of documents) {
   // Each side runs intake as the service does: the caller before sending, the office function again.
   const send = async (converter: Converter) => converter.convert(await intake(bytes, "docx", limits), { to: "pdf" });
-  const direct = await timed(() => send(converter()), rounds);
+  const direct = await timed(() => send(localConverter()), rounds);
   const via = await timed(() => send(viaOffice), rounds);
   const bare = await timed(() => send(instantDirect), rounds);
   const bareVia = await timed(() => send(instantVia), rounds);
@@ -88,5 +94,5 @@ for (const [name, bytes, rounds] of documents) {
   console.log(`  through the office function   ${ms(via)}  (${(via / direct).toFixed(2)}x, +${ms(via - direct)})`);
   console.log(`  transport alone: checks only  ${ms(bare)}; with the invoke ${ms(bareVia)}  (+${ms(bareVia - bare)})`);
 }
-await converter().close();
+await localConverter().close();
 await s3.close();

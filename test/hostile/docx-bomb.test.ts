@@ -15,7 +15,7 @@ let limits: { maxDocxControls: number; maxDocxXmlNodes: number; maxDocxControlNo
 beforeAll(async () => {
   api = await startLocalApi("docx-bomb", { SIGNET_TABLE: "signet-docx-bomb", SIGNET_CONVERSION_MODE: "oneshot" });
   key = await obtainKey(api, "docx-bomb");
-  limits = (await import("#config")).config.limits;
+  limits = api.container.config.limits;
 }, 60_000);
 
 afterAll(async () => {

@@ -12,14 +12,12 @@ import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
 const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
-process.env.SIGNET_SOFFICE = standInSoffice(root, marker);
-process.env.SIGNET_CONVERSION_MODE = "oneshot";
-process.env.SIGNET_CONVERSION_TIMEOUT_MS = "2000";
+const soffice = standInSoffice(root, marker);
 
 let convert: ConvertHandler;
 
 beforeAll(async () => {
-  convert = await loadConvertHandler();
+  convert = await loadConvertHandler({ SIGNET_SOFFICE: soffice, SIGNET_CONVERSION_MODE: "oneshot", SIGNET_CONVERSION_TIMEOUT_MS: "2000" });
 });
 afterAll(async () => {
   await convert?.close();
@@ -60,7 +58,7 @@ describe("a warm LibreOffice that fails during the store", () => {
   it("does not return its partial output when the one-shot retry also fails", async () => {
     const converter = createLibreOfficeConverter(
       officeOptions({
-        soffice: process.env.SIGNET_SOFFICE!,
+        soffice,
         python: standInUnoDriver(root),
         mode: "warm",
         concurrency: 1,

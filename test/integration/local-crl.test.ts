@@ -14,6 +14,7 @@ import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { certificateText, checkCrl } from "#test/helpers/pki/openssl.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 
 // The local identity keeps its root CA's key to sign the CRL the local server
 // serves, and its signing certificate names that CRL; identities without one say why B-LT is out of reach.
@@ -185,7 +186,6 @@ describe("the own-CRL fetcher", () => {
   });
 
   it("turns 'no CRL here' for its own URL into LEVEL_UNAVAILABLE naming the URL (not a 404 from sign)", async () => {
-    const { SignetError } = await import("#domain/shared/errors.ts");
     const without = createOwnCrlFetcher(inner, {
       url: () => crlUrl,
       crl: () => Promise.reject(new SignetError("NOT_FOUND", "This server publishes no CRL.")),

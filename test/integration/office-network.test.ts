@@ -25,6 +25,7 @@ import { pdfText } from "#test/helpers/pdf-tools.ts";
 import PizZip from "pizzip";
 import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
+import { converter } from "#wiring/conversion.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "signet-office-network-"));
@@ -278,8 +279,7 @@ describe("through the local server (warm LibreOffice, isolation as the system al
     // The converter decides its isolation on first use: one conversion, then its mode.
     const response = await convert(fixtureDocx(), "docx");
     expect(response.status).toBe(200);
-    const { converter } = await import("#wiring/conversion.ts");
-    expect(converter().isolation()?.network).toBe(networkIsolationHere);
+    expect(converter(api.container).isolation()?.network).toBe(networkIsolationHere);
   });
 
   it.each(all.map((vector) => [vector.name, vector] as const))("convert %s: 200, no request, no local file", async (_, vector) => {

@@ -20,6 +20,7 @@ import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
+import { converter } from "#wiring/conversion.ts";
 
 /** bwrapHere: the system runs bubblewrap (found on PATH, `bwrap --ro-bind / / true` works), asked of the system directly. */
 const bwrapHere = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"]).status === 0;
@@ -186,8 +187,7 @@ describe("through the local server (isolation as the system allows)", () => {
   }
 
   it("runs LibreOffice in the sandbox the system allows", async () => {
-    const { converter } = await import("#wiring/conversion.ts");
-    expect(converter().isolation()?.files).toBe(expectedFiles);
+    expect(converter(api.container).isolation()?.files).toBe(expectedFiles);
   });
 
   it("convert: no canary in any answer", async () => {

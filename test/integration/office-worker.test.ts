@@ -20,12 +20,17 @@ import { fixtureDocx, fixtureText, pngDeclaring } from "#test/helpers/convert-fi
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { unchecked } from "#test/helpers/prepared-documents.ts";
+import { makeOfficeHandler } from "#functions/office.ts";
+import { testContainer } from "#test/helpers/container.ts";
+import type { Container } from "#wiring/container.ts";
+import { converter as converterOf } from "#wiring/conversion.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-office-worker-"));
 const bucket = "signet-uploads";
 let s3: S3StandIn;
 let transfer: OfficeTransfer;
-let office: typeof import("#functions/office.ts");
+let office: ReturnType<typeof makeOfficeHandler>;
+let container: Container;
 let closeConverter: () => Promise<void>;
 
 /** sent records every job as the office function received it. */
@@ -39,7 +44,7 @@ const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 /** invokeHandler is the client port with the office function's real handler behind it. */
 const invokeHandler: OfficeInvoke = async (job) => {
   sent.push(wire(job));
-  return wire(await office.handler(wire(job)));
+  return wire(await office(wire(job)));
 };
 
 const objectsLeft = () => readdirSync(join(root, "s3", bucket));
@@ -57,9 +62,9 @@ beforeAll(async () => {
     },
   };
   // The office function's converter is the local LibreOffice one (no SIGNET_OFFICE_FUNCTION here).
-  office = await import("#functions/office.ts");
-  const { converter } = await import("#wiring/conversion.ts");
-  closeConverter = () => converter().close();
+  container = testContainer();
+  office = makeOfficeHandler(container);
+  closeConverter = () => converterOf(container).close();
 }, 60_000);
 
 afterAll(async () => {
@@ -87,7 +92,7 @@ describe("a small document travels inline", () => {
   });
 
   it("answers a ping without converting", async () => {
-    expect(await office.handler({ kind: "ping" })).toEqual({ ok: true, pong: true });
+    expect(await office({ kind: "ping" })).toEqual({ ok: true, pong: true });
   });
 });
 
@@ -110,11 +115,10 @@ describe("a document over 4 MB travels through the bucket", () => {
   });
 
   it("brings a large output back by the presigned PUT and deletes it (the office function's inline limit lowered to 1 KB)", async () => {
-    const { converter: localConverter } = await import("#wiring/conversion.ts");
     const lowLimit: OfficeInvoke = async (job) =>
       wire(
         await runOfficeJob(wire(job), {
-          converter: localConverter(),
+          converter: converterOf(container),
           limits: {
             maxDocumentBytes: 25 * 1024 * 1024,
             maxEntries: 5000,
@@ -177,12 +181,12 @@ describe("failures keep their status through the invoke", () => {
     ["a job whose input URL is plain http elsewhere", { kind: "convert", from: "docx", to: "pdf", input: { url: "http://169.254.169.254/latest", bytes: 10 } }],
     ["a job with an unknown format", { kind: "convert", from: "exe", to: "pdf", input: { base64: "" } }],
   ])("refuses %s with 400, without converting", async (_, event) => {
-    const answer = await office.handler(event);
+    const answer = await office(event);
     expect(answer).toMatchObject({ ok: false, error: { code: "VALIDATION_ERROR" } });
   });
 
   it("refuses a declared input over its own limit before fetching it", async () => {
-    const answer = await office.handler({ kind: "convert", from: "docx", to: "pdf", input: { url: "https://example.invalid/x", bytes: 200 * 1024 * 1024 } });
+    const answer = await office({ kind: "convert", from: "docx", to: "pdf", input: { url: "https://example.invalid/x", bytes: 200 * 1024 * 1024 } });
     expect(answer).toMatchObject({ ok: false, error: { code: "PAYLOAD_TOO_LARGE" } });
   });
 });

@@ -10,6 +10,7 @@ import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
+import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 
 let identity: SigningIdentity;
 let input: Buffer;
@@ -134,7 +135,6 @@ describe("audit trail certificate page", () => {
   });
 
   it("converts DOCX input through the converter port first", async () => {
-    const { buildDocx, p, run } = await import("#test/helpers/docx-builder.ts");
     const docx = buildDocx({ body: p(run("Hello")) });
     const before = fakeConverter.calls;
     const signed = await signDocument(request({ document: { base64: Buffer.from(docx).toString("base64") } }), deps());
