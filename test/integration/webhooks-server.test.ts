@@ -5,6 +5,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureOutput } from "#test/helpers/keys-harness.ts";
 import { startLocalApi, obtainKey, type LocalApi } from "#test/helpers/local-api.ts";
+import { createSafeWebhookSender } from "#adapters/safe-fetcher.ts";
+import { createWebhookEvents } from "#wiring/webhooks.ts";
 import { finishedJob, verifiedBy } from "#test/helpers/webhook-harness.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "#test/helpers/webhook-receiver.ts";
 
@@ -68,10 +70,7 @@ describe("GET /v1/webhooks/secret and POST /v1/webhooks/secret/rotate", () => {
   it("a webhook sent after the rotation verifies with the secret the route showed before it and with the one it shows now", async () => {
     const old = await readSecret(keys.b);
     const fresh = (await call("POST", "/v1/webhooks/secret/rotate", keys.b)).json as SecretView;
-    const { loadConfig } = await import("#config");
-    const { createWebhookEvents } = await import("#wiring/webhooks.ts");
-    const { createSafeWebhookSender } = await import("#adapters/safe-fetcher.ts");
-    const config = loadConfig(process.env);
+    const { config } = api.container;
     const events = createWebhookEvents(config, {
       sender: createSafeWebhookSender({ allowAddresses: ["127.0.0.1"], ca: [receiver.ca], timeoutMs: config.webhooks.timeoutMs }),
     });
