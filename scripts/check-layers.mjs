@@ -48,6 +48,8 @@ const domainEdges = {
   docx: ["shared"],
   conversion: ["docx", "shared"],
   keys: ["shared"],
+  jobs: ["shared"],
+  webhooks: ["jobs", "shared"],
   verification: ["pdf", "pki", "shared"],
   signing: ["verification", "certificate-page", "conversion", "pdf", "pdf-text", "pki", "shared"],
 };

@@ -469,4 +469,6 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   "keys-list": {},
   "keys-revoke": {},
   "keys-revoke-link": {},
+  "webhooks-secret": {},
+  "webhooks-secret-rotate": {},
 };

@@ -37,6 +37,8 @@ const order: RouteName[] = [
   "annotate",
   "convert",
   "uploads",
+  "webhooks-secret",
+  "webhooks-secret-rotate",
   "keys-list",
   "keys-revoke-link",
   "keys-revoke",
