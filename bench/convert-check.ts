@@ -2,11 +2,17 @@
 // convert and sign run before LibreOffice, against the directory-only check it extends.
 // Run: npm run bench:convert-check
 import { randomBytes } from "node:crypto";
-import { checkConversionInput } from "#domain/conversion/conversion.ts";
-import { readZipDirectory } from "#domain/shared/zip.ts";
+import { intake } from "#domain/documents/intake.ts";
+import { readZipDirectory } from "#domain/shared/zip-container.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 
-const limits = { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024 };
+const limits = {
+  maxDocumentBytes: 25 * 1024 * 1024,
+  maxEntries: 5000,
+  maxUncompressedBytes: 200 * 1024 * 1024,
+  maxImagePixels: 100_000_000,
+  maxSvgBytes: 10 * 1024 * 1024,
+};
 
 function paragraphs(count: number): string {
   const words = "Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore".split(" ");
@@ -49,7 +55,7 @@ for (const [name, bytes] of cases) {
   const unpacked = readZipDirectory(bytes, limits).reduce((sum, entry) => sum + entry.uncompressedSize, 0);
   const rounds = bytes.length > 1_000_000 ? 30 : 200;
   const directory = await median(() => readZipDirectory(bytes, limits), rounds);
-  const full = await median(() => checkConversionInput(bytes, "docx", limits), rounds);
+  const full = await median(() => intake(bytes, "docx", limits), rounds);
   const mb = (n: number) => (n / 1024 / 1024).toFixed(2);
   console.log(
     `${name}: ${mb(bytes.length)} MB, unpacks to ${mb(unpacked)} MB | directory only median ${directory.median.toFixed(3)} ms | ` +

@@ -23,6 +23,7 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice, makeProfileTemplate, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
 import { commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { esbuildSettings, repoRoot } from "../infra/bundling.ts";
 
 const run = promisify(execFile);
@@ -98,7 +99,7 @@ for (const name of tailFiles) {
     plainMs.push(await time(() => plain(pathOf(name), join(dir, "plain-profile"))));
     serviceMs.push(
       await time(async () => {
-        const pdf = await warm.convert({ bytes, from: "docx", to: "pdf" });
+        const pdf = await warm.convert(unchecked(bytes, "docx"), { to: "pdf" });
         if (pdf.subarray(0, 5).toString() !== "%PDF-") throw new Error("not a PDF");
       }),
     );
@@ -122,11 +123,13 @@ const entry = join(dir, "cold-entry.ts");
 await writeFile(
   entry,
   `import { readFileSync } from "node:fs";
-import { converter as wiredConverter } from "${join(repoRoot, "functions/wiring/conversion.ts")}";
+import { converter as wiredConverter, intakeLimits } from "${join(repoRoot, "functions/wiring/conversion.ts")}";
+import { intake } from "${join(repoRoot, "functions/domain/documents/intake.ts")}";
+import { processContainer } from "${join(repoRoot, "functions/wiring/container.ts")}";
 // What functions/convert.ts does at module load on Lambda:
-const converter = wiredConverter();
+const converter = wiredConverter(processContainer());
 await converter.startEarly(8_000);
-const pdf = await converter.convert({ bytes: readFileSync(process.argv[2]), from: "docx", to: "pdf" });
+const pdf = await converter.convert(await intake(readFileSync(process.argv[2]), "docx", intakeLimits(processContainer().config)), { to: "pdf" });
 process.stdout.write(pdf.subarray(0, 5).toString() === "%PDF-" ? "answered\\n" : "failed\\n");
 await converter.close();
 `,

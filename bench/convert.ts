@@ -10,8 +10,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
-import { checkConversionInput } from "#domain/conversion/conversion.ts";
-import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
+import { intake } from "#domain/documents/intake.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
 
@@ -42,11 +41,10 @@ async function plain(path: string): Promise<void> {
 
 const officeLimits = { ...limits, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const boxed = { concurrency: 1, timeoutMs: 120_000, memoryLimitMb: 4096 } as const;
-const oneshot = withOfficeInputChecks(createLibreOfficeConverter(officeOptions({ ...boxed, mode: "oneshot" })), officeLimits);
-const warm = withOfficeInputChecks(createLibreOfficeConverter(officeOptions({ ...boxed, mode: "warm" })), officeLimits);
+const oneshot = createLibreOfficeConverter(officeOptions({ ...boxed, mode: "oneshot" }));
+const warm = createLibreOfficeConverter(officeOptions({ ...boxed, mode: "warm" }));
 async function service(converter: typeof warm, bytes: Buffer): Promise<void> {
-  await checkConversionInput(bytes, "docx", limits);
-  const pdf = await converter.convert({ bytes, from: "docx", to: "pdf" });
+  const pdf = await converter.convert(await intake(bytes, "docx", officeLimits), { to: "pdf" });
   if (pdf.subarray(0, 5).toString() !== "%PDF-") throw new Error("not a PDF");
 }
 

@@ -10,8 +10,7 @@ import { machineLine, median, watchHealth } from "./health-watch.ts";
 
 process.env.SIGNET_LOG_LEVEL ??= "WARN";
 const api = await startLocalApi("bench-docx-bomb");
-const { config } = await import("#config");
-const limits = config.limits;
+const limits = api.container.config.limits;
 const key = await obtainKey(api, "bench-docx-bomb");
 
 const base64 = (bytes: Buffer) => bytes.toString("base64");

@@ -6,6 +6,7 @@
 import { availableParallelism, loadavg } from "node:os";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
 
 const roundsArg = process.argv.indexOf("--rounds");
@@ -27,11 +28,11 @@ for (const mode of ["warm", "oneshot"] as const) {
     ]),
   ) as Record<keyof typeof boxes, LibreOfficeConverter>;
   const times: Record<string, number[]> = { off: [], sandbox: [] };
-  for (const office of Object.values(offices)) await office.convert({ bytes: docx, from: "docx", to: "pdf" });
+  for (const office of Object.values(offices)) await office.convert(unchecked(docx, "docx"), { to: "pdf" });
   for (let i = 0; i < rounds; i++) {
     for (const [name, office] of Object.entries(offices)) {
       const start = performance.now();
-      await office.convert({ bytes: docx, from: "docx", to: "pdf" });
+      await office.convert(unchecked(docx, "docx"), { to: "pdf" });
       times[name]!.push(performance.now() - start);
     }
   }

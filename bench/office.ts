@@ -10,16 +10,22 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { createOfficeWorkerConverter, type OfficeInvoke } from "#adapters/office-worker-converter.ts";
 import { readPresigned, writePresigned } from "#adapters/presigned-url.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
-import type { Converter } from "#domain/conversion/converter.ts";
-import { INLINE_DOCUMENT_BYTES } from "#domain/conversion/office-job.ts";
-import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
-import { runOfficeJob } from "#domain/conversion/office-worker.ts";
+import type { Converter } from "#domain/documents/converter.ts";
+import { INLINE_DOCUMENT_BYTES } from "#domain/documents/office-job.ts";
+import { intake } from "#domain/documents/intake.ts";
+import { runOfficeJob } from "#domain/documents/office-worker.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
+import { converter } from "#wiring/conversion.ts";
 
-const { converter } = await import("#wiring/conversion.ts");
-const { handler } = await import("#functions/office.ts");
+const { loadConfig } = await import("#config");
+const { createContainer } = await import("#wiring/container.ts");
+const { makeOfficeHandler } = await import("#functions/office.ts");
+// One container for both lines: the office handler's converter is the one LibreOffice runs in directly.
+const container = createContainer(loadConfig(process.env));
+const localConverter = () => converter(container);
+const handler = makeOfficeHandler(container);
 
 const bucket = "signet-uploads";
 const s3 = await startS3StandIn({ buckets: [bucket], secretAccessKey: "bench" });
@@ -31,26 +37,31 @@ const client = new S3Client({
 });
 const transfer = createS3OfficeTransfer({ client, bucket });
 const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-const checks = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
-const limits = { maxDocumentBytes: 75 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024 };
+const limits = {
+  maxDocumentBytes: 75 * 1024 * 1024,
+  maxEntries: 5000,
+  maxUncompressedBytes: 200 * 1024 * 1024,
+  maxImagePixels: 100_000_000,
+  maxSvgBytes: 10 * 1024 * 1024,
+};
 
 // With LibreOffice: the office handler as deployed (its converter is the local one here).
-const viaOffice = withOfficeInputChecks(createOfficeWorkerConverter({ invoke: async (job) => wire(await handler(wire(job))), transfer }), checks);
+const viaOffice = createOfficeWorkerConverter({ invoke: async (job) => wire(await handler(wire(job))), transfer });
 
 // Without: an instant converter on both sides, so only the transport is left.
-const instant: Converter = { convert: async (request) => Buffer.from(request.bytes) };
+const instant: Converter = { convert: async (document) => Buffer.from(document.bytes) };
 const instantInvoke: OfficeInvoke = async (job) =>
   wire(
     await runOfficeJob(wire(job), {
-      converter: withOfficeInputChecks(instant, checks),
+      converter: instant,
       limits,
       inlineLimitBytes: INLINE_DOCUMENT_BYTES,
       readInput: (url, maxBytes) => readPresigned(url, maxBytes, 30_000),
       writeOutput: (url, bytes) => writePresigned(url, bytes, 30_000),
     }),
   );
-const instantDirect = withOfficeInputChecks(instant, checks);
-const instantVia = withOfficeInputChecks(createOfficeWorkerConverter({ invoke: instantInvoke, transfer }), checks);
+const instantDirect = instant;
+const instantVia = createOfficeWorkerConverter({ invoke: instantInvoke, transfer });
 
 async function timed(run: () => Promise<unknown>, rounds: number): Promise<number> {
   const times: number[] = [];
@@ -72,15 +83,16 @@ const documents: Array<[string, Buffer, number]> = [
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 console.log("office function overhead, in-process (medians; the local LibreOffice converter, warm path by default)");
 for (const [name, bytes, rounds] of documents) {
-  const request = { bytes, from: "docx" as const, to: "pdf" as const };
-  const direct = await timed(() => converter().convert(request), rounds);
-  const via = await timed(() => viaOffice.convert(request), rounds);
-  const bare = await timed(() => instantDirect.convert(request), rounds);
-  const bareVia = await timed(() => instantVia.convert(request), rounds);
+  // Each side runs intake as the service does: the caller before sending, the office function again.
+  const send = async (converter: Converter) => converter.convert(await intake(bytes, "docx", limits), { to: "pdf" });
+  const direct = await timed(() => send(localConverter()), rounds);
+  const via = await timed(() => send(viaOffice), rounds);
+  const bare = await timed(() => send(instantDirect), rounds);
+  const bareVia = await timed(() => send(instantVia), rounds);
   console.log(`${name} (${(bytes.length / 1024 / 1024).toFixed(2)} MB, ${rounds} rounds):`);
   console.log(`  LibreOffice direct            ${ms(direct)}`);
   console.log(`  through the office function   ${ms(via)}  (${(via / direct).toFixed(2)}x, +${ms(via - direct)})`);
   console.log(`  transport alone: checks only  ${ms(bare)}; with the invoke ${ms(bareVia)}  (+${ms(bareVia - bare)})`);
 }
-await converter().close();
+await localConverter().close();
 await s3.close();

@@ -18,6 +18,10 @@ import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import { addLongTermValidation } from "#domain/signing/ltv.ts";
 import { startLoopbackPki } from "#test/helpers/pki/loopback-ltv-pki.ts";
 import { benchPdfFile, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
+import { loadConfig } from "#config";
+
+/** fetchSettings are the default fetch settings (the settings table's), which each fetcher here adjusts. */
+const fetchSettings = loadConfig({}).fetch;
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-sign");
 const RUNS = 30;
@@ -128,7 +132,7 @@ const LEVEL_RUNS = 15;
 async function levels(inputs: Array<[string, Buffer]>): Promise<void> {
   const pki = await startLoopbackPki();
   try {
-    const fetcher = createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] });
+    const fetcher = createSafeFetcher({ ...fetchSettings, allowHttp: true, allowAddresses: ["127.0.0.1"] });
     const timestamper = createHttpTimestamper(pki.tsaUrl);
     console.log(
       `PAdES levels: ${LEVEL_RUNS} warm runs each, ECDSA P-256 signer with a CRL distribution point, no certificate page; loopback openssl TSA and CRL.`,

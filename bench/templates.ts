@@ -10,8 +10,9 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice } from "#adapters/libreoffice/profile.ts";
-import { checkConversionInput, conversionOptions } from "#domain/conversion/conversion.ts";
-import type { SourceFormat } from "#domain/conversion/converter.ts";
+import { conversionOptions } from "#domain/documents/conversion-options.ts";
+import { intake } from "#domain/documents/intake.ts";
+import type { SourceFormat } from "#domain/documents/formats.ts";
 import { describeFields, fillTemplate } from "#domain/docx/annotate.ts";
 import { solidPng } from "#test/helpers/convert-fixtures.ts";
 import { buildDocx, p, run as textRun, table } from "#test/helpers/docx-builder.ts";
@@ -108,8 +109,8 @@ const plain = (path: string) =>
   });
 const warm = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 120_000 }));
 const service = async (from: SourceFormat, bytes: Buffer) => {
-  const checked = await checkConversionInput(bytes, from, limits);
-  await warm.convert({ bytes, ...conversionOptions({ from, to: "pdf" }, { maxConvertPages: 1000 }), ...checked });
+  const { from: _, ...options } = conversionOptions({ from, to: "pdf" }, { maxConvertPages: 1000 });
+  await warm.convert(await intake(bytes, from, { ...limits, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 }), options);
 };
 await plain(inputs[0]!.path);
 await warm.warm();

@@ -130,14 +130,10 @@ async function main(): Promise<void> {
 // ---- the server side (child process) ----
 async function serve(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "signet-bench-upload-"));
-  Object.assign(process.env, { SIGNET_DATA_DIR: dataDir, SIGNET_TABLE: "signet-bench-upload", LOG_LEVEL: "ERROR", POWERTOOLS_LOG_LEVEL: "ERROR" });
-  const { startStandIns } = await import("#local/stand-ins.ts");
-  const standIns = await startStandIns({ dataDir, sesPort: 0 });
-  Object.assign(process.env, standIns.env);
-  const { bootstrap } = await import("#local/bootstrap.ts");
-  await bootstrap();
-  const { startLocalServer } = await import("#local/server.ts");
-  const server = await startLocalServer({ port: 0 });
+  const { startLocalApi } = await import("#test/helpers/local-api.ts");
+  const api = await startLocalApi("bench-upload", { SIGNET_TABLE: "signet-bench-upload", LOG_LEVEL: "ERROR", POWERTOOLS_LOG_LEVEL: "ERROR" }, { dataDir });
+  const { standIns } = api;
+  const server = api;
   process.on("message", (message: string) => {
     if (message === "rss") process.send!({ maxRssKb: process.resourceUsage().maxRSS, rssKb: Math.round(process.memoryUsage().rss / 1024) });
     if (message === "stop") {

@@ -1,20 +1,25 @@
-import { config } from "#config";
-import { safeFetcher } from "#wiring/fetch.ts";
 import { resolveDocument } from "#domain/shared/document.ts";
 import { describeFields } from "#domain/docx/annotate.ts";
 import { annotateFieldsRoute } from "#http/contracts/annotate.ts";
-import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 import { uploadedDocument } from "#http/upload-input.ts";
+import { type Container, processContainer } from "#wiring/container.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
+import { safeFetcher } from "#wiring/fetch.ts";
 
-const uploads = uploadDeps();
+/** makeAnnotateFieldsHandler builds POST /v1/annotate/fields on a container: the content controls and {{placeholders}} a template offers. */
+export function makeAnnotateFieldsHandler(container: Container) {
+  const { config } = container;
+  const uploads = uploadDeps(container);
+  return httpHandler(container, annotateFieldsRoute, async (req) => {
+    const input = await uploadedDocument(req.body.document, req.principal, uploads);
+    const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher(container), limits: config.documentLimits });
+    const fields = await describeFields(document.bytes, config.limits);
+    await input.consumed();
+    return json(200, fields);
+  });
+}
 
-/** handler answers POST /v1/annotate/fields: the content controls and {{placeholders}} a template offers. */
-export const handler = httpHandler(annotateFieldsRoute, async (req) => {
-  const input = await uploadedDocument(req.body.document, req.principal, uploads);
-  const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher(), limits: config.documentLimits });
-  const fields = await describeFields(document.bytes, config.limits);
-  await input.consumed();
-  return json(200, fields);
-});
+/** handler answers POST /v1/annotate/fields with this process's container. */
+export const handler = makeAnnotateFieldsHandler(processContainer());

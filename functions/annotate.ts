@@ -1,27 +1,39 @@
-import { config } from "#config";
-import { safeFetcher } from "#wiring/fetch.ts";
 import { resolveDocument } from "#domain/shared/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
+import { intake } from "#domain/documents/intake.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
-import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
 import { uploadedDocument } from "#http/upload-input.ts";
-import { converter } from "#wiring/conversion.ts";
-import { pictures } from "#wiring/pictures.ts";
+import { type Container, processContainer } from "#wiring/container.ts";
+import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
+import { converter, intakeLimits } from "#wiring/conversion.ts";
+import { pictures } from "#wiring/pictures.ts";
+import { safeFetcher } from "#wiring/fetch.ts";
 
-const { limits } = config;
-const uploads = uploadDeps();
+/** makeAnnotateHandler builds POST /v1/annotate on a container: a DOCX template and fields in, the filled DOCX (or its PDF) out as a data URI. */
+export function makeAnnotateHandler(container: Container) {
+  const { config } = container;
+  const { limits } = config;
+  // Read when annotate is made (Lambda's init, the local server's start): a bad picture setting
+  // stops the start with its configuration error instead of failing the first picture.
+  void config.pictures;
+  const uploads = uploadDeps(container);
+  // A filled template may exceed the upload limit by the images it was given (as in the office function).
+  const filled = { ...intakeLimits(config), maxDocumentBytes: limits.maxDocumentBytes + limits.maxTotalImageBytes };
+  return httpHandler(container, annotateRoute, async (req) => {
+    checkFieldCount(req.body.fields.length, limits.maxFields);
+    const input = await uploadedDocument(req.body.document, req.principal, uploads);
+    const fetcher = safeFetcher(container);
+    const document = await resolveDocument(input.document, ["docx"], { fetcher, limits: config.documentLimits });
+    const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher, limits, pictures: pictures(container) }, req.body.data);
+    const pdf = req.query.to === "pdf";
+    const output = pdf ? await converter(container).convert(await intake(docx, "docx", filled), { to: "pdf" }) : docx;
+    const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;
+    await input.consumed();
+    return json(200, { document: { base64: `data:${contentType};base64,${output.toString("base64")}`, contentType } });
+  });
+}
 
-/** handler answers POST /v1/annotate: a DOCX template and fields in, the filled DOCX (or its PDF) out as a data URI. */
-export const handler = httpHandler(annotateRoute, async (req) => {
-  checkFieldCount(req.body.fields.length, limits.maxFields);
-  const input = await uploadedDocument(req.body.document, req.principal, uploads);
-  const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher(), limits: config.documentLimits });
-  const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher: safeFetcher(), limits, pictures: pictures() }, req.body.data);
-  const pdf = req.query.to === "pdf";
-  const output = pdf ? await converter().convert({ bytes: docx, from: "docx", to: "pdf" }) : docx;
-  const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;
-  await input.consumed();
-  return json(200, { document: { base64: `data:${contentType};base64,${output.toString("base64")}`, contentType } });
-});
+/** handler answers POST /v1/annotate with this process's container. */
+export const handler = makeAnnotateHandler(processContainer());

@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
 import { logger } from "#adapters/powertools-logger.ts";
 import { authorize, type KeyServiceDeps } from "#domain/keys/key-service.ts";
+import { processContainer } from "#wiring/container.ts";
 import { authorizerDeps } from "#wiring/keys.ts";
 
 /** AuthorizerDeps is what the authorizer needs: the key store and a clock. */
@@ -36,5 +37,5 @@ export function createAuthorizer(deps: AuthorizerDeps) {
   };
 }
 
-/** handler is the API-key authorizer on DynamoDB and the system clock. */
-export const handler = createAuthorizer(authorizerDeps());
+/** handler is the API-key authorizer on this process's container (DynamoDB and the system clock). */
+export const handler = createAuthorizer(authorizerDeps(processContainer()));

@@ -449,7 +449,7 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
 };
 
 /** loadConfig reads every setting from an environment at once; it throws on a bad or missing value. */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env): Config {
   const runtime = runtimeOf(env);
   const config: Partial<Record<keyof Config, unknown>> = {};
   for (const [key, read] of Object.entries(readers) as Array<[keyof Config, (env: Env, runtime: Runtime) => unknown]>) {
@@ -463,7 +463,7 @@ export function loadConfig(env: Env = process.env): Config {
  * lazyConfig is a Config whose groups are each read from env on first access and kept: a function
  * that never reads `keys` never needs SIGNET_TABLE. A bad value still fails loudly, on first use.
  */
-export function lazyConfig(env: Env = process.env): Config {
+export function lazyConfig(env: Env): Config {
   const lazy = {} as Config;
   for (const [key, read] of Object.entries(readers) as Array<[keyof Config, (env: Env, runtime: Runtime) => unknown]>) {
     Object.defineProperty(lazy, key, {
@@ -478,9 +478,3 @@ export function lazyConfig(env: Env = process.env): Config {
   }
   return lazy;
 }
-
-/**
- * config is this process's configuration, each group read from process.env on first use and kept
- * for the life of the container. Set the environment before the first read (not before an import).
- */
-export const config: Config = lazyConfig();

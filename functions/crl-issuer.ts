@@ -1,5 +1,6 @@
 import { logger } from "#adapters/powertools-logger.ts";
-import { keptCrl } from "#wiring/signing.ts";
+import { type Container, processContainer } from "#wiring/container.ts";
+import { signing } from "#wiring/signing.ts";
 
 // The CRL issuer on AWS: the one function (with sign, for B-LT) that may sign with the root key
 // in KMS. An EventBridge rule runs it daily (infra/crl-issuer.ts); it signs a new CRL only when
@@ -12,10 +13,15 @@ export interface CrlIssued {
   nextUpdate: string;
 }
 
-/** handler keeps the CRL fresh; the scheduled event itself carries nothing it needs. */
-export async function handler(): Promise<CrlIssued> {
-  const crl = await keptCrl();
-  const answer = { thisUpdate: crl.thisUpdate.toISOString(), nextUpdate: crl.nextUpdate.toISOString() };
-  logger.info("the kept CRL is fresh", answer);
-  return answer;
+/** makeCrlIssuer builds the scheduled CRL issuer on a container; the scheduled event itself carries nothing it needs. */
+export function makeCrlIssuer(container: Container) {
+  return async (): Promise<CrlIssued> => {
+    const crl = await signing(container).keptCrl();
+    const answer = { thisUpdate: crl.thisUpdate.toISOString(), nextUpdate: crl.nextUpdate.toISOString() };
+    logger.info("the kept CRL is fresh", answer);
+    return answer;
+  };
 }
+
+/** handler keeps the CRL fresh with this process's container. */
+export const handler = makeCrlIssuer(processContainer());

@@ -1,15 +1,13 @@
-import { config } from "#config";
 import { infoRoute } from "#http/contracts/meta.ts";
-import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";
+import { type Container, processContainer } from "#wiring/container.ts";
+import { httpHandler } from "#wiring/http.ts";
 
-/** handler answers GET / with what this service is and where its reference lives. */
-export const handler = httpHandler(infoRoute, async () =>
-  json(200, {
-    name: "Signet",
-    version: config.version,
-    docs: "/docs",
-    openapi: "/openapi.json",
-    health: "/v1/health",
-  }),
-);
+/** makeInfoHandler builds GET / on a container: what this service is and where its reference lives. */
+export function makeInfoHandler(container: Container) {
+  const body = { name: "Signet", version: container.config.version, docs: "/docs", openapi: "/openapi.json", health: "/v1/health" };
+  return httpHandler(container, infoRoute, async () => json(200, body));
+}
+
+/** handler answers GET / with this process's container. */
+export const handler = makeInfoHandler(processContainer());

@@ -1,6 +1,6 @@
-import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
-import { createWebhookEvents } from "#wiring/webhooks.ts";
+import { processContainer } from "#wiring/container.ts";
+import { webhookEvents } from "#wiring/webhooks.ts";
 
 // The webhook sweeper on AWS: an EventBridge rule runs it every minute (infra/webhook-sweeper.ts);
 // it makes the webhook attempts that are due (the due queue in the key table) until none is left
@@ -9,7 +9,7 @@ import { createWebhookEvents } from "#wiring/webhooks.ts";
 /** SWEEP_BUDGET_MS is how long one run starts new batches: 40 s of its 60 s time-out, so a batch under way finishes. */
 const SWEEP_BUDGET_MS = 40_000;
 
-const events = createWebhookEvents(config);
+const events = webhookEvents(processContainer());
 
 /** handler makes every due attempt it can within its budget; the scheduled event carries nothing it needs. */
 export async function handler(): Promise<{ attempts: number }> {

@@ -3,28 +3,30 @@ import type { HttpResponse } from "#http/responses.ts";
 import type { RouteName } from "#http/routes.ts";
 import { isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
 import { invokeBuffered } from "#local/response-stream.ts";
-import { handler as annotate } from "#functions/annotate.ts";
-import { handler as annotateFields } from "#functions/annotate-fields.ts";
-import { handler as authRegister } from "#functions/auth-register.ts";
-import { handler as authVerify } from "#functions/auth-verify.ts";
-import { handler as authorizer } from "#functions/authorizer.ts";
-import { handler as convert } from "#functions/convert.ts";
-import { handler as docs } from "#functions/docs.ts";
-import { handler as fallback } from "#functions/fallback.ts";
-import { handler as health } from "#functions/health.ts";
-import { handler as info } from "#functions/info.ts";
-import { handler as keysList } from "#functions/keys-list.ts";
-import { handler as webhooksSecret } from "#functions/webhooks-secret.ts";
-import { handler as webhooksSecretRotate } from "#functions/webhooks-secret-rotate.ts";
-import { handler as keysRevoke } from "#functions/keys-revoke.ts";
-import { handler as keysRevokeLink } from "#functions/keys-revoke-link.ts";
-import { handler as openapi } from "#functions/openapi.ts";
-import { handler as sign } from "#functions/sign.ts";
-import { handler as timestamp } from "#functions/timestamp.ts";
-import { handler as uploads } from "#functions/uploads.ts";
-import { handler as verify } from "#functions/verify.ts";
-import { handler as verifyCrl } from "#functions/verify-crl.ts";
-import { handler as verifyKey } from "#functions/verify-key.ts";
+import { makeAnnotateHandler } from "#functions/annotate.ts";
+import { makeAnnotateFieldsHandler } from "#functions/annotate-fields.ts";
+import { makeRegisterHandler } from "#functions/auth-register.ts";
+import { makeVerifyHandler } from "#functions/auth-verify.ts";
+import { createAuthorizer } from "#functions/authorizer.ts";
+import { makeConvertHandler } from "#functions/convert.ts";
+import { makeDocsHandler } from "#functions/docs.ts";
+import { makeFallbackHandler } from "#functions/fallback.ts";
+import { makeHealthHandler } from "#functions/health.ts";
+import { makeInfoHandler } from "#functions/info.ts";
+import { makeListKeysHandler } from "#functions/keys-list.ts";
+import { makeWebhookSecretHandler } from "#functions/webhooks-secret.ts";
+import { makeRotateWebhookSecretHandler } from "#functions/webhooks-secret-rotate.ts";
+import { makeRevokeKeyHandler } from "#functions/keys-revoke.ts";
+import { makeRevokeLinkHandler } from "#functions/keys-revoke-link.ts";
+import { makeOpenapiHandler } from "#functions/openapi.ts";
+import { makeSignHandler } from "#functions/sign.ts";
+import { makeTimestampHandler } from "#functions/timestamp.ts";
+import { makeUploadsHandler } from "#functions/uploads.ts";
+import { makeVerifyHandler as makeVerifyDocumentHandler } from "#functions/verify.ts";
+import { makeVerifyCrlHandler } from "#functions/verify-crl.ts";
+import { makeVerifyKeyHandler } from "#functions/verify-key.ts";
+import type { Container } from "#wiring/container.ts";
+import { authorizerDeps } from "#wiring/keys.ts";
 
 /** ProxyHandler is a Lambda entry behind the REST API. */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
@@ -39,53 +41,56 @@ export interface AuthorizerResult {
 /** AuthorizerHandler is the TOKEN authorizer entry. */
 export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<AuthorizerResult>;
 
-/** exported maps each route name (functions/<name>.ts) to the handler the Lambda exports; a route without one does not compile. */
-const exported = {
-  info,
-  health,
-  openapi,
-  docs,
-  "auth-register": authRegister,
-  "auth-verify": authVerify,
-  "keys-list": keysList,
-  "keys-revoke": keysRevoke,
-  "keys-revoke-link": keysRevokeLink,
-  "webhooks-secret": webhooksSecret,
-  "webhooks-secret-rotate": webhooksSecretRotate,
-  sign,
-  timestamp,
-  annotate,
-  "annotate-fields": annotateFields,
-  convert,
-  verify,
-  "verify-key": verifyKey,
-  "verify-crl": verifyCrl,
-  uploads,
-} satisfies Record<RouteName, unknown>;
+/** LocalHandlers are a container's Lambda handlers as the local server calls them. */
+export interface LocalHandlers {
+  /** entry maps each route name to a buffered call of its Lambda handler: streaming entries run their real streaming path and are reassembled from the wire output (tests, events/). */
+  entry: Record<RouteName, ProxyHandler>;
+  /** streaming are the streamified entries (sign, annotate, convert), invoked with a stream decoding the wire format onto the HTTP response. */
+  streaming: Partial<Record<RouteName, StreamingHandler<APIGatewayProxyEvent, Context>>>;
+  /** fallback answers what no route claims (404/405, CORS preflight). */
+  fallback: ProxyHandler;
+  /** authorizer is the API-key authorizer, run before protected routes. */
+  authorizer: AuthorizerHandler;
+}
 
-/**
- * streamingHandlers are the streamified entries (sign, annotate, convert), which the
- * local server invokes with a stream decoding the wire format onto the HTTP response.
- */
-export const streamingHandlers = Object.fromEntries(Object.entries(exported).filter(([, handler]) => isStreamingHandler(handler))) as Partial<
-  Record<RouteName, StreamingHandler<APIGatewayProxyEvent, Context>>
->;
+/** makers map each route name (functions/<name>.ts) to how its Lambda handler is made; a route without one does not compile. */
+const makers = {
+  info: makeInfoHandler,
+  health: makeHealthHandler,
+  openapi: makeOpenapiHandler,
+  docs: makeDocsHandler,
+  "auth-register": (container: Container) => makeRegisterHandler(container),
+  "auth-verify": (container: Container) => makeVerifyHandler(container),
+  "keys-list": (container: Container) => makeListKeysHandler(container),
+  "keys-revoke": (container: Container) => makeRevokeKeyHandler(container),
+  "keys-revoke-link": (container: Container) => makeRevokeLinkHandler(container),
+  "webhooks-secret": (container: Container) => makeWebhookSecretHandler(container),
+  "webhooks-secret-rotate": (container: Container) => makeRotateWebhookSecretHandler(container),
+  sign: makeSignHandler,
+  timestamp: makeTimestampHandler,
+  annotate: makeAnnotateHandler,
+  "annotate-fields": makeAnnotateFieldsHandler,
+  convert: makeConvertHandler,
+  verify: makeVerifyDocumentHandler,
+  "verify-key": makeVerifyKeyHandler,
+  "verify-crl": makeVerifyCrlHandler,
+  uploads: makeUploadsHandler,
+} satisfies Record<RouteName, (container: Container) => unknown>;
 
-/**
- * entryHandlers maps each route name to a buffered call of its Lambda handler: streaming entries
- * run their real streaming path and are reassembled from the wire output (tests, events/).
- */
-export const entryHandlers = Object.fromEntries(
-  Object.entries(exported).map(([name, handler]) => [
-    name,
-    isStreamingHandler(handler)
-      ? (event: APIGatewayProxyEvent, context: Context) => invokeBuffered(handler as StreamingHandler<APIGatewayProxyEvent, Context>, event, context)
-      : handler,
-  ]),
-) as Record<RouteName, ProxyHandler>;
-
-/** fallbackHandler answers what no route claims (404/405, CORS preflight). */
-export const fallbackHandler = fallback as unknown as ProxyHandler;
-
-/** authorizerHandler is the API-key authorizer, run before protected routes. */
-export const authorizerHandler = authorizer as unknown as AuthorizerHandler;
+/** localHandlers makes every route's Lambda handler on one container, as each Lambda makes its own on its process's container. */
+export function localHandlers(container: Container): LocalHandlers {
+  const made = Object.entries(makers).map(([name, make]) => [name, make(container)] as const);
+  return {
+    streaming: Object.fromEntries(made.filter(([, handler]) => isStreamingHandler(handler))) as LocalHandlers["streaming"],
+    entry: Object.fromEntries(
+      made.map(([name, handler]) => [
+        name,
+        isStreamingHandler(handler)
+          ? (event: APIGatewayProxyEvent, context: Context) => invokeBuffered(handler as StreamingHandler<APIGatewayProxyEvent, Context>, event, context)
+          : handler,
+      ]),
+    ) as Record<RouteName, ProxyHandler>,
+    fallback: makeFallbackHandler(container) as unknown as ProxyHandler,
+    authorizer: createAuthorizer(authorizerDeps(container)) as unknown as AuthorizerHandler,
+  };
+}

@@ -1,6 +1,7 @@
 // The local server: embedded stand-ins for the AWS parts, then every handler on one port.
 // A start-up failure is one line on stderr naming the cause and the setting to change, exit code 1.
 import { resolve } from "node:path";
+import { loadConfig, settings } from "#config";
 import { privateDataFolder } from "#local/data-folder.ts";
 import { lockDataDir } from "#local/data-lock.ts";
 import { startMailEcho } from "#local/mail-echo.ts";
@@ -14,7 +15,7 @@ async function cleanUp(): Promise<void> {
 }
 
 async function start(): Promise<void> {
-  const dataDir = resolve(process.env.SIGNET_DATA_DIR ?? ".signet");
+  const dataDir = resolve(settings.identity.dataDir.read(process.env, "local"));
   const port = readPort("PORT", 3000);
   // Loopback unless asked: the local server issues keys and fetches URLs, so it is not for the LAN.
   const host = process.env.HOST ?? "127.0.0.1";
@@ -31,28 +32,32 @@ async function start(): Promise<void> {
   const standIns = await startStandIns({ dataDir, sesPort, s3Port });
   startedStandIns = standIns;
   cleanups.push(() => standIns.close());
-  Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir });
+  // The AWS SDK takes its credentials from the environment: the stand-ins' (the S3 stand-in checks signatures).
+  process.env.AWS_ACCESS_KEY_ID = standIns.env.AWS_ACCESS_KEY_ID;
+  process.env.AWS_SECRET_ACCESS_KEY = standIns.env.AWS_SECRET_ACCESS_KEY;
 
-  // Imported only now: each group of settings is read once, on first use, and the entry files build
-  // their adapters (key store, identity, uploads) when imported, from the environment set above.
+  // One container on this environment plus the stand-ins' endpoints: every handler is made on it.
+  // Imported only now: the modules below are the whole application, loaded once the cheap checks passed.
+  const { createContainer } = await import("#wiring/container.ts");
+  const container = createContainer(loadConfig({ ...process.env, ...standIns.env, SIGNET_DATA_DIR: dataDir }));
   const { libreOfficeReady } = await import("#wiring/conversion.ts");
-  const libreOffice = await libreOfficeReady();
+  const libreOffice = await libreOfficeReady(container.config);
   if (libreOffice.status === "down") throw new StartupError(libreOffice.message ?? "LibreOffice is not available: set SIGNET_SOFFICE");
   const { bootstrap, prepareIdentity } = await import("#local/bootstrap.ts");
   const { answerRequestThatThrew, startLocalServer } = await import("#local/server.ts");
   const { guardUncaughtExceptions } = await import("#adapters/process-guard.ts");
-  const shutdowns = await bootstrap();
+  const shutdowns = await bootstrap(container);
   cleanups.push(async () => {
     for (const shutdown of shutdowns) await shutdown();
   });
   // No error of one request may end the server and drop every other request under way; the request
   // that threw gets a 500 when nothing of its answer went out yet.
   guardUncaughtExceptions(answerRequestThatThrew);
-  const server = await startLocalServer({ port, host, warmVerifyThread: true }).catch((error: NodeJS.ErrnoException) => {
+  const server = await startLocalServer({ port, host, container, warmVerifyThread: true }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === "EADDRINUSE" ? portInUse("the API", host, port, "PORT") : error;
   });
   cleanups.push(() => server.close());
-  await prepareIdentity();
+  await prepareIdentity(container);
   const mail = startMailEcho(standIns.sesEndpoint);
   cleanups.push(() => mail.stop());
 
@@ -100,7 +105,7 @@ async function failStart(error: unknown): Promise<never> {
 const dataDirTaken = (error: unknown) =>
   error instanceof Error && /Database is closed|IO error: lock/i.test(error.message)
     ? new StartupError(
-        `the data folder ${resolve(process.env.SIGNET_DATA_DIR ?? ".signet")} is in use by another process (its database is locked): stop the other Signet server, or set SIGNET_DATA_DIR to another folder`,
+        `the data folder ${resolve(settings.identity.dataDir.read(process.env, "local"))} is in use by another process (its database is locked): stop the other Signet server, or set SIGNET_DATA_DIR to another folder`,
       )
     : error;
 let startedStandIns: StandIns | undefined;

@@ -3,7 +3,6 @@ import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Context } from "aws-lambda";
-import { config } from "#config";
 import { logger } from "#adapters/powertools-logger.ts";
 import { gatewayAnswers, type GatewayAnswer } from "#http/gateway-responses.ts";
 import { reasonPhrases } from "#http/error-table.ts";
@@ -13,12 +12,13 @@ import { bodyChunks, bodyPartsOf, type BodyPart, type HttpResponse } from "#http
 import { answersHead, findRoute } from "#http/contract.ts";
 import { routes, type RouteName } from "#http/routes.ts";
 import { toProxyEvent } from "#local/api-gateway-event.ts";
-import { authorizerHandler, entryHandlers, fallbackHandler, streamingHandlers, type ProxyHandler } from "#local/handlers.ts";
+import { localHandlers, type LocalHandlers, type ProxyHandler } from "#local/handlers.ts";
 import { GatewayStream } from "#local/response-stream.ts";
 import { VerifyThread } from "#local/verify-thread.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
-import { useLocalServerUrl } from "#http/public-url.ts";
 import { apiHostNames, hostRefusal } from "#local/host-guard.ts";
+import type { Container } from "#wiring/container.ts";
+import type { Config } from "#config";
 
 /** LocalServer is a running local API. */
 export interface LocalServer {
@@ -45,11 +45,15 @@ function lambdaContext(name: string, requestId: string): Context {
   };
 }
 
-/** verifyThread runs verify off the event loop: parsing a hostile PDF must not delay other requests. */
-const verifyThread = new VerifyThread();
-
-/** offLoop are the routes whose (Lambda) handler runs in a worker thread on the local server. */
-const offLoop: Partial<Record<RouteName, ProxyHandler>> = { verify: verifyThread.handle };
+/** Gateway is what one local server plays API Gateway with: its container's settings and handlers, its authorizer cache and verify thread. */
+interface Gateway {
+  config: Config;
+  handlers: LocalHandlers;
+  /** offLoop are the routes whose (Lambda) handler runs in a worker thread on the local server. */
+  offLoop: Partial<Record<RouteName, ProxyHandler>>;
+  authorizerCache: Map<string, { context: Record<string, unknown>; expires: number }>;
+  hosts: ReadonlySet<string>;
+}
 
 /**
  * readBody collects the request body. With a Content-Length (the usual case) the bytes go straight
@@ -156,23 +160,25 @@ function gatewayError(answer: GatewayAnswer, message = answer.message): HttpResp
  * config.http.authorizerCacheSeconds (default 0: off, so a revoked key is refused at once), as API
  * Gateway caches the TOKEN authorizer's answer (the deployed stack: 60 s). Refusals are not kept. Bounded: the oldest entry goes first.
  */
-const authorizerCache = new Map<string, { context: Record<string, unknown>; expires: number }>();
 const AUTHORIZER_CACHE_ENTRIES = 10_000;
 
-function rememberDecision(header: string, context: Record<string, unknown>): void {
-  if (config.http.authorizerCacheSeconds === 0) return;
-  if (authorizerCache.size >= AUTHORIZER_CACHE_ENTRIES) authorizerCache.delete(authorizerCache.keys().next().value!);
-  authorizerCache.set(header, { context, expires: Date.now() + config.http.authorizerCacheSeconds * 1000 });
+function rememberDecision(gateway: Gateway, header: string, context: Record<string, unknown>): void {
+  const { authorizerCacheSeconds } = gateway.config.http;
+  const cache = gateway.authorizerCache;
+  if (authorizerCacheSeconds === 0) return;
+  if (cache.size >= AUTHORIZER_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  cache.set(header, { context, expires: Date.now() + authorizerCacheSeconds * 1000 });
 }
 
 /**
  * handleRequest plays API Gateway for one request: route lookup, the TOKEN authorizer for
  * protected routes, the proxy event, the function's answer back onto the wire.
  */
-async function handleRequest(req: IncomingMessage, res: ServerResponse, hosts: ReadonlySet<string>): Promise<void> {
+async function handleRequest(req: IncomingMessage, res: ServerResponse, gateway: Gateway): Promise<void> {
+  const { config, handlers } = gateway;
   // DNS rebinding: a page on another site whose name resolves to this machine still sends its own
   // name as Host. Only the names the server is bound under are answered (local/host-guard.ts).
-  const refusal = hostRefusal(req, hosts);
+  const refusal = hostRefusal(req, gateway.hosts);
   if (refusal) {
     req.resume();
     send(
@@ -201,18 +207,18 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, hosts: R
   }
   const event = toProxyEvent(req, url, body, route?.path ?? "/{proxy+}");
   if (found && Object.keys(found.params).length > 0) event.pathParameters = found.params;
-  let handler: ProxyHandler = fallbackHandler;
+  let handler: ProxyHandler = handlers.fallback;
   if (route) {
-    handler = offLoop[route.name] ?? entryHandlers[route.name] ?? fallbackHandler;
+    handler = gateway.offLoop[route.name] ?? handlers.entry[route.name] ?? handlers.fallback;
     if (route.auth) {
       const header = req.headers.authorization;
       if (!header) return send(res, gatewayError(gatewayAnswers.missingKey));
-      const cached = authorizerCache.get(header);
+      const cached = gateway.authorizerCache.get(header);
       if (cached && cached.expires > Date.now()) {
         event.requestContext.authorizer = { ...cached.context };
       } else {
         try {
-          const decision = await authorizerHandler(
+          const decision = await handlers.authorizer(
             { type: "TOKEN", authorizationToken: header, methodArn: `arn:aws:execute-api:local:000000000000:local/local/${req.method}${url.pathname}` },
             lambdaContext("authorizer", event.requestContext.requestId),
           );
@@ -221,7 +227,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, hosts: R
             return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message }));
           }
           event.requestContext.authorizer = { ...decision.context, principalId: decision.principalId };
-          rememberDecision(header, event.requestContext.authorizer);
+          rememberDecision(gateway, header, event.requestContext.authorizer);
         } catch (error) {
           if (error instanceof Error && error.message === "Unauthorized") {
             return send(res, gatewayError({ code: "AUTHENTICATION_ERROR", message: "The API key is not valid." }));
@@ -233,7 +239,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, hosts: R
     }
   }
   // Streaming routes: the handler writes the gateway's wire format, decoded onto res.
-  const streaming = route ? streamingHandlers[route.name] : undefined;
+  const streaming = route ? handlers.streaming[route.name] : undefined;
   if (streaming) {
     const stream = new GatewayStream(res);
     await streaming(event, stream, lambdaContext(route!.name, event.requestContext.requestId));
@@ -244,11 +250,11 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, hosts: R
 }
 
 /** clientErrorAnswer is the error a malformed or late request gets, in Signet's JSON layout. */
-function clientErrorAnswer(error: NodeJS.ErrnoException): HttpResponse {
+function clientErrorAnswer(error: NodeJS.ErrnoException, requestTimeoutMs: number): HttpResponse {
   const id = randomUUID();
   switch (error.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT": {
-      const seconds = config.http.requestTimeoutMs / 1000;
+      const seconds = requestTimeoutMs / 1000;
       return errorResponse(
         "REQUEST_TIMEOUT",
         `The request's headers and body did not arrive within ${seconds} s; send the whole request at once (the limit is SIGNET_REQUEST_TIMEOUT_MS).`,
@@ -274,10 +280,10 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): HttpResponse {
  * onClientError replaces Node's own plain-text 400/408/431 answers with the JSON error layout.
  * Like Node, it answers only when nothing of a response has gone out on the socket yet.
  */
-function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+function onClientError(error: NodeJS.ErrnoException, socket: Socket, requestTimeoutMs: number): void {
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (error.code !== "ECONNRESET" && socket.writable && !inFlight?.headersSent) {
-    const answer = clientErrorAnswer(error);
+    const answer = clientErrorAnswer(error, requestTimeoutMs);
     const body = Buffer.from(answer.body, "utf8");
     const head = [
       `HTTP/1.1 ${answer.statusCode} ${reasonPhrases[answer.statusCode] ?? "Error"}`,
@@ -310,10 +316,29 @@ export function answerRequestThatThrew(): void {
   else send(res, errorResponse("INTERNAL_ERROR", "Something went wrong on our side; the failure is logged.", randomUUID()));
 }
 
+/** LocalServerOptions say where the local server listens and the container it serves (its settings and instances). */
+export interface LocalServerOptions {
+  port: number;
+  host?: string;
+  /** The container every handler is made on; the verify thread makes its own from the same config. */
+  container: Container;
+  warmVerifyThread?: boolean;
+}
+
 /** startLocalServer serves every route of the catalogue on one port, as the deployed API would. */
-export async function startLocalServer(options: { port: number; host?: string; warmVerifyThread?: boolean }): Promise<LocalServer> {
+export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  const { container } = options;
+  const { config } = container;
   const timeoutMs = config.http.requestTimeoutMs;
-  const hosts = apiHostNames(options.host ?? "127.0.0.1", config.publicUrl);
+  // verify runs off the event loop: parsing a hostile PDF must not delay other requests.
+  const verifyThread = new VerifyThread(config);
+  const gateway: Gateway = {
+    config,
+    handlers: localHandlers(container),
+    offLoop: { verify: verifyThread.handle },
+    authorizerCache: new Map(),
+    hosts: apiHostNames(options.host ?? "127.0.0.1", config.publicUrl),
+  };
   const server = http.createServer(
     {
       // Headers and body must arrive within timeoutMs (408 otherwise): a client trickling or
@@ -326,7 +351,7 @@ export async function startLocalServer(options: { port: number; host?: string; w
     (req, res) => {
       collectAfterLarge(req, res);
       inFlight
-        .run(res, () => handleRequest(req, res, hosts))
+        .run(res, () => handleRequest(req, res, gateway))
         .catch((error: unknown) => {
           if (req.destroyed && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
             // The client went away (or the request timed out) before its body arrived: nobody to answer.
@@ -340,14 +365,14 @@ export async function startLocalServer(options: { port: number; host?: string; w
         });
     },
   );
-  server.on("clientError", onClientError);
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => onClientError(error, socket, timeoutMs));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   // The own CRL URL (named in a newly generated local identity) follows the port actually bound.
-  useLocalServerUrl(`http://localhost:${port}`);
+  container.useLocalServerUrl(`http://localhost:${port}`);
   // npm start loads verify's thread at once; tests start many servers and leave it to the first verify.
   if (options.warmVerifyThread) verifyThread.warm();
   return {

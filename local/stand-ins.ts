@@ -10,6 +10,7 @@ import { guardStandIn } from "#local/host-guard.ts";
 import { portInUse } from "#local/startup-errors.ts";
 import { startS3StandIn } from "#local/s3-stand-in.ts";
 import { startLocalKms, type LocalKms } from "#local/local-kms.ts";
+import { settings, type Env } from "#config";
 
 /** StandIns are the embedded replacements of the AWS services, on loopback. */
 export interface StandIns {
@@ -36,6 +37,8 @@ export interface StandInOptions {
   sesPort?: number;
   /** Port of the S3 stand-in (SIGNET_S3_PORT in local/main.ts); 0 picks a free one. */
   s3Port?: number;
+  /** The settings the stand-ins follow (SIGNET_UPLOADS_BUCKET, SIGNET_KMS_KEY_ID=local, AWS_REGION, AWS credentials); default process.env. */
+  env?: Env;
 }
 
 function close(server: Server): Promise<void> {
@@ -152,9 +155,11 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   // --- S3 stand-in: uploads, persisted under dataDir/s3 when a folder is given ---
   // The S3 stand-in checks every signature against this secret: a fresh random one per start
   // unless AWS_SECRET_ACCESS_KEY is set, so another loopback process cannot sign with a known default.
-  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY ?? randomBytes(32).toString("base64url");
-  const accessKeyId = process.env.AWS_ACCESS_KEY_ID ?? "local";
-  const uploadsBucket = process.env.SIGNET_UPLOADS_BUCKET || "signet-uploads";
+  const env = options.env ?? process.env;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY ?? randomBytes(32).toString("base64url");
+  const accessKeyId = env.AWS_ACCESS_KEY_ID ?? "local";
+  // The bucket the local configuration names (its default is the settings table's).
+  const uploadsBucket = settings.uploads.bucket.read(env, "local")!;
   const s3 = await startS3StandIn({
     ...(options.dataDir ? { dataDir: join(options.dataDir, "s3") } : {}),
     port: options.s3Port ?? 0,
@@ -165,7 +170,8 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
   // --- end S3 stand-in ---
 
   // --- KMS stand-in: only when asked for; keys under dataDir/kms ---
-  const kms = process.env.SIGNET_KMS_KEY_ID === "local" ? await startLocalKms(options.dataDir ? join(options.dataDir, "kms") : undefined) : undefined;
+  const kms =
+    settings.identity.kmsKeyId.read(env, "local") === "local" ? await startLocalKms(options.dataDir ? join(options.dataDir, "kms") : undefined) : undefined;
 
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
   const sesEndpoint = `http://127.0.0.1:${sesPort}`;
@@ -183,7 +189,7 @@ export async function startStandIns(options: StandInOptions = {}): Promise<Stand
       // The SDK insists on credentials and signs requests; the S3 stand-in checks them, the others accept any.
       AWS_ACCESS_KEY_ID: accessKeyId,
       AWS_SECRET_ACCESS_KEY: secretAccessKey,
-      AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
+      AWS_REGION: settings.process.region.read(env, "local"),
     },
     close: async () => {
       await Promise.all([dynamo.close(), close(ses), s3.close(), kms?.close()]);

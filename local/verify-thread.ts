@@ -5,6 +5,7 @@ import { errorResponse } from "#http/error-response.ts";
 import { rawBodyOf } from "#http/raw-body.ts";
 import type { HttpResponse } from "#http/responses.ts";
 import { loaderArgs } from "#local/stand-ins.ts";
+import type { Config } from "#config";
 
 /** HARD_LIMIT_MS is when a verification the domain's own time budget did not stop is abandoned (its thread ended). */
 const HARD_LIMIT_MS = 30_000;
@@ -22,9 +23,15 @@ interface Pending {
  * request starts a new one.
  */
 export class VerifyThread {
+  readonly #config: Config;
   #worker: Worker | undefined;
   #pending = new Map<number, Pending>();
   #next = 0;
+
+  /** The thread makes its own container from config (the server's): the same settings, its own instances. */
+  constructor(config: Config) {
+    this.#config = config;
+  }
 
   /** handle is the verify route's handler on the local server. */
   readonly handle = (event: APIGatewayProxyEvent, _context: Context): Promise<HttpResponse> =>
@@ -56,7 +63,7 @@ export class VerifyThread {
 
   #thread(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL("./verify-worker.ts", import.meta.url), { execArgv: loaderArgs() });
+    const worker = new Worker(new URL("./verify-worker.ts", import.meta.url), { execArgv: loaderArgs(), workerData: { config: this.#config } });
     worker.unref();
     worker.on("message", (message: "ready" | { id: number; response?: HttpResponse; error?: string }) => {
       if (message === "ready") return;

@@ -4,9 +4,11 @@
  * seconds never delays other requests (GET /v1/health keeps answering). Started on the first
  * verify request by local/verify-thread.ts; answers each { id, event } with { id, response }.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
-import { handler } from "#functions/verify.ts";
+import type { Config } from "#config";
+import { makeVerifyHandler } from "#functions/verify.ts";
+import { createContainer } from "#wiring/container.ts";
 import { attachRawBody } from "#http/raw-body.ts";
 
 function lambdaContext(requestId: string): Context {
@@ -41,6 +43,9 @@ function withBody(event: APIGatewayProxyEvent, body: Uint8Array | undefined): AP
   if (bytes.length > 0) attachRawBody(event, bytes);
   return event;
 }
+
+// The server's configuration, cloned into this thread: the handler is made on a container of its own.
+const handler = makeVerifyHandler(createContainer((workerData as { config: Config }).config));
 
 parentPort!.on("message", (message: { id: number; event: APIGatewayProxyEvent; body?: Uint8Array }) => {
   const { id } = message;

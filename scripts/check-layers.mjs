@@ -2,7 +2,10 @@
 // import the configuration (#config, functions/config.ts) or the wiring (#wiring/*,
 // functions/wiring/), and domain code does not read process.env: adapters take options, domain
 // code takes ports, and functions/wiring/ alone reads the configuration and builds the
-// per-container instances. Exit code 1 names each offending line.
+// per-container instances. Inside functions/, only the wiring and the entry files (functions/*.ts)
+// may import #config (http/ takes what it needs as arguments), and no wiring file keeps an instance
+// in a module-level `let`: a container (functions/wiring/container.ts) holds them, one per config.
+// Exit code 1 names each offending line.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,12 +49,12 @@ const domainEdges = {
   "pdf-text": ["pdf", "shared"],
   "certificate-page": ["pdf", "pdf-text", "shared"],
   docx: ["shared"],
-  conversion: ["docx", "shared"],
+  documents: ["docx", "shared"],
   keys: ["shared"],
   jobs: ["shared"],
   webhooks: ["jobs", "shared"],
   verification: ["pdf", "pki", "shared"],
-  signing: ["verification", "certificate-page", "conversion", "pdf", "pdf-text", "pki", "shared"],
+  signing: ["verification", "certificate-page", "documents", "pdf", "pdf-text", "pki", "shared"],
 };
 const domainRoot = join(root, "functions/domain") + "/";
 
@@ -95,6 +98,29 @@ for (const file of layers.flatMap((layer) => sourceFiles(join(root, layer)))) {
   }
 }
 
+// #config inside functions/: the wiring and the entry files only (adapters and domain are refused above).
+const configReaders = (file) => dirname(file) === join(root, "functions") || file.startsWith(join(root, "functions/wiring") + "/");
+for (const file of sourceFiles(join(root, "functions")).filter((file) => !layers.some((layer) => file.startsWith(join(root, layer) + "/")))) {
+  if (configReaders(file)) continue;
+  const text = readFileSync(file, "utf8");
+  for (const match of text.matchAll(importPattern)) {
+    if (violation(file, match[1]) !== "the configuration") continue;
+    const line = text.slice(0, match.index).split("\n").length;
+    problems.push(
+      `${relative(root, file)}:${line}: imports the configuration ("${match[1]}"); only functions/wiring/ and the entry files may (take the values as arguments)`,
+    );
+  }
+}
+
+// No module-level `let` in the wiring: an instance lives in a container, made from the config it was given.
+for (const file of sourceFiles(join(root, "functions/wiring"))) {
+  const text = readFileSync(file, "utf8");
+  for (const match of text.matchAll(/^let\s+(\w+)/gm)) {
+    const line = text.slice(0, match.index).split("\n").length;
+    problems.push(`${relative(root, file)}:${line}: module-level let ${match[1]} (keep instances in the container, functions/wiring/container.ts)`);
+  }
+}
+
 if (problems.length > 0) {
   process.stderr.write(
     `${problems.join("\n")}\n\nAdapters and domain code take options and ports; only functions/wiring/ reads the configuration and builds instances (docs: STYLE habit 13). Domain folders import one way: see domainEdges in scripts/check-layers.mjs.\n`,
@@ -102,5 +128,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 process.stdout.write(
-  `check-layers: no file under ${layers.join(" or ")} imports #config or #wiring; domain code reads no process.env; domain folders import only along the table's edges\n`,
+  `check-layers: no file under ${layers.join(" or ")} imports #config or #wiring; only functions/wiring/ and the entry files import #config; no module-level let in functions/wiring/; domain code reads no process.env; domain folders import only along the table's edges\n`,
 );

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { logger } from "#adapters/powertools-logger.ts";
-import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
+import { type ConversionJob, type Converter, conversionJob } from "#domain/documents/converter.ts";
 import {
   INLINE_DOCUMENT_BYTES,
   fromOfficeFailure,
@@ -10,7 +10,7 @@ import {
   type OfficeInput,
   type OfficeJob,
   type OfficePing,
-} from "#domain/conversion/office-job.ts";
+} from "#domain/documents/office-job.ts";
 
 /** OfficeInvoke is the client port: send one job to the office function, answer what it said (failures as values, never thrown). */
 export type OfficeInvoke = (job: OfficeJob | OfficePing, signal: AbortSignal) => Promise<OfficeAnswer>;
@@ -73,7 +73,7 @@ function failure(code: OfficeFailure["code"], message: string, extra: Partial<Of
 }
 
 /** officeJob is the conversion job for a request whose document travels as `input`. */
-function officeJob(request: ConversionRequest, input: OfficeInput, outputUrl: string | undefined): OfficeJob {
+function officeJob(request: ConversionJob, input: OfficeInput, outputUrl: string | undefined): OfficeJob {
   return {
     kind: "convert",
     input,
@@ -101,7 +101,7 @@ async function removeStaged(transfer: OfficeTransfer, keys: string[]): Promise<v
  */
 async function convertThroughOffice(
   settings: OfficeWorkerConverterOptions,
-  request: ConversionRequest,
+  request: ConversionJob,
   stage: (key: string, bytes: Uint8Array) => Promise<OfficeInput>,
 ): Promise<Buffer> {
   const { invoke, transfer } = settings;
@@ -170,7 +170,8 @@ export function createOfficeWorkerConverter(
   }
 
   return {
-    convert: (request: ConversionRequest) => convertThroughOffice(settings, request, stage),
+    // The office function takes the prepared bytes and runs intake() on them again (defence in depth).
+    convert: (document, options) => convertThroughOffice(settings, conversionJob(document, options), stage),
 
     async warm() {
       await ping();

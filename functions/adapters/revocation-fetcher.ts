@@ -6,6 +6,6 @@ import type { Fetcher } from "#domain/shared/fetcher.ts";
  * policy, time and size limits, with plain http allowed, since revocation data is signed by its
  * issuer and is published over http almost everywhere (RFC 5280 4.2.1.13, RFC 6960 A.1).
  */
-export function createRevocationFetcher(options: Partial<SafeFetcherOptions> = {}): Fetcher {
+export function createRevocationFetcher(options: Omit<SafeFetcherOptions, "allowHttp">): Fetcher {
   return createSafeFetcher({ ...options, allowHttp: true });
 }

@@ -11,21 +11,19 @@ import type { FetchedResource, Fetcher } from "#domain/shared/fetcher.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 import type { SendResult, WebhookRequest, WebhookSender } from "#domain/webhooks/webhook-sender.ts";
 
-/** SafeFetcherOptions tune the fetcher; the defaults are the documented ones (docs: configuration), which wiring overrides from config.fetch. */
+/** SafeFetcherOptions tune the fetcher: the wiring passes config.fetch (the settings table holds the defaults). */
 export interface SafeFetcherOptions {
   allowHttp: boolean;
   timeoutMs: number;
   maxRedirects: number;
   /**
    * Addresses (IPs or CIDRs) reachable despite being private. Only tests set this, so they can
-   * serve files from loopback; production leaves it empty.
+   * serve files from loopback; production leaves it unset.
    */
-  allowAddresses: string[];
+  allowAddresses?: string[];
   /** Extra certificate authorities (PEM) HTTPS servers may chain to. Only tests set this, for a receiver on loopback. */
   ca?: string[];
 }
-
-const defaults: SafeFetcherOptions = { allowHttp: false, timeoutMs: 10_000, maxRedirects: 3, allowAddresses: [] };
 
 /** ANSWER_READ_BYTES is how much of a webhook receiver's answer is read (and dropped) before the connection is closed. */
 const ANSWER_READ_BYTES = 64 * 1024;
@@ -113,10 +111,11 @@ class SafeFetcher implements Fetcher {
   readonly #settings: SafeFetcherOptions;
   readonly #agents: Record<"http:" | "https:", http.Agent>;
 
-  constructor(options: Partial<SafeFetcherOptions>) {
-    this.#settings = { ...defaults, ...options };
-    const filter = { allowIPAddressList: this.#settings.allowAddresses, keepAlive: false, ...(this.#settings.ca ? { ca: this.#settings.ca } : {}) };
-    const check = addressGuard(this.#settings.allowAddresses);
+  constructor(options: SafeFetcherOptions) {
+    this.#settings = options;
+    const allowAddresses = options.allowAddresses ?? [];
+    const filter = { allowIPAddressList: allowAddresses, keepAlive: false, ...(options.ca ? { ca: options.ca } : {}) };
+    const check = addressGuard(allowAddresses);
     this.#agents = {
       "http:": withAddressPolicy(new RequestFilteringHttpAgent(filter), check),
       "https:": withAddressPolicy(new RequestFilteringHttpsAgent(filter), check),
@@ -264,15 +263,15 @@ class SafeFetcher implements Fetcher {
 }
 
 /** createSafeFetcher returns a SafeFetcher: the address policy at connect time, bounded redirects, time and size. */
-export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fetcher {
+export function createSafeFetcher(options: SafeFetcherOptions): Fetcher {
   const fetcher = new SafeFetcher(options);
   // A plain function, as the port always was: callers may pass `fetch` on its own.
   return { fetch: (url, request) => fetcher.fetch(url, request) };
 }
 
 /** createSafeWebhookSender returns a WebhookSender on a SafeFetcher: the same address policy and time limit, no redirects followed. */
-export function createSafeWebhookSender(options: Partial<SafeFetcherOptions> = {}): WebhookSender {
-  const fetcher = new SafeFetcher(options);
+export function createSafeWebhookSender(options: Pick<SafeFetcherOptions, "timeoutMs" | "allowAddresses" | "ca">): WebhookSender {
+  const fetcher = new SafeFetcher({ ...options, allowHttp: false, maxRedirects: 0 });
   return { post: (url, request) => fetcher.post(url, request) };
 }
 

@@ -1,6 +1,5 @@
 import * as z from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
-import { config } from "#config";
 import type { ErrorCode } from "#domain/shared/errors.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
@@ -224,8 +223,8 @@ function gatewayErrorResponses() {
   return { NotFound: entry("NOT_FOUND"), MethodNotAllowed: entry("METHOD_NOT_ALLOWED"), RequestRejected: entry("REQUEST_REJECTED") };
 }
 
-/** openApiDocument generates the OpenAPI 3.1 document of exactly the routes in the catalogue. */
-export function openApiDocument(): ReturnType<typeof createDocument> {
+/** openApiDocument generates the OpenAPI 3.1 document of exactly the routes in the catalogue, for the service version given. */
+export function openApiDocument(version: string): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationOf(route) };
@@ -234,7 +233,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
     openapi: "3.1.0",
     info: {
       title: "Signet API",
-      version: config.version,
+      version,
       description:
         "Self-hostable document engine: PAdES signatures with an audit trail certificate, Word template filling, office to PDF conversion. " +
         "Every error has the layout of the Error schema. An unknown path answers 404 `NOT_FOUND`, a known path with the wrong method 405 `METHOD_NOT_ALLOWED`. " +

@@ -1,15 +1,5 @@
-import type { Config } from "#config";
 import { readUpload, type UploadSettings, type UploadStore } from "#domain/shared/upload.ts";
 import type { Principal } from "#http/caller.ts";
-
-/** uploadSettings derives the upload bounds from the configuration: the document limit caps an upload. */
-export function uploadSettings(config: Pick<Config, "limits" | "uploads">): UploadSettings {
-  return {
-    maxBytes: config.limits.maxDocumentBytes,
-    postExpirySeconds: config.uploads.postExpirySeconds,
-    referenceTtlSeconds: config.uploads.referenceTtlSeconds,
-  };
-}
 
 /** DocumentMember is a validated `document` member: base64, url or an upload reference. */
 export interface DocumentMember {

@@ -1,26 +1,28 @@
 /**
- * Wiring of conversion (sign's DOCX input, annotate with to=pdf, convert): the one converter of
- * this process, configured from config.conversion, behind the input checks every document passes
- * before LibreOffice sees it (external references removed, image sizes capped). With
+ * Wiring of conversion (sign's DOCX input, annotate with to=pdf, convert): a container's one
+ * converter, configured from config.conversion; it takes only documents intake() prepared
+ * (external references removed, image sizes capped), with the limits intakeLimits() gives. With
  * SIGNET_OFFICE_FUNCTION (AWS) it sends each conversion to the office function, where LibreOffice
  * runs; otherwise LibreOffice runs here (npm start, the tests, the office function itself).
  */
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { config, type Config } from "#config";
+import type { Config } from "#config";
 import { createLibreOfficeConverter, type LibreOfficeConverter, type LibreOfficeConverterOptions } from "#adapters/libreoffice/converter.ts";
 import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { createOfficeWorkerConverter, lambdaOfficeInvoke, type OfficeWorkerConverter } from "#adapters/office-worker-converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
 import { s3ClientFor } from "#adapters/s3-upload-store.ts";
-import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
+import type { IntakeLimits } from "#domain/documents/intake.ts";
 import type { Readiness } from "#domain/shared/readiness.ts";
+import type { Container } from "#wiring/container.ts";
 import { LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_INVOKE_TIMEOUT_MS } from "#functions/timeouts.ts";
 
-let shared: LibreOfficeConverter | OfficeWorkerConverter | undefined;
+/** OfficeConverter is a container's converter: LibreOffice in this process, or the office function. */
+export type OfficeConverter = LibreOfficeConverter | OfficeWorkerConverter;
 
 /** officeWorker is the converter that invokes the office function, staging large documents in the uploads bucket. */
-function officeWorker(functionName: string): OfficeWorkerConverter {
+function officeWorker(config: Config, functionName: string): OfficeWorkerConverter {
   const { bucket, s3Endpoint } = config.uploads;
   const client = new LambdaClient({ region: config.region, maxAttempts: 2 });
   return createOfficeWorkerConverter({
@@ -48,32 +50,39 @@ export function libreOfficeOptions(conversion: Config["conversion"]): LibreOffic
 }
 
 /**
- * converter is the process-wide converter (sign, annotate and convert share it), created on first
- * use: LibreOffice here, or the office function when SIGNET_OFFICE_FUNCTION names one. Creating it
- * starts nothing; the first conversion or warm() does. When the process exits, every LibreOffice
- * it started is killed (a process hook installed here, once).
+ * createConverter builds a container's converter from config: LibreOffice here, or the office
+ * function when SIGNET_OFFICE_FUNCTION names one. Creating it starts nothing; the first conversion
+ * or warm() does. When the process exits, every LibreOffice it started is killed (a process hook
+ * installed here, once per converter).
  */
-export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
-  if (shared) return shared;
-  const { conversion, documentLimits, limits } = config;
+function createConverter(config: Config): OfficeConverter {
+  const { conversion } = config;
   const inProcess = conversion.officeFunction ? undefined : createLibreOfficeConverter(libreOfficeOptions(conversion));
-  const office = withOfficeInputChecks<LibreOfficeConverter | OfficeWorkerConverter>(
-    inProcess ?? officeWorker(conversion.officeFunction!),
-    {
-      maxEntries: documentLimits.maxEntries,
-      maxUncompressedBytes: documentLimits.maxUncompressedBytes,
-      maxImagePixels: limits.maxImagePixels,
-      maxSvgBytes: limits.maxImageBytes,
+  const inner = inProcess ?? officeWorker(config, conversion.officeFunction!);
+  const office: OfficeConverter = {
+    ...inner,
+    convert: (document, options) => {
+      // What was taken out, never the document: part names and reference kinds (the targets may be private).
+      if (document.removed.length > 0) logger.info("external references removed before conversion", { count: document.removed.length });
+      return inner.convert(document, options);
     },
-    // What was taken out, never the document: part names and reference kinds (the targets may be private).
-    (removed) => logger.info("external references removed before conversion", { count: removed.length }),
-  );
+  };
   if (inProcess) process.on("exit", () => inProcess.stopNow());
-  shared = office;
   return office;
 }
 
+/** converter is a container's one converter (sign, annotate and convert share it), made on first use; creating it starts nothing. */
+export function converter(container: Container): OfficeConverter {
+  return container.part("converter", (own) => createConverter(own.config));
+}
+
+/** intakeLimits are the limits intake() applies under a config: the document limits, image pixels and SVG parts. */
+export function intakeLimits(config: Config): IntakeLimits {
+  const { documentLimits, limits } = config;
+  return { ...documentLimits, maxImagePixels: limits.maxImagePixels, maxSvgBytes: limits.maxImageBytes };
+}
+
 /** libreOfficeReady says whether the configured soffice (SIGNET_SOFFICE, else PATH, /opt/...) can run here; starts nothing. */
-export function libreOfficeReady(): Promise<Readiness> {
+export function libreOfficeReady(config: Pick<Config, "conversion">): Promise<Readiness> {
   return libreOfficeReadiness(config.conversion.soffice);
 }

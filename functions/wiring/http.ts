@@ -1,13 +1,14 @@
 /**
- * Wiring of the one middy chain (functions/http/pipeline.ts) for this container: its settings
- * from config, on authorised routes the per-key request limit counted in the key table, and on
- * idempotent routes the store of Idempotency-Key records.
+ * Wiring of the one middy chain (functions/http/pipeline.ts) for a container: its settings from
+ * the container's config, on authorised routes the per-key request limit counted in the key
+ * table, and on idempotent routes the store of Idempotency-Key records.
  */
 import type * as z from "zod";
-import { config } from "#config";
+import type { Config } from "#config";
 import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { httpHandler as chain, type HttpSettings, type RouteHandler } from "#http/pipeline.ts";
+import type { Container } from "#wiring/container.ts";
 import { idempotencyDeps } from "#wiring/idempotency.ts";
 import { keyRateGuard } from "#wiring/keys.ts";
 
@@ -15,7 +16,7 @@ import { keyRateGuard } from "#wiring/keys.ts";
 guardUnhandledRejections();
 
 /** httpSettings are the chain's settings, read from config (limits, CORS origin, runtime). */
-function httpSettings(): HttpSettings {
+function httpSettings(config: Config): HttpSettings {
   const { limits } = config;
   return {
     runtime: config.runtime,
@@ -26,11 +27,11 @@ function httpSettings(): HttpSettings {
   };
 }
 
-/** httpHandler wraps a route's logic in the one chain, with this container's settings and key-rate guard. */
-export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>) {
+/** httpHandler wraps a route's logic in the one chain, with the container's settings, key-rate guard and idempotency store. */
+export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(container: Container, contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>) {
   return chain(contract, handler, {
-    settings: httpSettings(),
-    keyRate: contract.auth ? keyRateGuard() : undefined,
-    idempotency: contract.idempotent ? idempotencyDeps() : undefined,
+    settings: httpSettings(container.config),
+    keyRate: contract.auth ? keyRateGuard(container) : undefined,
+    idempotency: contract.idempotent ? idempotencyDeps(container) : undefined,
   });
 }

@@ -1,9 +1,9 @@
 /**
  * Wiring of the API keys feature (auth-register, auth-verify, the authorizer, keys-list,
- * keys-revoke, keys-revoke-link and the per-key request limit of every authorised route): the
- * DynamoDB key store, the SES mailer, the clock, the limits from config and the logger.
+ * keys-revoke, keys-revoke-link and the per-key request limit of every authorised route): a
+ * container's DynamoDB key store and SES mailer, the clock, the limits from config and the logger.
  */
-import { config } from "#config";
+import type { Config } from "#config";
 import { createDynamoKeyStore, type DynamoKeyStoreOptions } from "#adapters/dynamodb-key-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { SES_MAILBOX_SIMULATOR, createSesMailer } from "#adapters/sesv2-mailer.ts";
@@ -14,56 +14,59 @@ import type { Mailer } from "#domain/keys/mailer.ts";
 import type { KeyServiceDeps, VerifyDeps } from "#domain/keys/key-service.ts";
 import { REGISTER_PER_ADDRESS } from "#domain/keys/rate-limit.ts";
 import type { KeyRateGuard } from "#http/pipeline.ts";
+import type { Container } from "#wiring/container.ts";
 
-/** keyStoreOptions are the options of this container's key table, from config. */
-export function keyStoreOptions(): DynamoKeyStoreOptions {
+/** keyStoreOptions are the options of a container's key table, from config. */
+export function keyStoreOptions(config: Pick<Config, "keys" | "region">): DynamoKeyStoreOptions {
   return { tableName: config.keys.tableName, region: config.region, ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}) };
 }
 
-let store: KeyStore | undefined;
-
-/** keyStore is this container's key store, created once on first use from config. */
-function keyStore(): KeyStore {
-  store ??= createDynamoKeyStore(keyStoreOptions());
-  return store;
+/** keyStore is a container's key store, made on first use. */
+function keyStore(container: Container): KeyStore {
+  return container.part("keyStore", (own) => createDynamoKeyStore(keyStoreOptions(own.config)));
 }
 
-let mailer: Mailer | undefined;
+/** sesMailer is a container's SES mailer, made on first use. */
+function sesMailer(container: Container): Mailer {
+  return container.part("mailer", (own) => createMailer(own.config));
+}
 
-/** sesMailer is this container's mailer, created once on first use from config. */
-function sesMailer(): Mailer {
+/** createMailer is the SES mailer of a config. */
+function createMailer(config: Config): Mailer {
   const { sender, sesEndpoint, configurationSet } = config.mail;
-  mailer ??= createSesMailer({
+  return createSesMailer({
     sender,
     region: config.region,
     ...(sesEndpoint ? { endpoint: sesEndpoint } : {}),
     ...(configurationSet ? { configurationSet } : {}),
   });
-  return mailer;
 }
 
-/** keyServiceDeps is this container's DynamoDB store, SES mailer, system clock, limits from config and logger (register, verify-code). */
-export function keyServiceDeps(): KeyServiceDeps & VerifyDeps {
+const warn: KeyServiceDeps["warn"] = (message, data) => logger.warn(message, data);
+
+/** keyServiceDeps are a container's key store, mailer, the system clock, limits from config and logger (register, verify-code). */
+export function keyServiceDeps(container: Container): KeyServiceDeps & VerifyDeps {
+  const { keys } = container.config;
   return {
-    store: keyStore(),
-    mailer: sesMailer(),
+    store: keyStore(container),
+    mailer: sesMailer(container),
     now: Date.now,
-    limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: config.keys.registerPerAddressDaily, perIp: config.keys.registerPerIp },
-    registerPolicy: config.keys.registerPolicy,
+    limits: { perAddress: REGISTER_PER_ADDRESS, perAddressDaily: keys.registerPerAddressDaily, perIp: keys.registerPerIp },
+    registerPolicy: keys.registerPolicy,
     decoyRecipient: SES_MAILBOX_SIMULATOR,
-    failuresPerSource: config.keys.verifyFailuresPerIp,
-    warn: (message, data) => logger.warn(message, data),
+    failuresPerSource: keys.verifyFailuresPerIp,
+    warn,
   };
 }
 
 /** keyManagementDeps are the key store and clock of listing and revoking keys. */
-export function keyManagementDeps(): KeyManagementDeps {
-  return { store: keyStore(), now: Date.now };
+export function keyManagementDeps(container: Container): KeyManagementDeps {
+  return { store: keyStore(container), now: Date.now };
 }
 
 /** authorizerDeps are the authorizer's: the key store, the clock and the logger. */
-export function authorizerDeps(): Pick<KeyServiceDeps, "store" | "now" | "warn"> {
-  return { store: keyStore(), now: Date.now, warn: (message, data) => logger.warn(message, data) };
+export function authorizerDeps(container: Container): Pick<KeyServiceDeps, "store" | "now" | "warn"> {
+  return { store: keyStore(container), now: Date.now, warn };
 }
 
 /**
@@ -72,8 +75,8 @@ export function authorizerDeps(): Pick<KeyServiceDeps, "store" | "now" | "warn">
  * per minute. Locally without a key store endpoint (a handler called straight from a test, no
  * stand-ins) there is no table to count in, and no limit.
  */
-export function keyRateGuard(): KeyRateGuard | undefined {
+export function keyRateGuard(container: Container): KeyRateGuard | undefined {
+  const { config } = container;
   if (config.runtime === "local" && !config.keys.dynamodbEndpoint) return undefined;
-  return (keyId) =>
-    limitKeyRate({ store: keyStore(), now: Date.now, perMinute: config.keys.ratePerMinute, warn: (message, data) => logger.warn(message, data) }, keyId);
+  return (keyId) => limitKeyRate({ store: keyStore(container), now: Date.now, perMinute: config.keys.ratePerMinute, warn }, keyId);
 }

@@ -3,7 +3,8 @@
 // bundle loads. In the office function that starts LibreOffice; in convert it pings the office
 // function, so its cold start overlaps convert's own. functions/convert.ts then waits for it,
 // bounded. Sign and annotate do not import it: most of their calls never convert.
-import { config } from "#config";
+import { processContainer } from "#wiring/container.ts";
 import { converter } from "#wiring/conversion.ts";
 
-if (config.runtime === "aws") void converter().startEarly(0);
+const container = processContainer();
+if (container.config.runtime === "aws") void converter(container).startEarly(0);

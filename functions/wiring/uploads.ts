@@ -1,11 +1,11 @@
 /**
  * Wiring of uploads (POST /v1/uploads and the `document.upload` member of sign, annotate,
- * annotate-fields, convert and verify): the S3 store of this container and the bounds from config.
+ * annotate-fields, convert and verify): the S3 store of a container and the bounds from config.
  */
-import { config } from "#config";
+import type { Config } from "#config";
 import { createS3UploadStore, s3ClientFor } from "#adapters/s3-upload-store.ts";
 import type { UploadSettings, UploadStore } from "#domain/shared/upload.ts";
-import { uploadSettings } from "#http/upload-input.ts";
+import type { Container } from "#wiring/container.ts";
 
 /** UploadDeps are what granting and reading uploads need. */
 export interface UploadDeps {
@@ -14,15 +14,21 @@ export interface UploadDeps {
   now: () => Date;
 }
 
-let store: UploadStore | undefined;
-
-/** uploadStore is this container's upload store (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally), created on first use. */
-function uploadStore(): UploadStore {
-  store ??= createS3UploadStore({ bucket: config.uploads.bucket, client: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }) });
-  return store;
+/** uploadSettings derives the upload bounds from the configuration: the document limit caps an upload. */
+function uploadSettings(config: Pick<Config, "limits" | "uploads">): UploadSettings {
+  return {
+    maxBytes: config.limits.maxDocumentBytes,
+    postExpirySeconds: config.uploads.postExpirySeconds,
+    referenceTtlSeconds: config.uploads.referenceTtlSeconds,
+  };
 }
 
-/** uploadDeps are the store, the bounds (the document limit caps an upload) and the clock. */
-export function uploadDeps(): UploadDeps {
-  return { store: uploadStore(), settings: uploadSettings(config), now: () => new Date() };
+/** createUploadStore is the upload store of a config (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally). */
+function createUploadStore(config: Config): UploadStore {
+  return createS3UploadStore({ bucket: config.uploads.bucket, client: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }) });
+}
+
+/** uploadDeps are the container's store, the bounds (the document limit caps an upload) and the clock. */
+export function uploadDeps(container: Container): UploadDeps {
+  return { store: container.part("uploadStore", (own) => createUploadStore(own.config)), settings: uploadSettings(container.config), now: () => new Date() };
 }

@@ -11,6 +11,7 @@ import type { DynamoKeyStoreOptions } from "#adapters/dynamodb-key-store.ts";
 import { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";
 import type { SecretDeps } from "#domain/webhooks/webhook-secrets.ts";
 import type { WebhookSender } from "#domain/webhooks/webhook-sender.ts";
+import type { Container } from "#wiring/container.ts";
 
 /** tableOf is the key table's coordinates in a config. */
 function tableOf(config: Config): DynamoKeyStoreOptions {
@@ -33,7 +34,7 @@ export function createWebhookEvents(config: Config, overrides: WebhookOverrides 
   return new WebhookDeliveries({
     secrets: store,
     deliveries: store,
-    sender: overrides.sender ?? createSafeWebhookSender({ timeoutMs, allowHttp: false }),
+    sender: overrides.sender ?? createSafeWebhookSender({ timeoutMs }),
     now: overrides.now ?? Date.now,
     schedule: retrySchedule,
     // Above the sender's own limit, so a live attempt is never made twice; a dead one is retried after it.
@@ -45,4 +46,9 @@ export function createWebhookEvents(config: Config, overrides: WebhookOverrides 
 /** webhookSecretDeps are the secret routes' store and clock for a config. */
 export function webhookSecretDeps(config: Config): SecretDeps {
   return { store: createWebhookStore(tableOf(config)), now: Date.now };
+}
+
+/** webhookEvents is a container's webhook deliveries (the job worker's JobEvents, the sweeper's work), made on first use. */
+export function webhookEvents(container: Container): WebhookDeliveries {
+  return container.part("webhookEvents", (own) => createWebhookEvents(own.config));
 }

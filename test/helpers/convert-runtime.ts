@@ -5,6 +5,10 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import type { HttpResponse } from "#http/responses.ts";
+import { makeConvertHandler } from "#functions/convert.ts";
+import { invokeBuffered } from "#local/response-stream.ts";
+import { testContainer } from "#test/helpers/container.ts";
+import { converter } from "#wiring/conversion.ts";
 import { lambdaContext } from "#test/helpers/keys-harness.ts";
 
 /** convertEvent builds the proxy event API Gateway sends for POST /v1/convert (body base64-encoded). */
@@ -35,18 +39,15 @@ export interface ConvertHandler {
   close(): Promise<void>;
 }
 
-/**
- * loadConvertHandler imports the convert handler and its converter. Config is read at import: the
- * test file sets process.env first; vitest gives each test file its own modules.
- */
-export async function loadConvertHandler(): Promise<ConvertHandler> {
-  const { handler } = await import("#functions/convert.ts");
-  const { invokeBuffered } = await import("#local/response-stream.ts");
-  const { converter } = await import("#wiring/conversion.ts");
+/** loadConvertHandler makes the convert handler on a container of its own, with the settings `env` adds. */
+export async function loadConvertHandler(env: Record<string, string> = {}): Promise<ConvertHandler> {
+  const container = testContainer(env);
+  const handler = makeConvertHandler(container);
+  const office = () => converter(container);
   return {
     // convert streams its answer: the real streaming path, reassembled from its wire output.
     invoke: (query, body, contentType) => invokeBuffered(handler as never, convertEvent(query, body, contentType), lambdaContext),
-    close: () => converter().close(),
+    close: () => office().close(),
   };
 }
 

@@ -5,13 +5,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StandIns } from "#local/stand-ins.ts";
+import { loadConfig } from "#config";
+import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
+import { guardUncaughtExceptions } from "#adapters/process-guard.ts";
+import { bootstrap, prepareIdentity } from "#local/bootstrap.ts";
+import { answerRequestThatThrew, startLocalServer } from "#local/server.ts";
+import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+import { createContainer, type Container, type Parts } from "#wiring/container.ts";
+import { keyStoreOptions } from "#wiring/keys.ts";
 import { latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
 
 /** LocalApi is a running local server with its stand-ins. */
 export interface LocalApi {
   url: string;
   standIns: StandIns;
+  /** container is the server's: its config and instances (the key store, the converter, the identity). */
+  container: Container;
   /** dataDir is SIGNET_DATA_DIR (dynalite files, signing identity); a temporary one is removed by close. */
   dataDir: string;
   /** postJson POSTs a JSON body, with `Authorization: Bearer <key>` when a key is given, and parses the JSON answer. */
@@ -28,39 +37,38 @@ export interface LocalApiOptions {
    * the server (no converter warm-up, no signing identity), for the key routes' tests.
    */
   parts?: "all" | "keys";
+  /** Parts of the server's container to use instead of those its config would build (a fault a test cannot provoke for real). */
+  overrides?: Partial<Parts>;
 }
 
 /**
- * startLocalApi starts the stand-ins (ports 0), puts `env`, SIGNET_DATA_DIR and the stand-in
- * endpoints into process.env, then imports and runs the local bootstrap and starts the local server
- * on 127.0.0.1:0. Each group of settings is read once, on first use, and the entry files build
- * their adapters when imported: call it before the test file imports any Signet module that reads
- * config (vitest gives each test file its own modules; a restart calls vi.resetModules() first).
+ * startLocalApi starts the stand-ins (ports 0), builds a container on `env` over process.env (read,
+ * never written) plus SIGNET_DATA_DIR and the stand-in endpoints, runs the local bootstrap on it
+ * and starts the local server on 127.0.0.1:0. Several may run in one test file, each with its own
+ * settings. Under vitest the AWS SDK's credentials are in the environment already (vitest.config.ts)
+ * and the stand-ins use them; a bench (no vitest) gets the stand-ins' put there, as local/main.ts does.
  */
 export async function startLocalApi(name: string, env: Record<string, string> = {}, options: LocalApiOptions = {}): Promise<LocalApi> {
   const { parts = "all" } = options;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `signet-${name}-`));
-  Object.assign(process.env, env, { SIGNET_DATA_DIR: dataDir });
-  const { startStandIns } = await import("#local/stand-ins.ts");
-  const started = await startStandIns({ dataDir, sesPort: 0 });
+  const settings = { ...process.env, ...env, SIGNET_DATA_DIR: dataDir };
+  const started = await startStandIns({ dataDir, sesPort: 0, env: settings });
   // Closed once, whether a test stopped them early (a store outage) or close does.
   let closing: Promise<void> | undefined;
   const standIns: StandIns = { ...started, close: () => (closing ??= started.close()) };
-  Object.assign(process.env, standIns.env);
-  const { bootstrap, prepareIdentity } = await import("#local/bootstrap.ts");
-  const { ensureKeyTable } = await import("#adapters/dynamodb-key-store.ts");
-  const { keyStoreOptions } = await import("#wiring/keys.ts");
-  const shutdowns = parts === "all" ? await bootstrap() : await ensureKeyTable(keyStoreOptions()).then(() => []);
-  const { answerRequestThatThrew, startLocalServer } = await import("#local/server.ts");
+  process.env.AWS_ACCESS_KEY_ID ??= standIns.env.AWS_ACCESS_KEY_ID;
+  process.env.AWS_SECRET_ACCESS_KEY ??= standIns.env.AWS_SECRET_ACCESS_KEY;
+  const container = createContainer(loadConfig({ ...settings, ...standIns.env }), options.overrides);
+  const shutdowns = parts === "all" ? await bootstrap(container) : await ensureKeyTable(keyStoreOptions(container.config)).then(() => []);
   // As local/main.ts: one request's uncaught error answers that request 500, the server carries on.
-  const { guardUncaughtExceptions } = await import("#adapters/process-guard.ts");
   guardUncaughtExceptions(answerRequestThatThrew);
-  const server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  const server = await startLocalServer({ port: 0, host: "127.0.0.1", container });
   // As local/main.ts: the identity once the port is known (a new one names the server's CRL URL).
-  if (parts === "all") await prepareIdentity();
+  if (parts === "all") await prepareIdentity(container);
   return {
     url: server.url,
     standIns,
+    container,
     dataDir,
     async postJson(path, body, key) {
       const response = await fetch(`${server.url}${path}`, {

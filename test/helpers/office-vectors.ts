@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { SourceFormat } from "#domain/conversion/converter.ts";
+import type { SourceFormat } from "#domain/documents/formats.ts";
 import { solidPng } from "#test/helpers/convert-fixtures.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 

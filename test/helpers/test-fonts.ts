@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { config } from "#config";
+import { settings } from "#config";
 import { extraFonts } from "#adapters/bundled-fonts.ts";
 import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 
@@ -17,7 +17,7 @@ export function testFonts(): FontFiles {
       ...["NotoSansDevanagari-Regular.ttf", "NotoSansTamil-Regular.ttf", "NotoSansThai-Regular.ttf", "NotoEmoji-Regular.ttf"].map((name) =>
         readFileSync(new URL(name, dir)),
       ),
-      ...extraFonts(config.signing.extraFontsDir),
+      ...extraFonts(settings.signing.extraFontsDir.read(process.env, "local")),
     ],
   };
   return fonts;

@@ -3,7 +3,7 @@
 // heaviest documents the default limits allow are answered. (Time and memory: npm run bench:docx-bomb.)
 import PizZip from "pizzip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeZip } from "#domain/shared/zip.ts";
+import { writeZip } from "#domain/shared/zip-container.ts";
 import { buildDocx, inlineControl, p, readPart } from "#test/helpers/docx-builder.ts";
 import { nodeBomb, sdtBomb, worstControls, worstNested, worstPlaceholders } from "#test/helpers/docx-bomb.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
@@ -15,7 +15,7 @@ let limits: { maxDocxControls: number; maxDocxXmlNodes: number; maxDocxControlNo
 beforeAll(async () => {
   api = await startLocalApi("docx-bomb", { SIGNET_TABLE: "signet-docx-bomb", SIGNET_CONVERSION_MODE: "oneshot" });
   key = await obtainKey(api, "docx-bomb");
-  limits = (await import("#config")).config.limits;
+  limits = api.container.config.limits;
 }, 60_000);
 
 afterAll(async () => {

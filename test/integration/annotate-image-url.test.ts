@@ -4,8 +4,13 @@ import { fillTemplate } from "#domain/docx/annotate.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { buildDocx, inlineControl, p, partNames, readPart } from "#test/helpers/docx-builder.ts";
 import { makePng, makeSvg } from "#test/helpers/annotate-images.ts";
-import { pictures } from "#wiring/pictures.ts";
+import { createPictures } from "#wiring/pictures.ts";
+import { testContainer } from "#test/helpers/container.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
+import { loadConfig } from "#config";
+
+/** fetchSettings are the default fetch settings (the settings table's), which each fetcher here adjusts. */
+const fetchSettings = loadConfig({}).fetch;
 
 // Image URLs go through the real safe fetcher; loopback is allowed for this test server only.
 const png = makePng(80, 40);
@@ -42,9 +47,9 @@ const limits = {
 const docx = buildDocx({ body: p(inlineControl({ tag: "signature" })) });
 const fill = (url: string) =>
   fillTemplate(docx, [{ id: "signature", type: "signature", value: url, options: { dimensions: { height: 20 } } }], {
-    fetcher: createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] }),
+    fetcher: createSafeFetcher({ ...fetchSettings, allowHttp: true, allowAddresses: ["127.0.0.1"] }),
     limits: { ...limits, maxImageBytes: url.endsWith(".svg") ? 4096 : limits.maxImageBytes },
-    pictures: pictures(),
+    pictures: createPictures(testContainer().config),
   });
 
 describe("image values by URL", () => {
@@ -78,7 +83,7 @@ describe("many image URLs in one call", () => {
       manyDocx,
       urls.map((url, i) => ({ id: `img${i}`, type: "image" as const, value: url })),
       {
-        fetcher: createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"] }),
+        fetcher: createSafeFetcher({ ...fetchSettings, allowHttp: true, allowAddresses: ["127.0.0.1"] }),
         limits: { ...limits, maxTotalImageBytes },
       },
     );

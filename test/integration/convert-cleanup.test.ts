@@ -9,6 +9,7 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { fixtureDocx, slowDocx } from "#test/helpers/convert-fixtures.ts";
 import { processesMatching, until } from "#test/helpers/convert-runtime.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-cleanup-"));
@@ -41,7 +42,7 @@ describe("a LibreOffice killed at the time-out", () => {
       const killing = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: HANG_LIMIT_MS, workDir }));
       try {
         await killing.warm().catch(() => undefined); // a warm start slower than the short limit leaves a one-shot run: killed all the same
-        const outcome = await killing.convert({ bytes: slowDocx(), from: "docx", to: "pdf" }).then(
+        const outcome = await killing.convert(unchecked(slowDocx(), "docx"), { to: "pdf" }).then(
           () => "converted",
           (error: unknown) => (isSignetError(error) ? error.code : String(error)),
         );
@@ -53,7 +54,7 @@ describe("a LibreOffice killed at the time-out", () => {
       // The next job in the same folders starts clean and leaves nothing either.
       const next = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: ORDINARY_LIMIT_MS, workDir }));
       try {
-        expect((await next.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
+        expect((await next.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
         // A running LibreOffice keeps its session folder (lu*.tmp) in its TMPDIR until it exits.
         if (mode === "oneshot") expect(leftovers(workDir)).toEqual([]);
         else expect(leftovers(workDir).filter((path) => /^slots\/\d+\/job\//.test(path))).toEqual([]);
@@ -100,7 +101,7 @@ describe("a server killed with -9", () => {
         process.env.TMPDIR = temp;
         const next = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1 }));
         try {
-          expect((await next.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
+          expect((await next.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
           expect(existsSync(join(temp, name))).toBe(false);
           expect(readdirSync(temp).filter((entry) => entry.startsWith(`signet-lo-${process.pid}-`))).toHaveLength(1);
         } finally {

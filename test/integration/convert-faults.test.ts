@@ -7,18 +7,17 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
 import { loadConvertHandler, processesMatching, standInSoffice, standInUnoDriver, until, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
 const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
-process.env.SIGNET_SOFFICE = standInSoffice(root, marker);
-process.env.SIGNET_CONVERSION_MODE = "oneshot";
-process.env.SIGNET_CONVERSION_TIMEOUT_MS = "2000";
+const soffice = standInSoffice(root, marker);
 
 let convert: ConvertHandler;
 
 beforeAll(async () => {
-  convert = await loadConvertHandler();
+  convert = await loadConvertHandler({ SIGNET_SOFFICE: soffice, SIGNET_CONVERSION_MODE: "oneshot", SIGNET_CONVERSION_TIMEOUT_MS: "2000" });
 });
 afterAll(async () => {
   await convert?.close();
@@ -59,7 +58,7 @@ describe("a warm LibreOffice that fails during the store", () => {
   it("does not return its partial output when the one-shot retry also fails", async () => {
     const converter = createLibreOfficeConverter(
       officeOptions({
-        soffice: process.env.SIGNET_SOFFICE!,
+        soffice,
         python: standInUnoDriver(root),
         mode: "warm",
         concurrency: 1,
@@ -69,7 +68,7 @@ describe("a warm LibreOffice that fails during the store", () => {
     );
     try {
       // The warm stand-in leaves "%PDF-1.7 partial" at the output path; the one-shot stand-in crashes.
-      const outcome = await converter.convert({ bytes: Buffer.from("{\\rtf1 CRASH}"), from: "rtf", to: "pdf" }).then(
+      const outcome = await converter.convert(unchecked(Buffer.from("{\\rtf1 CRASH}"), "rtf"), { to: "pdf" }).then(
         (pdf) => `success with ${pdf.length} bytes: ${pdf.toString("latin1").slice(0, 30)}`,
         (error: unknown) => (isSignetError(error) ? error.code : "failed"),
       );

@@ -5,13 +5,10 @@ import { fixtureDocx, fixtureText, multipartBody, oleFile, passwordProtectedFixt
 import { loadConvertHandler, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 
-process.env.SIGNET_CONVERSION_CONCURRENCY = "1";
-process.env.SIGNET_MAX_DOCUMENT_BYTES = String(2 * 1024 * 1024);
-
 let convert: ConvertHandler;
 
 beforeAll(async () => {
-  convert = await loadConvertHandler();
+  convert = await loadConvertHandler({ SIGNET_CONVERSION_CONCURRENCY: "1", SIGNET_MAX_DOCUMENT_BYTES: String(2 * 1024 * 1024) });
 });
 afterAll(async () => {
   await convert?.close();

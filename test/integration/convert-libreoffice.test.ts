@@ -12,6 +12,7 @@ import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } 
 import { descendantsOf, processesMatching, stallingDriverPython, standInSoffice } from "#test/helpers/convert-runtime.ts";
 import { pdfFonts, pdfImageRows, pdfMetadata, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-it-"));
@@ -49,7 +50,7 @@ afterAll(async () => {
 
 describe("LibreOffice converter, warm path", () => {
   it("converts the hand-written DOCX: text order, list, table, header/footer, image, Carlito embedded", async () => {
-    const pdf = save("fixture.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    const pdf = save("fixture.pdf", await warm.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }));
     expect(warm.state().mode).toBe("warm");
     const t = fixtureText;
     const content = await text(pdf);
@@ -64,24 +65,24 @@ describe("LibreOffice converter, warm path", () => {
   });
 
   it.each(["docx", "doc", "odt", "rtf"] as const)("converts a LibreOffice-made %s: two pages, table order, Caladea", async (format) => {
-    const pdf = save(`made-${format}.pdf`, await warm.convert({ bytes: produced[format], from: format, to: "pdf" }));
+    const pdf = save(`made-${format}.pdf`, await warm.convert(unchecked(produced[format], format), { to: "pdf" }));
     expect(await pdfPageCount(pdf)).toBe(2);
     expectInOrder(await text(pdf), [flatOdtText.first, ...flatOdtText.cells, flatOdtText.second]);
     expect(await pdfFonts(pdf)).toMatch(/\+Caladea-Regular\s+TrueType\s+\S+\s+yes/);
   });
 
   it("exports PDF/A-2b when asked, and plain PDF otherwise", async () => {
-    const pdfa = save("pdfa.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf", pdfa: true }));
+    const pdfa = save("pdfa.pdf", await warm.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf", pdfa: true }));
     const meta = await pdfMetadata(pdfa);
     expect(meta).toMatch(/<pdfaid:part>2<\/pdfaid:part>/);
     expect(meta).toMatch(/<pdfaid:conformance>B<\/pdfaid:conformance>/);
-    const plain = save("plain.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    const plain = save("plain.pdf", await warm.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }));
     expect(await pdfMetadata(plain)).not.toMatch(/pdfaid/);
   });
 
   it("turns Markdown into a DOCX with its heading, list and table", async () => {
     const md = "# Delivery Terms\n\n1. Ship within **five** days\n2. Invoice monthly\n\n| Item | Price |\n|---|---|\n| Widget | 12.50 |\n";
-    const docx = await warm.convert({ bytes: Buffer.from(md), from: "md", to: "docx" });
+    const docx = await warm.convert(unchecked(Buffer.from(md), "md"), { to: "docx" });
     const xml = new PizZip(docx).file("word/document.xml")!.asText();
     expectInOrder(xml, ["Delivery Terms", "Ship within", "five", "Invoice monthly", "Item", "Price", "Widget", "12.50"]);
     expect(xml).toContain("<w:tbl>");
@@ -100,7 +101,7 @@ describe("LibreOffice converter, warm path", () => {
       const html = `<html><head><link rel="stylesheet" href="${base}/a.css"><style>@import url(${base}/b.css);</style></head>
 <body background="${base}/bg.png"><h1>Invoice</h1><p style="background:url(${base}/c.png)">Total due</p>
 <img src="${base}/logo.png" alt="Logo"><iframe src="${base}/frame"></iframe><img src="data:image/png;base64,${solidPng(8, 8).toString("base64")}"></body></html>`;
-      const pdf = save("html.pdf", await warm.convert({ bytes: Buffer.from(html), from: "html", to: "pdf" }));
+      const pdf = save("html.pdf", await warm.convert(unchecked(Buffer.from(html), "html"), { to: "pdf" }));
       const content = await text(pdf);
       expectInOrder(content, ["Invoice", "Total due", "[Logo]"]);
       expect(await pdfImageRows(pdf)).toHaveLength(1);
@@ -114,9 +115,9 @@ describe("LibreOffice converter, warm path", () => {
     const zip = new PizZip();
     zip.file("[Content_Types].xml", "<Types/>");
     zip.file("word/document.xml", "<w:document this is not XML");
-    await expectSignetError(warm.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }), "INVALID_DOCUMENT");
+    await expectSignetError(warm.convert(unchecked(zip.generate({ type: "nodebuffer" }), "docx"), { to: "pdf" }), "INVALID_DOCUMENT");
     // The warm instance survives a document it cannot read.
-    expect(await text(save("after-invalid.pdf", await warm.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
+    expect(await text(save("after-invalid.pdf", await warm.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" })))).toContain(fixtureText.title);
   });
 
   it("runs 8 conversions truly at once (8 LibreOffice processes), all valid, none left after close", async () => {
@@ -139,7 +140,7 @@ describe("LibreOffice converter, warm path", () => {
     }, 100);
     try {
       const outputs = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => many.convert({ bytes: fixtureDocx({ title: `Concurrent document ${i}` }), from: "docx", to: "pdf" })),
+        Array.from({ length: 8 }, (_, i) => many.convert(unchecked(fixtureDocx({ title: `Concurrent document ${i}` }), "docx"), { to: "pdf" })),
       );
       peak = Math.max(peak, liveSoffice());
       for (const [i, pdf] of outputs.entries()) expect(await text(save(`many-${i}.pdf`, pdf))).toContain(`Concurrent document ${i}`);
@@ -158,8 +159,8 @@ describe("LibreOffice converter, warm path", () => {
 
   it("refuses work beyond the queue with RATE_LIMIT_ERROR and a retry time", async () => {
     const small = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1, queueLength: 1, workDir: join(root, "small") }));
-    const jobs = [0, 1].map(() => small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
-    const error = await expectSignetError(small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "RATE_LIMIT_ERROR");
+    const jobs = [0, 1].map(() => small.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }));
+    const error = await expectSignetError(small.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }), "RATE_LIMIT_ERROR");
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     await expect(Promise.all(jobs)).resolves.toHaveLength(2);
     await small.close();
@@ -170,7 +171,7 @@ describe("LibreOffice profile template", () => {
   it("is made after the first conversion, copied into later instances' profiles, and replaced when stale", async () => {
     const template = join(root, "template", "profile");
     const first = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-1"), profileTemplate: template }));
-    save("tpl-1.pdf", await first.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    save("tpl-1.pdf", await first.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }));
     await first.close(); // waits for the template
     expect(existsSync(join(template, "user"))).toBe(true);
     expect(readFileSync(join(template, "signet-settings.xcu"), "utf8")).toContain("DisableMacrosExecution");
@@ -182,7 +183,7 @@ describe("LibreOffice profile template", () => {
     const profile = join(root, "tpl-2", "profiles", "warm-0");
     expect(existsSync(join(profile, "signet-settings.xcu"))).toBe(true);
     expect(readFileSync(join(profile, "user", "registrymodifications.xcu"), "utf8")).toMatch(/DisableMacrosExecution.*true/s);
-    const pdf = save("tpl-2.pdf", await second.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    const pdf = save("tpl-2.pdf", await second.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }));
     expectInOrder(await text(pdf), [fixtureText.title]);
     await second.close();
 
@@ -191,7 +192,7 @@ describe("LibreOffice profile template", () => {
     const third = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-3"), profileTemplate: template }));
     await third.startEarly(60_000);
     expect(existsSync(join(root, "tpl-3", "profiles", "warm-0", "signet-settings.xcu"))).toBe(false);
-    await third.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+    await third.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" });
     await third.close();
     expect(readFileSync(join(template, "signet-settings.xcu"), "utf8")).toContain("DisableMacrosExecution");
   });
@@ -208,7 +209,7 @@ describe("LibreOffice profile template", () => {
 describe("LibreOffice converter, one-shot path and faults", () => {
   it("converts the fixture one-shot with the same result", async () => {
     const oneshot = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1, workDir: join(root, "oneshot") }));
-    const pdf = save("oneshot.pdf", await oneshot.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    const pdf = save("oneshot.pdf", await oneshot.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }));
     expect(oneshot.state().mode).toBe("oneshot");
     expectInOrder(await text(pdf), [fixtureText.header, fixtureText.title, ...fixtureText.table.flat(), fixtureText.footer]);
     expect(await pdfFonts(pdf)).toMatch(/\+Carlito\s+TrueType\s+\S+\s+yes/);
@@ -225,7 +226,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     );
     chmodSync(driver, 0o755);
     const crashing = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, python: driver, workDir: join(root, "crashing") }));
-    const pdf = save("retried.pdf", await crashing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
+    const pdf = save("retried.pdf", await crashing.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }));
     expect(await text(pdf)).toContain(fixtureText.title);
     await crashing.close();
   });
@@ -243,7 +244,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     );
     // No bound on the time taken: the stand-in never ends, so only the kill answers (and the first
     // use also probes python and the isolation, which a loaded machine takes seconds for).
-    const error = await expectSignetError(hanging.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_TIMEOUT");
+    const error = await expectSignetError(hanging.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }), "CONVERSION_TIMEOUT");
     expect(error.message).toMatch(/within 2 s/);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesMatching(`sleep ${marker}`)).toEqual([]);
@@ -266,7 +267,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
         workDir: join(root, "cut"),
       }),
     );
-    await expectSignetError(cut.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_TIMEOUT");
+    await expectSignetError(cut.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }), "CONVERSION_TIMEOUT");
     expect(existsSync(started), "the driver started soffice before the deadline").toBe(true);
     expect(cut.state().mode).toBe("warm");
     // The slot's process is stopped, and gone, before the answer.
@@ -281,18 +282,18 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     const stuck = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 10_000, workDir: join(root, "stuck") }));
     await stuck.warm();
     await expectSignetError(
-      stuck.convert({ bytes: Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), from: "rtf", to: "pdf" }),
+      stuck.convert(unchecked(Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), "rtf"), { to: "pdf" }),
       "CONVERSION_TIMEOUT",
     );
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesMatching(join(root, "stuck"))).toEqual([]);
-    expect(await text(save("after-stuck.pdf", await stuck.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })))).toContain(fixtureText.title);
+    expect(await text(save("after-stuck.pdf", await stuck.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" })))).toContain(fixtureText.title);
     await stuck.close();
   });
 
   it("answers SERVICE_UNAVAILABLE when there is no LibreOffice", async () => {
     const none = createLibreOfficeConverter(officeOptions({ soffice: join(root, "no-such-soffice") }));
-    await expectSignetError(none.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "SERVICE_UNAVAILABLE");
+    await expectSignetError(none.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }), "SERVICE_UNAVAILABLE");
   });
 
   it("passes no AWS credentials to LibreOffice", async () => {
@@ -310,7 +311,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
         workDir: join(root, "probe"),
       }),
     );
-    const error = await expectSignetError(probing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_FAILED");
+    const error = await expectSignetError(probing.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }), "CONVERSION_FAILED");
     expect(String(error.cause)).toMatch(/status 1/);
     const env = execFileSync("cat", [dump], { encoding: "utf8" });
     expect(env).not.toMatch(/AWS_|SIGNET_/);

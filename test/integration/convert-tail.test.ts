@@ -11,6 +11,7 @@ import { logger } from "#adapters/powertools-logger.ts";
 import { commentText, commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { processesMatching, until } from "#test/helpers/convert-runtime.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-tail-"));
@@ -33,7 +34,7 @@ describe("a document that crashes the warm LibreOffice", () => {
       await converter.warm();
       const started = warmInstances();
       // Recognised (a DOCX with comments): handed over to the warm instance on first sight, no crash.
-      const handedOver = await converter.convert({ bytes: crasher, from: "docx", to: "pdf" });
+      const handedOver = await converter.convert(unchecked(crasher, "docx"), { to: "pdf" });
       expect(handedOver.subarray(0, 5).toString()).toBe("%PDF-");
       expect(await pdfText(handedOver)).toContain(commentText.anchor);
       expect(crashes()).toBe(0);
@@ -41,7 +42,7 @@ describe("a document that crashes the warm LibreOffice", () => {
 
       // Not recognised (comments under another part name): crashes once, retried one-shot.
       const hidden = hideComments(crasher);
-      const first = await converter.convert({ bytes: hidden, from: "docx", to: "pdf" });
+      const first = await converter.convert(unchecked(hidden, "docx"), { to: "pdf" });
       expect(first.subarray(0, 5).toString()).toBe("%PDF-");
       expect(crashes()).toBe(1);
       // The retry ran on the slot's warm profile: no separate, uninitialised one-shot profile.
@@ -51,12 +52,12 @@ describe("a document that crashes the warm LibreOffice", () => {
       const instance = warmInstances();
       expect(instance.length).toBeGreaterThan(0);
       // Remembered now: handed over to the warm instance (a --convert-to job), which survives it.
-      const again = await converter.convert({ bytes: hidden, from: "docx", to: "pdf" });
+      const again = await converter.convert(unchecked(hidden, "docx"), { to: "pdf" });
       expect(again.subarray(0, 5).toString()).toBe("%PDF-");
       expect(crashes()).toBe(1);
       expect(warn.mock.calls.filter(([message]) => String(message).includes("could not take a document over"))).toEqual([]);
       expect(warmInstances()).toEqual(instance);
-      const pdf = await converter.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+      const pdf = await converter.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" });
       expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
       expect(crashes()).toBe(1);
       expect(converter.state().mode).toBe("warm");

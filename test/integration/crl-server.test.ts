@@ -13,6 +13,8 @@ import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { pyhankoLtv } from "#test/helpers/signature-checks.ts";
+import { makeCrlIssuer } from "#functions/crl-issuer.ts";
+import { startLocalServer } from "#local/server.ts";
 
 let tsa: LoopbackTsa;
 let api: LocalApi;
@@ -86,8 +88,7 @@ describe("the local server's CRL", () => {
 
   it("the CRL issuer function (run daily on AWS) keeps the CRL that is still fresh: same bytes, nothing signed", async () => {
     const kept = readFileSync(join(api.dataDir, "identity", "identity-root.crl"));
-    const { handler } = await import("#functions/crl-issuer.ts");
-    const answer = await handler();
+    const answer = await makeCrlIssuer(api.container)();
     const served = checkCrl(join(dir, "root.crl"), join(dir, "root.pem")).stdout;
     expect(Date.parse(answer.nextUpdate)).toBe(Date.parse(/Next Update: (.*)/.exec(served)![1]!));
     expect(readFileSync(join(api.dataDir, "identity", "identity-root.crl")).equals(kept)).toBe(true);
@@ -155,9 +156,8 @@ describe("B-LT and B-LTA with the local identity, over HTTP", () => {
   }, 60_000);
 
   it("with the server on another port than the identity's CRL URL, B-LT is 502 FETCH_FAILED naming both URLs; B-T still signs", async () => {
-    // A second server in this process takes over the own CRL URL, as a restart on another port would.
-    const { startLocalServer } = await import("#local/server.ts");
-    const other = await startLocalServer({ port: 0, host: "127.0.0.1" });
+    // A second server on the same container takes over the own CRL URL, as a restart on another port would.
+    const other = await startLocalServer({ port: 0, host: "127.0.0.1", container: api.container });
     try {
       const { status, json } = await api.postJson("/v1/sign", signBody("B-LT"), key);
       expect(status).toBe(502);

@@ -2,10 +2,10 @@ import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launchDocsBrowser, type DocsBrowser } from "#test/helpers/docs-browser.ts";
-import type { LocalServer } from "#local/server.ts";
+import { startLocalServer, type LocalServer } from "#local/server.ts";
+import { testContainer } from "#test/helpers/container.ts";
 
 // The reference page needs no backing service; only the try-it check calls GET /v1/health.
-const { startLocalServer } = await import("#local/server.ts");
 
 const outputDir = "test-output";
 
@@ -19,7 +19,7 @@ const consoleErrors: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(outputDir, { recursive: true });
-  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  server = await startLocalServer({ port: 0, host: "127.0.0.1", container: testContainer() });
   base = `http://127.0.0.1:${server.port}`;
   browser = await launchDocsBrowser();
   // Every request the browser makes passes here; anything not for the local server is logged and refused.

@@ -8,6 +8,9 @@ import { routes, type RouteName } from "#http/routes.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
+import { localHandlers, type LocalHandlers } from "#local/handlers.ts";
+import { testContainer } from "#test/helpers/container.ts";
+import { keyStoreOptions } from "#wiring/keys.ts";
 
 // The sample events in events/ are what API Gateway (REST, payload v1, binaryMediaTypes */*)
 // hands each function, and what `sam local invoke -e events/<name>.json` feeds it. Here they go
@@ -18,14 +21,13 @@ import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
 const eventsDir = new URL("../../events/", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "signet-events-"));
 let standIns: StandIns;
-let handlers: typeof import("#local/handlers.ts");
+let handlers: LocalHandlers;
 
 beforeAll(async () => {
-  // Config is read once, at import: set the environment first.
   standIns = await startStandIns({ sesPort: 0 });
-  Object.assign(process.env, standIns.env, { SIGNET_DATA_DIR: dataDir, SIGNET_TABLE: "signet-events" });
-  await ensureKeyTable({ tableName: "signet-events", region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
-  handlers = await import("#local/handlers.ts");
+  const container = testContainer({ ...standIns.env, SIGNET_DATA_DIR: dataDir, SIGNET_TABLE: "signet-events" });
+  await ensureKeyTable(keyStoreOptions(container.config));
+  handlers = localHandlers(container);
 }, 120_000);
 
 afterAll(async () => {
@@ -117,7 +119,7 @@ describe("events/", () => {
   for (const name of Object.keys(expected)) {
     it(`${name}.json answers ${expected[name]!.status}`, async () => {
       const fn = functionOf(name);
-      const handler = fn === "fallback" ? handlers.fallbackHandler : handlers.entryHandlers[fn as RouteName];
+      const handler = fn === "fallback" ? handlers.fallback : handlers.entry[fn as RouteName];
       const response = await handler(readEvent(name), context(fn));
       const want = expected[name]!;
       expect(response.statusCode, `${name}: ${String(response.body).slice(0, 300)}`).toBe(want.status);
@@ -150,7 +152,7 @@ describe("events/", () => {
     expect(routes.find((route) => route.path === event.path)?.auth).toBe(true);
     expect(event.headers).toMatchObject({ Origin: expect.any(String), "Access-Control-Request-Method": "POST" });
     expect(event.headers.Authorization).toBeUndefined();
-    const response = await handlers.fallbackHandler(event, context("fallback"));
+    const response = await handlers.fallback(event, context("fallback"));
     expect(response.statusCode).toBe(204);
     expect(response.body ?? "").toBe("");
     expect(response.headers).toMatchObject({
@@ -164,7 +166,7 @@ describe("events/", () => {
 
   it("authorizer.json (a key with a bad checksum) is denied with a message, before any database read", async () => {
     const event = JSON.parse(readFileSync(join(eventsDir, "authorizer.json"), "utf8"));
-    const result = await handlers.authorizerHandler(event, context("authorizer"));
+    const result = await handlers.authorizer(event, context("authorizer"));
     expect(result.policyDocument.Statement[0]?.Effect).toBe("Deny");
     // The checksum verdict is reached before the key store is asked.
     expect(String(result.context?.message ?? "")).toMatch(/checksum does not match/);

@@ -8,6 +8,8 @@ import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+import { idempotencyScope, requestFingerprint } from "#domain/shared/idempotency.ts";
+import { idempotencyDeps } from "#wiring/idempotency.ts";
 
 // Idempotency-Key through the real local server: dynalite keeps the records, the S3 stand-in the
 // large answers. Sign runs B-T against a loopback TSA, so the TSA's request count is the number of
@@ -266,9 +268,7 @@ describe("Idempotency-Key on a binary answer (POST /v1/convert)", () => {
 
 describe("a first run that died (a Lambda time-out)", () => {
   it("holds its key until its lock passes; then a retry runs, and the dead run can no longer keep an answer", async () => {
-    const { idempotencyDeps } = await import("#wiring/idempotency.ts");
-    const { idempotencyScope, requestFingerprint } = await import("#domain/shared/idempotency.ts");
-    const store = idempotencyDeps().store!;
+    const store = idempotencyDeps(api.container).store!;
     const listed = (await (await fetch(`${api.url}/v1/keys`, { headers: { authorization: `Bearer ${keyA}` } })).json()) as {
       keys: Array<{ id: string; current: boolean }>;
     };

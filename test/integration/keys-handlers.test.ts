@@ -1,3 +1,4 @@
+import "#test/helpers/debug-logs.ts";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayAuthorizerResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +9,12 @@ import type { KeyStore } from "#domain/keys/key-store.ts";
 import type { KeyServiceDeps, VerifyDeps } from "#domain/keys/key-service.ts";
 import { DYNAMODB_CLIENT_LIMITS } from "#functions/timeouts.ts";
 import { startStandIns, type StandIns } from "#local/stand-ins.ts";
+import { makeRegisterHandler } from "#functions/auth-register.ts";
+import { makeVerifyHandler } from "#functions/auth-verify.ts";
+import { createAuthorizer } from "#functions/authorizer.ts";
+import { testContainer } from "#test/helpers/container.ts";
+import type { Container } from "#wiring/container.ts";
+import { authorizerDeps } from "#wiring/keys.ts";
 import {
   call,
   captureOutput,
@@ -20,47 +27,44 @@ import {
   uniqueEmail,
   type CallResult,
 } from "#test/helpers/keys-harness.ts";
+import { generateApiKey } from "#domain/keys/api-key.ts";
 
-// Set before any handler is imported: config is read once, at import.
-process.env.SIGNET_TABLE = "signet-keys-handlers";
-process.env.SIGNET_LOG_LEVEL = "DEBUG";
-process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
-// Every call comes from one address here; the per-source limit has its own test (keys-oracle).
-process.env.SIGNET_VERIFY_IP_FAILURE_LIMIT = "1000";
 const output = captureOutput();
 // Every code and key the tests see; none may ever appear in the log output.
 const secrets: string[] = [];
 
 let standIns: StandIns;
+let container: Container;
 let register: unknown;
 let verify: unknown;
 let authorizer: (token: string | undefined) => Promise<APIGatewayAuthorizerResult>;
-let modules: {
-  registerEntry: typeof import("#functions/auth-register.ts");
-  verifyEntry: typeof import("#functions/auth-verify.ts");
-  authorizerEntry: typeof import("#functions/authorizer.ts");
-};
-/** storeOptions are the key table the handlers use (SIGNET_TABLE above), in the stand-in. */
+/** storeOptions are the key table the handlers use (SIGNET_TABLE below), in the stand-in. */
 const storeOptions = () => ({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
 const methodArn = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/POST/v1/sign";
 
 beforeAll(async () => {
   standIns = await startStandIns({ sesPort: 0 });
-  Object.assign(process.env, standIns.env);
-  modules = {
-    registerEntry: await import("#functions/auth-register.ts"),
-    verifyEntry: await import("#functions/auth-verify.ts"),
-    authorizerEntry: await import("#functions/authorizer.ts"),
-  };
+  container = testContainer({
+    ...standIns.env,
+    SIGNET_TABLE: "signet-keys-handlers",
+    SIGNET_REGISTER_IP_LIMIT: "1000",
+    // Every call comes from one address here; the per-source limit has its own test (keys-oracle).
+    SIGNET_VERIFY_IP_FAILURE_LIMIT: "1000",
+  });
   await ensureKeyTable(storeOptions());
-  register = modules.registerEntry.handler;
-  verify = modules.verifyEntry.handler;
-  authorizer = (token) => modules.authorizerEntry.handler({ type: "TOKEN", authorizationToken: token as string, methodArn });
+  register = makeRegisterHandler(container);
+  verify = makeVerifyHandler(container);
+  const authorize = createAuthorizer(authorizerDeps(container));
+  authorizer = (token) => authorize({ type: "TOKEN", authorizationToken: token as string, methodArn });
 });
 afterAll(async () => {
   output.stop();
   await standIns?.close();
 });
+
+/** registerWith and verifyWith make the entry files' handlers on deps of the test's own (a clock, a failing mailer, limits). */
+const registerWith = (deps: KeyServiceDeps) => makeRegisterHandler(container, deps);
+const verifyWith = (deps: VerifyDeps) => makeVerifyHandler(container, deps);
 
 const doRegister = (email: string, handler: unknown = register, ip?: string) => call(handler, getEvent("/v1/auth/register", { email }, ip));
 const doVerify = async (email: string, code: string, handler: unknown = verify) => {
@@ -248,9 +252,9 @@ describe("code rules", () => {
     const email = uniqueEmail("expired");
     await doRegister(email);
     const code = await codeFor(email);
-    const later = modules.verifyEntry.createVerifyHandler(deps({ now: () => Date.now() + 15 * 60 * 1000 + 1 }));
+    const later = verifyWith(deps({ now: () => Date.now() + 15 * 60 * 1000 + 1 }));
     expectError(await doVerify(email, code, later), 422, "CODE_EXPIRED", /expired/);
-    const almost = modules.verifyEntry.createVerifyHandler(deps({ now: () => Date.now() + 14 * 60 * 1000 }));
+    const almost = verifyWith(deps({ now: () => Date.now() + 14 * 60 * 1000 }));
     expect((await doVerify(email, code, almost)).status).toBe(200);
   });
 
@@ -284,7 +288,7 @@ describe("code rules", () => {
     await doRegister(email);
     const code = await codeFor(email);
     const store = counting(createDynamoKeyStore(storeOptions()));
-    const verifying = modules.verifyEntry.createVerifyHandler(deps({ store: store.store }));
+    const verifying = verifyWith(deps({ store: store.store }));
     const results = await Promise.all(Array.from({ length: 20 }, () => doVerify(email, wrongCode(code), verifying)));
     expect(results.filter((r) => r.json.code === "INVALID_CODE")).toHaveLength(20);
     expect((await store.store.getCode(email))?.wrongTries).toBe(5); // the other 15 found the code dead: refused, not counted
@@ -306,9 +310,7 @@ describe("register rate limits", () => {
 
   it("limits per source IP in a sliding window and frees up when the window has passed", async () => {
     let now = Date.now();
-    const handler = modules.registerEntry.createRegisterHandler(
-      deps({ now: () => now, limits: { ...deps().limits, perIp: { limit: 2, windowSeconds: 3600 } } }),
-    );
+    const handler = registerWith(deps({ now: () => now, limits: { ...deps().limits, perIp: { limit: 2, windowSeconds: 3600 } } }));
     const ip = "198.51.100.23";
     expect((await doRegister(uniqueEmail("ip"), handler, ip)).status).toBe(200);
     now += 60_000;
@@ -323,7 +325,7 @@ describe("register rate limits", () => {
   });
 
   it("counts an IPv6 client per /64 network and an IPv4-mapped address as its IPv4 address", async () => {
-    const handler = modules.registerEntry.createRegisterHandler(deps({ limits: { ...deps().limits, perIp: { limit: 2, windowSeconds: 3600 } } }));
+    const handler = registerWith(deps({ limits: { ...deps().limits, perIp: { limit: 2, windowSeconds: 3600 } } }));
     expect((await doRegister(uniqueEmail("ip6"), handler, "2001:db8:7:42::1")).status).toBe(200);
     expect((await doRegister(uniqueEmail("ip6"), handler, "2001:db8:7:42:ffff:1:2:3")).status).toBe(200);
     expectError(await doRegister(uniqueEmail("ip6"), handler, "2001:0db8:0007:0042::abcd"), 429, "RATE_LIMIT_ERROR", /from your network/);
@@ -351,7 +353,7 @@ describe("register rate limits", () => {
   it("allows 10 codes per address in 24 hours even when spread past the 15-minute rule, with the day's Retry-After", async () => {
     const t0 = Date.now();
     let now = t0;
-    const handler = modules.registerEntry.createRegisterHandler(deps({ now: () => now }));
+    const handler = registerWith(deps({ now: () => now }));
     const email = uniqueEmail("daily");
     const at = async (minutes: number, expected: number) => {
       now = t0 + minutes * 60_000;
@@ -375,7 +377,7 @@ describe("register rate limits", () => {
 
   it("answers the daily limit identically for an address that holds a key and one that does not", async () => {
     let now = Date.now();
-    const handler = modules.registerEntry.createRegisterHandler(deps({ now: () => now }));
+    const handler = registerWith(deps({ now: () => now }));
     const known = { email: uniqueEmail("dailyknown") };
     const unknown = uniqueEmail("dailyunknown");
     expect((await doRegister(known.email, handler)).status).toBe(200);
@@ -401,7 +403,7 @@ describe("failures of the outside world", () => {
     const ses = await startRefusingSes();
     try {
       const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
-      const handler = modules.registerEntry.createRegisterHandler(deps({ mailer }));
+      const handler = registerWith(deps({ mailer }));
       const email = uniqueEmail("refused");
       for (let i = 0; i < 4; i++) {
         const result = await doRegister(email, handler);
@@ -422,8 +424,8 @@ describe("failures of the outside world", () => {
       // The 15-minute rule is opened wide so that only the daily rule (2 a day here) can refuse.
       const limits = { ...deps().limits, perAddress: { limit: 100, windowSeconds: 900 }, perAddressDaily: { limit: 2, windowSeconds: 86_400 } };
       const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: ses.endpoint });
-      const refusing = modules.registerEntry.createRegisterHandler(deps({ mailer, limits }));
-      const working = modules.registerEntry.createRegisterHandler(deps({ limits }));
+      const refusing = registerWith(deps({ mailer, limits }));
+      const working = registerWith(deps({ limits }));
       const email = uniqueEmail("dailyrefused");
       for (let i = 0; i < 3; i++) expectError(await doRegister(email, refusing), 502, "EMAIL_FAILED");
       for (let i = 0; i < 2; i++) expect((await doRegister(email, working)).status).toBe(200);
@@ -438,7 +440,7 @@ describe("failures of the outside world", () => {
     expect((await doRegister(email)).status).toBe(200);
     const code = await codeFor(email);
     const refusing = { send: async () => Promise.reject(new SignetError("EMAIL_FAILED", "The e-mail service refused to send the code.")) };
-    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer: refusing }))), 502, "EMAIL_FAILED");
+    expectError(await doRegister(email, registerWith(deps({ mailer: refusing }))), 502, "EMAIL_FAILED");
     const verified = await doVerify(email, code);
     expect(verified.status, JSON.stringify(verified.json)).toBe(200);
   });
@@ -451,7 +453,7 @@ describe("failures of the outside world", () => {
     expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE");
     expect(await tries()).toBe(1);
     const refusing = { send: async () => Promise.reject(new SignetError("SERVICE_UNAVAILABLE", "down")) };
-    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer: refusing }))), 503, "SERVICE_UNAVAILABLE");
+    expectError(await doRegister(email, registerWith(deps({ mailer: refusing }))), 503, "SERVICE_UNAVAILABLE");
     expectError(await doVerify(email, wrongCode(code)), 422, "INVALID_CODE");
     expect(await tries()).toBe(2);
   });
@@ -467,7 +469,7 @@ describe("failures of the outside world", () => {
         throw new SignetError("SERVICE_UNAVAILABLE", "down");
       },
     };
-    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer: racing }))), 503, "SERVICE_UNAVAILABLE");
+    expectError(await doRegister(email, registerWith(deps({ mailer: racing }))), 503, "SERVICE_UNAVAILABLE");
     const newest = await codeFor(email);
     expect((await doVerify(email, newest)).status).toBe(200);
   });
@@ -476,7 +478,7 @@ describe("failures of the outside world", () => {
     const silent = await startSilentServer();
     try {
       const store = createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: silent.endpoint });
-      const result = await doVerify(uniqueEmail("dbhang"), "123456", modules.verifyEntry.createVerifyHandler(deps({ store })));
+      const result = await doVerify(uniqueEmail("dbhang"), "123456", verifyWith(deps({ store })));
       expectError(result, 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
       expect(silent.requests()).toBe(DYNAMODB_CLIENT_LIMITS.maxAttempts);
       expect(silent.requests()).toBe(2);
@@ -492,7 +494,7 @@ describe("failures of the outside world", () => {
       await doRegister(email);
       const code = await codeFor(email);
       const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: silent.endpoint });
-      const result = await doRegister(email, modules.registerEntry.createRegisterHandler(deps({ mailer })));
+      const result = await doRegister(email, registerWith(deps({ mailer })));
       expectError(result, 503, "SERVICE_UNAVAILABLE", /e-mail service cannot be reached/);
       expect(silent.requests()).toBe(2);
       expect((await doVerify(email, code)).status).toBe(200);
@@ -503,7 +505,7 @@ describe("failures of the outside world", () => {
 
   it("answers 503 when SES is unreachable and leaves no usable code", async () => {
     const mailer = createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: `http://127.0.0.1:${await closedPort()}` });
-    const handler = modules.registerEntry.createRegisterHandler(deps({ mailer }));
+    const handler = registerWith(deps({ mailer }));
     const email = uniqueEmail("sesdown");
     const result = await doRegister(email, handler);
     expectError(result, 503, "SERVICE_UNAVAILABLE", /e-mail service cannot be reached/);
@@ -516,10 +518,9 @@ describe("failures of the outside world", () => {
     const store = createDynamoKeyStore({ tableName: "signet-keys-handlers", region: "us-east-1", endpoint: `http://127.0.0.1:${port}` });
     const down = deps({ store });
     const email = uniqueEmail("dbdown");
-    expectError(await doRegister(email, modules.registerEntry.createRegisterHandler(down)), 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
-    expectError(await doVerify(email, "123456", modules.verifyEntry.createVerifyHandler(down)), 503, "SERVICE_UNAVAILABLE", /key store/);
-    const authorize = modules.authorizerEntry.createAuthorizer({ store, now: Date.now });
-    const { generateApiKey } = await import("#domain/keys/api-key.ts");
+    expectError(await doRegister(email, registerWith(down)), 503, "SERVICE_UNAVAILABLE", /key store cannot be reached/);
+    expectError(await doVerify(email, "123456", verifyWith(down)), 503, "SERVICE_UNAVAILABLE", /key store/);
+    const authorize = createAuthorizer({ store, now: Date.now });
     await expect(authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toMatchObject({
       code: "SERVICE_UNAVAILABLE",
     });
@@ -532,7 +533,7 @@ describe("failures of the outside world", () => {
     const code = await codeFor(email);
     const warnings: Array<[string, Record<string, unknown>]> = [];
     const failing = { send: async () => Promise.reject(new Error("SES down")) };
-    const handler = modules.verifyEntry.createVerifyHandler(deps({ mailer: failing, warn: (m, d) => void warnings.push([m, d]) }));
+    const handler = verifyWith(deps({ mailer: failing, warn: (m, d) => void warnings.push([m, d]) }));
     const result = await doVerify(email, code, handler);
     expect(result.status).toBe(200);
     expect(warnings).toEqual([["key notice e-mail failed", { keyId: expect.stringMatching(/^key_/), error: "SES down" }]]);
@@ -544,7 +545,7 @@ describe("the authorizer", () => {
   it("rejects missing, malformed and tampered keys with a message saying which, without any database call", async () => {
     const { key } = await issueKey("tamper");
     const spy = counting(createDynamoKeyStore(storeOptions()));
-    const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: Date.now });
+    const authorize = createAuthorizer({ store: spy.store, now: Date.now });
     const tampered = key.slice(0, 20) + (key[20] === "A" ? "B" : "A") + key.slice(21);
     // One row: Authorization header, message pattern.
     const rows: Array<[string, RegExp]> = [
@@ -567,9 +568,8 @@ describe("the authorizer", () => {
   });
 
   it("rejects an unknown key after one lookup, in words that do not say whether any address exists", async () => {
-    const { generateApiKey } = await import("#domain/keys/api-key.ts");
     const spy = counting(createDynamoKeyStore(storeOptions()));
-    const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: Date.now });
+    const authorize = createAuthorizer({ store: spy.store, now: Date.now });
     const decision = await authorize({ type: "TOKEN", authorizationToken: `Bearer ${generateApiKey()}`, methodArn });
     expect(decision.policyDocument.Statement[0]!.Effect).toBe("Deny");
     expect(decision.context!.message).toMatch(/Unknown API key/);
@@ -581,7 +581,7 @@ describe("the authorizer", () => {
     const { email, key } = await issueKey("touch");
     let now = Date.now() + 10_000;
     const spy = counting(createDynamoKeyStore(storeOptions()));
-    const authorize = modules.authorizerEntry.createAuthorizer({ store: spy.store, now: () => now });
+    const authorize = createAuthorizer({ store: spy.store, now: () => now });
     const lastUsed = async () => (await scanItems("email = :e AND sk = :k", { ":e": email, ":k": "KEY" }))[0]!.lastUsedAt!.S;
     const issuedAt = await lastUsed();
     const use = () => authorize({ type: "TOKEN", authorizationToken: `Bearer ${key}`, methodArn });

@@ -1,22 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDynamoKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { SES_MAILBOX_SIMULATOR } from "#adapters/sesv2-mailer.ts";
 import { call, getEvent, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
-
-// Set before the server is imported: config is read once, at import.
-process.env.SIGNET_TABLE = "signet-keys-limits";
-process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
-process.env.SIGNET_KEY_RATE_LIMIT = "3";
-// A personal deployment: one address (and its +tags) and one domain may register.
-process.env.SIGNET_REGISTER_ALLOW = "owner@example.com, @example.org";
+import { authorize } from "#domain/keys/key-service.ts";
+import { limitKeyRate } from "#domain/keys/key-rate.ts";
+import { makeRegisterHandler } from "#functions/auth-register.ts";
+import { makeListKeysHandler } from "#functions/keys-list.ts";
+import { createContainer } from "#wiring/container.ts";
+import { keyServiceDeps } from "#wiring/keys.ts";
 
 let api: LocalApi;
-/** storeOptions are the key table the server uses (SIGNET_TABLE above), in the stand-in. */
+/** storeOptions are the key table the server uses (SIGNET_TABLE below), in the stand-in. */
 const storeOptions = () => ({ tableName: "signet-keys-limits", region: "us-east-1", endpoint: api.standIns.dynamodbEndpoint });
 
 beforeAll(async () => {
-  api = await startLocalApi("keys-limits", {}, { parts: "keys" });
+  api = await startLocalApi(
+    "keys-limits",
+    {
+      SIGNET_TABLE: "signet-keys-limits",
+      SIGNET_REGISTER_IP_LIMIT: "1000",
+      SIGNET_KEY_RATE_LIMIT: "3",
+      // A personal deployment: one address (and its +tags) and one domain may register.
+      SIGNET_REGISTER_ALLOW: "owner@example.com, @example.org",
+    },
+    { parts: "keys" },
+  );
 });
 afterAll(async () => {
   await api?.close();
@@ -70,18 +79,15 @@ describe("the per-key rate limit through the local server", () => {
     expect((await request("GET", "/v1/health")).status).toBe(200);
   });
 
-  it("counts in the key table, so a second container (a fresh module graph) sees the same count", async () => {
+  it("counts in the key table, so a second container sees the same count", async () => {
     const email = uniqueEmail("shared").replace("example.com", "example.org");
     const key = await mint(email);
     await freshMinute();
     for (let i = 0; i < 3; i++) expect((await request("GET", "/v1/keys", key)).status).toBe(200);
 
-    vi.resetModules();
-    const { handler } = await import("#functions/keys-list.ts");
-    const { getEvent } = await import("#test/helpers/keys-harness.ts");
+    const handler = makeListKeysHandler(createContainer(api.container.config));
     const event = getEvent("/v1/keys", {});
     // The authorizer's context for this key, as API Gateway hands it to the function.
-    const { authorize } = await import("#domain/keys/key-service.ts");
     const decision = await authorize({ store: createDynamoKeyStore(storeOptions()), now: Date.now }, `Bearer ${key}`);
     expect(decision.allow).toBe(true);
     event.requestContext.authorizer = decision.allow ? { keyId: decision.keyId, email: decision.email } : null;
@@ -93,7 +99,6 @@ describe("the per-key rate limit through the local server", () => {
 
 describe("the per-key limit's counting window", () => {
   it("refuses the request after the limit until the aligned minute ends, then counts afresh", async () => {
-    const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
     const store = createDynamoKeyStore(storeOptions());
     let now = Date.UTC(2030, 0, 1, 12, 0, 15);
     const deps = { store, now: () => now, perMinute: 2 };
@@ -111,14 +116,12 @@ describe("the per-key limit's counting window", () => {
   });
 
   it("counts exactly under concurrency: 10 racing requests with a limit of 4 let 4 through", async () => {
-    const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
     const deps = { store: createDynamoKeyStore(storeOptions()), now: () => Date.UTC(2030, 0, 1, 13, 0, 0), perMinute: 4 };
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => limitKeyRate(deps, "key_raceraceracerace")));
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(4);
   });
 
   it("lets the request through, and warns, when the counter cannot be reached", async () => {
-    const { limitKeyRate } = await import("#domain/keys/key-rate.ts");
     const warnings: unknown[] = [];
     const down = { countKeyRequest: () => Promise.reject(new Error("table unreachable")) };
     await limitKeyRate({ store: down, now: Date.now, perMinute: 1, warn: (...args) => warnings.push(args) }, "key_downdowndowndown");
@@ -151,13 +154,11 @@ describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
   });
 
   it("takes the same steps for an address outside the list as for one on it: the same store calls and one mail of the same size", async () => {
-    const { createRegisterHandler } = await import("#functions/auth-register.ts");
-    const { keyServiceDeps } = await import("#wiring/keys.ts");
     /** traced registers one address through the real store and mailer, recording every call each makes. */
     async function traced(email: string) {
       const steps: string[] = [];
       const mails: Array<{ to: string; size: number }> = [];
-      const deps = keyServiceDeps();
+      const deps = keyServiceDeps(api.container);
       const store = new Proxy(deps.store, {
         get: (target, name) => {
           const real = target[name as keyof typeof target] as (...args: unknown[]) => Promise<unknown>;
@@ -175,7 +176,7 @@ describe("the registration policy (SIGNET_REGISTER_ALLOW)", () => {
           await deps.mailer.send(message);
         },
       };
-      const answer = await call(createRegisterHandler({ ...deps, store, mailer }), getEvent("/v1/auth/register", { email }));
+      const answer = await call(makeRegisterHandler(api.container, { ...deps, store, mailer }), getEvent("/v1/auth/register", { email }));
       return { answer, steps, mails };
     }
     const listed = await traced(uniqueEmail("member").replace("example.com", "example.org"));

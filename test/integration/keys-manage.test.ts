@@ -1,19 +1,17 @@
+import "#test/helpers/debug-logs.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureOutput, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
+import { cachedLocalKey } from "../../examples/local-key.ts";
 
-// Set before the server is imported: config is read once, at import.
-process.env.SIGNET_TABLE = "signet-keys-manage";
-process.env.SIGNET_LOG_LEVEL = "DEBUG";
 const output = captureOutput();
 // Every key and revocation token the tests see; none may ever appear in the log output.
 const secrets: string[] = [];
-process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
 
 let api: LocalApi;
 
 beforeAll(async () => {
-  api = await startLocalApi("keys-manage", {}, { parts: "keys" });
+  api = await startLocalApi("keys-manage", { SIGNET_TABLE: "signet-keys-manage", SIGNET_REGISTER_IP_LIMIT: "1000" }, { parts: "keys" });
 });
 afterAll(async () => {
   output.stop();
@@ -211,7 +209,6 @@ describe("keys for local work", () => {
     const { mkdtempSync, readFileSync, rmSync, statSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
-    const { cachedLocalKey } = await import("../../examples/local-key.ts");
     const dir = mkdtempSync(join(tmpdir(), "signet-example-key-"));
     const file = join(dir, "nested", "example-key");
     const email = uniqueEmail("cached");

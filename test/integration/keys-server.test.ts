@@ -1,25 +1,25 @@
+import "#test/helpers/debug-logs.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { captureOutput, latestCode, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
 
-// Set before the server is imported: config is read once, at import.
-process.env.SIGNET_TABLE = "signet-keys-server";
-// Every request asks the key store (no gateway-style decision cache): the 503 case below needs it.
-process.env.SIGNET_AUTHORIZER_CACHE_SECONDS = "0";
-process.env.SIGNET_LOG_LEVEL = "DEBUG";
 const output = captureOutput();
 const secrets: string[] = [];
 
 const dataDir = mkdtempSync(join(tmpdir(), "signet-keys-"));
 let api: LocalApi | undefined;
 
-/** start brings up the key routes on dataDir with a fresh module graph (a new process, as far as config goes). */
+/** start brings up the key routes on dataDir on a new container (a new process, as far as the instances go). */
 async function start(): Promise<void> {
-  vi.resetModules();
-  api = await startLocalApi("keys-server", {}, { dataDir, parts: "keys" });
+  api = await startLocalApi(
+    "keys-server",
+    // Every request asks the key store (no gateway-style decision cache): the 503 case below needs it.
+    { SIGNET_TABLE: "signet-keys-server", SIGNET_AUTHORIZER_CACHE_SECONDS: "0" },
+    { dataDir, parts: "keys" },
+  );
 }
 async function stop(): Promise<void> {
   await api?.close();

@@ -15,26 +15,20 @@ import { startStandIns, type StandIns } from "#local/stand-ins.ts";
 import { call, getEvent, latestCode, startDynamoFaultProxy, uniqueEmail, type FaultProxy } from "#test/helpers/keys-harness.ts";
 import { createDynamoKeyStore, ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
 import { createSesMailer } from "#adapters/sesv2-mailer.ts";
+import { makeRegisterHandler } from "#functions/auth-register.ts";
+import { makeVerifyHandler } from "#functions/auth-verify.ts";
+import { testContainer } from "#test/helpers/container.ts";
+import type { Container } from "#wiring/container.ts";
 
-// Set before any handler is imported: config is read once, at import.
-process.env.SIGNET_TABLE = "signet-keys-transactions";
-process.env.SIGNET_REGISTER_IP_LIMIT = "1000";
 const TableName = "signet-keys-transactions";
 
 let standIns: StandIns;
 let faults: FaultProxy;
-let modules: {
-  register: typeof import("#functions/auth-register.ts");
-  verify: typeof import("#functions/auth-verify.ts");
-};
+let container: Container;
 
 beforeAll(async () => {
   standIns = await startStandIns({ sesPort: 0 });
-  Object.assign(process.env, standIns.env);
-  modules = {
-    register: await import("#functions/auth-register.ts"),
-    verify: await import("#functions/auth-verify.ts"),
-  };
+  container = testContainer({ ...standIns.env, SIGNET_TABLE: TableName, SIGNET_REGISTER_IP_LIMIT: "1000" });
   await ensureKeyTable({ tableName: TableName, region: "us-east-1", endpoint: standIns.dynamodbEndpoint });
   faults = await startDynamoFaultProxy(standIns.dynamodbEndpoint);
 });
@@ -168,13 +162,13 @@ describe("a code is unused or has minted exactly one key", () => {
     perIp: { limit: 1000, windowSeconds: 3600 },
   };
   const verifyThrough = (endpoint: string) =>
-    modules.verify.createVerifyHandler({
+    makeVerifyHandler(container, {
       store: createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint }),
       mailer: createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
       now: Date.now,
     });
   const registerThrough = (endpoint: string) =>
-    modules.register.createRegisterHandler({
+    makeRegisterHandler(container, {
       store: createDynamoKeyStore({ tableName: TableName, region: "us-east-1", endpoint }),
       mailer: createSesMailer({ sender: "noreply@signet.local", region: "us-east-1", endpoint: standIns.sesEndpoint }),
       now: Date.now,

@@ -14,6 +14,7 @@ import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { certificateText, checkCrl } from "#test/helpers/pki/openssl.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
+import { SignetError } from "#domain/shared/errors.ts";
 
 // The local identity keeps its root CA's key to sign the CRL the local server
 // serves, and its signing certificate names that CRL; identities without one say why B-LT is out of reach.
@@ -110,7 +111,15 @@ describe("signing at B-LT with an identity that cannot have revocation data", ()
       converter: { convert: refuse("conversion") },
       identities: createLocalIdentityStore({ dir, p12Password: "", crlUrl: () => crlUrl }),
       fonts: testFonts,
-      limits: { maxDocumentBytes: 1 << 24, maxEntries: 5000, maxUncompressedBytes: 1 << 27, maxAuditEvents: 100, maxMetadataBytes: 16_384 },
+      limits: {
+        maxDocumentBytes: 1 << 24,
+        maxEntries: 5000,
+        maxUncompressedBytes: 1 << 27,
+        maxImagePixels: 100_000_000,
+        maxSvgBytes: 10 * 1024 * 1024,
+        maxAuditEvents: 100,
+        maxMetadataBytes: 16_384,
+      },
       timestamper: { timestamp: refuse("timestamp"), timestampDigest: refuse("timestamp") },
     };
     const input = {
@@ -177,7 +186,6 @@ describe("the own-CRL fetcher", () => {
   });
 
   it("turns 'no CRL here' for its own URL into LEVEL_UNAVAILABLE naming the URL (not a 404 from sign)", async () => {
-    const { SignetError } = await import("#domain/shared/errors.ts");
     const without = createOwnCrlFetcher(inner, {
       url: () => crlUrl,
       crl: () => Promise.reject(new SignetError("NOT_FOUND", "This server publishes no CRL.")),

@@ -1,6 +1,7 @@
 // No key, code, revocation token, P12 password or document
 // content reaches any log line of a full walk-through through the real local server (register,
 // verify, sign, revoke, and a request abandoned with secrets in its query).
+import "#test/helpers/debug-logs.ts";
 import { connect } from "node:net";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

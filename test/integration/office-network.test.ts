@@ -16,15 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { detectIsolation } from "#adapters/libreoffice/isolation.ts";
 import { NO_NAMESPACE_HERE, networkIsolationHere } from "#test/helpers/isolation-environment.ts";
-import type { Converter } from "#domain/conversion/converter.ts";
-import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
+import { intake } from "#domain/documents/intake.ts";
 import { docFixture, pointStreamsAt } from "#test/helpers/compound-files.ts";
 import { fixtureDocx, pngDeclaring, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import PizZip from "pizzip";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
+import { converter } from "#wiring/conversion.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "signet-office-network-"));
@@ -39,7 +40,13 @@ const listener = http.createServer((req, res) => {
 await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
 const all = vectors(base, markers);
-const limits = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
+const limits = {
+  maxDocumentBytes: 25 * 1024 * 1024,
+  maxEntries: 5000,
+  maxUncompressedBytes: 200 * 1024 * 1024,
+  maxImagePixels: 100_000_000,
+  maxSvgBytes: 10 * 1024 * 1024,
+};
 /** bwrapHere: bubblewrap works on this system (asked of it directly, not of isolation.ts). */
 const bwrapHere = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"]).status === 0;
 // What this machine allows, probed by the test (never by detectIsolation, the function under test).
@@ -96,15 +103,13 @@ async function converting<T>(work: () => Promise<T>): Promise<T> {
 describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
   describe("with the input checks and the host's network", () => {
     let office: LibreOfficeConverter;
-    let converter: Converter;
     beforeAll(() => {
       office = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "off" }));
-      converter = withOfficeInputChecks(office, limits);
     });
     afterAll(() => office?.close());
 
     it.each(all.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
-      const pdf = await converting(() => converter.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
+      const pdf = await converting(async () => office.convert(await intake(vector.bytes, vector.from, limits), { to: "pdf" }));
       await expectContained(pdf, vector);
       expect(office.state().mode).toBe(mode);
       expect(office.isolation()?.network).toBe("none");
@@ -139,7 +144,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
       // Looked at while the conversion runs (a one-shot LibreOffice is gone once it answers).
       const timer = setInterval(look, 50);
       try {
-        await office.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+        await office.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" });
         look();
       } finally {
         clearInterval(timer);
@@ -160,13 +165,13 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     it.each(all.filter(local).map((vector) => [vector.name, vector] as const))(
       "%s as it is: no request, and the local picture the SVG points at is drawn only where no sandbox can be made",
       async (_, vector) => {
-        const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
+        const pdf = await converting(() => office.convert(unchecked(vector.bytes, vector.from), { to: "pdf" }));
         if (bwrapHere) expect(await imageSizes(pdf)).not.toContain("37x23");
         else expect(await imageSizes(pdf)).toContain("37x23");
       },
     );
     it.each(chosen.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
-      const pdf = await converting(() => office.convert({ bytes: vector.bytes, from: vector.from, to: "pdf" }));
+      const pdf = await converting(() => office.convert(unchecked(vector.bytes, vector.from), { to: "pdf" }));
       await expectContained(pdf, vector);
       // The warm path's UNO pipe (a socket file) works inside the namespace: no fallback to one-shot.
       expect(office.state().mode).toBe(mode);
@@ -179,7 +184,7 @@ describe("isolation settings", () => {
   it("required, where no sandbox can be made (no bwrap on PATH): 503 SERVICE_UNAVAILABLE, LibreOffice never started", async () => {
     const office = createLibreOfficeConverter(officeOptions({ soffice: "/usr/bin/soffice", isolation: "required", env: { PATH: join(dir, "empty") } }));
     try {
-      const outcome = await office.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }).catch((error: unknown) => error);
+      const outcome = await office.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" }).catch((error: unknown) => error);
       expect(outcome).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("LibreOffice cannot be isolated on this server") });
     } finally {
       await office.close();
@@ -274,8 +279,7 @@ describe("through the local server (warm LibreOffice, isolation as the system al
     // The converter decides its isolation on first use: one conversion, then its mode.
     const response = await convert(fixtureDocx(), "docx");
     expect(response.status).toBe(200);
-    const { converter } = await import("#wiring/conversion.ts");
-    expect(converter().isolation()?.network).toBe(networkIsolationHere);
+    expect(converter(api.container).isolation()?.network).toBe(networkIsolationHere);
   });
 
   it.each(all.map((vector) => [vector.name, vector] as const))("convert %s: 200, no request, no local file", async (_, vector) => {

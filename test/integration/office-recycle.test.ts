@@ -9,9 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
-import { INLINE_DOCUMENT_BYTES } from "#domain/conversion/office-job.ts";
-import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
-import { runOfficeJob } from "#domain/conversion/office-worker.ts";
+import { INLINE_DOCUMENT_BYTES } from "#domain/documents/office-job.ts";
+import { runOfficeJob } from "#domain/documents/office-worker.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { processesMatching } from "#test/helpers/convert-runtime.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
@@ -29,15 +28,20 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const checks = { maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
-const limits = { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024 };
+const limits = {
+  maxDocumentBytes: 25 * 1024 * 1024,
+  maxEntries: 5000,
+  maxUncompressedBytes: 200 * 1024 * 1024,
+  maxImagePixels: 100_000_000,
+  maxSvgBytes: 10 * 1024 * 1024,
+};
 
 /** officeJob runs one DOCX-to-PDF job as the office function does, and answers the PDF's first bytes. */
 async function officeJob(converter: LibreOfficeConverter, title: string): Promise<string> {
   const answer = await runOfficeJob(
     { kind: "convert", from: "docx", to: "pdf", input: { base64: fixtureDocx({ title }).toString("base64") } },
     {
-      converter: withOfficeInputChecks(converter, checks),
+      converter,
       limits,
       inlineLimitBytes: INLINE_DOCUMENT_BYTES,
       readInput: () => Promise.reject(new Error("inline jobs only")),

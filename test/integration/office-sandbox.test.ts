@@ -13,12 +13,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
-import type { SourceFormat } from "#domain/conversion/converter.ts";
+import type { SourceFormat } from "#domain/documents/formats.ts";
 import { canaryIn, plantCanaries, type Canaries } from "#test/helpers/canaries.ts";
 import { includePictureRtf, nestedSvgDocx } from "#test/helpers/canary-vectors.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 import { officeOptions } from "#test/helpers/office-options.ts";
+import { converter } from "#wiring/conversion.ts";
 
 /** bwrapHere: the system runs bubblewrap (found on PATH, `bwrap --ro-bind / / true` works), asked of the system directly. */
 const bwrapHere = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"]).status === 0;
@@ -136,7 +138,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice, documents as they a
 
     it("converts every vector", async () => {
       for (const doc of documents(places)) {
-        const answer = await office.convert({ bytes: doc.bytes, from: doc.from, to: "pdf" });
+        const answer = await office.convert(unchecked(doc.bytes, doc.from), { to: "pdf" });
         await expectAnswer(answer, doc.finds, doc.only);
       }
       // Still the path under test (a warm instance that failed would have fallen back to one-shot).
@@ -145,7 +147,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice, documents as they a
 
     it.runIf(mode === "warm")("converts a DOCX handed over to the warm instance (--convert-to into the running LibreOffice)", async () => {
       const paths = Object.values(places).map((c) => c.picture);
-      const answer = await office.convert({ bytes: nestedSvgDocx(paths, TEXT, { comments: true }), from: "docx", to: "pdf" });
+      const answer = await office.convert(unchecked(nestedSvgDocx(paths, TEXT, { comments: true }), "docx"), { to: "pdf" });
       await expectAnswer(answer, "picture");
       expect(office.state().mode).toBe("warm");
     });
@@ -185,8 +187,7 @@ describe("through the local server (isolation as the system allows)", () => {
   }
 
   it("runs LibreOffice in the sandbox the system allows", async () => {
-    const { converter } = await import("#wiring/conversion.ts");
-    expect(converter().isolation()?.files).toBe(expectedFiles);
+    expect(converter(api.container).isolation()?.files).toBe(expectedFiles);
   });
 
   it("convert: no canary in any answer", async () => {

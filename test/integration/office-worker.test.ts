@@ -11,20 +11,26 @@ import { createOfficeWorkerConverter, type OfficeInvoke, type OfficeTransfer } f
 import { readPresigned, writePresigned } from "#adapters/presigned-url.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
 import { s3ClientFor } from "#adapters/s3-upload-store.ts";
-import type { OfficeJob, OfficePing } from "#domain/conversion/office-job.ts";
-import { runOfficeJob } from "#domain/conversion/office-worker.ts";
+import type { OfficeJob, OfficePing } from "#domain/documents/office-job.ts";
+import { runOfficeJob } from "#domain/documents/office-worker.ts";
 import { errorTable } from "#http/error-table.ts";
 import { startS3StandIn, type S3StandIn } from "#local/s3-stand-in.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
 import { fixtureDocx, fixtureText, pngDeclaring } from "#test/helpers/convert-fixtures.ts";
 import { makeLargeDocx } from "#test/helpers/large-docs.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
+import { makeOfficeHandler } from "#functions/office.ts";
+import { testContainer } from "#test/helpers/container.ts";
+import type { Container } from "#wiring/container.ts";
+import { converter as converterOf } from "#wiring/conversion.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-office-worker-"));
 const bucket = "signet-uploads";
 let s3: S3StandIn;
 let transfer: OfficeTransfer;
-let office: typeof import("#functions/office.ts");
+let office: ReturnType<typeof makeOfficeHandler>;
+let container: Container;
 let closeConverter: () => Promise<void>;
 
 /** sent records every job as the office function received it. */
@@ -38,7 +44,7 @@ const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 /** invokeHandler is the client port with the office function's real handler behind it. */
 const invokeHandler: OfficeInvoke = async (job) => {
   sent.push(wire(job));
-  return wire(await office.handler(wire(job)));
+  return wire(await office(wire(job)));
 };
 
 const objectsLeft = () => readdirSync(join(root, "s3", bucket));
@@ -56,9 +62,9 @@ beforeAll(async () => {
     },
   };
   // The office function's converter is the local LibreOffice one (no SIGNET_OFFICE_FUNCTION here).
-  office = await import("#functions/office.ts");
-  const { converter } = await import("#wiring/conversion.ts");
-  closeConverter = () => converter().close();
+  container = testContainer();
+  office = makeOfficeHandler(container);
+  closeConverter = () => converterOf(container).close();
 }, 60_000);
 
 afterAll(async () => {
@@ -72,7 +78,7 @@ describe("a small document travels inline", () => {
     const converter = createOfficeWorkerConverter({ invoke: invokeHandler, transfer });
     sent.length = 0;
     staged.length = 0;
-    const pdf = await converter.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+    const pdf = await converter.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" });
     expect(pdf.subarray(0, 5).toString("latin1")).toBe("%PDF-");
     expect(await pdfPageCount(pdf)).toBe(1);
     const text = await pdfText(pdf);
@@ -86,7 +92,7 @@ describe("a small document travels inline", () => {
   });
 
   it("answers a ping without converting", async () => {
-    expect(await office.handler({ kind: "ping" })).toEqual({ ok: true, pong: true });
+    expect(await office({ kind: "ping" })).toEqual({ ok: true, pong: true });
   });
 });
 
@@ -97,7 +103,7 @@ describe("a document over 4 MB travels through the bucket", () => {
     staged.length = 0;
     const docx = makeLargeDocx(5 * 1024 * 1024, "Large document through the office function");
     expect(docx.length).toBeGreaterThan(4 * 1024 * 1024);
-    const pdf = await converter.convert({ bytes: docx, from: "docx", to: "pdf" });
+    const pdf = await converter.convert(unchecked(docx, "docx"), { to: "pdf" });
     expect(await pdfText(pdf)).toContain("Large document through the office function");
     expect(staged).toHaveLength(1);
     expect(staged[0]).toMatch(/^office\/[0-9a-f-]{36}\/input$/);
@@ -109,12 +115,17 @@ describe("a document over 4 MB travels through the bucket", () => {
   });
 
   it("brings a large output back by the presigned PUT and deletes it (the office function's inline limit lowered to 1 KB)", async () => {
-    const { converter: localConverter } = await import("#wiring/conversion.ts");
     const lowLimit: OfficeInvoke = async (job) =>
       wire(
         await runOfficeJob(wire(job), {
-          converter: localConverter(),
-          limits: { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024 },
+          converter: converterOf(container),
+          limits: {
+            maxDocumentBytes: 25 * 1024 * 1024,
+            maxEntries: 5000,
+            maxUncompressedBytes: 200 * 1024 * 1024,
+            maxImagePixels: 100_000_000,
+            maxSvgBytes: 10 * 1024 * 1024,
+          },
           inlineLimitBytes: 1024,
           readInput: (url, maxBytes) => readPresigned(url, maxBytes, 10_000),
           writeOutput: (url, bytes) => writePresigned(url, bytes, 10_000),
@@ -128,7 +139,7 @@ describe("a document over 4 MB travels through the bucket", () => {
       },
       transfer,
     });
-    const pdf = await converter.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
+    const pdf = await converter.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" });
     expect(answered).toEqual({ ok: true, output: { stored: true, bytes: pdf.length } });
     expect(await pdfText(pdf)).toContain(fixtureText.title);
     expect(objectsLeft()).toEqual([]);
@@ -140,15 +151,15 @@ describe("a document over 4 MB travels through the bucket", () => {
     // A zip that is no DOCX, padded past the inline limit.
     const zip = new PizZip();
     zip.file("padding.bin", makeLargeDocx(5 * 1024 * 1024), { compression: "STORE" });
-    await expectSignetError(converter.convert({ bytes: zip.generate({ type: "nodebuffer" }), from: "docx", to: "pdf" }), "INVALID_DOCUMENT");
+    await expectSignetError(converter.convert(unchecked(zip.generate({ type: "nodebuffer" }), "docx"), { to: "pdf" }), "INVALID_DOCUMENT");
     expect(staged).toHaveLength(1);
     expect(objectsLeft()).toEqual([]);
   });
 });
 
 describe("failures keep their status through the invoke", () => {
-  // One row: what is sent, the code and status the caller raises. The adapter here has no input
-  // checks of its own in front of it (the wiring adds them), so every refusal is the office function's.
+  // One row: what is sent, the code and status the caller raises. The document skips the caller's
+  // intake (unchecked), so every refusal is the office function's own intake.
   const zipWith = (name: string, data: Buffer) => {
     const zip = new PizZip(fixtureDocx());
     zip.file(name, data);
@@ -160,7 +171,7 @@ describe("failures keep their status through the invoke", () => {
     ["an empty file", () => Buffer.alloc(0), "VALIDATION_ERROR", 400],
   ] as const)("%s: %s", async (_, bytes, code, status) => {
     const converter = createOfficeWorkerConverter({ invoke: invokeHandler, transfer });
-    const error = await expectSignetError(converter.convert({ bytes: bytes(), from: "docx", to: "pdf" }), code);
+    const error = await expectSignetError(converter.convert(unchecked(bytes(), "docx"), { to: "pdf" }), code);
     expect(errorTable[error.code].status).toBe(status);
   });
 
@@ -170,12 +181,12 @@ describe("failures keep their status through the invoke", () => {
     ["a job whose input URL is plain http elsewhere", { kind: "convert", from: "docx", to: "pdf", input: { url: "http://169.254.169.254/latest", bytes: 10 } }],
     ["a job with an unknown format", { kind: "convert", from: "exe", to: "pdf", input: { base64: "" } }],
   ])("refuses %s with 400, without converting", async (_, event) => {
-    const answer = await office.handler(event);
+    const answer = await office(event);
     expect(answer).toMatchObject({ ok: false, error: { code: "VALIDATION_ERROR" } });
   });
 
   it("refuses a declared input over its own limit before fetching it", async () => {
-    const answer = await office.handler({ kind: "convert", from: "docx", to: "pdf", input: { url: "https://example.invalid/x", bytes: 200 * 1024 * 1024 } });
+    const answer = await office({ kind: "convert", from: "docx", to: "pdf", input: { url: "https://example.invalid/x", bytes: 200 * 1024 * 1024 } });
     expect(answer).toMatchObject({ ok: false, error: { code: "PAYLOAD_TOO_LARGE" } });
   });
 });

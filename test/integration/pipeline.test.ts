@@ -1,15 +1,18 @@
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalServer } from "#local/server.ts";
+import { SignetError } from "#domain/shared/errors.ts";
+import { makeHealthHandler } from "#functions/health.ts";
+import { makeVerifyHandler } from "#functions/verify.ts";
+import { toErrorResponse } from "#http/error-response.ts";
+import { startLocalServer, type LocalServer } from "#local/server.ts";
+import { testContainer } from "#test/helpers/container.ts";
 
-// A small request cap so the 413 path is cheap to exercise; set before the config is imported.
-process.env.SIGNET_MAX_REQUEST_BYTES = String(256 * 1024);
-process.env.SIGNET_MAX_JSON_DEPTH = "32";
+// A small request cap so the 413 path is cheap to exercise.
+const container = testContainer({ SIGNET_MAX_REQUEST_BYTES: String(256 * 1024), SIGNET_MAX_JSON_DEPTH: "32" });
 
 let server: LocalServer;
 beforeAll(async () => {
-  const { startLocalServer } = await import("#local/server.ts");
-  server = await startLocalServer({ port: 0, host: "127.0.0.1" });
+  server = await startLocalServer({ port: 0, host: "127.0.0.1", container });
 });
 afterAll(() => server.close());
 
@@ -247,14 +250,14 @@ describe("the handlers as Lambda runs them", () => {
     }) as unknown as APIGatewayProxyEvent;
 
   it("takes the request id from API Gateway", async () => {
-    const { handler } = await import("#functions/health.ts");
+    const handler = makeHealthHandler(container);
     const response = await handler(event({}), context);
     expect(response.statusCode).toBe(200);
     expect(response.headers?.["X-Request-Id"]).toBe("gateway-request-id");
   });
 
   it("reads plain and base64 bodies alike, with any header case", async () => {
-    const { handler } = await import("#functions/verify.ts");
+    const handler = makeVerifyHandler(container);
     const body = JSON.stringify({ document: {} });
     for (const variant of [
       { body, isBase64Encoded: false, headers: { "Content-Type": "application/json" } },
@@ -267,7 +270,7 @@ describe("the handlers as Lambda runs them", () => {
   });
 
   it("refuses a body over the cap in the handler too", async () => {
-    const { handler } = await import("#functions/verify.ts");
+    const handler = makeVerifyHandler(container);
     const response = await handler(
       event({ resource: "/v1/verify", path: "/v1/verify", httpMethod: "POST", headers: { "content-type": "application/json" }, body: "x".repeat(300 * 1024) }),
       context,
@@ -287,8 +290,6 @@ describe("the next step an error names", () => {
     ["revoke-key", /DELETE \/v1\/keys\/\{id\}/],
     ["list-fields", /POST \/v1\/annotate\/fields/],
   ] as const)("%s is worded as an endpoint by the HTTP layer only", async (next, words) => {
-    const { SignetError } = await import("#domain/shared/errors.ts");
-    const { toErrorResponse } = await import("#http/error-response.ts");
     const response = toErrorResponse(new SignetError("NOT_FOUND", "Fix the thing.", { next }), "req-1");
     const message = JSON.parse(response.body as string).message as string;
     expect(message.startsWith("Fix the thing. ")).toBe(true);

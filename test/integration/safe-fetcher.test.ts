@@ -3,6 +3,10 @@ import { createSafeFetcher } from "#adapters/safe-fetcher.ts";
 import type { ErrorCode } from "#domain/shared/errors.ts";
 import { startFixtureServer, type FixtureServer } from "#test/helpers/http-fixture-server.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
+import { loadConfig } from "#config";
+
+/** fetchSettings are the default fetch settings (the settings table's), which each fetcher here adjusts. */
+const fetchSettings = loadConfig({}).fetch;
 
 const PDF = Buffer.from("%PDF-1.7\n%%EOF\n");
 let server: FixtureServer;
@@ -54,8 +58,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 // The loopback server is reachable only through this test-only allow-list.
-const allowLoopback = () => createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"], timeoutMs: 1500 });
-const strict = () => createSafeFetcher({ allowHttp: true, timeoutMs: 1500 });
+const allowLoopback = () => createSafeFetcher({ ...fetchSettings, allowHttp: true, allowAddresses: ["127.0.0.1"], timeoutMs: 1500 });
+const strict = () => createSafeFetcher({ ...fetchSettings, allowHttp: true, timeoutMs: 1500 });
 
 /**
  * refusedUnheard expects a fetch to fail with the code, and the listeners (127.0.0.1, 127.0.0.2
@@ -142,7 +146,7 @@ describe("safe fetcher", () => {
   });
 
   it("refuses http unless configured, and credentials always", async () => {
-    const https = createSafeFetcher({ allowAddresses: ["127.0.0.1"] });
+    const https = createSafeFetcher({ ...fetchSettings, allowAddresses: ["127.0.0.1"] });
     await refusedUnheard(() => https.fetch(server.url("/doc.pdf"), { maxBytes: 1024, what: "document" }), "VALIDATION_ERROR");
     const withCredentials = `http://user:secret@127.0.0.1:${server.port}/doc.pdf`;
     const error = await refusedUnheard(() => allowLoopback().fetch(withCredentials, { maxBytes: 1024, what: "document" }), "VALIDATION_ERROR");

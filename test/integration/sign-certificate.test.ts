@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Converter } from "#domain/conversion/converter.ts";
+import type { Converter } from "#domain/documents/converter.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { listSignatures } from "#domain/verification/signature-verifier.ts";
 import { openPdfFile } from "#domain/pdf/open-pdf.ts";
@@ -10,6 +10,7 @@ import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
+import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 
 let identity: SigningIdentity;
 let input: Buffer;
@@ -41,6 +42,8 @@ function deps(extra: Partial<SignDependencies> = {}): SignDependencies {
       maxDocumentBytes: 25 * 1024 * 1024,
       maxEntries: 5000,
       maxUncompressedBytes: 200 * 1024 * 1024,
+      maxImagePixels: 100_000_000,
+      maxSvgBytes: 10 * 1024 * 1024,
       maxAuditEvents: 10_000,
       maxMetadataBytes: 16 * 1024,
     },
@@ -132,7 +135,6 @@ describe("audit trail certificate page", () => {
   });
 
   it("converts DOCX input through the converter port first", async () => {
-    const { buildDocx, p, run } = await import("#test/helpers/docx-builder.ts");
     const docx = buildDocx({ body: p(run("Hello")) });
     const before = fakeConverter.calls;
     const signed = await signDocument(request({ document: { base64: Buffer.from(docx).toString("base64") } }), deps());

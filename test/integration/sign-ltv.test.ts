@@ -14,6 +14,11 @@ import { startLoopbackPki, type LoopbackPki } from "#test/helpers/pki/loopback-l
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { expectSignedPdf, pyhankoLtv, pyhankoValidate } from "#test/helpers/signature-checks.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
+import { generateIdentity } from "#domain/signing/signing-identity.ts";
+import { loadConfig } from "#config";
+
+/** fetchSettings are the default fetch settings (the settings table's), which each fetcher here adjusts. */
+const fetchSettings = loadConfig({}).fetch;
 
 let pki: LoopbackPki;
 let identity: SigningIdentity;
@@ -27,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(() => pki?.close());
 
-const loopback: Fetcher = createSafeFetcher({ allowHttp: true, allowAddresses: ["127.0.0.1"], timeoutMs: 5_000 });
+const loopback: Fetcher = createSafeFetcher({ ...fetchSettings, allowHttp: true, allowAddresses: ["127.0.0.1"], timeoutMs: 5_000 });
 const noFetch: Fetcher = { fetch: () => Promise.reject(new Error("no document fetch in this test")) };
 
 function deps(extra: Partial<SignDependencies> = {}): SignDependencies {
@@ -36,7 +41,15 @@ function deps(extra: Partial<SignDependencies> = {}): SignDependencies {
     converter: { convert: () => Promise.reject(new Error("no conversion")) },
     identities: { load: async () => identity },
     fonts: testFonts,
-    limits: { maxDocumentBytes: 25 * 1024 * 1024, maxEntries: 5000, maxUncompressedBytes: 200 * 1024 * 1024, maxAuditEvents: 100, maxMetadataBytes: 16 * 1024 },
+    limits: {
+      maxDocumentBytes: 25 * 1024 * 1024,
+      maxEntries: 5000,
+      maxUncompressedBytes: 200 * 1024 * 1024,
+      maxImagePixels: 100_000_000,
+      maxSvgBytes: 10 * 1024 * 1024,
+      maxAuditEvents: 100,
+      maxMetadataBytes: 16 * 1024,
+    },
     timestamper: createHttpTimestamper(pki.tsaUrl, 5_000),
     timestampAuthority: "127.0.0.1",
     revocationFetcher: loopback,
@@ -187,7 +200,6 @@ describe("signature levels", () => {
   });
 
   it("refuses B-LT for a certificate that names no revocation data", async () => {
-    const { generateIdentity } = await import("#domain/signing/signing-identity.ts");
     const bare = await generateIdentity({ keyType: "EC", issuer: await generateIdentity({ keyType: "EC", isCa: true }) });
     await expect(signDocument(request("B-LT"), deps({ identities: { load: async () => bare } }))).rejects.toMatchObject({
       code: "LEVEL_UNAVAILABLE",

@@ -8,6 +8,7 @@ import { pdfPageCount, renderPages } from "#test/helpers/pdf-tools.ts";
 import { certify, makePdf } from "#test/helpers/pdf-builder.ts";
 import { cmsOf, expectSignedPdf } from "#test/helpers/signature-checks.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
 
 let rsa: SigningIdentity;
 let ec: SigningIdentity;
@@ -110,7 +111,6 @@ describe("PAdES signing", () => {
     await expect(signPdf(Buffer.from("%PDF-1.7\nthis is not a pdf"), options(rsa))).rejects.toMatchObject({ code: "INVALID_DOCUMENT" });
     const { execFileSync } = await import("node:child_process");
     const { writeFileSync, readFileSync } = await import("node:fs");
-    const { scratchDir } = await import("#test/helpers/scratch.ts");
     const dir = scratchDir("encrypted");
     writeFileSync(`${dir}/in.pdf`, input);
     execFileSync("qpdf", ["--encrypt", "user", "owner", "256", "--", `${dir}/in.pdf`, `${dir}/out.pdf`]);

@@ -34,6 +34,8 @@ const deps: () => SignDependencies = () => ({
     maxDocumentBytes: 25 * 1024 * 1024,
     maxEntries: 5000,
     maxUncompressedBytes: 200 * 1024 * 1024,
+    maxImagePixels: 100_000_000,
+    maxSvgBytes: 10 * 1024 * 1024,
     maxAuditEvents: 10_000,
     maxMetadataBytes: 16 * 1024,
   },

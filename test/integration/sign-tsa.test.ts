@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpTimestamper } from "#adapters/http-timestamper.ts";
+import { createHttpTimestamper, timestampAgents } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { openPdfFile } from "#domain/pdf/open-pdf.ts";
@@ -94,7 +94,6 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
     expect(tsa.requests - before.requests).toBe(3);
     // Node 22's global agent keeps connections alive too; what matters is that ours holds the socket.
     expect(tsa.connections - before.connections).toBeLessThanOrEqual(1);
-    const { timestampAgents } = await import("#adapters/http-timestamper.ts");
     expect(Object.keys(timestampAgents.http.freeSockets).join(" ")).toContain(new URL(tsa.url).port);
   });
 

@@ -7,6 +7,7 @@ import { pdfsig } from "#test/helpers/pdf-tools.ts";
 import { signWithSignpdf } from "#test/helpers/other-signers.ts";
 import { makePdf, withSharedSignatureFields } from "#test/helpers/pdf-builder.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+import { scratchDir } from "#test/helpers/scratch.ts";
 
 let service: SigningIdentity;
 let input: Buffer;
@@ -142,7 +143,6 @@ describe("openPdfFile (shared by signing and verification)", () => {
     );
     const { execFileSync } = await import("node:child_process");
     const { writeFileSync, readFileSync } = await import("node:fs");
-    const { scratchDir } = await import("#test/helpers/scratch.ts");
     const dir = scratchDir("verify-encrypted");
     writeFileSync(`${dir}/in.pdf`, signed);
     execFileSync("qpdf", ["--encrypt", "user", "owner", "256", "--", `${dir}/in.pdf`, `${dir}/out.pdf`]);

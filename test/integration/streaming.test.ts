@@ -5,7 +5,12 @@ import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_INTEGRATION_CONTENT_TYPE, STREAMING_DELIMITER, isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
 import { CollectingStream } from "#local/response-stream.ts";
+import { makeAnnotateHandler } from "#functions/annotate.ts";
+import { makeConvertHandler } from "#functions/convert.ts";
+import { makeSignHandler } from "#functions/sign.ts";
+import { testContainer } from "#test/helpers/container.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+import { converter } from "#wiring/conversion.ts";
 
 // Event-level test of the streamed answers: the handler Lambda runs for sign, annotate
 // and convert, fed an API Gateway event, writes what API Gateway's STREAM transfer mode reads:
@@ -20,14 +25,12 @@ let convert: Handler;
 let annotate: unknown;
 let closeConverter: () => Promise<void>;
 
-beforeAll(async () => {
-  // Config is read at import.
-  Object.assign(process.env, { SIGNET_DATA_DIR: dataDir, SIGNET_CONVERSION_MODE: "oneshot" });
-  sign = (await import("#functions/sign.ts")).handler as unknown as Handler;
-  convert = (await import("#functions/convert.ts")).handler as unknown as Handler;
-  annotate = (await import("#functions/annotate.ts")).handler;
-  const { converter } = await import("#wiring/conversion.ts");
-  closeConverter = () => converter().close();
+beforeAll(() => {
+  const container = testContainer({ SIGNET_DATA_DIR: dataDir, SIGNET_CONVERSION_MODE: "oneshot" });
+  sign = makeSignHandler(container) as unknown as Handler;
+  convert = makeConvertHandler(container) as unknown as Handler;
+  annotate = makeAnnotateHandler(container);
+  closeConverter = () => converter(container).close();
 });
 
 afterAll(async () => {

@@ -72,7 +72,9 @@ describe("GET /v1/webhooks/secret and POST /v1/webhooks/secret/rotate", () => {
     const { createWebhookEvents } = await import("#wiring/webhooks.ts");
     const { createSafeWebhookSender } = await import("#adapters/safe-fetcher.ts");
     const config = loadConfig(process.env);
-    const events = createWebhookEvents(config, { sender: createSafeWebhookSender({ allowAddresses: ["127.0.0.1"], ca: [receiver.ca] }) });
+    const events = createWebhookEvents(config, {
+      sender: createSafeWebhookSender({ allowAddresses: ["127.0.0.1"], ca: [receiver.ca], timeoutMs: config.webhooks.timeoutMs }),
+    });
     const jobId = `job_${randomUUID()}`;
     await events.jobFinished(finishedJob(jobId, await keyIdOf(keys.b), receiver.url()));
     const received = receiver.received.find((one) => JSON.parse(one.body).data.id === jobId)!;

@@ -2,7 +2,7 @@ import PizZip from "pizzip";
 import { describe, expect, it } from "vitest";
 import { countXml, type XmlCount } from "#domain/docx/budget.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { readZipDirectory, readZipEntry, writeZip } from "#domain/shared/zip.ts";
+import { readZipDirectory, readZipEntry, writeZip } from "#domain/shared/zip-container.ts";
 
 const unlimited = { maxDocxControls: 1e9, maxDocxXmlNodes: 1e9, maxDocxControlNodes: 1e9 };
 const count = (xml: string, budget = unlimited): XmlCount => {

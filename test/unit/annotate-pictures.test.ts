@@ -7,7 +7,8 @@ import { fillTemplate, type Field } from "#domain/docx/annotate.ts";
 import { readImageInfo, readWebpSize, sniffImageFormat } from "#domain/docx/image-info.ts";
 import { fallbackWidth } from "#domain/docx/picture-formats.ts";
 import { MAX_SVG_DEPTH, MAX_SVG_NODES, sanitiseSvg } from "#domain/docx/svg.ts";
-import { pictures } from "#wiring/pictures.ts";
+import { createPictures } from "#wiring/pictures.ts";
+import { testContainer } from "#test/helpers/container.ts";
 import { RESVG_WASM, ResvgSvgRenderer } from "#adapters/resvg-svg-renderer.ts";
 import { buildDocx, inlineControl, p, partNames, readPart, readPartBytes } from "#test/helpers/docx-builder.ts";
 import { dataUri, makeGifHeader, makeJpegHeader, makePng, makeSvg, makeWebp, makeWebpHeader } from "#test/helpers/annotate-images.ts";
@@ -19,7 +20,8 @@ import { expectSignetError } from "#test/helpers/signet-error.ts";
 // declared sizes bounded, and the real renderer (resvg) and decoder (libwebp) as WebAssembly.
 const svgUri = (svg: string) => dataUri(Buffer.from(svg), "image/svg+xml");
 const docx = buildDocx({ body: p(inlineControl({ tag: "sig" })) + p(inlineControl({ tag: "logo" })) });
-const fill = (fields: Field[], limits = annotateLimits) => fillTemplate(docx, fields, { fetcher: noFetch, limits, pictures: pictures() });
+const pictures = createPictures(testContainer().config);
+const fill = (fields: Field[], limits = annotateLimits) => fillTemplate(docx, fields, { fetcher: noFetch, limits, pictures });
 const sanitise = (svg: string) => sanitiseSvg(Buffer.from(svg), "fields.0", { maxImagePixels: 100_000_000 });
 const SVG_OPEN = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">';
 
@@ -187,7 +189,7 @@ describe("an SVG that asks for too much work", () => {
   it("is ended at the renderer's time limit (422 naming it) without blocking the event loop, and the next SVG renders", { timeout: 30_000 }, async () => {
     const wasmPath = createRequire(import.meta.url).resolve(RESVG_WASM.module);
     const renderer = new ResvgSvgRenderer({ wasmPath, gluePath: join(dirname(wasmPath), "index.mjs"), timeoutMs: 1500 });
-    const deps = { fetcher: noFetch, limits: annotateLimits, pictures: { svg: renderer, webp: pictures().webp } };
+    const deps = { fetcher: noFetch, limits: annotateLimits, pictures: { svg: renderer, webp: pictures.webp } };
     // 100 full-size rectangles, each through a mask with a huge region: well within the element and pixel limits, 27-44 s of rendering here.
     const heavy = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000"><defs><mask id="m" x="-10" y="-10" width="30" height="30"><rect width="1000" height="1000" fill="white"/></mask></defs>${'<rect width="1000" height="1000" mask="url(#m)"/>'.repeat(100)}</svg>`;
     let ticks = 0;
@@ -213,7 +215,7 @@ describe("an SVG that asks for too much work", () => {
     const glue = pathToFileURL(join(dirname(wasmPath), "index.mjs")).href;
     writeFileSync(gluePath, `await new Promise((resolve) => setTimeout(resolve, 4000));\nexport * from ${JSON.stringify(glue)};\n`);
     const renderer = new ResvgSvgRenderer({ wasmPath, gluePath, timeoutMs: 2000 });
-    const deps = { fetcher: noFetch, limits: annotateLimits, pictures: { svg: renderer, webp: pictures().webp } };
+    const deps = { fetcher: noFetch, limits: annotateLimits, pictures: { svg: renderer, webp: pictures.webp } };
     try {
       const out = await fillTemplate(docx, [{ id: "sig", type: "signature", value: svgUri(makeSvg()) }], deps);
       expect(partNames(out)).toEqual(expect.arrayContaining(["word/media/signet-image-1.png", "word/media/signet-image-2.svg"]));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readCompoundStreams } from "#domain/conversion/compound-file.ts";
-import { type OfficeInputLimits, prepareOfficeInput } from "#domain/conversion/office-input.ts";
+import { readCompoundStreams } from "#domain/shared/compound-file.ts";
+import { type OfficeInputLimits, prepareOfficeInput } from "#domain/documents/checks/scrub.ts";
 import { docFixture, sharedChainDoc } from "#test/helpers/compound-files.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
 

@@ -1,14 +1,21 @@
 import PizZip from "pizzip";
 import { describe, expect, it } from "vitest";
-import { checkConversionInput, conversionOptions } from "#domain/conversion/conversion.ts";
-import type { SourceFormat } from "#domain/conversion/converter.ts";
+import { conversionOptions } from "#domain/documents/conversion-options.ts";
+import { intake } from "#domain/documents/intake.ts";
+import type { SourceFormat } from "#domain/documents/formats.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
-import { wordDocumentEncrypted } from "#domain/shared/ole.ts";
+import { CompoundFile } from "#domain/shared/compound-file.ts";
 import { signDocument, type SignDependencies } from "#domain/signing/sign-document.ts";
 import { fixtureDocx, oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";
 
-const limits = { maxDocumentBytes: 1024 * 1024, maxEntries: 100, maxUncompressedBytes: 10 * 1024 * 1024 };
+const limits = {
+  maxDocumentBytes: 1024 * 1024,
+  maxEntries: 100,
+  maxUncompressedBytes: 10 * 1024 * 1024,
+  maxImagePixels: 100_000_000,
+  maxSvgBytes: 1024 * 1024,
+};
 
 function codeOf(run: () => unknown): string {
   try {
@@ -102,7 +109,7 @@ describe("conversionOptions", () => {
   });
 });
 
-describe("checkConversionInput", () => {
+describe("intake", () => {
   const rows: Array<[string, SourceFormat, Buffer, string]> = [
     ["a real DOCX", "docx", fixtureDocx(), "ok"],
     ["an empty file", "docx", Buffer.alloc(0), "VALIDATION_ERROR"],
@@ -152,18 +159,18 @@ describe("checkConversionInput", () => {
     ["an XLSX as csv", "csv", zipWith("xl/workbook.xml"), "INVALID_DOCUMENT"],
   ];
   it.each(rows)("%s (from=%s)", async (_name, from, bytes, expected) => {
-    expect(await asyncCodeOf(() => checkConversionInput(bytes, from, limits))).toBe(expected);
+    expect(await asyncCodeOf(() => intake(bytes, from, limits))).toBe(expected);
   });
 
   it("returns the decoded text of Markdown and HTML, so the converter does not decode it again", async () => {
-    expect(await checkConversionInput(Buffer.from("# Title ü"), "md", limits)).toEqual({ text: "# Title ü" });
-    expect(await checkConversionInput(Buffer.from("<p>Hi</p>"), "html", limits)).toEqual({ text: "<p>Hi</p>" });
-    expect(await checkConversionInput(fixtureDocx(), "docx", limits)).toEqual({});
+    expect((await intake(Buffer.from("# Title ü"), "md", limits)).text).toBe("# Title ü");
+    expect((await intake(Buffer.from("<p>Hi</p>"), "html", limits)).text).toBe("<p>Hi</p>");
+    expect((await intake(fixtureDocx(), "docx", limits)).text).toBeUndefined();
   });
 
-  it("reads the fEncrypted flag of a Word 97 file", () => {
-    expect(wordDocumentEncrypted(wordFile(true))).toBe(true);
-    expect(wordDocumentEncrypted(wordFile(false))).toBe(false);
+  it("reads the fEncrypted flag of a Word 97 file", async () => {
+    expect((await CompoundFile.open(wordFile(true), ".doc file")).wordEncrypted()).toBe(true);
+    expect((await CompoundFile.open(wordFile(false), ".doc file")).wordEncrypted()).toBe(false);
   });
 });
 
@@ -172,8 +179,8 @@ describe("signDocument with DOCX input runs the same check before converting", (
   const deps: SignDependencies = {
     fetcher: { fetch: () => Promise.reject(new Error("no fetch expected")) },
     converter: {
-      convert: async (request) => {
-        converted.push(request.from);
+      convert: async (document) => {
+        converted.push(document.format);
         throw new Error("the converter must not be reached");
       },
     },

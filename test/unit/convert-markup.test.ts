@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownToHtml, sanitizeHtml } from "#domain/conversion/markup.ts";
+import { markdownToHtml, sanitizeHtml } from "#domain/documents/markup.ts";
 
 describe("sanitizeHtml", () => {
   it("keeps structure and formatting", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { decodeBase64, detectDocumentType, inspectDocument, resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { checkZipInflation, readZipDirectory, readZipEntry } from "#domain/shared/zip.ts";
+import { checkZipInflation, readZipDirectory, readZipEntry } from "#domain/shared/zip-container.ts";
 import { oleFile, wordFile } from "#test/helpers/convert-fixtures.ts";
 import { buildZip, minimalDocx, type ZipInput } from "#test/helpers/zip-builder.ts";
 
@@ -102,7 +102,7 @@ describe("detectDocumentType", () => {
   it("returns the zip directory it read, so callers need not read it again", () => {
     const inspected = inspectDocument(minimalDocx(), limits);
     expect(inspected.type).toBe("docx");
-    expect(inspected.entries?.map((entry) => entry.name)).toEqual(["[Content_Types].xml", "word/document.xml"]);
+    expect(inspected.zip?.entries.map((entry) => entry.name)).toEqual(["[Content_Types].xml", "word/document.xml"]);
   });
 });
 

@@ -1,20 +1,15 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "#config";
 import { keyNoticeMail } from "#domain/keys/key-mail.ts";
+import { publicBaseUrl } from "#http/public-url.ts";
+import { testContainer } from "#test/helpers/container.ts";
 
-const saved = { ...process.env };
-afterEach(() => {
-  process.env = { ...saved };
-  vi.resetModules();
-});
-
-/** baseUrlWith imports publicBaseUrl under a fresh config read from `env`. */
-async function baseUrlWith(env: Record<string, string>, event: APIGatewayProxyEvent): Promise<string> {
-  Object.assign(process.env, env);
-  vi.resetModules();
-  const { publicBaseUrl } = await import("#http/public-url.ts");
-  return publicBaseUrl(event);
+/** baseUrlWith is publicBaseUrl under a configuration read from `env` (the settings that decide it). */
+function baseUrlWith(env: Record<string, string>, event: APIGatewayProxyEvent, localServerUrl?: string): string {
+  const { publicUrl, runtime } = loadConfig(env);
+  return publicBaseUrl(event, { publicUrl, runtime, localServerUrl });
 }
 
 const awsEvent = () => JSON.parse(readFileSync("events/auth-verify.json", "utf8")) as APIGatewayProxyEvent;
@@ -22,31 +17,29 @@ const awsEvent = () => JSON.parse(readFileSync("events/auth-verify.json", "utf8"
 describe("the base URL of links in e-mails", () => {
   const aws = { AWS_LAMBDA_FUNCTION_NAME: "signet-auth-verify", SIGNET_TABLE: "t", SIGNET_SENDER_EMAIL: "noreply@example.com" };
 
-  it("on AWS is the gateway's domain and stage, never the client's Host header", async () => {
+  it("on AWS is the gateway's domain and stage, never the client's Host header", () => {
     const event = awsEvent();
     event.headers.Host = "evil.example";
-    expect(await baseUrlWith(aws, event)).toBe("https://abcdef1234.execute-api.eu-west-1.amazonaws.com/prod");
+    expect(baseUrlWith(aws, event)).toBe("https://abcdef1234.execute-api.eu-west-1.amazonaws.com/prod");
   });
 
-  it("follows a custom domain without a stage prefix", async () => {
+  it("follows a custom domain without a stage prefix", () => {
     const event = awsEvent();
     event.requestContext.domainName = "api.example.com";
     event.requestContext.path = "/v1/auth/verify";
-    expect(await baseUrlWith(aws, event)).toBe("https://api.example.com");
+    expect(baseUrlWith(aws, event)).toBe("https://api.example.com");
   });
 
-  it("is SIGNET_PUBLIC_URL when set (trailing slashes dropped)", async () => {
-    expect(await baseUrlWith({ ...aws, SIGNET_PUBLIC_URL: "https://signet.example.com/" }, awsEvent())).toBe("https://signet.example.com");
+  it("is SIGNET_PUBLIC_URL when set (trailing slashes dropped)", () => {
+    expect(baseUrlWith({ ...aws, SIGNET_PUBLIC_URL: "https://signet.example.com/" }, awsEvent())).toBe("https://signet.example.com");
   });
 
-  it("locally is the local server's own address, never the Host the client sent", async () => {
-    delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+  it("locally is the local server's own address, never the Host the client sent", () => {
     const event = awsEvent();
     event.headers = { Host: "evil.example:3000" };
-    vi.resetModules();
-    const { publicBaseUrl, useLocalServerUrl } = await import("#http/public-url.ts");
-    useLocalServerUrl("http://localhost:4123/");
-    expect(publicBaseUrl(event)).toBe("http://localhost:4123");
+    const container = testContainer({ AWS_LAMBDA_FUNCTION_NAME: "" });
+    container.useLocalServerUrl("http://localhost:4123/");
+    expect(baseUrlWith({}, event, container.localServerUrl())).toBe("http://localhost:4123");
   });
 });
 

@@ -32,6 +32,9 @@ import {
   newCodeRecord,
   type CodeRecord,
 } from "#domain/keys/verification-code.ts";
+import { gatewayAnswers } from "#http/gateway-responses.ts";
+import { genericErrorExamples } from "#http/openapi-examples.ts";
+import { verifyCodeRoute } from "#http/contracts/auth.ts";
 
 describe("e-mail normalisation", () => {
   // One row: input, expected display form (or the refusal's issue pattern).
@@ -324,15 +327,12 @@ describe("rate-limit buckets", () => {
 
 describe("one wording and one pattern", () => {
   it("the gateway, the authorizer and the OpenAPI example say the same about a missing key", async () => {
-    const { gatewayAnswers } = await import("#http/gateway-responses.ts");
-    const { genericErrorExamples } = await import("#http/openapi-examples.ts");
     expect(gatewayAnswers.missingKey.message).toBe(denialMessages.missing);
     expect(genericErrorExamples.AUTHENTICATION_ERROR.message).toBe(denialMessages.missing);
     expect(Object.values(denialMessages).join("")).not.toMatch(/["\\]/);
   });
 
   it("the verify contract checks codes with the domain's pattern", async () => {
-    const { verifyCodeRoute } = await import("#http/contracts/auth.ts");
     const query = verifyCodeRoute.query as unknown as { parse(v: unknown): unknown };
     for (const code of ["123456", "000000"]) expect(() => query.parse({ email: "me@example.com", code })).not.toThrow();
     for (const code of ["12345", "1234567", "12345a", " 123456"]) expect(() => query.parse({ email: "me@example.com", code })).toThrow();

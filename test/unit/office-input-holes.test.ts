@@ -5,10 +5,10 @@
 import { gzipSync } from "node:zlib";
 import PizZip from "pizzip";
 import { describe, expect, it } from "vitest";
-import type { SourceFormat } from "#domain/conversion/converter.ts";
-import { isSafeField } from "#domain/conversion/fields.ts";
-import { sanitizeHtml } from "#domain/conversion/markup.ts";
-import { prepareOfficeInput, type OfficeInputLimits } from "#domain/conversion/office-input.ts";
+import type { SourceFormat } from "#domain/documents/formats.ts";
+import { isSafeField } from "#domain/documents/checks/fields.ts";
+import { sanitizeHtml } from "#domain/documents/markup.ts";
+import { prepareOfficeInput, type OfficeInputLimits } from "#domain/documents/checks/scrub.ts";
 import { docFixture } from "#test/helpers/compound-files.ts";
 import { solidPng } from "#test/helpers/convert-fixtures.ts";
 import {

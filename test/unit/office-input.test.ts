@@ -6,14 +6,14 @@ import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import PizZip from "pizzip";
 import { afterAll, describe, expect, it } from "vitest";
-import { readCompoundStreams } from "#domain/conversion/compound-file.ts";
-import { fieldName, isSafeField } from "#domain/conversion/fields.ts";
-import { prepareOfficeInput, withOfficeInputChecks, type OfficeInputLimits } from "#domain/conversion/office-input.ts";
-import { docLinkField, neutraliseRtf, plainText } from "#domain/conversion/rtf.ts";
+import { readCompoundStreams } from "#domain/shared/compound-file.ts";
+import { fieldName, isSafeField } from "#domain/documents/checks/fields.ts";
+import { prepareOfficeInput, type OfficeInputLimits } from "#domain/documents/checks/scrub.ts";
+import { intake } from "#domain/documents/intake.ts";
+import { docLinkField, neutraliseRtf, plainText } from "#domain/documents/checks/rtf.ts";
 import { readPixelSize } from "#domain/docx/image-info.ts";
-import type { ConversionRequest } from "#domain/conversion/converter.ts";
 import { isSignetError, type SignetError } from "#domain/shared/errors.ts";
-import { readZipDirectory } from "#domain/shared/zip.ts";
+import { readZipDirectory } from "#domain/shared/zip-container.ts";
 import { docFixture, pointStreamsAt } from "#test/helpers/compound-files.ts";
 import { fixtureDocx, pngDeclaring, solidPng } from "#test/helpers/convert-fixtures.ts";
 import { makeWebpHeader } from "#test/helpers/annotate-images.ts";
@@ -321,23 +321,13 @@ describe("image sizes", () => {
   });
 });
 
-describe("withOfficeInputChecks", () => {
-  it("hands the converter the prepared request and reports what went", async () => {
-    const seen: ConversionRequest[] = [];
-    const reports: string[][] = [];
-    const inner = {
-      convert: async (request: ConversionRequest) => {
-        seen.push(request);
-        return Buffer.from("%PDF-");
-      },
-      extra: () => "kept",
-    };
-    const wrapped = withOfficeInputChecks(inner, limits, (removed) => reports.push(removed));
+describe("intake", () => {
+  it("hands the converter the prepared document and what went", async () => {
     const vector = vectors(base, markers).find((v) => v.name.startsWith("docx altChunk (http)"))!;
-    await wrapped.convert({ bytes: vector.bytes, from: "docx", to: "pdf" });
-    expect(allText(seen[0]!.bytes)).not.toContain(base);
-    expect(reports).toEqual([["word/_rels/document.xml.rels: relationship rIdChunk (aFChunk)"]]);
-    expect(wrapped.extra()).toBe("kept");
+    const prepared = await intake(vector.bytes, "docx", { ...limits, maxDocumentBytes: 25 * 1024 * 1024 });
+    expect(allText(Buffer.from(prepared.bytes))).not.toContain(base);
+    expect(prepared.removed).toEqual(["word/_rels/document.xml.rels: relationship rIdChunk (aFChunk)"]);
+    expect(prepared.format).toBe("docx");
   });
 });
 

@@ -6,11 +6,12 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { createOfficeWorkerConverter, lambdaOfficeInvoke } from "#adapters/office-worker-converter.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
-import { fromOfficeFailure, parseOfficeJob, toOfficeFailure, type OfficeJob } from "#domain/conversion/office-job.ts";
+import { fromOfficeFailure, parseOfficeJob, toOfficeFailure, type OfficeJob } from "#domain/documents/office-job.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { toErrorResponse } from "#http/error-response.ts";
 import { errorTable } from "#http/error-table.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
+import { unchecked } from "#test/helpers/prepared-documents.ts";
 
 const job: OfficeJob = { kind: "convert", input: { base64: "UEsDBA==" }, from: "docx", to: "pdf" };
 
@@ -149,7 +150,7 @@ describe("a converter whose office function is waking up", () => {
       },
     } as unknown as LambdaClient;
     const converter = createOfficeWorkerConverter({ invoke: lambdaOfficeInvoke({ client, functionName: "office", timeoutMs: 76_000 }) });
-    const error = await converter.convert({ bytes: Buffer.from("PK"), from: "docx", to: "pdf" }).catch((thrown: unknown) => thrown);
+    const error = await converter.convert(unchecked(Buffer.from("PK"), "docx"), { to: "pdf" }).catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterSeconds: 60 });
     const response = toErrorResponse(error, "req-1");
     expect(response.statusCode).toBe(503);

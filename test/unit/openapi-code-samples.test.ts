@@ -19,7 +19,7 @@ describe("docs/samples", () => {
   });
 
   it("gives every operation of the OpenAPI document its files as x-codeSamples", () => {
-    const paths = openApiDocument().paths as Record<string, Record<string, { "x-codeSamples": Array<{ label: string; source: string }> }>>;
+    const paths = openApiDocument("0.0.0-test").paths as Record<string, Record<string, { "x-codeSamples": Array<{ label: string; source: string }> }>>;
     for (const route of routes) {
       const samples = paths[route.path]![route.method.toLowerCase()]!["x-codeSamples"];
       const file = (extension: string) => readFileSync(join(repoRoot, "docs", "samples", `${route.name}.${extension}`), "utf8").replace(/\n$/, "");

@@ -31,7 +31,7 @@ interface Operation {
   responses: Record<string, Response>;
 }
 
-const document = openApiDocument();
+const document = openApiDocument("0.0.0-test");
 const json = JSON.parse(JSON.stringify(document)) as { paths: Record<string, Record<string, Operation>>; components: { responses: Record<string, Response> } };
 const operationOf = (route: (typeof routes)[number]) => json.paths[route.path]?.[route.method.toLowerCase()];
 const examplesOf = (media: Media | undefined): Example[] =>

@@ -4,7 +4,7 @@ import { errorCodesOf, openApiDocument } from "#http/openapi.ts";
 import { routes } from "#http/routes.ts";
 
 describe("the OpenAPI document", () => {
-  const document = openApiDocument();
+  const document = openApiDocument("0.0.0-test");
 
   it("is valid OpenAPI 3.1", async () => {
     const result = await new Validator().validate(structuredClone(document) as never);

@@ -1,10 +1,10 @@
-// SVG pictures inside a DOCX or ODT before LibreOffice sees them (functions/domain/conversion/package-svg.ts,
+// SVG pictures inside a DOCX or ODT before LibreOffice sees them (functions/domain/documents/checks/package-svg.ts,
 // through prepareOfficeInput): sanitised as annotate's SVG values are, refused when they declare
 // entities, are compressed or declare too many pixels; found by their bytes as well as by their name.
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { prepareOfficeInput } from "#domain/conversion/office-input.ts";
-import { svgPartKind } from "#domain/conversion/package-svg.ts";
+import { prepareOfficeInput } from "#domain/documents/checks/scrub.ts";
+import { svgPartKind } from "#domain/documents/checks/package-svg.ts";
 import { hostileSvg } from "#test/helpers/office-vectors.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
 import { buildZip } from "#test/helpers/zip-builder.ts";

@@ -9,6 +9,7 @@ import { createS3IdentityStore } from "#adapters/s3-identity-store.ts";
 import { generateIdentity, identityToPem, parsePemIdentity } from "#domain/signing/signing-identity.ts";
 import { testPki } from "#test/helpers/pki/test-pki.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
+import { randomPositiveInteger } from "#domain/pki/der.ts";
 
 describe("local identity store", () => {
   it("generates an RSA-3072 'Signet Local Signing' identity once, then keeps it", async () => {
@@ -103,7 +104,6 @@ describe("identity store errors", () => {
 
 describe("random DER integers (certificate serials, TSA nonces)", () => {
   it("are positive and minimal even when the random bytes start with zeros", async () => {
-    const { randomPositiveInteger } = await import("#domain/pki/der.ts");
     for (const first of [0x00, 0x01, 0x7f, 0x80, 0xff]) {
       const value = randomPositiveInteger(Buffer.from([first, 0x00, 0x12]));
       expect(value[0]! & 0x80).toBe(0);

@@ -45,7 +45,7 @@ describe("upload references", () => {
 });
 
 describe("OpenAPI", () => {
-  const document = openApiDocument() as any;
+  const document = openApiDocument("0.0.0-test") as any;
 
   it("describes POST /v1/uploads behind the API key, and the limits that hold on AWS", () => {
     const operation = document.paths["/v1/uploads"].post;

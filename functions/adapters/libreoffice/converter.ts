@@ -3,7 +3,7 @@
 // and their processes. Its options come whole from functions/config.ts through the wiring.
 import type { Isolation } from "#adapters/libreoffice/isolation.ts";
 import { OfficeSupervisor, type ConverterState, type LibreOfficeConverterOptions } from "#adapters/libreoffice/supervisor.ts";
-import type { Converter } from "#domain/conversion/converter.ts";
+import { type Converter, conversionJob } from "#domain/documents/converter.ts";
 
 export type { LibreOfficeConverterOptions } from "#adapters/libreoffice/supervisor.ts";
 
@@ -34,10 +34,9 @@ export interface LibreOfficeConverter extends Converter {
  */
 export function createLibreOfficeConverter(options: LibreOfficeConverterOptions): LibreOfficeConverter {
   const office = new OfficeSupervisor(options);
-  // Plain functions, not the class's methods: callers may wrap the port (withOfficeInputChecks
-  // delegates through its prototype), which private fields would not survive.
+  // Plain functions, not the class's methods: private fields would not survive a wrapper.
   return {
-    convert: (request) => office.convert(request),
+    convert: (document, options) => office.convert(conversionJob(document, options)),
     warm: () => office.warm(),
     startEarly: (maxWaitMs) => office.startEarly(maxWaitMs),
     close: () => office.close(),

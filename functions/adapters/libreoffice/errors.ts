@@ -1,4 +1,4 @@
-import type { SourceFormat } from "#domain/conversion/converter.ts";
+import type { SourceFormat } from "#domain/documents/formats.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 
 // How a LibreOffice run can end badly, as the named errors callers see (functions/http/error-table.ts

@@ -1,10 +1,11 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeText, targetMediaTypes } from "#domain/conversion/conversion.ts";
-import { sourceFamilies, type ConversionRequest, type SourceFamily, type SourceFormat, type TargetFormat } from "#domain/conversion/converter.ts";
+import { decodeText } from "#domain/documents/checks/container-checks.ts";
+import type { ConversionJob } from "#domain/documents/converter.ts";
+import { FORMATS, type SourceFamily, type SourceFormat, type TargetFormat, targetMediaTypes } from "#domain/documents/formats.ts";
 import { detectDocumentType } from "#domain/shared/document.ts";
-import { markdownToHtml, sanitizeHtml } from "#domain/conversion/markup.ts";
-import { readZipDirectory } from "#domain/shared/zip.ts";
+import { markdownToHtml, sanitizeHtml } from "#domain/documents/markup.ts";
+import { readZipDirectory } from "#domain/shared/zip-container.ts";
 
 // Import filters are forced (no type detection): the bytes were checked to be this format.
 const importFilters: Record<SourceFormat, { filter: string; extension: string; options?: string }> = {
@@ -48,7 +49,7 @@ export function filtersOf(job: JobFiles): JobFilters {
   return {
     inFilter: input.filter,
     ...(input.options ? { inFilterOptions: input.options } : {}),
-    outFilter: job.to === "pdf" ? pdfExportFilters[sourceFamilies[job.from]] : docxExportFilter,
+    outFilter: job.to === "pdf" ? pdfExportFilters[FORMATS[job.from].family] : docxExportFilter,
     ...(Object.keys(filterData).length > 0 ? { filterData } : {}),
   };
 }
@@ -68,13 +69,13 @@ export interface JobFiles {
 }
 
 /** writeInput writes the job's input (Markdown and HTML as sanitized HTML) into jobDir. */
-export async function writeInput(request: ConversionRequest, jobDir: string): Promise<JobFiles> {
+export async function writeInput(request: ConversionJob, jobDir: string): Promise<JobFiles> {
   const input = importFilters[request.from];
   const inputPath = join(jobDir, `document.${input.extension}`);
   let bytes: Uint8Array | string = request.bytes;
   // LibreOffice 7.4 has no Markdown import, and its HTML import fetches linked resources:
   // both arrive as sanitized, self-contained HTML.
-  // The text is decoded once: by checkConversionInput (request.text) or, for other callers, here.
+  // The text is decoded once: by intake (request.text) or, for the warm-up document, here.
   if (request.from === "md") bytes = markdownToHtml(request.text ?? decodeText(request.bytes, "Markdown"));
   if (request.from === "html") bytes = sanitizeHtml(request.text ?? decodeText(request.bytes, "HTML"));
   await writeFile(inputPath, bytes, { mode: 0o600 });
@@ -102,12 +103,12 @@ export async function freshOutput(job: JobFiles, name: string): Promise<JobFiles
  * advanced-text.docx and resolved-comment.docx or test/helpers' commentedDocx; the same file
  * without its comment references loads fine. Such documents are handed over to the warm instance as a --convert-to job.
  */
-export function crashesUnoLoad(request: ConversionRequest): boolean {
+export function crashesUnoLoad(request: ConversionJob): boolean {
   if (request.from !== "docx") return false;
   try {
-    return readZipDirectory(request.bytes, { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER }).some(
-      (entry) => entry.name === "word/comments.xml",
-    );
+    // The directory intake read; read here only for a job that did not come through intake.
+    const entries = request.entries ?? readZipDirectory(request.bytes, { maxEntries: 100_000, maxUncompressedBytes: Number.MAX_SAFE_INTEGER });
+    return entries.some((entry) => entry.name === "word/comments.xml");
   } catch {
     return false;
   }

@@ -3,7 +3,7 @@ import { conversionFailed, conversionTimeout, notStarted, unreadable } from "#ad
 import { filtersOf, readOutput, type JobFiles } from "#adapters/libreoffice/job-files.ts";
 import type { Confinement } from "#adapters/libreoffice/isolation.ts";
 import { runGroup, type GroupResult, type ParentGuard } from "#adapters/libreoffice/process-group.ts";
-import { targetMediaTypes } from "#domain/conversion/conversion.ts";
+import { targetMediaTypes } from "#domain/documents/formats.ts";
 
 /** SOFFICE_FLAGS start LibreOffice with no window, no start centre, no recovery and no lock files. */
 export const SOFFICE_FLAGS = ["--headless", "--invisible", "--nologo", "--nodefault", "--norestore", "--nolockcheck", "--nofirststartwizard"];

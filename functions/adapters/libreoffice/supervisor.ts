@@ -17,7 +17,7 @@ import { makeProfileTemplate, seedProfile, sofficeEnvironment } from "#adapters/
 import { SlotPool, type Slot } from "#adapters/libreoffice/slot-pool.ts";
 import { WarmOffice, WarmStartError, type WarmJob } from "#adapters/libreoffice/warm-office.ts";
 import { emptyFolder, slotJob, slotTmp } from "#adapters/libreoffice/work-dir.ts";
-import type { ConversionRequest } from "#domain/conversion/converter.ts";
+import type { ConversionJob } from "#domain/documents/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 
 /** Making the profile template is one LibreOffice start and quit: far below this unless it hangs. */
@@ -78,18 +78,18 @@ class CrashMemory {
   readonly #digests = new Set<string>();
 
   /** digestOf hashes a request; only when there is something to look up or to remember (a 25 MB upload takes ~40 ms). */
-  static digestOf(request: ConversionRequest): string {
+  static digestOf(request: ConversionJob): string {
     return createHash("sha256")
       .update(request.bytes)
       .update(`${request.from}>${request.to}:${request.pdfa === true}`)
       .digest("hex");
   }
 
-  has(request: ConversionRequest): boolean {
+  has(request: ConversionJob): boolean {
     return this.#digests.size > 0 && this.#digests.has(CrashMemory.digestOf(request));
   }
 
-  remember(request: ConversionRequest): void {
+  remember(request: ConversionJob): void {
     if (this.#digests.size >= CRASH_MEMORY) this.#digests.delete(this.#digests.values().next().value!);
     this.#digests.add(CrashMemory.digestOf(request));
   }
@@ -148,7 +148,7 @@ export class OfficeSupervisor {
   }
 
   /** convert runs one job in a free slot; afterwards the slot recycles, or its stopped warm instance starts again (planAfterJob). */
-  async convert(request: ConversionRequest): Promise<Buffer> {
+  async convert(request: ConversionJob): Promise<Buffer> {
     const env = await this.#ready();
     let restartWarm = false;
     const { output } = await this.#pool.run(async (slot) => {
@@ -331,7 +331,7 @@ export class OfficeSupervisor {
    * remembered (SHA-256), so that next time it is handed over. Answers whether the slot's warm
    * instance was stopped for the job, so that the caller restarts it once the answer is out.
    */
-  async #convertInSlot(request: ConversionRequest, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
+  async #convertInSlot(request: ConversionJob, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
     const env = await this.#ready();
     const deadline = Date.now() + this.#settings.timeoutMs;
     const jobDir = slotJob(env.workDir, slot.index);

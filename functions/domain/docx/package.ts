@@ -1,6 +1,6 @@
 import PizZip from "pizzip";
 import { SignetError } from "#domain/shared/errors.ts";
-import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, type ZipLimits } from "#domain/shared/zip.ts";
+import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 const textDecoder = new TextDecoder("utf-8", { fatal: false });
 

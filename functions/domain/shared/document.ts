@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { oleKind } from "#domain/shared/ole.ts";
-import { isZip, readZipDirectory, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
+import { CompoundFile, type CompoundKind } from "#domain/shared/compound-file.ts";
+import { isZip, ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** DocumentType is what the bytes of a document are, decided by content, never by a claim. */
@@ -16,6 +16,8 @@ export interface ResolvedDocument {
   fileName?: string;
   /** SHA-256 (hex) of the bytes as received. */
   sha256: string;
+  /** A DOCX's zip directory, read once here to tell it from a PDF: intake() takes it from here. */
+  zip?: ZipContainer;
 }
 
 /** DocumentLimits bound a resolved document. */
@@ -134,8 +136,8 @@ export function decodeBase64(value: string, what: string): { bytes: Buffer; medi
 /** InspectedDocument is a document's type plus, for zip packages, the directory read to decide it. */
 export interface InspectedDocument {
   type: DocumentType;
-  /** The central directory of a zip ("docx" or "zip"), read once with the limits. */
-  entries?: ZipEntry[];
+  /** The zip package ("docx" or "zip") with its central directory, read once with the limits. */
+  zip?: ZipContainer;
 }
 
 /**
@@ -146,8 +148,8 @@ export interface InspectedDocument {
  */
 export function inspectDocument(bytes: Uint8Array, limits: ZipLimits): InspectedDocument {
   if (isZip(bytes)) {
-    const entries = readZipDirectory(bytes, limits);
-    return { type: entries.some((entry) => entry.name === "word/document.xml") ? "docx" : "zip", entries };
+    const zip = ZipContainer.open(bytes, limits);
+    return { type: zip.has("word/document.xml") ? "docx" : "zip", zip };
   }
   if (bytes.length >= 8 && bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0) return { type: "ole" };
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString("latin1");
@@ -193,10 +195,10 @@ export async function resolveDocument(
   }
   if (bytes.length > limits.maxDocumentBytes) throw documentTooLarge(limits);
   if (bytes.length === 0) throw new SignetError("INVALID_DOCUMENT", "The document is empty.");
-  const type = detectDocumentType(bytes, limits);
+  const { type, zip } = inspectDocument(bytes, limits);
   if (type === "ole") {
     // Only an encryption marker means password-protected; a plain Word 97 file is a format to convert.
-    const kind = oleKind(bytes);
+    const kind = await compoundKind(bytes);
     if (kind === "encrypted" && accept.includes("docx")) {
       throw new SignetError("ENCRYPTED_DOCUMENT", "The document is a password-protected Office file. Remove the password and save it as .docx.");
     }
@@ -225,7 +227,17 @@ export async function resolveDocument(
     type,
     sha256: createHash("sha256").update(bytes).digest("hex"),
     ...(fileName ? { fileName } : {}),
+    ...(type === "docx" && zip ? { zip } : {}),
   };
+}
+
+/** compoundKind is what a compound file holds; one whose structure cannot be followed is "unreadable". */
+async function compoundKind(bytes: Uint8Array): Promise<CompoundKind | "unreadable"> {
+  try {
+    return (await CompoundFile.open(bytes, "document")).kind();
+  } catch {
+    return "unreadable";
+  }
 }
 
 function documentTooLarge(limits: DocumentLimits): SignetError {

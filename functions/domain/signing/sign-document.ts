@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { drawAuditCertificate, formatUtc, sortEvents, type AuditEvent } from "#domain/certificate-page/audit-certificate.ts";
 import type { PDF } from "@libpdf/core";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
-import { checkConversionInput } from "#domain/conversion/conversion.ts";
-import type { Converter } from "#domain/conversion/converter.ts";
-import { resolveDocument, type DocumentLimits, type ResolvedDocument } from "#domain/shared/document.ts";
+import type { Converter } from "#domain/documents/converter.ts";
+import { type IntakeLimits, intake } from "#domain/documents/intake.ts";
+import { resolveDocument, type ResolvedDocument } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { AUDIT_RECORD_KEY, type ExistingPages, hasSignatures, type InputFacts, signPdfWithFacts } from "#domain/signing/pades-signer.ts";
@@ -34,7 +34,7 @@ export interface SignDependencies {
   converter: Converter;
   identities: SigningIdentityStore;
   fonts: () => FontFiles;
-  limits: DocumentLimits & { maxAuditEvents: number; maxMetadataBytes: number };
+  limits: IntakeLimits & { maxAuditEvents: number; maxMetadataBytes: number };
   /** Present when a TSA is configured: the signature gets a B-T timestamp. */
   timestamper?: Timestamper | undefined;
   /** Shown on the certificate page for B-T signatures (the TSA's host). */
@@ -203,16 +203,14 @@ interface SignContext {
   service: { subject: string; fingerprint: string; algorithm: string };
 }
 
-/** resolvePdf resolves the request's document and converts a DOCX to PDF (after the convert path's full check). */
+/** resolvePdf resolves the request's document and converts a DOCX to PDF (after the convert path's intake). */
 async function resolvePdf(input: SignInput, deps: SignDependencies): Promise<{ document: ResolvedDocument; pdfBytes: Buffer }> {
   const document = await resolveDocument(input.document, ["pdf", "docx"], { fetcher: deps.fetcher, limits: deps.limits });
-  if (document.type === "docx") {
-    // The convert path's full check: encrypted entries, and what the entries really inflate to
-    // (resolveDocument only read the declared sizes; LibreOffice inflates without a cap).
-    await checkConversionInput(document.bytes, "docx", deps.limits);
-  }
-  const pdfBytes = document.type === "docx" ? await deps.converter.convert({ bytes: document.bytes, from: "docx", to: "pdf" }) : document.bytes;
-  return { document, pdfBytes };
+  if (document.type !== "docx") return { document, pdfBytes: document.bytes };
+  // The convert path's intake, on the zip directory resolveDocument read: encrypted entries, what
+  // the entries really inflate to (LibreOffice inflates without a cap), outside references.
+  const prepared = await intake(document.zip ?? document.bytes, "docx", deps.limits);
+  return { document, pdfBytes: await deps.converter.convert(prepared, { to: "pdf" }) };
 }
 
 /** loadIdentity loads the signing identity; before anything is signed or timestamped, no signature may claim B-LT without revocation data. */

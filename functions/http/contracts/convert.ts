@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { formatsTo, SOURCE_FORMATS, TARGET_FORMATS } from "#domain/documents/formats.ts";
 import { defineRoute } from "#http/contract.ts";
 
 /** convertRoute: POST /v1/convert?from=docx[&to=pdf][&pdfa=2b], multipart with a `file` part. */
@@ -27,10 +28,11 @@ export const convertRoute = defineRoute({
     "On AWS a multipart body carries at most about 4.5 MB; larger files (up to 25 MB) go through POST /v1/uploads and `?upload=`.",
   ].join(" "),
   query: z.strictObject({
-    from: z
-      .enum(["docx", "doc", "odt", "rtf", "md", "html", "xlsx", "xls", "ods", "csv", "pptx", "ppt", "odp"])
-      .meta({ description: "Format of the uploaded file (required); checked against the bytes." }),
-    to: z.enum(["pdf", "docx"]).default("pdf").meta({ description: "Output format; docx only from doc, odt, rtf, md, html." }),
+    from: z.enum(SOURCE_FORMATS).meta({ description: "Format of the uploaded file (required); checked against the bytes." }),
+    to: z
+      .enum(TARGET_FORMATS)
+      .default("pdf")
+      .meta({ description: `Output format; docx only from ${formatsTo("docx").join(", ")}.` }),
     pdfa: z.enum(["2b"]).optional().meta({ description: "Export PDF/A-2b (to=pdf only)." }),
     upload: z.string().min(1).optional().meta({
       description:

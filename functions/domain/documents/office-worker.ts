@@ -1,16 +1,15 @@
-import { checkConversionInput } from "#domain/conversion/conversion.ts";
-import type { Converter } from "#domain/conversion/converter.ts";
-import { parseOfficeJob, toOfficeFailure, type OfficeAnswer } from "#domain/conversion/office-job.ts";
-import type { DocumentLimits } from "#domain/shared/document.ts";
+import type { Converter } from "#domain/documents/converter.ts";
+import { type IntakeLimits, intake } from "#domain/documents/intake.ts";
+import { parseOfficeJob, toOfficeFailure, type OfficeAnswer } from "#domain/documents/office-job.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
 /** OfficeWorkerDeps are what the office function's handler needs: its converter, its own limits and the two presigned transfers. */
 export interface OfficeWorkerDeps {
-  /** The LibreOffice converter behind the office input checks (external references removed, image sizes capped). */
+  /** The LibreOffice converter (it takes only what intake() prepared). */
   converter: Converter;
-  /** The office function's own limits: it checks every document again rather than trust its caller's checks. */
-  limits: DocumentLimits;
+  /** The office function's own limits: it runs intake() on every document again rather than trust its caller's checks. */
+  limits: IntakeLimits;
   /** Outputs up to this size are answered inline. */
   inlineLimitBytes: number;
   /** readInput GETs a presigned URL, refusing more than maxBytes. */
@@ -23,8 +22,8 @@ export interface OfficeWorkerDeps {
 
 /**
  * runOfficeJob is the office function's work for one invoke event (functions/office.ts): parse the
- * job, fetch the input, check it as the API does (type, zip bombs; then the converter's office
- * input checks), convert, and answer the output inline or stored at the job's output URL. It never
+ * job, fetch the input, run the same intake() as the API does (type, zip bombs, outside
+ * references, images), convert, and answer the output inline or stored at the job's output URL. It never
  * throws: failures are answered as values with the SignetError's code, which the caller raises
  * again (functions/adapters/office-worker-converter.ts).
  */
@@ -37,14 +36,11 @@ export async function runOfficeJob(event: unknown, deps: OfficeWorkerDeps): Prom
       throw new SignetError("PAYLOAD_TOO_LARGE", `The file is larger than the ${formatBytes(deps.limits.maxDocumentBytes)} limit.`);
     }
     const bytes = "url" in job.input ? await deps.readInput(job.input.url, job.input.bytes) : Buffer.from(job.input.base64, "base64");
-    const checked = await checkConversionInput(bytes, job.from, deps.limits);
-    const output = await deps.converter.convert({
-      bytes,
-      from: job.from,
+    const prepared = await intake(bytes, job.from, deps.limits);
+    const output = await deps.converter.convert(prepared, {
       to: job.to,
       ...(job.pdfa === undefined ? {} : { pdfa: job.pdfa }),
       ...(job.maxPages === undefined ? {} : { maxPages: job.maxPages }),
-      ...checked,
     });
     if (output.length <= deps.inlineLimitBytes) return { ok: true, output: { base64: output.toString("base64") } };
     if (!job.outputUrl) {

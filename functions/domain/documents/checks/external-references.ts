@@ -1,9 +1,9 @@
 import { isUtf8 } from "node:buffer";
-import { isSafeField } from "#domain/conversion/fields.ts";
-import { refuseSvgz, sanitiseSvgPart, SVG_HEAD, svgPartKind, svgPartTooLarge } from "#domain/conversion/package-svg.ts";
+import { isSafeField } from "#domain/documents/checks/fields.ts";
+import { refuseSvgz, sanitiseSvgPart, SVG_HEAD, svgPartKind, svgPartTooLarge } from "#domain/documents/checks/package-svg.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { decodeUtf8, encodeUtf8, replaceInSlices, TimeSlice, wordsIn } from "#domain/shared/time-slice.ts";
-import { readZipDirectory, readZipEntryAsync, readZipEntryHead, writeZip, type ZipEntry, type ZipLimits } from "#domain/shared/zip.ts";
+import { readZipEntryAsync, readZipEntryHead, writeZip, type ZipContainer, type ZipEntry, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 /**
  * External references: everything in a DOCX or ODT that makes a reader load something from
@@ -317,13 +317,13 @@ function checkXmlPart(data: Buffer, part: string, what: string, has: ReadonlySet
  * something was removed or changed, entries in the same order (an ODT's mimetype stays first and stored).
  */
 export async function stripPackage(
-  bytes: Uint8Array,
+  zip: ZipContainer,
   kind: "docx" | "odt",
   limits: ZipLimits & { maxImagePixels: number; maxSvgBytes: number },
   embedded?: EmbeddedCheck,
 ): Promise<Stripped> {
   const what = kind === "docx" ? "DOCX" : "OpenDocument file";
-  const entries = readZipDirectory(bytes, limits, what);
+  const { bytes, entries } = zip;
   const changed = new Map<string, string | Uint8Array>();
   const removed: string[] = [];
   const chunks: string[] = [];

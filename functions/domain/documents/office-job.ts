@@ -1,4 +1,4 @@
-import type { SourceFormat, TargetFormat } from "#domain/conversion/converter.ts";
+import { SOURCE_FORMATS, type SourceFormat, TARGET_FORMATS, type TargetFormat } from "#domain/documents/formats.ts";
 import { SignetError, errorCodes, type ErrorCode, type ErrorDetail, type NextStep } from "#domain/shared/errors.ts";
 
 /*
@@ -18,7 +18,7 @@ export const INLINE_DOCUMENT_BYTES = 4 * 1024 * 1024;
 /** OfficeInput is the document of a job: inline, or a presigned GET URL and its size. */
 export type OfficeInput = { base64: string } | { url: string; bytes: number };
 
-/** OfficeJob asks the office function for one conversion (a ConversionRequest without its bytes, plus where they are). */
+/** OfficeJob asks the office function for one conversion (a ConversionJob without its bytes, plus where they are). */
 export interface OfficeJob {
   kind: "convert";
   input: OfficeInput;
@@ -50,22 +50,8 @@ export type OfficeAnswer =
   | { ok: true; pong: true }
   | { ok: false; error: OfficeFailure };
 
-const sourceFormats: readonly string[] = [
-  "docx",
-  "doc",
-  "odt",
-  "rtf",
-  "md",
-  "html",
-  "xlsx",
-  "xls",
-  "ods",
-  "csv",
-  "pptx",
-  "ppt",
-  "odp",
-] satisfies SourceFormat[];
-const targetFormats: readonly string[] = ["pdf", "docx"] satisfies TargetFormat[];
+const sourceFormats: readonly string[] = SOURCE_FORMATS;
+const targetFormats: readonly string[] = TARGET_FORMATS;
 
 function invalidJob(issue: string): SignetError {
   return new SignetError("VALIDATION_ERROR", `The office job is malformed: ${issue}.`, { details: [{ field: "job", issue }] });

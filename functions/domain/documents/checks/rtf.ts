@@ -1,4 +1,4 @@
-import { isSafeField } from "#domain/conversion/fields.ts";
+import { isSafeField } from "#domain/documents/checks/fields.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /** RtfScan is an RTF document with its linking fields neutralised, and the start of each picture's data. */

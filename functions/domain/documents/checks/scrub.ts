@@ -1,15 +1,15 @@
-import { svgPictureIn } from "#domain/conversion/binary-pictures.ts";
-import { isCompoundFile, readCompoundStreams } from "#domain/conversion/compound-file.ts";
-import type { ConversionRequest, Converter } from "#domain/conversion/converter.ts";
-import { decodeText } from "#domain/conversion/conversion.ts";
-import { stripPackage, type Stripped } from "#domain/conversion/external-references.ts";
-import { checkWorkbookFormulas } from "#domain/conversion/formulas.ts";
-import { svgIn } from "#domain/conversion/package-svg.ts";
-import { neutraliseRtf } from "#domain/conversion/rtf.ts";
-import { docLink, type DocLink } from "#domain/conversion/word-binary.ts";
+import { svgPictureIn } from "#domain/documents/checks/binary-pictures.ts";
+import { CompoundFile, isCompoundFile } from "#domain/shared/compound-file.ts";
+import { decodeText } from "#domain/documents/checks/container-checks.ts";
+import { formatRow, isOpenDocument, type SourceFormat, type ZipFormat } from "#domain/documents/formats.ts";
+import { stripPackage, type Stripped } from "#domain/documents/checks/external-references.ts";
+import { checkWorkbookFormulas } from "#domain/documents/checks/formulas.ts";
+import { svgIn } from "#domain/documents/checks/package-svg.ts";
+import { neutraliseRtf } from "#domain/documents/checks/rtf.ts";
+import { docLink, type DocLink } from "#domain/documents/checks/word-binary.ts";
 import { checkImagePixels, isImageHeader, readPixelSize } from "#domain/docx/image-info.ts";
 import { isSignetError, SignetError } from "#domain/shared/errors.ts";
-import { readZipDirectory, readZipEntryAsync, readZipEntryHead, type ZipLimits } from "#domain/shared/zip.ts";
+import { readZipEntryAsync, readZipEntryHead, ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 /** OfficeInputLimits bound what LibreOffice is given: the zip guards and the pixels of any one image. */
 export interface OfficeInputLimits extends ZipLimits {
@@ -19,9 +19,21 @@ export interface OfficeInputLimits extends ZipLimits {
   maxSvgBytes: number;
 }
 
-/** PreparedInput is a request LibreOffice may see, and what was taken out of it. */
-export interface PreparedInput {
-  request: ConversionRequest;
+/**
+ * OfficeInput is a document for prepareOfficeInput: its bytes and format, and what intake already
+ * read of it (the decoded text, the zip directory, the opened compound file), so nothing is read twice.
+ */
+export interface OfficeInput {
+  bytes: Uint8Array;
+  from: SourceFormat;
+  text?: string;
+  zip?: ZipContainer;
+  cfb?: CompoundFile;
+}
+
+/** PreparedInput is an input LibreOffice may see (its bytes and, for packages, their directory), and what was taken out of it. */
+export interface PreparedInput<R extends OfficeInput> {
+  request: R;
   removed: string[];
 }
 
@@ -35,8 +47,9 @@ function checkPixels(head: Uint8Array, where: string, limits: OfficeInputLimits)
 }
 
 /** checkPackageImages reads the header of every non-XML entry of a zip package and checks the image sizes it declares. */
-async function checkPackageImages(bytes: Uint8Array, limits: OfficeInputLimits, what: string): Promise<void> {
-  for (const entry of readZipDirectory(bytes, limits, what)) {
+async function checkPackageImages(zip: ZipContainer, limits: OfficeInputLimits, what: string): Promise<void> {
+  const { bytes } = zip;
+  for (const entry of zip.entries) {
     const name = entry.name.toLowerCase();
     if (name.endsWith("/") || name.endsWith(".xml") || name.endsWith(".rels") || entry.uncompressedSize < 8) continue;
     let head = await readZipEntryHead(bytes, entry, IMAGE_HEAD, what);
@@ -72,8 +85,9 @@ async function prepareRtf(bytes: Uint8Array, what: string, limits: OfficeInputLi
  * load from outside it (`links`: Word's linking fields and linked pictures) and any picture whose
  * bytes are an SVG.
  */
-async function checkBinaryDocument(bytes: Uint8Array, what: string, links: boolean): Promise<void> {
-  const streams = isCompoundFile(bytes) ? await readCompoundStreams(bytes, what) : [];
+async function checkBinaryDocument(bytes: Uint8Array, what: string, links: boolean, cfb?: CompoundFile): Promise<void> {
+  const opened = cfb ?? (isCompoundFile(bytes) ? await CompoundFile.open(bytes, what) : undefined);
+  const streams = opened ? await opened.streams() : [];
   const link = links ? await docLink(bytes, streams) : undefined;
   if (link) throw refuseDocLink(what, link);
   const where = await svgPictureIn(streams);
@@ -83,25 +97,27 @@ async function checkBinaryDocument(bytes: Uint8Array, what: string, links: boole
 /** MAX_NESTING is how deep documents may sit inside documents (an altChunk DOCX holding another): deeper is refused. */
 const MAX_NESTING = 2;
 
-type PackageFormat = "docx" | "odt" | "xlsx" | "pptx" | "ods" | "odp";
+type PackageFormat = ZipFormat;
 
 /**
  * preparePackage applies the package rules (formulas of a workbook, references, SVG pictures,
  * image pixels) to a package at nesting `depth`, and through stripPackage's hook to every document
  * inside it (altChunk, embedded objects), within the inflation budget of `limits`.
  */
-async function preparePackage(bytes: Uint8Array, from: PackageFormat, limits: OfficeInputLimits, depth: number): Promise<Stripped> {
+async function preparePackage(zip: ZipContainer, from: PackageFormat, limits: OfficeInputLimits, depth: number): Promise<Stripped & { zip: ZipContainer }> {
   // OOXML workbooks and decks keep their outside references in relationships (external links,
   // linked pictures), OpenDocument ones in xlink:href (table:table-source, draw:image): the same
   // rules as for DOCX and ODT apply.
-  const kind = from === "docx" || from === "xlsx" || from === "pptx" ? "docx" : "odt";
+  const kind = isOpenDocument(from) ? "odt" : "docx";
   const what = kind === "docx" ? from.toUpperCase() : "OpenDocument file";
-  if (from === "xlsx" || from === "ods") await checkWorkbookFormulas(bytes, from, limits);
+  if (formatRow(from).checks.includes("formulas")) await checkWorkbookFormulas(zip, isOpenDocument(from) ? "ods" : "xlsx", limits);
   const embedded = (data: Buffer, part: string, budget: number) =>
     prepareEmbedded(data, part, { ...limits, maxUncompressedBytes: Math.max(0, budget) }, depth + 1);
-  const stripped = await stripPackage(bytes, kind, limits, embedded);
-  await checkPackageImages(stripped.bytes, limits, what);
-  return stripped;
+  const stripped = await stripPackage(zip, kind, limits, embedded);
+  // Unchanged, the package keeps its directory; rewritten, it is a new package of Signet's own.
+  const out = stripped.bytes === zip.bytes ? zip : ZipContainer.open(stripped.bytes, limits, what);
+  await checkPackageImages(out, limits, what);
+  return { ...stripped, zip: out };
 }
 
 /** prepareEmbedded checks a document inside a package (a zip package, an RTF or a compound file) by the rules of its kind. */
@@ -125,10 +141,11 @@ async function prepareEmbedded(data: Buffer, part: string, limits: OfficeInputLi
     await checkBinaryDocument(data, what, true);
     return { bytes: data, removed: [], read: data.length };
   }
-  const names = readZipDirectory(data, limits, what).map((entry) => entry.name);
+  const zip = ZipContainer.open(data, limits, what);
+  const names = zip.entries.map((entry) => entry.name);
   const from = names.includes("mimetype") ? "odt" : names.some((name) => name.startsWith("xl/")) ? "xlsx" : "docx";
   try {
-    const stripped = await preparePackage(data, from, limits, depth);
+    const { zip: _, ...stripped } = await preparePackage(zip, from, limits, depth);
     return { ...stripped, removed: inside(stripped.removed) };
   } catch (error) {
     // The inner document's own message, said to be about the embedded document.
@@ -163,16 +180,17 @@ function checkDataUriImages(text: string, limits: OfficeInputLimits): void {
 }
 
 /**
- * prepareOfficeInput is what every document goes through before LibreOffice sees it:
+ * prepareOfficeInput is intake's second step, the rules for what LibreOffice may see:
  * references outside the document are removed (DOCX, ODT, RTF and the other packages) or refused
  * (.doc, which cannot be rewritten), parts LibreOffice would draw as SVG are sanitised or refused
  * (pictures of RTF and binary files whose bytes are an SVG are refused), documents embedded in a
  * package get the same checks, workbook formulas that read the machine are refused, and images that
  * declare more pixels than maxImagePixels are refused with IMAGE_TOO_LARGE. HTML and Markdown are
- * made self-contained by the converter's sanitiser; their inline images are checked here. Pure:
- * bytes in, bytes out.
+ * made self-contained by the converter's sanitiser; their inline images are checked here. It uses
+ * what intake already opened (zip directory, compound file) and opens only what it was not given.
+ * Pure: bytes in, bytes out.
  */
-export async function prepareOfficeInput(request: ConversionRequest, limits: OfficeInputLimits): Promise<PreparedInput> {
+export async function prepareOfficeInput<R extends OfficeInput>(request: R, limits: OfficeInputLimits): Promise<PreparedInput<R>> {
   switch (request.from) {
     case "docx":
     case "odt":
@@ -183,8 +201,9 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
       // OOXML workbooks and decks keep their outside references in relationships (external links,
       // linked pictures), OpenDocument ones in xlink:href (table:table-source, draw:image): the same
       // rules as for DOCX and ODT apply.
-      const stripped = await preparePackage(request.bytes, request.from, limits, 0);
-      return { request: { ...request, bytes: stripped.bytes }, removed: stripped.removed };
+      const zip = request.zip ?? ZipContainer.open(request.bytes, limits, packageWhat(request.from));
+      const stripped = await preparePackage(zip, request.from, limits, 0);
+      return { request: { ...request, bytes: stripped.bytes, zip: stripped.zip }, removed: stripped.removed };
     }
     case "rtf": {
       const rtf = await prepareRtf(request.bytes, "RTF document", limits);
@@ -196,7 +215,7 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
         const rtf = await prepareRtf(request.bytes, ".doc file", limits);
         return { request: { ...request, bytes: rtf.bytes }, removed: rtf.removed };
       }
-      await checkBinaryDocument(request.bytes, ".doc file", true);
+      await checkBinaryDocument(request.bytes, ".doc file", formatRow("doc").checks.includes("links"), request.cfb);
       return { request, removed: [] };
     }
     case "xls":
@@ -204,7 +223,7 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
       // Binary workbooks and decks cannot be rewritten here: LibreOffice refuses their external
       // content without a user's consent (Err:540), and the box it runs in has no network
       // (docs/reliability.md); a picture whose bytes are an SVG is refused.
-      await checkBinaryDocument(request.bytes, request.from === "xls" ? ".xls file" : ".ppt file", false);
+      await checkBinaryDocument(request.bytes, `.${request.from} file`, formatRow(request.from).checks.includes("links"), request.cfb);
       return { request, removed: [] };
     case "csv":
       // CSV holds no reference, and it is imported without evaluating formulas (job-files.ts).
@@ -218,15 +237,7 @@ export async function prepareOfficeInput(request: ConversionRequest, limits: Off
   }
 }
 
-/**
- * withOfficeInputChecks wraps a converter so that every request passes prepareOfficeInput first;
- * `onRemoved` hears what was taken out (for the log). The converter's other members stay as they are.
- */
-export function withOfficeInputChecks<T extends Converter>(inner: T, limits: OfficeInputLimits, onRemoved: (removed: string[]) => void = () => undefined): T {
-  const convert = async (request: ConversionRequest) => {
-    const prepared = await prepareOfficeInput(request, limits);
-    if (prepared.removed.length > 0) onRemoved(prepared.removed);
-    return inner.convert(prepared.request);
-  };
-  return Object.assign(Object.create(inner) as T, { convert });
+/** packageWhat names a package in a message about its zip structure. */
+function packageWhat(from: PackageFormat): string {
+  return isOpenDocument(from) ? "OpenDocument file" : from.toUpperCase();
 }

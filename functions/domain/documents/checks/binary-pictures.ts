@@ -1,6 +1,6 @@
 import { inflateSync } from "node:zlib";
-import type { CompoundStream } from "#domain/conversion/compound-file.ts";
-import { SVG_HEAD, svgIn } from "#domain/conversion/package-svg.ts";
+import type { CompoundStream } from "#domain/shared/compound-file.ts";
+import { SVG_HEAD, svgIn } from "#domain/documents/checks/package-svg.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /**

@@ -20,6 +20,9 @@ export interface ZipLimits {
 }
 
 const EOCD = 0x06054b50;
+
+// How many central directories readZipDirectory has parsed in this process (ZipContainer.directoriesRead).
+let directoriesRead = 0;
 const CENTRAL = 0x02014b50;
 
 /** isZip tells whether bytes start with a zip local file header. */
@@ -33,6 +36,7 @@ export function isZip(bytes: Uint8Array): boolean {
  * Declared sizes can lie; callers must still cap actual inflation per entry (zlib maxOutputLength).
  */
 export function readZipDirectory(bytes: Uint8Array, limits: ZipLimits, what = "document"): ZipEntry[] {
+  directoriesRead++;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const invalid = (why: string) => new SignetError("INVALID_DOCUMENT", `The ${what} is not a valid zip package (${why}).`);
   // The end-of-central-directory record sits in the last 22 + 65535 bytes.
@@ -82,6 +86,38 @@ export function readZipDirectory(bytes: Uint8Array, limits: ZipLimits, what = "d
     p += 46 + nameLength + extraLength + commentLength;
   }
   return entries;
+}
+
+/**
+ * ZipContainer is a zip package whose central directory was read once (readZipDirectory, with the
+ * entry-count and declared-size limits): every check and the converter take the entries from it
+ * instead of parsing the directory again.
+ */
+export class ZipContainer {
+  private constructor(
+    readonly bytes: Uint8Array,
+    readonly entries: readonly ZipEntry[],
+  ) {}
+
+  /** open reads the central directory of `bytes` within `limits` (errors as readZipDirectory's, naming `what`). */
+  static open(bytes: Uint8Array, limits: ZipLimits, what = "document"): ZipContainer {
+    return new ZipContainer(bytes, readZipDirectory(bytes, limits, what));
+  }
+
+  /** directoriesRead is how many zip central directories this process has parsed (how tests pin "read once"). */
+  static get directoriesRead(): number {
+    return directoriesRead;
+  }
+
+  /** entry is the entry of that name, or undefined. */
+  entry(name: string): ZipEntry | undefined {
+    return this.entries.find((entry) => entry.name === name);
+  }
+
+  /** has tells whether an entry of that name exists. */
+  has(name: string): boolean {
+    return this.entry(name) !== undefined;
+  }
 }
 
 const LOCAL = 0x04034b50;

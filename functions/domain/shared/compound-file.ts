@@ -2,7 +2,8 @@ import { SignetError } from "#domain/shared/errors.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /**
- * A reader for the Compound File Binary format ([MS-CFB]) that Word 97-2003 files are stored in: a
+ * The one reader for the Compound File Binary format ([MS-CFB]) that Word, Excel and PowerPoint
+ * 97-2003 files (and encrypted OOXML packages) are stored in: a
  * little file system of sectors whose streams (WordDocument, 1Table, Data, ...) are chains in a
  * sector allocation table, small streams in a mini stream of 64-byte sectors. Only what reading
  * every stream needs; chains are bounded and a loop or a sector outside the file is refused.
@@ -101,6 +102,7 @@ function readFat(sectors: Sectors, header: Buffer): Uint32Array {
   return fat;
 }
 
+/** DirectoryEntry is one directory entry: type 1 storage, 2 stream, 5 root. */
 interface DirectoryEntry {
   name: string;
   type: number;
@@ -129,32 +131,108 @@ export interface CompoundStream {
   bytes: Buffer;
 }
 
+/** CompoundKind is what a compound file holds, as far as Signet cares (see CompoundFile.kind). */
+export type CompoundKind = "encrypted" | "word" | "other";
+
 /**
- * readCompoundStreams returns every stream of a compound file in directory order, each cut to its
- * size, those of embedded objects' storages too (names may repeat). A structure that cannot be
- * followed is INVALID_DOCUMENT (422): what cannot be read cannot be checked. Together the streams
- * copy at most the file's bytes (see above).
+ * CompoundFile is a compound file opened once: header, allocation table (FAT with its DIFAT
+ * chain), directory. Its streams are read at most once, on first use, and kept: every check that
+ * needs them (linking fields, pictures) takes them from here.
  */
-export async function readCompoundStreams(bytes: Uint8Array, what: string, slice = new TimeSlice()): Promise<CompoundStream[]> {
-  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const header = data.subarray(0, 512);
-  const sectors = new Sectors(data, header.readUInt16LE(30), what, slice);
-  const fat = readFat(sectors, header);
-  const entries = await readDirectory(sectors, fat, header.readUInt32LE(48));
-  const root = entries.find((entry) => entry.type === 5);
-  const cutoff = header.readUInt32LE(56);
-  const mini = root && root.size > 0 ? await sectors.read(fat, root.start, root.size) : Buffer.alloc(0);
-  const miniFat = await readMiniFat(sectors, fat, header);
-  const streams = entries.filter((entry) => entry.type === 2);
-  // Streams share no sectors, so together they hold at most the file.
-  if (streams.reduce((sum, entry) => sum + entry.size, 0) > data.length) throw damaged(what, "its streams claim more bytes than the file holds");
-  const miniTaken = new Uint8Array(Math.ceil(mini.length / 64));
-  const out: CompoundStream[] = [];
-  for (const entry of streams) {
-    const stream = entry.size < cutoff ? await readMiniChain(mini, miniFat, entry, sectors, miniTaken) : await sectors.read(fat, entry.start, entry.size);
-    out.push({ name: entry.name, bytes: stream });
+export class CompoundFile {
+  #streams: Promise<CompoundStream[]> | undefined;
+
+  private constructor(
+    private readonly sectors: Sectors,
+    private readonly fat: Uint32Array,
+    private readonly header: Buffer,
+    /** The directory's entries (storages, streams, the root), in directory order. */
+    readonly entries: readonly DirectoryEntry[],
+  ) {}
+
+  /**
+   * open reads the header, the allocation table (all of it: the header's 109 entries and the
+   * DIFAT sectors after them) and the directory; a structure that cannot be followed is
+   * INVALID_DOCUMENT naming `what`.
+   */
+  static async open(bytes: Uint8Array, what: string, slice = new TimeSlice()): Promise<CompoundFile> {
+    if (!isCompoundFile(bytes)) throw damaged(what, "no compound file header");
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const header = data.subarray(0, 512);
+    const sectors = new Sectors(data, header.readUInt16LE(30), what, slice);
+    const fat = readFat(sectors, header);
+    const entries = await readDirectory(sectors, fat, header.readUInt32LE(48));
+    return new CompoundFile(sectors, fat, header, entries);
   }
-  return out;
+
+  /** names lists the directory's entry names (streams and storages). */
+  get names(): string[] {
+    return this.entries.map((entry) => entry.name);
+  }
+
+  /**
+   * kind tells an encrypted Office file (an OOXML package under EncryptedPackage/EncryptionInfo,
+   * or a Word 97 file whose FIB has fEncrypted set) from a plain Word 97-2003 document and from
+   * any other compound file.
+   */
+  kind(): CompoundKind {
+    const names = this.names;
+    if (names.includes("EncryptedPackage") || names.includes("EncryptionInfo")) return "encrypted";
+    if (!names.includes("WordDocument")) return "other";
+    return this.wordEncrypted() ? "encrypted" : "word";
+  }
+
+  /**
+   * wordEncrypted reads the FIB at the start of the WordDocument stream: wIdent 0xA5EC, then at
+   * 0x0A the flags word whose bit 8 is fEncrypted. Undefined when the stream is not there or too
+   * small to be Word's (small streams live in the mini stream; Word's never do).
+   */
+  wordEncrypted(): boolean | undefined {
+    const word = this.entries.find((entry) => entry.type === 2 && entry.name === "WordDocument");
+    if (!word || word.size < 4096 || word.size < this.header.readUInt32LE(56)) return undefined;
+    let first: Buffer;
+    try {
+      first = this.sectors.sector(word.start);
+    } catch {
+      return undefined;
+    }
+    if (first.length < 12 || first[0] !== 0xec || first[1] !== 0xa5) return undefined;
+    return ((first[0x0b] ?? 0) & 0x01) === 1;
+  }
+
+  /**
+   * streams returns every stream in directory order, each cut to its size, those of embedded
+   * objects' storages too (names may repeat). Read once; a chain that cannot be followed is
+   * INVALID_DOCUMENT. Together the streams copy at most the file's bytes (see above).
+   */
+  streams(): Promise<CompoundStream[]> {
+    this.#streams ??= this.#readStreams();
+    return this.#streams;
+  }
+
+  async #readStreams(): Promise<CompoundStream[]> {
+    const { sectors, fat, header } = this;
+    const root = this.entries.find((entry) => entry.type === 5);
+    const cutoff = header.readUInt32LE(56);
+    const mini = root && root.size > 0 ? await sectors.read(fat, root.start, root.size) : Buffer.alloc(0);
+    const miniFat = await readMiniFat(sectors, fat, header);
+    const streams = this.entries.filter((entry) => entry.type === 2);
+    // Streams share no sectors, so together they hold at most the file.
+    if (streams.reduce((sum, entry) => sum + entry.size, 0) > sectors.data.length)
+      throw damaged(sectors.what, "its streams claim more bytes than the file holds");
+    const miniTaken = new Uint8Array(Math.ceil(mini.length / 64));
+    const out: CompoundStream[] = [];
+    for (const entry of streams) {
+      const stream = entry.size < cutoff ? await readMiniChain(mini, miniFat, entry, sectors, miniTaken) : await sectors.read(fat, entry.start, entry.size);
+      out.push({ name: entry.name, bytes: stream });
+    }
+    return out;
+  }
+}
+
+/** readCompoundStreams opens a compound file and reads all its streams (CompoundFile.streams). */
+export async function readCompoundStreams(bytes: Uint8Array, what: string, slice = new TimeSlice()): Promise<CompoundStream[]> {
+  return (await CompoundFile.open(bytes, what, slice)).streams();
 }
 
 /** readMiniFat reads the mini stream's allocation table (empty when the file has none). */

@@ -1,5 +1,5 @@
-import type { CompoundStream } from "#domain/conversion/compound-file.ts";
-import { docLinkField } from "#domain/conversion/rtf.ts";
+import type { CompoundStream } from "#domain/shared/compound-file.ts";
+import { docLinkField } from "#domain/documents/checks/rtf.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /**

@@ -1,7 +1,7 @@
-import { decodeXml } from "#domain/conversion/external-references.ts";
+import { decodeXml } from "#domain/documents/checks/external-references.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { decodeUtf8, replaceInSlices, TimeSlice, wordsIn } from "#domain/shared/time-slice.ts";
-import { readZipDirectory, readZipEntryAsync, type ZipLimits } from "#domain/shared/zip.ts";
+import { readZipEntryAsync, type ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 /**
  * Spreadsheet formulas that reach outside the workbook or into the converting machine: INDIRECT
@@ -72,12 +72,13 @@ async function scanOdfPart(text: string, part: string, what: string, slice: Time
  * REACHING_OUT) with 422 INVALID_DOCUMENT naming the cell. Only parts that can hold a formula are
  * decoded; the scan pauses every few milliseconds.
  */
-export async function checkWorkbookFormulas(bytes: Uint8Array, kind: "xlsx" | "ods", limits: ZipLimits): Promise<void> {
+export async function checkWorkbookFormulas(zip: ZipContainer, kind: "xlsx" | "ods", limits: ZipLimits): Promise<void> {
+  const { bytes, entries } = zip;
   const what = kind === "xlsx" ? "XLSX" : "OpenDocument spreadsheet";
   const markers = kind === "xlsx" ? ["<f>", "<f ", ":f>", ":f ", "formula", "definedName"] : ["formula", "condition", "expression"];
   const slice = new TimeSlice();
   let budget = limits.maxUncompressedBytes;
-  for (const entry of readZipDirectory(bytes, limits, what)) {
+  for (const entry of entries) {
     if (!entry.name.toLowerCase().endsWith(".xml")) continue;
     const data = await readZipEntryAsync(bytes, entry, budget, what);
     budget -= data.length;
