@@ -19,8 +19,8 @@ import {
 } from "#domain/pdf/libpdf-internals.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
-import { openPdf } from "#domain/pdf/open-pdf.ts";
-import { readXrefChain, withReadableXref } from "#domain/pdf/xref-chain.ts";
+import { openPdfFile } from "#domain/pdf/open-pdf.ts";
+import { withReadableXref } from "#domain/pdf/readable-xref.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { wideXrefStream } from "#test/helpers/real-world-pdfs.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
@@ -83,19 +83,19 @@ describe("@libpdf/core internals", () => {
 
   it("still refuses cross-reference stream fields wider than 6 bytes; rebaseOnto makes the update append to the original bytes", async () => {
     // When libpdf reads /W [1 8 2] itself (the first expectation fails), open-pdf.ts no longer needs
-    // its view through xref-chain.ts: remove loadThroughOwnXref's wide-field branch and rebaseOnto.
+    // its view through readable-xref.ts: remove loadThroughOwnXref's wide-field branch and rebaseOnto.
     const input = wideXrefStream().bytes;
     expect((await PDF.load(input)).recoveredViaBruteForce).toBe(true);
-    const chain = readXrefChain(input)!;
-    expect(chain.widestField).toBe(8);
-    const pdf = await PDF.load(withReadableXref(input, chain));
+    const file = openPdfFile(input);
+    expect(file.widestField).toBe(8);
+    const pdf = await PDF.load(withReadableXref(file));
     expect(pdf.recoveredViaBruteForce).toBe(false);
-    rebaseOnto(pdf, input, chain.startxref, chain.newestIsStream);
+    rebaseOnto(pdf, input, file.startxref, file.newestIsStream);
     pdf.getCatalog().set("Lang", PdfString.fromString("en"));
     const saved = Buffer.from(await pdf.save({ incremental: true }));
     expect(saved.subarray(0, input.length).equals(input)).toBe(true);
-    expect(saved.subarray(input.length).toString("latin1")).toContain(`/Prev ${chain.startxref}`);
-    expect((await openPdf(saved)).pdf.getCatalog().getString("Lang")?.asString()).toBe("en");
+    expect(saved.subarray(input.length).toString("latin1")).toContain(`/Prev ${file.startxref}`);
+    expect((openPdfFile(saved).latest.catalog.get("Lang") as PdfString).asString()).toBe("en");
   });
 
   it("names each member that is missing, so an upgrade fails with a reason", async () => {

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Converter } from "#domain/documents/converter.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { PDF } from "@libpdf/core";
 import { listSignatures } from "#domain/verification/signature-verifier.ts";
+import { openPdfFile } from "#domain/pdf/open-pdf.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
@@ -164,12 +164,11 @@ describe("listSignatures (the certificate's earlier signatures)", () => {
       request({ document: { base64: once.toString("base64") }, signer: { name: "Grace Hopper", email: "grace@example.com" } }),
       deps({ now: later }),
     );
-    const pdf = await PDF.load(twice);
-    expect(listSignatures(pdf)).toEqual([
+    expect(listSignatures(openPdfFile(twice).latest)).toEqual([
       { signer: "Ada Lovelace", signedAt: new Date("2026-11-22T10:00:00Z") },
       { signer: "Grace Hopper", signedAt: new Date("2026-11-22T11:30:00Z") },
     ]);
-    expect(listSignatures(await PDF.load(input))).toEqual([]);
+    expect(listSignatures(openPdfFile(input).latest)).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@ import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfsig } from "#test/helpers/pdf-tools.ts";
-import { openPdf } from "#domain/pdf/open-pdf.ts";
+import { openPdfFile } from "#domain/pdf/open-pdf.ts";
 import { verifySignatures } from "#domain/verification/signature-verifier.ts";
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -71,7 +71,7 @@ const dss = (pdf: Buffer) => pdf.toString("latin1");
 
 /** verified is Signet's own /v1/verify report, trusting the loopback root. */
 async function verified(pdf: Buffer) {
-  return verifySignatures(await openPdf(pdf), pdf, { anchors: [new X509Certificate(readFileSync(pki.rootPem))] });
+  return verifySignatures(openPdfFile(pdf), { anchors: [new X509Certificate(readFileSync(pki.rootPem))] });
 }
 
 /** expectValid: pdfsig finds `count` signatures, each valid; the input is a byte prefix (DSS updates follow the last one). */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, type PdfRef, type PdfStream, PdfString } from "@libpdf/core";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { openPdf } from "#domain/pdf/open-pdf.ts";
+import { openPdfFile } from "#domain/pdf/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { verifySignatures } from "#domain/verification/signature-verifier.ts";
 import type { VerifyReport } from "#domain/verification/verify-report.ts";
@@ -103,7 +103,7 @@ const edits: Record<string, (doc: PDF) => void | Promise<void>> = {
 const pyhankoLevel: Record<string, string> = { NONE: "none", LTA_UPDATES: "lta", FORM_FILLING: "form_filling", ANNOTATIONS: "annotations", OTHER: "other" };
 
 async function verify(pdf: Buffer): Promise<VerifyReport> {
-  return verifySignatures(await openPdf(pdf), pdf, { anchors: [] });
+  return verifySignatures(openPdfFile(pdf), { anchors: [] });
 }
 
 /** expectSameVerdict compares verify with pyHanko signature by signature: level and verdict (trust aside). */

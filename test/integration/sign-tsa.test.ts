@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpTimestamper, timestampAgents } from "#adapters/http-timestamper.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { openPdf } from "#domain/pdf/open-pdf.ts";
+import { openPdfFile } from "#domain/pdf/open-pdf.ts";
 import { verifySignatures } from "#domain/verification/signature-verifier.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { forgeGenTime, startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-tsa.ts";
@@ -69,7 +69,7 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
   it("reports a verified timestamp, and an honest failure when the embedded token was changed", async () => {
     const signed = await sign(tsa.url);
     await expectSignedPdf(signed, { input });
-    const report = await verifySignatures(await openPdf(signed), signed, { anchors: [identity.certificate] });
+    const report = await verifySignatures(openPdfFile(signed), { anchors: [identity.certificate] });
     expect(report.valid).toBe(true);
     const timestamp = report.signatures[0]!.timestamp!;
     expect(timestamp).toMatchObject({ authority: "CN=Signet Test TSA", imprintValid: true, tokenValid: true });
@@ -82,7 +82,7 @@ describe("RFC 3161 timestamps (PAdES B-T)", () => {
     const hexAt = forged.lastIndexOf(Buffer.from(cms.toString("hex").toUpperCase(), "latin1"));
     expect(hexAt).toBeGreaterThan(0);
     forged.write(forgeGenTime(cms).toString("hex").toUpperCase(), hexAt, "latin1");
-    const after = await verifySignatures(await openPdf(forged), forged, { anchors: [identity.certificate] });
+    const after = await verifySignatures(openPdfFile(forged), { anchors: [identity.certificate] });
     expect(after.signatures[0]).toMatchObject({ integrity: "ok", timestamp: { time: null, imprintValid: false, tokenValid: false } });
     expect(after.reason).toMatch(/timestamp of signature "Signet_1" does not verify/);
   });

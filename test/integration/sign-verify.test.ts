@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPdf } from "#domain/pdf/open-pdf.ts";
+import { openPdfFile } from "#domain/pdf/open-pdf.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";
 import { MAX_SIGNATURES, RangeDigests, verifySignatures, type TrustStore } from "#domain/verification/signature-verifier.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
@@ -29,7 +29,7 @@ beforeAll(async () => {
 }, 30_000);
 
 async function verify(bytes: Buffer, store = trust) {
-  return verifySignatures(await openPdf(bytes), bytes, store);
+  return verifySignatures(openPdfFile(bytes), store);
 }
 
 describe("verifySignatures", () => {
@@ -117,7 +117,7 @@ describe("verifySignatures", () => {
   it("hashes a /ByteRange shared by many signature fields once", async () => {
     const copies = await withSharedSignatureFields(signed, MAX_SIGNATURES - 1);
     const digests = new RangeDigests(copies);
-    const report = await verifySignatures(await openPdf(copies), copies, trust, digests);
+    const report = await verifySignatures(openPdfFile(copies), trust, digests);
     expect(report.signatures).toHaveLength(MAX_SIGNATURES);
     expect(report.signatures.every((signature) => signature.integrity === "ok" && signature.modifiedAfter)).toBe(true);
     expect(digests.computed).toBe(1);
@@ -136,18 +136,19 @@ describe("verifySignatures", () => {
   });
 });
 
-describe("openPdf (shared by signing and verification)", () => {
+describe("openPdfFile (shared by signing and verification)", () => {
   it("names encrypted and damaged PDFs, and counts pages once", async () => {
-    await expect(openPdf(Buffer.from("%PDF-1.7\nthis is not a pdf"))).rejects.toMatchObject({
-      code: "INVALID_DOCUMENT",
-      message: expect.stringMatching(/damaged/),
-    });
+    expect(() => openPdfFile(Buffer.from("%PDF-1.7\nthis is not a pdf"))).toThrow(
+      expect.objectContaining({ code: "INVALID_DOCUMENT", message: expect.stringMatching(/damaged/) }),
+    );
     const { execFileSync } = await import("node:child_process");
     const { writeFileSync, readFileSync } = await import("node:fs");
     const dir = scratchDir("verify-encrypted");
     writeFileSync(`${dir}/in.pdf`, signed);
     execFileSync("qpdf", ["--encrypt", "user", "owner", "256", "--", `${dir}/in.pdf`, `${dir}/out.pdf`]);
-    await expect(openPdf(readFileSync(`${dir}/out.pdf`))).rejects.toMatchObject({ code: "ENCRYPTED_DOCUMENT", message: expect.stringMatching(/password/) });
-    expect((await openPdf(input)).pages).toBe(2);
+    expect(() => openPdfFile(readFileSync(`${dir}/out.pdf`))).toThrow(
+      expect.objectContaining({ code: "ENCRYPTED_DOCUMENT", message: expect.stringMatching(/password/) }),
+    );
+    expect(openPdfFile(input).pageCount).toBe(2);
   });
 });

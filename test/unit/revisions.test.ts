@@ -1,7 +1,8 @@
 import { type PdfArray, PdfDict, type PdfName, type PdfNumber, type PdfRef, type PdfString } from "@libpdf/core";
 import { describe, expect, it } from "vitest";
 import { SignetError } from "#domain/shared/errors.ts";
-import { PdfRevisions, readRevisions } from "#domain/pdf/revisions.ts";
+import { readRevisions } from "#domain/pdf/revisions.ts";
+import { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { PdfLexer, PdfSyntaxError } from "#domain/pdf/syntax.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { appendUpdate, contractPdf, inspect, streamBody } from "#test/helpers/pdf-attacks/revisions.ts";
@@ -76,6 +77,6 @@ describe("readRevisions", () => {
     const clock = { now: 0 };
     const budget = new VerifyBudget(4_000, () => clock.now);
     clock.now = 5_000;
-    expect(() => new PdfRevisions(t.bytes, DEFAULT_VERIFY_LIMITS, budget)).toThrow(/took longer than 4 s to analyse/);
+    expect(() => new PdfFile(t.bytes, { limits: DEFAULT_VERIFY_LIMITS, budget })).toThrow(/took longer than 4 s to analyse/);
   });
 });

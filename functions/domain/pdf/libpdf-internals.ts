@@ -56,7 +56,7 @@ export function allowIncrementalOnLinearized(pdf: PDF): void {
 /**
  * rebaseOnto makes an incremental save append to `bytes` (whose newest cross-reference section is
  * at `xrefOffset`) instead of the bytes the document was parsed from: Signet parses some files
- * through a view with a rebuilt cross-reference stream appended (xref-chain.ts withReadableXref).
+ * through a view with a rebuilt cross-reference stream appended (readable-xref.ts withReadableXref).
  */
 export function rebaseOnto(pdf: PDF, bytes: Uint8Array, xrefOffset: number, usesXRefStreams: boolean): void {
   const state = pdf as unknown as { originalBytes: Uint8Array; originalXRefOffset: number; _usesXRefStreams: boolean };

@@ -1,68 +1,97 @@
 import { PDF } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
 import { rebaseOnto } from "#domain/pdf/libpdf-internals.ts";
-import { readXrefChain, withReadableXref } from "#domain/pdf/xref-chain.ts";
+import { DEFAULT_MAX_PDF_PAGES, PdfFile } from "#domain/pdf/pdf-file.ts";
+import { RevisionError } from "#domain/pdf/revisions.ts";
+import type { VerifyLimits } from "#domain/pdf/verify-limits.ts";
+import { withReadableXref } from "#domain/pdf/readable-xref.ts";
 
 // libpdf 0.4.2 (XRefParser.parseStream) refuses cross-reference stream fields wider than this.
 const MAX_LIBPDF_FIELD_WIDTH = 6;
 
-/** OpenedPdf is a parsed PDF and its page count, read once. */
-export interface OpenedPdf {
-  pdf: PDF;
-  pages: number;
-}
-
-/** DEFAULT_MAX_PDF_PAGES is the page limit when none is configured (SIGNET_MAX_PDF_PAGES). */
-const DEFAULT_MAX_PDF_PAGES = 10_000;
-
 /** tooManyPages is the 413 for a PDF with more pages than Signet accepts. */
-export function tooManyPages(pages: number, max: number): SignetError {
+function tooManyPages(pages: number, max: number): SignetError {
   return new SignetError("PAYLOAD_TOO_LARGE", `The PDF has ${pages} pages; Signet accepts at most ${max}. Split the document.`, {
     details: [{ field: "document", issue: `at most ${max} pages` }],
   });
 }
 
-const PAGES = Buffer.from("/Pages", "latin1");
-
-/**
- * declaredPageCount is the largest /Count of a /Type /Pages dictionary visible in the bytes (not
- * inside object streams): a cheap look before parsing, searching bytes rather than a 25 MB string.
- */
-function declaredPageCount(bytes: Uint8Array): number {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let largest = 0;
-  for (let at = buffer.indexOf(PAGES); at >= 0; at = buffer.indexOf(PAGES, at + PAGES.length)) {
-    const around = buffer.subarray(Math.max(0, at - 512), at + 512).toString("latin1");
-    if (!/\/Type\s*\/Pages\b/.test(around)) continue;
-    for (const count of around.matchAll(/\/Count\s+(\d{1,12})/g)) largest = Math.max(largest, Number(count[1]));
-  }
-  return largest;
-}
-
-/** looksEncrypted tells whether a trailer (or xref stream dictionary) names an /Encrypt dictionary. */
-function looksEncrypted(bytes: Uint8Array): boolean {
-  return /\/Encrypt\s*(?:\d+\s+\d+\s+R|<<)/.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"));
-}
-
 const encryptedError = (cause?: unknown) =>
   new SignetError("ENCRYPTED_DOCUMENT", "The PDF is password-protected; remove the password and send it again.", cause === undefined ? {} : { cause });
 
+const damagedError = (cause: unknown) =>
+  new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged. Open and re-save it, then send it again.", { cause });
+
+/** OpenOptions bound one parse: the verify limits and the page limit (SIGNET_MAX_PDF_PAGES). */
+export interface OpenOptions {
+  limits?: VerifyLimits | undefined;
+  maxPages?: number | undefined;
+}
+
+/**
+ * checkOpenable refuses what neither signing nor verification reads: an encrypted file
+ * (ENCRYPTED_DOCUMENT), more than `maxPages` pages (413; the root's declared /Count first, before
+ * any walk, then the pages the walk counts, stopping one past the limit), an unreadable page tree.
+ */
+function checkOpenable(file: PdfFile, maxPages: number): void {
+  if (file.encrypted) throw encryptedError();
+  try {
+    if (file.declaredPageCount > maxPages) throw tooManyPages(file.declaredPageCount, maxPages);
+    if (file.pageCount > maxPages) throw tooManyPages(file.pageCount, maxPages);
+  } catch (error) {
+    if (error instanceof RevisionError)
+      throw new SignetError("INVALID_DOCUMENT", "The PDF's page tree could not be read; re-save it, then send it again.", { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * openPdfFile parses a PDF once (PdfFile) for reading: a verify limit over is 422 naming it, a
+ * cross-reference chain that does not read as written is INVALID_DOCUMENT (damaged), and
+ * checkOpenable's refusals. Verification reads everything through it.
+ */
+export function openPdfFile(bytes: Buffer, options: OpenOptions = {}): PdfFile {
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PDF_PAGES;
+  let file: PdfFile;
+  try {
+    file = new PdfFile(bytes, { limits: options.limits, maxPages });
+  } catch (error) {
+    if (error instanceof RevisionError) throw damagedError(error);
+    throw error;
+  }
+  checkOpenable(file, maxPages);
+  return file;
+}
+
+/**
+ * readPdfFile is openPdfFile for the signer, which can repair: undefined when the chain does not
+ * read as written (the signer then lets libpdf rebuild the file and reads the rewrite).
+ */
+export function readPdfFile(bytes: Buffer, maxPages = DEFAULT_MAX_PDF_PAGES): PdfFile | undefined {
+  let file: PdfFile;
+  try {
+    file = new PdfFile(bytes, { maxPages });
+  } catch (error) {
+    if (error instanceof RevisionError) return undefined;
+    throw error;
+  }
+  checkOpenable(file, maxPages);
+  return file;
+}
+
 /**
  * loadThroughOwnXref handles a file libpdf could not read as written (it threw, or rebuilt the file
- * by brute force): a trailer naming /Encrypt is ENCRYPTED_DOCUMENT; a legal chain libpdf refuses
- * (cross-reference stream fields wider than its 6-byte limit) is read by Signet's reader and parsed
- * through a view; anything else keeps libpdf's answer (the recovered document, or the failure).
+ * by brute force): a legal chain libpdf refuses (cross-reference stream fields wider than its
+ * 6-byte limit) is parsed through a view rebuilt from the PdfFile; anything else keeps libpdf's
+ * answer (the recovered document, or the failure: encrypted or damaged).
  */
-async function loadThroughOwnXref(bytes: Uint8Array, failure: unknown, recovered?: PDF): Promise<PDF> {
-  const chain = readXrefChain(bytes);
-  if (chain?.trailer.encrypted || looksEncrypted(bytes) || (failure && /encrypt|password|decrypt/i.test(String((failure as Error)?.message)))) {
-    throw encryptedError(failure);
-  }
-  if (chain && chain.widestField > MAX_LIBPDF_FIELD_WIDTH) {
+async function loadThroughOwnXref(bytes: Buffer, file: PdfFile | undefined, failure: unknown, recovered?: PDF): Promise<PDF> {
+  if (failure && /encrypt|password|decrypt/i.test(String((failure as Error)?.message))) throw encryptedError(failure);
+  if (file && file.widestField > MAX_LIBPDF_FIELD_WIDTH) {
     try {
-      const pdf = await PDF.load(withReadableXref(bytes, chain));
+      const pdf = await PDF.load(withReadableXref(file));
       if (!pdf.recoveredViaBruteForce) {
-        rebaseOnto(pdf, bytes, chain.startxref, chain.newestIsStream);
+        rebaseOnto(pdf, bytes, file.startxref, file.newestIsStream);
         return pdf;
       }
     } catch {
@@ -70,33 +99,31 @@ async function loadThroughOwnXref(bytes: Uint8Array, failure: unknown, recovered
     }
   }
   if (recovered) return recovered;
-  throw new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged. Open and re-save it, then send it again.", { cause: failure });
+  throw damagedError(failure);
 }
 
 /**
- * openPdf parses a PDF for signing or verification: more than `maxPages` pages is
- * PAYLOAD_TOO_LARGE (413, naming the limit), a password-protected or encrypted file is
- * ENCRYPTED_DOCUMENT, a file that cannot be parsed or whose page tree cannot be read is
- * INVALID_DOCUMENT, each with a message that says what to do.
+ * loadForWriting parses a PDF with @libpdf/core, the writer, for an incremental update. What the
+ * signer knows about the input comes from its PdfFile (`file`, undefined when the chain does not
+ * read as written: then libpdf's own repair, the page count it walks, and its encryption flag).
  */
-export async function openPdf(bytes: Uint8Array, maxPages = DEFAULT_MAX_PDF_PAGES): Promise<OpenedPdf> {
-  // Checked before parsing: libpdf walks the whole page tree on load (8 s for 200,000 pages).
-  const declared = declaredPageCount(bytes);
-  if (declared > maxPages) throw tooManyPages(declared, maxPages);
+export async function loadForWriting(bytes: Buffer, file: PdfFile | undefined, maxPages = DEFAULT_MAX_PDF_PAGES): Promise<PDF> {
   let pdf: PDF;
   try {
     pdf = await PDF.load(bytes);
   } catch (error) {
-    pdf = await loadThroughOwnXref(bytes, error);
+    pdf = await loadThroughOwnXref(bytes, file, error);
   }
-  if (pdf.recoveredViaBruteForce) pdf = await loadThroughOwnXref(bytes, undefined, pdf);
-  if (pdf.isEncrypted) throw new SignetError("ENCRYPTED_DOCUMENT", "The PDF is encrypted; remove the password or protection and send it again.");
-  let pages: number;
-  try {
-    pages = pdf.getPageCount();
-  } catch (error) {
-    throw new SignetError("INVALID_DOCUMENT", "The PDF's page tree could not be read; re-save it, then send it again.", { cause: error });
+  if (pdf.recoveredViaBruteForce) pdf = await loadThroughOwnXref(bytes, file, undefined, pdf);
+  if (pdf.isEncrypted) throw encryptedError();
+  if (!file) {
+    let pages: number;
+    try {
+      pages = pdf.getPageCount();
+    } catch (error) {
+      throw new SignetError("INVALID_DOCUMENT", "The PDF's page tree could not be read; re-save it, then send it again.", { cause: error });
+    }
+    if (pages > maxPages) throw tooManyPages(pages, maxPages);
   }
-  if (pages > maxPages) throw tooManyPages(pages, maxPages);
-  return { pdf, pages };
+  return pdf;
 }

@@ -1,6 +1,7 @@
 import { type PDF, PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
 import { pageTreeOf } from "#domain/pdf/libpdf-internals.ts";
+import type { PdfView } from "#domain/pdf/pdf-file.ts";
 
 /**
  * Signet reads the page tree itself, the way qpdf, poppler and MuPDF do, because libpdf 0.4.2
@@ -8,6 +9,8 @@ import { pageTreeOf } from "#domain/pdf/libpdf-internals.ts";
  * addPage flattens the whole tree. Signet never rewrites the existing tree: certificate pages
  * become new kids of the root /Pages node, and a catalog /Pages that points at a page gets a new
  * root over that page (ISO 32000-1 7.7.3). A tree with direct page dictionaries gets no page.
+ * The tree is read from a view of the file (PdfFile); the writer's functions below take the
+ * references it found and change libpdf's objects for them.
  */
 
 /** PageEntry is one page in document order: its reference, or null for a direct page dictionary. */
@@ -33,8 +36,8 @@ const MAX_DEPTH = 256;
 
 const key = (ref: PdfRef) => `${ref.objectNumber} ${ref.generation}`;
 
-/** isPagesNode classes a page tree dictionary as readers do: /Type first, else /Kids makes a node. */
-function isPagesNode(dict: PdfDict): boolean {
+/** isPagesNode classes a page tree dictionary as readers do: /Type first, else /Kids makes a node (the one rule, for the signer and the modification analysis). */
+export function isPagesNode(dict: PdfDict): boolean {
   const type = dict.getName("Type")?.value;
   if (type === "Pages") return true;
   if (type === "Page") return false;
@@ -46,9 +49,9 @@ function isPagesNode(dict: PdfDict): boolean {
  * /Type are classed by /Kids, a node reached twice is a loop (reported, not followed), and the walk
  * stops after `limit` pages (the caller refuses the document then).
  */
-export function readPageTree(pdf: PDF, limit = Number.MAX_SAFE_INTEGER): PageTreeShape {
-  const resolve = (ref: PdfRef) => pdf.getObject(ref);
-  const catalogPages = pdf.getCatalog().get("Pages");
+export function readPageTree(view: PdfView, limit = Number.MAX_SAFE_INTEGER): PageTreeShape {
+  const resolve = (ref: PdfRef) => view.resolve(ref);
+  const catalogPages = view.catalog.get("Pages");
   const rootRef = catalogPages instanceof PdfRef ? catalogPages : null;
   const root = rootRef ? resolve(rootRef) : catalogPages;
   const shape: PageTreeShape = { rootRef, rootIsPage: false, pages: [], loop: null };
@@ -64,8 +67,10 @@ export function readPageTree(pdf: PDF, limit = Number.MAX_SAFE_INTEGER): PageTre
       shape.loop ??= `it is more than ${MAX_DEPTH} levels deep below ${nodeName}`;
       return;
     }
-    const kids = node.getArray("Kids", resolve);
-    for (let index = 0; kids && index < kids.length && shape.loop === null && shape.pages.length <= limit; index++) {
+    const kidsValue = node.get("Kids");
+    const kids = kidsValue instanceof PdfRef ? resolve(kidsValue) : kidsValue;
+    if (!(kids instanceof PdfArray)) return;
+    for (let index = 0; index < kids.length && shape.loop === null && shape.pages.length <= limit; index++) {
       const kid = kids.at(index);
       const ref = kid instanceof PdfRef ? kid : null;
       const dict = ref ? resolve(ref) : kid;
@@ -108,7 +113,8 @@ export function prepareForNewPages(pdf: PDF, shape: PageTreeShape): boolean {
   // poppler stops at the first direct page dictionary: a page added after it would not show there.
   if (!shape.rootRef || shape.pages.some((page) => page.ref === null)) return false;
   if (!shape.rootIsPage) return pdf.getObject(shape.rootRef) instanceof PdfDict;
-  const page = shape.pages[0]!.dict;
+  const page = pdf.getObject(shape.rootRef);
+  if (!(page instanceof PdfDict)) return false;
   const root = PdfDict.of({ Type: PdfName.of("Pages"), Kids: new PdfArray([shape.rootRef]), Count: PdfNumber.of(1) });
   const rootRef = pdf.register(root);
   page.set("Parent", rootRef);
@@ -142,11 +148,12 @@ export function appendPage(pdf: PDF, size: { width: number; height: number }): P
   return new PDFPage(pageRef, page, tree.pages.length - 1, pdf.context);
 }
 
-/** lastIndirectPage is the last page of the shape that is an indirect object, as a libpdf page (null when every page is direct). */
+/** lastIndirectPage is the last page of the shape that is an indirect object, as a libpdf page of the document being written (null when every page is direct). */
 export function lastIndirectPage(pdf: PDF, shape: PageTreeShape): PDFPage | null {
   for (let index = shape.pages.length - 1; index >= 0; index--) {
-    const { ref, dict } = shape.pages[index]!;
-    if (ref) return new PDFPage(ref, dict, index, pdf.context);
+    const { ref } = shape.pages[index]!;
+    const dict = ref ? pdf.getObject(ref) : undefined;
+    if (ref && dict instanceof PdfDict) return new PDFPage(ref, dict, index, pdf.context);
   }
   return null;
 }

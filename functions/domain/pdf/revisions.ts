@@ -1,6 +1,6 @@
 import { inflateSync, constants as zlibConstants } from "node:zlib";
-import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
-import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/pdf/syntax.ts";
+import { PdfArray, PdfDict, PdfName, PdfNumber } from "@libpdf/core";
+import { endstreamFollows, isWhitespace, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/pdf/syntax.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget, verifyLimitError, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
 
@@ -28,8 +28,11 @@ export interface Revision {
   problems: string[];
 }
 
-/** RevisionError says the cross-reference chain could not be read (the analysis then reports "other"). */
-class RevisionError extends Error {}
+/** RevisionError says the cross-reference chain or an object could not be read as written (no repair is tried). */
+export class RevisionError extends Error {}
+
+/** NoNewestSectionError says the newest startxref names nothing that reads as a cross-reference section (what came before it may still read). */
+export class NoNewestSectionError extends RevisionError {}
 
 /** XrefSection is one cross-reference section as written: a table (with the stream a hybrid file's /XRefStm adds) or a stream. */
 export interface XrefSection {
@@ -50,7 +53,8 @@ export interface XrefSection {
 const EOF_MARK = Buffer.from("%%EOF", "latin1");
 const STARTXREF = Buffer.from("startxref", "latin1");
 
-function intOf(dict: PdfDict, key: string): number | undefined {
+/** intOf is a dictionary's entry when it is a non-negative safe integer. */
+export function intOf(dict: PdfDict, key: string): number | undefined {
   const value = dict.get(key);
   return value instanceof PdfNumber && Number.isSafeInteger(value.value) && value.value >= 0 ? value.value : undefined;
 }
@@ -88,7 +92,7 @@ function unpredict(data: Buffer, columns: number): Buffer {
  * (cross-reference and object streams): FlateDecode (with PNG predictors) or no filter, inflated
  * with an output cap so a small stream cannot become hundreds of MB.
  */
-function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits, budget: VerifyBudget): Buffer {
+export function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits, budget: VerifyBudget): Buffer {
   let filter = dict.get("Filter");
   let params = dict.get("DecodeParms");
   if (filter instanceof PdfArray) {
@@ -119,7 +123,7 @@ function decodeStream(dict: PdfDict, raw: Buffer, limits: VerifyLimits, budget: 
 }
 
 /** readStreamBody returns a stream's raw data: exactly /Length bytes, followed by endstream (else readers disagree). */
-function readStreamBody(bytes: Buffer, dictEnd: number, length: number | undefined): { data: Buffer; endAt: number } | undefined {
+export function readStreamBody(bytes: Buffer, dictEnd: number, length: number | undefined): { data: Buffer; endAt: number } | undefined {
   const start = streamDataStart(bytes, dictEnd);
   if (start === undefined) return undefined;
   if (length === undefined) throw new RevisionError("a stream without a readable /Length");
@@ -345,17 +349,17 @@ const OBJ_AFTER_EOF = /\d+\s+\d+\s+obj\b/;
 /**
  * readXrefSections reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
  * last startxref back through /Prev, each section once and without repair, under the verify
- * limits: the one cross-reference reader, for verification (readRevisions) and for the signer's
- * view of files libpdf cannot read (xref-chain.ts). Sections come newest first.
+ * limits: the one cross-reference reader (readRevisions, for PdfFile). Sections come newest first.
  */
-export function readXrefSections(
+function readXrefSections(
   bytes: Buffer,
   limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
   budget = new VerifyBudget(limits.timeBudgetMs),
+  newest?: number,
 ): { startxref: number; sections: XrefSection[] } {
   const last = bytes.lastIndexOf(STARTXREF);
-  const first = last < 0 ? undefined : new PdfLexer(bytes, last + STARTXREF.length).integer();
-  if (first === undefined) throw new RevisionError("no startxref");
+  const first = newest ?? (last < 0 ? undefined : new PdfLexer(bytes, last + STARTXREF.length).integer());
+  if (first === undefined) throw new NoNewestSectionError("no startxref");
   const sections: XrefSection[] = [];
   const seen = new Set<number>();
   for (let offset: number | undefined = first; offset !== undefined; ) {
@@ -370,8 +374,8 @@ export function readXrefSections(
     try {
       section = readSection(bytes, offset, limits, budget);
     } catch (error) {
-      if (error instanceof PdfSyntaxError) throw new RevisionError(error.message);
-      throw error;
+      if (!(error instanceof PdfSyntaxError || error instanceof RevisionError)) throw error;
+      throw sections.length === 0 ? new NoNewestSectionError(error.message) : error instanceof RevisionError ? error : new RevisionError(error.message);
     }
     sections.push(section);
     offset = intOf(section.trailer, "Prev");
@@ -380,17 +384,73 @@ export function readXrefSections(
   return { startxref: first, sections };
 }
 
+/** ChainFacts is what the cross-reference chain as a whole says about the file. */
+export interface ChainFacts {
+  /** The offset the last startxref names (the newest section). */
+  startxref: number;
+  /** The newest section is a cross-reference stream. */
+  newestIsStream: boolean;
+  /** The widest field (/W) of any cross-reference stream in the chain, 0 for tables alone. */
+  widestField: number;
+  /** Some table names an /XRefStm (a hybrid-reference file). */
+  hybrid: boolean;
+  /** Some trailer names an /Encrypt dictionary. */
+  encrypted: boolean;
+}
+
+/** chainFacts summarises the sections (newest first) of one chain. */
+function chainFacts(startxref: number, sections: XrefSection[]): ChainFacts {
+  return {
+    startxref,
+    newestIsStream: sections[0]?.stream ?? false,
+    widestField: Math.max(0, ...sections.map((section) => section.widestField)),
+    hybrid: sections.some((section) => section.hybrid),
+    encrypted: sections.some((section) => section.trailer.has("Encrypt")),
+  };
+}
+
+/**
+ * lastEofBefore is where the file as it was before its last startxref ends: just after the last
+ * %%EOF line before that startxref (undefined when there is none).
+ */
+export function lastEofBefore(bytes: Buffer): number | undefined {
+  const at = bytes.lastIndexOf(STARTXREF);
+  const eof = at < 0 ? -1 : bytes.lastIndexOf(EOF_MARK, at);
+  return eof < 0 ? undefined : revisionEnd(bytes, eof);
+}
+
+const XREF = Buffer.from("xref", "latin1");
+
+/**
+ * lastTableAfter is the offset of the last `xref` keyword (a cross-reference table, not the
+ * `startxref` keyword) between `from` and the last startxref, where a repairing reader finds the
+ * newest section when startxref names none (undefined when there is none).
+ */
+export function lastTableAfter(bytes: Buffer, from: number): number | undefined {
+  for (let at = bytes.lastIndexOf(STARTXREF) - 1; at >= from; ) {
+    const found = bytes.lastIndexOf(XREF, at);
+    if (found < from) return undefined;
+    if (found >= 5 && bytes.toString("latin1", found - 5, found) === "start") at = found - 1;
+    else if (found === 0 || isWhitespace(bytes[found - 1])) return found;
+    else at = found - 1;
+  }
+  return undefined;
+}
+
 /**
  * readRevisions reads a PDF's cross-reference chain (tables, streams and hybrid files) from the
  * last startxref back through /Prev, each section once, and returns the revisions oldest first,
- * with the trailing bytes' problem (objects after the last %%EOF that a repairing reader uses).
+ * what the chain says about the file, and the trailing bytes' problem (objects after the last
+ * %%EOF that a repairing reader uses).
  */
 export function readRevisions(
   bytes: Buffer,
   limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
   budget = new VerifyBudget(limits.timeBudgetMs),
-): { revisions: Revision[]; trailingProblem?: string } {
-  const { sections } = readXrefSections(bytes, limits, budget);
+  newest?: number,
+): { revisions: Revision[]; chain: ChainFacts; trailingProblem?: string } {
+  const { startxref, sections } = readXrefSections(bytes, limits, budget, newest);
+  const chain = chainFacts(startxref, sections);
   sections.reverse();
   const revisions: Revision[] = [];
   for (const section of sections) {
@@ -438,7 +498,7 @@ export function readRevisions(
   const trailingProblem = OBJ_AFTER_EOF.test(tail.toString("latin1"))
     ? "objects follow the last %%EOF outside any cross-reference section (a repairing reader would use them)"
     : undefined;
-  return { revisions, ...(trailingProblem ? { trailingProblem } : {}) };
+  return { revisions, chain, ...(trailingProblem ? { trailingProblem } : {}) };
 }
 
 /**
@@ -459,187 +519,5 @@ function checkRedefinitions(revisions: Revision[]): void {
       }
       current.set(number, entry);
     }
-  }
-}
-
-/** ObjStmContents is one parsed object stream: the data and where each of its objects starts. */
-interface ObjStmContents {
-  data: Buffer;
-  numbers: number[];
-  offsets: number[];
-}
-
-/**
- * PdfRevisions is a file's revisions and the objects each one resolves to, read with Signet's own
- * parser: each section once, each object once per location (cached), under the verify limits.
- */
-export class PdfRevisions {
-  readonly revisions: Revision[];
-  readonly trailingProblem: string | undefined;
-  private readonly history = new Map<number, Array<{ revision: number; entry: XrefEntry }>>();
-  private readonly parsed = new Map<number, { number: number; generation: number; value: PdfObject; dictEnd: number }>();
-  private readonly objectStreams = new Map<number, ObjStmContents>();
-  private readonly resolved = new Map<string, PdfObject>();
-
-  constructor(
-    readonly bytes: Buffer,
-    readonly limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
-    readonly budget = new VerifyBudget(limits.timeBudgetMs),
-  ) {
-    const read = readRevisions(bytes, limits, budget);
-    this.revisions = read.revisions;
-    this.trailingProblem = read.trailingProblem;
-    for (const revision of this.revisions) {
-      for (const [number, entry] of revision.entries) {
-        let list = this.history.get(number);
-        if (!list) this.history.set(number, (list = []));
-        list.push({ revision: revision.index, entry });
-      }
-    }
-  }
-
-  /** entryAt is the entry an object number has in revision `index` (its latest definition up to then). */
-  entryAt(number: number, index: number): XrefEntry | undefined {
-    const list = this.history.get(number);
-    if (!list) return undefined;
-    for (let at = list.length - 1; at >= 0; at--) if (list[at]!.revision <= index) return list[at]!.entry;
-    return undefined;
-  }
-
-  /**
-   * checkObjectStreams decodes every object stream the latest revision uses, once, under the
-   * inflate cap: a bomb in one is refused (422) before another parser inflates it without bound.
-   */
-  checkObjectStreams(): void {
-    const latest = this.revisions.at(-1)!.index;
-    const streams = new Set<number>();
-    for (const [number, list] of this.history) {
-      const entry = this.entryAt(number, latest);
-      if (entry?.type === "compressed" && list.length > 0) streams.add(entry.stream);
-    }
-    for (const stream of streams) {
-      this.budget.check();
-      try {
-        this.objectStream(stream, latest);
-      } catch (error) {
-        if (error instanceof RevisionError) continue;
-        throw error;
-      }
-    }
-  }
-
-  /** definedAfter lists the object numbers the revisions after `index` define or free. */
-  definedAfter(index: number): Set<number> {
-    const numbers = new Set<number>();
-    for (const revision of this.revisions.slice(index + 1)) for (const number of revision.entries.keys()) numbers.add(number);
-    return numbers;
-  }
-
-  /** objectAt resolves a reference as a reader of revision `index` does: undefined when free, undefined or of another generation. */
-  objectAt(ref: PdfRef, index: number): PdfObject | undefined {
-    this.budget.check();
-    const entry = this.entryAt(ref.objectNumber, index);
-    if (!entry || entry.type === "free" || entry.generation !== ref.generation) return undefined;
-    if (entry.type === "compressed") {
-      const streamEntry = this.entryAt(entry.stream, index);
-      const key = `c${streamEntry?.type === "offset" ? streamEntry.offset : -1}:${entry.index}`;
-      let object = this.resolved.get(key);
-      if (!object) {
-        object = this.compressedObject(ref.objectNumber, entry, index);
-        this.resolved.set(key, object);
-      }
-      return object;
-    }
-    return this.objectAtOffset(ref, entry.offset, index);
-  }
-
-  private parseAt(offset: number): { number: number; generation: number; value: PdfObject; dictEnd: number } {
-    let parsed = this.parsed.get(offset);
-    if (!parsed) {
-      if (offset >= this.bytes.length) throw new RevisionError(`an object offset outside the file (${offset})`);
-      try {
-        const header = readObjectHeader(this.bytes, offset);
-        const lexer = new PdfLexer(this.bytes, header.valueAt);
-        const value = lexer.value();
-        parsed = { number: header.number, generation: header.generation, value, dictEnd: lexer.at };
-      } catch (error) {
-        if (error instanceof PdfSyntaxError) throw new RevisionError(`an unreadable object at byte ${offset} (${error.message})`);
-        throw error;
-      }
-      this.parsed.set(offset, parsed);
-    }
-    return parsed;
-  }
-
-  private objectAtOffset(ref: PdfRef, offset: number, index: number): PdfObject {
-    const parsed = this.parseAt(offset);
-    if (parsed.number !== ref.objectNumber || parsed.generation !== ref.generation) {
-      throw new RevisionError(
-        `the cross-reference entry of object ${ref.objectNumber} points to object ${parsed.number} ${parsed.generation} (byte ${offset})`,
-      );
-    }
-    if (!(parsed.value instanceof PdfDict)) return parsed.value;
-    const lengthValue = parsed.value.get("Length");
-    const length = lengthValue instanceof PdfRef ? this.objectAt(lengthValue, index) : lengthValue;
-    const key = `o${offset}:${length instanceof PdfNumber ? length.value : "?"}`;
-    const cached = this.resolved.get(key);
-    if (cached) return cached;
-    let body: ReturnType<typeof readStreamBody>;
-    try {
-      body = readStreamBody(
-        this.bytes,
-        parsed.dictEnd,
-        length instanceof PdfNumber && Number.isSafeInteger(length.value) && length.value >= 0 ? length.value : undefined,
-      );
-    } catch (error) {
-      if (error instanceof PdfSyntaxError) throw new RevisionError(error.message);
-      throw error;
-    }
-    const object = body ? new PdfStream(parsed.value, body.data) : parsed.value;
-    this.resolved.set(key, object);
-    return object;
-  }
-
-  private compressedObject(number: number, entry: Extract<XrefEntry, { type: "compressed" }>, index: number): PdfObject {
-    const contents = this.objectStream(entry.stream, index);
-    if (contents.numbers[entry.index] !== number) throw new RevisionError(`object ${number} is not at index ${entry.index} of object stream ${entry.stream}`);
-    try {
-      return new PdfLexer(contents.data, contents.offsets[entry.index]!).value();
-    } catch (error) {
-      if (error instanceof PdfSyntaxError) throw new RevisionError(`an unreadable object ${number} in object stream ${entry.stream} (${error.message})`);
-      throw error;
-    }
-  }
-
-  private objectStream(number: number, index: number): ObjStmContents {
-    const entry = { stream: number };
-    const streamEntry = this.entryAt(entry.stream, index);
-    if (streamEntry?.type !== "offset" || streamEntry.generation !== 0) throw new RevisionError(`object stream ${entry.stream} is not defined`);
-    let contents = this.objectStreams.get(streamEntry.offset);
-    if (!contents) {
-      const stream = this.objectAt(PdfRef.of(entry.stream, 0), index);
-      if (!(stream instanceof PdfStream) || stream.getName("Type")?.value !== "ObjStm")
-        throw new RevisionError(`object ${entry.stream} is not an object stream`);
-      const count = intOf(stream, "N");
-      const first = intOf(stream, "First");
-      if (count === undefined || first === undefined) throw new RevisionError(`object stream ${entry.stream} without /N or /First`);
-      const data = decodeStream(stream, Buffer.from(stream.data), this.limits, this.budget);
-      if (count * 4 > data.length || first > data.length) throw new RevisionError(`object stream ${entry.stream} lists more objects than its data holds`);
-      const lexer = new PdfLexer(data, 0, first);
-      const numbers: number[] = [];
-      const offsets: number[] = [];
-      for (let item = 0; item < count; item++) {
-        this.budget.check();
-        const objectNumber = lexer.integer();
-        const at = lexer.integer();
-        if (objectNumber === undefined || at === undefined) throw new RevisionError(`object stream ${entry.stream} has a malformed header`);
-        numbers.push(objectNumber);
-        offsets.push(first + at);
-      }
-      if (new Set(numbers).size !== numbers.length) throw new RevisionError(`object stream ${entry.stream} defines an object twice`);
-      contents = { data, numbers, offsets };
-      this.objectStreams.set(streamEntry.offset, contents);
-    }
-    return contents;
   }
 }

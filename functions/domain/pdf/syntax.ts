@@ -44,12 +44,6 @@ export interface OpaqueRange {
 
 /** PdfLexerOptions adapt the lexer to the reader whose view a caller must match. */
 export interface PdfLexerOptions {
-  /**
-   * How names decode. "bytes" (the default): one character per byte, and a # not followed by two
-   * hex digits is refused. "libpdf": as @libpdf/core decodes them (names with #xx escapes as
-   * UTF-8, a # without two hex digits kept as it is), for comparing with what libpdf resolved.
-   */
-  names?: "bytes" | "libpdf";
   /** A key named twice: "refuse" (the default) fails; "record" keeps the last value and lists the key in `duplicates`. */
   duplicateKeys?: "refuse" | "record";
   /** A range read as one value, never tokenized. */
@@ -184,24 +178,21 @@ export class PdfLexer {
     return value;
   }
 
-  /** name reads /Name, decoding #xx escapes as the options say. */
+  /** name reads /Name, one character per byte after #xx escapes are decoded; a # not followed by two hex digits is refused. */
   name(): PdfName {
     this.skipSpace();
     if (this.at >= this.limit || this.bytes[this.at] !== 0x2f) this.fail("a name was expected");
-    const libpdf = this.options.names === "libpdf";
     let at = this.at + 1;
     const out: number[] = [];
-    let escaped = false;
     while (at < this.limit && isRegular(this.bytes[at])) {
       const byte = this.bytes[at]!;
       const isEscape = byte === 0x23 && at + 2 < this.limit && isHex(this.bytes[at + 1]) && isHex(this.bytes[at + 2]);
       if (isEscape) {
         out.push((hexValue(this.bytes[at + 1]!) << 4) | hexValue(this.bytes[at + 2]!));
-        escaped = true;
         at += 3;
         continue;
       }
-      if (byte === 0x23 && !libpdf) {
+      if (byte === 0x23) {
         this.at = at;
         this.fail("a malformed #xx escape in a name");
       }
@@ -209,9 +200,7 @@ export class PdfLexer {
       at++;
     }
     this.at = at;
-    // libpdf decodes names with #xx escapes as UTF-8, others byte for byte.
-    const decoded = libpdf && escaped ? new TextDecoder().decode(Uint8Array.from(out)) : Buffer.from(out).toString("latin1");
-    return PdfName.of(decoded);
+    return PdfName.of(Buffer.from(out).toString("latin1"));
   }
 
   private literalString(): PdfString {

@@ -1,12 +1,14 @@
 import { X509Certificate } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import type { RevocationProvider, TimestampAuthority } from "@libpdf/core";
+import { type PDF, PdfString, type RevocationProvider, type TimestampAuthority } from "@libpdf/core";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { allowIncrementalOnLinearized } from "#domain/pdf/libpdf-internals.ts";
 import { loadPdf } from "#domain/signing/pades-signer.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
+import type { PdfFile } from "#domain/pdf/pdf-file.ts";
 export { resolveLevel, type SignatureLevel } from "#domain/verification/signature-level.ts";
 
 // RFC 5280 and RFC 6960 object identifiers.
@@ -196,8 +198,16 @@ export interface LongTermOptions {
 // A document timestamp token: the TSA's signature and its certificates (the chain, in practice a few KB).
 const DOCUMENT_TIMESTAMP_BYTES = 16_384;
 
-/** signatureContents lists the /Contents (CMS) of every signed field of a PDF. */
-function signatureContents(pdf: Awaited<ReturnType<typeof loadPdf>>): Uint8Array[] {
+/** signedContents lists the /Contents (CMS) of every signed field of the input, read from its PdfFile. */
+function signedContents(file: PdfFile): Uint8Array[] {
+  return readForm(file.latest).fields.flatMap((field) => {
+    const contents = field.signature?.dict.get("Contents");
+    return contents instanceof PdfString ? [contents.bytes] : [];
+  });
+}
+
+/** signatureContents lists the /Contents (CMS) of every signed field of the document being written (libpdf's state after its own updates). */
+function signatureContents(pdf: PDF): Uint8Array[] {
   const fields =
     pdf
       .getForm()
@@ -217,9 +227,9 @@ function signatureContents(pdf: Awaited<ReturnType<typeof loadPdf>>): Uint8Array
  * validation data (B-LTA). Any missing piece fails: a document never claims a level it lacks.
  */
 export async function addLongTermValidation(signed: Buffer, options: LongTermOptions): Promise<Buffer> {
-  const pdf = await loadPdf(signed, options.maxPages);
+  const { pdf, file } = await loadPdf(signed, options.maxPages);
   allowIncrementalOnLinearized(pdf);
-  for (const contents of signatureContents(pdf)) requireCompleteChains(contents);
+  for (const contents of signedContents(file)) requireCompleteChains(contents);
   const provider = new FetchingRevocationProvider(options.fetcher);
   const check = (warnings: { code: string; message: string }[]) => {
     if (provider.failure) throw provider.failure;

@@ -3,10 +3,13 @@ import { deflateSync } from "node:zlib";
 import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, documentHash, measureCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, signatureDictOf, trailerOf } from "#domain/pdf/libpdf-internals.ts";
-import { openPdf, tooManyPages } from "#domain/pdf/open-pdf.ts";
-import { lastTrailerValues, readXrefChain } from "#domain/pdf/xref-chain.ts";
-import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages, readPageTree } from "#domain/pdf/page-tree.ts";
+import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, trailerOf } from "#domain/pdf/libpdf-internals.ts";
+import { loadForWriting, readPdfFile } from "#domain/pdf/open-pdf.ts";
+import { fileTrailerValues, lastTrailerValues } from "#domain/pdf/readable-xref.ts";
+import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages } from "#domain/pdf/page-tree.ts";
+import type { PdfFile } from "#domain/pdf/pdf-file.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
+import { readCertification } from "#domain/pdf/docmdp.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 
 /** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */
@@ -44,16 +47,16 @@ export interface PadesSignOptions {
    * only when the document holds no signature yet: a page added after an earlier signature would
    * invalidate it (ISO 32000-1 12.8.2.2; pyHanko's difference analysis classes it "other").
    */
-  decorate?: (pdf: PDF, existing: ExistingPages, facts: InputFacts) => void | Promise<void>;
+  decorate?: (pdf: PDF, existing: ExistingPages, facts: InputFacts, file: PdfFile) => void | Promise<void>;
   /**
-   * Called with the loaded document and the input bytes before anything is added; returns the
+   * Called with the loaded document and the input read once (its PdfFile) before anything is added; returns the
    * complete audit record (JSON, written into the signature dictionary, so the signature covers
    * it) and the lines of the compact audit stamp drawn in a visible signature widget on the last
    * existing page, used instead of `decorate` when the document already holds signatures (and is
    * not certified: after a certification only an invisible signature field keeps the
    * certification). A function, since both list the signatures the document already holds.
    */
-  describe?: (pdf: PDF, input: Buffer, facts: InputFacts) => Promise<{ auditRecord?: string | undefined; stamp?: string[] | undefined }>;
+  describe?: (pdf: PDF, file: PdfFile, facts: InputFacts) => Promise<{ auditRecord?: string | undefined; stamp?: string[] | undefined }>;
   /** Rewrite an unsigned input that needs repair or is a hybrid-reference file (default false: refuse a damaged one). */
   rewriteUnsigned?: boolean | undefined;
   /** Pages a PDF may have (default DEFAULT_MAX_PDF_PAGES). */
@@ -69,17 +72,20 @@ const PLACEHOLDER = 9_999_999_999;
 const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 9999999999]", "latin1");
 
 /**
- * loadPdf opens a PDF for an incremental update, rejecting what cannot be signed safely:
- * encrypted files, unreadable ones (openPdf), files without pages, and files whose structure had
- * to be rebuilt (an appended update would point into a broken cross-reference chain).
+ * loadPdf opens a PDF for an incremental update (the writer's parse and the PdfFile read), rejecting what cannot be signed safely:
+ * encrypted files, unreadable ones, files without pages, and files whose structure had to be
+ * rebuilt (an appended update would point into a broken cross-reference chain).
  */
-export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<PDF> {
-  return (await loadForUpdate(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxPages)).pdf;
+export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<{ pdf: PDF; file: PdfFile }> {
+  const { pdf, file } = await loadForUpdate(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxPages);
+  return { pdf, file };
 }
 
-/** UpdateBase is a document opened for an incremental update: the bytes the update appends to, parsed. */
+/** UpdateBase is a document opened for an incremental update: the bytes the update appends to, read once (file) and parsed by the writer (pdf). */
 interface UpdateBase {
   pdf: PDF;
+  /** The one Signet parse of `bytes`: what the signer knows about the input. */
+  file: PdfFile;
   shape: PageTreeShape;
   /** What the update appends to: the input, or its clean rewrite. */
   bytes: Buffer;
@@ -87,90 +93,84 @@ interface UpdateBase {
 }
 
 /**
- * loadForUpdate is loadPdf with the page tree as readers see it (readPageTree): its pages count
- * for the limit and for "no pages", and a tree with a loop is refused (signing would keep it).
- * With `rewrite`, an unsigned document that libpdf had to rebuild (damaged cross-reference) or a
- * hybrid-reference one is saved once as a plain file and that file is the base; a signed one that
- * needs repair is refused (a rewrite would void its signatures), a signed hybrid one is kept.
+ * rewriteOnce saves an unsigned document libpdf had to rebuild (or a hybrid-reference one) once as a
+ * plain file and opens that file as the base; a rewrite that holds signatures (a damaged signed
+ * file, seen only once rebuilt) is refused: it would void them.
  */
-async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrite = false): Promise<UpdateBase> {
-  const { pdf } = await openPdf(input, maxPages);
-  const damaged = pdf.recoveredViaBruteForce;
-  const hybrid = !damaged && isHybrid(input);
-  const facts: InputFacts = {};
-  if (damaged || hybrid) {
-    const signed = hasSignatures(pdf);
-    if (damaged && signed) {
-      throw new SignetError(
-        "INVALID_DOCUMENT",
-        "The PDF's cross-reference table is damaged and the PDF already holds signatures: repairing it would rewrite the file and void them. Ask its signers for an intact copy, or repair it before anyone signs it.",
-      );
-    }
-    if (damaged && !rewrite) {
-      throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
-    }
-    if (!signed && rewrite) {
-      const reason = damaged ? "repaired cross-reference" : "hybrid cross-reference made plain";
-      if (damaged) restoreTrailerInfo(pdf, input);
-      // libpdf hands back the original bytes when nothing changed: mark the catalog so it writes.
-      pdf.getCatalog().set("Type", PdfName.of("Catalog"));
-      let rewritten: Buffer;
-      let base: UpdateBase;
-      try {
-        rewritten = Buffer.from(await pdf.save({ useXRefStream: false }));
-        base = await loadForUpdate(rewritten, maxPages, false);
-      } catch (error) {
-        if (error instanceof SignetError) throw error;
-        throw new SignetError("INVALID_DOCUMENT", "The PDF is damaged and Signet could not repair it; re-save it with a PDF tool, then send it again.", {
-          cause: error,
-        });
-      }
-      return { ...base, facts: { rewritten: { reason, sha256: createHash("sha256").update(rewritten).digest("hex") } } };
-    }
-    if (hybrid) facts.hybridKept = true;
+async function rewriteOnce(pdf: PDF, input: Buffer, file: PdfFile | undefined, maxPages: number | undefined): Promise<UpdateBase> {
+  const damaged = file === undefined || pdf.recoveredViaBruteForce;
+  const reason = damaged ? "repaired cross-reference" : "hybrid cross-reference made plain";
+  if (damaged) restoreTrailerInfo(pdf, input, file);
+  // libpdf hands back the original bytes when nothing changed: mark the catalog so it writes.
+  pdf.getCatalog().set("Type", PdfName.of("Catalog"));
+  let rewritten: Buffer;
+  let base: UpdateBase;
+  try {
+    rewritten = Buffer.from(await pdf.save({ useXRefStream: false }));
+    base = await loadForUpdate(rewritten, maxPages, false);
+  } catch (error) {
+    if (error instanceof SignetError) throw error;
+    throw new SignetError("INVALID_DOCUMENT", "The PDF is damaged and Signet could not repair it; re-save it with a PDF tool, then send it again.", {
+      cause: error,
+    });
   }
-  const shape = readPageTree(pdf, maxPages);
-  if (shape.loop) throw pageTreeLoopError(shape.loop);
-  if (maxPages !== undefined && shape.pages.length > maxPages) throw tooManyPages(shape.pages.length, maxPages);
-  if (shape.pages.length === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
-  return { pdf, shape, bytes: input, facts };
+  if (damaged && hasSignatures(base.file)) throw damagedSigned();
+  return { ...base, facts: { rewritten: { reason, sha256: createHash("sha256").update(rewritten).digest("hex") } } };
 }
 
-const XREF_STM = Buffer.from("/XRefStm", "latin1");
+const damagedSigned = () =>
+  new SignetError(
+    "INVALID_DOCUMENT",
+    "The PDF's cross-reference table is damaged and the PDF already holds signatures: repairing it would rewrite the file and void them. Ask its signers for an intact copy, or repair it before anyone signs it.",
+  );
 
-/** isHybrid tells whether a trailer names /XRefStm (a hybrid-reference file); the byte search makes the common case cost nothing. */
-function isHybrid(bytes: Buffer): boolean {
-  return bytes.indexOf(XREF_STM) >= 0 && (readXrefChain(bytes)?.hybrid ?? false);
+/**
+ * loadForUpdate reads the input once (PdfFile: encryption, page limit, hybrid, signatures, page
+ * tree) and parses it with the writer (libpdf). Its page tree as readers see it (readPageTree)
+ * counts for the limit and for "no pages", and a tree with a loop is refused (signing would keep
+ * it). With `rewrite`, an unsigned document whose chain does not read as written (or that libpdf
+ * had to rebuild) or a hybrid-reference one is saved once as a plain file and that file is the
+ * base; a signed one that needs repair is refused (a rewrite would void its signatures), a signed
+ * hybrid one is kept.
+ */
+async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrite = false): Promise<UpdateBase> {
+  const read = readPdfFile(input, maxPages);
+  // A chain Signet had to recover is not trusted for what the input holds: libpdf repairs, and the rewrite is read again.
+  const file = read?.recovered ? undefined : read;
+  const pdf = await loadForWriting(input, file, maxPages);
+  const damaged = file === undefined || pdf.recoveredViaBruteForce;
+  const hybrid = !damaged && file.hybrid;
+  const facts: InputFacts = {};
+  if (damaged || hybrid) {
+    if (file !== undefined && damaged && hasSignatures(file)) throw damagedSigned();
+    if (damaged) {
+      // Whether a file whose chain does not read holds signatures shows once it is repaired (rewriteOnce refuses then).
+      const base = file === undefined || rewrite ? await rewriteOnce(pdf, input, file, maxPages) : undefined;
+      if (!rewrite || !base)
+        throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
+      return base;
+    }
+    if (!hasSignatures(file) && rewrite) return rewriteOnce(pdf, input, file, maxPages);
+    facts.hybridKept = true;
+  }
+  if (!file) throw new SignetError("INVALID_DOCUMENT", "The PDF's cross-reference table is damaged; re-save it with a PDF tool, then send it again.");
+  const shape = file.pageTree;
+  if (shape.loop) throw pageTreeLoopError(shape.loop);
+  if (shape.pages.length === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
+  return { pdf, file, shape, bytes: input, facts };
 }
 
 /**
  * restoreTrailerInfo gives a document libpdf rebuilt by brute force (its trailer then holds only
- * /Root and /Size) the /Info and /ID of the file's last trailer, when they name objects that exist,
- * so its rewrite keeps the title and the permanent identifier.
+ * /Root and /Size) the /Info and /ID of the file's trailer (the PdfFile's, else the last `trailer`
+ * dictionary in the bytes), when they name objects that exist, so its rewrite keeps the title and
+ * the permanent identifier.
  */
-function restoreTrailerInfo(pdf: PDF, bytes: Buffer): void {
-  const values = lastTrailerValues(bytes);
+function restoreTrailerInfo(pdf: PDF, bytes: Buffer, file: PdfFile | undefined): void {
+  const values = file ? fileTrailerValues(file) : lastTrailerValues(bytes);
   const trailer = trailerOf(pdf);
   if (values.info && !trailer.has("Info") && pdf.getObject(values.info) instanceof PdfDict) trailer.set("Info", values.info);
   if (values.id && !trailer.has("ID")) trailer.set("ID", new PdfArray(values.id.map((part) => new PdfString(part.bytes, "hex"))));
-}
-
-/**
- * certificationPermission reads the DocMDP access permission P (1: no changes, 2: form filling
- * and signing, 3: also annotations) of a certified document, or undefined when it is not
- * certified (ISO 32000-1 12.8.2.2; P defaults to 2).
- */
-function certificationPermission(pdf: PDF): number | undefined {
-  const resolve = (ref: PdfRef) => pdf.getObject(ref);
-  const signature = pdf.getCatalog().getDict("Perms", resolve)?.getDict("DocMDP", resolve);
-  if (!signature) return undefined;
-  const references = signature.getArray("Reference", resolve);
-  for (let index = 0; index < (references?.length ?? 0); index++) {
-    const reference = references!.at(index, resolve);
-    if (!(reference instanceof PdfDict) || reference.getName("TransformMethod", resolve)?.value !== "DocMDP") continue;
-    return reference.getDict("TransformParams", resolve)?.getNumber("P", resolve)?.value ?? 2;
-  }
-  return 2;
 }
 
 // Room for what a measured CMS cannot know in advance: ECDSA signature values vary by a few bytes.
@@ -380,10 +380,10 @@ function updateFileId(pdf: PDF, input: Buffer, signingTime: Date): void {
   trailer.set("ID", new PdfArray([permanent, new PdfString(new Uint8Array(changing), "hex")]));
 }
 
-/** hasSignatures tells whether a document already holds a signed signature field or a certification. */
-export function hasSignatures(pdf: PDF): boolean {
-  if (certificationPermission(pdf) !== undefined) return true;
-  return (pdf.getForm()?.getFields() ?? []).some((field) => signatureDictOf(field) !== null);
+/** hasSignatures tells whether a document already holds a signed signature field or a certification (read from its PdfFile). */
+export function hasSignatures(file: PdfFile): boolean {
+  if (readCertification(file.latest) !== undefined) return true;
+  return readForm(file.latest).fields.some((field) => field.signed);
 }
 
 /**
@@ -447,8 +447,9 @@ export async function signPdfWithFacts(input: Buffer, options: PadesSignOptions)
 }
 
 async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ signed: Buffer; facts: InputFacts }> {
-  const { pdf, shape, bytes: input, facts } = await loadForUpdate(received, options.maxPages, options.rewriteUnsigned);
-  if (certificationPermission(pdf) === 1) {
+  const { pdf, file, shape, bytes: input, facts } = await loadForUpdate(received, options.maxPages, options.rewriteUnsigned);
+  const certification = readCertification(file.latest);
+  if (certification?.permission === 1) {
     throw new SignetError(
       "INVALID_DOCUMENT",
       "The document is certified against changes; adding a signature would invalidate its certification. Send the document before it was certified, or ask its author for a certification that allows signing.",
@@ -457,9 +458,9 @@ async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ 
   // libpdf refuses incremental saves of linearized files; an appended update is valid PDF there
   // (it only ends the fast-web-view optimisation), and a full rewrite would break earlier signatures.
   allowIncrementalOnLinearized(pdf);
-  const certified = certificationPermission(pdf) !== undefined;
-  const alreadySigned = hasSignatures(pdf);
-  const described = options.describe ? await options.describe(pdf, input, facts) : {};
+  const certified = certification !== undefined;
+  const alreadySigned = hasSignatures(file);
+  const described = options.describe ? await options.describe(pdf, file, facts) : {};
   // The certificate pages are new kids of the root /Pages node; the existing tree stays as it is.
   const lastExisting = lastIndirectPage(pdf, shape);
   const decorated = options.decorate !== undefined && !alreadySigned && prepareForNewPages(pdf, shape);
@@ -470,7 +471,7 @@ async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ 
   }
   if (decorated) {
     const box = lastExisting && shape.pages.at(-1)!.ref === lastExisting.ref ? lastExisting : null;
-    await options.decorate!(pdf, { pages: shape.pages.length, lastPage: box ? { width: box.width, height: box.height } : A4 }, facts);
+    await options.decorate!(pdf, { pages: shape.pages.length, lastPage: box ? { width: box.width, height: box.height } : A4 }, facts, file);
   }
   const reserved = await contentsSize(options);
   const page = decorated ? pdf.getPage(pdf.getPageCount() - 1) : lastExisting;

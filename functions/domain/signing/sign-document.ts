@@ -11,6 +11,8 @@ import { AUDIT_RECORD_KEY, type ExistingPages, hasSignatures, type InputFacts, s
 import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 import { listSignatures, verifySignatures } from "#domain/verification/signature-verifier.ts";
 import type { VerifyReport } from "#domain/verification/verify-report.ts";
+import type { PdfFile } from "#domain/pdf/pdf-file.ts";
+import { VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { describeKey, type SigningIdentity, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
 
@@ -67,14 +69,16 @@ interface EarlierSignatureRecord {
  * signatures costs nothing; one with them costs one verification (digests over the signed
  * ranges, the revision analysis).
  */
-async function earlierSignaturesOf(pdf: PDF, bytes: Buffer): Promise<EarlierSignatureRecord[]> {
-  if (!hasSignatures(pdf)) return [];
+async function earlierSignaturesOf(file: PdfFile): Promise<EarlierSignatureRecord[]> {
+  if (!hasSignatures(file)) return [];
   let report: VerifyReport;
   try {
-    report = await verifySignatures({ pdf, pages: pdf.getPageCount() }, bytes, { anchors: [] });
+    // The verification is new work on the file read at loading: it gets its own time budget.
+    file.budget = new VerifyBudget(file.limits.timeBudgetMs);
+    report = await verifySignatures(file, { anchors: [] });
   } catch {
     // More signatures than the verifier takes: list them without a verdict.
-    return listSignatures(pdf).map((earlier, index) => ({
+    return listSignatures(file.latest).map((earlier, index) => ({
       field: `#${index + 1}`,
       signer: earlier.signer || null,
       claimedTime: earlier.signedAt?.toISOString() ?? null,
@@ -83,7 +87,7 @@ async function earlierSignaturesOf(pdf: PDF, bytes: Buffer): Promise<EarlierSign
     }));
   }
   // Verify names no signer of a broken signature; the record keeps what its dictionary claims, marked not intact.
-  const claimed = listSignatures(pdf);
+  const claimed = listSignatures(file.latest);
   return report.signatures.map((signature, index) => ({
     field: signature.field,
     signer: signature.signerName ?? (claimed[index]?.signer || /(?:^|,\s*)CN=([^,\n]+)/.exec(signature.certificateSubject)?.[1]) ?? null,
@@ -174,8 +178,8 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
     reason: `Signed by ${signer.name} <${signer.email}>`,
     contactInfo: signer.email,
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
-    describe: (pdf, bytes, facts) => describeSigning(context, pdf, bytes, facts, withCertificate),
-    ...(withCertificate ? { decorate: (pdf, existing, facts) => decorateWithCertificate(context, pdf, existing, facts) } : {}),
+    describe: (_pdf, file, facts) => describeSigning(context, file, facts, withCertificate),
+    ...(withCertificate ? { decorate: (pdf, existing, facts, file) => decorateWithCertificate(context, pdf, existing, facts, file) } : {}),
   });
   const notices = noticesOf(facts);
   if (level === "B-B" || level === "B-T") return { signed, notices };
@@ -225,11 +229,11 @@ async function loadIdentity(deps: SignDependencies, level: SignatureLevel): Prom
  * covers (on an already-signed document it is the record: no certificate page can be added
  * there), and the stamp for the signature widget.
  */
-async function describeSigning(context: SignContext, pdf: PDF, bytes: Buffer, facts: InputFacts, withCertificate: boolean) {
+async function describeSigning(context: SignContext, file: PdfFile, facts: InputFacts, withCertificate: boolean) {
   const { input, deps, document, signingTime, service, level } = context;
   const { signer } = input;
   const events = sortEvents(input.auditTrail);
-  const earlierSignatures = await earlierSignaturesOf(pdf, bytes);
+  const earlierSignatures = await earlierSignaturesOf(file);
   const auditRecord = JSON.stringify({
     format: "signet-audit-record/1",
     documentSha256: document.sha256,
@@ -255,7 +259,7 @@ async function describeSigning(context: SignContext, pdf: PDF, bytes: Buffer, fa
 }
 
 /** decorateWithCertificate appends the audit trail certificate page to an unsigned document. */
-function decorateWithCertificate(context: SignContext, pdf: PDF, existing: ExistingPages, facts: InputFacts) {
+function decorateWithCertificate(context: SignContext, pdf: PDF, existing: ExistingPages, facts: InputFacts, file: PdfFile) {
   const { input, deps, document, pdfBytes } = context;
   return drawAuditCertificate(
     pdf,
@@ -268,7 +272,7 @@ function decorateWithCertificate(context: SignContext, pdf: PDF, existing: Exist
       // signPdf decorates only documents without signed fields or a certification, so
       // this is empty today (the audit record and the stamp list earlier signatures);
       // it lists any signature a looser rule would let through.
-      existingSignatures: listSignatures(pdf),
+      existingSignatures: listSignatures(file.latest),
       documentPages: existing.pages,
       eventId: input.eventId,
       signer: input.signer,

@@ -30,8 +30,8 @@ export async function timestampDocument(
     throw new SignetError("LEVEL_UNAVAILABLE", "A document timestamp needs a timestamp authority, and none is configured: set SIGNET_TSA_URL.");
   }
   const document = await resolveDocument(input, ["pdf"], { fetcher: deps.fetcher, limits: deps.limits });
-  const pdf = await loadPdf(document.bytes, deps.limits.maxPdfPages);
-  if (!hasSignatures(pdf)) {
+  const { file } = await loadPdf(document.bytes, deps.limits.maxPdfPages);
+  if (!hasSignatures(file)) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF holds no signature to timestamp; sign it first (level B-LTA adds the document timestamp at once).");
   }
   return addLongTermValidation(document.bytes, { fetcher: deps.revocationFetcher, timestamper: deps.timestamper, maxPages: deps.limits.maxPdfPages });

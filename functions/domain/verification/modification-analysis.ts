@@ -1,8 +1,9 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
 import { same } from "#domain/pdf/objects.ts";
-import { PdfRevisions, type Revision } from "#domain/pdf/revisions.ts";
-import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
+import type { PdfFile } from "#domain/pdf/pdf-file.ts";
+import { type Revision, RevisionError } from "#domain/pdf/revisions.ts";
+import type { VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { catalogRule } from "#domain/verification/modification-rules/catalog-rule.ts";
 import { dssRule } from "#domain/verification/modification-rules/dss-rule.ts";
 import { formRule } from "#domain/verification/modification-rules/form-rule.ts";
@@ -84,20 +85,13 @@ function describe(view: View, ref: PdfRef): string {
   return `object ${ref.objectNumber} (${kind})`;
 }
 
-/** RevisionHistory holds one file's revisions (read once, Signet's own parser) and what its latest revision reaches. */
+/** RevisionHistory is one file's revisions (its PdfFile, the one parse) and what its latest revision reaches. */
 export class RevisionHistory {
   /** Analyses already made, by signed end and DocMDP permission (many fields may share one signature). */
   readonly analyses = new Map<string, Promise<ModificationReport>>();
-  readonly file: PdfRevisions;
   private latest?: { view: View; graph: Graph; outsideLta: Graph };
 
-  constructor(
-    private readonly bytes: Buffer,
-    limits: VerifyLimits = DEFAULT_VERIFY_LIMITS,
-    budget = new VerifyBudget(limits.timeBudgetMs),
-  ) {
-    this.file = new PdfRevisions(bytes, limits, budget);
-  }
+  constructor(readonly file: PdfFile) {}
 
   get revisions(): Revision[] {
     return this.file.revisions;
@@ -106,17 +100,18 @@ export class RevisionHistory {
   /** revisionEndingAt finds the revision a signature covers: the one whose %%EOF ends where its byte range ends. */
   revisionEndingAt(offset: number): Revision | undefined {
     return this.revisions.find(
-      (revision) => revision.end === offset || (revision.end > offset && /^[\s\0]*$/.test(this.bytes.subarray(offset, revision.end).toString("latin1"))),
+      (revision) => revision.end === offset || (revision.end > offset && /^[\s\0]*$/.test(this.file.bytes.subarray(offset, revision.end).toString("latin1"))),
     );
   }
 
+  /** view is a revision as its readers resolve it; one without a catalog is a change no rule explains. */
   view(revision: Revision): View {
-    const trailer = revision.trailer;
-    const resolve = (ref: PdfRef) => this.file.objectAt(ref, revision.index);
-    const rootRef = trailer.get("Root");
-    const root = rootRef instanceof PdfRef ? resolve(rootRef) : rootRef;
-    if (!(root instanceof PdfDict)) throw new SuspiciousChangeError(`revision ${revision.index} has no document catalog`);
-    return { index: revision.index, resolve, trailer, root };
+    try {
+      return this.file.view(revision.index);
+    } catch (error) {
+      if (error instanceof RevisionError) throw new SuspiciousChangeError(error.message);
+      throw error;
+    }
   }
 
   /** latestGraph is the newest revision and what its readers reach (all of it, and all but the DSS, metadata and info). */
@@ -168,10 +163,10 @@ function updateProblem(history: RevisionHistory, later: Revision[]): string | un
 }
 
 /** deletedObject names an object in use when signed that a later update frees (deleted, whether or not still used). */
-function deletedObject(history: RevisionHistory, defined: Set<number>, signed: Revision, neu: View): string | undefined {
+function deletedObject(history: RevisionHistory, defined: Set<number>, signedRevision: Revision, current: View): string | undefined {
   for (const number of defined) {
-    const before = history.file.entryAt(number, signed.index);
-    const after = history.file.entryAt(number, neu.index);
+    const before = history.file.entryAt(number, signedRevision.index);
+    const after = history.file.entryAt(number, current.index);
     if (before && before.type !== "free" && after?.type === "free") return `object ${number} from the signed revision was deleted`;
   }
   return undefined;
@@ -181,7 +176,7 @@ function deletedObject(history: RevisionHistory, defined: Set<number>, signed: R
  * differingObjects lists what a reader of the latest revision reaches and resolves differently than
  * the signer's reader, or names a dangling reference of the signed revision an update satisfies.
  */
-function differingObjects(history: RevisionHistory, defined: Set<number>, old: View, neu: View, graph: Graph): PdfRef[] | ModificationReport {
+function differingObjects(history: RevisionHistory, defined: Set<number>, signed: View, current: View, graph: Graph): PdfRef[] | ModificationReport {
   const budget = history.file.budget;
   const changedCache = new Map<string, boolean>();
   const changed = (ref: PdfRef): boolean => {
@@ -190,7 +185,7 @@ function differingObjects(history: RevisionHistory, defined: Set<number>, old: V
     let result = changedCache.get(key);
     if (result === undefined) {
       budget.check();
-      result = !same(old.resolve(ref), neu.resolve(ref));
+      result = !same(signed.resolve(ref), current.resolve(ref));
       changedCache.set(key, result);
     }
     return result;
@@ -202,12 +197,12 @@ function differingObjects(history: RevisionHistory, defined: Set<number>, old: V
       continue;
     }
     // An unchanged object of the signed revision whose reference was dangling then and leads somewhere now.
-    if (old.resolve(ref) === undefined) continue;
+    if (signed.resolve(ref) === undefined) continue;
     for (const child of children) {
-      if (defined.has(child.objectNumber) && old.resolve(child) === undefined && neu.resolve(child) !== undefined) {
+      if (defined.has(child.objectNumber) && signed.resolve(child) === undefined && current.resolve(child) !== undefined) {
         return {
           level: "other",
-          problem: `${describe(neu, child)} is new, but ${describe(old, ref)} of the signed revision already referred to it (a dangling reference the update satisfies)`,
+          problem: `${describe(current, child)} is new, but ${describe(signed, ref)} of the signed revision already referred to it (a dangling reference the update satisfies)`,
         };
       }
     }
@@ -225,9 +220,9 @@ interface ModificationPolicy {
 
 /** standardPolicy applies every rule, then requires each differing object explained (pyHanko's StandardDiffPolicy). */
 const standardPolicy: ModificationPolicy = {
-  review(a, differing, outsideLta) {
+  review(analysis, differing, outsideLta) {
     try {
-      for (const rule of RULES) rule.apply(a);
+      for (const rule of RULES) rule.apply(analysis);
     } catch (error) {
       if (error instanceof SuspiciousChangeError) return { level: "other", problem: error.message };
       throw error;
@@ -236,39 +231,39 @@ const standardPolicy: ModificationPolicy = {
     const unexplained: PdfRef[] = [];
     for (const ref of differing) {
       const key = keyOf(ref);
-      const explained = a.explained.get(key);
+      const explained = analysis.explained.get(key);
       if (!explained) {
         unexplained.push(ref);
         continue;
       }
-      if (a.ltaOnly.has(key) && explained === "lta" && outsideLta.reached.has(key)) {
-        return { level: "other", problem: `${describe(a.neu, ref)} changed as validation data or metadata, but the document uses it elsewhere too` };
+      if (analysis.ltaOnly.has(key) && explained === "lta" && outsideLta.reached.has(key)) {
+        return { level: "other", problem: `${describe(analysis.current, ref)} changed as validation data or metadata, but the document uses it elsewhere too` };
       }
       level = higher(level, explained);
     }
     if (unexplained.length === 0) return { level };
     const listed = unexplained
       .slice(0, 3)
-      .map((ref) => describe(a.neu, ref))
+      .map((ref) => describe(analysis.current, ref))
       .join(", ");
     return { level: "other", problem: `unexplained changes: ${listed}${unexplained.length > 3 ? ` and ${unexplained.length - 3} more` : ""}` };
   },
 };
 
 function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): ModificationReport {
-  const signed = history.revisionEndingAt(signedEnd);
-  if (!signed) return { level: "other", problem: "the signature does not cover a whole revision of the file" };
-  const later = history.revisions.slice(signed.index + 1);
+  const signedRevision = history.revisionEndingAt(signedEnd);
+  if (!signedRevision) return { level: "other", problem: "the signature does not cover a whole revision of the file" };
+  const later = history.revisions.slice(signedRevision.index + 1);
   const problem = updateProblem(history, later);
   if (problem) return { level: "other", problem };
   if (later.length === 0) return { level: "none" };
-  const old = history.view(signed);
-  const { view: neu, graph, outsideLta } = history.latestGraph();
-  const defined = history.file.definedAfter(signed.index);
-  const deleted = deletedObject(history, defined, signed, neu);
+  const signed = history.view(signedRevision);
+  const { view: current, graph, outsideLta } = history.latestGraph();
+  const defined = history.file.definedAfter(signedRevision.index);
+  const deleted = deletedObject(history, defined, signedRevision, current);
   if (deleted) return { level: "other", problem: deleted };
-  const differing = differingObjects(history, defined, old, neu, graph);
+  const differing = differingObjects(history, defined, signed, current, graph);
   if (!Array.isArray(differing)) return differing;
   if (differing.length === 0) return { level: "lta" };
-  return standardPolicy.review(new Analysis(old, neu, docMdp), differing, outsideLta);
+  return standardPolicy.review(new Analysis(signed, current, docMdp), differing, outsideLta);
 }

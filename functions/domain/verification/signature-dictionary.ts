@@ -69,8 +69,8 @@ function headerBefore(bytes: Buffer, at: number): { start: number; objectNumber:
 /** signedLexer reads the signed bytes from a header on: up to the gap, the gap as one value, then up to the signed end. */
 function signedLexer(bytes: Buffer, start: number, gap: [number, number], signedEnd: number): PdfLexer {
   const opaque = { start: gap[0], end: gap[1], read: () => gapContents(bytes, gap) };
-  // Names decode as libpdf decodes them: the signed dictionary is compared with libpdf's.
-  return new PdfLexer(bytes, start, signedEnd, { names: "libpdf", duplicateKeys: "record", opaque });
+  // Names decode as PdfFile's lexer decodes them: the signed dictionary is compared with the one the view resolved.
+  return new PdfLexer(bytes, start, signedEnd, { duplicateKeys: "record", opaque });
 }
 
 /** parseCandidate reads the indirect object whose header starts where `lexer` is and checks that it owns the gap. */
@@ -101,7 +101,7 @@ function parseCandidate(lexer: PdfLexer, ref: PdfRef, dict: PdfDict, gap: [numbe
 
 /**
  * SignatureLocator finds signature dictionaries in one file's bytes. locate finds the definition
- * of signature dictionary `ref` (as libpdf resolved it, `dict`) inside the signed bytes,
+ * of signature dictionary `ref` (as the latest view resolved it, `dict`) inside the signed bytes,
  * [0, signedEnd), such that the /ByteRange gap is exactly its /Contents hex string, and returns
  * where it is and the raw signature value. It throws SignatureBytesError when no such definition
  * exists: the dictionary then does not own the signature value (a new dictionary borrowing

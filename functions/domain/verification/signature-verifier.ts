@@ -1,10 +1,12 @@
 import { X509Certificate, constants, createHash, verify as verifySignature } from "node:crypto";
 import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString, type PDF } from "@libpdf/core";
-import { signatureDictOf } from "#domain/pdf/libpdf-internals.ts";
+import { PdfArray, type PdfDict, PdfName, PdfNumber, type PdfRef, PdfString } from "@libpdf/core";
 import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/verification/signature-dictionary.ts";
-import type { OpenedPdf } from "#domain/pdf/open-pdf.ts";
+import type { PdfFile, PdfView } from "#domain/pdf/pdf-file.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
+import { readCertification } from "#domain/pdf/docmdp.ts";
+import { RevisionError } from "#domain/pdf/revisions.ts";
 import { oids } from "#domain/pki/oids.ts";
 import { children, readElement } from "#domain/pki/der.ts";
 import { SignetError } from "#domain/shared/errors.ts";
@@ -169,25 +171,31 @@ interface SignatureDictionary {
 }
 
 /**
- * signatureDictionaries lists the signed signature fields. Only the signature the catalog's
- * /Perms /DocMDP names is a certification, with the DocMDP /Reference of its own dictionary: a
- * /Reference in any other signature dictionary (one an attacker added, say) permits nothing.
+ * signatureDictionaries lists the signed signature fields of a revision (the form reader,
+ * acroform.ts). Only the signature the catalog's /Perms /DocMDP names is a certification, with the
+ * permission of its own DocMDP /Reference (docmdp.ts): a /Reference in any other signature
+ * dictionary (one an attacker added, say) permits nothing.
  */
-function signatureDictionaries(pdf: PDF): SignatureDictionary[] {
-  const form = pdf.getForm();
-  if (!form) return [];
-  const resolve = (ref: PdfRef) => pdf.getObject(ref);
-  const certification = pdf.getCatalog().getDict("Perms", resolve)?.get("DocMDP");
+function signatureDictionaries(view: PdfView): SignatureDictionary[] {
+  const certification = readCertification(view);
   const found: SignatureDictionary[] = [];
-  for (const field of form.getFields()) {
-    const dict = signatureDictOf(field);
-    if (!dict) continue;
-    const value = field.getDict().get("V");
-    const ref = value instanceof PdfRef ? value : undefined;
-    const certifies = ref !== undefined && certification instanceof PdfRef && sameRef(ref, certification);
-    found.push({ field: field.name, dict, ref, docMdp: certifies ? docMdpOf(pdf, dict) : undefined });
+  for (const field of readForm(view).fields) {
+    if (!field.signature) continue;
+    const { ref, dict } = field.signature;
+    const certifies = ref !== undefined && certification?.ref !== undefined && sameRef(ref, certification.ref);
+    found.push({ field: field.name, dict, ref, docMdp: certifies ? certification.permission : undefined });
   }
   return found;
+}
+
+/** readSignatures is signatureDictionaries where an object the form needs does not read (422: the document is damaged). */
+function readSignatures(view: PdfView): SignatureDictionary[] {
+  try {
+    return signatureDictionaries(view);
+  } catch (error) {
+    if (!(error instanceof RevisionError)) throw error;
+    throw new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged. Open and re-save it, then send it again.", { cause: error });
+  }
 }
 
 const sameRef = (a: PdfRef, b: PdfRef) => a.objectNumber === b.objectNumber && a.generation === b.generation;
@@ -203,27 +211,14 @@ export interface EarlierSignature {
  * else the CMS signer certificate's common name, and the time the signature's /M claims. Nothing
  * is verified here (that is verifySignatures' work).
  */
-export function listSignatures(pdf: PDF): EarlierSignature[] {
-  return signatureDictionaries(pdf).map(({ dict }) => {
+export function listSignatures(view: PdfView): EarlierSignature[] {
+  return signatureDictionaries(view).map(({ dict }) => {
     const report = { signerName: text(dict, "Name"), signerEmail: null, certificateSubject: "", fingerprint: "" } as CheckedSignature;
     if (!report.signerName) describeSigner(report, dict.get("Contents"), true);
     const claimed = text(dict, "M");
     const iso = claimed ? pdfDateToIso(claimed) : null;
     return { signer: report.signerName ?? "", ...(iso ? { signedAt: new Date(iso) } : {}) };
   });
-}
-
-/** docMdpOf reads the DocMDP permission P of a certification signature dictionary (P defaults to 2). */
-function docMdpOf(pdf: PDF, dict: PdfDict): number | undefined {
-  const resolve = (ref: PdfRef) => pdf.getObject(ref);
-  const references = dict.getArray("Reference", resolve);
-  for (let index = 0; index < (references?.length ?? 0); index++) {
-    const reference = references!.at(index, resolve);
-    if (!(reference instanceof PdfDict) || reference.getName("TransformMethod", resolve)?.value !== "DocMDP") continue;
-    const p = reference.getDict("TransformParams", resolve)?.getNumber("P", resolve)?.value ?? 2;
-    return [1, 2, 3].includes(p) ? p : 2;
-  }
-  return undefined;
 }
 
 function text(dict: PdfDict, key: string): string | null {
@@ -299,8 +294,8 @@ async function checkDocumentTimestamp(
  * when the document has a DSS, B-LTA when a valid document timestamp follows it; with a DSS, it
  * also says whether the embedded data validates the signer's and the TSA's chains offline.
  */
-async function assignLevels(pdf: PDF, reports: CheckedSignature[]): Promise<void> {
-  const dss = readDss(pdf);
+async function assignLevels(view: PdfView, reports: CheckedSignature[]): Promise<void> {
+  const dss = readDss(view);
   const hasDss = dss.certificates.length + dss.crls.length + dss.ocsps.length > 0;
   const stamps = reports.filter((report) => report.documentTimestamp && report.integrity === "ok");
   for (const report of reports) {
@@ -371,12 +366,9 @@ function readByteRange(dict: PdfDict, fileLength: number): SignedRange {
 }
 
 /** recordModifications sets what the updates after the signed bytes changed. */
-async function recordModifications(report: CheckedSignature, history: RevisionHistory | Error, signedEnd: number, docMdp: number | undefined): Promise<void> {
+async function recordModifications(report: CheckedSignature, history: RevisionHistory, signedEnd: number, docMdp: number | undefined): Promise<void> {
   if (!report.modifiedAfter) return;
-  const analysis =
-    history instanceof Error
-      ? { level: "other" as const, problem: `the file's cross-reference chain could not be read (${history.message})` }
-      : await analyseModifications(history, signedEnd, docMdp);
+  const analysis = await analyseModifications(history, signedEnd, docMdp);
   report.modificationLevel = analysis.level;
   if (analysis.problem) report.modificationProblem = analysis.problem;
 }
@@ -468,7 +460,7 @@ interface SignatureContext {
   bytes: Buffer;
   trust: TrustStore;
   digests: RangeDigests;
-  history: RevisionHistory | Error;
+  history: RevisionHistory;
   locator: SignatureLocator;
 }
 
@@ -526,21 +518,16 @@ function summarize(report: CheckedSignature): SignerSummary {
  * whether bytes follow the signed range. Works for any ETSI.CAdES.detached or
  * adbe.pkcs7.detached signature, not only Signet's.
  */
-export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust: TrustStore, digests = new RangeDigests(bytes)): Promise<VerifyReport> {
-  const entries = signatureDictionaries(document.pdf);
+export async function verifySignatures(file: PdfFile, trust: TrustStore, digests = new RangeDigests(file.bytes)): Promise<VerifyReport> {
+  const { bytes } = file;
+  const entries = readSignatures(file.latest);
   if (entries.length > MAX_SIGNATURES) {
     throw new SignetError(
       "INVALID_DOCUMENT",
       `The PDF has ${entries.length} signature fields; Signet verifies documents with at most ${MAX_SIGNATURES} signatures.`,
     );
   }
-  let history: RevisionHistory | Error;
-  try {
-    history = new RevisionHistory(bytes);
-  } catch (error) {
-    if (error instanceof SignetError) throw error;
-    history = error as Error;
-  }
+  const history = new RevisionHistory(file);
   // A certification's DocMDP permission bounds what may follow every later signature too.
   const certification = entries.find((entry) => entry.docMdp !== undefined)?.docMdp;
   const context: SignatureContext = { bytes, trust, digests, history, locator: new SignatureLocator(bytes, entries.length) };
@@ -551,7 +538,7 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
     report.changesPermitted = permitted(report.modificationLevel, entry.docMdp ?? certification);
     reports.push(report);
   }
-  await assignLevels(document.pdf, reports);
+  await assignLevels(file.latest, reports);
   const broken = reports.filter((report) => report.integrity === "broken");
   const changed = reports.filter((report) => report.integrity === "ok" && !report.changesPermitted);
   let reason: string;
@@ -590,6 +577,6 @@ export async function verifySignatures(document: OpenedPdf, bytes: Buffer, trust
     signatures: reports.map(({ problem: _problem, signerEmail: _email, modificationProblem: _why, signedEnd: _end, chains: _chains, ...rest }) => rest),
     signer: signers.at(-1) ?? null,
     signers,
-    document: { pages: document.pages, sha256: createHash("sha256").update(bytes).digest("hex") },
+    document: { pages: file.pageCount, sha256: createHash("sha256").update(bytes).digest("hex") },
   };
 }

@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import * as pkijs from "pkijs";
-import { PdfArray, PdfStream, type PDF, type PdfRef } from "@libpdf/core";
+import { PdfArray, PdfStream } from "@libpdf/core";
+import { deref, dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
 
 /** EmbeddedValidationData is what a document's DSS holds (ISO 32000-2 12.8.4.3). */
 export interface EmbeddedValidationData {
@@ -9,19 +10,23 @@ export interface EmbeddedValidationData {
   ocsps: pkijs.BasicOCSPResponse[];
 }
 
-/** readDss reads the certificates, CRLs and OCSP responses of the document's DSS (empty without one); unreadable entries are skipped. */
-export function readDss(pdf: PDF): EmbeddedValidationData {
+/** readDss reads the certificates, CRLs and OCSP responses of a revision's DSS (empty without one); unreadable entries are skipped. */
+export function readDss(view: PdfView): EmbeddedValidationData {
   const found: EmbeddedValidationData = { certificates: [], crls: [], ocsps: [] };
-  const resolve = (ref: PdfRef) => pdf.getObject(ref);
-  const dss = pdf.getCatalog().getDict("DSS", resolve);
+  const dss = dictAt(view, view.catalog.get("DSS"));
   if (!dss) return found;
   const streams = (key: string): Uint8Array[] => {
-    const array = dss.getArray(key, resolve);
+    const array = deref(view, dss.get(key));
     if (!(array instanceof PdfArray)) return [];
     const out: Uint8Array[] = [];
-    for (let index = 0; index < array.length; index++) {
-      const item = array.at(index, resolve);
-      if (item instanceof PdfStream) out.push(item.getDecodedData());
+    for (const item of array.toArray()) {
+      const stream = deref(view, item);
+      if (!(stream instanceof PdfStream)) continue;
+      try {
+        out.push(stream.getDecodedData());
+      } catch {
+        // a stream that does not decode: skipped
+      }
     }
     return out;
   };

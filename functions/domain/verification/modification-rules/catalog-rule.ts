@@ -13,28 +13,29 @@ const ROOT_EXEMPT = new Set(["AcroForm", "DSS", "Extensions", "Metadata", "MarkI
  */
 export const catalogRule: ModificationRule = {
   name: "catalog",
-  apply(a: Analysis): void {
-    const { old, neu } = a;
-    const key = differingKey(old.root, neu.root, ROOT_EXEMPT);
+  apply(analysis: Analysis): void {
+    const { signed, current } = analysis;
+    const key = differingKey(signed.catalog, current.catalog, ROOT_EXEMPT);
     if (key) throw new SuspiciousChangeError(`the document catalog's /${key} changed`);
-    const root = neu.trailer.get("Root");
+    const root = current.trailer.get("Root");
     if (root instanceof PdfRef) {
-      if (!same(root, old.trailer.get("Root")) && !a.isNew(root)) throw new SuspiciousChangeError("the trailer's /Root now points to an older object");
-      a.explain(root, "lta");
+      if (!same(root, signed.trailer.get("Root")) && !analysis.isNew(root))
+        throw new SuspiciousChangeError("the trailer's /Root now points to an older object");
+      analysis.explain(root, "lta");
     }
-    for (const name of ["Extensions", "MarkInfo"]) a.refUpdate(old.root, neu.root, name, "lta");
-    const info = neu.trailer.get("Info");
-    if (info instanceof PdfRef && (same(info, old.trailer.get("Info")) || a.isNew(info))) {
-      a.explain(info, "lta");
-      a.ltaOnly.add(keyOf(info));
+    for (const name of ["Extensions", "MarkInfo"]) analysis.refUpdate(signed.catalog, current.catalog, name, "lta");
+    const info = current.trailer.get("Info");
+    if (info instanceof PdfRef && (same(info, signed.trailer.get("Info")) || analysis.isNew(info))) {
+      analysis.explain(info, "lta");
+      analysis.ltaOnly.add(keyOf(info));
     }
-    const metadata = neu.root.get("Metadata");
-    if (old.root.get("Metadata") !== undefined && metadata === undefined) throw new SuspiciousChangeError("/Metadata was deleted");
-    if (metadata instanceof PdfRef && (same(metadata, old.root.get("Metadata")) || a.isNew(metadata))) {
-      const stream = neu.resolve(metadata);
+    const metadata = current.catalog.get("Metadata");
+    if (signed.catalog.get("Metadata") !== undefined && metadata === undefined) throw new SuspiciousChangeError("/Metadata was deleted");
+    if (metadata instanceof PdfRef && (same(metadata, signed.catalog.get("Metadata")) || analysis.isNew(metadata))) {
+      const stream = current.resolve(metadata);
       if (stream instanceof PdfStream && stream.getName("Type")?.value === "Metadata" && stream.getName("Subtype")?.value === "XML") {
-        a.explain(metadata, "lta");
-        a.ltaOnly.add(keyOf(metadata));
+        analysis.explain(metadata, "lta");
+        analysis.ltaOnly.add(keyOf(metadata));
       }
     }
   },

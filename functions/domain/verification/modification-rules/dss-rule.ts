@@ -11,22 +11,22 @@ const DSS_ARRAYS = ["Certs", "CRLs", "OCSPs"];
  */
 export const dssRule: ModificationRule = {
   name: "dss",
-  apply(a: Analysis): void {
-    const { old, neu } = a;
-    const value = neu.root.get("DSS");
+  apply(analysis: Analysis): void {
+    const { signed, current } = analysis;
+    const value = current.catalog.get("DSS");
     if (value === undefined) {
-      if (old.root.get("DSS") !== undefined) throw new SuspiciousChangeError("the DSS was deleted");
+      if (signed.catalog.get("DSS") !== undefined) throw new SuspiciousChangeError("the DSS was deleted");
       return;
     }
     const explain = (item: PdfObject | undefined, depth: number): void => {
       if (depth > 8) throw new SuspiciousChangeError("the DSS is nested too deeply");
       if (item instanceof PdfRef) {
-        const resolved = neu.resolve(item);
+        const resolved = current.resolve(item);
         if (resolved === undefined) return;
         if (resolved instanceof PdfStream && resolved.getName("Type") !== undefined)
           throw new SuspiciousChangeError(`the DSS holds a typed stream (${keyOf(item)})`);
-        a.explain(item, "lta");
-        a.ltaOnly.add(keyOf(item));
+        analysis.explain(item, "lta");
+        analysis.ltaOnly.add(keyOf(item));
         explain(resolved, depth + 1);
       } else if (item instanceof PdfArray) {
         for (const element of item.toArray()) explain(element, depth + 1);
@@ -34,7 +34,7 @@ export const dssRule: ModificationRule = {
         for (const key of item.keys()) explain(item.get(key), depth + 1);
       }
     };
-    const dss = deref(neu, value);
+    const dss = deref(current, value);
     if (!(dss instanceof PdfDict)) throw new SuspiciousChangeError("the DSS is not a dictionary");
     for (const key of dss.keys()) {
       if (!["Type", "VRI", ...DSS_ARRAYS].includes(key.value)) throw new SuspiciousChangeError(`the DSS holds an unexpected /${key.value}`);

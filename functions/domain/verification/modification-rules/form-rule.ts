@@ -1,5 +1,6 @@
-import { PdfArray, PdfDict, PdfNumber, PdfRef, PdfString, type PdfObject } from "@libpdf/core";
+import { PdfArray, PdfDict, PdfNumber, PdfRef } from "@libpdf/core";
 import { differingKey, same } from "#domain/pdf/objects.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
 import { type Analysis, deref, dictAt, keyOf, SuspiciousChangeError, type ModificationRule, type View } from "#domain/verification/modification-rules/rule.ts";
 
 const ACROFORM_EXEMPT = new Set(["Fields", "DR", "DA", "Q", "NeedAppearances"]);
@@ -12,27 +13,10 @@ interface FieldEntry {
   ref: PdfRef;
 }
 
-function listFields(
-  view: View,
-  fields: PdfObject | undefined,
-  parent = "",
-  inherited?: string,
-  out = new Map<string, FieldEntry>(),
-  depth = 0,
-): Map<string, FieldEntry> {
-  const array = deref(view, fields);
-  if (!(array instanceof PdfArray) || depth > 32) return out;
-  for (const item of array.toArray()) {
-    if (!(item instanceof PdfRef)) continue;
-    const field = view.resolve(item);
-    if (!(field instanceof PdfDict)) continue;
-    const title = field.get("T");
-    if (!(title instanceof PdfString)) continue;
-    const name = parent ? `${parent}.${title.asString()}` : title.asString();
-    const type = field.getName("FT")?.value ?? inherited;
-    out.set(name, { name, type, ref: item });
-    listFields(view, field.get("Kids"), name, type, out, depth + 1);
-  }
+/** listFields lists a revision's named field dictionaries by fully qualified name, from the one form reader (acroform.ts). */
+function listFields(view: View): Map<string, FieldEntry> {
+  const out = new Map<string, FieldEntry>();
+  for (const node of readForm(view).nodes) if (node.ref) out.set(node.name, { name: node.name, type: node.fieldType, ref: node.ref });
   return out;
 }
 
@@ -56,89 +40,89 @@ function fieldVisible(view: View, field: PdfDict): boolean {
 }
 
 /** appearanceUpdate explains new appearance streams of a field (and in-place rewrites of its own ones). */
-function appearanceUpdate(a: Analysis, oldField: PdfDict | undefined, newField: PdfDict): void {
+function appearanceUpdate(analysis: Analysis, oldField: PdfDict | undefined, newField: PdfDict): void {
   if (newField.get("AP") === undefined) return;
-  a.refUpdate(oldField, newField, "AP", "form_filling");
-  const ap = dictAt(a.neu, newField.get("AP"));
+  analysis.refUpdate(oldField, newField, "AP", "form_filling");
+  const ap = dictAt(analysis.current, newField.get("AP"));
   if (!ap) throw new SuspiciousChangeError("an /AP entry is not a dictionary");
-  const oldAp = oldField ? dictAt(a.old, oldField.get("AP")) : undefined;
+  const oldAp = oldField ? dictAt(analysis.signed, oldField.get("AP")) : undefined;
   for (const key of ["N", "R", "D"]) {
     const value = ap.get(key);
-    a.explainAll(a.newDependencies(value), "form_filling");
+    analysis.explainAll(analysis.newDependencies(value), "form_filling");
     const before = oldAp?.get(key);
     if (value instanceof PdfRef && same(value, before)) {
-      a.explain(value, "form_filling");
-      a.explainAll(a.newDependencies(a.neu.resolve(value) ?? undefined), "form_filling");
+      analysis.explain(value, "form_filling");
+      analysis.explainAll(analysis.newDependencies(analysis.current.resolve(value) ?? undefined), "form_filling");
     }
   }
 }
 
 /** signatureValue explains the signature dictionary a field's /V points to. */
-function signatureValue(a: Analysis, field: PdfDict, visible: boolean): void {
+function signatureValue(analysis: Analysis, field: PdfDict, visible: boolean): void {
   const value = field.get("V");
   if (!(value instanceof PdfRef)) throw new SuspiciousChangeError("a signature field's value is not an indirect reference");
-  const signature = a.neu.resolve(value);
+  const signature = analysis.current.resolve(value);
   if (!(signature instanceof PdfDict)) throw new SuspiciousChangeError("a signature field's value is not a dictionary");
   const level = signature.getName("Type")?.value === "DocTimeStamp" && !visible ? "lta" : "form_filling";
-  a.explain(value, level);
-  const references = deref(a.neu, signature.get("Reference"));
+  analysis.explain(value, level);
+  const references = deref(analysis.current, signature.get("Reference"));
   if (references instanceof PdfArray) {
     for (const reference of references.toArray()) {
-      const params = dictAt(a.neu, reference)?.get("TransformParams");
-      if (params instanceof PdfRef) a.explain(params, level);
+      const params = dictAt(analysis.current, reference)?.get("TransformParams");
+      if (params instanceof PdfRef) analysis.explain(params, level);
     }
   }
 }
 
 /** formRules checks the interactive form: fields filled, signature fields added, nothing deleted. Records the new signature widgets. */
-function formRules(a: Analysis): void {
-  const { old, neu } = a;
-  const widgets = a.signatureWidgets;
-  if (neu.root.get("AcroForm") === undefined) {
-    if (old.root.get("AcroForm") !== undefined) throw new SuspiciousChangeError("the interactive form was removed");
+function formRules(analysis: Analysis): void {
+  const { signed, current } = analysis;
+  const widgets = analysis.signatureWidgets;
+  if (current.catalog.get("AcroForm") === undefined) {
+    if (signed.catalog.get("AcroForm") !== undefined) throw new SuspiciousChangeError("the interactive form was removed");
     return;
   }
-  a.refUpdate(old.root, neu.root, "AcroForm", "lta");
-  const oldForm = dictAt(old, old.root.get("AcroForm")) ?? new PdfDict();
-  const newForm = dictAt(neu, neu.root.get("AcroForm"));
+  analysis.refUpdate(signed.catalog, current.catalog, "AcroForm", "lta");
+  const oldForm = dictAt(signed, signed.catalog.get("AcroForm")) ?? new PdfDict();
+  const newForm = dictAt(current, current.catalog.get("AcroForm"));
   if (!newForm) throw new SuspiciousChangeError("/AcroForm is not a dictionary");
   const key = differingKey(oldForm, newForm, ACROFORM_EXEMPT);
   if (key) throw new SuspiciousChangeError(`the form's /${key} changed`);
-  a.refUpdate(oldForm, newForm, "Fields", "lta");
+  analysis.refUpdate(oldForm, newForm, "Fields", "lta");
   if (newForm.get("DR") !== undefined) {
-    a.refUpdate(oldForm, newForm, "DR", "form_filling");
-    a.explainAll(a.newDependencies(newForm.get("DR")), "form_filling");
+    analysis.refUpdate(oldForm, newForm, "DR", "form_filling");
+    analysis.explainAll(analysis.newDependencies(newForm.get("DR")), "form_filling");
   }
-  const before = listFields(old, oldForm.get("Fields"));
-  const after = listFields(neu, newForm.get("Fields"));
+  const before = listFields(signed);
+  const after = listFields(current);
   for (const name of before.keys()) if (!after.has(name)) throw new SuspiciousChangeError(`the form field "${name}" was deleted`);
   for (const [name, entry] of after) {
-    const field = neu.resolve(entry.ref);
+    const field = current.resolve(entry.ref);
     if (!(field instanceof PdfDict)) continue;
     const previous = before.get(name);
     if (previous && previous.type !== entry.type) throw new SuspiciousChangeError(`the type of form field "${name}" changed`);
     if (!previous) {
       if (entry.type !== "Sig") throw new SuspiciousChangeError(`a form field other than a signature field ("${name}") was added`);
-      const visible = fieldVisible(neu, field);
-      if (visible && a.docMdp !== undefined) throw new SuspiciousChangeError(`a visible signature field ("${name}") was added after a certification`);
+      const visible = fieldVisible(current, field);
+      if (visible && analysis.docMdp !== undefined) throw new SuspiciousChangeError(`a visible signature field ("${name}") was added after a certification`);
       const level = visible ? "form_filling" : "lta";
-      if (a.isNew(entry.ref)) a.explain(entry.ref, level);
-      for (const dep of ["AP", "Lock", "SV"]) a.explainAll(a.newDependencies(field.get(dep)), "form_filling");
-      const kids = deref(neu, field.get("Kids"));
+      if (analysis.isNew(entry.ref)) analysis.explain(entry.ref, level);
+      for (const dep of ["AP", "Lock", "SV"]) analysis.explainAll(analysis.newDependencies(field.get(dep)), "form_filling");
+      const kids = deref(current, field.get("Kids"));
       if (kids instanceof PdfArray) {
-        if (field.get("Kids") instanceof PdfRef && a.isNew(field.get("Kids") as PdfRef)) a.explain(field.get("Kids") as PdfRef, level);
+        if (field.get("Kids") instanceof PdfRef && analysis.isNew(field.get("Kids") as PdfRef)) analysis.explain(field.get("Kids") as PdfRef, level);
         for (const kid of kids.toArray()) {
-          const widget = dictAt(neu, kid);
+          const widget = dictAt(current, kid);
           if (!(kid instanceof PdfRef) || !widget || widget.has("T")) continue;
           widgets.add(keyOf(kid));
-          if (a.isNew(kid)) a.explain(kid, level);
-          a.explainAll(a.newDependencies(widget.get("AP")), "form_filling");
+          if (analysis.isNew(kid)) analysis.explain(kid, level);
+          analysis.explainAll(analysis.newDependencies(widget.get("AP")), "form_filling");
         }
       } else widgets.add(keyOf(entry.ref));
-      if (field.has("V")) signatureValue(a, field, visible);
+      if (field.has("V")) signatureValue(analysis, field, visible);
       continue;
     }
-    const oldField = old.resolve(previous.ref);
+    const oldField = signed.resolve(previous.ref);
     if (!(oldField instanceof PdfDict)) continue;
     if (!same(previous.ref, entry.ref)) throw new SuspiciousChangeError(`the form field "${name}" was replaced by another object`);
     if (entry.type === "Sig") {
@@ -146,17 +130,17 @@ function formRules(a: Analysis): void {
       if (!wasSigned && field.has("V")) {
         const changed = differingKey(oldField, field, VALUE_UPDATE_KEYS);
         if (changed) throw new SuspiciousChangeError(`the signature field "${name}" changed its /${changed}`);
-        a.explain(entry.ref, "lta");
-        appearanceUpdate(a, oldField, field);
-        signatureValue(a, field, fieldVisible(neu, field));
-      } else if (!differingKey(oldField, field, FIELD_ALWAYS_MODIFIABLE)) a.explain(entry.ref, "lta");
+        analysis.explain(entry.ref, "lta");
+        appearanceUpdate(analysis, oldField, field);
+        signatureValue(analysis, field, fieldVisible(current, field));
+      } else if (!differingKey(oldField, field, FIELD_ALWAYS_MODIFIABLE)) analysis.explain(entry.ref, "lta");
       continue;
     }
     const changed = differingKey(oldField, field, VALUE_UPDATE_KEYS);
     if (changed) throw new SuspiciousChangeError(`the form field "${name}" changed its /${changed}`);
-    a.explain(entry.ref, "form_filling");
-    appearanceUpdate(a, oldField, field);
-    if (!same(oldField.get("V"), field.get("V"))) a.explainAll(a.newDependencies(field.get("V")), "form_filling");
+    analysis.explain(entry.ref, "form_filling");
+    appearanceUpdate(analysis, oldField, field);
+    if (!same(oldField.get("V"), field.get("V"))) analysis.explainAll(analysis.newDependencies(field.get("V")), "form_filling");
   }
 }
 

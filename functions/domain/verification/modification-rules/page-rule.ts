@@ -1,5 +1,6 @@
 import { PdfArray, PdfDict, PdfRef } from "@libpdf/core";
 import { same, differingKey } from "#domain/pdf/objects.ts";
+import { isPagesNode } from "#domain/pdf/page-tree.ts";
 import {
   deref,
   keyOf,
@@ -25,17 +26,17 @@ function annotationRefs(view: View, page: PdfDict): PdfRef[] {
  * removed or moved); a page may only gain annotations: widgets of new signature fields (lta, as
  * pyHanko), or other new annotations (annotations level).
  */
-function pageRules(a: Analysis): void {
-  const widgets = a.signatureWidgets;
+function pageRules(analysis: Analysis): void {
+  const widgets = analysis.signatureWidgets;
   const walk = (oldNode: PdfRef, newNode: PdfRef, depth: number): void => {
     if (depth > 64) throw new SuspiciousChangeError("the page tree is too deep");
     if (!same(oldNode, newNode)) throw new SuspiciousChangeError("unexpected change to the page tree structure");
-    const before = a.old.resolve(oldNode);
-    const after = a.neu.resolve(newNode);
+    const before = analysis.signed.resolve(oldNode);
+    const after = analysis.current.resolve(newNode);
     if (!(before instanceof PdfDict) || !(after instanceof PdfDict)) throw new SuspiciousChangeError("a page tree node is not a dictionary");
-    if (before.getName("Type")?.value === "Pages") {
-      const oldKids = deref(a.old, before.get("Kids"));
-      const newKids = deref(a.neu, after.get("Kids"));
+    if (isPagesNode(before)) {
+      const oldKids = deref(analysis.signed, before.get("Kids"));
+      const newKids = deref(analysis.current, after.get("Kids"));
       if (!(oldKids instanceof PdfArray) || !(newKids instanceof PdfArray) || !same(oldKids, newKids))
         throw new SuspiciousChangeError("unexpected change to the page tree structure");
       oldKids.toArray().forEach((kid, index) => {
@@ -43,8 +44,8 @@ function pageRules(a: Analysis): void {
       });
       return;
     }
-    const oldAnnots = annotationRefs(a.old, before).map(keyOf);
-    const newAnnots = annotationRefs(a.neu, after);
+    const oldAnnots = annotationRefs(analysis.signed, before).map(keyOf);
+    const newAnnots = annotationRefs(analysis.current, after);
     const added = newAnnots.filter((ref) => !oldAnnots.includes(keyOf(ref)));
     if (added.length === 0 && oldAnnots.length === newAnnots.length) return;
     if (oldAnnots.some((key) => !newAnnots.some((ref) => keyOf(ref) === key))) throw new SuspiciousChangeError("annotations were deleted from a page");
@@ -53,18 +54,18 @@ function pageRules(a: Analysis): void {
     const others = added.filter((ref) => !widgets.has(keyOf(ref)));
     const level: ModificationLevel = others.length > 0 ? "annotations" : "lta";
     for (const ref of others) {
-      const annotation = a.neu.resolve(ref);
-      if (!a.isNew(ref) || !(annotation instanceof PdfDict)) throw new SuspiciousChangeError("an existing object was turned into an annotation");
+      const annotation = analysis.current.resolve(ref);
+      if (!analysis.isNew(ref) || !(annotation instanceof PdfDict)) throw new SuspiciousChangeError("an existing object was turned into an annotation");
       if (annotation.getName("Subtype")?.value === "Widget") throw new SuspiciousChangeError("a widget of no new signature field was added to a page");
-      a.explain(ref, "annotations");
-      a.explainAll(a.newDependencies(annotation), "annotations");
+      analysis.explain(ref, "annotations");
+      analysis.explainAll(analysis.newDependencies(annotation), "annotations");
     }
-    a.explain(newNode, level);
+    analysis.explain(newNode, level);
     const annotsRef = after.get("Annots");
-    if (annotsRef instanceof PdfRef && (same(annotsRef, before.get("Annots")) || a.isNew(annotsRef))) a.explain(annotsRef, level);
+    if (annotsRef instanceof PdfRef && (same(annotsRef, before.get("Annots")) || analysis.isNew(annotsRef))) analysis.explain(annotsRef, level);
   };
-  const oldPages = a.old.root.get("Pages");
-  const newPages = a.neu.root.get("Pages");
+  const oldPages = analysis.signed.catalog.get("Pages");
+  const newPages = analysis.current.catalog.get("Pages");
   if (oldPages instanceof PdfRef && newPages instanceof PdfRef) walk(oldPages, newPages, 0);
 }
 

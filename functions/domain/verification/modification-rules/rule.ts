@@ -1,5 +1,6 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { same } from "#domain/pdf/objects.ts";
+import { deref, dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
 
 /**
  * ModificationLevel classes what the updates after a signature changed, least to most:
@@ -13,7 +14,7 @@ export type ModificationLevel = "none" | "lta" | "form_filling" | "annotations" 
 export const RANK: Record<ModificationLevel, number> = { none: 0, lta: 1, form_filling: 2, annotations: 3, other: 4 };
 
 /** higher is the more permissive-demanding of two levels. */
-export const higher = (a: ModificationLevel, b: ModificationLevel): ModificationLevel => (RANK[a] >= RANK[b] ? a : b);
+export const higher = (first: ModificationLevel, second: ModificationLevel): ModificationLevel => (RANK[first] >= RANK[second] ? first : second);
 
 /** SuspiciousChangeError is a rule's refusal: a change no rule may explain, with what it is. */
 export class SuspiciousChangeError extends Error {}
@@ -21,28 +22,14 @@ export class SuspiciousChangeError extends Error {}
 /** keyOf names a reference "num gen". */
 export const keyOf = (ref: PdfRef) => `${ref.objectNumber} ${ref.generation}`;
 
-/** View is one revision of the file as its readers resolve it. */
-export interface View {
-  index: number;
-  resolve(ref: PdfRef): PdfObject | undefined;
-  trailer: PdfDict;
-  root: PdfDict;
-}
+/** View is one revision of the file as its readers resolve it (a PdfFile view). */
+export type View = PdfView;
 
-/** deref follows a reference in a view. */
-export function deref(view: View, value: PdfObject | undefined): PdfObject | undefined {
-  return value instanceof PdfRef ? view.resolve(value) : value;
-}
-
-/** dictAt is a value (followed) when it is a dictionary. */
-export function dictAt(view: View, value: PdfObject | undefined): PdfDict | undefined {
-  const object = deref(view, value);
-  return object instanceof PdfDict ? object : undefined;
-}
+export { deref, dictAt };
 
 /**
- * Analysis is what the rules see for one signature: the signed revision (old), the file as readers
- * now see it (neu), and the objects whose resolution differs between the two and that a reader of
+ * Analysis is what the rules see for one signature: the signed revision (`signed`), the file as readers
+ * now see it (`current`), and the objects whose resolution differs between the two and that a reader of
  * the new revision reaches. Rules explain those objects at a level (an object explained at several
  * levels counts at the lowest, as in pyHanko) or throw SuspiciousChangeError.
  */
@@ -54,13 +41,13 @@ export class Analysis {
   readonly signatureWidgets = new Set<string>();
 
   constructor(
-    readonly old: View,
-    readonly neu: View,
+    readonly signed: View,
+    readonly current: View,
     readonly docMdp: number | undefined,
   ) {}
 
   isNew(ref: PdfRef): boolean {
-    return this.old.resolve(ref) === undefined;
+    return this.signed.resolve(ref) === undefined;
   }
 
   explain(ref: PdfRef | undefined, level: ModificationLevel): void {
@@ -78,7 +65,7 @@ export class Analysis {
       if (found.has(key) || !this.isNew(value)) return refs;
       found.add(key);
       refs.push(value);
-      this.newDependencies(this.neu.resolve(value), found, refs, depth + 1);
+      this.newDependencies(this.current.resolve(value), found, refs, depth + 1);
     } else if (value instanceof PdfArray) {
       for (const item of value.toArray()) this.newDependencies(item, found, refs, depth + 1);
     } else if (value instanceof PdfDict) {
@@ -98,7 +85,7 @@ export class Analysis {
     if (before !== undefined && after === undefined) throw new SuspiciousChangeError(`/${key} was deleted`);
     if (!(after instanceof PdfRef)) return;
     if (before instanceof PdfRef && same(before, after)) {
-      if (this.neu.resolve(after) instanceof PdfStream) return;
+      if (this.current.resolve(after) instanceof PdfStream) return;
       this.explain(after, level);
     } else if (this.isNew(after)) this.explain(after, level);
     else throw new SuspiciousChangeError(`/${key} now points to an older object (${keyOf(after)})`);
