@@ -1,13 +1,15 @@
 // npm run bench:http — the HTTP path as a client sees it: the real local server in its
 // own process, a keep-alive client, sequential medians for sign 10 MB / 100 pages (base64 JSON) and
 // sign 1 page, 8 concurrent clients on 1-page signs, and the server's peak RSS from /proc. Beside
-// each row: the naive pdf-lib + @signpdf stack in-process in this same run, as a ratio.
+// each row: the naive pdf-lib + @signpdf stack in-process in this same run, as a ratio, and
+// @libpdf/core's own load + sign + save in-process (the goal of issue 37: Signet over HTTP at most
+// 2x libpdf at 10 MB, 1.5x at 1 page).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { benchPdfFile, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
+import { benchPdfFile, libpdfPipeline, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-http");
 const BIG_RUNS = Number(process.env.BIG_RUNS ?? 20);
@@ -32,8 +34,35 @@ async function serverMain(): Promise<void> {
     SIGNET_AUTHORIZER_CACHE_SECONDS: process.env.SIGNET_AUTHORIZER_CACHE_SECONDS ?? "60",
   });
   const key = await obtainKey(api, "bench");
+  if (process.env.BENCH_PROFILE) await listenForProfileCommands(process.env.BENCH_PROFILE);
   process.stdout.write(`${JSON.stringify({ url: api.url, key, pid: process.pid })}\n`);
   process.on("SIGTERM", () => void api.close().then(() => process.exit(0)));
+}
+
+/**
+ * listenForProfileCommands (bench/profile-sign.ts): "start" and "stop" lines on stdin start and stop
+ * the V8 CPU profiler of this process; "stop" writes the profile to `file` and answers "profiled".
+ */
+async function listenForProfileCommands(file: string): Promise<void> {
+  const { Session } = await import("node:inspector/promises");
+  const { writeFileSync } = await import("node:fs");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (text: string) => {
+    void (async () => {
+      for (const command of text.split("\n")) {
+        if (command === "start") await session.post("Profiler.start");
+        if (command === "stop") {
+          const { profile } = await session.post("Profiler.stop");
+          writeFileSync(file, JSON.stringify(profile));
+          process.stdout.write("profiled\n");
+        }
+      }
+    })();
+  });
 }
 
 interface ServerHandle {
@@ -208,6 +237,9 @@ async function main(): Promise<void> {
     const naiveBig = await naiveMedian(naive, big, BIG_RUNS);
     const naiveOne = await naiveMedian(naive, one, SMALL_RUNS / 4);
     const naiveMemory = naivePeakAboveIdle(bigFile);
+    const libpdf = await libpdfPipeline();
+    const libpdfBig = await naiveMedian(libpdf, big, BIG_RUNS);
+    const libpdfOne = await naiveMedian(libpdf, one, SMALL_RUNS / 4);
 
     const peakAbove = afterBig.peak - idle;
     console.log(
@@ -249,6 +281,13 @@ async function main(): Promise<void> {
     console.log("| through HTTP (local server, warm) | Signet | target | naive stack | ratio |");
     console.log("|---|---|---|---|---|");
     for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+    console.log("\n| against @libpdf/core (load + pdf.sign + bytes, in-process, same run) | Signet over HTTP | @libpdf/core | ratio | goal |");
+    console.log("|---|---|---|---|---|");
+    console.log(`| sign 10 MB / 100 pages | ${ms(bigMs)} | ${ms(libpdfBig)} | ${(bigMs / libpdfBig).toFixed(2)}x | <= 2x |`);
+    console.log(`| sign 1 page | ${ms(oneMs)} | ${ms(libpdfOne)} | ${(oneMs / libpdfOne).toFixed(2)}x | <= 1.5x |`);
+    console.log(
+      `| sign 1 page, ${CONCURRENT_CLIENTS} clients | ${rps.toFixed(0)} requests/s | ${(1000 / libpdfOne).toFixed(0)} requests/s (one core) | ${(rps / (1000 / libpdfOne)).toFixed(2)}x | >= 250 requests/s |`,
+    );
   } finally {
     server.child.kill("SIGTERM");
     agent.destroy();

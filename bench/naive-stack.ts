@@ -83,3 +83,28 @@ export async function naivePipeline(): Promise<Pipeline> {
     return signer.sign(prepared, new P12Signer(p12));
   };
 }
+
+/**
+ * libpdfPipeline: @libpdf/core's own signing API in-process: `PDF.load`, `pdf.sign` (P12Signer,
+ * RSA-3072 like Signet's default KMS key, ETSI.CAdES.detached B-B; libpdf writes an incremental
+ * update with a placeholder and signs the byte range) and its bytes as saved. No certificate page.
+ */
+export async function libpdfPipeline(): Promise<Pipeline> {
+  const { PDF, P12Signer } = await import("@libpdf/core");
+  const dir = scratchDir("bench-libpdf");
+  const pki = buildPki(
+    {
+      certificates: { libpdf: { subject: "/CN=Libpdf Signer", key: "rsa3072", days: 2 } },
+      p12s: { libpdf: { certificate: "libpdf", password: "bench", algorithms: "openssl-default" } },
+    },
+    dir,
+  );
+  const p12 = pki.p12("libpdf");
+  rmSync(dir, { recursive: true, force: true });
+  const signer = await P12Signer.create(p12, "bench");
+  return async (input) => {
+    const pdf = await PDF.load(input);
+    const { bytes } = await pdf.sign({ signer, reason: "Signed by Ada Lovelace", contactInfo: "ada@example.com" });
+    return bytes;
+  };
+}
