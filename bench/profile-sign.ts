@@ -25,39 +25,61 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** GROUPS: the first pattern matching a sample's function (name and file) names its group. */
-const GROUPS: Array<[string, RegExp]> = [
-  ["garbage collection", /\(garbage collector\)/],
-  ["idle (waiting for I/O)", /\(idle\)/],
-  ["certificate page", /certificate-page|pdf-text|fontkit|audit-certificate/],
-  ["hashing", /createHash|Hash\b|digest|update \S*node:internal\/crypto\/hash/],
-  ["CMS and key", /cades|kms|pki\/|sign \S*node:internal\/crypto\/sig|asn1|pkijs/],
+/** GROUPS: a sample's group is the first whose pattern matches its leaf function, else its owner (see ownerOf). */
+const LEAF_GROUPS: Array<[string, RegExp]> = [
+  ["garbage collection", /^\(garbage collector\)$/],
+  ["idle (waiting for I/O)", /^\(idle\)$/],
+  ["hashing (SHA-256)", /^(update|digest)$/],
+];
+const OWNER_GROUPS: Array<[string, RegExp]> = [
+  ["certificate page", /certificate-page|pdf-text|fontkit/],
+  ["CMS, key (KMS stand-in), pki", /cades|kms|\/pki\/|@aws-sdk|@smithy|asn1|pkijs/],
   ["Signet PDF parse (PdfFile)", /functions\/domain\/pdf\//],
   ["libpdf (load, objects, save)", /@libpdf/],
-  ["signing (placement, incremental update)", /functions\/domain\/signing\//],
-  ["HTTP, base64, JSON", /node:_http|node:http|node:net|node:stream|functions\/http\/|local\/|base64|JSON|toString|Buffer|node:buffer/],
+  ["signing (placement, checks)", /functions\/domain\/signing\//],
+  ["base64 decode and check", /functions\/domain\/shared\/document\.ts/],
+  ["HTTP, JSON body, base64 answer", /functions\/http\/|local\/|node:_http|node:http|node:net|node:stream/],
+  ["keys, rate limit, logging", /functions\/domain\/keys|functions\/wiring|dynamodb|powertools/],
 ];
 
-function groupOf(node: ProfileNode): string {
-  const label = `${node.callFrame.functionName} ${node.callFrame.url}`;
-  return GROUPS.find(([, pattern]) => pattern.test(label))?.[0] ?? "other";
+/** ownerOf is a node's nearest frame (itself or a caller) in Signet or a package: native and Node functions are charged to it. */
+function ownerOf(id: number, nodes: Map<number, ProfileNode>, parents: Map<number, number>): ProfileNode | undefined {
+  for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+    const node = nodes.get(at)!;
+    if (/\/(functions|local|node_modules)\//.test(node.callFrame.url)) return node;
+  }
+  return undefined;
 }
 
-/** summarize prints self time per group and the top functions, per request. */
+const label = (node: ProfileNode) =>
+  `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.replace(/^.*\/(node_modules|functions|local)\//, "$1/")}:${node.callFrame.lineNumber + 1}`;
+
+function groupOf(node: ProfileNode, owner: ProfileNode | undefined): string {
+  const leaf = LEAF_GROUPS.find(([, pattern]) => pattern.test(node.callFrame.functionName))?.[0];
+  if (leaf) return leaf;
+  const where = owner?.callFrame.url ?? node.callFrame.url;
+  return OWNER_GROUPS.find(([, pattern]) => pattern.test(where))?.[0] ?? (owner ? "other packages" : "other (V8, Node internals)");
+}
+
+/** summarize prints self time per group and the top functions (with the caller they are charged to), per request. */
 function summarize(runs: number): void {
   const profile = JSON.parse(readFileSync(PROFILE, "utf8")) as { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] };
   const sampleMs = (profile.endTime - profile.startTime) / 1000 / profile.samples.length;
-  const byNode = new Map<number, number>();
-  for (const id of profile.samples) byNode.set(id, (byNode.get(id) ?? 0) + 1);
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const hits = new Map<number, number>();
+  for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
   const byGroup = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const ms = (byNode.get(node.id) ?? 0) * sampleMs;
-    if (ms === 0) continue;
-    byGroup.set(groupOf(node), (byGroup.get(groupOf(node)) ?? 0) + ms);
-    const where = node.callFrame.url.replace(/^.*\/(node_modules|functions|local)\//, "$1/");
-    const name = `${node.callFrame.functionName || "(anonymous)"} ${where}:${node.callFrame.lineNumber + 1}`;
-    byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
+  const byFunction = new Map<string, { ms: number; group: string }>();
+  for (const [id, count] of hits) {
+    const node = nodes.get(id)!;
+    const owner = ownerOf(id, nodes, parents);
+    const group = groupOf(node, owner);
+    const ms = count * sampleMs;
+    byGroup.set(group, (byGroup.get(group) ?? 0) + ms);
+    const name = owner && owner !== node ? `${node.callFrame.functionName || "(native)"} <- ${label(owner)}` : label(node);
+    byFunction.set(name, { ms: (byFunction.get(name)?.ms ?? 0) + ms, group });
   }
   const total = (profile.endTime - profile.startTime) / 1000;
   console.log(
@@ -67,10 +89,9 @@ function summarize(runs: number): void {
   for (const [group, ms] of [...byGroup].sort((a, b) => b[1] - a[1])) {
     console.log(`| ${group} | ${(ms / runs).toFixed(1)} ms | ${((100 * ms) / total).toFixed(1)}% |`);
   }
-  console.log("\n| top self time (function, file:line) | a request | group |\n|---|---|---|");
-  for (const [name, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    const node = profile.nodes.find((candidate) => `${candidate.callFrame.functionName || "(anonymous)"}` === name.split(" ")[0]);
-    console.log(`| ${name} | ${(ms / runs).toFixed(1)} ms | ${node ? groupOf(node) : ""} |`);
+  console.log("\n| top self time (function <- caller charged) | a request | group |\n|---|---|---|");
+  for (const [name, { ms, group }] of [...byFunction].sort((a, b) => b[1].ms - a[1].ms).slice(0, 20)) {
+    console.log(`| ${name} | ${(ms / runs).toFixed(1)} ms | ${group} |`);
   }
 }
 
