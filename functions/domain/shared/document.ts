@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { CompoundFile, type CompoundKind } from "#domain/shared/compound-file.ts";
@@ -16,6 +16,11 @@ export interface ResolvedDocument {
   fileName?: string;
   /** SHA-256 (hex) of the bytes as received. */
   sha256: string;
+  /**
+   * A SHA-256 fed with exactly `bytes` and not finished: signing continues a copy of it over what
+   * it appends, so a large document is hashed once (PadesSignOptions.inputHash).
+   */
+  sha256State: Hash;
   /** A DOCX's zip directory, read once here to tell it from a PDF: intake() takes it from here. */
   zip?: ZipContainer;
 }
@@ -222,10 +227,13 @@ export async function resolveDocument(
       `The document is a ${type.toUpperCase()}; this endpoint takes ${accept.map((t) => t.toUpperCase()).join(" or ")}.`,
     );
   }
+  const hash = createHash("sha256").update(bytes);
+  const sha256State = hash.copy();
   return {
     bytes,
     type,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
+    sha256: hash.digest("hex"),
+    sha256State,
     ...(fileName ? { fileName } : {}),
     ...(type === "docx" && zip ? { zip } : {}),
   };

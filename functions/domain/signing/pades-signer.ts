@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, documentHash, measureCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
@@ -63,6 +63,12 @@ export interface PadesSignOptions {
   maxPages?: number | undefined;
   /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
   contentsBytes?: number;
+  /**
+   * A SHA-256 already fed with exactly `of` and not finished (ResolvedDocument.sha256State). When the
+   * update is appended to `of` itself (no rewrite) and the signature's digest is SHA-256, a copy of
+   * it continues over the appended bytes instead of hashing the whole output again.
+   */
+  inputHash?: { of: Buffer; hash: Hash } | undefined;
 }
 
 const A4 = { width: 595.28, height: 841.89 };
@@ -446,6 +452,20 @@ export async function signPdfWithFacts(input: Buffer, options: PadesSignOptions)
   }
 }
 
+/**
+ * byteRangeDigest is the digest the signature covers: the output but its /Contents. The output
+ * starts with the input (checked by the caller) and /Contents lies after it, so with a hash state of
+ * the input (inputHash) only the appended part is hashed.
+ */
+function byteRangeDigest(output: Buffer, input: Buffer, contentsStart: number, contentsEnd: number, options: PadesSignOptions): Buffer {
+  const algorithm = documentHash(options.identity);
+  const known = options.inputHash;
+  if (known && known.of === input && algorithm === "sha256" && contentsStart >= input.length) {
+    return known.hash.copy().update(output.subarray(input.length, contentsStart)).update(output.subarray(contentsEnd)).digest();
+  }
+  return createHash(algorithm).update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
+}
+
 async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ signed: Buffer; facts: InputFacts }> {
   const { pdf, file, shape, bytes: input, facts } = await loadForUpdate(received, options.maxPages, options.rewriteUnsigned);
   const certification = readCertification(file.latest);
@@ -505,7 +525,7 @@ async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ 
   const rangeText = `[${byteRange.join(" ")}]`.padEnd(rangeLength, " ");
   output.write(rangeText, rangeStart, "latin1");
 
-  const digest = createHash(documentHash(options.identity)).update(output.subarray(0, contentsStart)).update(output.subarray(contentsEnd)).digest();
+  const digest = byteRangeDigest(output, input, contentsStart, contentsEnd, options);
   const cms = await createCadesSignature(options.identity, digest);
   if (options.timestamper) {
     const token = await options.timestamper.timestamp(cms.signatureValue);

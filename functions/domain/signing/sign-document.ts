@@ -173,6 +173,8 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
     identity,
     rewriteUnsigned: true,
     maxPages: deps.limits.maxPdfPages,
+    // The document's SHA-256 (for the audit record) goes on over the update: the input is hashed once.
+    ...(pdfBytes === document.bytes ? { inputHash: { of: pdfBytes, hash: document.sha256State } } : {}),
     signingTime: context.signingTime,
     signerName: signer.name,
     reason: `Signed by ${signer.name} <${signer.email}>`,
