@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } fr
 import type { HttpResponse } from "#http/responses.ts";
 import type { RouteName } from "#http/routes.ts";
 import { isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
-import { invokeBuffered } from "#local/response-stream.ts";
+import { invokeBuffered } from "#http/buffered-invoke.ts";
 import { handler as annotate } from "#functions/annotate.ts";
 import { handler as annotateFields } from "#functions/annotate-fields.ts";
 import { handler as authRegister } from "#functions/auth-register.ts";
@@ -13,6 +13,8 @@ import { handler as docs } from "#functions/docs.ts";
 import { handler as fallback } from "#functions/fallback.ts";
 import { handler as health } from "#functions/health.ts";
 import { handler as info } from "#functions/info.ts";
+import { handler as job } from "#functions/job.ts";
+import { handler as jobRedeliver } from "#functions/job-redeliver.ts";
 import { handler as keysList } from "#functions/keys-list.ts";
 import { handler as keysRevoke } from "#functions/keys-revoke.ts";
 import { handler as keysRevokeLink } from "#functions/keys-revoke-link.ts";
@@ -57,6 +59,8 @@ const exported = {
   "verify-key": verifyKey,
   "verify-crl": verifyCrl,
   uploads,
+  job,
+  "job-redeliver": jobRedeliver,
 } satisfies Record<RouteName, unknown>;
 
 /**

@@ -9,6 +9,7 @@ import { guardUnhandledRejections } from "#adapters/process-guard.ts";
 import type { RouteContract } from "#http/contract.ts";
 import { httpHandler as chain, type HttpSettings, type RouteHandler } from "#http/pipeline.ts";
 import { idempotencyDeps } from "#wiring/idempotency.ts";
+import { jobDepsOf } from "#wiring/jobs.ts";
 import { keyRateGuard } from "#wiring/keys.ts";
 
 // Every HTTP entry point loads this module: a rejection one request leaves behind must not end the process.
@@ -32,5 +33,6 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: 
     settings: httpSettings(),
     keyRate: contract.auth ? keyRateGuard() : undefined,
     idempotency: contract.idempotent ? idempotencyDeps() : undefined,
+    jobs: contract.async ? jobDepsOf(config) : undefined,
   });
 }

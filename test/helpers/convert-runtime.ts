@@ -41,7 +41,7 @@ export interface ConvertHandler {
  */
 export async function loadConvertHandler(): Promise<ConvertHandler> {
   const { handler } = await import("#functions/convert.ts");
-  const { invokeBuffered } = await import("#local/response-stream.ts");
+  const { invokeBuffered } = await import("#http/buffered-invoke.ts");
   const { converter } = await import("#wiring/conversion.ts");
   return {
     // convert streams its answer: the real streaming path, reassembled from its wire output.
