@@ -22,7 +22,8 @@ export class JobPool {
   #stopped = false;
 
   constructor(deps: JobRunnerDeps, options: JobPoolOptions) {
-    this.#deps = deps;
+    // One local server holds its data folder: a job running since before this pool is a dead process's.
+    this.#deps = { ...deps, staleBefore: deps.now() };
     this.#options = options;
   }
 

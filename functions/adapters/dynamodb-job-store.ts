@@ -162,17 +162,18 @@ class DynamoJobStore implements JobStore {
     return this.#object(requestKey(id));
   }
 
-  async claim(id: string, now: number, leaseExpiresAt: number): Promise<JobRecord | undefined> {
+  async claim(id: string, now: number, leaseExpiresAt: number, staleBefore = 0): Promise<JobRecord | undefined> {
     try {
       const answer = await this.#send<{ Attributes?: Item }>(
         new UpdateCommand({
           TableName: this.#table,
           Key: jobKey(id),
           UpdateExpression: "SET #status = :running, startedAtMs = :now, leaseExpiresAtMs = :lease ADD attempts :one",
-          // Queued, or running with a lease that passed (its worker died).
-          ConditionExpression: "attribute_exists(pk) AND (#status = :queued OR (#status = :running AND leaseExpiresAtMs <= :now))",
+          // Queued, or running with a lease that passed or started before staleBefore (its worker died).
+          ConditionExpression:
+            "attribute_exists(pk) AND (#status = :queued OR (#status = :running AND (leaseExpiresAtMs <= :now OR startedAtMs < :stale)))",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":running": "running", ":queued": "queued", ":now": now, ":lease": leaseExpiresAt, ":one": 1 },
+          ExpressionAttributeValues: { ":running": "running", ":queued": "queued", ":now": now, ":lease": leaseExpiresAt, ":one": 1, ":stale": staleBefore },
           ReturnValues: "ALL_NEW",
         }),
       );

@@ -21,6 +21,11 @@ export interface JobRunnerDeps {
   budgetMs: number;
   /** How long the result is kept after the run (SIGNET_JOB_TTL). */
   ttlMs: number;
+  /**
+   * Runs started before this time are taken over at once: the local server holds its data folder
+   * alone, so a job still running from before its start belongs to a process that died.
+   */
+  staleBefore?: number;
 }
 
 /** LEASE_MARGIN_MS is added to a run's budget before another worker may take the job over. */
@@ -90,7 +95,7 @@ async function runAnswer(job: JobRecord, deps: JobRunnerDeps, context?: Context)
  * A store failure is thrown, so the queue delivers the job again.
  */
 export async function runJob(id: string, deps: JobRunnerDeps, context?: Context): Promise<"finished" | "skipped"> {
-  const job = await deps.store.claim(id, deps.now(), deps.now() + deps.budgetMs + LEASE_MARGIN_MS);
+  const job = await deps.store.claim(id, deps.now(), deps.now() + deps.budgetMs + LEASE_MARGIN_MS, deps.staleBefore);
   if (!job) return "skipped";
   const answer = answerOf(await runAnswer(job, deps, context));
   const outcome = outcomeOf(answer);

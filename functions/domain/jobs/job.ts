@@ -61,8 +61,11 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | undefined>;
   /** requestOf reads the request a job was submitted with. */
   requestOf(id: string): Promise<Buffer>;
-  /** claim makes a queued job (or a running one whose lease passed) running for this attempt; undefined when it is not to be run. */
-  claim(id: string, now: number, leaseExpiresAt: number): Promise<JobRecord | undefined>;
+  /**
+   * claim makes a queued job (or a running one whose lease passed, or whose run started before
+   * `staleBefore`) running for this attempt; undefined when it is not to be run.
+   */
+  claim(id: string, now: number, leaseExpiresAt: number, staleBefore?: number): Promise<JobRecord | undefined>;
   /** finish keeps a run's outcome, if the job is still running; false when it is not (another attempt finished it). */
   finish(id: string, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean>;
   /** expire deletes a job's request and result and marks it expired; false when it already was. */
