@@ -27,6 +27,9 @@ import { DYNAMODB_CALL_BUDGET_MS } from "#functions/timeouts.ts";
 /** INLINE_RESULT_MAX_BYTES: a larger answer goes to the bucket, and the job shows a presigned GET of it; a smaller one is shown inline. */
 const INLINE_RESULT_MAX_BYTES = 16 * 1024;
 
+/** INLINE_REQUEST_MAX_BYTES: a request up to this size is kept in the job's item (one write less); a larger one in the bucket. */
+const INLINE_REQUEST_MAX_BYTES = 256 * 1024;
+
 /** RECORD_KEPT_MS: a job record outlives its result by a week, reading `expired`, then the TTL removes it. */
 const RECORD_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -42,6 +45,29 @@ export interface JobStoreOptions {
 type Item = Record<string, unknown>;
 type Command = GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand;
 
+// Every attribute of a job's item but its request, each by a placeholder (several are DynamoDB reserved words).
+const RECORD_ATTRIBUTES = [
+  "pk",
+  "ownerKeyId",
+  "route",
+  "status",
+  "callbackUrl",
+  "createdAtMs",
+  "startedAtMs",
+  "finishedAtMs",
+  "attempts",
+  "leaseExpiresAtMs",
+  "expiresAtMs",
+  "statusCode",
+  "headers",
+  "encoding",
+  "body",
+  "bodyObject",
+];
+const recordProjection = {
+  ProjectionExpression: RECORD_ATTRIBUTES.map((_, index) => `#a${index}`).join(", "),
+  ExpressionAttributeNames: Object.fromEntries(RECORD_ATTRIBUTES.map((name, index) => [`#a${index}`, name])),
+};
 const jobKey = (id: string) => ({ pk: `JOB#${id}`, sk: "JOB" });
 const sortKey = (ms: number, id: string) => `${String(Math.max(0, Math.floor(ms))).padStart(15, "0")}#${id}`;
 const requestKey = (id: string) => `jobs/${id}/request`;
@@ -131,12 +157,14 @@ class DynamoJobStore implements JobStore {
   }
 
   async create(job: JobRecord, request: Buffer): Promise<void> {
+    const inline = request.length <= INLINE_REQUEST_MAX_BYTES;
     try {
-      await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: requestKey(job.id), Body: request }));
+      if (!inline) await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: requestKey(job.id), Body: request }));
     } catch (error) {
       throw storeError(error);
     }
     const Item = {
+      ...(inline ? { request } : {}),
       ...jobKey(job.id),
       ownerKeyId: job.ownerKeyId,
       route: job.route,
@@ -152,14 +180,32 @@ class DynamoJobStore implements JobStore {
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
-    const item = (await this.#send<{ Item?: Item }>(new GetCommand({ TableName: this.#table, Key: jobKey(id), ConsistentRead: true }))).Item;
+    // Everything but the request, which only the run reads (requestOf).
+    const read = new GetCommand({
+      TableName: this.#table,
+      Key: jobKey(id),
+      ConsistentRead: true,
+      ...recordProjection,
+    });
+    const item = (await this.#send<{ Item?: Item }>(read)).Item;
     if (!item) return undefined;
     const body = item.bodyObject === undefined ? bytesOf(item.body) : await this.#object(String(item.bodyObject));
     return recordOf(item, body);
   }
 
-  requestOf(id: string): Promise<Buffer> {
-    return this.#object(requestKey(id));
+  async requestOf(id: string): Promise<Buffer> {
+    const item = (
+      await this.#send<{ Item?: Item }>(
+        new GetCommand({
+          TableName: this.#table,
+          Key: jobKey(id),
+          ProjectionExpression: "#request",
+          ExpressionAttributeNames: { "#request": "request" },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    return bytesOf(item?.request) ?? this.#object(requestKey(id));
   }
 
   async claim(id: string, now: number, leaseExpiresAt: number, staleBefore = 0): Promise<JobRecord | undefined> {
@@ -170,8 +216,7 @@ class DynamoJobStore implements JobStore {
           Key: jobKey(id),
           UpdateExpression: "SET #status = :running, startedAtMs = :now, leaseExpiresAtMs = :lease ADD attempts :one",
           // Queued, or running with a lease that passed or started before staleBefore (its worker died).
-          ConditionExpression:
-            "attribute_exists(pk) AND (#status = :queued OR (#status = :running AND (leaseExpiresAtMs <= :now OR startedAtMs < :stale)))",
+          ConditionExpression: "attribute_exists(pk) AND (#status = :queued OR (#status = :running AND (leaseExpiresAtMs <= :now OR startedAtMs < :stale)))",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: { ":running": "running", ":queued": "queued", ":now": now, ":lease": leaseExpiresAt, ":one": 1, ":stale": staleBefore },
           ReturnValues: "ALL_NEW",
@@ -184,7 +229,8 @@ class DynamoJobStore implements JobStore {
     }
   }
 
-  async finish(id: string, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean> {
+  async finish(job: Pick<JobRecord, "id" | "createdAt">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean> {
+    const { id } = job;
     const { answer } = outcome;
     const large = answer.body.length > INLINE_RESULT_MAX_BYTES;
     if (large)
@@ -213,8 +259,7 @@ class DynamoJobStore implements JobStore {
     );
     if (!finished) return false;
     if (this.#index) {
-      const job = await this.get(id);
-      await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBQ", sk: sortKey(job?.createdAt ?? 0, id) } }));
+      await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBQ", sk: sortKey(job.createdAt, id) } }));
       await this.#send(new PutCommand({ TableName: this.#table, Item: { pk: "JOBX", sk: sortKey(expiresAt, id) } }));
     }
     return true;
@@ -229,9 +274,9 @@ class DynamoJobStore implements JobStore {
       new UpdateCommand({
         TableName: this.#table,
         Key: jobKey(id),
-        UpdateExpression: "SET #status = :expired REMOVE body, bodyObject, statusCode, headers, encoding",
+        UpdateExpression: "SET #status = :expired REMOVE body, bodyObject, statusCode, headers, encoding, #request",
         ConditionExpression: "attribute_exists(pk) AND (#status = :succeeded OR #status = :failed)",
-        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeNames: { "#status": "status", "#request": "request" },
         ExpressionAttributeValues: { ":expired": "expired", ":succeeded": "succeeded", ":failed": "failed" },
       }),
     );

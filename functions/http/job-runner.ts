@@ -100,7 +100,7 @@ export async function runJob(id: string, deps: JobRunnerDeps, context?: Context)
   const answer = answerOf(await runAnswer(job, deps, context));
   const outcome = outcomeOf(answer);
   const finishedAt = deps.now();
-  if (!(await deps.store.finish(id, outcome, finishedAt, finishedAt + deps.ttlMs))) return "skipped";
+  if (!(await deps.store.finish(job, outcome, finishedAt, finishedAt + deps.ttlMs))) return "skipped";
   const view =
     outcome.status === "failed"
       ? { error: errorOf(answer.body) }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { readJob, submitJob, waitForJob } from "#test/helpers/jobs.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { makeLargePdf } from "#test/helpers/large-docs.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
@@ -19,6 +20,8 @@ beforeAll(async () => {
     SIGNET_CONVERSION_MODE: "oneshot",
     SIGNET_JOB_TTL: "1",
     SIGNET_SYNC_BUDGET_MS: "1",
+    // Jobs are read every 50 ms: far over the default 60 requests per minute.
+    SIGNET_KEY_RATE_LIMIT: "100000",
   });
   key = await obtainKey(api, "jobs-expiry");
   input = await makePdf(1);
@@ -54,7 +57,9 @@ it("work over the synchronous budget answers 504 SYNC_TIMEOUT naming respond-asy
 }, 60_000);
 
 it("a result past SIGNET_JOB_TTL is deleted: its objects are gone, its URL answers 404 and the job reads expired", async () => {
-  const submitted = await submitJob(api, "/v1/sign", signBody("evt_expiry"), key);
+  // Over 256 KB, so the request is kept in the bucket rather than in the job's item.
+  const large = await makeLargePdf(400 * 1024);
+  const submitted = await submitJob(api, "/v1/sign", { ...signBody("evt_expiry"), document: { base64: large.toString("base64") } }, key);
   const id = submitted.json.id as string;
   // Its request is kept until the result expires (at least 1 s after the job ends).
   expect(objectsOf(id).map((name) => decodeURIComponent(name))).toContain(`jobs/${id}/request`);

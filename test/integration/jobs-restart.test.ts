@@ -40,7 +40,15 @@ afterAll(async () => {
 async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; key: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/jobs-server-child.ts", "jobs-restart", dataDir], {
     cwd: process.cwd(),
-    env: { ...process.env, SIGNET_LOG_LEVEL: "ERROR", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_TABLE: "signet-jobs-restart", SIGNET_JOB_WORKERS: "1", ...env },
+    env: {
+      ...process.env,
+      SIGNET_LOG_LEVEL: "ERROR",
+      SIGNET_CONVERSION_MODE: "oneshot",
+      SIGNET_TABLE: "signet-jobs-restart",
+      SIGNET_JOB_WORKERS: "1",
+      SIGNET_KEY_RATE_LIMIT: "100000",
+      ...env,
+    },
     detached: true,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -52,8 +60,11 @@ async function startChild(env: Record<string, string>): Promise<{ child: ChildPr
   return { child, url, key };
 }
 
-const readJob = async (url: string, key: string, id: string) =>
-  (await (await fetch(`${url}/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status: string; result?: { url?: string } };
+async function readJob(url: string, key: string, id: string) {
+  const response = await fetch(`${url}/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } });
+  if (response.status !== 200) throw new Error(`GET /v1/jobs/${id} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as { status: string; result?: { url?: string } };
+}
 
 async function until(url: string, key: string, id: string, done: (status: string) => boolean) {
   for (;;) {

@@ -21,7 +21,7 @@ const signBody = (eventId: string) => ({
 });
 
 beforeAll(async () => {
-  api = await startLocalApi("jobs", { SIGNET_TABLE: "signet-jobs", SIGNET_CONVERSION_MODE: "oneshot" });
+  api = await startLocalApi("jobs", { SIGNET_TABLE: "signet-jobs", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_KEY_RATE_LIMIT: "100000" });
   key = await obtainKey(api, "jobs");
   otherKey = await obtainKey(api, "jobs-other");
   input = await makePdf(1);

@@ -67,7 +67,7 @@ export interface JobStore {
    */
   claim(id: string, now: number, leaseExpiresAt: number, staleBefore?: number): Promise<JobRecord | undefined>;
   /** finish keeps a run's outcome, if the job is still running; false when it is not (another attempt finished it). */
-  finish(id: string, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean>;
+  finish(job: Pick<JobRecord, "id" | "createdAt">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean>;
   /** expire deletes a job's request and result and marks it expired; false when it already was. */
   expire(id: string): Promise<boolean>;
   /** resultUrl is a presigned GET of a result kept in the bucket (undefined: the result is inline). */
