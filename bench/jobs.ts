@@ -66,8 +66,8 @@ const percentile = (values: number[], p: number) => {
 const row = (name: string, values: number[]) =>
   `${name.padEnd(44)} p50 ${percentile(values, 50).toFixed(1).padStart(7)} ms   p95 ${percentile(values, 95).toFixed(1).padStart(7)} ms   (n=${values.length})`;
 
-async function main(): Promise<void> {
-  const server = await startServer();
+/** clientOf is the three calls the rows time: a sync sign, a submission (its job id), and reading a job to its result. */
+async function clientOf(server: { url: string; key: string }) {
   const pdf = await makePdf(1);
   let serial = 0;
   const body = () =>
@@ -102,6 +102,12 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   };
+  return { sync, submit, finish };
+}
+
+async function main(): Promise<void> {
+  const server = await startServer();
+  const { sync, submit, finish } = await clientOf(server);
   const timed = async (work: () => Promise<unknown>) => {
     const start = performance.now();
     await work();
