@@ -46,7 +46,7 @@ function acknowledgeFunctionFindings(parts: NagParts): void {
       });
     }
   }
-  for (const name of ["uploads", "sign", "timestamp", "annotate", "annotate-fields", "convert", "verify"]) {
+  for (const name of ["uploads", "sign", "timestamp", "annotate", "annotate-fields", "convert", "verify", "jobs-worker"]) {
     const fn = parts.functions[name];
     if (!fn) continue;
     Validations.of(fn).acknowledge({
@@ -55,7 +55,16 @@ function acknowledgeFunctionFindings(parts: NagParts): void {
         "Upload objects are named per request at run time (uploads/<owner tag>/<reference>), so no fixed object ARN exists; the statement is limited to the uploads/ prefix of the uploads bucket and to the calls each function makes (uploads: PutObject through the presigned POST; the consumers: GetObject and DeleteObject).",
     });
   }
-  for (const name of ["sign", "annotate", "convert"]) {
+  for (const name of ["sign", "timestamp", "annotate", "convert", "verify", "job", "job-redeliver", "jobs-worker"]) {
+    const fn = parts.functions[name];
+    if (!fn) continue;
+    Validations.of(fn).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::<UploadsBucket5E5E9B64.Arn>/jobs/*]",
+      reason:
+        "A job's request and result are named by its id at run time (jobs/<job id>/request, /result), so no fixed object ARN exists; the statement is limited to the jobs/ prefix of the uploads bucket (expired by its expire-jobs rule) and to PutObject, GetObject and DeleteObject.",
+    });
+  }
+  for (const name of ["sign", "annotate", "convert", "jobs-worker"]) {
     const fn = parts.functions[name];
     if (!fn) continue;
     Validations.of(fn).acknowledge({
@@ -64,7 +73,7 @@ function acknowledgeFunctionFindings(parts: NagParts): void {
         "Documents staged for the office function are named per job at run time (office/<random id>/input and /output), so no fixed object ARN exists; the statement is limited to the office/ prefix of the uploads bucket and to PutObject, GetObject and DeleteObject, which the caller's presigned URLs lend the office function for one object each.",
     });
   }
-  for (const name of ["sign", "timestamp", "annotate", "annotate-fields", "convert"]) {
+  for (const name of ["sign", "timestamp", "annotate", "annotate-fields", "convert", "jobs-worker"]) {
     const fn = parts.functions[name];
     if (!fn) continue;
     Validations.of(fn).acknowledge({
