@@ -21,6 +21,7 @@ import { promisify } from "node:util";
 import { buildSync } from "esbuild";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { locateSoffice, makeProfileTemplate, sofficeEnvironment } from "#adapters/libreoffice/profile.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 import { commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
 import { esbuildSettings, repoRoot } from "../infra/bundling.ts";
 
@@ -83,7 +84,7 @@ const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const lines: string[] = [];
 
 // 1. Tail.
-const warm = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 120_000 });
+const warm = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 120_000 }));
 await warm.warm();
 await plain(pathOf(tailFiles[0]!), join(dir, "plain-profile")); // initialise plain's profile (not measured)
 lines.push(

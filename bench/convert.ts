@@ -13,6 +13,7 @@ import { locateSoffice } from "#adapters/libreoffice/profile.ts";
 import { checkConversionInput } from "#domain/conversion/conversion.ts";
 import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const run = promisify(execFile);
 const roundsArg = process.argv.indexOf("--rounds");
@@ -41,8 +42,8 @@ async function plain(path: string): Promise<void> {
 
 const officeLimits = { ...limits, maxImagePixels: 100_000_000, maxSvgBytes: 10 * 1024 * 1024 };
 const boxed = { concurrency: 1, timeoutMs: 120_000, memoryLimitMb: 4096 } as const;
-const oneshot = withOfficeInputChecks(createLibreOfficeConverter({ ...boxed, mode: "oneshot" }), officeLimits);
-const warm = withOfficeInputChecks(createLibreOfficeConverter({ ...boxed, mode: "warm" }), officeLimits);
+const oneshot = withOfficeInputChecks(createLibreOfficeConverter(officeOptions({ ...boxed, mode: "oneshot" })), officeLimits);
+const warm = withOfficeInputChecks(createLibreOfficeConverter(officeOptions({ ...boxed, mode: "warm" })), officeLimits);
 async function service(converter: typeof warm, bytes: Buffer): Promise<void> {
   await checkConversionInput(bytes, "docx", limits);
   const pdf = await converter.convert({ bytes, from: "docx", to: "pdf" });

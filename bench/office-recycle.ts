@@ -8,6 +8,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const rounds = Number(process.argv[2] ?? 10);
 const root = mkdtempSync(join(tmpdir(), "signet-bench-recycle-"));
@@ -16,14 +17,16 @@ const documents = Array.from({ length: rounds }, (_, i) => fixtureDocx({ title: 
 
 /** medianMs converts every document once on a converter (after two warm-ups) and answers the median. */
 async function medianMs(recycle: boolean): Promise<number> {
-  const converter = createLibreOfficeConverter({
-    mode: "warm",
-    concurrency: 1,
-    timeoutMs: 60_000,
-    workDir: join(root, String(recycle)),
-    profileTemplate,
-    recycle,
-  });
+  const converter = createLibreOfficeConverter(
+    officeOptions({
+      mode: "warm",
+      concurrency: 1,
+      timeoutMs: 60_000,
+      workDir: join(root, String(recycle)),
+      profileTemplate,
+      recycle,
+    }),
+  );
   try {
     for (let i = 0; i < 2; i++) await converter.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
     const times: number[] = [];

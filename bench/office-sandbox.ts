@@ -6,6 +6,7 @@
 import { availableParallelism, loadavg } from "node:os";
 import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const roundsArg = process.argv.indexOf("--rounds");
 const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 10;
@@ -22,7 +23,7 @@ for (const mode of ["warm", "oneshot"] as const) {
   const offices = Object.fromEntries(
     Object.entries(boxes).map(([name, isolation]) => [
       name,
-      createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 120_000, isolation, memoryLimitMb: 4096 }),
+      createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: 120_000, isolation, memoryLimitMb: 4096 })),
     ]),
   ) as Record<keyof typeof boxes, LibreOfficeConverter>;
   const times: Record<string, number[]> = { off: [], sandbox: [] };

@@ -16,6 +16,7 @@ import { describeFields, fillTemplate } from "#domain/docx/annotate.ts";
 import { solidPng } from "#test/helpers/convert-fixtures.ts";
 import { buildDocx, p, run as textRun, table } from "#test/helpers/docx-builder.ts";
 import { buildOdp, buildOds } from "#test/helpers/office-suite-files.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const exec = promisify(execFile);
 const roundsArg = process.argv.indexOf("--rounds");
@@ -105,7 +106,7 @@ const plain = (path: string) =>
   exec(soffice, [`-env:UserInstallation=${plainProfile}`, "--headless", "--convert-to", "pdf", "--outdir", join(dir, "out"), path], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
   });
-const warm = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 120_000 });
+const warm = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 120_000 }));
 const service = async (from: SourceFormat, bytes: Buffer) => {
   const checked = await checkConversionInput(bytes, from, limits);
   await warm.convert({ bytes, ...conversionOptions({ from, to: "pdf" }, { maxConvertPages: 1000 }), ...checked });

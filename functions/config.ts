@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { DocumentLimits } from "#domain/shared/document.ts";
 import { REGISTER_DAILY_WINDOW_SECONDS, VERIFY_FAILURES_PER_SOURCE } from "#domain/keys/rate-limit.ts";
 import { parseRegisterPolicy, type RegisterPolicy } from "#domain/keys/register-policy.ts";
+import { parseSchedule } from "#domain/webhooks/retry-schedule.ts";
 
 /*
  * Every setting of Signet, in one table (`settings`): its environment name, default, parser and
@@ -283,6 +284,22 @@ export const settings = {
     pollMs: positiveInt("SIGNET_JOB_POLL_MS", 50, "local server: how often the pool looks for queued jobs and results to expire"),
     queueUrl: optional("SIGNET_JOB_QUEUE_URL", "SQS queue of jobs (set by the stack); unset: the local pool runs them", "unset (local pool)"),
   },
+  webhooks: {
+    retrySchedule: {
+      name: "SIGNET_WEBHOOK_RETRY_SCHEDULE",
+      default: "`5s,5m,30m,2h,5h,10h,10h`",
+      doc: "delays before each retry of a job's webhook (units ms, s, m, h, d); one attempt more than delays, then dead-lettered (default: 8 attempts over 27.6 h)",
+      read: (env) => {
+        try {
+          return parseSchedule(raw(env, "SIGNET_WEBHOOK_RETRY_SCHEDULE") ?? "5s,5m,30m,2h,5h,10h,10h");
+        } catch (error) {
+          throw configurationError(`SIGNET_WEBHOOK_RETRY_SCHEDULE lists delays separated by commas: ${(error as Error).message}`);
+        }
+      },
+    } as Setting<number[]>,
+    timeoutMs: positiveInt("SIGNET_WEBHOOK_TIMEOUT_MS", 15_000, "time one webhook POST may take, answer included"),
+    sweepMs: positiveInt("SIGNET_WEBHOOK_SWEEP_MS", 1_000, "local server: how often due webhook attempts are looked for (AWS: every minute)"),
+  },
   conversion: {
     officeFunction: optional(
       "SIGNET_OFFICE_FUNCTION",
@@ -303,6 +320,11 @@ export const settings = {
     timeoutMs: positiveInt("SIGNET_CONVERSION_TIMEOUT_MS", 60_000, "hard limit per conversion"),
     concurrency: positiveInt("SIGNET_CONVERSION_CONCURRENCY", () => availableParallelism(), "conversions running at once", "CPU cores"),
     queueLength: positiveInt("SIGNET_CONVERSION_QUEUE", 16, "conversions waiting for a slot"),
+    maxConversionsPerProcess: positiveInt(
+      "SIGNET_LIBREOFFICE_MAX_CONVERSIONS",
+      200,
+      "conversions a warm LibreOffice runs before it is replaced (bounds leaks)",
+    ),
     isolation: {
       name: "SIGNET_LIBREOFFICE_ISOLATION",
       default: "auto",
@@ -347,7 +369,7 @@ function readGroup<G extends Record<string, Setting<unknown>>>(group: G, env: En
   return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as Values<G>;
 }
 
-/** Limits are the size and count caps of SPEC section 7; every one is configurable. */
+/** Limits are the size and count caps listed in docs/configuration.md; every one is configurable. */
 export type Limits = Values<typeof settings.limits>;
 
 /** Config is every setting of Signet, grouped by concern. */
@@ -374,7 +396,7 @@ export interface Config {
     dynamodbEndpoint?: string;
     /** Register calls (codes sent) allowed per source IP in a sliding window. */
     registerPerIp: { limit: number; windowSeconds: number };
-    /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides SPEC 6's 3 per 15 minutes). */
+    /** Register calls (codes sent) allowed per address in a sliding 24 hours (besides the 3 per 15 minutes of docs/api.md, "API keys"). */
     registerPerAddressDaily: { limit: number; windowSeconds: number };
     /** Codes that did not work, allowed per source IP (IPv6 /64) in a sliding 15 minutes. */
     verifyFailuresPerIp: { limit: number; windowSeconds: number };
@@ -389,6 +411,7 @@ export interface Config {
   signing: Values<typeof settings.signing>;
   pictures: Values<typeof settings.pictures>;
   uploads: Values<typeof settings.uploads>;
+  webhooks: Values<typeof settings.webhooks>;
   conversion: Values<typeof settings.conversion>;
   jobs: Values<typeof settings.jobs>;
 }
@@ -434,6 +457,7 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
   signing: (env, runtime) => readGroup(settings.signing, env, runtime),
   pictures: (env, runtime) => readGroup(settings.pictures, env, runtime),
   uploads: (env, runtime) => readGroup(settings.uploads, env, runtime),
+  webhooks: (env, runtime) => readGroup(settings.webhooks, env, runtime),
   conversion: (env, runtime) => readGroup(settings.conversion, env, runtime),
   jobs: (env, runtime) => readGroup(settings.jobs, env, runtime),
 };

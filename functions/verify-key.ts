@@ -1,7 +1,7 @@
 import { config } from "#config";
 import { SignetError } from "#domain/shared/errors.ts";
 import { describeKey, rootCertificate } from "#domain/signing/signing-identity.ts";
-import { trustStatement } from "#domain/verification/trust-statement.ts";
+import { trustStatement } from "#domain/signing/trust-statement.ts";
 import { verifyKeyRoute } from "#http/contracts/verify.ts";
 import { httpHandler } from "#wiring/http.ts";
 import { json } from "#http/responses.ts";

@@ -9,7 +9,7 @@ import { uploadDeps } from "#wiring/uploads.ts";
 const dependencies = verifyDependencies();
 const uploads = uploadDeps();
 
-/** handler answers POST /v1/verify with a report on every signature of the PDF (SPEC 4). */
+/** handler answers POST /v1/verify with a report on every signature of the PDF (docs/api.md, "Sign and verify"). */
 export const handler = httpHandler(verifyRoute, async (req) => {
   // verify has no API key: an upload reference is then its own capability (functions/domain/shared/upload.ts).
   const input = await uploadedDocument(req.body.document, req.principal, uploads);

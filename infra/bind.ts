@@ -49,6 +49,44 @@ export function keyTable(table: ITable, actions: readonly string[]): Binding {
   };
 }
 
+/** WEBHOOK_ITEMS are the partition key prefixes of webhook deliveries, their due queue and the signing secrets (functions/adapters/dynamodb-webhook-store.ts). */
+const WEBHOOK_ITEMS = ["WEBHOOK#*", "WEBHOOK-DUE", "WHSEC#*"];
+
+/**
+ * webhookTable binds the webhook sweeper to its items of the key table: the due queue (Query),
+ * deliveries (read, conditional claim and update) and the secrets it signs with (read, made on
+ * first use), limited by dynamodb:LeadingKeys so it never reads an API key or a code.
+ */
+export function webhookTable(table: ITable): Binding {
+  return {
+    env: { SIGNET_TABLE: table.tableName },
+    statements: [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": WEBHOOK_ITEMS } },
+      }),
+    ],
+  };
+}
+
+/**
+ * webhookSecrets binds the webhook secret routes to the signing secrets beside the keys: read, and
+ * a conditional put when one is made or rotated, WHSEC# items only (dynamodb:LeadingKeys).
+ */
+export function webhookSecrets(table: ITable): Binding {
+  return {
+    env: { SIGNET_TABLE: table.tableName },
+    statements: [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["WHSEC#*"] } },
+      }),
+    ],
+  };
+}
+
 /** IDEMPOTENCY_ITEMS is the partition key prefix of idempotency records in the key table (functions/adapters/dynamodb-idempotency-store.ts). */
 const IDEMPOTENCY_ITEMS = "IDEM#*";
 

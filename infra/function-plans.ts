@@ -17,7 +17,7 @@ import {
  * KMS) the scheduled CRL issuer. The table below must
  * name each: a new route without its plan does not compile.
  */
-export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "crl-issuer" | "jobs-worker";
+export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "crl-issuer" | "jobs-worker" | "webhook-sweeper";
 
 /**
  * FunctionPlan is everything the stack decides per function that does not depend on a deploy
@@ -67,6 +67,9 @@ export const functionPlans = {
   "keys-list": { ...keyFunction, keyTable: "list" },
   "keys-revoke": { ...keyFunction, keyTable: "revoke" },
   "keys-revoke-link": { ...keyFunction, keyTable: "revoke" },
+  // The webhook signing secret beside the key (WHSEC# items: infra/bind.ts webhookSecrets, bound by the stack).
+  "webhooks-secret": keyFunction,
+  "webhooks-secret-rotate": keyFunction,
   authorizer: { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS.authorizer, package: "zip", keyTable: "authorize" },
   fallback: small,
   // The audit page fonts (SIGNET_FONTS_DIR) and HarfBuzz's WebAssembly, which harfbuzzjs loads from beside the bundle.
@@ -99,6 +102,8 @@ export const functionPlans = {
   "verify-crl": { ...small, identity: "certificate" },
   // Not behind a route: run daily by its schedule (infra/crl-issuer.ts), it signs the CRL with the root key when it is due.
   "crl-issuer": { ...small, timeoutSeconds: 30, identity: "crlIssuer" },
+  // Not behind a route: run every minute (infra/webhook-sweeper.ts), it sends the webhook retries that are due (40 s of batches, each POST at most 15 s).
+  "webhook-sweeper": { ...small, timeoutSeconds: 60 },
   uploads: { ...small, uploads: "grant" },
   // The job resource: one record, and a presigned GET of a large result (infra/jobs.ts binds the job store).
   job: small,

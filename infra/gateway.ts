@@ -95,7 +95,7 @@ function template(row: GatewayErrorRow, status: number | "gateway"): string {
   return `{"code":"${row.code}","error":"${error}","message":${message},"requestId":"$context.requestId"}`;
 }
 
-/** addGatewayResponses gives the API its error answers in the layout of SPEC 5 (CORS headers included). */
+/** addGatewayResponses gives the API its error answers in the layout of docs/errors.md (CORS headers included). */
 export function addGatewayResponses(api: RestApi, corsOrigin: string): void {
   for (const row of gatewayErrors) {
     const status = row.status ?? errorTable[row.code].status;

@@ -140,7 +140,7 @@ function acknowledgeApiFindings(restApi: RestApi): void {
   api.acknowledge({
     id: "AwsSolutions-APIG4",
     reason:
-      "Only the public routes have no authorizer, by design (SPEC): health, info, openapi, docs, registration and code verification (how a key is obtained), verify, verify/key and verify/crl (anyone may check a signature), and the fallback that answers 404/405 and CORS preflights. test/infra/stack.test.ts checks that exactly the routes marked auth in functions/http/routes.ts use the authorizer.",
+      "Only the public routes have no authorizer, by design (docs/api.md): health, info, openapi, docs, registration and code verification (how a key is obtained), verify, verify/key and verify/crl (anyone may check a signature), and the fallback that answers 404/405 and CORS preflights. test/infra/stack.test.ts checks that exactly the routes marked auth in functions/http/routes.ts use the authorizer.",
   });
   api.acknowledge({
     id: "AwsSolutions-COG4",

@@ -27,11 +27,24 @@ import { registryModificationsText } from "#adapters/libreoffice/profile.ts";
 import { KEY_LENGTH, KEY_PREFIX } from "#domain/keys/api-key.ts";
 import { binaryMediaTypes, routes } from "#http/routes.ts";
 import { CrlIssuer } from "./crl-issuer.ts";
+import { WebhookSweeper } from "./webhook-sweeper.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import { sofficeInImage } from "./base-image.ts";
 import { type AlarmSet, createAlarms } from "./alarms.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
-import { type Binding, bind, idempotencyStore, identityBucket, jobStore, keyTable, keyTableActions, secureParameter, sender, setting } from "./bind.ts";
+import {
+  type Binding,
+  bind,
+  idempotencyStore,
+  identityBucket,
+  jobStore,
+  keyTable,
+  keyTableActions,
+  secureParameter,
+  sender,
+  setting,
+  webhookSecrets,
+} from "./bind.ts";
 import { JobWorker } from "./jobs.ts";
 import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
 import { OfficeWorker } from "./office-worker.ts";
@@ -195,6 +208,10 @@ export class SignetStack extends Stack {
       bind(fns[name]!, setting("SIGNET_OFFICE_FUNCTION", office.fn.functionName), officeStaging(uploadsBucket));
       office.grantInvoke(fns[name]!);
     }
+    // Webhooks: the secret routes read and rotate the WHSEC# items; retries run off the request path
+    // (infra/webhook-sweeper.ts): every minute, the due queue in the key table.
+    for (const name of ["webhooks-secret", "webhooks-secret-rotate"] as const) bind(fns[name]!, webhookSecrets(table));
+    this.functions["webhook-sweeper"] = new WebhookSweeper(this, "WebhookSweeper", { fn: this.createFunction("webhook-sweeper", version, []), table }).fn;
     // Idempotency-Key: records in the key table, large answers under idempotency/ of the uploads bucket.
     for (const route of routes) if (route.idempotent) bind(fns[route.name]!, idempotencyStore(table, uploadsBucket));
     this.bindJobs(table, uploadsBucket);

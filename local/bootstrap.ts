@@ -6,6 +6,9 @@ import { converter } from "#wiring/conversion.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { StartupError } from "#local/startup-errors.ts";
 import { identityStore } from "#wiring/signing.ts";
+import { config } from "#config";
+import { WebhookSweeper } from "#local/webhook-sweeper.ts";
+import { createWebhookEvents } from "#wiring/webhooks.ts";
 
 /** Shutdown releases what a bootstrap step started. */
 export type Shutdown = () => Promise<void>;
@@ -30,7 +33,18 @@ export async function bootstrap(): Promise<Shutdown[]> {
       logger.warn("LibreOffice is not ready; conversions will fail", { error: error as Error });
     });
   shutdowns.push(() => converter().close());
+  shutdowns.push(startWebhookSweeper());
   return shutdowns;
+}
+
+/** startWebhookSweeper starts the in-process timer of webhook retries (pending deliveries resume from the key table) and says so. */
+function startWebhookSweeper(): Shutdown {
+  const { sweepMs, retrySchedule } = config.webhooks;
+  const sweeper = new WebhookSweeper(createWebhookEvents(config), { intervalMs: sweepMs, warn: (message, data) => logger.warn(message, data) });
+  sweeper.start();
+  const hours = retrySchedule.reduce((sum, delay) => sum + delay, 0) / 3_600_000;
+  logger.info("webhook sweeper ready", { everyMs: sweepMs, attempts: retrySchedule.length + 1, overHours: Math.round(hours * 10) / 10 });
+  return () => sweeper.stop();
 }
 
 /**

@@ -16,6 +16,8 @@ import { handler as info } from "#functions/info.ts";
 import { handler as job } from "#functions/job.ts";
 import { handler as jobRedeliver } from "#functions/job-redeliver.ts";
 import { handler as keysList } from "#functions/keys-list.ts";
+import { handler as webhooksSecret } from "#functions/webhooks-secret.ts";
+import { handler as webhooksSecretRotate } from "#functions/webhooks-secret-rotate.ts";
 import { handler as keysRevoke } from "#functions/keys-revoke.ts";
 import { handler as keysRevokeLink } from "#functions/keys-revoke-link.ts";
 import { handler as openapi } from "#functions/openapi.ts";
@@ -50,6 +52,8 @@ const exported = {
   "keys-list": keysList,
   "keys-revoke": keysRevoke,
   "keys-revoke-link": keysRevokeLink,
+  "webhooks-secret": webhooksSecret,
+  "webhooks-secret-rotate": webhooksSecretRotate,
   sign,
   timestamp,
   annotate,

@@ -32,6 +32,50 @@ function violation(file, specifier) {
   return rule?.what;
 }
 
+/**
+ * domainEdges is the table of folders inside functions/domain/ and the folders each may import
+ * from: one direction, base first. pki/ (DER, OIDs, RFC 3161, PKCS#12, RC2, CRL, CSR, the signer
+ * port) and shared/ depend on nothing; verification reads PDFs and PKI; signing stands on
+ * verification (pyHanko's direction), never the reverse. A new folder, or a new edge, is added here
+ * on purpose, in the commit that needs it.
+ */
+const domainEdges = {
+  shared: [],
+  pki: ["shared"],
+  pdf: ["shared"],
+  "pdf-text": ["pdf", "shared"],
+  "certificate-page": ["pdf", "pdf-text", "shared"],
+  docx: ["shared"],
+  conversion: ["docx", "shared"],
+  keys: ["shared"],
+  jobs: ["shared"],
+  webhooks: ["jobs", "shared"],
+  verification: ["pdf", "pki", "shared"],
+  signing: ["verification", "certificate-page", "conversion", "pdf", "pdf-text", "pki", "shared"],
+};
+const domainRoot = join(root, "functions/domain") + "/";
+
+/** domainFolderOf is the folder directly under functions/domain/ that holds `path`, or undefined outside it. */
+function domainFolderOf(path) {
+  return path.startsWith(domainRoot) ? path.slice(domainRoot.length).split("/")[0] : undefined;
+}
+
+/** domainEdgeProblem names an import between domain folders that domainEdges does not allow, or undefined. */
+function domainEdgeProblem(file, specifier) {
+  const from = domainFolderOf(file);
+  const target = specifier.startsWith("#domain/")
+    ? join(domainRoot, specifier.slice("#domain/".length))
+    : specifier.startsWith(".")
+      ? resolve(dirname(file), specifier)
+      : undefined;
+  const to = target && domainFolderOf(target);
+  if (!from || !to || from === to) return undefined;
+  if (!(from in domainEdges)) return `is in functions/domain/${from}/, a folder the table in scripts/check-layers.mjs does not know`;
+  if (!domainEdges[from].includes(to))
+    return `imports functions/domain/${to}/ ("${specifier}"), which domain/${from}/ may not (allowed: ${domainEdges[from].join(", ") || "nothing"})`;
+  return undefined;
+}
+
 const problems = [];
 for (const file of layers.flatMap((layer) => sourceFiles(join(root, layer)))) {
   const text = readFileSync(file, "utf8");
@@ -41,7 +85,11 @@ for (const file of layers.flatMap((layer) => sourceFiles(join(root, layer)))) {
     const line = text.slice(0, match.index).split("\n").length;
     problems.push(`${relative(root, file)}:${line}: imports ${what} ("${match[1]}")`);
   }
-  if (!file.startsWith(join(root, "functions/domain") + "/")) continue;
+  if (!file.startsWith(domainRoot)) continue;
+  for (const match of text.matchAll(importPattern)) {
+    const problem = domainEdgeProblem(file, match[1]);
+    if (problem) problems.push(`${relative(root, file)}:${text.slice(0, match.index).split("\n").length}: ${problem}`);
+  }
   for (const match of text.matchAll(/\bprocess\.env\b/g)) {
     problems.push(`${relative(root, file)}:${text.slice(0, match.index).split("\n").length}: reads process.env (domain code takes its settings as arguments)`);
   }
@@ -49,8 +97,10 @@ for (const file of layers.flatMap((layer) => sourceFiles(join(root, layer)))) {
 
 if (problems.length > 0) {
   process.stderr.write(
-    `${problems.join("\n")}\n\nAdapters and domain code take options and ports; only functions/wiring/ reads the configuration and builds instances (docs: STYLE habit 13).\n`,
+    `${problems.join("\n")}\n\nAdapters and domain code take options and ports; only functions/wiring/ reads the configuration and builds instances (docs: STYLE habit 13). Domain folders import one way: see domainEdges in scripts/check-layers.mjs.\n`,
   );
   process.exit(1);
 }
-process.stdout.write(`check-layers: no file under ${layers.join(" or ")} imports #config or #wiring; domain code reads no process.env\n`);
+process.stdout.write(
+  `check-layers: no file under ${layers.join(" or ")} imports #config or #wiring; domain code reads no process.env; domain folders import only along the table's edges\n`,
+);

@@ -11,10 +11,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { createKmsSigner, kmsClientFor, kmsSignerDefaults } from "#adapters/kms-signer.ts";
-import { certificationRequest } from "#domain/signing/csr.ts";
+import { certificationRequest } from "#domain/pki/csr.ts";
 import { certificateChainFileName, certificateChainPem } from "#domain/signing/identity-store.ts";
 import { kmsSigningCommonName } from "#domain/signing/kms-identity-store.ts";
-import { KeyMismatchError, checkCertificateMatches, type Signer } from "#domain/signing/signer.ts";
+import { KeyMismatchError, checkCertificateMatches, type Signer } from "#domain/pki/signer.ts";
 import { startLocalKms, type LocalKms } from "#local/local-kms.ts";
 
 const usage = 'usage: npm run identity:csr -- ["Common Name"] > signet.csr\n       npm run identity:install-cert -- chain.pem\n';

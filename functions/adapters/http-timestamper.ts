@@ -3,7 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { buildTimestampRequest, parseTimestampResponse, type TimestampRequest } from "#domain/signing/rfc3161.ts";
+import { buildTimestampRequest, parseTimestampResponse, type TimestampRequest } from "#domain/pki/rfc3161.ts";
 
 const MAX_RESPONSE_BYTES = 256 * 1024;
 

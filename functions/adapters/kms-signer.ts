@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { CreateKeyCommand, GetPublicKeyCommand, type GetPublicKeyCommandOutput, KMSClient, KMSServiceException, SignCommand } from "@aws-sdk/client-kms";
 import { withDeadline } from "#adapters/call-deadline.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { UnsupportedKeyError, algorithmFor, signatureAlgorithms, type Signer } from "#domain/signing/signer.ts";
+import { UnsupportedKeyError, algorithmFor, signatureAlgorithms, type Signer } from "#domain/pki/signer.ts";
 
 /**
  * kmsClientFor is a KMS client: the local stand-in's endpoint, or AWS. One attempt per call: the

@@ -9,6 +9,7 @@ import { classifyAddress } from "#domain/shared/address-policy.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { FetchedResource, Fetcher } from "#domain/shared/fetcher.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
+import type { SendResult, WebhookRequest, WebhookSender } from "#domain/webhooks/webhook-sender.ts";
 
 /** SafeFetcherOptions tune the fetcher; the defaults are the documented ones (docs: configuration), which wiring overrides from config.fetch. */
 export interface SafeFetcherOptions {
@@ -20,9 +21,14 @@ export interface SafeFetcherOptions {
    * serve files from loopback; production leaves it empty.
    */
   allowAddresses: string[];
+  /** Extra certificate authorities (PEM) HTTPS servers may chain to. Only tests set this, for a receiver on loopback. */
+  ca?: string[];
 }
 
 const defaults: SafeFetcherOptions = { allowHttp: false, timeoutMs: 10_000, maxRedirects: 3, allowAddresses: [] };
+
+/** ANSWER_READ_BYTES is how much of a webhook receiver's answer is read (and dropped) before the connection is closed. */
+const ANSWER_READ_BYTES = 64 * 1024;
 
 /** AddressRefusedError is the connect-time refusal of an address by classifyAddress. */
 class AddressRefusedError extends Error {
@@ -109,7 +115,7 @@ class SafeFetcher implements Fetcher {
 
   constructor(options: Partial<SafeFetcherOptions>) {
     this.#settings = { ...defaults, ...options };
-    const filter = { allowIPAddressList: this.#settings.allowAddresses, keepAlive: false };
+    const filter = { allowIPAddressList: this.#settings.allowAddresses, keepAlive: false, ...(this.#settings.ca ? { ca: this.#settings.ca } : {}) };
     const check = addressGuard(this.#settings.allowAddresses);
     this.#agents = {
       "http:": withAddressPolicy(new RequestFilteringHttpAgent(filter), check),
@@ -131,6 +137,44 @@ class SafeFetcher implements Fetcher {
         throw fail(what, `a redirect led to a URL that is not allowed (${(error as Error).message})`);
       }
     }
+  }
+
+  /**
+   * post sends one POST under the same address policy and time limit as fetch, and follows no
+   * redirect (a 3xx is the receiver's answer). Its body is read up to ANSWER_READ_BYTES and dropped.
+   */
+  async post(raw: string, request: WebhookRequest): Promise<SendResult> {
+    let url: URL;
+    try {
+      url = this.#checkUrl(raw, "callback");
+    } catch (error) {
+      return { error: (error as Error).message, permanent: true };
+    }
+    const signal = AbortSignal.timeout(this.#settings.timeoutMs);
+    return new Promise((resolve) => {
+      const client = url.protocol === "https:" ? https : http;
+      const headers = { ...request.headers, "user-agent": "Signet/1 (+webhook)", "content-length": String(Buffer.byteLength(request.body)) };
+      const req = client.request(url, { method: "POST", agent: this.#agents[url.protocol as "http:" | "https:"], signal, headers }, (res) => {
+        let read = 0;
+        const done = () => resolve({ statusCode: res.statusCode ?? 0 });
+        res.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > ANSWER_READ_BYTES) res.destroy();
+        });
+        res.on("end", done).on("close", done).on("error", done);
+      });
+      req.on("error", (error) => resolve(this.#sendFailure(error, signal)));
+      req.end(request.body);
+    });
+  }
+
+  /** sendFailure words a POST that got no answer; a refused address is permanent, the rest may pass. */
+  #sendFailure(error: Error, signal: AbortSignal): SendResult {
+    if (signal.aborted) return { error: `no answer within ${this.#settings.timeoutMs / 1000} s`, permanent: false };
+    if (error instanceof AddressRefusedError) return { error: `the callback URL's address is not allowed: ${error.reason}`, permanent: true };
+    if (/is not allowed/.test(error.message))
+      return { error: "the callback URL's address is private, loopback, link-local or otherwise not public", permanent: true };
+    return { error: `the connection failed (${(error as NodeJS.ErrnoException).code ?? "network error"})`, permanent: false };
   }
 
   #checkUrl(raw: string, what: string): URL {
@@ -224,6 +268,12 @@ export function createSafeFetcher(options: Partial<SafeFetcherOptions> = {}): Fe
   const fetcher = new SafeFetcher(options);
   // A plain function, as the port always was: callers may pass `fetch` on its own.
   return { fetch: (url, request) => fetcher.fetch(url, request) };
+}
+
+/** createSafeWebhookSender returns a WebhookSender on a SafeFetcher: the same address policy and time limit, no redirects followed. */
+export function createSafeWebhookSender(options: Partial<SafeFetcherOptions> = {}): WebhookSender {
+  const fetcher = new SafeFetcher(options);
+  return { post: (url, request) => fetcher.post(url, request) };
 }
 
 /** fileNameOf is the last path segment of a URL, decoded when it is valid percent-encoding. */

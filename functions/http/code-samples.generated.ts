@@ -110,4 +110,14 @@ export const sampleFiles: Record<RouteName, SampleFiles> = {
     mjs: 'const response = await fetch(`http://localhost:3000/v1/jobs/${process.env.JOB_ID}/redeliver`, {\n  method: "POST",\n  headers: { Authorization: `Bearer ${process.env.SIGNET_KEY}` },\n});\nif (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);\nconsole.log(await response.json());',
     py: 'import os, requests\n\nresponse = requests.post(f"http://localhost:3000/v1/jobs/{os.environ[\'JOB_ID\']}/redeliver", headers={"Authorization": f"Bearer {os.environ[\'SIGNET_KEY\']}"}, timeout=30)\nresponse.raise_for_status()\nprint(response.json())',
   },
+  "webhooks-secret": {
+    sh: 'curl --fail-with-body -sS "http://localhost:3000/v1/webhooks/secret" -H "Authorization: Bearer $SIGNET_KEY"',
+    mjs: 'const response = await fetch(`http://localhost:3000/v1/webhooks/secret`, { method: "GET", headers: { Authorization: `Bearer ${process.env.SIGNET_KEY}` } });\nif (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);\nconsole.log(await response.json());',
+    py: 'import os, requests\n\nresponse = requests.get(f"http://localhost:3000/v1/webhooks/secret", headers={"Authorization": f"Bearer {os.environ[\'SIGNET_KEY\']}"}, timeout=30)\nresponse.raise_for_status()\nprint(response.json())',
+  },
+  "webhooks-secret-rotate": {
+    sh: 'curl --fail-with-body -sS -X POST "http://localhost:3000/v1/webhooks/secret/rotate" -H "Authorization: Bearer $SIGNET_KEY"',
+    mjs: 'const response = await fetch(`http://localhost:3000/v1/webhooks/secret/rotate`, {\n  method: "POST",\n  headers: { Authorization: `Bearer ${process.env.SIGNET_KEY}` },\n});\nif (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);\nconsole.log(await response.json());',
+    py: 'import os, requests\n\nresponse = requests.post(f"http://localhost:3000/v1/webhooks/secret/rotate", headers={"Authorization": f"Bearer {os.environ[\'SIGNET_KEY\']}"}, timeout=30)\nresponse.raise_for_status()\nprint(response.json())',
+  },
 };

@@ -59,7 +59,7 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
 }
 
 /**
- * parseJsonBody turns a request body into a value, with the errors SPEC 5 asks for. Long plain
+ * parseJsonBody turns a request body into a value, with the errors docs/errors.md lists. Long plain
  * string values (a document's base64) are lifted out before parsing (see scanJson): they become
  * strings straight from the bytes, once, instead of a decoded copy of the whole body plus the
  * parser's copy of each.
@@ -105,7 +105,7 @@ function withMarkers(bytes: Buffer, literals: Array<[number, number]>, nonce: st
 }
 
 /**
- * isJsonContentType accepts application/json only, with any parameters (SPEC 1: anything else,
+ * isJsonContentType accepts application/json only, with any parameters (docs/api.md: anything else,
  * application/vnd.api+json included, is 415).
  */
 export function isJsonContentType(contentType: string | undefined): boolean {

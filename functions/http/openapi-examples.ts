@@ -475,4 +475,6 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   "keys-revoke-link": {},
   job: {},
   "job-redeliver": {},
+  "webhooks-secret": {},
+  "webhooks-secret-rotate": {},
 };

@@ -8,6 +8,7 @@ import { signRoute } from "#http/contracts/sign.ts";
 import { timestampRoute } from "#http/contracts/timestamp.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
 import { verifyCrlRoute, verifyKeyRoute, verifyRoute } from "#http/contracts/verify.ts";
+import { rotateWebhookSecretRoute, webhookSecretRoute } from "#http/contracts/webhooks.ts";
 import type * as z from "zod";
 import type { RouteContract } from "#http/contract.ts";
 
@@ -36,6 +37,8 @@ export const routes = [
   uploadsRoute,
   jobRoute,
   jobRedeliverRoute,
+  webhookSecretRoute,
+  rotateWebhookSecretRoute,
 ] as const satisfies readonly RouteContract[];
 
 /** RouteName is the name of a route of the catalogue: its entry file functions/<name>.ts, its event events/<name>.json. */

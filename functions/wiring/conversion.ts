@@ -6,8 +6,8 @@
  * runs; otherwise LibreOffice runs here (npm start, the tests, the office function itself).
  */
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { config } from "#config";
-import { createLibreOfficeConverter, type LibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
+import { config, type Config } from "#config";
+import { createLibreOfficeConverter, type LibreOfficeConverter, type LibreOfficeConverterOptions } from "#adapters/libreoffice/converter.ts";
 import { libreOfficeReadiness } from "#adapters/libreoffice/readiness.ts";
 import { createOfficeWorkerConverter, lambdaOfficeInvoke, type OfficeWorkerConverter } from "#adapters/office-worker-converter.ts";
 import { logger } from "#adapters/powertools-logger.ts";
@@ -31,6 +31,22 @@ function officeWorker(functionName: string): OfficeWorkerConverter {
   });
 }
 
+/** libreOfficeOptions are the LibreOffice converter's options, every one from the conversion settings (config.ts holds their defaults). */
+export function libreOfficeOptions(conversion: Config["conversion"]): LibreOfficeConverterOptions {
+  return {
+    ...(conversion.soffice ? { soffice: conversion.soffice } : {}),
+    timeoutMs: conversion.timeoutMs,
+    concurrency: conversion.concurrency,
+    queueLength: conversion.queueLength,
+    mode: conversion.mode,
+    maxConversionsPerProcess: conversion.maxConversionsPerProcess,
+    recycle: conversion.recycle,
+    isolation: conversion.isolation,
+    memoryLimitMb: conversion.memoryLimitMb,
+    ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
+  };
+}
+
 /**
  * converter is the process-wide converter (sign, annotate and convert share it), created on first
  * use: LibreOffice here, or the office function when SIGNET_OFFICE_FUNCTION names one. Creating it
@@ -40,19 +56,7 @@ function officeWorker(functionName: string): OfficeWorkerConverter {
 export function converter(): LibreOfficeConverter | OfficeWorkerConverter {
   if (shared) return shared;
   const { conversion, documentLimits, limits } = config;
-  const inProcess = conversion.officeFunction
-    ? undefined
-    : createLibreOfficeConverter({
-        ...(conversion.soffice ? { soffice: conversion.soffice } : {}),
-        timeoutMs: conversion.timeoutMs,
-        concurrency: conversion.concurrency,
-        queueLength: conversion.queueLength,
-        mode: conversion.mode,
-        recycle: conversion.recycle,
-        isolation: conversion.isolation,
-        memoryLimitMb: conversion.memoryLimitMb,
-        ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
-      });
+  const inProcess = conversion.officeFunction ? undefined : createLibreOfficeConverter(libreOfficeOptions(conversion));
   const office = withOfficeInputChecks<LibreOfficeConverter | OfficeWorkerConverter>(
     inProcess ?? officeWorker(conversion.officeFunction!),
     {

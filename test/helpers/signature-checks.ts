@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { readElement } from "#domain/shared/der.ts";
+import { readElement } from "#domain/pki/der.ts";
 import { pdfsig, qpdfCheck, type PdfSource, type PdfsigSignature } from "#test/helpers/pdf-tools.ts";
 import { runPyhanko } from "#test/helpers/pyhanko.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";

@@ -46,7 +46,7 @@ describe("repeated query parameters are 400, never last-wins", () => {
   });
 });
 
-describe("JSON routes take application/json only (SPEC 1)", () => {
+describe("JSON routes take application/json only (docs/api.md)", () => {
   it.each(["application/vnd.api+json", "application/problem+json", "text/json"])("%s is 415", async (type) => {
     const response = await fetch(`${api.url}/v1/verify`, {
       method: "POST",

@@ -13,7 +13,7 @@ beforeAll(() => {
   synth = synthesize({ senderEmail: "noreply@example.com" });
 }, SYNTH_TIMEOUT_MS);
 
-const names = [...routes.map((route) => route.name), "authorizer", "fallback", "crl-issuer"];
+const names = [...routes.map((route) => route.name), "authorizer", "fallback", "crl-issuer", "webhook-sweeper"];
 const deployedEnv = (name: string) => {
   const variables = (synth.json.Resources[functionLogicalId(name)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
   // CloudFormation references ({ Ref: ... }) become placeholder names.

@@ -38,9 +38,9 @@ const tableId = () => resourcesOfType(synth.json, "AWS::DynamoDB::Table")[0]![0]
 const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("IdentityBucket"))![0];
 
 describe("functions", () => {
-  it("creates one function per route plus the authorizer, the fallback, the office function and the CRL issuer; the one other is CDK's VPC custom resource", () => {
+  it("creates one function per route plus the authorizer, the fallback, the office function, the CRL issuer and the webhook sweeper; the one other is CDK's VPC custom resource", () => {
     const ids = resourcesOfType(synth.json, "AWS::Lambda::Function").map(([id]) => id);
-    const ours = [...allNames, "office", "crl-issuer", "jobs-worker"].map(functionLogicalId);
+    const ours = [...allNames, "office", "crl-issuer", "jobs-worker", "webhook-sweeper"].map(functionLogicalId);
     expect(ids.filter((id) => ours.includes(id)).sort()).toEqual(ours.sort());
     // (@aws-cdk/aws-ec2:restrictDefaultSecurityGroup: a custom resource empties the VPC's default
     // security group; AwsCustomResource looks up S3's prefix list for the office security group)
@@ -49,7 +49,7 @@ describe("functions", () => {
       expect.stringMatching(/^CustomVpcRestrictDefaultSG/),
     ]);
     // The table of deployment facts names exactly these functions (the compiler holds it to RouteName too).
-    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office", "crl-issuer", "jobs-worker"].sort());
+    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office", "crl-issuer", "jobs-worker", "webhook-sweeper"].sort());
   });
 
   it("runs every route's function as a zip on nodejs22.x, and only the office function from the LibreOffice image", () => {
@@ -431,6 +431,9 @@ describe("least privilege", () => {
     "keys-list": ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"],
     "keys-revoke": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
     "keys-revoke-link": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
+    // The webhook secret beside the key: read, made or rotated by a conditional put.
+    "webhooks-secret": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+    "webhooks-secret-rotate": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
     // sign: its identity, the per-key count, and consuming uploads (CDK merges the two buckets'
     // ListBucket into one statement).
     // ... and the two KMS keys (test/infra/signing-keys.test.ts).
@@ -546,7 +549,7 @@ describe("the private key", () => {
   }
 
   it("lets only sign read identity.p12 / identity.pem or write them", () => {
-    for (const name of [...allNames, "crl-issuer"]) {
+    for (const name of [...allNames, "crl-issuer", "webhook-sweeper"]) {
       for (const key of ["identity.p12", "identity.pem"]) {
         expect(canReach(name, "s3:GetObject", key), `${name} reads ${key}`).toBe(name === "sign");
         expect(canReach(name, "s3:PutObject", key), `${name} writes ${key}`).toBe(name === "sign" && key === "identity.pem");

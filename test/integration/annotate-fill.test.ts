@@ -15,7 +15,7 @@ const fill = (docx: Buffer, fields: Field[]) => fillTemplate(docx, fields, { fet
 const superdocTag = (fieldId: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ fieldId, fieldTypeShort: "text", displayLabel: "Name", ...extra });
 
-describe("matching (SPEC 3)", () => {
+describe("matching (docs/api.md, Annotate)", () => {
   const docx = buildDocx({
     body:
       p(run("SuperDoc: ") + inlineControl({ tag: superdocTag("name"), id: "101" })) +

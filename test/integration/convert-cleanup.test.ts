@@ -9,6 +9,7 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { fixtureDocx, slowDocx } from "#test/helpers/convert-fixtures.ts";
 import { processesMatching, until } from "#test/helpers/convert-runtime.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-cleanup-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -37,7 +38,7 @@ describe("a LibreOffice killed at the time-out", () => {
     "leaves no temporary or job files under the slot's folders (%s)",
     async (mode) => {
       const workDir = join(root, `timeout-${mode}`);
-      const killing = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: HANG_LIMIT_MS, workDir });
+      const killing = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: HANG_LIMIT_MS, workDir }));
       try {
         await killing.warm().catch(() => undefined); // a warm start slower than the short limit leaves a one-shot run: killed all the same
         const outcome = await killing.convert({ bytes: slowDocx(), from: "docx", to: "pdf" }).then(
@@ -50,7 +51,7 @@ describe("a LibreOffice killed at the time-out", () => {
         await killing.close();
       }
       // The next job in the same folders starts clean and leaves nothing either.
-      const next = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: ORDINARY_LIMIT_MS, workDir });
+      const next = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: ORDINARY_LIMIT_MS, workDir }));
       try {
         expect((await next.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
         // A running LibreOffice keeps its session folder (lu*.tmp) in its TMPDIR until it exits.
@@ -97,7 +98,7 @@ describe("a server killed with -9", () => {
         // The next start (any converter in this TMPDIR) sweeps the dead server's folder.
         const previous = process.env.TMPDIR;
         process.env.TMPDIR = temp;
-        const next = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1 });
+        const next = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1 }));
         try {
           expect((await next.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
           expect(existsSync(join(temp, name))).toBe(false);

@@ -7,6 +7,7 @@ import { createLibreOfficeConverter } from "#adapters/libreoffice/converter.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { multipartBody } from "#test/helpers/convert-fixtures.ts";
 import { loadConvertHandler, processesMatching, standInSoffice, standInUnoDriver, until, type ConvertHandler } from "#test/helpers/convert-runtime.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-faults-"));
 const marker = 5_000_000 + Math.floor(Math.random() * 1_000_000);
@@ -56,14 +57,16 @@ describe("POST /v1/convert with a misbehaving LibreOffice", () => {
 
 describe("a warm LibreOffice that fails during the store", () => {
   it("does not return its partial output when the one-shot retry also fails", async () => {
-    const converter = createLibreOfficeConverter({
-      soffice: process.env.SIGNET_SOFFICE!,
-      python: standInUnoDriver(root),
-      mode: "warm",
-      concurrency: 1,
-      timeoutMs: 5_000,
-      workDir: mkdtempSync(join(root, "work-")),
-    });
+    const converter = createLibreOfficeConverter(
+      officeOptions({
+        soffice: process.env.SIGNET_SOFFICE!,
+        python: standInUnoDriver(root),
+        mode: "warm",
+        concurrency: 1,
+        timeoutMs: 5_000,
+        workDir: mkdtempSync(join(root, "work-")),
+      }),
+    );
     try {
       // The warm stand-in leaves "%PDF-1.7 partial" at the output path; the one-shot stand-in crashes.
       const outcome = await converter.convert({ bytes: Buffer.from("{\\rtf1 CRASH}"), from: "rtf", to: "pdf" }).then(

@@ -12,6 +12,7 @@ import { fixtureDocx, fixtureText, flatOdtText, libreOfficeFixtures, solidPng } 
 import { descendantsOf, processesMatching, stallingDriverPython, standInSoffice } from "#test/helpers/convert-runtime.ts";
 import { pdfFonts, pdfImageRows, pdfMetadata, pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-it-"));
 let warm: LibreOfficeConverter;
@@ -37,7 +38,7 @@ function expectInOrder(haystack: string, needles: readonly string[]): void {
 // Four soffice runs one after another, each allowed 60 s by libreOfficeFixtures: the default hook
 // time-out (120 s) ended this under load (the test at nice 15 beside three CPU burners).
 beforeAll(async () => {
-  warm = createLibreOfficeConverter({ mode: "warm", concurrency: 2, timeoutMs: 60_000, workDir: join(root, "warm") });
+  warm = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 2, timeoutMs: 60_000, workDir: join(root, "warm") }));
   produced = await libreOfficeFixtures();
 }, 300_000);
 
@@ -121,7 +122,7 @@ describe("LibreOffice converter, warm path", () => {
   it("runs 8 conversions truly at once (8 LibreOffice processes), all valid, none left after close", async () => {
     const before = new Set(descendantsOf(process.pid));
     const dir = join(root, "many");
-    const many = createLibreOfficeConverter({ mode: "warm", concurrency: 8, queueLength: 8, timeoutMs: 120_000, workDir: dir });
+    const many = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 8, queueLength: 8, timeoutMs: 120_000, workDir: dir }));
     // Sample the process table while the jobs run: soffice.bin processes started for this work folder.
     let peak = 0;
     const profiles = new Set<string>();
@@ -156,7 +157,7 @@ describe("LibreOffice converter, warm path", () => {
   }, 300_000);
 
   it("refuses work beyond the queue with RATE_LIMIT_ERROR and a retry time", async () => {
-    const small = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, queueLength: 1, workDir: join(root, "small") });
+    const small = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1, queueLength: 1, workDir: join(root, "small") }));
     const jobs = [0, 1].map(() => small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
     const error = await expectSignetError(small.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "RATE_LIMIT_ERROR");
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -168,7 +169,7 @@ describe("LibreOffice converter, warm path", () => {
 describe("LibreOffice profile template", () => {
   it("is made after the first conversion, copied into later instances' profiles, and replaced when stale", async () => {
     const template = join(root, "template", "profile");
-    const first = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-1"), profileTemplate: template });
+    const first = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-1"), profileTemplate: template }));
     save("tpl-1.pdf", await first.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
     await first.close(); // waits for the template
     expect(existsSync(join(template, "user"))).toBe(true);
@@ -176,7 +177,7 @@ describe("LibreOffice profile template", () => {
     expect(processesMatching(template)).toEqual([]);
 
     // Started early (as on Lambda), the instance's profile is the template's copy: seeded settings included.
-    const second = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-2"), profileTemplate: template });
+    const second = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-2"), profileTemplate: template }));
     await second.startEarly(60_000);
     const profile = join(root, "tpl-2", "profiles", "warm-0");
     expect(existsSync(join(profile, "signet-settings.xcu"))).toBe(true);
@@ -187,7 +188,7 @@ describe("LibreOffice profile template", () => {
 
     // Made with other settings (an older Signet): not copied, and made again.
     writeFileSync(join(template, "signet-settings.xcu"), "<older/>");
-    const third = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-3"), profileTemplate: template });
+    const third = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, workDir: join(root, "tpl-3"), profileTemplate: template }));
     await third.startEarly(60_000);
     expect(existsSync(join(root, "tpl-3", "profiles", "warm-0", "signet-settings.xcu"))).toBe(false);
     await third.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" });
@@ -196,7 +197,7 @@ describe("LibreOffice profile template", () => {
   });
 
   it("seeds the settings into an instance started early even without a template", async () => {
-    const early = createLibreOfficeConverter({ mode: "warm", concurrency: 1, workDir: join(root, "early") });
+    const early = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, workDir: join(root, "early") }));
     await early.startEarly(60_000);
     const registry = readFileSync(join(root, "early", "profiles", "warm-0", "user", "registrymodifications.xcu"), "utf8");
     await early.close();
@@ -206,7 +207,7 @@ describe("LibreOffice profile template", () => {
 
 describe("LibreOffice converter, one-shot path and faults", () => {
   it("converts the fixture one-shot with the same result", async () => {
-    const oneshot = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, workDir: join(root, "oneshot") });
+    const oneshot = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1, workDir: join(root, "oneshot") }));
     const pdf = save("oneshot.pdf", await oneshot.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
     expect(oneshot.state().mode).toBe("oneshot");
     expectInOrder(await text(pdf), [fixtureText.header, fixtureText.title, ...fixtureText.table.flat(), fixtureText.footer]);
@@ -223,7 +224,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
       `#!/bin/sh\n[ "$1" = "-c" ] && exit 0\necho '{"event":"ready"}'\nread line\necho '{"ok":false,"kind":"crash","error":"DisposedException: Binary URP bridge disposed during call"}'\n`,
     );
     chmodSync(driver, 0o755);
-    const crashing = createLibreOfficeConverter({ mode: "warm", concurrency: 1, python: driver, workDir: join(root, "crashing") });
+    const crashing = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, python: driver, workDir: join(root, "crashing") }));
     const pdf = save("retried.pdf", await crashing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }));
     expect(await text(pdf)).toContain(fixtureText.title);
     await crashing.close();
@@ -231,13 +232,15 @@ describe("LibreOffice converter, one-shot path and faults", () => {
 
   it("kills a LibreOffice that hangs (warm start) at the time-out: CONVERSION_TIMEOUT, nothing left", async () => {
     const marker = 4_000_000 + Math.floor(Math.random() * 1_000_000);
-    const hanging = createLibreOfficeConverter({
-      mode: "warm",
-      concurrency: 1,
-      timeoutMs: 1_500,
-      soffice: standInSoffice(root, marker),
-      workDir: join(root, "hang"),
-    });
+    const hanging = createLibreOfficeConverter(
+      officeOptions({
+        mode: "warm",
+        concurrency: 1,
+        timeoutMs: 1_500,
+        soffice: standInSoffice(root, marker),
+        workDir: join(root, "hang"),
+      }),
+    );
     // No bound on the time taken: the stand-in never ends, so only the kill answers (and the first
     // use also probes python and the isolation, which a loaded machine takes seconds for).
     const error = await expectSignetError(hanging.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_TIMEOUT");
@@ -252,15 +255,17 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     const marker = 4_000_000 + Math.floor(Math.random() * 1_000_000);
     const started = join(root, "cut-started.txt");
     // Isolation off: the stand-in driver reports through a file of the test's folder, which a sandbox does not show.
-    const cut = createLibreOfficeConverter({
-      mode: "warm",
-      concurrency: 1,
-      timeoutMs: 5_000,
-      isolation: "off",
-      soffice: standInSoffice(root, marker),
-      python: stallingDriverPython(root, started),
-      workDir: join(root, "cut"),
-    });
+    const cut = createLibreOfficeConverter(
+      officeOptions({
+        mode: "warm",
+        concurrency: 1,
+        timeoutMs: 5_000,
+        isolation: "off",
+        soffice: standInSoffice(root, marker),
+        python: stallingDriverPython(root, started),
+        workDir: join(root, "cut"),
+      }),
+    );
     await expectSignetError(cut.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_TIMEOUT");
     expect(existsSync(started), "the driver started soffice before the deadline").toBe(true);
     expect(cut.state().mode).toBe("warm");
@@ -273,7 +278,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     // LibreOffice 7.4 waits forever for the bytes this RTF announces.
     // 10 s: the limit also covers bringing a fresh LibreOffice up after the kill, which a loaded
     // 2-core test machine has taken more than 4 s to do.
-    const stuck = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 10_000, workDir: join(root, "stuck") });
+    const stuck = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 10_000, workDir: join(root, "stuck") }));
     await stuck.warm();
     await expectSignetError(
       stuck.convert({ bytes: Buffer.concat([Buffer.from("{\\rtf1 \\bin999999999 }"), Buffer.alloc(64, 0xff)]), from: "rtf", to: "pdf" }),
@@ -286,7 +291,7 @@ describe("LibreOffice converter, one-shot path and faults", () => {
   });
 
   it("answers SERVICE_UNAVAILABLE when there is no LibreOffice", async () => {
-    const none = createLibreOfficeConverter({ soffice: join(root, "no-such-soffice") });
+    const none = createLibreOfficeConverter(officeOptions({ soffice: join(root, "no-such-soffice") }));
     await expectSignetError(none.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "SERVICE_UNAVAILABLE");
   });
 
@@ -296,13 +301,15 @@ describe("LibreOffice converter, one-shot path and faults", () => {
     writeFileSync(probe, `#!/bin/sh\nenv > ${dump}\nexit 1\n`);
     chmodSync(probe, 0o755);
     // Isolation off: the probe writes into the test's folder, which a sandbox does not show (the sandbox clears the environment itself: isolation.ts).
-    const probing = createLibreOfficeConverter({
-      mode: "oneshot",
-      isolation: "off",
-      soffice: probe,
-      env: { ...process.env, AWS_SECRET_ACCESS_KEY: "secret", AWS_SESSION_TOKEN: "token", SIGNET_X: "y" },
-      workDir: join(root, "probe"),
-    });
+    const probing = createLibreOfficeConverter(
+      officeOptions({
+        mode: "oneshot",
+        isolation: "off",
+        soffice: probe,
+        env: { ...process.env, AWS_SECRET_ACCESS_KEY: "secret", AWS_SESSION_TOKEN: "token", SIGNET_X: "y" },
+        workDir: join(root, "probe"),
+      }),
+    );
     const error = await expectSignetError(probing.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }), "CONVERSION_FAILED");
     expect(String(error.cause)).toMatch(/status 1/);
     const env = execFileSync("cat", [dump], { encoding: "utf8" });

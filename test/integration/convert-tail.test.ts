@@ -11,6 +11,7 @@ import { logger } from "#adapters/powertools-logger.ts";
 import { commentText, commentedDocx, fixtureDocx, hideComments } from "#test/helpers/convert-fixtures.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { processesMatching, until } from "#test/helpers/convert-runtime.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-convert-tail-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -21,7 +22,7 @@ const crasher = commentedDocx();
 describe("a document that crashes the warm LibreOffice", () => {
   it("is handed over to the warm instance when recognised, else retried once and remembered; the instance stays or comes back", async () => {
     const workDir = join(root, "work");
-    const converter = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 90_000, workDir });
+    const converter = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 90_000, workDir }));
     const warn = vi.spyOn(logger, "warn");
     const crashes = () => warn.mock.calls.filter(([message]) => String(message).includes("failed during a conversion")).length;
     const warmInstances = () =>

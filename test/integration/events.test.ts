@@ -61,6 +61,9 @@ const expected: Record<string, Expected> = {
   "keys-list": { status: 200 },
   "keys-revoke": { status: 404, codes: ["NOT_FOUND"] },
   "keys-revoke-link": { status: 404, codes: ["NOT_FOUND"] },
+  // The sample caller's webhook secret, made on first read; then rotated.
+  "webhooks-secret": { status: 200 },
+  "webhooks-secret-rotate": { status: 200 },
   // A presigned POST into the S3 stand-in (no object is written until a client posts).
   uploads: { status: 200 },
   // No timestamp authority is configured for the events: the renewal says which setting it needs.

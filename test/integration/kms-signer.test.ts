@@ -10,7 +10,7 @@ import { localIdentityFiles } from "#adapters/local-identity-store.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { certificateChainFileName, certificateChainPem } from "#domain/signing/identity-store.ts";
 import { createKmsIdentityStore, kmsRootCommonName } from "#domain/signing/kms-identity-store.ts";
-import { publicKeyFingerprint, type Signer } from "#domain/signing/signer.ts";
+import { publicKeyFingerprint, type Signer } from "#domain/pki/signer.ts";
 import { generateIdentity } from "#domain/signing/signing-identity.ts";
 import { startKmsStandIn, type KmsStandIn } from "#local/kms-stand-in.ts";
 import { signPdf } from "#domain/signing/pades-signer.ts";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createLocalIdentityStore, localNoRevocationHint } from "#adapters/local-identity-store.ts";
 import { createOwnCrlFetcher } from "#adapters/own-crl-fetcher.ts";
 import { awsNoRevocationHint, createS3IdentityStore } from "#adapters/s3-identity-store.ts";
-import { issueCrl } from "#domain/signing/crl.ts";
+import { issueCrl } from "#domain/pki/crl.ts";
 import { signDocument } from "#domain/signing/sign-document.ts";
 import { rootKeyFileName } from "#domain/signing/identity-store.ts";
 import { revocationSources } from "#domain/signing/ltv.ts";

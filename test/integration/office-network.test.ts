@@ -24,6 +24,7 @@ import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api
 import { linkedPictureOdt, vectors, writeMarkers, type Markers, type Vector } from "#test/helpers/office-vectors.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import PizZip from "pizzip";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "signet-office-network-"));
@@ -97,7 +98,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     let office: LibreOfficeConverter;
     let converter: Converter;
     beforeAll(() => {
-      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "off" });
+      office = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "off" }));
       converter = withOfficeInputChecks(office, limits);
     });
     afterAll(() => office?.close());
@@ -116,7 +117,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     let office: LibreOfficeConverter;
     beforeAll(() => {
       if (networkIsolationHere === "none") throw new Error(NO_NAMESPACE_HERE);
-      office = createLibreOfficeConverter({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "required", memoryLimitMb: 4096 });
+      office = createLibreOfficeConverter(officeOptions({ mode, concurrency: 1, timeoutMs: 60_000, isolation: "required", memoryLimitMb: 4096 }));
     });
     afterAll(() => office?.close());
 
@@ -176,7 +177,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
 
 describe("isolation settings", () => {
   it("required, where no sandbox can be made (no bwrap on PATH): 503 SERVICE_UNAVAILABLE, LibreOffice never started", async () => {
-    const office = createLibreOfficeConverter({ soffice: "/usr/bin/soffice", isolation: "required", env: { PATH: join(dir, "empty") } });
+    const office = createLibreOfficeConverter(officeOptions({ soffice: "/usr/bin/soffice", isolation: "required", env: { PATH: join(dir, "empty") } }));
     try {
       const outcome = await office.convert({ bytes: fixtureDocx(), from: "docx", to: "pdf" }).catch((error: unknown) => error);
       expect(outcome).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("LibreOffice cannot be isolated on this server") });

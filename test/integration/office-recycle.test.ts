@@ -14,6 +14,7 @@ import { withOfficeInputChecks } from "#domain/conversion/office-input.ts";
 import { runOfficeJob } from "#domain/conversion/office-worker.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
 import { processesMatching } from "#test/helpers/convert-runtime.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 const root = mkdtempSync(join(tmpdir(), "signet-office-recycle-"));
 const planted: number[] = [];
@@ -68,7 +69,7 @@ function plantStray(workDir: string): number {
 describe("recycling LibreOffice after every office job", () => {
   it("leaves no LibreOffice process, stray, profile or temporary file of a job once it answered", async () => {
     const workDir = join(root, "recycled");
-    const converter = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 60_000, workDir, recycle: true });
+    const converter = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 60_000, workDir, recycle: true }));
     try {
       expect(await officeJob(converter, "first caller")).toBe("%PDF-");
       expect(processesMatching(workDir)).toEqual([]);
@@ -87,7 +88,7 @@ describe("recycling LibreOffice after every office job", () => {
 
   it("keeps the warm LibreOffice (and knows nothing of strays) when off, as locally", async () => {
     const workDir = join(root, "warm");
-    const converter = createLibreOfficeConverter({ mode: "warm", concurrency: 1, timeoutMs: 60_000, workDir });
+    const converter = createLibreOfficeConverter(officeOptions({ mode: "warm", concurrency: 1, timeoutMs: 60_000, workDir }));
     try {
       expect(await officeJob(converter, "first caller")).toBe("%PDF-");
       expect(processesMatching(workDir).some((line) => line.includes("soffice"))).toBe(true);

@@ -18,6 +18,7 @@ import { canaryIn, plantCanaries, type Canaries } from "#test/helpers/canaries.t
 import { includePictureRtf, nestedSvgDocx } from "#test/helpers/canary-vectors.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
+import { officeOptions } from "#test/helpers/office-options.ts";
 
 /** bwrapHere: the system runs bubblewrap (found on PATH, `bwrap --ro-bind / / true` works), asked of the system directly. */
 const bwrapHere = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"]).status === 0;
@@ -93,7 +94,7 @@ describe("the sandbox expected here", () => {
   });
 
   it("is what the system allows, found without the code under test", async () => {
-    const office = createLibreOfficeConverter({ mode: "oneshot", concurrency: 1, workDir: join(root, "probe") });
+    const office = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1, workDir: join(root, "probe") }));
     try {
       await office.warm();
       expect(office.isolation()?.files).toBe(expectedFiles);
@@ -113,7 +114,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice, documents as they a
     let places: Places;
     beforeAll(async () => {
       // Two slots: jobs run in slot 0 while slot 1's job folder holds canaries.
-      office = createLibreOfficeConverter({ mode, concurrency: 2, timeoutMs: 90_000, isolation, workDir });
+      office = createLibreOfficeConverter(officeOptions({ mode, concurrency: 2, timeoutMs: 90_000, isolation, workDir }));
       await office.warm();
       places = await plantAround(workDir, join(root, `data-${mode}-${isolation}`));
     }, 180_000);

@@ -39,6 +39,8 @@ const order: RouteName[] = [
   "uploads",
   "job",
   "job-redeliver",
+  "webhooks-secret",
+  "webhooks-secret-rotate",
   "keys-list",
   "keys-revoke-link",
   "keys-revoke",

@@ -30,7 +30,7 @@ async function call(method: string, path: string, init: { body?: string | Buffer
 const JSON_TYPE = { "content-type": "application/json" };
 
 describe("the local server and the pipeline", () => {
-  it("answers the health check as the SPEC says", async () => {
+  it("answers the health check as docs/api.md shows", async () => {
     const { status, json, headers } = await call("GET", "/v1/health");
     expect(status).toBe(200);
     expect(json).toEqual({ status: "healthy", timestamp: expect.any(String), version: expect.any(String), checks: { libreoffice: { status: "up" } } });

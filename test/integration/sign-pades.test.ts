@@ -1,7 +1,7 @@
 import * as pkijs from "pkijs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { drawAuditCertificate } from "#domain/certificate-page/audit-certificate.ts";
-import { oids } from "#domain/shared/cms-oids.ts";
+import { oids } from "#domain/pki/oids.ts";
 import { signPdf, type PadesSignOptions } from "#domain/signing/pades-signer.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { pdfPageCount, renderPages } from "#test/helpers/pdf-tools.ts";

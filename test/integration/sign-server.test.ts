@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import * as pkijs from "pkijs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { oids } from "#domain/shared/cms-oids.ts";
+import { oids } from "#domain/pki/oids.ts";
 import { buildDocx, p, run } from "#test/helpers/docx-builder.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { pdfPageCount, pdfText } from "#test/helpers/pdf-tools.ts";

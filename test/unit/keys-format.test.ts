@@ -17,7 +17,7 @@ const valid = generateApiKey();
 const body = valid.slice(4, 36);
 const flip = (text: string, index: number) => text.slice(0, index) + (text[index] === "a" ? "b" : "a") + text.slice(index + 1);
 
-describe("API key format (SPEC 6)", () => {
+describe("API key format (docs/api.md, API keys)", () => {
   it("is sgn_ + 32 base62 random characters + a 6-character base62 CRC32 checksum", () => {
     expect(valid).toMatch(/^sgn_[0-9A-Za-z]{38}$/);
     expect(valid).toHaveLength(KEY_LENGTH);

@@ -168,7 +168,7 @@ describe("the OpenAPI document is complete", () => {
     expect(Object.keys(ok.headers ?? {})).toContain("Content-Disposition");
   });
 
-  it("has an example for every error code of SPEC 5 somewhere in the document", () => {
+  it("has an example for every error code of docs/errors.md somewhere in the document", () => {
     const text = JSON.stringify(json);
     for (const code of errorCodes) expect(text, code).toContain(`"code":"${code}"`);
     expect(Object.keys(json.components.responses)).toEqual(expect.arrayContaining(["NotFound", "MethodNotAllowed"]));

@@ -1,7 +1,7 @@
-// PKCS#12 files as openssl writes them, read with pkijs (functions/domain/signing/pkcs12.ts):
+// PKCS#12 files as openssl writes them, read with pkijs (functions/domain/pki/pkcs12.ts):
 // the modern default, the legacy SHA-1 3DES and RC2 ciphers (Windows, OpenSSL 1.x), and the refusals.
 import { describe, expect, it } from "vitest";
-import { Pkcs12Error, readPkcs12 } from "#domain/signing/pkcs12.ts";
+import { Pkcs12Error, readPkcs12 } from "#domain/pki/pkcs12.ts";
 import { parseP12Identity } from "#domain/signing/signing-identity.ts";
 import { testPki } from "#test/helpers/pki/test-pki.ts";
 

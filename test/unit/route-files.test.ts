@@ -14,10 +14,10 @@ const baseNames = (folder: string, extension: string) =>
     .map((entry) => entry.name.slice(0, -extension.length));
 
 // Not routes: the API-key authorizer, the fallback (404, 405, CORS preflight), the scheduled CRL
-// issuer (EventBridge, daily) and the office
+// issuer (EventBridge, daily), the webhook sweeper (EventBridge, every minute) and the office
 // function (LibreOffice on AWS, invoked by sign, annotate and convert, never by the gateway) are
 // Lambda functions without a catalogue entry; config.ts and timeouts.ts are settings every entry imports.
-const otherEntries = ["authorizer", "config", "crl-issuer", "fallback", "jobs-worker", "office", "timeouts"];
+const otherEntries = ["authorizer", "config", "crl-issuer", "fallback", "jobs-worker", "office", "timeouts", "webhook-sweeper"];
 // The authorizer's TOKEN event and the fallback's three.
 const otherEvents = ["authorizer", "fallback-method-not-allowed", "fallback-not-found", "options-preflight"];
 

@@ -103,7 +103,7 @@ describe("identity store errors", () => {
 
 describe("random DER integers (certificate serials, TSA nonces)", () => {
   it("are positive and minimal even when the random bytes start with zeros", async () => {
-    const { randomPositiveInteger } = await import("#domain/shared/der.ts");
+    const { randomPositiveInteger } = await import("#domain/pki/der.ts");
     for (const first of [0x00, 0x01, 0x7f, 0x80, 0xff]) {
       const value = randomPositiveInteger(Buffer.from([first, 0x00, 0x12]));
       expect(value[0]! & 0x80).toBe(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generateIdentity, generateLocalIdentity } from "#domain/signing/signing-identity.ts";
-import { trustStatement } from "#domain/verification/trust-statement.ts";
+import { trustStatement } from "#domain/signing/trust-statement.ts";
 
 // GET /v1/verify/key says plainly where the key lives and what readers show.
 describe("trustStatement", async () => {

@@ -34,3 +34,22 @@ export async function sweepStaleWorkDirs(parent: string = tmpdir()): Promise<str
   }
   return removed;
 }
+
+/** slotTmp is a slot's LibreOffice TMPDIR (in a sandbox its /tmp), emptied after every kill. */
+export function slotTmp(workDir: string, index: number): string {
+  return join(workDir, "slots", String(index), "tmp");
+}
+
+/**
+ * slotJob is the one job folder of a slot: every job the slot runs has its files there, and only
+ * there, while it runs (emptied before and after), so a warm LibreOffice's sandbox binds this one
+ * folder and never sees another job's files. Never removed: the bind holds on to the folder itself.
+ */
+export function slotJob(workDir: string, index: number): string {
+  return join(workDir, "slots", String(index), "job");
+}
+
+/** emptyFolder removes what a folder holds, keeping the folder. */
+export async function emptyFolder(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+}

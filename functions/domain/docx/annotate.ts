@@ -16,7 +16,7 @@ import { TimeSlice } from "#domain/shared/time-slice.ts";
 /** FieldType is what a field writes. */
 export type FieldType = "text" | "image" | "signature" | "table" | "checkbox" | "repeat";
 
-/** Field is one entry of an annotate request (SPEC 3). */
+/** Field is one entry of an annotate request (docs/api.md, "Annotate"). */
 export interface Field {
   id?: string | undefined;
   group?: string | undefined;

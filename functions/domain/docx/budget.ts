@@ -1,7 +1,7 @@
 import { SignetError } from "#domain/shared/errors.ts";
 import type { DocxPackage } from "#domain/docx/package.ts";
 
-/** XmlBudget bounds the XML work one DOCX may cause (SPEC 7; a 147 KB DOCX of tiny controls held the loop 20 s). */
+/** XmlBudget bounds the XML work one DOCX may cause (the limits in docs/configuration.md; a 147 KB DOCX of tiny controls held the loop 20 s). */
 export interface XmlBudget {
   /** Content controls (w:sdt elements, nested ones included) in the whole package. */
   maxDocxControls: number;

@@ -36,7 +36,7 @@ export class DocxPackage {
 
   private constructor() {}
 
-  /** DocxPackage.read loads a DOCX after the entry-count and size guards of SPEC 7 (inflating off the event loop). */
+  /** DocxPackage.read loads a DOCX after the entry-count and size guards of docs/configuration.md (inflating off the event loop). */
   static async read(bytes: Uint8Array, limits: ZipLimits): Promise<DocxPackage> {
     const entries = readZipDirectory(bytes, limits);
     checkEntryNames(entries.map((entry) => entry.name));

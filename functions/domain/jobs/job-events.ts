@@ -1,44 +1,46 @@
 /**
- * The seam between async jobs and webhooks: the job runner tells JobEvents when a job ends, the
- * job resource shows its deliveries, and POST /v1/jobs/{id}/redeliver asks for another one. The
- * webhooks side (Standard Webhooks v1 deliveries to the job's callbackUrl) implements it; without
- * it, noJobEvents answers nothing happened.
+ * The seam between async jobs and webhooks: the job side reports a finished job and shows its
+ * deliveries; the webhook side (functions/domain/webhooks/) implements JobEvents.
  */
 
-/** FinishedJob is a job at its end, as a webhook describes it. */
+/** FinishedJob is a job that reached an end state, as its webhook reports it. */
 export interface FinishedJob {
   id: string;
   ownerKeyId: string;
-  /** The HTTPS URL the submitter named (checked against the address policy at submit time). */
+  /** The HTTPS URL the job's request named; no webhook without it. */
   callbackUrl?: string;
   status: "succeeded" | "failed" | "expired";
-  /** ISO-8601. */
+  /** ISO 8601. */
   finishedAt: string;
-  /** What GET /v1/jobs/{id} shows as `result` (a succeeded job). */
   result?: unknown;
-  /** What GET /v1/jobs/{id} shows as `error`, the usual error layout (a failed job). */
   error?: unknown;
 }
 
-/** DeliveryAttempt is one attempt to deliver a job's webhook, as the webhooks side records it. */
+/** DeliveryAttempt is one attempt to deliver a job's webhook, as GET /v1/jobs/{id} shows it. */
 export interface DeliveryAttempt {
-  /** ISO-8601 time of the attempt. */
+  /** The webhook-id header: the same on every attempt of one job's event. */
+  webhookId: string;
+  /** 1 for the first attempt, counting redeliveries. */
+  attempt: number;
+  /** When the attempt started (ISO 8601). */
   at: string;
+  durationMs: number;
   /** The receiver's HTTP status, when it answered. */
   statusCode?: number;
-  /** Why the attempt failed, when it did. */
+  /** Why the attempt failed, when it did not get a 2xx. */
   error?: string;
-  durationMs?: number;
-  [member: string]: unknown;
+  /** True for an attempt asked for with POST /v1/jobs/{id}/redeliver. */
+  redelivery: boolean;
+  /** The delivery's state after this attempt: retried later (pending), delivered, or given up (dead-lettered). */
+  state: "pending" | "delivered" | "dead-lettered";
+  /** When pending: when the next attempt is due (ISO 8601). */
+  nextAttemptAt?: string;
 }
 
-/** JobEvents is the port the webhooks side implements. */
+/** JobEvents is what the job side calls: report a finished job, list its deliveries, send its webhook again. */
 export interface JobEvents {
-  /** jobFinished is called once a job reaches succeeded, failed or expired. */
   jobFinished(job: FinishedJob): Promise<void>;
-  /** deliveriesOf lists the delivery attempts of a job's webhook (empty without a callback). */
   deliveriesOf(jobId: string): Promise<DeliveryAttempt[]>;
-  /** redeliver sends the job's webhook again now. */
   redeliver(jobId: string, ownerKeyId: string): Promise<void>;
 }
 

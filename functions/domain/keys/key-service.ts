@@ -9,12 +9,12 @@ import { registrationAllowed, type RegisterPolicy } from "#domain/keys/register-
 import { CODE_PATTERN, CODE_TTL_SECONDS, type CodeRecord, checkCode, decoyCodeRecord, generateCode, newCodeRecord } from "#domain/keys/verification-code.ts";
 
 /**
- * RegisterLimits are the register rate limits: per address (SPEC 6), per address per day, per
+ * RegisterLimits are the register rate limits: per address (docs/api.md, "API keys"), per address per day, per
  * source IP. "Per address" counts per mailbox (a +tag in the local part is ignored) and "per IP"
  * counts an IPv6 client per /64 network (see ipBucketOf, mailboxOf).
  */
 export interface RegisterLimits {
-  /** SPEC 6: 3 codes per 15 minutes. */
+  /** docs/api.md, "API keys": 3 codes per 15 minutes. */
   perAddress: RateLimit;
   /** Caps slow guessing: each code allows 5 tries, so this bounds tries per address per day. */
   perAddressDaily: RateLimit;
@@ -207,7 +207,7 @@ const sourceTooMany = ({ limit, windowSeconds }: RateLimit) =>
  * verifyCode exchanges a live code for a new API key. A code that does not work gets one answer
  * whatever the reason (see REFUSED_MESSAGE), so the answer is no oracle for whether an address
  * asked for a code. Wrong tries are counted on the code per side: 5 from the network that asked
- * for it kill it (SPEC 6), 5 from all other networks together close it to them while it keeps
+ * for it kill it (docs/api.md, "API keys"), 5 from all other networks together close it to them while it keeps
  * working from the requester's, so a stranger cannot keep an address from getting a key. Every
  * code that does not work also counts against its source network (failuresPerSource), checked
  * before the code is even read. Marking the code used and storing the key are one transaction,

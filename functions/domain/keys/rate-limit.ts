@@ -6,7 +6,7 @@ export interface RateLimit {
   windowSeconds: number;
 }
 
-/** REGISTER_PER_ADDRESS is SPEC 6's limit of codes per address: 3 per 15 minutes. */
+/** REGISTER_PER_ADDRESS is the documented limit of codes per address: 3 per 15 minutes. */
 export const REGISTER_PER_ADDRESS: RateLimit = { limit: 3, windowSeconds: 15 * 60 };
 
 /**

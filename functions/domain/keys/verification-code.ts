@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 
-/** CODE_TTL_SECONDS is how long an e-mail code stays valid (SPEC 6: 15 minutes). */
+/** CODE_TTL_SECONDS is how long an e-mail code stays valid (docs/api.md, "API keys": 15 minutes). */
 export const CODE_TTL_SECONDS = 15 * 60;
-/** CODE_MAX_WRONG_TRIES is how many wrong tries from the network that asked for the code kill it (SPEC 6). */
+/** CODE_MAX_WRONG_TRIES is how many wrong tries from the network that asked for the code kill it (docs/api.md, "API keys"). */
 export const CODE_MAX_WRONG_TRIES = 5;
 /**
  * CODE_MAX_OTHER_TRIES is how many wrong tries from every other network together close a code to

@@ -1,12 +1,12 @@
 import { deflateSync } from "node:zlib";
 import { PdfArray, type PdfDict, PdfRef, PdfString } from "@libpdf/core";
-import { readXrefSections, type XrefEntry as SectionEntry } from "#domain/pdf/pdf-revisions.ts";
-import { PdfLexer, PdfSyntaxError } from "#domain/pdf/pdf-syntax.ts";
+import { readXrefSections, type XrefEntry as SectionEntry } from "#domain/pdf/revisions.ts";
+import { PdfLexer, PdfSyntaxError } from "#domain/pdf/syntax.ts";
 
 /**
  * The signer's view of a PDF's cross-reference chain (ISO 32000-1 7.5.4, 7.5.8): classic tables,
  * cross-reference streams with any field widths up to 8 bytes, /XRefStm of hybrid files, /Prev,
- * read by the one cross-reference reader (pdf-revisions.ts readXrefSections). libpdf 0.4.2
+ * read by the one cross-reference reader (pdf/revisions.ts readXrefSections). libpdf 0.4.2
  * refuses stream fields wider than 6 bytes (pyHanko writes /W [1 8 2]; the standard sets no
  * limit) and then rebuilds the file by brute force; openPdf uses this view for those files only.
  */

@@ -1,4 +1,4 @@
-/** errorCodes lists every machine-readable error code Signet answers with (SPEC section 5). */
+/** errorCodes lists every machine-readable error code Signet answers with (docs/errors.md). */
 export const errorCodes = [
   "VALIDATION_ERROR",
   "AUTHENTICATION_ERROR",

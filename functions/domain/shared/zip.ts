@@ -13,7 +13,7 @@ export interface ZipEntry {
   encrypted: boolean;
 }
 
-/** ZipLimits are the zip-bomb guards (SPEC 7). */
+/** ZipLimits are the zip-bomb guards (the limits in docs/configuration.md). */
 export interface ZipLimits {
   maxEntries: number;
   maxUncompressedBytes: number;

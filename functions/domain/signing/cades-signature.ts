@@ -1,8 +1,8 @@
 import { type X509Certificate, createHash } from "node:crypto";
-import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/shared/der.ts";
-import { maxSignatureBytes, signatureAlgorithms } from "#domain/signing/signer.ts";
+import { children, nullValue, objectIdentifier, octetString, integer, readElement, sequence, setOf, tlv } from "#domain/pki/der.ts";
+import { maxSignatureBytes, signatureAlgorithms } from "#domain/pki/signer.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
-import { oids } from "#domain/shared/cms-oids.ts";
+import { oids } from "#domain/pki/oids.ts";
 
 const digestOids = { sha256: oids.sha256, sha384: oids.sha384 } as const;
 

@@ -1,6 +1,6 @@
 import { createHash, type X509Certificate } from "node:crypto";
-import { crlKeyIdOf, issueCrl, readCrl } from "#domain/signing/crl.ts";
-import type { CrlIssuer } from "#domain/signing/signing-identity.ts";
+import { crlKeyIdOf, issueCrl, readCrl } from "#domain/pki/crl.ts";
+import type { CrlIssuer } from "#domain/pki/crl.ts";
 
 /** crlFileName is the kept CRL's name beside the identity (a file of the identity folder, an object of the identity bucket). */
 export const crlFileName = "identity-root.crl";

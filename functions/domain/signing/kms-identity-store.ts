@@ -8,7 +8,7 @@ import {
   type PublicIdentity,
 } from "#domain/signing/identity-store.ts";
 import { revocationSources } from "#domain/signing/ltv.ts";
-import { KeyMismatchError, checkCertificateMatches, type Signer } from "#domain/signing/signer.ts";
+import { KeyMismatchError, checkCertificateMatches, type Signer } from "#domain/pki/signer.ts";
 import { IdentityFormatError, issueCertificate, rootCertificate, type SigningIdentity, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 
 /** kmsRootCommonName is the subject CN of the root CA Signet issues for a key in KMS. */

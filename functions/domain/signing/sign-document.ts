@@ -14,7 +14,7 @@ import type { VerifyReport } from "#domain/verification/verify-report.ts";
 import { describeKey, type SigningIdentity, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
 
-/** SignInput is a validated sign request (SPEC 2). */
+/** SignInput is a validated sign request (docs/api.md, "Sign and verify"). */
 export interface SignInput {
   document: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined };
   signer: { email: string; name: string; ip?: string | undefined; userAgent?: string | undefined };

@@ -1,9 +1,10 @@
 import { KeyObject, X509Certificate, createHash, createPrivateKey, randomBytes, webcrypto } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { randomPositiveInteger } from "#domain/shared/der.ts";
-import { Pkcs12Error, readPkcs12, type Pkcs12Contents } from "#domain/signing/pkcs12.ts";
-import { keySigner, signatureAlgorithms, type Signer } from "#domain/signing/signer.ts";
+import { randomPositiveInteger } from "#domain/pki/der.ts";
+import { Pkcs12Error, readPkcs12, type Pkcs12Contents } from "#domain/pki/pkcs12.ts";
+import type { CrlIssuer } from "#domain/pki/crl.ts";
+import { algorithmIdentifier, keySigner, type Signer } from "#domain/pki/signer.ts";
 
 /** SigningIdentity is the signer (the key, wherever it lives) and certificate chain Signet signs with. */
 export interface SigningIdentity {
@@ -22,9 +23,6 @@ export interface SigningIdentity {
   /** Why this identity cannot reach B-LT (no revocation data can exist for it), for the caller asking for it. */
   revocationProblem?: string | undefined;
 }
-
-/** CrlIssuer is a CA's signer and certificate: it signs CRLs (and certificates). */
-export type CrlIssuer = Pick<SigningIdentity, "signer" | "certificate">;
 
 /** KeyFileIdentity is an identity whose private key is in this process (a key file, a generated key). */
 export type KeyFileIdentity = SigningIdentity & {
@@ -154,12 +152,6 @@ function rdn(commonName: string): pkijs.RelativeDistinguishedNames {
 /** spkiOf reads a public key's SubjectPublicKeyInfo as pkijs sees it. */
 function spkiOf(publicKey: KeyObject): pkijs.PublicKeyInfo {
   return pkijs.PublicKeyInfo.fromBER(new Uint8Array(publicKey.export({ type: "spki", format: "der" })));
-}
-
-/** algorithmIdentifier is the X.509/CRL signatureAlgorithm of a signer (sha256WithRSAEncryption with its NULL, ECDSA without parameters). */
-export function algorithmIdentifier(signer: Pick<Signer, "algorithm">): pkijs.AlgorithmIdentifier {
-  const facts = signatureAlgorithms[signer.algorithm];
-  return new pkijs.AlgorithmIdentifier(facts.nullParameter ? { algorithmId: facts.oid, algorithmParams: new asn1js.Null() } : { algorithmId: facts.oid });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
-import { same } from "#domain/pdf/pdf-objects.ts";
-import { PdfRevisions, type Revision } from "#domain/pdf/pdf-revisions.ts";
+import { same } from "#domain/pdf/objects.ts";
+import { PdfRevisions, type Revision } from "#domain/pdf/revisions.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
 import { catalogRule } from "#domain/verification/modification-rules/catalog-rule.ts";
 import { dssRule } from "#domain/verification/modification-rules/dss-rule.ts";
@@ -137,7 +137,7 @@ export class RevisionHistory {
  * reader of the latest revision reaches, through unchanged objects too, that resolves differently
  * than in the signed revision must be explained by a rule; a reference the signed revision held
  * unsatisfied that an update now satisfies is a change; and any update after the signature that
- * readers could read differently (see pdf-revisions.ts) makes it "other". Limits throw (422).
+ * readers could read differently (see pdf/revisions.ts) makes it "other". Limits throw (422).
  */
 export function analyseModifications(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): Promise<ModificationReport> {
   const key = `${signedEnd}:${docMdp}`;

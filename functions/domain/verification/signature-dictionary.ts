@@ -1,11 +1,11 @@
 import { PdfArray, PdfDict, PdfNumber, type PdfRef, PdfString } from "@libpdf/core";
-import { same } from "#domain/pdf/pdf-objects.ts";
-import { isDigit, isRegular, isWhitespace, PdfLexer, PdfSyntaxError, type Span } from "#domain/pdf/pdf-syntax.ts";
+import { same } from "#domain/pdf/objects.ts";
+import { isDigit, isRegular, isWhitespace, PdfLexer, PdfSyntaxError, type Span } from "#domain/pdf/syntax.ts";
 
 /**
  * A signature is only its own bytes. This module finds, in the raw file, the definition of one
  * signature dictionary inside the bytes its /ByteRange covers, with Signet's one tokenizer
- * (pdf/pdf-syntax.ts) rather than a regex that takes the first match, and checks that the
+ * (pdf/syntax.ts) rather than a regex that takes the first match, and checks that the
  * /ByteRange gap is exactly that dictionary's own /Contents string, and that the dictionary the
  * reader resolves is byte for byte that signed one.
  */

@@ -5,13 +5,13 @@ import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString, type PDF } fr
 import { signatureDictOf } from "#domain/pdf/libpdf-internals.ts";
 import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/verification/signature-dictionary.ts";
 import type { OpenedPdf } from "#domain/pdf/open-pdf.ts";
-import { oids } from "#domain/shared/cms-oids.ts";
-import { children, readElement } from "#domain/shared/der.ts";
+import { oids } from "#domain/pki/oids.ts";
+import { children, readElement } from "#domain/pki/der.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { analyseModifications, permitted, RevisionHistory, type ModificationLevel } from "#domain/verification/modification-analysis.ts";
-import { readTimestampToken, verifyTimestampToken } from "#domain/signing/rfc3161.ts";
+import { readTimestampToken, verifyTimestampToken } from "#domain/pki/rfc3161.ts";
 import type { SignatureReport, SignerSummary, TimestampReport, VerifyReport } from "#domain/verification/verify-report.ts";
-import { offlineProblem, readDss } from "#domain/signing/validation-data.ts";
+import { offlineProblem, readDss } from "#domain/verification/validation-data.ts";
 
 /**
  * CheckedSignature is one signature while the verifier works on it: its report and what does not

@@ -2,7 +2,7 @@ import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { openPdf } from "#domain/pdf/open-pdf.ts";
-import { PdfRevisions } from "#domain/pdf/pdf-revisions.ts";
+import { PdfRevisions } from "#domain/pdf/revisions.ts";
 import { verifySignatures, type TrustStore } from "#domain/verification/signature-verifier.ts";
 import type { VerifyReport } from "#domain/verification/verify-report.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/pdf/verify-limits.ts";

@@ -4,7 +4,7 @@ import { documentInputSchema } from "#http/contracts/common.ts";
 
 const dimension = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
 
-/** annotationFieldSchema is one item of `fields` (SPEC 3). */
+/** annotationFieldSchema is one item of `fields` (docs/api.md, "Annotate"). */
 const annotationFieldSchema = z
   .strictObject({
     id: z.string().min(1).max(255).optional().meta({ description: "Targets controls by SuperDoc field id, w:id or Word Tag." }),

@@ -3,7 +3,7 @@ import "zod-openapi";
 import { errorCodes } from "#domain/shared/errors.ts";
 import { awsLimitsText } from "#http/aws-limits.ts";
 
-/** documentInputSchema is the `document` member of sign, annotate and verify (SPEC 2.1). */
+/** documentInputSchema is the `document` member of sign, annotate and verify (docs/api.md, "Sign and verify"). */
 export const documentInputSchema = z
   .strictObject({
     base64: z.string().min(1).optional().meta({ description: "The document, base64-encoded; a data URI (data:...;base64,...) is accepted too." }),
@@ -23,7 +23,7 @@ export const documentInputSchema = z
   })
   .meta({ id: "DocumentInput", description: `The input document: exactly one of base64, url or upload. ${awsLimitsText()}` });
 
-/** errorBodySchema is the layout of every error response (SPEC 5). */
+/** errorBodySchema is the layout of every error response (docs/errors.md). */
 export const errorBodySchema = z
   .object({
     code: z.enum(errorCodes),

@@ -12,7 +12,7 @@ const levelDescription = [
   "B-LTA: plus a document timestamp over the whole file (with its own validation data), renewable with POST /v1/timestamp before its algorithms weaken.",
 ].join("\n");
 
-/** auditEventSchema is one item of `auditTrail` (SPEC 2). */
+/** auditEventSchema is one item of `auditTrail` (docs/api.md, "Sign and verify"). */
 const auditEventSchema = z
   .strictObject({
     type: z.enum(["ready", "scroll", "field_change", "submit"]).meta({ description: "What happened; at least one event must be `submit`." }),
@@ -21,7 +21,7 @@ const auditEventSchema = z
   })
   .meta({ id: "AuditEvent" });
 
-/** signerSchema is the `signer` member (SPEC 2). */
+/** signerSchema is the `signer` member (docs/api.md, "Sign and verify"). */
 const signerSchema = z
   .strictObject({
     email: z.email().max(254),

@@ -9,7 +9,7 @@ const signerSummary = z.object({
   certificateSubject: z.string(),
 });
 
-/** verifyReportSchema is the answer of POST /v1/verify (SPEC 4). */
+/** verifyReportSchema is the answer of POST /v1/verify (docs/api.md, "Sign and verify"). */
 const verifyReportSchema = z
   .object({
     valid: z.boolean().meta({

@@ -4,7 +4,7 @@
 // (a new signature dictionary borrowing another signature's /ByteRange and CMS).
 import * as pkijs from "pkijs";
 import { PDF, PdfArray, PdfDict, PdfName, PdfNull, PdfNumber, type PdfObject, type PdfRef, PdfString } from "@libpdf/core";
-import { readElement } from "#domain/shared/der.ts";
+import { readElement } from "#domain/pki/der.ts";
 
 /** SignatureParts are where the last signature's pieces sit in a signed file. */
 export interface SignatureParts {

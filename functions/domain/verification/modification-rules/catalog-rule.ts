@@ -1,5 +1,5 @@
 import { PdfRef, PdfStream } from "@libpdf/core";
-import { differingKey, same } from "#domain/pdf/pdf-objects.ts";
+import { differingKey, same } from "#domain/pdf/objects.ts";
 import { keyOf, SuspiciousChangeError, type Analysis, type ModificationRule } from "#domain/verification/modification-rules/rule.ts";
 
 // Catalog keys that may change (checked by their own rules), as pyHanko's defaults.

@@ -1,5 +1,5 @@
 import { PdfArray, PdfDict, PdfNumber, PdfRef, PdfString, type PdfObject } from "@libpdf/core";
-import { differingKey, same } from "#domain/pdf/pdf-objects.ts";
+import { differingKey, same } from "#domain/pdf/objects.ts";
 import { type Analysis, deref, dictAt, keyOf, SuspiciousChangeError, type ModificationRule, type View } from "#domain/verification/modification-rules/rule.ts";
 
 const ACROFORM_EXEMPT = new Set(["Fields", "DR", "DA", "Q", "NeedAppearances"]);

@@ -1,5 +1,5 @@
 import { PdfArray, PdfDict, PdfRef } from "@libpdf/core";
-import { same, differingKey } from "#domain/pdf/pdf-objects.ts";
+import { same, differingKey } from "#domain/pdf/objects.ts";
 import {
   deref,
   keyOf,

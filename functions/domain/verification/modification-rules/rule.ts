@@ -1,5 +1,5 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
-import { same } from "#domain/pdf/pdf-objects.ts";
+import { same } from "#domain/pdf/objects.ts";
 
 /**
  * ModificationLevel classes what the updates after a signature changed, least to most:

@@ -1,7 +1,7 @@
 import { createDecipheriv, createHash, createHmac, createPrivateKey, timingSafeEqual, X509Certificate, type KeyObject } from "node:crypto";
 import type * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { rc2CbcDecrypt } from "#domain/signing/rc2.ts";
+import { rc2CbcDecrypt } from "#domain/pki/rc2.ts";
 
 /** Pkcs12Contents is what a PKCS#12 file holds that signing needs: its private key and certificates. */
 export interface Pkcs12Contents {

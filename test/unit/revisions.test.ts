@@ -1,8 +1,8 @@
 import { type PdfArray, PdfDict, type PdfName, type PdfNumber, type PdfRef, type PdfString } from "@libpdf/core";
 import { describe, expect, it } from "vitest";
 import { SignetError } from "#domain/shared/errors.ts";
-import { PdfRevisions, readRevisions } from "#domain/pdf/pdf-revisions.ts";
-import { PdfLexer, PdfSyntaxError } from "#domain/pdf/pdf-syntax.ts";
+import { PdfRevisions, readRevisions } from "#domain/pdf/revisions.ts";
+import { PdfLexer, PdfSyntaxError } from "#domain/pdf/syntax.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { appendUpdate, contractPdf, inspect, streamBody } from "#test/helpers/pdf-attacks/revisions.ts";
 

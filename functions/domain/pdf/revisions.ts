@@ -1,6 +1,6 @@
 import { inflateSync, constants as zlibConstants } from "node:zlib";
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
-import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/pdf/pdf-syntax.ts";
+import { endstreamFollows, PdfLexer, PdfSyntaxError, readObjectHeader, streamDataStart } from "#domain/pdf/syntax.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget, verifyLimitError, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { oids } from "#domain/shared/cms-oids.ts";
-import { randomPositiveInteger } from "#domain/shared/der.ts";
+import { oids } from "#domain/pki/oids.ts";
+import { randomPositiveInteger } from "#domain/pki/der.ts";
 
 const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 

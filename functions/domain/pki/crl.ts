@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import type { X509Certificate } from "node:crypto";
-import { algorithmIdentifier, type CrlIssuer } from "#domain/signing/signing-identity.ts";
+import { algorithmIdentifier, type Signer } from "#domain/pki/signer.ts";
+
+/** CrlIssuer is a CA's signer and certificate: it signs CRLs (and certificates). */
+export interface CrlIssuer {
+  signer: Signer;
+  certificate: X509Certificate;
+}
 
 /** CrlOptions set a CRL's time window. */
 export interface CrlOptions {

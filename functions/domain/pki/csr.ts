@@ -1,8 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import type { Signer } from "#domain/signing/signer.ts";
-import { algorithmIdentifier } from "#domain/signing/signing-identity.ts";
+import { algorithmIdentifier, type Signer } from "#domain/pki/signer.ts";
 
 /**
  * certificationRequest writes a PKCS#10 certificate signing request (RFC 2986) for the signer's

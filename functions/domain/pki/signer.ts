@@ -1,5 +1,7 @@
 import { type KeyObject, type X509Certificate, createHash, createPublicKey, sign as signData } from "node:crypto";
 import { promisify } from "node:util";
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
 
 // crypto.sign with a callback runs the private-key operation on libuv's thread pool.
 const signOffThread = promisify(signData);
@@ -114,4 +116,10 @@ export class KeyMismatchError extends Error {
 export function checkCertificateMatches(certificate: X509Certificate, signer: Pick<Signer, "publicKey">): void {
   if (certificate.publicKey.equals(signer.publicKey)) return;
   throw new KeyMismatchError(publicKeyFingerprint(certificate.publicKey), publicKeyFingerprint(signer.publicKey));
+}
+
+/** algorithmIdentifier is the X.509/CRL signatureAlgorithm of a signer (sha256WithRSAEncryption with its NULL, ECDSA without parameters). */
+export function algorithmIdentifier(signer: Pick<Signer, "algorithm">): pkijs.AlgorithmIdentifier {
+  const facts = signatureAlgorithms[signer.algorithm];
+  return new pkijs.AlgorithmIdentifier(facts.nullParameter ? { algorithmId: facts.oid, algorithmParams: new asn1js.Null() } : { algorithmId: facts.oid });
 }

@@ -1,6 +1,6 @@
 import type { PublicIdentity } from "#domain/signing/identity-store.ts";
 import { kmsRootCommonName } from "#domain/signing/kms-identity-store.ts";
-import type { KeyLocation } from "#domain/signing/signer.ts";
+import type { KeyLocation } from "#domain/pki/signer.ts";
 import { localRootCommonName, rootCertificate } from "#domain/signing/signing-identity.ts";
 
 /** TrustStatement says where the signing key lives and what a PDF reader will show for its signatures. */
