@@ -49,6 +49,18 @@ describe("Prefer: respond-async", () => {
     await expectSignedPdf(Buffer.from(answer.document.base64, "base64"), { input });
   }, 60_000);
 
+  it("a browser may ask for a job: the preflight allows Prefer, and the 202's Location and Preference-Applied are readable", async () => {
+    const preflight = await fetch(`${api.url}/v1/sign`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type,prefer" },
+    });
+    expect(preflight.headers.get("access-control-allow-headers")?.split(",")).toContain("Prefer");
+    const submitted = await submitJob(api, "/v1/sign", signBody("evt_job_browser"), key);
+    const exposed = submitted.headers.get("access-control-expose-headers")?.split(",") ?? [];
+    expect(exposed).toEqual(expect.arrayContaining(["Location", "Preference-Applied", "Retry-After"]));
+    await waitForJob(api, submitted.json.id, key);
+  }, 60_000);
+
   it("another key's job and an unknown id are the same 404", async () => {
     const submitted = await submitJob(api, "/v1/sign", signBody("evt_job_2"), key);
     const theirs = await readJob(api, submitted.json.id, otherKey);
