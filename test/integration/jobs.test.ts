@@ -52,7 +52,11 @@ describe("Prefer: respond-async", () => {
   it("a browser may ask for a job: the preflight allows Prefer, and the 202's Location and Preference-Applied are readable", async () => {
     const preflight = await fetch(`${api.url}/v1/sign`, {
       method: "OPTIONS",
-      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type,prefer" },
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type,prefer",
+      },
     });
     expect(preflight.headers.get("access-control-allow-headers")?.split(",")).toContain("Prefer");
     const submitted = await submitJob(api, "/v1/sign", signBody("evt_job_browser"), key);
