@@ -361,6 +361,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an async job
+         * @description The state of a job a request with `Prefer: respond-async` started: queued, running, succeeded with the result (a presigned GET of the route's answer, or the answer inline when small), failed with the error in the usual layout, or expired. Only the key that submitted the job reads it; any other id answers 404.
+         */
+        get: operations["job"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a job's webhook again
+         * @description Delivers the webhook of a finished job of the caller's key to its callbackUrl again, now. A job without a callbackUrl, or of another key, answers 404.
+         */
+        post: operations["jobRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -477,7 +517,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IMAGE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "DATA_MISSING" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "LEVEL_UNAVAILABLE" | "INVALID_CODE" | "CODE_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_ERROR" | "REQUEST_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IMAGE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_DOCUMENT" | "ENCRYPTED_DOCUMENT" | "FIELD_NOT_FOUND" | "FIELD_TYPE_MISMATCH" | "DATA_MISSING" | "INVALID_IMAGE" | "MISSING_SUBMIT_EVENT" | "LEVEL_UNAVAILABLE" | "INVALID_CODE" | "CODE_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMIT_ERROR" | "INTERNAL_ERROR" | "FETCH_FAILED" | "EMAIL_FAILED" | "TSA_FAILED" | "SERVICE_UNAVAILABLE" | "CONVERSION_TIMEOUT" | "SYNC_TIMEOUT" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "CONVERSION_FAILED";
             /**
              * @description The HTTP reason phrase.
              * @example Bad Request
@@ -569,6 +609,48 @@ export interface components {
                 base64: string;
                 contentType: string;
             };
+        };
+        Job: {
+            /** @example job_3hT9sQw0LmZp2xVbQe81rJ */
+            id: string;
+            /**
+             * @description queued (waiting for a worker), running, succeeded (result), failed (error), expired (the result was deleted SIGNET_JOB_TTL after the job finished, 24 h by default).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "expired";
+            /** @description The route that runs the job: sign, annotate, convert, verify or timestamp. */
+            route: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt?: string;
+            /** Format: date-time */
+            finishedAt?: string;
+            /**
+             * Format: date-time
+             * @description When a finished job's result is deleted.
+             */
+            expiresAt?: string;
+            callbackUrl?: string;
+            result?: {
+                /** @description The status the route answered (2xx). */
+                statusCode: number;
+                contentType: string;
+                /** @description A presigned GET of the route's answer, byte for byte as the synchronous request gets it (answers over 16 KB). */
+                url?: string;
+                /** Format: date-time */
+                urlExpiresAt?: string;
+                /** @description The route's JSON answer itself, when it is at most 16 KB. */
+                body?: unknown;
+                /** @description A small non-JSON answer (a converted file), base64. */
+                base64?: string;
+            };
+            /** @description A failed job's error, in the layout of every error answer. */
+            error?: components["schemas"]["Error"];
+            /** @description The attempts to deliver the job's webhook to callbackUrl. */
+            deliveries?: {
+                [key: string]: unknown;
+            }[];
         };
         TimestampResponse: {
             document: {
@@ -731,6 +813,10 @@ export interface components {
             expiresAt: string;
             /** @description The largest file the POST accepts; S3 refuses anything larger. */
             maxBytes: number;
+        };
+        Redelivery: {
+            id: string;
+            message: string;
         };
     };
     responses: {
@@ -1774,6 +1860,8 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
+                /** @description `respond-async` (RFC 7240): the request becomes a job, answered at once with 202, the job, `Location: /v1/jobs/{id}` and `Retry-After`; a worker runs it with a 15-minute budget through this same route, and GET /v1/jobs/{id} gives its result or error. A JSON body may then carry `callbackUrl` (an https URL of a public host) for a signed webhook when the job ends. Only with an API key (the job belongs to it). With an Idempotency-Key, a retry gets the same job. Without the header the route answers as it always did. */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -1811,6 +1899,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignResponse"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the job was accepted; read it at Location. */
+            202: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description The job resource.
+                     * @example /v1/jobs/job_3hT9sQw0LmZp2xVbQe81rJ
+                     */
+                    Location?: string;
+                    /**
+                     * @description Seconds to wait before reading the job.
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    /**
+                     * @description `respond-async`.
+                     * @example respond-async
+                     */
+                    "Preference-Applied"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "job_3hT9sQw0LmZp2xVbQe81rJ",
+                     *       "status": "queued",
+                     *       "route": "sign",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
@@ -1996,7 +2126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. */
+            /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. `SYNC_TIMEOUT`: The work did not finish within the synchronous budget (SIGNET_SYNC_BUDGET_MS); send it again with Prefer: respond-async and read the job. */
             504: {
                 headers: {
                     /**
@@ -2018,6 +2148,8 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
+                /** @description `respond-async` (RFC 7240): the request becomes a job, answered at once with 202, the job, `Location: /v1/jobs/{id}` and `Retry-After`; a worker runs it with a 15-minute budget through this same route, and GET /v1/jobs/{id} gives its result or error. A JSON body may then carry `callbackUrl` (an https URL of a public host) for a signed webhook when the job ends. Only with an API key (the job belongs to it). With an Idempotency-Key, a retry gets the same job. Without the header the route answers as it always did. */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -2052,6 +2184,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TimestampResponse"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the job was accepted; read it at Location. */
+            202: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description The job resource.
+                     * @example /v1/jobs/job_3hT9sQw0LmZp2xVbQe81rJ
+                     */
+                    Location?: string;
+                    /**
+                     * @description Seconds to wait before reading the job.
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    /**
+                     * @description `respond-async`.
+                     * @example respond-async
+                     */
+                    "Preference-Applied"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "job_3hT9sQw0LmZp2xVbQe81rJ",
+                     *       "status": "queued",
+                     *       "route": "sign",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
@@ -2237,6 +2411,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `SYNC_TIMEOUT`: The work did not finish within the synchronous budget (SIGNET_SYNC_BUDGET_MS); send it again with Prefer: respond-async and read the job. */
+            504: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     annotate: {
@@ -2248,6 +2436,8 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
+                /** @description `respond-async` (RFC 7240): the request becomes a job, answered at once with 202, the job, `Location: /v1/jobs/{id}` and `Retry-After`; a worker runs it with a 15-minute budget through this same route, and GET /v1/jobs/{id} gives its result or error. A JSON body may then carry `callbackUrl` (an https URL of a public host) for a signed webhook when the job ends. Only with an API key (the job belongs to it). With an Idempotency-Key, a retry gets the same job. Without the header the route answers as it always did. */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -2275,6 +2465,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AnnotateResponse"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the job was accepted; read it at Location. */
+            202: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description The job resource.
+                     * @example /v1/jobs/job_3hT9sQw0LmZp2xVbQe81rJ
+                     */
+                    Location?: string;
+                    /**
+                     * @description Seconds to wait before reading the job.
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    /**
+                     * @description `respond-async`.
+                     * @example respond-async
+                     */
+                    "Preference-Applied"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "job_3hT9sQw0LmZp2xVbQe81rJ",
+                     *       "status": "queued",
+                     *       "route": "sign",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
@@ -2460,7 +2692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. */
+            /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. `SYNC_TIMEOUT`: The work did not finish within the synchronous budget (SIGNET_SYNC_BUDGET_MS); send it again with Prefer: respond-async and read the job. */
             504: {
                 headers: {
                     /**
@@ -2711,6 +2943,8 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe (IETF httpapi Idempotency-Key draft): 1-255 printable ASCII characters of your choosing, a UUID for example. For 24 hours the first answer (success, or a 400/413/415/422) is kept for this API key and this exact request (method, path, query, body bytes): the same request with the same key gets it again byte for byte with `Idempotent-Replayed: true`, without running again; another request with the key is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After. 404, 429 and 5xx answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
+                /** @description `respond-async` (RFC 7240): the request becomes a job, answered at once with 202, the job, `Location: /v1/jobs/{id}` and `Retry-After`; a worker runs it with a 15-minute budget through this same route, and GET /v1/jobs/{id} gives its result or error. A JSON body may then carry `callbackUrl` (an https URL of a public host) for a signed webhook when the job ends. Only with an API key (the job belongs to it). With an Idempotency-Key, a retry gets the same job. Without the header the route answers as it always did. */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -2751,6 +2985,48 @@ export interface operations {
                 content: {
                     "application/pdf": string;
                     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                };
+            };
+            /** @description With `Prefer: respond-async`: the job was accepted; read it at Location. */
+            202: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description The job resource.
+                     * @example /v1/jobs/job_3hT9sQw0LmZp2xVbQe81rJ
+                     */
+                    Location?: string;
+                    /**
+                     * @description Seconds to wait before reading the job.
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    /**
+                     * @description `respond-async`.
+                     * @example respond-async
+                     */
+                    "Preference-Applied"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "job_3hT9sQw0LmZp2xVbQe81rJ",
+                     *       "status": "queued",
+                     *       "route": "sign",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
@@ -2922,7 +3198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. */
+            /** @description `CONVERSION_TIMEOUT`: LibreOffice did not finish within the time limit. `SYNC_TIMEOUT`: The work did not finish within the synchronous budget (SIGNET_SYNC_BUDGET_MS); send it again with Prefer: respond-async and read the job. */
             504: {
                 headers: {
                     /**
@@ -2941,7 +3217,10 @@ export interface operations {
     verify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async` (RFC 7240): the request becomes a job, answered at once with 202, the job, `Location: /v1/jobs/{id}` and `Retry-After`; a worker runs it with a 15-minute budget through this same route, and GET /v1/jobs/{id} gives its result or error. A JSON body may then carry `callbackUrl` (an https URL of a public host) for a signed webhook when the job ends. Only with an API key (the job belongs to it). With an Idempotency-Key, a retry gets the same job. Without the header the route answers as it always did. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2963,6 +3242,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifyReport"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the job was accepted; read it at Location. */
+            202: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description The job resource.
+                     * @example /v1/jobs/job_3hT9sQw0LmZp2xVbQe81rJ
+                     */
+                    Location?: string;
+                    /**
+                     * @description Seconds to wait before reading the job.
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    /**
+                     * @description `respond-async`.
+                     * @example respond-async
+                     */
+                    "Preference-Applied"?: string;
+                    /**
+                     * @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (absent otherwise).
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "job_3hT9sQw0LmZp2xVbQe81rJ",
+                     *       "status": "queued",
+                     *       "route": "sign",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
@@ -3109,6 +3430,20 @@ export interface operations {
                      * @example 60
                      */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SYNC_TIMEOUT`: The work did not finish within the synchronous budget (SIGNET_SYNC_BUDGET_MS); send it again with Prefer: respond-async and read the job. */
+            504: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3673,302 @@ export interface operations {
             };
             /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
             401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (the 202's Location). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "job_3hT9sQw0LmZp2xVbQe81rJ",
+                     *       "status": "succeeded",
+                     *       "route": "sign",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z",
+                     *       "startedAt": "2026-11-27T10:00:00.050Z",
+                     *       "finishedAt": "2026-11-27T10:00:00.180Z",
+                     *       "expiresAt": "2026-11-28T10:00:00.180Z",
+                     *       "result": {
+                     *         "statusCode": 200,
+                     *         "contentType": "application/json; charset=utf-8",
+                     *         "url": "https://…/jobs/job_3hT9sQw0LmZp2xVbQe81rJ/result?X-Amz-…",
+                     *         "urlExpiresAt": "2026-11-27T11:00:00.000Z"
+                     *       },
+                     *       "deliveries": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
+            400: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
+            401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's). */
+            404: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMIT_ERROR`: Too many requests; retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: The request's headers are larger than the server accepts. */
+            431: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected failure; the cause is logged under the request id. */
+            500: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A backing service (database, e-mail, converter) is unreachable; retry later. */
+            503: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    /**
+                     * @description Seconds to wait before retrying, when the wait is known (60 while the converter wakes up).
+                     * @example 60
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    jobRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (the 202's Location). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery was started. */
+            200: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "job_3hT9sQw0LmZp2xVbQe81rJ",
+                     *       "message": "The webhook is being delivered again."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Redelivery"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a member is missing, unknown or of the wrong type. */
+            400: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `AUTHENTICATION_ERROR`: The Authorization header is missing, malformed, or holds an unknown key. */
+            401: {
+                headers: {
+                    /**
+                     * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.
+                     * @example c6af9ac6-7b61-11e6-9a41-93e8deadbeef
+                     */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route; no live key with that id for your address; a revocation link that is unknown, used or expired; or no such upload (unknown, expired, used, or another key's). */
+            404: {
                 headers: {
                     /**
                      * @description The id of this request in Signet's logs; quote it when reporting a problem. A request's own X-Request-Id (at most 128 characters of A-Z, a-z, 0-9, '.', '_', '-') is kept and echoed; otherwise Signet makes one.

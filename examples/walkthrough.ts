@@ -18,6 +18,7 @@ import type { components, paths } from "./api-types.d.ts";
 import { DEFAULT_KEY_FILE, cachedLocalKey } from "./local-key.ts";
 
 type ErrorBody = components["schemas"]["Error"];
+type Job = components["schemas"]["Job"];
 
 /** WalkthroughOptions say where the API is and where results go. */
 export interface WalkthroughOptions {
@@ -54,14 +55,16 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const sample = (name: string) => readFileSync(join(here, "files", name));
 
 /** expectOk returns a call's data, or throws with Signet's error message (and stops cleanly on 501). */
-function expectOk<T>(step: string, result: { data?: T; error?: unknown; response: Response }): T {
+function expectOk<T>(step: string, result: { data?: T; error?: unknown; response: Response }): Exclude<T, Job> {
   if (result.response.status === 501) throw new NotAvailableError(step);
+  // Only a request with Prefer: respond-async is answered 202 with a job; this walkthrough sends none.
+  if (result.response.status === 202) throw new Error(`${step} answered 202 (a job) to a request without Prefer: respond-async`);
   if (result.error !== undefined || result.data === undefined) {
     const body = result.error as Partial<ErrorBody> | undefined;
     const details = body?.details?.map((detail) => `${detail.field}: ${detail.issue}`).join("; ");
     throw new Error(`${step} failed: ${result.response.status} ${body?.code ?? ""} ${body?.message ?? ""}${details ? ` (${details})` : ""}`);
   }
-  return result.data;
+  return result.data as Exclude<T, Job>;
 }
 
 /** readCode polls the local SES store for the newest 6-digit code sent to the address. */

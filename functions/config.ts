@@ -272,6 +272,18 @@ export const settings = {
     postExpirySeconds: positiveInt("SIGNET_UPLOAD_POST_EXPIRY_SECONDS", 900, "how long a presigned upload POST is valid"),
     referenceTtlSeconds: positiveInt("SIGNET_UPLOAD_TTL_SECONDS", 3600, "how long after issue an upload reference may be used"),
   },
+  jobs: {
+    ttlSeconds: positiveInt("SIGNET_JOB_TTL", 86_400, "seconds a finished job's result is kept (then deleted; the job reads expired)"),
+    budgetSeconds: positiveInt("SIGNET_JOB_BUDGET_SECONDS", 900, "time a job's run may take (the worker Lambda's time-out on AWS)"),
+    syncBudgetMs: count(
+      "SIGNET_SYNC_BUDGET_MS",
+      0,
+      "a synchronous request's budget: work not done by then answers 504 SYNC_TIMEOUT (retry with Prefer: respond-async); 0: the route's own time-out",
+    ),
+    workers: positiveInt("SIGNET_JOB_WORKERS", 2, "local server: jobs the in-process pool runs at once"),
+    pollMs: positiveInt("SIGNET_JOB_POLL_MS", 50, "local server: how often the pool looks for queued jobs and results to expire"),
+    queueUrl: optional("SIGNET_JOB_QUEUE_URL", "SQS queue of jobs (set by the stack); unset: the local pool runs them", "unset (local pool)"),
+  },
   webhooks: {
     retrySchedule: {
       name: "SIGNET_WEBHOOK_RETRY_SCHEDULE",
@@ -401,6 +413,7 @@ export interface Config {
   uploads: Values<typeof settings.uploads>;
   webhooks: Values<typeof settings.webhooks>;
   conversion: Values<typeof settings.conversion>;
+  jobs: Values<typeof settings.jobs>;
 }
 
 /** runtimeOf tells Lambda from local. */
@@ -446,6 +459,7 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
   uploads: (env, runtime) => readGroup(settings.uploads, env, runtime),
   webhooks: (env, runtime) => readGroup(settings.webhooks, env, runtime),
   conversion: (env, runtime) => readGroup(settings.conversion, env, runtime),
+  jobs: (env, runtime) => readGroup(settings.jobs, env, runtime),
 };
 
 /** loadConfig reads every setting from an environment at once; it throws on a bad or missing value. */

@@ -16,6 +16,12 @@ export const INTEGRATION_TIMEOUT_SECONDS = 29;
  */
 export const STREAMING_TIMEOUT_SECONDS = 120;
 
+/**
+ * JOB_WORKER_TIMEOUT_SECONDS is the job worker's time-out (functions/jobs-worker.ts): Lambda's
+ * most, 15 minutes, the budget of a job (SIGNET_JOB_BUDGET_SECONDS' default).
+ */
+export const JOB_WORKER_TIMEOUT_SECONDS = 900;
+
 const MiB = 1024 * 1024;
 
 /**

@@ -112,6 +112,31 @@ export function idempotencyStore(table: ITable, uploads: IBucket): Binding {
   };
 }
 
+/** JOB_ITEMS is the partition key prefix of job records in the key table (functions/adapters/dynamodb-job-store.ts). */
+const JOB_ITEMS = "JOB#*";
+
+/** jobObjects is the uploads bucket's folder of job requests and results (infra/jobs.ts expires it). */
+export const jobObjects = "jobs/*";
+
+/**
+ * jobStore binds the job records (functions/adapters/dynamodb-job-store.ts): single-item reads and
+ * conditional writes on the key table limited by dynamodb:LeadingKeys to the JOB# items, and put,
+ * read and delete under jobs/ of the uploads bucket (the result GETs it presigns need GetObject).
+ */
+export function jobStore(table: ITable, uploads: IBucket): Binding {
+  return {
+    env: { SIGNET_TABLE: table.tableName, SIGNET_UPLOADS_BUCKET: uploads.bucketName },
+    statements: [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [JOB_ITEMS] } },
+      }),
+      new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], resources: [uploads.arnForObjects(jobObjects)] }),
+    ],
+  };
+}
+
 /**
  * identityObjects are the objects of functions/adapters/s3-identity-store.ts, per side. Signing
  * reads the key (identity.p12 wins over identity.pem), writes a generated identity.pem when

@@ -3,7 +3,13 @@ import { RESVG_GLUE, RESVG_WASM } from "#adapters/resvg-svg-renderer.ts";
 import type { RouteName } from "#http/routes.ts";
 import type { RuntimeFile } from "./bundling.ts";
 import type { identityObjects, keyTableActions } from "./bind.ts";
-import { INTEGRATION_TIMEOUT_SECONDS, KEY_FUNCTION_TIMEOUT_SECONDS, OFFICE_FUNCTION_TIMEOUT_SECONDS, STREAMING_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
+import {
+  INTEGRATION_TIMEOUT_SECONDS,
+  JOB_WORKER_TIMEOUT_SECONDS,
+  KEY_FUNCTION_TIMEOUT_SECONDS,
+  OFFICE_FUNCTION_TIMEOUT_SECONDS,
+  STREAMING_TIMEOUT_SECONDS,
+} from "#functions/timeouts.ts";
 
 /**
  * FunctionName is every function of the stack: one per route of functions/http/routes.ts
@@ -11,7 +17,7 @@ import { INTEGRATION_TIMEOUT_SECONDS, KEY_FUNCTION_TIMEOUT_SECONDS, OFFICE_FUNCT
  * KMS) the scheduled CRL issuer. The table below must
  * name each: a new route without its plan does not compile.
  */
-export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "crl-issuer" | "webhook-sweeper";
+export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "crl-issuer" | "jobs-worker" | "webhook-sweeper";
 
 /**
  * FunctionPlan is everything the stack decides per function that does not depend on a deploy
@@ -99,6 +105,23 @@ export const functionPlans = {
   // Not behind a route: run every minute (infra/webhook-sweeper.ts), it sends the webhook retries that are due (40 s of batches, each POST at most 15 s).
   "webhook-sweeper": { ...small, timeoutSeconds: 60 },
   uploads: { ...small, uploads: "grant" },
+  // The job resource: one record, and a presigned GET of a large result (infra/jobs.ts binds the job store).
+  job: small,
+  "job-redeliver": small,
+  // Not behind a route: the SQS worker runs sign, annotate, convert, verify and timestamp jobs through their handlers (infra/jobs.ts), 15 minutes each.
+  "jobs-worker": {
+    ...streamed,
+    timeoutSeconds: JOB_WORKER_TIMEOUT_SECONDS,
+    identity: "signing",
+    runtimeFiles: [
+      { from: "assets", to: "assets" },
+      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
+      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
+      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
+    ],
+  },
   // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
   office: { memoryMb: 3008, timeoutSeconds: OFFICE_FUNCTION_TIMEOUT_SECONDS, package: "office-image", runtimeFiles: [unoDriver] },
 } as const satisfies Record<FunctionName, FunctionPlan>;

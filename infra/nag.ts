@@ -31,6 +31,34 @@ interface NagParts {
 /** AWS_CUSTOM_RESOURCE_SINGLETON is the id CDK gives the one function behind every AwsCustomResource. */
 const AWS_CUSTOM_RESOURCE_SINGLETON = "AWS679f53fac002430cb0da5b7982bd2287";
 
+/** prefixFindings: the uploads bucket's folders whose objects are named at run time, who touches each, and why a prefix it is. */
+const prefixFindings: Array<{ prefix: string; names: string[]; reason: string }> = [
+  {
+    prefix: "uploads",
+    names: ["uploads", "sign", "timestamp", "annotate", "annotate-fields", "convert", "verify", "jobs-worker"],
+    reason:
+      "Upload objects are named per request at run time (uploads/<owner tag>/<reference>), so no fixed object ARN exists; the statement is limited to the uploads/ prefix of the uploads bucket and to the calls each function makes (uploads: PutObject through the presigned POST; the consumers: GetObject and DeleteObject).",
+  },
+  {
+    prefix: "jobs",
+    names: ["sign", "timestamp", "annotate", "convert", "verify", "job", "job-redeliver", "jobs-worker"],
+    reason:
+      "A job's request and result are named by its id at run time (jobs/<job id>/request, /result), so no fixed object ARN exists; the statement is limited to the jobs/ prefix of the uploads bucket (expired by its expire-jobs rule) and to PutObject, GetObject and DeleteObject.",
+  },
+  {
+    prefix: "office",
+    names: ["sign", "annotate", "convert", "jobs-worker"],
+    reason:
+      "Documents staged for the office function are named per job at run time (office/<random id>/input and /output), so no fixed object ARN exists; the statement is limited to the office/ prefix of the uploads bucket and to PutObject, GetObject and DeleteObject, which the caller's presigned URLs lend the office function for one object each.",
+  },
+  {
+    prefix: "idempotency",
+    names: ["sign", "timestamp", "annotate", "annotate-fields", "convert", "jobs-worker"],
+    reason:
+      "Answers kept for Idempotency-Key replay are named per record and run at run time (idempotency/<scope hash>/<run id>), so no fixed object ARN exists; the statement is limited to the idempotency/ prefix of the uploads bucket (expired by its one-day rule) and to PutObject, GetObject and DeleteObject.",
+  },
+];
+
 /** acknowledgeFunctionFindings: the functions' managed logging policies, runtime, and the wildcard object and identity ARNs. */
 function acknowledgeFunctionFindings(parts: NagParts): void {
   for (const [name, fn] of Object.entries(parts.functions)) {
@@ -46,32 +74,11 @@ function acknowledgeFunctionFindings(parts: NagParts): void {
       });
     }
   }
-  for (const name of ["uploads", "sign", "timestamp", "annotate", "annotate-fields", "convert", "verify"]) {
-    const fn = parts.functions[name];
-    if (!fn) continue;
-    Validations.of(fn).acknowledge({
-      id: "AwsSolutions-IAM5[Resource::<UploadsBucket5E5E9B64.Arn>/uploads/*]",
-      reason:
-        "Upload objects are named per request at run time (uploads/<owner tag>/<reference>), so no fixed object ARN exists; the statement is limited to the uploads/ prefix of the uploads bucket and to the calls each function makes (uploads: PutObject through the presigned POST; the consumers: GetObject and DeleteObject).",
-    });
-  }
-  for (const name of ["sign", "annotate", "convert"]) {
-    const fn = parts.functions[name];
-    if (!fn) continue;
-    Validations.of(fn).acknowledge({
-      id: "AwsSolutions-IAM5[Resource::<UploadsBucket5E5E9B64.Arn>/office/*]",
-      reason:
-        "Documents staged for the office function are named per job at run time (office/<random id>/input and /output), so no fixed object ARN exists; the statement is limited to the office/ prefix of the uploads bucket and to PutObject, GetObject and DeleteObject, which the caller's presigned URLs lend the office function for one object each.",
-    });
-  }
-  for (const name of ["sign", "timestamp", "annotate", "annotate-fields", "convert"]) {
-    const fn = parts.functions[name];
-    if (!fn) continue;
-    Validations.of(fn).acknowledge({
-      id: "AwsSolutions-IAM5[Resource::<UploadsBucket5E5E9B64.Arn>/idempotency/*]",
-      reason:
-        "Answers kept for Idempotency-Key replay are named per record and run at run time (idempotency/<scope hash>/<run id>), so no fixed object ARN exists; the statement is limited to the idempotency/ prefix of the uploads bucket (expired by its one-day rule) and to PutObject, GetObject and DeleteObject.",
-    });
+  for (const { prefix, names, reason } of prefixFindings) {
+    for (const name of names) {
+      const fn = parts.functions[name];
+      if (fn) Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::<UploadsBucket5E5E9B64.Arn>/${prefix}/*]`, reason });
+    }
   }
   const office = parts.office;
   // On the role, which the office construct makes beside the function (infra/office-worker.ts).

@@ -32,7 +32,20 @@ import { SigningKeys } from "./signing-keys.ts";
 import { sofficeInImage } from "./base-image.ts";
 import { type AlarmSet, createAlarms } from "./alarms.ts";
 import { applyReservedConcurrency, type ReservedConcurrency } from "./concurrency.ts";
-import { type Binding, bind, idempotencyStore, identityBucket, keyTable, keyTableActions, secureParameter, sender, setting, webhookSecrets } from "./bind.ts";
+import {
+  type Binding,
+  bind,
+  idempotencyStore,
+  identityBucket,
+  jobStore,
+  keyTable,
+  keyTableActions,
+  secureParameter,
+  sender,
+  setting,
+  webhookSecrets,
+} from "./bind.ts";
+import { JobWorker } from "./jobs.ts";
 import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
 import { OfficeWorker } from "./office-worker.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
@@ -201,10 +214,13 @@ export class SignetStack extends Stack {
     this.functions["webhook-sweeper"] = new WebhookSweeper(this, "WebhookSweeper", { fn: this.createFunction("webhook-sweeper", version, []), table }).fn;
     // Idempotency-Key: records in the key table, large answers under idempotency/ of the uploads bucket.
     for (const route of routes) if (route.idempotent) bind(fns[route.name]!, idempotencyStore(table, uploadsBucket));
+    this.bindJobs(table, uploadsBucket);
 
     this.api = this.createApi(props, corsOrigin);
     // The certificate Signet issues names the API's own CRL (B-LT/B-LTA; built from the API id, not its stage, to avoid a cycle).
-    if (signingKeys) bind(fns.sign!, setting("SIGNET_PUBLIC_URL", `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/prod`));
+    if (signingKeys)
+      for (const name of ["sign", "jobs-worker"])
+        bind(fns[name]!, setting("SIGNET_PUBLIC_URL", `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/prod`));
 
     // Alarms nobody hears are noise on the bill: only with an address to mail them to.
     if (props.alarmEmail) {
@@ -277,12 +293,13 @@ export class SignetStack extends Stack {
    * the office function, the one place LibreOffice runs, is made by createOffice (infra/office-worker.ts).
    */
   private createFunctions(props: SignetStackProps, version: string, corsOrigin: string): FunctionName[] {
-    const names: FunctionName[] = [...routes.map((route) => route.name), "authorizer", "fallback"];
+    // The job worker is made here too: its plan (uploads, office, signing) is granted like the routes'.
+    const names: FunctionName[] = [...routes.map((route) => route.name), "authorizer", "fallback", "jobs-worker"];
     const extraFonts: RuntimeFile[] = props.extraFontsDir
       ? [{ from: relative(repoRoot, resolve(repoRoot, props.extraFontsDir)), to: EXTRA_FONTS_IN_BUNDLE }]
       : [];
     for (const name of names) {
-      const fn = this.createFunction(name, version, name === "sign" ? extraFonts : []);
+      const fn = this.createFunction(name, version, name === "sign" || name === "jobs-worker" ? extraFonts : []);
       // SIGNET_TABLE and SIGNET_SENDER_EMAIL come with the bindings, only where a function uses
       // them: config.ts reads each group of settings on first use (test/infra/function-env.test.ts).
       // The CORS middleware of every function (functions/http/pipeline.ts) answers with this origin.
@@ -316,29 +333,47 @@ export class SignetStack extends Stack {
   /** bindSigning gives sign its key: by default two KMS keys only sign may sign with (infra/signing-keys.ts), or the P12's password parameter. */
   private bindSigning(props: SignetStackProps, bucket: Bucket, version: string): SigningKeys | undefined {
     const fns = this.functions as Record<string, LambdaFunction>;
-    if (props.identityP12PasswordParameter)
-      bind(fns.sign!, secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter));
+    if (props.identityP12PasswordParameter) {
+      const password = secureParameter(this, "SIGNET_IDENTITY_P12_PASSWORD_PARAMETER", props.identityP12PasswordParameter);
+      for (const name of ["sign", "jobs-worker"]) bind(fns[name]!, password);
+    }
     if ((props.signingKey ?? "kms") !== "kms") return undefined;
     const keys = new SigningKeys(this, "SigningKeys");
     bind(fns.sign!, keys.signer());
+    bind(fns["jobs-worker"]!, keys.signer());
     // The CRL is issued off the request path (infra/crl-issuer.ts); verify-crl only serves the kept one.
     const issuer = new CrlIssuer(this, "CrlIssuer", { fn: this.createFunction("crl-issuer", version, []), keys, bucket });
     this.functions["crl-issuer"] = issuer.fn;
     bind(fns["verify-crl"]!, keys.crlReader());
-    keys.onlySigners(fns.sign!.role!, issuer.fn.role!);
+    keys.onlySigners(fns.sign!.role!, issuer.fn.role!, fns["jobs-worker"]!.role!);
     bind(fns["verify-key"]!, keys.location());
     new CfnOutput(this, "SigningKeyArn", { value: keys.signingKey.keyArn, description: "KMS key that signs documents (retained)" });
     return keys;
+  }
+
+  /**
+   * bindJobs wires Prefer: respond-async (infra/jobs.ts): the queue and the worker; the async routes
+   * keep jobs and queue them, verify checks the key a job belongs to, the job routes read them.
+   */
+  private bindJobs(table: Table, uploads: Bucket): void {
+    const fns = this.functions as Record<string, LambdaFunction>;
+    const jobs = new JobWorker(this, "Jobs", { fn: fns["jobs-worker"]!, table, uploads });
+    for (const route of routes) if (route.async) bind(fns[route.name]!, jobStore(table, uploads), jobs.submitter());
+    // verify has no authorizer: a job's key is checked by the function itself (functions/http/jobs.ts).
+    bind(fns.verify!, keyTable(table, keyTableActions.authorize));
+    for (const name of ["job", "job-redeliver"]) bind(fns[name]!, jobStore(table, uploads));
   }
 
   /** bindSettings passes the deployment options to the functions that read them. */
   private bindSettings(props: SignetStackProps): void {
     const fns = this.functions as Record<string, LambdaFunction>;
     if (props.registerAllow) bind(fns["auth-register"]!, setting("SIGNET_REGISTER_ALLOW", props.registerAllow));
-    if (props.tsaUrl) for (const name of ["sign", "timestamp"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
+    // The job worker runs sign's, annotate's and timestamp's jobs: it reads their settings too.
+    if (props.tsaUrl) for (const name of ["sign", "timestamp", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (the plan's runtimeFiles); the task root is /var/task.
-    for (const name of ["sign", "annotate"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
-    if (props.extraFontsDir) bind(fns.sign!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
+    for (const name of ["sign", "annotate", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
+    if (props.extraFontsDir)
+      for (const name of ["sign", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
   }
 
   /** prepareImage bundles the office function into the LibreOffice container image's build folder. */

@@ -40,10 +40,12 @@ export class SigningKeys extends Construct {
    * onlySigners denies kms:Sign in the key policies to every principal except the sign function's
    * role (both keys) and the CRL issuer's role (the root key: infra/crl-issuer.ts signs the CRL verify-crl serves).
    */
-  onlySigners(sign: IRole, crlIssuer: IRole): void {
+  onlySigners(sign: IRole, crlIssuer: IRole, jobWorker?: IRole): void {
+    // The job worker runs sign's jobs through sign's own handler (infra/jobs.ts): it signs as sign does.
+    const signers = jobWorker ? [sign, jobWorker] : [sign];
     for (const [key, roles] of [
-      [this.signingKey, [sign]],
-      [this.rootKey, [sign, crlIssuer]],
+      [this.signingKey, signers],
+      [this.rootKey, [...signers, crlIssuer]],
     ] as const) {
       key.addToResourcePolicy(
         new PolicyStatement({

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } fr
 import type { HttpResponse } from "#http/responses.ts";
 import type { RouteName } from "#http/routes.ts";
 import { isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
-import { invokeBuffered } from "#local/response-stream.ts";
+import { invokeBuffered } from "#http/buffered-invoke.ts";
 import { makeAnnotateHandler } from "#functions/annotate.ts";
 import { makeAnnotateFieldsHandler } from "#functions/annotate-fields.ts";
 import { makeRegisterHandler } from "#functions/auth-register.ts";
@@ -13,6 +13,8 @@ import { makeDocsHandler } from "#functions/docs.ts";
 import { makeFallbackHandler } from "#functions/fallback.ts";
 import { makeHealthHandler } from "#functions/health.ts";
 import { makeInfoHandler } from "#functions/info.ts";
+import { makeJobHandler } from "#functions/job.ts";
+import { makeJobRedeliverHandler } from "#functions/job-redeliver.ts";
 import { makeListKeysHandler } from "#functions/keys-list.ts";
 import { makeWebhookSecretHandler } from "#functions/webhooks-secret.ts";
 import { makeRotateWebhookSecretHandler } from "#functions/webhooks-secret-rotate.ts";
@@ -75,6 +77,8 @@ const makers = {
   "verify-key": makeVerifyKeyHandler,
   "verify-crl": makeVerifyCrlHandler,
   uploads: makeUploadsHandler,
+  job: (container: Container) => makeJobHandler(container),
+  "job-redeliver": (container: Container) => makeJobRedeliverHandler(container),
 } satisfies Record<RouteName, (container: Container) => unknown>;
 
 /** localHandlers makes every route's Lambda handler on one container, as each Lambda makes its own on its process's container. */

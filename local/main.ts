@@ -71,6 +71,7 @@ async function start(): Promise<void> {
       `  mail (browser): ${standIns.sesEndpoint}   JSON: ${standIns.sesEndpoint}/store   (and printed below)`,
       `  S3 (uploads):   ${standIns.s3Endpoint}   (SIGNET_S3_PORT; objects in ${dataDir}/s3)`,
       ...(standIns.kms ? [`  signing key:    in the KMS stand-in ${standIns.kms.standIn.endpoint} (SIGNET_KMS_KEY_ID=local; keys in ${dataDir}/kms)`] : []),
+      `  job worker:     ${server.jobWorker}`,
       `  data folder:    ${dataDir}`,
       `  examples:       ${examplesEnv}examples/walkthrough.sh`,
       "Press Ctrl+C to stop.",

@@ -19,13 +19,38 @@ import { formatBytes } from "#domain/shared/sizes.ts";
 import { apiHostNames, hostRefusal } from "#local/host-guard.ts";
 import type { Container } from "#wiring/container.ts";
 import type { Config } from "#config";
+import { JobPool } from "#local/job-pool.ts";
+import { attachRawBody } from "#http/raw-body.ts";
+import { jobRunnerDeps } from "#wiring/jobs.ts";
 
 /** LocalServer is a running local API. */
 export interface LocalServer {
   url: string;
   port: number;
-  /** Stops accepting connections and waits for requests under way to finish. */
+  /** What runs async jobs here: "a pool of N workers", or why none runs. */
+  jobWorker: string;
+  /** Stops accepting connections and waits for requests and jobs under way to finish. */
   close(): Promise<void>;
+}
+
+/**
+ * startJobPool starts the in-process job worker (local/job-pool.ts), running jobs through the
+ * same handlers as requests (verify in its thread); none without a job store, or when
+ * SIGNET_JOB_QUEUE_URL hands jobs to SQS.
+ */
+function startJobPool(container: Container, gateway: Gateway): JobPool | undefined {
+  const { config } = container;
+  if (config.jobs.queueUrl) return undefined;
+  const deps = jobRunnerDeps(container, (route, event, context) => {
+    // As for a request: the bytes ride beside the event (verify's thread takes them from there).
+    attachRawBody(event, Buffer.from(event.body ?? "", event.isBase64Encoded ? "base64" : "utf8"));
+    const name = route as RouteName;
+    return (gateway.offLoop[name] ?? gateway.handlers.entry[name] ?? gateway.handlers.fallback)(event, context);
+  });
+  if (!deps) return undefined;
+  const pool = new JobPool(deps, { workers: config.jobs.workers, pollMs: config.jobs.pollMs });
+  pool.start();
+  return pool;
 }
 
 function lambdaContext(name: string, requestId: string): Context {
@@ -375,12 +400,16 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   container.useLocalServerUrl(`http://localhost:${port}`);
   // npm start loads verify's thread at once; tests start many servers and leave it to the first verify.
   if (options.warmVerifyThread) verifyThread.warm();
+  const jobs = startJobPool(container, gateway);
   return {
     url: `http://localhost:${port}`,
     port,
+    jobWorker: jobs
+      ? `${config.jobs.workers} in-process workers (SIGNET_JOB_WORKERS), queued jobs in the key table, results kept ${config.jobs.ttlSeconds} s (SIGNET_JOB_TTL)`
+      : "none (no job store)",
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => void verifyThread.close().then(resolve));
+        server.close(() => void (jobs?.stop() ?? Promise.resolve()).then(() => verifyThread.close()).then(resolve));
         server.closeIdleConnections();
       }),
   };

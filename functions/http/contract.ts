@@ -39,6 +39,11 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
    * keep answers (the key table, the uploads bucket's idempotency/ folder).
    */
   idempotent?: true;
+  /**
+   * The route takes `Prefer: respond-async` (functions/http/jobs.ts): answered 202 with a job that a
+   * worker runs through this route's own handler; the stack gives its function the job store and queue.
+   */
+  async?: true;
   /** Error codes this endpoint can answer with besides the ones every endpoint can. */
   errors: ErrorCode[];
   /**

@@ -60,6 +60,10 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   TSA_FAILED: { status: 502, description: "The configured timestamp authority failed; nothing was signed." },
   SERVICE_UNAVAILABLE: { status: 503, description: "A backing service (database, e-mail, converter) is unreachable; retry later." },
   CONVERSION_TIMEOUT: { status: 504, description: "LibreOffice did not finish within the time limit." },
+  SYNC_TIMEOUT: {
+    status: 504,
+    description: "The work did not finish within the synchronous budget (SIGNET_SYNC_BUDGET_MS); send it again with Prefer: respond-async and read the job.",
+  },
   REQUEST_TIMEOUT: {
     status: 408,
     description: "The request's headers or body did not arrive within the request time-out (SIGNET_REQUEST_TIMEOUT_MS on the local server).",

@@ -48,7 +48,7 @@ function idempotencyKeyOf(event: PipelineEvent): string | undefined {
 }
 
 /** answerOf is a response as it is kept: its status, its own headers and the exact bytes of its body. */
-function answerOf(response: HttpResponse): StoredAnswer {
+export function answerOf(response: HttpResponse): StoredAnswer {
   const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, value]) => [name, String(value)]));
   const parts = bodyPartsOf(response);
   if (parts)

@@ -137,6 +137,10 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   TSA_FAILED: { message: "The timestamp authority did not answer within 10 s; nothing was signed. Retry later." },
   SERVICE_UNAVAILABLE: { message: "API keys cannot be checked right now; retry in a moment." },
   CONVERSION_TIMEOUT: { message: "LibreOffice did not finish within 60 s; send a smaller or simpler document." },
+  SYNC_TIMEOUT: {
+    message:
+      "The work did not finish within this server's synchronous budget of 25000 ms; send the request again with the header Prefer: respond-async and fetch the result from the job.",
+  },
   REQUEST_TIMEOUT: { message: "The request body did not arrive within 60 s; send it in one go (the server stops waiting after SIGNET_REQUEST_TIMEOUT_MS)." },
   HEADERS_TOO_LARGE: { message: "The request headers are larger than the server accepts (16 KB); send fewer or shorter headers." },
   CONVERSION_FAILED: {
@@ -469,6 +473,8 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   "keys-list": {},
   "keys-revoke": {},
   "keys-revoke-link": {},
+  job: {},
+  "job-redeliver": {},
   "webhooks-secret": {},
   "webhooks-secret-rotate": {},
 };

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import type { ErrorCode } from "#domain/shared/errors.ts";
 import { errorBodySchema } from "#http/contracts/common.ts";
+import { jobSchema } from "#http/contracts/jobs.ts";
 import { errorTable, reasonPhrases } from "#http/error-table.ts";
 import { codeSamplesOf } from "#http/openapi-code-samples.ts";
 import { genericErrorExamples, operationExamples, type ErrorExample, type OperationExamples } from "#http/openapi-examples.ts";
@@ -53,6 +54,10 @@ export function errorCodesOf(route: Route): ErrorCode[] {
   }
   codes.add("HEADERS_TOO_LARGE");
   for (const code of route.errors) codes.add(code);
+  if (route.async) {
+    codes.add("SYNC_TIMEOUT"); // over SIGNET_SYNC_BUDGET_MS without Prefer: respond-async
+    codes.add("SERVICE_UNAVAILABLE"); // the job store cannot be reached
+  }
   if (route.idempotent) {
     codes.add("IDEMPOTENCY_KEY_REUSED");
     codes.add("IDEMPOTENCY_KEY_IN_USE");
@@ -114,6 +119,36 @@ const idempotencyKeyHeader = z.object({
     }),
 });
 
+/** preferHeader is the Prefer request header of routes that run as jobs (functions/http/jobs.ts). */
+const preferHeader = z.object({
+  Prefer: z.string().optional().meta({
+    description:
+      "`respond-async` (RFC 7240): the request becomes a job, answered at once with 202, the job, `Location: /v1/jobs/{id}` and `Retry-After`; a worker runs it with a 15-minute budget through this same route, and GET /v1/jobs/{id} gives its result or error. A JSON body may then carry `callbackUrl` (an https URL of a public host) for a signed webhook when the job ends. Only with an API key (the job belongs to it). With an Idempotency-Key, a retry gets the same job. Without the header the route answers as it always did.",
+    example: "respond-async",
+  }),
+});
+
+/** acceptedResponse is the 202 of a request with Prefer: respond-async. */
+function acceptedResponse(): ZodOpenApiResponsesObject["202"] {
+  const header = (description: string, example: string) => ({ description, schema: { type: "string" as const }, example });
+  return {
+    description: "With `Prefer: respond-async`: the job was accepted; read it at Location.",
+    headers: {
+      ...requestIdHeader,
+      Location: header("The job resource.", "/v1/jobs/job_3hT9sQw0LmZp2xVbQe81rJ"),
+      "Retry-After": header("Seconds to wait before reading the job.", "1"),
+      "Preference-Applied": header("`respond-async`.", "respond-async"),
+      ...replayedHeader,
+    },
+    content: {
+      "application/json": {
+        schema: jobSchema,
+        example: { id: "job_3hT9sQw0LmZp2xVbQe81rJ", status: "queued", route: "sign", createdAt: "2026-11-27T10:00:00.000Z" },
+      },
+    },
+  };
+}
+
 /** replayedHeader marks a replayed answer on the success response of idempotent routes. */
 const replayedHeader = {
   "Idempotent-Replayed": {
@@ -153,17 +188,20 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
     description: route.description,
     tags: [route.tag],
     ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
-    ...(route.query || route.params || route.idempotent
+    ...(route.query || route.params || route.idempotent || route.async
       ? {
           requestParams: {
             ...(route.query ? { query: route.query as z.ZodObject } : {}),
             ...(route.params ? { path: route.params } : {}),
-            ...(route.idempotent ? { header: idempotencyKeyHeader } : {}),
+            ...(route.idempotent || route.async
+              ? { header: z.object({ ...(route.idempotent ? idempotencyKeyHeader.shape : {}), ...(route.async ? preferHeader.shape : {}) }) }
+              : {}),
           },
         }
       : {}),
     responses: {
       "200": successResponse(route, examples),
+      ...(route.async ? { "202": acceptedResponse() } : {}),
       ...errorResponses(route),
     },
     // Hand-written, tested request samples; the reference page shows them instead of generated ones.

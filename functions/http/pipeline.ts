@@ -22,6 +22,7 @@ import { requestSizeLimit } from "#http/middlewares/request-size-limit.ts";
 import { securityHeaders } from "#http/middlewares/security-headers.ts";
 import { streamResponse } from "#http/middlewares/stream-response.ts";
 import { type IdempotencyDeps, idempotent } from "#http/idempotency.ts";
+import { asyncBody, type JobDeps, respondAsync } from "#http/jobs.ts";
 import type { HttpResponse } from "#http/responses.ts";
 import { ensureStreamingRuntime } from "#http/streaming.ts";
 
@@ -70,6 +71,8 @@ export interface HandlerOptions {
   keyRate?: KeyRateGuard | undefined;
   /** The idempotency store and clock of routes whose contract says `idempotent` (functions/http/idempotency.ts). */
   idempotency?: IdempotencyDeps | undefined;
+  /** The job store and queue of routes whose contract says `async` (functions/http/jobs.ts); none: Prefer: respond-async is not applied. */
+  jobs?: JobDeps | undefined;
 }
 
 /**
@@ -100,6 +103,8 @@ export function middlewaresOf(contract: RouteContract, options: HandlerOptions):
     requestSizeLimit(settings),
     queryValidation(contract.query),
     pathValidation(contract.params),
+    // respond-async: the callbackUrl member leaves the body before the route's schema sees it.
+    ...(contract.async && options.jobs ? [asyncBody()] : []),
     jsonBodyValidation(contract.body, settings.maxJsonDepth),
   ];
 }
@@ -129,7 +134,9 @@ function routeHandler<Q extends z.ZodType, B extends z.ZodType>(handler: RouteHa
 export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(contract: RouteContract<Q, B>, handler: RouteHandler<Q, B>, options: HandlerOptions) {
   const streaming = contract.streaming === true;
   if (streaming) ensureStreamingRuntime();
-  const work = routeHandler(handler);
+  const route = routeHandler(handler);
+  // Prefer: respond-async: a job (202) instead of the answer; a job's run and every other request reach the handler.
+  const work = contract.async === true && options.jobs ? respondAsync(route, options.jobs, contract.name) : route;
   // Idempotency-Key: inside the chain, after the request is read and checked, so a replayed answer gets every `after` step too.
   const idempotency = contract.idempotent === true ? (options.idempotency ?? { store: undefined, now: Date.now }) : undefined;
   return middy<PipelineEvent, HttpResponse, Error, Context, PipelineInternal>(streaming ? { executionMode: executionModeStreamifyResponse } : {})

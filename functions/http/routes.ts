@@ -1,6 +1,7 @@
 import { annotateFieldsRoute, annotateRoute } from "#http/contracts/annotate.ts";
 import { registerRoute, verifyCodeRoute } from "#http/contracts/auth.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
+import { jobRedeliverRoute, jobRoute } from "#http/contracts/jobs.ts";
 import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
 import { signRoute } from "#http/contracts/sign.ts";
@@ -34,6 +35,8 @@ export const routes = [
   verifyKeyRoute,
   verifyCrlRoute,
   uploadsRoute,
+  jobRoute,
+  jobRedeliverRoute,
   webhookSecretRoute,
   rotateWebhookSecretRoute,
 ] as const satisfies readonly RouteContract[];

@@ -17,6 +17,7 @@ import type { PictureConverters } from "#domain/docx/picture-formats.ts";
 import type { OfficeConverter } from "#wiring/conversion.ts";
 import type { SigningWiring } from "#wiring/signing.ts";
 import type { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";
+import type { JobDeps } from "#http/jobs.ts";
 
 /** Parts are the instances a container builds on first use; a test may hand in any of them (overrides). */
 export interface Parts {
@@ -31,6 +32,8 @@ export interface Parts {
   pictures: PictureConverters;
   signing: SigningWiring;
   webhookEvents: WebhookDeliveries;
+  /** Undefined where there is no job store: Prefer: respond-async is then not applied. */
+  jobDeps: JobDeps | undefined;
 }
 
 /** Container holds one configuration and the instances built from it, each made once, on first use. */

@@ -10,6 +10,7 @@ import type { RouteContract } from "#http/contract.ts";
 import { httpHandler as chain, type HttpSettings, type RouteHandler } from "#http/pipeline.ts";
 import type { Container } from "#wiring/container.ts";
 import { idempotencyDeps } from "#wiring/idempotency.ts";
+import { jobDeps } from "#wiring/jobs.ts";
 import { keyRateGuard } from "#wiring/keys.ts";
 
 // Every HTTP entry point loads this module: a rejection one request leaves behind must not end the process.
@@ -33,5 +34,6 @@ export function httpHandler<Q extends z.ZodType, B extends z.ZodType>(container:
     settings: httpSettings(container.config),
     keyRate: contract.auth ? keyRateGuard(container) : undefined,
     idempotency: contract.idempotent ? idempotencyDeps(container) : undefined,
+    jobs: contract.async ? jobDeps(container) : undefined,
   });
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import type { HttpResponse } from "#http/responses.ts";
 import { makeConvertHandler } from "#functions/convert.ts";
-import { invokeBuffered } from "#local/response-stream.ts";
+import { invokeBuffered } from "#http/buffered-invoke.ts";
 import { testContainer } from "#test/helpers/container.ts";
 import { converter } from "#wiring/conversion.ts";
 import { lambdaContext } from "#test/helpers/keys-harness.ts";

@@ -52,7 +52,8 @@ describe("KMS signing keys (the default)", () => {
     for (const [id, key] of keys(kms)) {
       const statements = (key.Properties.KeyPolicy as { Statement: Statement[] }).Statement;
       const deny = statements.filter((statement) => statement.Effect === "Deny");
-      const allowed = id.startsWith("SigningKeysRootKey") ? [arn("sign"), arn("crl-issuer")] : [arn("sign")];
+      // The job worker runs sign's jobs through sign's handler (infra/jobs.ts): it signs as sign does.
+      const allowed = id.startsWith("SigningKeysRootKey") ? [arn("sign"), arn("jobs-worker"), arn("crl-issuer")] : [arn("sign"), arn("jobs-worker")];
       expect(deny, id).toEqual([
         expect.objectContaining({ Action: "kms:Sign", Principal: { AWS: "*" }, Condition: { StringNotEquals: { "aws:PrincipalArn": allowed } } }),
       ]);
@@ -83,7 +84,9 @@ describe("KMS signing keys (the default)", () => {
     const holders = resourcesOfType(kms.json, "AWS::Lambda::Function")
       .map(([id]) => id)
       .filter((id) => functionLogicalId(nameOf(id)) === id && kmsActions(kms, nameOf(id)).includes("kms:Sign"));
-    expect(holders.sort()).toEqual([functionLogicalId("crl-issuer"), functionLogicalId("sign")].sort());
+    // ... and the job worker, behind no route, which runs sign's jobs (infra/jobs.ts).
+    expect(kmsActions(kms, "jobs-worker").sort()).toEqual(["kms:GetPublicKey", "kms:Sign"]);
+    expect(holders.sort()).toEqual([functionLogicalId("crl-issuer"), functionLogicalId("sign"), functionLogicalId("jobs-worker")].sort());
   });
 
   it("the CRL issuer is behind no route: only its daily EventBridge rule may invoke it", () => {

@@ -40,7 +40,7 @@ const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]
 describe("functions", () => {
   it("creates one function per route plus the authorizer, the fallback, the office function, the CRL issuer and the webhook sweeper; the one other is CDK's VPC custom resource", () => {
     const ids = resourcesOfType(synth.json, "AWS::Lambda::Function").map(([id]) => id);
-    const ours = [...allNames, "office", "crl-issuer", "webhook-sweeper"].map(functionLogicalId);
+    const ours = [...allNames, "office", "crl-issuer", "jobs-worker", "webhook-sweeper"].map(functionLogicalId);
     expect(ids.filter((id) => ours.includes(id)).sort()).toEqual(ours.sort());
     // (@aws-cdk/aws-ec2:restrictDefaultSecurityGroup: a custom resource empties the VPC's default
     // security group; AwsCustomResource looks up S3's prefix list for the office security group)
@@ -49,7 +49,7 @@ describe("functions", () => {
       expect.stringMatching(/^CustomVpcRestrictDefaultSG/),
     ]);
     // The table of deployment facts names exactly these functions (the compiler holds it to RouteName too).
-    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office", "crl-issuer", "webhook-sweeper"].sort());
+    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office", "crl-issuer", "jobs-worker", "webhook-sweeper"].sort());
   });
 
   it("runs every route's function as a zip on nodejs22.x, and only the office function from the LibreOffice image", () => {
@@ -82,7 +82,10 @@ describe("functions", () => {
     });
     // The converting functions send their conversions there.
     for (const name of officeCallers) expect(env(name).SIGNET_OFFICE_FUNCTION, name).toEqual({ Ref: functionLogicalId("office") });
-    expect(allNames.filter((name) => env(name).SIGNET_OFFICE_FUNCTION !== undefined).sort()).toEqual([...officeCallers].sort());
+    // The job worker (not a route) converts through it too, running those routes' jobs.
+    expect(allNames.filter((name) => env(name).SIGNET_OFFICE_FUNCTION !== undefined).sort()).toEqual(
+      officeCallers.filter((name) => name !== "jobs-worker").sort(),
+    );
   });
 
   it("sets SIGNET_VERSION, the names config.ts requires and the CORS origin (default *) in every function", () => {
@@ -92,7 +95,8 @@ describe("functions", () => {
     // config.ts reads a group on first use: the key table and the sender go only where they are used.
     const withTable = allNames.filter((name) => env(name).SIGNET_TABLE !== undefined).sort();
     const authorised = routes.filter((route) => route.auth).map((route) => route.name);
-    expect(withTable).toEqual([...new Set([...authorised, "auth-register", "auth-verify", "authorizer", "keys-revoke-link"])].sort());
+    // verify checks the key a job belongs to (it has no authorizer) and keeps its jobs there.
+    expect(withTable).toEqual([...new Set([...authorised, "auth-register", "auth-verify", "authorizer", "keys-revoke-link", "verify"])].sort());
     for (const name of withTable) expect(env(name).SIGNET_TABLE, name).toEqual({ Ref: tableId() });
     expect(allNames.filter((name) => env(name).SIGNET_SENDER_EMAIL !== undefined).sort()).toEqual(["auth-register", "auth-verify"]);
     for (const name of ["auth-register", "auth-verify"]) expect(env(name).SIGNET_SENDER_EMAIL, name).toBe("noreply@example.com");
@@ -106,7 +110,9 @@ describe("functions", () => {
 
   it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
     // The office callers are the streaming routes: 120 s, see test/infra/large-documents.test.ts; LibreOffice's memory is the office function's.
-    for (const name of officeCallers) expect(fnProps(name)).toMatchObject({ MemorySize: 1536, Timeout: 120 });
+    for (const name of officeCallers.filter((name) => name !== "jobs-worker")) expect(fnProps(name)).toMatchObject({ MemorySize: 1536, Timeout: 120 });
+    // The job worker: the streaming routes' size, Lambda's longest time-out (infra/jobs.ts).
+    expect(fnProps("jobs-worker")).toMatchObject({ MemorySize: 1536, Timeout: 900 });
     expect(fnProps("office")).toMatchObject({ MemorySize: 3008, Timeout: OFFICE_FUNCTION_TIMEOUT_SECONDS, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
     const streamed = new Set<string>(routes.filter((route) => route.streaming).map((route) => route.name));
@@ -411,6 +417,10 @@ describe("least privilege", () => {
   const idempotency = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
   // For the office callers CDK merges the idempotency/ statement into the office/ one (the same three S3 actions).
   const idempotencyBesideOffice = idempotency.filter((action) => action.startsWith("dynamodb:"));
+  // Job records (JOB# items) and the queue; their jobs/ objects merge into a statement with the same actions where there is one.
+  const jobRecords = ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"];
+  const jobObjects = ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
+  const submitsJobs = [...jobRecords, "sqs:SendMessage"];
   const expected: Record<string, string[]> = {
     // SendEmail twice: on the sender identity and its configuration set (one statement, two
     // resources), and (SES sandbox, the default) on any verified recipient identity, From the
@@ -431,17 +441,31 @@ describe("least privilege", () => {
       ...["dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"],
       ...office,
       ...idempotencyBesideOffice,
+      ...submitsJobs,
     ].sort(),
     // verify: the published chain, and consuming uploads (verify has no key to count).
-    verify: ["s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:ListBucket"],
+    // ... and, for jobs, checking the key (GetItem, UpdateItem), job records and objects, the queue.
+    verify: [
+      "s3:DeleteObject",
+      "s3:GetObject",
+      "s3:GetObject",
+      "s3:ListBucket",
+      "dynamodb:GetItem",
+      "dynamodb:UpdateItem",
+      ...submitsJobs,
+      ...jobObjects,
+    ].sort(),
     "verify-key": ["s3:GetObject", "s3:ListBucket"],
     // verify-crl: the published chain and the kept CRL; no KMS call (infra/crl-issuer.ts signs it).
     "verify-crl": ["s3:GetObject", "s3:ListBucket"],
-    annotate: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
+    annotate: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
-    timestamp: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    timestamp: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     "annotate-fields": [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
-    convert: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
+    convert: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
+    // The job routes: the per-key count, job records and objects (result GETs are presigned).
+    job: ["dynamodb:UpdateItem", ...jobRecords, ...jobObjects].sort(),
+    "job-redeliver": ["dynamodb:UpdateItem", ...jobRecords, ...jobObjects].sort(),
     uploads: ["dynamodb:UpdateItem", "s3:PutObject"],
   };
 

@@ -8,13 +8,14 @@ import { startLoopbackTsa, type LoopbackTsa } from "#test/helpers/pki/loopback-t
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 
 // Chaos through the real local server: LOGICAL sign requests, each with its own Idempotency-Key,
-// each tried up to 3 times with the connection cut at a random point (while the body is still
+// each tried 3 times with the connection cut at a random point (while the body is still
 // being sent, after it was sent (before, during or after the signing), while the answer arrives,
 // or after it arrived and was "lost"), then retried cleanly until it gets its answer. Exactly one
 // signature per key must result: the loopback TSA (B-T) counts every signing Signet made, and
 // every answer a key ever got must be the same bytes, one signed PDF with one audit record per key.
 
-const LOGICAL = 40;
+// 200 by default (issue 38); CHAOS_LOGICAL=40 for a quicker run.
+const LOGICAL = Number(process.env.CHAOS_LOGICAL ?? 200);
 const CUT_ATTEMPTS = 3;
 const CLIENTS = 8;
 const SEED = Number(process.env.CHAOS_SEED ?? 20261127);
@@ -119,7 +120,7 @@ async function logicalRequest(index: number, random: () => number): Promise<{ ke
     }),
   );
   const answers: Answer[] = [];
-  const tries = 1 + Math.floor(random() * CUT_ATTEMPTS);
+  const tries = CUT_ATTEMPTS;
   for (let i = 0; i < tries; i++) {
     const answer = await attempt(body, key, CUTS[Math.floor(random() * CUTS.length)]!, random);
     if (answer) answers.push(answer);
@@ -133,7 +134,7 @@ async function logicalRequest(index: number, random: () => number): Promise<{ ke
   }
 }
 
-it(`${LOGICAL} sign requests, each cut up to ${CUT_ATTEMPTS} times at random points, sign exactly once each`, async () => {
+it(`${LOGICAL} sign requests, each cut ${CUT_ATTEMPTS} times at random points, sign exactly once each`, async () => {
   const random = mulberry32(SEED);
   const before = tsa.requests;
   const results: Array<{ key: string; answers: Answer[] }> = [];
@@ -168,4 +169,4 @@ it(`${LOGICAL} sign requests, each cut up to ${CUT_ATTEMPTS} times at random poi
   // One of them, checked by the independent validators.
   const sample = results[0]!.answers.find((answer) => answer.status === 200)!;
   await expectSignedPdf(Buffer.from((JSON.parse(sample.bytes.toString("utf8")) as { document: { base64: string } }).document.base64, "base64"), { input });
-}, 120_000);
+}, 900_000);

@@ -37,6 +37,8 @@ const order: RouteName[] = [
   "annotate",
   "convert",
   "uploads",
+  "job",
+  "job-redeliver",
   "webhooks-secret",
   "webhooks-secret-rotate",
   "keys-list",
@@ -103,6 +105,8 @@ async function expectWrittenFiles(cwd: string): Promise<void> {
   // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
   expect(crlIssuer(join(cwd, "signet-root.crl"))).toMatch(/Signet Local Root CA/);
   expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");
+  // The job sample fetched the signed PDF from the job's result URL.
+  expect((await pdfsig(join(cwd, "signed-by-job.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
 }
 
 describe("docs/samples, the x-codeSamples of /openapi.json", () => {
@@ -154,7 +158,15 @@ describe("docs/samples, the x-codeSamples of /openapi.json", () => {
         if (name === "keys-revoke-link") sampleEnv = await revokeEnv(email, minted);
         let source = sampleFile(name, label).replaceAll("http://localhost:3000", api.url).replaceAll("me@example.com", email);
         if (name === "auth-verify") source = source.replaceAll("123456", await latestCode(api.standIns.sesEndpoint, email));
+        if (name === "job-redeliver") sampleEnv = { JOB_ID: JSON.parse(readFileSync(join(cwd, "job.json"), "utf8")).id };
         const result = await runners[label](source, cwd);
+        if (name === "job-redeliver") {
+          // The job was submitted without a callbackUrl: there is no webhook to send again (404).
+          expect(result.status, `${name} (${label}) should fail without a callbackUrl`).not.toBe(0);
+          expect(`${result.stdout}${result.stderr}`).toMatch(/\b404\b/);
+          sampleEnv = {};
+          continue;
+        }
         if (name === "timestamp") {
           // This server has no SIGNET_TSA_URL: the sample runs and gets the 422 that names the setting
           // (test/integration/sign-ltv.test.ts renews timestamps against a loopback TSA).

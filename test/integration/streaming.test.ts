@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_INTEGRATION_CONTENT_TYPE, STREAMING_DELIMITER, isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
-import { CollectingStream } from "#local/response-stream.ts";
+import { CollectingStream } from "#http/buffered-invoke.ts";
 import { makeAnnotateHandler } from "#functions/annotate.ts";
 import { makeConvertHandler } from "#functions/convert.ts";
 import { makeSignHandler } from "#functions/sign.ts";

@@ -72,6 +72,7 @@ const statuses = {
   TSA_FAILED: [502, "Bad Gateway"],
   SERVICE_UNAVAILABLE: [503, "Service Unavailable"],
   CONVERSION_TIMEOUT: [504, "Gateway Timeout"],
+  SYNC_TIMEOUT: [504, "Gateway Timeout"],
 } as const satisfies Record<ErrorCode, readonly [number, string]>;
 
 describe("a SignetError becomes its status and the error body", () => {

@@ -62,6 +62,15 @@ describe("the OpenAPI document is complete", () => {
       for (const response of Object.values(operation.responses)) expect(Object.keys(response.headers ?? {})).toContain("X-Request-Id");
     });
 
+    it("documents the 202 of Prefer: respond-async (Location, Retry-After, the job) exactly on the routes that run as jobs", () => {
+      const accepted = operation.responses["202"];
+      expect(accepted !== undefined).toBe(route.async === true);
+      if (!accepted) return;
+      expect(Object.keys(accepted.headers ?? {})).toEqual(expect.arrayContaining(["Location", "Retry-After", "Preference-Applied"]));
+      expect(JSON.stringify(accepted.content?.["application/json"]?.schema)).toContain("#/components/schemas/Job");
+      expect(operation.responses["504"]?.description).toContain("SYNC_TIMEOUT");
+    });
+
     it("documents every query and path parameter", () => {
       const shape = (route.query as z.ZodObject | undefined)?.shape ?? {};
       const pathShape = route.params?.shape ?? {};
@@ -74,9 +83,12 @@ describe("the OpenAPI document is complete", () => {
       ).toEqual(Object.keys(pathShape).sort());
       for (const name of Object.keys(pathShape)) expect(route.path).toContain(`{${name}}`);
       for (const parameter of parameters.filter((parameter) => parameter.in === "path")) expect(parameter.required).toBe(true);
-      // Idempotent routes take one header, Idempotency-Key, optional; no other header is a parameter.
+      // Idempotent routes take Idempotency-Key, async routes Prefer, both optional; no other header is a parameter.
       const headerParameters = parameters.filter((parameter) => parameter.in === "header");
-      expect(headerParameters.map((parameter) => [parameter.name, Boolean(parameter.required)])).toEqual(route.idempotent ? [["Idempotency-Key", false]] : []);
+      expect(headerParameters.map((parameter) => [parameter.name, Boolean(parameter.required)])).toEqual([
+        ...(route.idempotent ? [["Idempotency-Key", false]] : []),
+        ...(route.async ? [["Prefer", false]] : []),
+      ]);
       const queryParameters = parameters.filter((parameter) => parameter.in !== "path" && parameter.in !== "header");
       expect(queryParameters.map((parameter) => parameter.name).sort()).toEqual(Object.keys(shape).sort());
       for (const parameter of queryParameters) {

@@ -17,7 +17,7 @@ const baseNames = (folder: string, extension: string) =>
 // issuer (EventBridge, daily), the webhook sweeper (EventBridge, every minute) and the office
 // function (LibreOffice on AWS, invoked by sign, annotate and convert, never by the gateway) are
 // Lambda functions without a catalogue entry; config.ts and timeouts.ts are settings every entry imports.
-const otherEntries = ["authorizer", "config", "crl-issuer", "fallback", "office", "timeouts", "webhook-sweeper"];
+const otherEntries = ["authorizer", "config", "crl-issuer", "fallback", "jobs-worker", "office", "timeouts", "webhook-sweeper"];
 // The authorizer's TOKEN event and the fallback's three.
 const otherEvents = ["authorizer", "fallback-method-not-allowed", "fallback-not-found", "options-preflight"];
 

@@ -92,6 +92,7 @@ const dataTagSchema: z.ZodType<{ name: string; kind: "value" | "section" | "inve
 /** annotateRoute: POST /v1/annotate?to=docx|pdf. */
 export const annotateRoute = defineRoute({
   name: "annotate",
+  async: true,
   method: "POST",
   path: "/v1/annotate",
   auth: true,

@@ -5,6 +5,7 @@ import { defineRoute } from "#http/contract.ts";
 /** convertRoute: POST /v1/convert?from=docx[&to=pdf][&pdfa=2b], multipart with a `file` part. */
 export const convertRoute = defineRoute({
   name: "convert",
+  async: true,
   method: "POST",
   path: "/v1/convert",
   auth: true,

@@ -56,6 +56,7 @@ export const documentOutputSchema = z.object({
 /** signRoute: POST /v1/sign. */
 export const signRoute = defineRoute({
   name: "sign",
+  async: true,
   method: "POST",
   path: "/v1/sign",
   auth: true,

@@ -6,6 +6,7 @@ import { documentOutputSchema } from "#http/contracts/sign.ts";
 /** timestampRoute: POST /v1/timestamp (B-LTA extension and renewal). */
 export const timestampRoute = defineRoute({
   name: "timestamp",
+  async: true,
   method: "POST",
   path: "/v1/timestamp",
   auth: true,

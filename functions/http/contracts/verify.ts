@@ -93,6 +93,7 @@ const verifyReportSchema = z
 /** verifyRoute: POST /v1/verify. */
 export const verifyRoute = defineRoute({
   name: "verify",
+  async: true,
   method: "POST",
   path: "/v1/verify",
   auth: false,

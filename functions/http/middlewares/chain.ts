@@ -14,6 +14,8 @@ export interface RequestParts {
   params?: Record<string, string>;
   /** The validated JSON body (json-body-validation.ts). */
   body?: unknown;
+  /** The callbackUrl of a request asking respond-async, taken out of its body (functions/http/jobs.ts). */
+  callbackUrl?: string;
 }
 
 // A symbol, so no member of a gateway event (JSON) can collide with or forge it.

@@ -8,9 +8,9 @@ import { named, type PipelineMiddleware } from "#http/middlewares/chain.ts";
 export function cors(origin: string): PipelineMiddleware {
   const middleware = httpCors({
     origin,
-    headers: "Authorization,Content-Type,X-Request-Id,Idempotency-Key",
+    headers: "Authorization,Content-Type,X-Request-Id,Idempotency-Key,Prefer",
     methods: "GET,HEAD,POST,DELETE,OPTIONS",
-    exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition,Signet-Input-Rewritten,Signet-Notice,Idempotent-Replayed",
+    exposeHeaders: "X-Request-Id,Retry-After,Content-Disposition,Signet-Input-Rewritten,Signet-Notice,Idempotent-Replayed,Location,Preference-Applied",
     maxAge: 600,
     disableBeforePreflightResponse: false,
   });

@@ -1,4 +1,5 @@
 import { partsOf, type PipelineMiddleware } from "#http/middlewares/chain.ts";
+import { jobRunOf } from "#http/jobs.ts";
 
 /**
  * keyRateLimit counts the request against its key's per-minute limit, or lets the guard's
@@ -13,7 +14,8 @@ export function keyRateLimit(guard: (keyId: string) => Promise<void>): PipelineM
     name: "keyRateLimit",
     before: async (request) => {
       const { principal } = partsOf(request.event);
-      if (principal) await guard(principal.keyId);
+      // A job's run was counted when it was submitted.
+      if (principal && jobRunOf(request.event) === undefined) await guard(principal.keyId);
     },
   };
 }

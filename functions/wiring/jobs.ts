@@ -1,0 +1,82 @@
+/**
+ * Wiring of async jobs (Prefer: respond-async on sign, annotate, convert, verify, timestamp; the
+ * job routes; the worker): job records in the key table, requests and results in the uploads
+ * bucket's jobs/ folder, SQS on AWS (SIGNET_JOB_QUEUE_URL) or the local server's in-process pool,
+ * and the JobEvents of webhooks (functions/wiring/webhooks.ts). Parts of a container.
+ */
+import type { Config } from "#config";
+import { createCallbackUrlCheck } from "#adapters/callback-url-check.ts";
+import { createDynamoKeyStore, type DynamoKeyStoreOptions } from "#adapters/dynamodb-key-store.ts";
+import { createJobStore } from "#adapters/dynamodb-job-store.ts";
+import { logger } from "#adapters/powertools-logger.ts";
+import { s3ClientFor } from "#adapters/s3-upload-store.ts";
+import { createSqsJobQueue } from "#adapters/sqs-job-queue.ts";
+import { authorize } from "#domain/keys/key-service.ts";
+import type { JobQueue, JobStore } from "#domain/jobs/job.ts";
+import type { JobRunnerDeps, RouteInvoker } from "#http/job-runner.ts";
+import type { JobDeps } from "#http/jobs.ts";
+import type { Container } from "#wiring/container.ts";
+import { webhookEvents } from "#wiring/webhooks.ts";
+
+/** pollingQueue is the local queue: a job is in the store's unfinished index already, where the in-process pool reads it. */
+const pollingQueue: JobQueue = { enqueue: async () => undefined };
+
+function tableOf(config: Config): DynamoKeyStoreOptions {
+  const { keys, region } = config;
+  return { tableName: keys.tableName, region, ...(keys.dynamodbEndpoint ? { endpoint: keys.dynamodbEndpoint } : {}) };
+}
+
+/** jobStoreOf is the job store of a configuration; undefined locally without a key table (a handler called straight from a test). */
+function jobStoreOf(config: Config): JobStore | undefined {
+  if (config.runtime === "local" && !config.keys.dynamodbEndpoint) return undefined;
+  const { bucket, s3Endpoint } = config.uploads;
+  if (!bucket) return undefined;
+  return createJobStore({
+    table: tableOf(config),
+    s3: s3ClientFor({ region: config.region, endpoint: s3Endpoint }),
+    bucket,
+    indexJobs: config.jobs.queueUrl === undefined,
+  });
+}
+
+/**
+ * jobDepsOf is what submitting and showing jobs need, from a container; undefined where there
+ * is no job store (then Prefer: respond-async is not applied, as RFC 7240 allows, and the request
+ * is answered synchronously).
+ */
+function jobDepsOf(container: Container): JobDeps | undefined {
+  const { config } = container;
+  const store = jobStoreOf(config);
+  if (!store) return undefined;
+  const { jobs, region } = config;
+  const keys = createDynamoKeyStore(tableOf(config));
+  const authenticate = async (authorization: string | undefined) => {
+    if (!authorization) return undefined;
+    const decision = await authorize({ store: keys, now: Date.now, warn: (message, data) => logger.warn(message, data) }, authorization);
+    return decision.allow ? { keyId: decision.keyId, email: decision.email } : undefined;
+  };
+  return {
+    store,
+    queue: jobs.queueUrl ? createSqsJobQueue({ region, queueUrl: jobs.queueUrl }) : pollingQueue,
+    events: webhookEvents(container),
+    now: Date.now,
+    ttlMs: jobs.ttlSeconds * 1000,
+    budgetMs: jobs.budgetSeconds * 1000,
+    syncBudgetMs: jobs.syncBudgetMs,
+    authenticate,
+    checkCallback: createCallbackUrlCheck(),
+  };
+}
+
+/** jobDeps is a container's JobDeps (submitting and showing jobs), made on first use; undefined without a job store. */
+export function jobDeps(container: Container): JobDeps | undefined {
+  return container.part("jobDeps", jobDepsOf);
+}
+
+/** jobRunnerDeps is what a worker (the local pool, the worker Lambda) needs to run a container's jobs through `invoke`. */
+export function jobRunnerDeps(container: Container, invoke: RouteInvoker): JobRunnerDeps | undefined {
+  const { config } = container;
+  const store = jobStoreOf(config);
+  if (!store) return undefined;
+  return { store, events: webhookEvents(container), invoke, now: Date.now, budgetMs: config.jobs.budgetSeconds * 1000, ttlMs: config.jobs.ttlSeconds * 1000 };
+}

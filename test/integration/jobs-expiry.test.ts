@@ -1,0 +1,75 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { readJob, submitJob, waitForJob } from "#test/helpers/jobs.ts";
+import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { makeLargePdf } from "#test/helpers/large-docs.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+
+// Results expire (SIGNET_JOB_TTL, here 1 s) and work over the synchronous budget
+// (SIGNET_SYNC_BUDGET_MS, here 1 ms: no signing finishes within it) completes through a job.
+
+let api: LocalApi;
+let key: string;
+let input: Buffer;
+
+beforeAll(async () => {
+  api = await startLocalApi("jobs-expiry", {
+    SIGNET_TABLE: "signet-jobs-expiry",
+    SIGNET_CONVERSION_MODE: "oneshot",
+    SIGNET_JOB_TTL: "1",
+    SIGNET_SYNC_BUDGET_MS: "1",
+    // Jobs are read every 50 ms: far over the default 60 requests per minute.
+    SIGNET_KEY_RATE_LIMIT: "100000",
+  });
+  key = await obtainKey(api, "jobs-expiry");
+  input = await makePdf(1);
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const signBody = (eventId: string) => ({
+  document: { base64: input.toString("base64") },
+  signer: { name: "Ada Lovelace", email: "ada@example.com" },
+  auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }],
+  eventId,
+});
+
+/** objectsOf lists the S3 stand-in's files of a job (its request and result under jobs/<id>/). */
+const objectsOf = (id: string) => {
+  const bucket = join(api.dataDir, "s3", "signet-uploads");
+  return existsSync(bucket) ? readdirSync(bucket).filter((name) => decodeURIComponent(name).startsWith(`jobs/${id}/`)) : [];
+};
+
+it("work over the synchronous budget answers 504 SYNC_TIMEOUT naming respond-async; the same work as a job succeeds", async () => {
+  const sync = await api.postJson("/v1/sign", signBody("evt_sync_budget"), key);
+  expect(sync.status).toBe(504);
+  expect(sync.json).toMatchObject({ code: "SYNC_TIMEOUT", message: expect.stringContaining("Prefer: respond-async") });
+  const submitted = await submitJob(api, "/v1/sign", signBody("evt_sync_budget"), key);
+  expect(submitted.status).toBe(202);
+  const job = await waitForJob(api, submitted.json.id, key);
+  expect(job.status).toBe("succeeded");
+  const answer = (await (await fetch(job.result!.url!)).json()) as { document: { base64: string } };
+  await expectSignedPdf(Buffer.from(answer.document.base64, "base64"), { input });
+}, 60_000);
+
+it("a result past SIGNET_JOB_TTL is deleted: its objects are gone, its URL answers 404 and the job reads expired", async () => {
+  // Over 256 KB, so the request is kept in the bucket rather than in the job's item.
+  const large = await makeLargePdf(400 * 1024);
+  const submitted = await submitJob(api, "/v1/sign", { ...signBody("evt_expiry"), document: { base64: large.toString("base64") } }, key);
+  const id = submitted.json.id as string;
+  // Its request is kept until the result expires (at least 1 s after the job ends).
+  expect(objectsOf(id).map((name) => decodeURIComponent(name))).toContain(`jobs/${id}/request`);
+  const done = await waitForJob(api, id, key, (job) => job.status !== "queued" && job.status !== "running");
+  // The pool may have expired it already (1 s); if not, its result is still there.
+  if (done.status === "succeeded") expect((await fetch(done.result!.url!)).status).toBe(200);
+  const expired = await waitForJob(api, id, key, (job) => job.status === "expired");
+  expect(expired.result).toBeUndefined();
+  expect(objectsOf(id)).toEqual([]);
+  // The result URL gives nothing any more (403 once the URL itself expired, 404 before).
+  if (done.status === "succeeded") expect([403, 404]).toContain((await fetch(done.result!.url!)).status);
+  expect((await readJob(api, id, key)).json.status).toBe("expired");
+}, 60_000);

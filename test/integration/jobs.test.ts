@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJob, submitJob, waitForJob } from "#test/helpers/jobs.ts";
+import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+
+// Prefer: respond-async through the real local server: dynalite holds the jobs, the S3 stand-in
+// their requests and results, the in-process pool runs them through the routes' own handlers.
+
+let api: LocalApi;
+let key: string;
+let otherKey: string;
+let input: Buffer;
+
+const signBody = (eventId: string) => ({
+  document: { base64: input.toString("base64") },
+  signer: { name: "Ada Lovelace", email: "ada@example.com" },
+  auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }],
+  eventId,
+});
+
+beforeAll(async () => {
+  api = await startLocalApi("jobs", { SIGNET_TABLE: "signet-jobs", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_KEY_RATE_LIMIT: "100000" });
+  key = await obtainKey(api, "jobs");
+  otherKey = await obtainKey(api, "jobs-other");
+  input = await makePdf(1);
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+describe("Prefer: respond-async", () => {
+  it("sign answers 202 with the job, Location and Retry-After; the job succeeds with the signed PDF behind a presigned URL", async () => {
+    const submitted = await submitJob(api, "/v1/sign", signBody("evt_job_1"), key);
+    expect(submitted.status).toBe(202);
+    expect(submitted.json).toMatchObject({ status: "queued", route: "sign" });
+    expect(submitted.json.id).toMatch(/^job_[A-Za-z0-9_-]{22}$/);
+    expect(submitted.headers.get("location")).toBe(`/v1/jobs/${submitted.json.id}`);
+    expect(Number(submitted.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(submitted.headers.get("preference-applied")).toBe("respond-async");
+
+    const job = await waitForJob(api, submitted.json.id, key);
+    expect(job.status).toBe("succeeded");
+    expect(job.deliveries).toEqual([]);
+    expect(job.result).toMatchObject({ statusCode: 200, contentType: expect.stringMatching(/^application\/json/) });
+    const answer = (await (await fetch(job.result!.url!)).json()) as { document: { base64: string } };
+    await expectSignedPdf(Buffer.from(answer.document.base64, "base64"), { input });
+  }, 60_000);
+
+  it("a browser may ask for a job: the preflight allows Prefer, and the 202's Location and Preference-Applied are readable", async () => {
+    const preflight = await fetch(`${api.url}/v1/sign`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type,prefer",
+      },
+    });
+    expect(preflight.headers.get("access-control-allow-headers")?.split(",")).toContain("Prefer");
+    const submitted = await submitJob(api, "/v1/sign", signBody("evt_job_browser"), key);
+    const exposed = submitted.headers.get("access-control-expose-headers")?.split(",") ?? [];
+    expect(exposed).toEqual(expect.arrayContaining(["Location", "Preference-Applied", "Retry-After"]));
+    await waitForJob(api, submitted.json.id, key);
+  }, 60_000);
+
+  it("another key's job and an unknown id are the same 404", async () => {
+    const submitted = await submitJob(api, "/v1/sign", signBody("evt_job_2"), key);
+    const theirs = await readJob(api, submitted.json.id, otherKey);
+    const unknown = await readJob(api, "job_AAAAAAAAAAAAAAAAAAAAAA", otherKey);
+    expect(theirs.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect(theirs.json.code).toBe("NOT_FOUND");
+    expect(theirs.json.message).toBe(unknown.json.message);
+    // Nor can they ask for its webhook.
+    const redeliver = await fetch(`${api.url}/v1/jobs/${submitted.json.id}/redeliver`, { method: "POST", headers: { authorization: `Bearer ${otherKey}` } });
+    expect(redeliver.status).toBe(404);
+    await waitForJob(api, submitted.json.id, key);
+  }, 60_000);
+
+  it("without the header the route answers as before: 200 with the document, no job", async () => {
+    const answer = await api.postJson("/v1/sign", signBody("evt_job_sync"), key);
+    expect(answer.status).toBe(200);
+    expect(answer.json.document.contentType).toBe("application/pdf");
+  }, 60_000);
+
+  it("a job that fails carries the route's error in the usual layout", async () => {
+    const submitted = await submitJob(
+      api,
+      "/v1/sign",
+      { ...signBody("evt_job_bad"), document: { base64: Buffer.from("not a pdf at all").toString("base64") } },
+      key,
+    );
+    expect(submitted.status).toBe(202);
+    const job = await waitForJob(api, submitted.json.id, key);
+    expect(job.status).toBe("failed");
+    expect(job.error).toMatchObject({ code: "INVALID_DOCUMENT", error: "Unprocessable Entity", message: expect.any(String), requestId: expect.any(String) });
+    expect(job.result).toBeUndefined();
+  }, 60_000);
+
+  it("Idempotency-Key with respond-async: the same key gives the same job, replayed", async () => {
+    const idempotencyKey = randomUUID();
+    const first = await submitJob(api, "/v1/sign", signBody("evt_job_idem"), key, { "idempotency-key": idempotencyKey });
+    const again = await submitJob(api, "/v1/sign", signBody("evt_job_idem"), key, { "idempotency-key": idempotencyKey });
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(202);
+    expect(again.json.id).toBe(first.json.id);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect((await waitForJob(api, first.json.id, key)).status).toBe("succeeded");
+  }, 60_000);
+
+  it("verify (a route without the authorizer) runs as a job of the key it names; its small report comes inline", async () => {
+    const signed = await api.postJson("/v1/sign", signBody("evt_job_verify"), key);
+    const body = { document: { base64: signed.json.document.base64 } };
+    const anonymous = await submitJob(api, "/v1/verify", body, undefined);
+    expect(anonymous.status).toBe(401);
+    const submitted = await submitJob(api, "/v1/verify", body, key);
+    expect(submitted.status).toBe(202);
+    const job = await waitForJob(api, submitted.json.id, key);
+    expect(job.error).toBeUndefined();
+    expect(job.status).toBe("succeeded");
+    expect(job.result?.body).toMatchObject({ valid: true, trusted: true });
+  }, 60_000);
+
+  it("a callbackUrl must be HTTPS to a public address (checked at submit); without the preference it is an unknown member as before", async () => {
+    for (const callbackUrl of [
+      "https://127.0.0.1/hook",
+      "https://[::1]/hook",
+      "https://169.254.169.254/latest",
+      "http://example.com/hook",
+      "https://localhost/hook",
+    ]) {
+      const refused = await submitJob(api, "/v1/sign", { ...signBody("evt_cb"), callbackUrl }, key);
+      expect(refused.status, callbackUrl).toBe(400);
+      expect(refused.json.details, callbackUrl).toEqual([{ field: "body.callbackUrl", issue: expect.any(String) }]);
+    }
+    const sync = await api.postJson("/v1/sign", { ...signBody("evt_cb"), callbackUrl: "https://example.com/hook" }, key);
+    expect(sync.status).toBe(400);
+    expect(sync.json.code).toBe("VALIDATION_ERROR");
+  }, 60_000);
+
+  it("a job with a public callbackUrl keeps it; redeliver of a job without one is 404", async () => {
+    const submitted = await submitJob(api, "/v1/sign", { ...signBody("evt_cb_ok"), callbackUrl: "https://93.184.215.14/hook" }, key);
+    expect(submitted.status).toBe(202);
+    expect(submitted.json.callbackUrl).toBe("https://93.184.215.14/hook");
+    const plain = await submitJob(api, "/v1/sign", signBody("evt_no_cb"), key);
+    const redeliver = await fetch(`${api.url}/v1/jobs/${plain.json.id}/redeliver`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
+    expect(redeliver.status).toBe(404);
+    const withCallback = await fetch(`${api.url}/v1/jobs/${submitted.json.id}/redeliver`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
+    expect(withCallback.status).toBe(202);
+    await waitForJob(api, submitted.json.id, key);
+    await waitForJob(api, plain.json.id, key);
+  }, 60_000);
+});
