@@ -19,6 +19,7 @@ export class JobPool {
   readonly #running = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
+  #again = false;
   #stopped = false;
 
   constructor(deps: JobRunnerDeps, options: JobPoolOptions) {
@@ -38,9 +39,17 @@ export class JobPool {
     this.#timer.unref();
   }
 
+  /** wake polls now (a job was queued, or one finished); during a poll, once more right after it. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#polling) this.#again = true;
+    else void this.#poll();
+  }
+
   async #poll(): Promise<void> {
     if (this.#polling || this.#stopped) return;
     this.#polling = true;
+    this.#again = false;
     try {
       await this.#expire();
       const free = this.#options.workers - this.#running.size;
@@ -52,7 +61,8 @@ export class JobPool {
       logger.warn("job pool: the job store could not be read", { error: error as Error });
     } finally {
       this.#polling = false;
-      this.#schedule(this.#options.pollMs);
+      clearTimeout(this.#timer);
+      this.#schedule(this.#again ? 0 : this.#options.pollMs);
     }
   }
 

@@ -21,7 +21,7 @@ import type { Container } from "#wiring/container.ts";
 import type { Config } from "#config";
 import { JobPool } from "#local/job-pool.ts";
 import { attachRawBody } from "#http/raw-body.ts";
-import { jobRunnerDeps } from "#wiring/jobs.ts";
+import { jobRunnerDeps, storeQueue } from "#wiring/jobs.ts";
 
 /** LocalServer is a running local API. */
 export interface LocalServer {
@@ -49,6 +49,7 @@ function startJobPool(container: Container, gateway: Gateway): JobPool | undefin
   });
   if (!deps) return undefined;
   const pool = new JobPool(deps, { workers: config.jobs.workers, pollMs: config.jobs.pollMs });
+  storeQueue(container).onEnqueue(() => pool.wake());
   pool.start();
   return pool;
 }

@@ -18,6 +18,7 @@ import type { OfficeConverter } from "#wiring/conversion.ts";
 import type { SigningWiring } from "#wiring/signing.ts";
 import type { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";
 import type { JobDeps } from "#http/jobs.ts";
+import type { StoreQueue } from "#domain/jobs/job.ts";
 
 /** Parts are the instances a container builds on first use; a test may hand in any of them (overrides). */
 export interface Parts {
@@ -34,6 +35,8 @@ export interface Parts {
   webhookEvents: WebhookDeliveries;
   /** Undefined where there is no job store: Prefer: respond-async is then not applied. */
   jobDeps: JobDeps | undefined;
+  /** The local queue (no SQS): wakes the in-process job pool. */
+  storeQueue: StoreQueue;
 }
 
 /** Container holds one configuration and the instances built from it, each made once, on first use. */

@@ -12,14 +12,16 @@ import { logger } from "#adapters/powertools-logger.ts";
 import { s3ClientFor } from "#adapters/s3-upload-store.ts";
 import { createSqsJobQueue } from "#adapters/sqs-job-queue.ts";
 import { authorize } from "#domain/keys/key-service.ts";
-import type { JobQueue, JobStore } from "#domain/jobs/job.ts";
+import { StoreQueue, type JobStore } from "#domain/jobs/job.ts";
 import type { JobRunnerDeps, RouteInvoker } from "#http/job-runner.ts";
 import type { JobDeps } from "#http/jobs.ts";
 import type { Container } from "#wiring/container.ts";
 import { webhookEvents } from "#wiring/webhooks.ts";
 
-/** pollingQueue is the local queue: a job is in the store's unfinished index already, where the in-process pool reads it. */
-const pollingQueue: JobQueue = { enqueue: async () => undefined };
+/** storeQueue is a container's local queue (no SIGNET_JOB_QUEUE_URL): it wakes the container's in-process pool. */
+export function storeQueue(container: Container): StoreQueue {
+  return container.part("storeQueue", () => new StoreQueue());
+}
 
 function tableOf(config: Config): DynamoKeyStoreOptions {
   const { keys, region } = config;
@@ -57,7 +59,7 @@ function jobDepsOf(container: Container): JobDeps | undefined {
   };
   return {
     store,
-    queue: jobs.queueUrl ? createSqsJobQueue({ region, queueUrl: jobs.queueUrl }) : pollingQueue,
+    queue: jobs.queueUrl ? createSqsJobQueue({ region, queueUrl: jobs.queueUrl }) : storeQueue(container),
     events: webhookEvents(container),
     now: Date.now,
     ttlMs: jobs.ttlSeconds * 1000,

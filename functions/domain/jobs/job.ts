@@ -83,6 +83,24 @@ export interface JobQueue {
   enqueue(id: string): Promise<void>;
 }
 
+/**
+ * StoreQueue is the local queue: a queued job is in the store's unfinished index already, where
+ * the in-process pool reads it; enqueue only wakes the pool (listeners), so a job does not wait
+ * for the next poll.
+ */
+export class StoreQueue implements JobQueue {
+  readonly #listeners: Array<() => void> = [];
+
+  /** onEnqueue calls `listener` after each job is queued. */
+  onEnqueue(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async enqueue(): Promise<void> {
+    for (const listener of this.#listeners) listener();
+  }
+}
+
 /** isFinished tells an ended job from one still to run. */
 export function isFinished(status: JobStatus): status is "succeeded" | "failed" | "expired" {
   return status === "succeeded" || status === "failed" || status === "expired";
