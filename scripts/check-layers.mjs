@@ -49,7 +49,7 @@ const domainEdges = {
   "pdf-text": ["pdf", "shared"],
   "certificate-page": ["pdf", "pdf-text", "shared"],
   docx: ["shared"],
-  documents: ["docx", "shared"],
+  documents: ["docx", "pdf", "shared"],
   keys: ["shared"],
   jobs: ["shared"],
   webhooks: ["jobs", "shared"],

@@ -1,6 +1,6 @@
-import { PDF } from "@libpdf/core";
 import type { ConversionOptions } from "#domain/documents/converter.ts";
 import { FORMATS, type SourceFormat, type TargetFormat } from "#domain/documents/formats.ts";
+import { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 
 /**
@@ -33,7 +33,8 @@ export function conversionOptions(
  * than the limit (ConversionOptions.maxPages), so this reads a bounded PDF of LibreOffice's own.
  */
 export async function checkConvertedPages(pdf: Uint8Array, maxPages: number): Promise<void> {
-  const pages = (await PDF.load(pdf)).getPageCount();
+  // The page tree walk stops one page past the limit (PdfFile.pageCount is then maxPages + 1).
+  const pages = new PdfFile(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), { maxPages }).pageCount;
   if (pages > maxPages) {
     throw new SignetError("PAYLOAD_TOO_LARGE", `The document prints to more than ${maxPages} pages, the conversion limit; set print areas or split it.`, {
       details: [{ field: "file", issue: `more than ${maxPages} pages` }],
