@@ -6,7 +6,7 @@
  */
 import type { Config } from "#config";
 import { createCallbackUrlCheck } from "#adapters/callback-url-check.ts";
-import { createDynamoKeyStore, type DynamoKeyStoreOptions } from "#adapters/dynamodb-key-store.ts";
+import { createDynamoKeyStore } from "#adapters/dynamodb-key-store.ts";
 import { createJobStore } from "#adapters/dynamodb-job-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { s3ClientFor } from "#adapters/s3-upload-store.ts";
@@ -16,16 +16,12 @@ import { StoreQueue, type JobStore } from "#domain/jobs/job.ts";
 import type { JobRunnerDeps, RouteInvoker } from "#http/job-runner.ts";
 import type { JobDeps } from "#http/jobs.ts";
 import type { Container } from "#wiring/container.ts";
+import { keyStoreOptions } from "#wiring/keys.ts";
 import { webhookEvents } from "#wiring/webhooks.ts";
 
 /** storeQueue is a container's local queue (no SIGNET_JOB_QUEUE_URL): it wakes the container's in-process pool. */
 export function storeQueue(container: Container): StoreQueue {
   return container.part("storeQueue", () => new StoreQueue());
-}
-
-function tableOf(config: Config): DynamoKeyStoreOptions {
-  const { keys, region } = config;
-  return { tableName: keys.tableName, region, ...(keys.dynamodbEndpoint ? { endpoint: keys.dynamodbEndpoint } : {}) };
 }
 
 /** jobStoreOf is the job store of a configuration; undefined locally without a key table (a handler called straight from a test). */
@@ -34,7 +30,7 @@ function jobStoreOf(config: Config): JobStore | undefined {
   const { bucket, s3Endpoint } = config.uploads;
   if (!bucket) return undefined;
   return createJobStore({
-    table: tableOf(config),
+    table: keyStoreOptions(config),
     s3: s3ClientFor({ region: config.region, endpoint: s3Endpoint }),
     bucket,
     indexJobs: config.jobs.queueUrl === undefined,
@@ -51,7 +47,7 @@ function jobDepsOf(container: Container): JobDeps | undefined {
   const store = jobStoreOf(config);
   if (!store) return undefined;
   const { jobs, region } = config;
-  const keys = createDynamoKeyStore(tableOf(config));
+  const keys = createDynamoKeyStore(keyStoreOptions(config));
   const authenticate = async (authorization: string | undefined) => {
     if (!authorization) return undefined;
     const decision = await authorize({ store: keys, now: Date.now, warn: (message, data) => logger.warn(message, data) }, authorization);

@@ -7,16 +7,11 @@ import type { Config } from "#config";
 import { createWebhookStore } from "#adapters/dynamodb-webhook-store.ts";
 import { logger } from "#adapters/powertools-logger.ts";
 import { createSafeWebhookSender } from "#adapters/safe-fetcher.ts";
-import type { DynamoKeyStoreOptions } from "#adapters/dynamodb-key-store.ts";
 import { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";
 import type { SecretDeps } from "#domain/webhooks/webhook-secrets.ts";
 import type { WebhookSender } from "#domain/webhooks/webhook-sender.ts";
 import type { Container } from "#wiring/container.ts";
-
-/** tableOf is the key table's coordinates in a config. */
-function tableOf(config: Config): DynamoKeyStoreOptions {
-  return { tableName: config.keys.tableName, region: config.region, ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}) };
-}
+import { keyStoreOptions } from "#wiring/keys.ts";
 
 /** WebhookOverrides replace parts a test provides itself: a sender that may reach its receiver on loopback, a clock. */
 export interface WebhookOverrides {
@@ -29,7 +24,7 @@ export interface WebhookOverrides {
  * key table, sent by the safe fetcher (HTTPS only, public addresses only, SIGNET_WEBHOOK_TIMEOUT_MS).
  */
 export function createWebhookEvents(config: Config, overrides: WebhookOverrides = {}): WebhookDeliveries {
-  const store = createWebhookStore(tableOf(config));
+  const store = createWebhookStore(keyStoreOptions(config));
   const { timeoutMs, retrySchedule } = config.webhooks;
   return new WebhookDeliveries({
     secrets: store,
@@ -45,7 +40,7 @@ export function createWebhookEvents(config: Config, overrides: WebhookOverrides 
 
 /** webhookSecretDeps are the secret routes' store and clock for a config. */
 export function webhookSecretDeps(config: Config): SecretDeps {
-  return { store: createWebhookStore(tableOf(config)), now: Date.now };
+  return { store: createWebhookStore(keyStoreOptions(config)), now: Date.now };
 }
 
 /** webhookEvents is a container's webhook deliveries (the job worker's JobEvents, the sweeper's work), made on first use. */
