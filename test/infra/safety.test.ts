@@ -97,22 +97,28 @@ describe("the identity.p12 password (item 3)", () => {
     );
   });
 
-  it("gives sign only the parameter's name and ssm:GetParameter on that parameter; no function gets a password variable", () => {
-    expect(env(guarded, "sign").SIGNET_IDENTITY_P12_PASSWORD_PARAMETER).toBe("/signet/identity-p12-password");
+  it("gives sign (and the job worker, which signs as sign does) only the parameter's name and ssm:GetParameter on that parameter; no function gets a password variable", () => {
+    const signers = ["sign", "jobs-worker"];
+    for (const name of signers) expect(env(guarded, name).SIGNET_IDENTITY_P12_PASSWORD_PARAMETER, name).toBe("/signet/identity-p12-password");
     for (const [id, fn] of resourcesOfType(guarded.json, "AWS::Lambda::Function")) {
       const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
       expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD");
-      if (id !== functionLogicalId("sign")) expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER");
+      if (!signers.map(functionLogicalId).includes(id)) expect(Object.keys(variables), id).not.toContain("SIGNET_IDENTITY_P12_PASSWORD_PARAMETER");
     }
     const ssmStatements = resourcesOfType(guarded.json, "AWS::IAM::Policy").flatMap(([, policy]) =>
       (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.filter((s) =>
         JSON.stringify(s.Action).includes("ssm:"),
       ).map((s) => ({ s, roles: policy.Properties.Roles })),
     );
-    expect(ssmStatements).toHaveLength(1);
-    expect(ssmStatements[0]!.s.Action).toBe("ssm:GetParameter");
-    expect(JSON.stringify(ssmStatements[0]!.s.Resource)).toContain(":parameter/signet/identity-p12-password");
-    expect(JSON.stringify(ssmStatements[0]!.roles)).toContain("SignFunction");
+    // One statement per signing role: sign's and the job worker's, nobody else's.
+    expect(ssmStatements).toHaveLength(2);
+    for (const { s } of ssmStatements) {
+      expect(s.Action).toBe("ssm:GetParameter");
+      expect(JSON.stringify(s.Resource)).toContain(":parameter/signet/identity-p12-password");
+    }
+    const holders = ssmStatements.map(({ roles }) => JSON.stringify(roles));
+    expect(holders.filter((roles) => roles.includes("SignFunction"))).toHaveLength(1);
+    expect(holders.filter((roles) => roles.includes("JobsWorkerFunction"))).toHaveLength(1);
   });
 
   it("leaves no password-looking value anywhere in cdk.out", () => {
