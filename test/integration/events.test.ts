@@ -66,6 +66,9 @@ const expected: Record<string, Expected> = {
   // The sample caller's webhook secret, made on first read; then rotated.
   "webhooks-secret": { status: 200 },
   "webhooks-secret-rotate": { status: 200 },
+  // The sample job id names no job of the sample caller: the same 404 as another key's job.
+  job: { status: 404, codes: ["NOT_FOUND"] },
+  "job-redeliver": { status: 404, codes: ["NOT_FOUND"] },
   // A presigned POST into the S3 stand-in (no object is written until a client posts).
   uploads: { status: 200 },
   // No timestamp authority is configured for the events: the renewal says which setting it needs.
