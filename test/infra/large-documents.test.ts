@@ -98,7 +98,11 @@ describe("uploads bucket", () => {
       RestrictPublicBuckets: true,
     });
     expect(bucket.LifecycleConfiguration).toEqual({
-      Rules: [{ Id: "expire-uploads", Status: "Enabled", ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+      Rules: [
+        { Id: "expire-uploads", Status: "Enabled", ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
+        // Job requests and results (test/infra/jobs.test.ts): gone a day after they were written.
+        { Id: "expire-jobs", Status: "Enabled", Prefix: "jobs/", ExpirationInDays: 1 },
+      ],
     });
     expect(bucket.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] });
     synth.template.hasResourceProperties("AWS::S3::BucketPolicy", {
@@ -126,6 +130,12 @@ describe("uploads bucket", () => {
         else if (resource.includes('"/office/*"')) expect([...actions].sort(), name).toEqual(["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]);
         // The idempotent routes keep large answers under idempotency/ (test/infra/idempotency.test.ts).
         else if (resource.includes('"/idempotency/*"')) expect([...actions].sort(), name).toEqual(["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]);
+        // The async routes keep job requests and results under jobs/ (test/infra/jobs.test.ts checks their actions).
+        else if (resource.includes('"/jobs/*"'))
+          expect(
+            actions.every((action) => /^s3:(Get|Put|Delete)Object$/.test(String(action))),
+            name,
+          ).toBe(true);
         else expect(resource, name).toContain('"/uploads/*"');
       }
     }
