@@ -21,7 +21,14 @@ const signBody = (eventId: string) => ({
 });
 
 beforeAll(async () => {
-  api = await startLocalApi("jobs", { SIGNET_TABLE: "signet-jobs", SIGNET_CONVERSION_MODE: "oneshot", SIGNET_KEY_RATE_LIMIT: "100000" });
+  // The public callback below is a real address this machine may not reach: its webhook attempt
+  // (made when the job ends) gives up after 1 s instead of holding a job worker for 15 s.
+  api = await startLocalApi("jobs", {
+    SIGNET_TABLE: "signet-jobs",
+    SIGNET_CONVERSION_MODE: "oneshot",
+    SIGNET_KEY_RATE_LIMIT: "100000",
+    SIGNET_WEBHOOK_TIMEOUT_MS: "1000",
+  });
   key = await obtainKey(api, "jobs");
   otherKey = await obtainKey(api, "jobs-other");
   input = await makePdf(1);
