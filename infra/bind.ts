@@ -99,17 +99,7 @@ const idempotencyAnswerObjects = "idempotency/*";
  * IDEM# items (never an API key's), and put, read and delete under idempotency/ of the uploads bucket.
  */
 export function idempotencyStore(table: ITable, uploads: IBucket): Binding {
-  return {
-    env: { SIGNET_TABLE: table.tableName, SIGNET_UPLOADS_BUCKET: uploads.bucketName },
-    statements: [
-      new PolicyStatement({
-        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
-        resources: [table.tableArn],
-        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [IDEMPOTENCY_ITEMS] } },
-      }),
-      new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], resources: [uploads.arnForObjects(idempotencyAnswerObjects)] }),
-    ],
-  };
+  return recordStore(table, IDEMPOTENCY_ITEMS, uploads, idempotencyAnswerObjects);
 }
 
 /** JOB_ITEMS is the partition key prefix of job records in the key table (functions/adapters/dynamodb-job-store.ts). */
@@ -124,15 +114,24 @@ export const jobObjects = "jobs/*";
  * read and delete under jobs/ of the uploads bucket (the result GETs it presigns need GetObject).
  */
 export function jobStore(table: ITable, uploads: IBucket): Binding {
+  return recordStore(table, JOB_ITEMS, uploads, jobObjects);
+}
+
+/**
+ * recordStore binds a store of records in the key table with large parts in the uploads bucket:
+ * single-item reads and conditional writes limited by dynamodb:LeadingKeys to `items` (never an
+ * API key's), and put, read and delete under `objects` of the uploads bucket.
+ */
+function recordStore(table: ITable, items: string, uploads: IBucket, objects: string): Binding {
   return {
     env: { SIGNET_TABLE: table.tableName, SIGNET_UPLOADS_BUCKET: uploads.bucketName },
     statements: [
       new PolicyStatement({
         actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
         resources: [table.tableArn],
-        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [JOB_ITEMS] } },
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [items] } },
       }),
-      new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], resources: [uploads.arnForObjects(jobObjects)] }),
+      new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], resources: [uploads.arnForObjects(objects)] }),
     ],
   };
 }
