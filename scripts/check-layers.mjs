@@ -48,13 +48,16 @@ const domainEdges = {
   pdf: ["shared"],
   "pdf-text": ["pdf", "shared"],
   "certificate-page": ["pdf", "pdf-text", "shared"],
-  docx: ["shared"],
-  documents: ["docx", "pdf", "shared"],
+  pictures: ["shared"],
+  docx: ["pictures", "shared"],
+  documents: ["docx", "pdf", "pictures", "shared"],
+  "pdf-forms": ["pictures", "pdf", "pdf-text", "shared"],
+  "pdf-tools": ["documents", "pdf-forms", "pictures", "pdf", "pdf-text", "shared"],
   keys: ["shared"],
   jobs: ["shared"],
   webhooks: ["jobs", "shared"],
   verification: ["pdf", "pki", "shared"],
-  signing: ["verification", "certificate-page", "documents", "pdf", "pdf-text", "pki", "shared"],
+  signing: ["verification", "certificate-page", "documents", "pdf-forms", "pictures", "pdf", "pdf-text", "pki", "shared"],
 };
 const domainRoot = join(root, "functions/domain") + "/";
 

@@ -1,5 +1,5 @@
 import { PictureThread } from "#adapters/picture-thread.ts";
-import type { WebpDecoder } from "#domain/docx/picture-formats.ts";
+import type { WebpDecoder } from "#domain/pictures/picture-formats.ts";
 
 /** WEBP_WASM is libwebp's decoder WebAssembly: its name beside a bundle and its path in the package. */
 export const WEBP_WASM = { file: "webp_dec.wasm", module: "@jsquash/webp/codec/dec/webp_dec.wasm" } as const;

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { PictureDecodeError, PictureTimeoutError } from "#domain/docx/picture-formats.ts";
+import { PictureDecodeError, PictureTimeoutError } from "#domain/pictures/picture-formats.ts";
 
 /**
  * PictureThreadOptions say what a picture thread runs and how long one call may take. The thread

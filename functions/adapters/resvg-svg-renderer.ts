@@ -1,5 +1,5 @@
 import { PictureThread } from "#adapters/picture-thread.ts";
-import type { SvgRenderer } from "#domain/docx/picture-formats.ts";
+import type { SvgRenderer } from "#domain/pictures/picture-formats.ts";
 
 /** RESVG_WASM is resvg's WebAssembly: its name beside a bundle and its path in the package. */
 export const RESVG_WASM = { file: "resvg.wasm", module: "@resvg/resvg-wasm/index_bg.wasm" } as const;

@@ -13,7 +13,7 @@ import type { IdempotencyStore } from "#domain/shared/idempotency.ts";
 import type { UploadStore } from "#domain/shared/upload.ts";
 import type { KeyStore } from "#domain/keys/key-store.ts";
 import type { Mailer } from "#domain/keys/mailer.ts";
-import type { PictureConverters } from "#domain/docx/picture-formats.ts";
+import type { PictureConverters } from "#domain/pictures/picture-formats.ts";
 import type { OfficeConverter } from "#wiring/conversion.ts";
 import type { SigningWiring } from "#wiring/signing.ts";
 import type { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";

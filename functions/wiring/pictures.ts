@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "#config";
 import { JsquashWebpDecoder, WEBP_GLUE, WEBP_WASM } from "#adapters/jsquash-webp-decoder.ts";
 import { RESVG_GLUE, RESVG_WASM, ResvgSvgRenderer } from "#adapters/resvg-svg-renderer.ts";
-import type { PictureConverters } from "#domain/docx/picture-formats.ts";
+import type { PictureConverters } from "#domain/pictures/picture-formats.ts";
 import type { Container } from "#wiring/container.ts";
 
 const beside = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));

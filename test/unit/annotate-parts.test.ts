@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fillTemplate } from "#domain/docx/annotate.ts";
-import { imageSize } from "#domain/docx/image.ts";
-import { readImageInfo } from "#domain/docx/image-info.ts";
+import { imageSize } from "#domain/pictures/load.ts";
+import { readImageInfo } from "#domain/pictures/image-info.ts";
 import { scanPart } from "#domain/docx/scan.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";

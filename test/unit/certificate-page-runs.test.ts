@@ -2,8 +2,8 @@
 // real fonts (assets/fonts), no layout.
 import { PDF } from "@libpdf/core";
 import { describe, expect, it } from "vitest";
-import { GlyphForms, textOperators, type Operator } from "#domain/certificate-page/operators.ts";
-import { extractionText, linePieces } from "#domain/certificate-page/runs.ts";
+import { GlyphForms, textOperators, type Operator } from "#domain/pdf-text/operators.ts";
+import { extractionText, linePieces } from "#domain/pdf-text/runs.ts";
 import { appendPage } from "#domain/pdf/page-tree.ts";
 import { DocumentFonts } from "#domain/pdf-text/fonts.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";

@@ -11,7 +11,7 @@ import { fieldName, isSafeField } from "#domain/documents/checks/fields.ts";
 import { prepareOfficeInput, type OfficeInputLimits } from "#domain/documents/checks/scrub.ts";
 import { intake } from "#domain/documents/intake.ts";
 import { docLinkField, neutraliseRtf, plainText } from "#domain/documents/checks/rtf.ts";
-import { readPixelSize } from "#domain/docx/image-info.ts";
+import { readPixelSize } from "#domain/pictures/image-info.ts";
 import { isSignetError, type SignetError } from "#domain/shared/errors.ts";
 import { readZipDirectory } from "#domain/shared/zip-container.ts";
 import { docFixture, pointStreamsAt } from "#test/helpers/compound-files.ts";

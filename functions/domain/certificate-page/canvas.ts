@@ -2,8 +2,8 @@
 // collecting each page's operators, and writes the pages (with "page x of y") once all are known.
 import { ops, type PDF, type PDFPage } from "@libpdf/core";
 import { PageFlow, wrapParagraphs, type Line } from "#domain/certificate-page/layout.ts";
-import { GlyphForms, textOperators, type Operator } from "#domain/certificate-page/operators.ts";
-import { extractionText, linePieces } from "#domain/certificate-page/runs.ts";
+import { GlyphForms, textOperators, type Operator } from "#domain/pdf-text/operators.ts";
+import { extractionText, linePieces } from "#domain/pdf-text/runs.ts";
 import { STYLE, type Color, type PageSize } from "#domain/certificate-page/style.ts";
 import { appendPage } from "#domain/pdf/page-tree.ts";
 import { paragraphDirection, type Direction } from "#domain/pdf-text/bidi.ts";

@@ -1,13 +1,13 @@
 // The certificate page's look in one table: page sizes, margins, colours, each block's type sizes and spacing.
+import type { Color } from "#domain/pdf-text/operators.ts";
+
+export type { Color };
 
 /** PageSize is a page's width and height in points. */
 export interface PageSize {
   width: number;
   height: number;
 }
-
-/** Color is an RGB colour, each component 0..1. */
-export type Color = readonly [number, number, number];
 
 /** STYLE is the certificate page's look in one place: page, colours, and each block's type sizes and spacing (points). */
 export const STYLE = {

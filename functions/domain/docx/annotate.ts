@@ -1,8 +1,9 @@
 import { SignetError, isSignetError, type ErrorDetail } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { fillCheckbox, fillRepeat, fillTable, fillText, reserveRepeat, reserveTable, type RepeatItem } from "#domain/docx/fill.ts";
-import { ImageWriter, loadImage, storedBytes, type Dimensions, type ImageLoadDeps, type LoadedImage } from "#domain/docx/image.ts";
-import type { PictureConverters } from "#domain/docx/picture-formats.ts";
+import { ImageWriter } from "#domain/docx/image.ts";
+import { loadImage, storedBytes, type Dimensions, type ImageLoadDeps, type LoadedImage } from "#domain/pictures/load.ts";
+import type { PictureConverters } from "#domain/pictures/picture-formats.ts";
 import { DocxPackage } from "#domain/docx/package.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";

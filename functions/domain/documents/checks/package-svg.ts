@@ -1,13 +1,13 @@
 import { gunzipSync } from "node:zlib";
-import { checkImagePixels } from "#domain/docx/image-info.ts";
-import { sanitiseSvg } from "#domain/docx/svg.ts";
+import { checkImagePixels } from "#domain/pictures/image-info.ts";
+import { sanitiseSvg } from "#domain/pictures/svg.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
 /**
  * SVG pictures inside a DOCX or ODT (word/media/*.svg, Pictures/*.svg): LibreOffice draws them with
  * its own SVG reader, which follows references (an <image> href, a url() in a style, @import) like a
- * browser. Each one goes through the sanitiser annotate's SVG values go through (domain/docx/svg.ts)
+ * browser. Each one goes through the sanitiser annotate's SVG values go through (domain/pictures/svg.ts)
  * before LibreOffice sees it, and LibreOffice is given the sanitised text.
  */
 

@@ -7,7 +7,7 @@ import { checkWorkbookFormulas } from "#domain/documents/checks/formulas.ts";
 import { svgIn } from "#domain/documents/checks/package-svg.ts";
 import { neutraliseRtf } from "#domain/documents/checks/rtf.ts";
 import { docLink, type DocLink } from "#domain/documents/checks/word-binary.ts";
-import { checkImagePixels, isImageHeader, readPixelSize } from "#domain/docx/image-info.ts";
+import { checkImagePixels, isImageHeader, readPixelSize } from "#domain/pictures/image-info.ts";
 import { isSignetError, SignetError } from "#domain/shared/errors.ts";
 import { readZipEntryAsync, readZipEntryHead, ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 

@@ -1,7 +1,7 @@
 import { SignetError } from "#domain/shared/errors.ts";
 import { encodePng } from "#domain/shared/png.ts";
-import { checkImagePixels, readImageInfo, readWebpSize } from "#domain/docx/image-info.ts";
-import { sanitiseSvg } from "#domain/docx/svg.ts";
+import { checkImagePixels, readImageInfo, readWebpSize } from "#domain/pictures/image-info.ts";
+import { sanitiseSvg } from "#domain/pictures/svg.ts";
 
 /** PictureDecodeError is what a renderer or decoder adapter raises for bytes it cannot read. */
 export class PictureDecodeError extends Error {

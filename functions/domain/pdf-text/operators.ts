@@ -1,13 +1,21 @@
 // PDF operators for shaped text: glyph outlines as form XObjects, Identity-H glyph ids, one
 // marked-content span per line with its /ActualText.
 import { ops, PdfDict, PdfString, type PDF, type PDFFormXObject, type PDFPage } from "@libpdf/core";
-import type { Piece } from "#domain/certificate-page/runs.ts";
-import type { Color } from "#domain/certificate-page/style.ts";
+import type { Piece } from "#domain/pdf-text/runs.ts";
 import { extractGlyphAs } from "#domain/pdf/libpdf-internals.ts";
 import type { OutlineSegment } from "#domain/pdf-text/shaping.ts";
 
 /** Operator is one PDF content-stream operator as libpdf builds it. */
 export type Operator = ReturnType<typeof ops.beginText>;
+
+/** Color is an RGB colour, each component 0..1. */
+export type Color = readonly [number, number, number];
+
+/**
+ * Resources names fonts and form XObjects for a content stream: a page does it (PDFPage), and so
+ * can whatever builds another content stream (a field's or a signature's appearance, a stamp).
+ */
+export type Resources = Pick<PDFPage, "registerFont" | "registerXObject">;
 
 /**
  * GlyphForms makes each glyph outline a form XObject once per document (filled with the current
@@ -64,7 +72,7 @@ function gidBytes(gids: readonly number[]): PdfString {
  * gives the characters the signer typed, never the presentation forms or glyphs drawn for them.
  */
 export function textOperators(
-  page: PDFPage,
+  page: Resources,
   forms: GlyphForms,
   out: Operator[],
   pieces: Piece[],

@@ -1,7 +1,7 @@
 import { DOMParser, XMLSerializer, type Element, type Node } from "@xmldom/xmldom";
 import { decodeBase64 } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { checkImagePixels, readImageInfo } from "#domain/docx/image-info.ts";
+import { checkImagePixels, readImageInfo } from "#domain/pictures/image-info.ts";
 
 /** SVG_NS is the SVG namespace; a root <svg> outside it is no SVG to any renderer. */
 const SVG_NS = "http://www.w3.org/2000/svg";
