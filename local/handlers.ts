@@ -23,6 +23,8 @@ import { makeRevokeLinkHandler } from "#functions/keys-revoke-link.ts";
 import { makeOpenapiHandler } from "#functions/openapi.ts";
 import { makeSignHandler } from "#functions/sign.ts";
 import { makeTimestampHandler } from "#functions/timestamp.ts";
+import { makeProtectHandler } from "#functions/protect.ts";
+import { makeUnprotectHandler } from "#functions/unprotect.ts";
 import { makeUploadsHandler } from "#functions/uploads.ts";
 import { makeVerifyHandler as makeVerifyDocumentHandler } from "#functions/verify.ts";
 import { makeVerifyCrlHandler } from "#functions/verify-crl.ts";
@@ -70,6 +72,8 @@ const makers = {
   "webhooks-secret-rotate": (container: Container) => makeRotateWebhookSecretHandler(container),
   sign: makeSignHandler,
   timestamp: makeTimestampHandler,
+  protect: makeProtectHandler,
+  unprotect: makeUnprotectHandler,
   annotate: makeAnnotateHandler,
   "annotate-fields": makeAnnotateFieldsHandler,
   convert: makeConvertHandler,

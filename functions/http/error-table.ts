@@ -26,7 +26,16 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },
   INVALID_DOCUMENT: { status: 422, description: "The document is not a readable PDF or DOCX (or not the kind this endpoint takes)." },
-  ENCRYPTED_DOCUMENT: { status: 422, description: "The document is password-protected or encrypted." },
+  ENCRYPTED_DOCUMENT: {
+    status: 422,
+    description:
+      "The document is password-protected and no password (or the empty one) opens it, or it is encrypted with something other than a password (a certificate).",
+  },
+  WOULD_INVALIDATE_SIGNATURES: {
+    status: 409,
+    description: "The operation rewrites a signed PDF, which would invalidate the signatures it names; send dropSignatures: true to remove them.",
+  },
+  WRONG_PASSWORD: { status: 422, description: "The PDF's password (document.password) opens it neither as its user nor as its owner." },
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
   DATA_MISSING: { status: 422, description: "A {{tag}} of the template has no value in the annotate request's data." },

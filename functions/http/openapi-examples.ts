@@ -93,7 +93,18 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   },
   UNSUPPORTED_MEDIA_TYPE: { message: 'Send the body as JSON with "Content-Type: application/json" (got "text/plain").' },
   INVALID_DOCUMENT: { message: 'document.base64 is neither a PDF nor a DOCX (it starts with "<htm"). Send the file\'s bytes, base64-encoded.' },
-  ENCRYPTED_DOCUMENT: { message: "The PDF is encrypted or password-protected; remove the protection and send it again." },
+  ENCRYPTED_DOCUMENT: {
+    message: "The PDF is password-protected: send its password in document.password (the user or the owner password).",
+    details: [{ field: "document.password", issue: "required for this PDF" }],
+  },
+  WOULD_INVALIDATE_SIGNATURES: {
+    message: 'Protecting rewrites the whole file, which would invalidate its signature "Signet_1". Send "dropSignatures": true to remove them and go on.',
+    details: [{ field: "dropSignatures", issue: 'signature "Signet_1" would be invalidated' }],
+  },
+  WRONG_PASSWORD: {
+    message: "The password in document.password opens neither as the PDF's user nor as its owner password.",
+    details: [{ field: "document.password", issue: "does not open the PDF" }],
+  },
   FIELD_NOT_FOUND: {
     message: "2 fields match nothing in the template; see details.",
     details: [
@@ -476,5 +487,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   job: {},
   "job-redeliver": {},
   "webhooks-secret": {},
+  protect: {},
+  unprotect: {},
   "webhooks-secret-rotate": {},
 };
