@@ -462,6 +462,9 @@ describe("least privilege", () => {
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
     timestamp: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     "annotate-fields": [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    // protect and unprotect: the per-key count and consuming uploads; no identity, no office, no jobs.
+    protect: [...consume, "dynamodb:UpdateItem"].sort(),
+    unprotect: [...consume, "dynamodb:UpdateItem"].sort(),
     convert: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     // The job routes: the per-key count, job records and objects (result GETs are presigned).
     job: ["dynamodb:UpdateItem", ...jobRecords, ...jobObjects].sort(),
