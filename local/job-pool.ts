@@ -1,5 +1,5 @@
 import { logger } from "#adapters/powertools-logger.ts";
-import { type JobRunnerDeps, expireJob, runJob } from "#http/job-runner.ts";
+import { type JobRunnerDeps, expireDue, runJob } from "#http/job-runner.ts";
 
 /** JobPoolOptions: how many jobs run at once and how often the store is read. */
 export interface JobPoolOptions {
@@ -79,12 +79,7 @@ export class JobPool {
   }
 
   async #expire(): Promise<void> {
-    const { store } = this.#deps;
-    for (const id of await store.dueToExpire(this.#deps.now(), 16)) {
-      const job = await store.get(id);
-      if (job) await expireJob(job, this.#deps);
-      else await store.expire(id);
-    }
+    await expireDue(this.#deps);
   }
 
   /** stop ends polling and waits for the jobs under way (a job cut by a kill resumes at the next start). */

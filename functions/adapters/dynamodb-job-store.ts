@@ -11,8 +11,9 @@
  *              (S, `jobs/<id>/result`)
  *   unfinished pk `JOBQ`  sk `<createdAtMs, 15 digits>#<id>`: a queued or running job (locally
  *              only, `indexJobs`: the in-process pool's queue; on AWS SQS holds the queue)
- *   to expire  pk `JOBX`  sk `<expiresAtMs, 15 digits>#<id>`: a finished job (locally only: the
- *              pool's expiry sweep; on AWS the lifecycle rule and the TTL expire)
+ *   to expire  pk `JOBX`  sk `<expiresAtMs, 15 digits>#<id>`: a finished job; on AWS only one
+ *              with a callbackUrl (its job.expired webhook: the webhook sweeper expires it), the
+ *              others are left to the lifecycle rule and the TTL; locally every one (the pool's sweep)
  */
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
@@ -38,7 +39,10 @@ export interface JobStoreOptions {
   table: DynamoKeyStoreOptions;
   s3: S3Client;
   bucket: string;
-  /** Keep the unfinished and to-expire index items (the local pool reads them; SQS and lifecycle rules do on AWS). */
+  /**
+   * Keep the unfinished index and every job's to-expire item (the local pool reads them); without
+   * it (AWS: SQS and lifecycle rules) only jobs with a callbackUrl get a to-expire item.
+   */
   indexJobs: boolean;
 }
 
@@ -229,7 +233,7 @@ class DynamoJobStore implements JobStore {
     }
   }
 
-  async finish(job: Pick<JobRecord, "id" | "createdAt">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean> {
+  async finish(job: Pick<JobRecord, "id" | "createdAt" | "callbackUrl">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean> {
     const { id } = job;
     const { answer } = outcome;
     const large = answer.body.length > INLINE_RESULT_MAX_BYTES;
@@ -258,10 +262,8 @@ class DynamoJobStore implements JobStore {
       }),
     );
     if (!finished) return false;
-    if (this.#index) {
-      await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBQ", sk: sortKey(job.createdAt, id) } }));
-      await this.#send(new PutCommand({ TableName: this.#table, Item: { pk: "JOBX", sk: sortKey(expiresAt, id) } }));
-    }
+    if (this.#index) await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBQ", sk: sortKey(job.createdAt, id) } }));
+    if (this.#index || job.callbackUrl) await this.#send(new PutCommand({ TableName: this.#table, Item: { pk: "JOBX", sk: sortKey(expiresAt, id) } }));
     return true;
   }
 
@@ -280,7 +282,8 @@ class DynamoJobStore implements JobStore {
         ExpressionAttributeValues: { ":expired": "expired", ":succeeded": "succeeded", ":failed": "failed" },
       }),
     );
-    if (this.#index && job) await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBX", sk: sortKey(job.expiresAt, id) } }));
+    if (job && (this.#index || job.callbackUrl))
+      await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBX", sk: sortKey(job.expiresAt, id) } }));
     return expired;
   }
 
