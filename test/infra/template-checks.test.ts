@@ -35,7 +35,7 @@ beforeAll(() => {
   });
 }, 2 * SYNTH_TIMEOUT_MS);
 
-const templateFile = (synth: Synthesized) => join(synth.outdir, `${synth.stack.stackName}.template.json`);
+const templateFile = (synth: Synthesized) => join(synth.outdir, `${synth.stackName}.template.json`);
 
 /**
  * keptWarnings are the cfn-lint warnings the stack keeps, each with its reason. Any other warning,
