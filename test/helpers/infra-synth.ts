@@ -54,11 +54,14 @@ export const SYNTH_TIMEOUT_MS = 900_000;
  * two idle cores), and ten infra test files ask for the same default context. The code under
  * test cannot change during a run, so the kept assembly is the one a new synthesis would write.
  */
-export function synthesize(context: Record<string, string>): Synthesized {
-  const kept = keptAssembly(context);
+export function synthesize(context: Record<string, string>, options: SynthesizeOptions = {}): Synthesized {
+  const { bundle = true } = options;
+  const kept = keptAssembly(context, bundle);
   if (kept && existsSync(join(kept, ASSEMBLY_DONE))) return readAssembly(kept);
   const outdir = mkdtempSync(join(tmpdir(), "signet-cdk-"));
-  const app = new App({ outdir, context: { ...cdkJsonContext, libreOfficeBaseImageDigest: testBaseImageDigest, ...context } });
+  // CDK's own switch (what `cdk deploy` of another stack does): no stack's code is bundled.
+  const skipBundling = bundle ? {} : { "aws:cdk:bundling-stacks": [] };
+  const app = new App({ outdir, context: { ...cdkJsonContext, libreOfficeBaseImageDigest: testBaseImageDigest, ...skipBundling, ...context } });
   const { stack } = createApp(app);
   const template = Template.fromStack(stack);
   const synthesized = { stackName: stack.stackName, template, json: template.toJSON() as Synthesized["json"], outdir };
@@ -73,11 +76,16 @@ export function synthesize(context: Record<string, string>): Synthesized {
   }
 }
 
+/** SynthesizeOptions: `bundle: false` leaves the functions' code unbundled, for tests that read only the template (the resources are the same). */
+export interface SynthesizeOptions {
+  bundle?: boolean;
+}
+
 /** ASSEMBLY_DONE marks a kept assembly as complete; it holds the stack's name. */
 const ASSEMBLY_DONE = "signet-synthesized";
 
 /** keptAssembly is where this run keeps the assembly of `context` (undefined outside vitest). */
-function keptAssembly(context: Record<string, string>): string | undefined {
+function keptAssembly(context: Record<string, string>, bundle: boolean): string | undefined {
   let root: string;
   try {
     root = inject("synthCacheDir");
@@ -85,7 +93,7 @@ function keptAssembly(context: Record<string, string>): string | undefined {
     return undefined;
   }
   if (!root) return undefined;
-  const key = JSON.stringify(Object.entries(context).sort(([a], [b]) => a.localeCompare(b)));
+  const key = JSON.stringify([bundle, ...Object.entries(context).sort(([a], [b]) => a.localeCompare(b))]);
   return join(root, createHash("sha256").update(key).digest("hex").slice(0, 24));
 }
 
