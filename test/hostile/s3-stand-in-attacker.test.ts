@@ -1,7 +1,8 @@
 // Another process on the machine reaches the local server's S3 stand-in on loopback (its port is
 // printed at start and defaults to 8006) and wants a user's upload. The user uploads through the
 // local server's presigned POST; the attacker knows the object key (the worst case) but not the
-// secret the local server generated at start. Every try must be refused without a byte of the file.
+// secret (`npm start` makes a random one per start, shown below; under vitest the run's own random
+// one, vitest.config.ts). Every try must be refused without a byte of the file.
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
