@@ -105,6 +105,20 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
     message: "A field's type does not fit the control it targets; see details.",
     details: [{ field: "fields.2", issue: 'a table cannot go into the inline control "items"; put the control around a table' }],
   },
+  FIELD_ALREADY_SIGNED: {
+    message: 'The signature field "Employee signature" already holds a signature; name an empty signature field, or give page and rect for a new one.',
+    details: [{ field: "signatureField.name", issue: "already signed" }],
+  },
+  FIELD_PLACEMENT: {
+    message:
+      "signatureField.rect [400, 700, 700, 760] is not inside page 1 (0 0 612 792); give a rectangle within the page, in points from its lower left corner.",
+    details: [{ field: "signatureField.rect", issue: "outside page 1 (0 0 612 792)" }],
+  },
+  CERTIFICATION_NOT_FIRST: {
+    message:
+      "The document already holds a signature: a certification (certify) must be its first signature. Sign it without certify, or certify the document before anyone signs it.",
+    details: [{ field: "certify", issue: "only on a document without signatures" }],
+  },
   DATA_MISSING: {
     message: "2 tag use(s) of the template have no value in data; add the paths in details (send false or [] to leave a section out).",
     details: [
@@ -350,7 +364,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
     },
     success: {
       signed: {
-        summary: "One valid signature by this service",
+        summary: "One valid certification signature (DocMDP P=2) by this service, visible in its field",
         value: {
           valid: true,
           trusted: true,
@@ -358,6 +372,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
           signatures: [
             {
               field: "Signature1",
+              visible: true,
               subFilter: "ETSI.CAdES.detached",
               signerName: "Ada Lovelace",
               certificateSubject: "CN=Signet local signing,O=Signet",
@@ -368,6 +383,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
               trusted: true,
               modifiedAfter: false,
               modificationLevel: "none",
+              docMdpPermission: 2,
               changesPermitted: true,
               level: "B-B",
               documentTimestamp: false,
@@ -388,6 +404,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
           signatures: [
             {
               field: "Signature1",
+              visible: false,
               subFilter: "ETSI.CAdES.detached",
               signerName: "Ada Lovelace",
               certificateSubject: "CN=Signet local signing,O=Signet",
@@ -404,6 +421,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
             },
             {
               field: "Approval",
+              visible: false,
               subFilter: "ETSI.CAdES.detached",
               signerName: null,
               certificateSubject: "CN=Signet local signing,O=Signet",
