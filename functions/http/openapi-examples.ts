@@ -211,6 +211,18 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
         description: "A complete request that works as it stands: a one-page PDF, a signer and an audit trail ending in submit.",
         value: { document: { base64: EXAMPLE_PDF_BASE64 }, signer, auditTrail, eventId: "evt_123", metadata: { contract: "C-42", department: "Sales" } },
       },
+      certifyVisible: {
+        summary: "Certify a PDF (DocMDP P=2) with a visible signature in a new field",
+        description:
+          "A certification signature (later form filling and signatures keep it valid) drawn in a new field on page 1: the signer's name, the UTC signing time, reason and location. Works as it stands on the example page (A4-sized, so the rectangle is inside it); name an existing empty signature field with `signatureField: { name }` instead.",
+        value: {
+          document: { base64: EXAMPLE_PDF_BASE64 },
+          signer,
+          auditTrail,
+          certify: { permissions: 2 },
+          signatureField: { page: 1, rect: [360, 40, 560, 100], reason: "Approved", location: "London" },
+        },
+      },
       docxUrl: {
         summary: "Sign a DOCX fetched by URL",
         description: "DOCX input is converted to PDF first. URLs must be https and resolve to a public address.",

@@ -3,8 +3,9 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, type PdfRef, PdfString } from "@libpdf/core";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { dataUri, makeGifHeader, makeJpegHeader, makePng, makeSvg } from "#test/helpers/annotate-images.ts";
 import { signWithPyhanko } from "#test/helpers/other-signers.ts";
-import { pdfText, renderPages } from "#test/helpers/pdf-tools.ts";
+import { pdfImages, pdfText, renderPages } from "#test/helpers/pdf-tools.ts";
 import { holdsInPyhanko, pyhankoValidate, type PyhankoSignature } from "#test/helpers/signature-checks.ts";
 
 // Certification signatures (certify, DocMDP) and visible signatures (signatureField) through the
@@ -256,6 +257,24 @@ describe("signatureField: a visible signature", () => {
     expect(valid).toBe(true);
     expect(ours.get("Witness")).toMatchObject({ visible: true, integrity: "ok", changesPermitted: true });
     expect(ours.get("Sig1")).toMatchObject({ visible: true, integrity: "ok" });
+  });
+
+  it("draws a picture (PNG; an SVG arrives as PNG) left of the text; a GIF and an oversized picture are refused as annotate refuses them", async () => {
+    const rect: [number, number, number, number] = [10, 74, 290, 134];
+    const [blank] = await renderPages(minimal, 1, 1);
+    const png = await sign(minimal, { signatureField: { page: 1, rect, image: dataUri(makePng(200, 100, [20, 20, 20])) } });
+    expect((await pdfImages(png)).map((image) => [image.width, image.height])).toContainEqual([200, 100]);
+    const [page] = await renderPages(png, 1, 1);
+    // The picture fills the left part of the box (at most 40% of its width): dark pixels there.
+    const left: [number, number, number, number] = [14, 80, 100, 128];
+    expect(inkIn(page!, left)).toBeGreaterThan(inkIn(blank!, left) + 100);
+    const svg = await sign(minimal, { signatureField: { name: "Sig1", image: `data:image/svg+xml;base64,${Buffer.from(makeSvg()).toString("base64")}` } });
+    expect((await judged(svg)).valid).toBe(true);
+    expect((await pdfImages(svg)).length).toBeGreaterThan(0);
+    const gif = await refusal(minimal, { signatureField: { name: "Sig1", image: dataUri(makeGifHeader(10, 10), "image/gif") } });
+    expect(gif.json).toMatchObject({ code: "INVALID_IMAGE", details: [{ field: "signatureField.image" }] });
+    const huge = await refusal(minimal, { signatureField: { name: "Sig1", image: dataUri(makeJpegHeader(60000, 60000), "image/jpeg") } });
+    expect([huge.status, huge.json.code]).toEqual([413, "IMAGE_TOO_LARGE"]);
   });
 
   it.each([

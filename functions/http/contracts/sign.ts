@@ -115,7 +115,7 @@ export const signRoute = defineRoute({
   tag: "Sign",
   summary: "Sign a PDF or DOCX",
   description:
-    "Adds a PAdES baseline signature (`level`: B-B, B-T, B-LT or B-LTA; default B-T when a timestamp authority is configured, else B-B) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.",
+    'Adds a PAdES baseline signature (`level`: B-B, B-T, B-LT or B-LTA; default B-T when a timestamp authority is configured, else B-B) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT. `certify` makes the signature a certification (DocMDP, first signature only); `signatureField` makes it visible, in an existing empty signature field or a new one on a page (docs/api.md, "Certify and visible signatures").',
   body: {
     kind: "json",
     schema: signRequestSchema,
