@@ -3,7 +3,7 @@
 import { PDF, type PdfArray, PdfDict, PdfName, type PdfNumber, PdfRef, PdfStream } from "@libpdf/core";
 import { describe, expect, it } from "vitest";
 import { declareCertification, docMdpReference } from "#domain/signing/certification.ts";
-import { appearanceLines, drawSignatureAppearance, layoutAppearance, type AppearanceContent } from "#domain/signing/signature-appearance.ts";
+import { appearanceLines, drawSignatureAppearance, layoutAppearance, uprightMatrix, type AppearanceContent } from "#domain/signing/signature-appearance.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 
 // A measure of 0.5 em per character, like an average sans-serif.
@@ -56,7 +56,7 @@ describe("layoutAppearance", () => {
 describe("drawSignatureAppearance", () => {
   it("makes a form XObject of the widget's size naming the fonts and glyph forms it uses in its own /Resources", () => {
     const pdf = PDF.create();
-    const ref = drawSignatureAppearance(pdf, testFonts(), { width: 200, height: 50 }, { ...content, name: "Ada 山田 ليلى अनुबंध" });
+    const ref = drawSignatureAppearance(pdf, testFonts(), { width: 200, height: 50, rotate: 0 }, { ...content, name: "Ada 山田 ليلى अनुबंध" });
     const stream = pdf.getObject(ref) as PdfStream;
     expect(stream).toBeInstanceOf(PdfStream);
     expect(stream.getName("Subtype")?.value).toBe("Form");
@@ -67,6 +67,30 @@ describe("drawSignatureAppearance", () => {
     expect([...fonts.keys()].length).toBeGreaterThanOrEqual(3);
     for (const [, value] of fonts) expect(value).toBeInstanceOf(PdfRef);
     expect(resources.get("XObject"), "Devanagari is shaped: its glyphs are form XObjects").toBeInstanceOf(PdfDict);
+  });
+});
+
+describe("uprightMatrix (a widget on a rotated page)", () => {
+  // How a page shown turned clockwise by `rotate` moves a user-space direction on the screen (x right, y up).
+  const onScreen = (rotate: number, [x, y]: [number, number]): [number, number] =>
+    (rotate === 90 ? [y, -x] : rotate === 180 ? [-x, -y] : rotate === 270 ? [-y, x] : [x, y]).map((value) => value + 0) as [number, number];
+  it.each([0, 90, 180, 270] as const)("rotate %i: the drawn box fills the widget, and text runs left to right, upright, on the screen", (rotate) => {
+    const widget = { width: 200, height: 50, rotate };
+    const [a, b, c, d, e, f] = uprightMatrix(widget);
+    const turned = rotate === 90 || rotate === 270;
+    const [w, h] = turned ? [50, 200] : [200, 50];
+    const corners = [
+      [0, 0],
+      [w, 0],
+      [0, h],
+      [w, h],
+    ].map(([u, v]) => [a * u! + c * v! + e, b * u! + d * v! + f]);
+    expect(Math.min(...corners.map(([x]) => x!))).toBeCloseTo(0);
+    expect(Math.max(...corners.map(([x]) => x!))).toBeCloseTo(200);
+    expect(Math.min(...corners.map(([, y]) => y!))).toBeCloseTo(0);
+    expect(Math.max(...corners.map(([, y]) => y!))).toBeCloseTo(50);
+    expect(onScreen(rotate, [a, b])).toEqual([1, 0]); // the text direction: screen right
+    expect(onScreen(rotate, [c, d])).toEqual([0, 1]); // the line's up: screen up
   });
 });
 

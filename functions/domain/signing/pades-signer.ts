@@ -13,7 +13,7 @@ import { readCertification } from "#domain/pdf/docmdp.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 import type { DocMdpPermission } from "#domain/pdf/docmdp.ts";
 import { certificationNotFirst, declareCertification, docMdpReference } from "#domain/signing/certification.ts";
-import { placeInField, type SignatureFieldRequest } from "#domain/signing/signature-field.ts";
+import { type AppearanceBox, placeInField, type SignatureFieldRequest } from "#domain/signing/signature-field.ts";
 
 /** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */
 export interface ExistingPages {
@@ -48,7 +48,7 @@ export interface PadesSignOptions {
   /** Makes this a certification signature with this DocMDP permission (only on a document without signatures). */
   certify?: DocMdpPermission | undefined;
   /** The signature field to sign into (an existing empty one, or a new one on a page) and its appearance; default a new invisible field. */
-  field?: { request: SignatureFieldRequest; appearance?: ((pdf: PDF, size: { width: number; height: number }) => PdfRef) | undefined } | undefined;
+  field?: { request: SignatureFieldRequest; appearance?: ((pdf: PDF, box: AppearanceBox) => PdfRef) | undefined } | undefined;
   /** When given, an RFC 3161 signature timestamp is added (PAdES B-T); its failure fails the signing. */
   timestamper?: Timestamper;
   /**
@@ -333,7 +333,7 @@ function placeSignatureField(
   if (options.certify) declareCertification(pdf, signatureRef);
   if (options.field) {
     const { request, appearance } = options.field;
-    placeInField(pdf, file, request, signatureRef, uniqueFieldName(pdf), appearance && ((size) => appearance(pdf, size)));
+    placeInField(pdf, file, request, signatureRef, uniqueFieldName(pdf), appearance && ((box) => appearance(pdf, box)));
     return;
   }
   const form = pdf.getOrCreateForm();

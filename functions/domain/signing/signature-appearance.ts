@@ -1,7 +1,8 @@
 // The visible signature: what a signature widget shows (signer name, date, reason, location, an
 // optional picture), laid out in the widget's box and drawn as its normal appearance (/AP /N), text
 // shaped in any script the bundled fonts cover (pdf-text/).
-import { ops, type EmbeddedFont, type PDF, type PDFFormXObject, PdfDict, type PdfRef, type PdfStream } from "@libpdf/core";
+import { ops, type EmbeddedFont, type PDF, type PDFFormXObject, PdfArray, PdfDict, PdfNumber, type PdfRef, type PdfStream } from "@libpdf/core";
+import type { AppearanceBox } from "#domain/signing/signature-field.ts";
 import { paragraphDirection, type Direction } from "#domain/pdf-text/bidi.ts";
 import { DocumentFonts, type FontFiles, type FontStyle } from "#domain/pdf-text/fonts.ts";
 import { GlyphForms, textOperators, type Operator, type Resources } from "#domain/pdf-text/operators.ts";
@@ -125,10 +126,25 @@ const INK = [0.07, 0.1, 0.2] as const;
 const MUTED = [0.25, 0.28, 0.35] as const;
 
 /**
- * drawSignatureAppearance draws a signature's appearance into a form XObject of the widget's size
- * (text clipped to the box) and returns its reference, for the widget's /AP /N.
+ * uprightMatrix is the appearance's /Matrix on a page shown turned by `rotate` degrees clockwise:
+ * it maps the box as the reader sees it (width and height swapped at 90 and 270) onto the widget's
+ * rectangle in default user space, so the signature reads upright (ISO 32000-1 12.5.5).
  */
-export function drawSignatureAppearance(pdf: PDF, files: FontFiles, box: { width: number; height: number }, content: AppearanceContent): PdfRef {
+export function uprightMatrix(box: AppearanceBox): [number, number, number, number, number, number] {
+  const { width, height } = box;
+  if (box.rotate === 90) return [0, 1, -1, 0, width, 0];
+  if (box.rotate === 180) return [-1, 0, 0, -1, width, height];
+  if (box.rotate === 270) return [0, -1, 1, 0, 0, height];
+  return [1, 0, 0, 1, 0, 0];
+}
+
+/**
+ * drawSignatureAppearance draws a signature's appearance into a form XObject for the widget (text
+ * clipped to the box; turned upright on a rotated page) and returns its reference, for /AP /N.
+ */
+export function drawSignatureAppearance(pdf: PDF, files: FontFiles, widget: AppearanceBox, content: AppearanceContent): PdfRef {
+  const turned = widget.rotate === 90 || widget.rotate === 270;
+  const box = turned ? { width: widget.height, height: widget.width } : { width: widget.width, height: widget.height };
   const fonts = new DocumentFonts(pdf, files);
   const forms = new GlyphForms(pdf);
   const resources = new StreamResources();
@@ -148,6 +164,8 @@ export function drawSignatureAppearance(pdf: PDF, files: FontFiles, box: { width
   });
   out.push(ops.popGraphicsState());
   const form = pdf.createFormXObject({ bbox: { x: 0, y: 0, width: box.width, height: box.height }, operators: out });
-  (pdf.getObject(form.ref) as PdfStream).set("Resources", resources.dict);
+  const stream = pdf.getObject(form.ref) as PdfStream;
+  stream.set("Resources", resources.dict);
+  if (widget.rotate !== 0) stream.set("Matrix", new PdfArray(uprightMatrix(widget).map((value) => PdfNumber.of(value))));
   return form.ref;
 }

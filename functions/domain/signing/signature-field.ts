@@ -22,6 +22,18 @@ export interface FieldTarget {
   /** The widget's size; zero for an invisible one (no appearance is drawn). */
   width: number;
   height: number;
+  /** The page's /Rotate (0, 90, 180 or 270): the appearance is turned so that it reads upright. */
+  rotate: Rotation;
+}
+
+/** Rotation is a page's /Rotate, normalised. */
+export type Rotation = 0 | 90 | 180 | 270;
+
+/** AppearanceBox is what an appearance is drawn for: the widget's size in default user space and the page's rotation. */
+export interface AppearanceBox {
+  width: number;
+  height: number;
+  rotate: Rotation;
 }
 
 const placement = (field: string, message: string, issue: string) => new SignetError("FIELD_PLACEMENT", message, { details: [{ field, issue }] });
@@ -42,7 +54,6 @@ function existingTarget(pdf: PDF, file: PdfFile, name: string): FieldTarget {
     const known = empty.length > 0 ? `its empty signature fields: ${empty.slice(0, 10).join(", ")}` : "it has no empty signature field";
     throw new SignetError("FIELD_NOT_FOUND", `The document has no field named "${name}" (${known}); or give page and rect for a new field.`, {
       details: [{ field: "signatureField.name", issue: `no field "${name}"` }],
-      next: "list-fields",
     });
   }
   if (field.type !== "signature") {
@@ -59,11 +70,11 @@ function existingTarget(pdf: PDF, file: PdfFile, name: string): FieldTarget {
       },
     );
   }
-  return writableTarget(pdf, file.pageTree, field);
+  return writableTarget(pdf, file.latest, file.pageTree, field);
 }
 
 /** writableTarget is the field's dictionary and its first widget as objects of the document being written. */
-function writableTarget(pdf: PDF, shape: PageTreeShape, field: FormField): FieldTarget {
+function writableTarget(pdf: PDF, view: PdfView, shape: PageTreeShape, field: FormField): FieldTarget {
   const widget = field.widgets.find((candidate) => candidate.ref !== null);
   const fieldDict = field.ref ? pdf.getObject(field.ref) : undefined;
   const widgetDict = widget?.ref ? pdf.getObject(widget.ref) : undefined;
@@ -75,7 +86,8 @@ function writableTarget(pdf: PDF, shape: PageTreeShape, field: FormField): Field
   }
   const [x1, y1, x2, y2] = widget.rect ?? [0, 0, 0, 0];
   const page = widget.page === null ? null : pageAt(pdf, shape, widget.page);
-  return { field: fieldDict, widget: widgetDict, page, width: x2 - x1, height: y2 - y1 };
+  const rotate = widget.page === null ? 0 : pageRotation(view, shape.pages[widget.page]!.dict);
+  return { field: fieldDict, widget: widgetDict, page, width: x2 - x1, height: y2 - y1, rotate };
 }
 
 /** inheritedBox reads a page's box (/MediaBox or /CropBox, both inheritable from /Pages nodes) as [x1, y1, x2, y2], normalised. */
@@ -93,6 +105,20 @@ function inheritedBox(view: PdfView, page: PdfDict, name: "MediaBox" | "CropBox"
     node = dictAt(view, node.get("Parent"));
   }
   return undefined;
+}
+
+/** pageRotation is a page's /Rotate (inheritable), a multiple of 90 normalised to 0..270; anything else counts as 0, as readers do. */
+function pageRotation(view: PdfView, page: PdfDict): Rotation {
+  let node: PdfDict | undefined = page;
+  for (let depth = 0; node && depth < 64; depth++) {
+    const value = deref(view, node.get("Rotate"));
+    if (value instanceof PdfNumber) {
+      const turned = ((value.value % 360) + 360) % 360;
+      return turned === 90 || turned === 180 || turned === 270 ? turned : 0;
+    }
+    node = dictAt(view, node.get("Parent"));
+  }
+  return 0;
 }
 
 /** pageBox is the visible area of a page as readers show it: its crop box within its media box (US Letter when it names none, as viewers assume). */
@@ -150,7 +176,7 @@ function newTarget(pdf: PDF, file: PdfFile, request: { name?: string | undefined
     if (annots) annots.push(ref);
     else page.dict.set("Annots", new PdfArray([ref]));
   }
-  return { field: dict, widget: dict, page, width: x2 - x1, height: y2 - y1 };
+  return { field: dict, widget: dict, page, width: x2 - x1, height: y2 - y1, rotate: pageRotation(file.latest, shape.pages[request.page - 1]!.dict) };
 }
 
 /**
@@ -163,7 +189,7 @@ export function placeInField(
   request: SignatureFieldRequest,
   signature: PdfRef,
   fallbackName: string,
-  draw: ((size: { width: number; height: number }) => PdfRef) | undefined,
+  draw: ((box: AppearanceBox) => PdfRef) | undefined,
 ): void {
   if (request.page !== undefined && readCertification(file.latest) !== undefined) {
     // A new widget on a page of a certified document is a change no DocMDP level permits (pyHanko
@@ -177,6 +203,6 @@ export function placeInField(
   const target = request.page === undefined ? existingTarget(pdf, file, request.name) : newTarget(pdf, file, request, fallbackName);
   target.field.set("V", signature);
   if (draw && target.width > 0 && target.height > 0) {
-    target.widget.set("AP", PdfDict.of({ N: draw({ width: target.width, height: target.height }) }));
+    target.widget.set("AP", PdfDict.of({ N: draw({ width: target.width, height: target.height, rotate: target.rotate }) }));
   }
 }

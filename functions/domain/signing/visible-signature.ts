@@ -9,7 +9,7 @@ import { type ImageLoadDeps, loadImage } from "#domain/pictures/load.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { PadesSignOptions } from "#domain/signing/pades-signer.ts";
 import { type AppearanceContent, drawSignatureAppearance } from "#domain/signing/signature-appearance.ts";
-import type { Rect, SignatureFieldRequest } from "#domain/signing/signature-field.ts";
+import type { AppearanceBox, Rect, SignatureFieldRequest } from "#domain/signing/signature-field.ts";
 
 /** SignatureFieldInput is a sign request's `signatureField` (docs/api.md, "Visible signatures"). */
 export interface SignatureFieldInput {
@@ -71,7 +71,7 @@ export async function signatureOptions(
     location: field.location,
     image: field.image ? await signaturePicture(field.image, deps.images) : undefined,
   };
-  const appearance = (pdf: PDF, size: { width: number; height: number }): PdfRef => drawSignatureAppearance(pdf, deps.fonts(), size, content);
+  const appearance = (pdf: PDF, box: AppearanceBox): PdfRef => drawSignatureAppearance(pdf, deps.fonts(), box, content);
   return {
     ...certify,
     field: { request, appearance },
