@@ -9,9 +9,8 @@ import { fileTrailerValues, lastTrailerValues } from "#domain/pdf/readable-xref.
 import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages } from "#domain/pdf/page-tree.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { readForm } from "#domain/pdf/acroform.ts";
-import { readCertification } from "#domain/pdf/docmdp.ts";
+import { type DocMdpPermission, readCertification } from "#domain/pdf/docmdp.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
-import type { DocMdpPermission } from "#domain/pdf/docmdp.ts";
 import { certificationNotFirst, declareCertification, docMdpReference } from "#domain/signing/certification.ts";
 import { type AppearanceBox, placeInField, type SignatureFieldRequest } from "#domain/signing/signature-field.ts";
 
@@ -305,7 +304,9 @@ function stampAppearance(lines: string[], width: number): { stream: PdfStream; h
 /**
  * placeSignatureField adds the signature dictionary and its widget (field and widget merged) on
  * the target page, listed in that page's /Annots (ISO 32000-1 12.5.2): zero-size and invisible,
- * or a visible audit stamp in the page's lower left corner.
+ * or a visible audit stamp in the page's lower left corner; with `options.field`, the field asked
+ * for instead (signature-field.ts). A certification's dictionary carries its DocMDP /Reference and
+ * the catalog's /Perms names it.
  */
 function placeSignatureField(
   pdf: PDF,
