@@ -22,6 +22,7 @@ import { makeRevokeKeyHandler } from "#functions/keys-revoke.ts";
 import { makeRevokeLinkHandler } from "#functions/keys-revoke-link.ts";
 import { makeOpenapiHandler } from "#functions/openapi.ts";
 import { makeSignHandler } from "#functions/sign.ts";
+import { makeStampHandler } from "#functions/stamp.ts";
 import { makeTimestampHandler } from "#functions/timestamp.ts";
 import { makeUploadsHandler } from "#functions/uploads.ts";
 import { makeVerifyHandler as makeVerifyDocumentHandler } from "#functions/verify.ts";
@@ -69,6 +70,7 @@ const makers = {
   "webhooks-secret": (container: Container) => makeWebhookSecretHandler(container),
   "webhooks-secret-rotate": (container: Container) => makeRotateWebhookSecretHandler(container),
   sign: makeSignHandler,
+  stamp: makeStampHandler,
   timestamp: makeTimestampHandler,
   annotate: makeAnnotateHandler,
   "annotate-fields": makeAnnotateFieldsHandler,

@@ -36,6 +36,7 @@ const order: RouteName[] = [
   "annotate-fields",
   "annotate",
   "convert",
+  "stamp",
   "uploads",
   "job",
   "job-redeliver",
