@@ -108,6 +108,8 @@ export const functionPlans = {
       { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
     ],
   },
+  // Reads or rewrites a PDF up to 25 MB (the whole file when it is unsigned); no fonts, no pictures.
+  metadata: { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
   "annotate-fields": { memoryMb: 1024, timeoutSeconds: INTEGRATION_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
   convert: streamed,
   // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the public chain.

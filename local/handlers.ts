@@ -23,6 +23,7 @@ import { makeRevokeLinkHandler } from "#functions/keys-revoke-link.ts";
 import { makeOpenapiHandler } from "#functions/openapi.ts";
 import { makeSignHandler } from "#functions/sign.ts";
 import { makeStampHandler } from "#functions/stamp.ts";
+import { makeMetadataHandler } from "#functions/metadata.ts";
 import { makeTimestampHandler } from "#functions/timestamp.ts";
 import { makeUploadsHandler } from "#functions/uploads.ts";
 import { makeVerifyHandler as makeVerifyDocumentHandler } from "#functions/verify.ts";
@@ -71,6 +72,7 @@ const makers = {
   "webhooks-secret-rotate": (container: Container) => makeRotateWebhookSecretHandler(container),
   sign: makeSignHandler,
   stamp: makeStampHandler,
+  metadata: makeMetadataHandler,
   timestamp: makeTimestampHandler,
   annotate: makeAnnotateHandler,
   "annotate-fields": makeAnnotateFieldsHandler,

@@ -483,4 +483,5 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   "webhooks-secret": {},
   "webhooks-secret-rotate": {},
   stamp: {},
+  metadata: {},
 };

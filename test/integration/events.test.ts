@@ -53,6 +53,7 @@ const expected: Record<string, Expected> = {
   "auth-verify": { status: 422, codes: ["INVALID_CODE", "CODE_EXPIRED"] },
   sign: { status: 200 },
   stamp: { status: 200 },
+  metadata: { status: 200 },
   annotate: { status: 200 },
   "annotate-fields": { status: 200 },
   convert: { status: 200 },

@@ -37,6 +37,7 @@ const order: RouteName[] = [
   "annotate",
   "convert",
   "stamp",
+  "metadata",
   "uploads",
   "job",
   "job-redeliver",
