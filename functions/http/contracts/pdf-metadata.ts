@@ -63,7 +63,6 @@ const pdfMetadataSchema = z
 /** metadataRoute: POST /v1/metadata. */
 export const metadataRoute = defineRoute({
   name: "metadata",
-  async: true,
   method: "POST",
   path: "/v1/metadata",
   auth: true,
