@@ -26,7 +26,8 @@ export function makeAnnotateHandler(container: Container) {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
     const fetcher = safeFetcher(container);
     const document = await resolveDocument(input.document, ["docx"], { fetcher, limits: config.documentLimits });
-    const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher, limits, pictures: pictures(container) }, req.body.data);
+    // The template's zip directory, read once by resolveDocument, is handed on (not read again).
+    const docx = await fillTemplate(document.zip ?? document.bytes, req.body.fields, { fetcher, limits, pictures: pictures(container) }, req.body.data);
     const pdf = req.query.to === "pdf";
     const output = pdf ? await converter(container).convert(await intake(docx, "docx", filled), { to: "pdf" }) : docx;
     const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;

@@ -8,6 +8,7 @@
  * and imports none of them, so a function's bundle holds only the wiring it uses.
  */
 import { lazyConfig, type Config } from "#config";
+import { useLogLevel } from "#adapters/powertools-logger.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import type { IdempotencyStore } from "#domain/shared/idempotency.ts";
 import type { UploadStore } from "#domain/shared/upload.ts";
@@ -71,8 +72,12 @@ export class Container {
   }
 }
 
-/** createContainer builds a container on a configuration; nothing is made until first used. */
+/**
+ * createContainer builds a container on a configuration; nothing is made until first used but the
+ * log level, which is the process's (one logger): the last container made sets it.
+ */
 export function createContainer(config: Config, overrides: Partial<Parts> = {}): Container {
+  useLogLevel(config.logLevel);
   return new Container(config, overrides);
 }
 

@@ -29,8 +29,6 @@ export interface WebhookHarness {
 /** startWebhookHarness starts dynalite (and the other stand-ins), the key table and an HTTPS receiver; `env` adds settings (a short SIGNET_WEBHOOK_RETRY_SCHEDULE). */
 export async function startWebhookHarness(env: Record<string, string> = {}): Promise<WebhookHarness> {
   const standIns = await startStandIns({ sesPort: 0, s3Port: 0 });
-  // The SDK's credential chain reads these from the process environment (no Signet setting does).
-  for (const name of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]) process.env[name] ??= standIns.env[name];
   const config = loadConfig({ SIGNET_TABLE: `signet-webhooks-${process.pid}`, ...standIns.env, ...env });
   await ensureKeyTable({ tableName: config.keys.tableName, region: config.region, endpoint: config.keys.dynamodbEndpoint! });
   const receiver = await startWebhookReceiver();

@@ -50,8 +50,10 @@ export interface LibreOfficeConverterOptions {
   recycle: boolean;
   /** Python that can `import uno`; tried from pythonCandidates() when unset. */
   python?: string;
-  /** Folder for profiles and job files; a fresh private one under the OS temp folder when unset. */
+  /** Folder for profiles and job files; a fresh private one under `tempDir` when unset. */
   workDir?: string;
+  /** Where the private work folder is made (and stale ones of dead processes swept); the OS temp folder when unset. */
+  tempDir?: string;
   /**
    * A complete LibreOffice profile every instance's profile is copied from (it starts faster
    * than on an empty one). Made there after the first conversion when missing or stale; unset:
