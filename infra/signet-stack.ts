@@ -375,7 +375,7 @@ export class SignetStack extends Stack {
     // The job worker runs sign's, annotate's and timestamp's jobs: it reads their settings too.
     if (props.tsaUrl) for (const name of ["sign", "timestamp", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (the plan's runtimeFiles); the task root is /var/task.
-    for (const name of ["sign", "annotate", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
+    for (const name of ["sign", "annotate", "jobs-worker", "stamp"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
     if (props.extraFontsDir)
       for (const name of ["sign", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
   }

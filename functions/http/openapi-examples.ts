@@ -94,6 +94,11 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   UNSUPPORTED_MEDIA_TYPE: { message: 'Send the body as JSON with "Content-Type: application/json" (got "text/plain").' },
   INVALID_DOCUMENT: { message: 'document.base64 is neither a PDF nor a DOCX (it starts with "<htm"). Send the file\'s bytes, base64-encoded.' },
   ENCRYPTED_DOCUMENT: { message: "The PDF is encrypted or password-protected; remove the protection and send it again." },
+  WOULD_INVALIDATE_SIGNATURES: {
+    message:
+      'The PDF holds 1 signature (Signature1) that this change would invalidate; send "dropSignatures": true to remove them, or ask for the change the signatures permit.',
+    details: [{ field: "document", issue: "signed: Signature1" }],
+  },
   FIELD_NOT_FOUND: {
     message: "2 fields match nothing in the template; see details.",
     details: [
@@ -507,4 +512,6 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   "job-redeliver": {},
   "webhooks-secret": {},
   "webhooks-secret-rotate": {},
+  stamp: {},
+  metadata: {},
 };
