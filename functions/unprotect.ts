@@ -13,9 +13,9 @@ export function makeUnprotectHandler(container: Container) {
   const uploads = uploadDeps(container);
   return httpHandler(container, unprotectRoute, async (req) => {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
-    const { pdf, removedSignatures } = await unprotectDocument({ ...req.body, document: input.document }, dependencies);
+    const { pdf, droppedSignatures } = await unprotectDocument({ ...req.body, document: input.document }, dependencies);
     await input.consumed();
-    return json(200, { document: { base64: base64Text(pdf), contentType: "application/pdf" }, removedSignatures });
+    return json(200, { document: { base64: base64Text(pdf), contentType: "application/pdf" }, droppedSignatures });
   });
 }
 

@@ -33,11 +33,21 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   },
   WOULD_INVALIDATE_SIGNATURES: {
     status: 409,
-    description: "The operation rewrites a signed PDF, which would invalidate the signatures it names; send dropSignatures: true to remove them.",
+    description:
+      "The PDF holds signatures and the operation would break them (a change their signatures or certification do not permit, or a whole rewrite: protect, unprotect); send dropSignatures: true to remove them and go ahead.",
   },
   WRONG_PASSWORD: { status: 422, description: "The PDF's password (document.password) opens it neither as its user nor as its owner." },
-  FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
+  FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template; or signatureField.name names no field of the PDF." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
+  FIELD_ALREADY_SIGNED: { status: 422, description: "The signature field named in signatureField already holds a signature." },
+  FIELD_PLACEMENT: {
+    status: 422,
+    description: "A new signature field's page is not in the document, its rectangle is not inside that page, its name is taken, or the document is certified.",
+  },
+  CERTIFICATION_NOT_FIRST: {
+    status: 422,
+    description: "certify was asked of a document that already holds a signature: a certification must be the first signature.",
+  },
   DATA_MISSING: { status: 422, description: "A {{tag}} of the template has no value in the annotate request's data." },
   INVALID_IMAGE: {
     status: 422,

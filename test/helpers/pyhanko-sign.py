@@ -2,7 +2,7 @@
 """Sign a PDF with pyHanko (test helper, run through test/helpers/pyhanko.ts): PAdES (ETSI.CAdES.detached) or adbe.pkcs7.detached,
 optionally as a certification signature with DocMDP permission P.
 
-usage: pyhanko-sign.py IN.pdf OUT.pdf KEY.pem CERT.pem [--certify P] [--pkcs7] [--field NAME] [--password PW]
+usage: pyhanko-sign.py IN.pdf OUT.pdf KEY.pem CERT.pem [--certify P] [--pkcs7] [--field NAME] [--ignore-docmdp] [--password PW]
 
 With --password, an encrypted input is opened with it and the update is encrypted with its key
 (IncrementalPdfFileWriter.encrypt, the same in 0.20.1 and later).
@@ -24,6 +24,9 @@ def main():
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
 
+    if "--ignore-docmdp" in args:
+        # A careless signer: signs a document certified against all changes (pyHanko itself refuses).
+        signers.PdfSigner._enforce_certification_constraints = lambda self, reader: None
     signer = signers.SimpleSigner.load(key, cert)
     meta = signers.PdfSignatureMetadata(
         field_name=field,

@@ -38,6 +38,8 @@ const order: RouteName[] = [
   "convert",
   "protect",
   "unprotect",
+  "stamp",
+  "metadata",
   "uploads",
   "job",
   "job-redeliver",

@@ -3,7 +3,7 @@ import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { loadForWriting, openPdfFile } from "#domain/pdf/open-pdf.ts";
-import { dropSignatureValues, guardSignatures } from "#domain/pdf-tools/signatures.ts";
+import { dropSignatures, signedSignatures, wouldInvalidate } from "#domain/pdf-tools/signatures.ts";
 
 /** PdfPermissions are what a user-password reader may do with a protected PDF (ISO 32000-2 table 22); each defaults to allowed. */
 export interface PdfPermissions {
@@ -42,10 +42,10 @@ export interface PdfToolDependencies {
   limits: DocumentLimits;
 }
 
-/** ToolResult is a rewritten PDF and the signatures the rewrite removed (at the caller's request). */
-export interface ToolResult {
+/** RewriteResult is a rewritten PDF and the signatures the rewrite removed (at the caller's request). */
+export interface RewriteResult {
   pdf: Buffer;
-  removedSignatures: string[];
+  droppedSignatures: string[];
 }
 
 const ownerNeeded = () =>
@@ -64,18 +64,18 @@ async function openForRewrite(input: ProtectInput | UnprotectInput, operation: s
   const document = await resolveDocument(input.document, ["pdf"], deps);
   const maxPages = deps.limits.maxPdfPages;
   const file = openPdfFile(document.bytes, { maxPages, password: input.document.password });
-  const removedSignatures = guardSignatures(file, operation, input.dropSignatures);
+  const signed = signedSignatures(file);
+  if (signed.length > 0 && !input.dropSignatures) throw wouldInvalidate(signed, operation);
   const pdf = await loadForWriting(document.bytes, file, maxPages, input.document.password);
   if (pdf.isEncrypted && !pdf.hasOwnerAccess() && !pdf.getPermissions().modify) throw ownerNeeded();
-  if (removedSignatures.length > 0) dropSignatureValues(pdf);
-  return { pdf, removedSignatures };
+  return { pdf, droppedSignatures: signed.length > 0 ? dropSignatures(pdf, file) : [] };
 }
 
 /** unprotectDocument runs POST /v1/unprotect: the PDF saved without encryption (a full rewrite). */
-export async function unprotectDocument(input: UnprotectInput, deps: PdfToolDependencies): Promise<ToolResult> {
-  const { pdf, removedSignatures } = await openForRewrite(input, "Removing the password", deps);
+export async function unprotectDocument(input: UnprotectInput, deps: PdfToolDependencies): Promise<RewriteResult> {
+  const { pdf, droppedSignatures } = await openForRewrite(input, "removing the password (a whole rewrite)", deps);
   if (pdf.isEncrypted) pdf.removeProtection();
-  return { pdf: Buffer.from(await pdf.save()), removedSignatures };
+  return { pdf: Buffer.from(await pdf.save()), droppedSignatures };
 }
 
 /**
@@ -83,8 +83,8 @@ export async function unprotectDocument(input: UnprotectInput, deps: PdfToolDepe
  * only cipher Signet writes), the user and owner passwords and the permissions. An encrypted input
  * is decrypted first (its owner password, or the modify permission) and encrypted anew.
  */
-export async function protectDocument(input: ProtectInput, deps: PdfToolDependencies): Promise<ToolResult> {
-  let { pdf, removedSignatures } = await openForRewrite(input, "Protecting", deps);
+export async function protectDocument(input: ProtectInput, deps: PdfToolDependencies): Promise<RewriteResult> {
+  let { pdf, droppedSignatures } = await openForRewrite(input, "protecting the PDF (a whole rewrite)", deps);
   if (pdf.isEncrypted) {
     // libpdf changes an encrypted file's protection only with owner access: decrypt, then protect the plain file.
     pdf.removeProtection();
@@ -97,5 +97,5 @@ export async function protectDocument(input: ProtectInput, deps: PdfToolDependen
     permissions: Object.fromEntries(Object.entries(input.permissions ?? {}).filter(([, allowed]) => allowed !== undefined)),
     algorithm: "AES-256",
   });
-  return { pdf: Buffer.from(await pdf.save()), removedSignatures };
+  return { pdf: Buffer.from(await pdf.save()), droppedSignatures };
 }

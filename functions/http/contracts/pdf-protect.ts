@@ -35,7 +35,7 @@ const toolResponseSchema = (id: string) =>
   z
     .object({
       document: documentOutputSchema,
-      removedSignatures: z.array(z.string()).meta({ description: "The signature fields whose signatures were removed (dropSignatures)." }),
+      droppedSignatures: z.array(z.string()).meta({ description: "The signature fields whose signatures were removed (dropSignatures)." }),
     })
     .meta({ id });
 
