@@ -138,6 +138,65 @@ export const annotateRoute = defineRoute({
   ],
 });
 
+/** docxFieldsSchema is the DOCX answer of POST /v1/annotate/fields (unchanged since SuperDoc conformance). */
+const docxFieldsSchema = z
+  .object({
+    fields: z.array(
+      z.object({
+        ids: z.array(z.string()),
+        group: z.string().nullable(),
+        alias: z.string().nullable(),
+        kind: z.enum(["text", "block", "table", "checkbox", "picture", "repeat"]),
+        location: z.object({ part: z.string(), index: z.number().int() }),
+      }),
+    ),
+    placeholders: z.array(z.string()),
+    tags: z.array(dataTagSchema).meta({
+      description: "The {{tags}} `data` fills, with their loop and section structure: a section's children are read from each item of its array.",
+    }),
+  })
+  .meta({ id: "AnnotateDocxFields" });
+
+/** pdfFieldSchema is one terminal field of a PDF form (docs/api.md, "PDF forms"). */
+const pdfFieldSchema = z
+  .object({
+    name: z.string().meta({ description: "Fully qualified name (parent names joined with dots): what fields[].name of a fill takes." }),
+    type: z.enum(["text", "checkbox", "radio", "pushbutton", "combo", "list", "signature", "unknown"]),
+    value: z
+      .union([z.string(), z.array(z.string())])
+      .nullable()
+      .meta({ description: "Text, the chosen export value (Off: a button that is off), several for a multi-select list, or null." }),
+    options: z
+      .array(z.object({ value: z.string(), label: z.string() }))
+      .meta({ description: "A combo's or list's choices (export value and the text shown); a check box's or radio group's on-states." }),
+    flags: z.object({
+      readOnly: z.boolean(),
+      required: z.boolean(),
+      multiline: z.boolean(),
+      comb: z.boolean(),
+      multiSelect: z.boolean(),
+      maxLength: z.number().int().nullable(),
+    }),
+    widgets: z.array(
+      z.object({
+        page: z.number().int().nullable().meta({ description: "1-based page; null when no page lists the widget." }),
+        rect: z.array(z.number()).length(4).nullable().meta({ description: "[left, bottom, right, top] in points." }),
+      }),
+    ),
+    signed: z.boolean().optional().meta({ description: "Signature fields: whether it holds a signature." }),
+  })
+  .meta({ id: "PdfFormField" });
+
+/** pdfFieldsSchema is the PDF answer of POST /v1/annotate/fields. */
+const pdfFieldsSchema = z
+  .object({
+    form: z.enum(["none", "acroform", "xfa-hybrid", "xfa-dynamic"]).meta({
+      description: "none: no form; acroform; xfa-hybrid: XFA beside an AcroForm (filled with dropXfa: true); xfa-dynamic: XFA alone, which Signet cannot fill.",
+    }),
+    fields: z.array(pdfFieldSchema),
+  })
+  .meta({ id: "AnnotatePdfFields" });
+
 /** annotateFieldsRoute: POST /v1/annotate/fields lists the fields of a template. */
 export const annotateFieldsRoute = defineRoute({
   name: "annotate-fields",
@@ -151,25 +210,10 @@ export const annotateFieldsRoute = defineRoute({
     "Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply, and its template limits ({{#sections}} nested at most 32 deep, at most 2,000 {{tags}}): 413 PAYLOAD_TOO_LARGE.",
   body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "AnnotateFieldsRequest" }) },
   success: {
-    description: "The fields found.",
+    description:
+      "The fields found: a DOCX template's controls, placeholders and tags, or a PDF's form and its fields (told apart by `form`, which only the PDF answer has).",
     contentType: "application/json",
-    schema: z
-      .object({
-        fields: z.array(
-          z.object({
-            ids: z.array(z.string()),
-            group: z.string().nullable(),
-            alias: z.string().nullable(),
-            kind: z.enum(["text", "block", "table", "checkbox", "picture", "repeat"]),
-            location: z.object({ part: z.string(), index: z.number().int() }),
-          }),
-        ),
-        placeholders: z.array(z.string()),
-        tags: z.array(dataTagSchema).meta({
-          description: "The {{tags}} `data` fills, with their loop and section structure: a section's children are read from each item of its array.",
-        }),
-      })
-      .meta({ id: "AnnotateFieldsResponse" }),
+    schema: z.union([docxFieldsSchema, pdfFieldsSchema]).meta({ id: "AnnotateFieldsResponse" }),
   },
   errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
 });
