@@ -29,6 +29,17 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   ENCRYPTED_DOCUMENT: { status: 422, description: "The document is password-protected or encrypted." },
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
+  FIELD_READ_ONLY: { status: 422, description: "A PDF fill gives a value to a read-only field." },
+  INVALID_FIELD_VALUE: {
+    status: 422,
+    description:
+      "A PDF fill value does not fit its field: not among a choice's options or a button's states, over the field's maximum length, a line break in a single-line field.",
+  },
+  XFA_FORM: { status: 422, description: "The PDF is an XFA form: dynamic XFA cannot be filled; a hybrid one needs dropXfa: true." },
+  SIGNED_DOCUMENT: {
+    status: 409,
+    description: "The change would invalidate the PDF's signatures: flattening a signed form, or any change to a PDF certified with DocMDP P=1.",
+  },
   DATA_MISSING: { status: 422, description: "A {{tag}} of the template has no value in the annotate request's data." },
   INVALID_IMAGE: {
     status: 422,

@@ -62,11 +62,41 @@ function valueFits(type: string, value: unknown): boolean {
   return typeof value === "string";
 }
 
+/** pdfFieldValueSchema is one item of `fields` for a PDF form: a field by qualified name (docs/api.md, "PDF forms"). */
+const pdfFieldValueSchema = z
+  .strictObject({
+    name: z.string().min(1).max(4096).meta({ description: "The field's fully qualified name, as POST /v1/annotate/fields lists it." }),
+    value: z.union([z.string().max(100_000), z.boolean(), z.array(z.string().max(100_000)).max(10_000)]).meta({
+      description:
+        "text: the text (newlines only in a multiline field; at most maxLength characters); checkbox: true, false or one of its states; radio: one of its states (Off: none); combo: one of its options (any text when editable); list: an option, or several for a multi-select list.",
+    }),
+  })
+  .meta({ id: "PdfFieldValue" });
+
+/** pdfFormOptions are the members a PDF fill adds beside `fields` (annotate and sign). */
+const pdfFormOptions = {
+  flatten: z
+    .union([z.boolean(), z.array(z.string().min(1).max(4096)).max(10_000)])
+    .optional()
+    .meta({
+      description:
+        "PDF forms: true burns every field but signature fields into the page; a list of names only those. Refused on a signed PDF (409 SIGNED_DOCUMENT).",
+    }),
+  dropXfa: z
+    .boolean()
+    .optional()
+    .meta({ description: "PDF forms: fill a hybrid XFA form's AcroForm and remove its XFA (without it a hybrid form is 422 XFA_FORM)." }),
+};
+
 /** annotateRequestSchema is the body of POST /v1/annotate. */
 const annotateRequestSchema = z
   .strictObject({
     document: documentInputSchema,
-    fields: z.array(annotationFieldSchema),
+    fields: z.array(z.union([annotationFieldSchema, pdfFieldValueSchema])).meta({
+      description:
+        "A DOCX template's controls (AnnotationField), or a PDF form's fields by qualified name (PdfFieldValue); one kind per request, the document's.",
+    }),
+    ...pdfFormOptions,
     data: z
       .record(z.string(), z.unknown())
       .optional()
@@ -99,9 +129,9 @@ export const annotateRoute = defineRoute({
   idempotent: true,
   streaming: true, // a filled DOCX or its PDF may outgrow Lambda's 6 MB buffered limit
   tag: "Annotate",
-  summary: "Fill a DOCX template",
+  summary: "Fill a DOCX template or a PDF form",
   description:
-    "Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE; so is, with data, one whose {{#sections}} nest deeper than 32 or that has more than 2,000 {{tags}}, and a request whose table rows, repeat items and data loop iterations together pass 10,000.",
+    "Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. With a PDF form, fills its fields by qualified name ({ name, value }) with an appearance stream per widget (Signet's fonts, any script), optionally flattens them (flatten) and drops a hybrid form's XFA (dropXfa); the answer is the PDF, as an incremental update of the input, so earlier signatures stay valid (docs/api.md, PDF forms). A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE; so is, with data, one whose {{#sections}} nest deeper than 32 or that has more than 2,000 {{tags}}, and a request whose table rows, repeat items and data loop iterations together pass 10,000.",
   query: z.strictObject({ to: z.enum(["docx", "pdf"]).default("docx").meta({ description: "Output format." }) }),
   body: {
     kind: "json",
@@ -127,6 +157,10 @@ export const annotateRoute = defineRoute({
     "ENCRYPTED_DOCUMENT",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",
+    "FIELD_READ_ONLY",
+    "INVALID_FIELD_VALUE",
+    "XFA_FORM",
+    "SIGNED_DOCUMENT",
     "DATA_MISSING",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",
@@ -205,7 +239,7 @@ export const annotateFieldsRoute = defineRoute({
   auth: true,
   idempotent: true,
   tag: "Annotate",
-  summary: "List a template's fields",
+  summary: "List a template's or a PDF form's fields",
   description:
     "Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply, and its template limits ({{#sections}} nested at most 32 deep, at most 2,000 {{tags}}): 413 PAYLOAD_TOO_LARGE.",
   body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "AnnotateFieldsRequest" }) },
