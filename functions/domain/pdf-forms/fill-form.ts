@@ -6,7 +6,7 @@ import { type FormField, type PdfForm, readForm } from "#domain/pdf/acroform.ts"
 import { readCertification } from "#domain/pdf/docmdp.ts";
 import { loadForWriting, readPdfFile } from "#domain/pdf/open-pdf.ts";
 import { readPageTree } from "#domain/pdf/page-tree.ts";
-import { dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
+import { DEFAULT_MAX_PDF_PAGES, dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
 import { DocumentFonts, type FontFiles } from "#domain/pdf-text/fonts.ts";
 import { GlyphForms } from "#domain/pdf-text/operators.ts";
 import { SignetError } from "#domain/shared/errors.ts";
@@ -28,7 +28,8 @@ export interface FillRequest {
 /** FillDependencies are what filling needs from outside: the bundled fonts and the page limit. */
 export interface FillDependencies {
   fonts: () => FontFiles;
-  maxPages: number;
+  /** SIGNET_MAX_PDF_PAGES; DEFAULT_MAX_PDF_PAGES when not given. */
+  maxPages?: number | undefined;
 }
 
 /** FormSession is one loaded form being filled. */
@@ -142,10 +143,11 @@ function isSigned(view: PdfView, form: PdfForm): boolean {
 
 /** openSession loads the document for writing and reads its form through the writer's objects. */
 async function openSession(bytes: Buffer, dependencies: FillDependencies): Promise<FormSession> {
-  const file = readPdfFile(bytes, dependencies.maxPages);
-  const pdf = await loadForWriting(bytes, file, dependencies.maxPages);
+  const maxPages = dependencies.maxPages ?? DEFAULT_MAX_PDF_PAGES;
+  const file = readPdfFile(bytes, maxPages);
+  const pdf = await loadForWriting(bytes, file, maxPages);
   const view = writerView(pdf);
-  const form = readForm(view, readPageTree(view, dependencies.maxPages));
+  const form = readForm(view, readPageTree(view, maxPages));
   return { pdf, view, form, drawer: new TextDrawer(pdf, new DocumentFonts(pdf, dependencies.fonts()), new GlyphForms(pdf)) };
 }
 

@@ -1,6 +1,6 @@
 // Flattening: a field's appearance becomes page content and the field leaves the form (its widgets
 // leave the page's /Annots, the field leaves /Fields or its parent's /Kids).
-import { ops, type PDF, type PDFFormXObject, PdfArray, PdfNumber, PdfRef, PdfStream } from "@libpdf/core";
+import { ops, type PDF, type PDFFormXObject, PdfArray, PdfName, PdfNumber, PdfRef, PdfStream } from "@libpdf/core";
 import type { FormField, FormWidget, PdfForm } from "#domain/pdf/acroform.ts";
 import { deref, dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
 import { SignetError } from "#domain/shared/errors.ts";
@@ -47,7 +47,7 @@ function removeRef(view: PdfView, holder: ReturnType<typeof dictAt>, key: string
 }
 
 /** burnWidget draws a widget's shown appearance into its page and takes it off the page. */
-function burnWidget(pdf: PDF, view: PdfView, widget: FormWidget): void {
+function burnWidget(pdf: PDF, view: PdfView, form: PdfForm, widget: FormWidget): void {
   if (widget.page === null || !widget.ref) return;
   const page = pdf.getPage(widget.page);
   if (!page) return;
@@ -57,6 +57,11 @@ function burnWidget(pdf: PDF, view: PdfView, widget: FormWidget): void {
   if (appearance && stream instanceof PdfStream && widget.rect && !(flags instanceof PdfNumber && flags.value & HIDDEN)) {
     const matrix = placement(view, stream, widget.rect);
     if (matrix) {
+      // Annotation appearances may leave out what painting them as a page's XObject needs: the
+      // form subtype, and their own resources (some writers rely on the form's /DR).
+      if (!stream.has("Subtype")) stream.set("Subtype", PdfName.of("Form"));
+      const formResources = dictAt(view, form.dict?.get("DR"));
+      if (!stream.has("Resources") && formResources) stream.set("Resources", formResources);
       const name = page.registerXObject({ ref: appearance } as PDFFormXObject);
       page.drawOperators([
         ops.pushGraphicsState(),
@@ -90,7 +95,7 @@ export function flattenFields(pdf: PDF, view: PdfView, form: PdfForm, chosen: tr
   }
   for (const field of form.fields) {
     if (names ? !names.has(field.name) : field.type === "signature") continue;
-    for (const widget of field.widgets) burnWidget(pdf, view, widget);
+    for (const widget of field.widgets) burnWidget(pdf, view, form, widget);
     unlink(view, form, field);
   }
 }
