@@ -4,6 +4,7 @@ import { intake } from "#domain/documents/intake.ts";
 import { pdfFieldValues, templateFields } from "#domain/pdf-forms/field-values.ts";
 import { fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
+import { jobTimeLimit } from "#http/jobs.ts";
 import { json } from "#http/responses.ts";
 import { uploadedDocument } from "#http/upload-input.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
@@ -38,9 +39,10 @@ export function makeAnnotateHandler(container: Container) {
       await input.consumed();
       return json(200, dataUri("application/pdf", pdf));
     }
-    const docx = await fillTemplate(document.bytes, templateFields(body.fields), { fetcher, limits, pictures: pictures(container) }, body.data);
+    // The template's zip directory, read once by resolveDocument, is handed on (not read again).
+    const docx = await fillTemplate(document.zip ?? document.bytes, templateFields(body.fields), { fetcher, limits, pictures: pictures(container) }, body.data);
     const pdf = req.query.to === "pdf";
-    const output = pdf ? await converter(container).convert(await intake(docx, "docx", filled), { to: "pdf" }) : docx;
+    const output = pdf ? await converter(container).convert(await intake(docx, "docx", filled), { to: "pdf", ...jobTimeLimit(req.jobDeadline) }) : docx;
     await input.consumed();
     return json(200, dataUri(pdf ? "application/pdf" : DOCX_CONTENT_TYPE, output));
   });

@@ -211,7 +211,11 @@ export class SignetStack extends Stack {
     // Webhooks: the secret routes read and rotate the WHSEC# items; retries run off the request path
     // (infra/webhook-sweeper.ts): every minute, the due queue in the key table.
     for (const name of ["webhooks-secret", "webhooks-secret-rotate"] as const) bind(fns[name]!, webhookSecrets(table));
-    this.functions["webhook-sweeper"] = new WebhookSweeper(this, "WebhookSweeper", { fn: this.createFunction("webhook-sweeper", version, []), table }).fn;
+    this.functions["webhook-sweeper"] = new WebhookSweeper(this, "WebhookSweeper", {
+      fn: this.createFunction("webhook-sweeper", version, []),
+      table,
+      uploads: uploadsBucket,
+    }).fn;
     // Idempotency-Key: records in the key table, large answers under idempotency/ of the uploads bucket.
     for (const route of routes) if (route.idempotent) bind(fns[route.name]!, idempotencyStore(table, uploadsBucket));
     this.bindJobs(table, uploadsBucket);

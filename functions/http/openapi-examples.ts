@@ -123,6 +123,20 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
       "The PDF is signed: flattening removes fields and changes page content, which no signature permits. Fill without flatten, or flatten before signing.",
     details: [{ field: "flatten", issue: "not allowed on a signed or certified PDF" }],
   },
+  FIELD_ALREADY_SIGNED: {
+    message: 'The signature field "Employee signature" already holds a signature; name an empty signature field, or give page and rect for a new one.',
+    details: [{ field: "signatureField.name", issue: "already signed" }],
+  },
+  FIELD_PLACEMENT: {
+    message:
+      "signatureField.rect [400, 700, 700, 760] is not inside page 1 (0 0 612 792); give a rectangle within the page, in points from its lower left corner.",
+    details: [{ field: "signatureField.rect", issue: "outside page 1 (0 0 612 792)" }],
+  },
+  CERTIFICATION_NOT_FIRST: {
+    message:
+      "The document already holds a signature: a certification (certify) must be its first signature. Sign it without certify, or certify the document before anyone signs it.",
+    details: [{ field: "certify", issue: "only on a document without signatures" }],
+  },
   DATA_MISSING: {
     message: "2 tag use(s) of the template have no value in data; add the paths in details (send false or [] to leave a section out).",
     details: [
@@ -214,6 +228,18 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
         summary: "Sign a PDF sent as base64",
         description: "A complete request that works as it stands: a one-page PDF, a signer and an audit trail ending in submit.",
         value: { document: { base64: EXAMPLE_PDF_BASE64 }, signer, auditTrail, eventId: "evt_123", metadata: { contract: "C-42", department: "Sales" } },
+      },
+      certifyVisible: {
+        summary: "Certify a PDF (DocMDP P=2) with a visible signature in a new field",
+        description:
+          "A certification signature (later form filling and signatures keep it valid) drawn in a new field on page 1: the signer's name, the UTC signing time, reason and location. Works as it stands on the example page (A4-sized, so the rectangle is inside it); name an existing empty signature field with `signatureField: { name }` instead.",
+        value: {
+          document: { base64: EXAMPLE_PDF_BASE64 },
+          signer,
+          auditTrail,
+          certify: { permissions: 2 },
+          signatureField: { page: 1, rect: [360, 40, 560, 100], reason: "Approved", location: "London" },
+        },
       },
       docxUrl: {
         summary: "Sign a DOCX fetched by URL",
@@ -368,7 +394,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
     },
     success: {
       signed: {
-        summary: "One valid signature by this service",
+        summary: "One valid certification signature (DocMDP P=2) by this service, visible in its field",
         value: {
           valid: true,
           trusted: true,
@@ -376,6 +402,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
           signatures: [
             {
               field: "Signature1",
+              visible: true,
               subFilter: "ETSI.CAdES.detached",
               signerName: "Ada Lovelace",
               certificateSubject: "CN=Signet local signing,O=Signet",
@@ -386,6 +413,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
               trusted: true,
               modifiedAfter: false,
               modificationLevel: "none",
+              docMdpPermission: 2,
               changesPermitted: true,
               level: "B-B",
               documentTimestamp: false,
@@ -406,6 +434,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
           signatures: [
             {
               field: "Signature1",
+              visible: false,
               subFilter: "ETSI.CAdES.detached",
               signerName: "Ada Lovelace",
               certificateSubject: "CN=Signet local signing,O=Signet",
@@ -422,6 +451,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
             },
             {
               field: "Approval",
+              visible: false,
               subFilter: "ETSI.CAdES.detached",
               signerName: null,
               certificateSubject: "CN=Signet local signing,O=Signet",
