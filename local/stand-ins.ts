@@ -64,7 +64,7 @@ const LOADER_FLAGS = new Set(["--import", "--require", "-r", "--loader", "--expe
  * loaderArgs are this process's module-loader flags, for the worker to run TypeScript the same way
  * (tsx, also under vitest). Other flags are left out: a worker refuses many (--expose-gc, ...).
  */
-export function loaderArgs(): string[] {
+function loaderArgs(): string[] {
   const args: string[] = [];
   const argv = process.execArgv;
   for (let i = 0; i < argv.length; i++) {
