@@ -22,6 +22,8 @@ import { makeRevokeKeyHandler } from "#functions/keys-revoke.ts";
 import { makeRevokeLinkHandler } from "#functions/keys-revoke-link.ts";
 import { makeOpenapiHandler } from "#functions/openapi.ts";
 import { makeSignHandler } from "#functions/sign.ts";
+import { makeStampHandler } from "#functions/stamp.ts";
+import { makeMetadataHandler } from "#functions/metadata.ts";
 import { makeTimestampHandler } from "#functions/timestamp.ts";
 import { makeUploadsHandler } from "#functions/uploads.ts";
 import { makeVerifyHandler as makeVerifyDocumentHandler } from "#functions/verify.ts";
@@ -69,6 +71,8 @@ const makers = {
   "webhooks-secret": (container: Container) => makeWebhookSecretHandler(container),
   "webhooks-secret-rotate": (container: Container) => makeRotateWebhookSecretHandler(container),
   sign: makeSignHandler,
+  stamp: makeStampHandler,
+  metadata: makeMetadataHandler,
   timestamp: makeTimestampHandler,
   annotate: makeAnnotateHandler,
   "annotate-fields": makeAnnotateFieldsHandler,

@@ -20,6 +20,7 @@ import type { SigningWiring } from "#wiring/signing.ts";
 import type { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";
 import type { JobDeps } from "#http/jobs.ts";
 import type { StoreQueue } from "#domain/jobs/job.ts";
+import type { WebhookSender } from "#domain/webhooks/webhook-sender.ts";
 
 /** Parts are the instances a container builds on first use; a test may hand in any of them (overrides). */
 export interface Parts {
@@ -38,6 +39,10 @@ export interface Parts {
   jobDeps: JobDeps | undefined;
   /** The local queue (no SQS): wakes the in-process job pool. */
   storeQueue: StoreQueue;
+  /** What POSTs webhooks (the safe fetcher's sender); a test hands in one that may reach its receiver on loopback. */
+  webhookSender: WebhookSender;
+  /** The submit-time check of a job's callbackUrl (HTTPS, public addresses); a test may allow its loopback receiver. */
+  callbackCheck: (url: string, field?: string) => Promise<void>;
 }
 
 /** Container holds one configuration and the instances built from it, each made once, on first use. */
