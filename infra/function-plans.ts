@@ -82,6 +82,9 @@ export const functionPlans = {
     ],
   },
   timestamp: { ...small, uploads: "consume" },
+  // protect and unprotect rewrite whole PDFs up to 25 MB (libpdf, in memory) and stream the answer: metadata's size, no office and no identity.
+  protect: { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
+  unprotect: { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
   // annotate's SVG renderer and WebP decoder (functions/wiring/pictures.ts looks beside the bundle), and the font SVG text is drawn with.
   annotate: {
     ...streamed,

@@ -25,6 +25,8 @@ import { makeSignHandler } from "#functions/sign.ts";
 import { makeStampHandler } from "#functions/stamp.ts";
 import { makeMetadataHandler } from "#functions/metadata.ts";
 import { makeTimestampHandler } from "#functions/timestamp.ts";
+import { makeProtectHandler } from "#functions/protect.ts";
+import { makeUnprotectHandler } from "#functions/unprotect.ts";
 import { makeUploadsHandler } from "#functions/uploads.ts";
 import { makeVerifyHandler as makeVerifyDocumentHandler } from "#functions/verify.ts";
 import { makeVerifyCrlHandler } from "#functions/verify-crl.ts";
@@ -74,6 +76,8 @@ const makers = {
   stamp: makeStampHandler,
   metadata: makeMetadataHandler,
   timestamp: makeTimestampHandler,
+  protect: makeProtectHandler,
+  unprotect: makeUnprotectHandler,
   annotate: makeAnnotateHandler,
   "annotate-fields": makeAnnotateFieldsHandler,
   convert: makeConvertHandler,

@@ -26,12 +26,17 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },
   INVALID_DOCUMENT: { status: 422, description: "The document is not a readable PDF or DOCX (or not the kind this endpoint takes)." },
-  ENCRYPTED_DOCUMENT: { status: 422, description: "The document is password-protected or encrypted." },
+  ENCRYPTED_DOCUMENT: {
+    status: 422,
+    description:
+      "The document is password-protected and no password (or the empty one) opens it, or it is encrypted with something other than a password (a certificate).",
+  },
   WOULD_INVALIDATE_SIGNATURES: {
     status: 409,
     description:
-      "The PDF holds signatures and the operation would break them (a change their signatures or certification do not permit); send dropSignatures: true to remove them and go ahead.",
+      "The PDF holds signatures and the operation would break them (a change their signatures or certification do not permit, or a whole rewrite: protect, unprotect); send dropSignatures: true to remove them and go ahead.",
   },
+  WRONG_PASSWORD: { status: 422, description: "The PDF's password (document.password) opens it neither as its user nor as its owner." },
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template; or signatureField.name names no field of the PDF." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
   FIELD_READ_ONLY: { status: 422, description: "A PDF fill gives a value to a read-only field." },

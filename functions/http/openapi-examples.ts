@@ -93,11 +93,18 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   },
   UNSUPPORTED_MEDIA_TYPE: { message: 'Send the body as JSON with "Content-Type: application/json" (got "text/plain").' },
   INVALID_DOCUMENT: { message: 'document.base64 is neither a PDF nor a DOCX (it starts with "<htm"). Send the file\'s bytes, base64-encoded.' },
-  ENCRYPTED_DOCUMENT: { message: "The PDF is encrypted or password-protected; remove the protection and send it again." },
+  ENCRYPTED_DOCUMENT: {
+    message: "The PDF is password-protected: send its password in document.password (the user or the owner password).",
+    details: [{ field: "document.password", issue: "required for this PDF" }],
+  },
   WOULD_INVALIDATE_SIGNATURES: {
     message:
       'The PDF holds 1 signature (Signature1) that this change would invalidate; send "dropSignatures": true to remove them, or ask for the change the signatures permit.',
     details: [{ field: "document", issue: "signed: Signature1" }],
+  },
+  WRONG_PASSWORD: {
+    message: "The password in document.password opens neither as the PDF's user nor as its owner password.",
+    details: [{ field: "document.password", issue: "does not open the PDF" }],
   },
   FIELD_NOT_FOUND: {
     message: "2 fields match nothing in the template; see details.",
@@ -529,6 +536,8 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   job: {},
   "job-redeliver": {},
   "webhooks-secret": {},
+  protect: {},
+  unprotect: {},
   "webhooks-secret-rotate": {},
   stamp: {},
   metadata: {},

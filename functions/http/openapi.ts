@@ -294,6 +294,7 @@ export function openApiDocument(version: string): ReturnType<typeof createDocume
       { name: "Sign", description: "Sign documents and check signatures." },
       { name: "Annotate", description: "Fill DOCX templates and PDF forms." },
       { name: "Convert", description: "Convert office documents." },
+      { name: "PDF tools", description: "Operations on PDFs: passwords and permissions." },
       { name: "Uploads", description: "Send documents too large for a request body on AWS straight to storage, then use them by reference." },
       { name: "Service", description: "Health, this document and the reference page." },
     ],

@@ -4,6 +4,7 @@ import { convertRoute } from "#http/contracts/convert.ts";
 import { jobRedeliverRoute, jobRoute } from "#http/contracts/jobs.ts";
 import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
+import { protectRoute, unprotectRoute } from "#http/contracts/pdf-protect.ts";
 import { metadataRoute } from "#http/contracts/pdf-metadata.ts";
 import { stampRoute } from "#http/contracts/pdf-stamp.ts";
 import { signRoute } from "#http/contracts/sign.ts";
@@ -41,6 +42,8 @@ export const routes = [
   jobRedeliverRoute,
   webhookSecretRoute,
   rotateWebhookSecretRoute,
+  protectRoute,
+  unprotectRoute,
   stampRoute,
   metadataRoute,
 ] as const satisfies readonly RouteContract[];

@@ -10,11 +10,13 @@ export interface DocumentMember {
   bytes?: Buffer | undefined;
   url?: string | undefined;
   upload?: string | undefined;
+  /** The password of an encrypted PDF. */
+  password?: string | undefined;
 }
 
 /** Resolved is a document member ready for the domain, and what to do once the request succeeded. */
 export interface ResolvedMember {
-  document: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined };
+  document: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined; password?: string | undefined };
   /** Deletes a used upload; call after the operation succeeded (a failed request may be retried). */
   consumed(): Promise<void>;
 }
@@ -38,7 +40,7 @@ export async function uploadedDocument(
     field,
   );
   return {
-    document: { bytes },
+    document: { bytes, ...(member.password === undefined ? {} : { password: member.password }) },
     consumed: async () => {
       // Best effort: the bucket's lifecycle rule removes what a failed delete leaves.
       await deps.store.remove(key).catch(() => undefined);

@@ -24,7 +24,10 @@ export async function signWithSignpdf(pdf: Buffer): Promise<Buffer> {
  * signature, adbe.pkcs7.detached with `pkcs7`, or a certification signature with DocMDP P; with
  * `ignoreDocMdp` also on a document certified against all changes (a careless signer).
  */
-export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkcs7?: boolean; field?: string; ignoreDocMdp?: boolean } = {}): Buffer {
+export function signWithPyhanko(
+  pdf: Buffer,
+  options: { certify?: 1 | 2 | 3; pkcs7?: boolean; field?: string; ignoreDocMdp?: boolean; password?: string } = {},
+): Buffer {
   const pki = testPki();
   const dir = scratchDir("pyhanko-sign");
   const input = join(dir, "in.pdf");
@@ -34,6 +37,7 @@ export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkc
   if (options.certify) args.push("--certify", String(options.certify));
   if (options.pkcs7) args.push("--pkcs7");
   if (options.field) args.push("--field", options.field);
+  if (options.password !== undefined) args.push("--password", options.password);
   if (options.ignoreDocMdp) args.push("--ignore-docmdp");
   const run = runPyhanko("pyhanko-sign.py", args);
   if (run.status !== 0) throw new Error(`pyHanko sign failed: ${run.stderr}`);

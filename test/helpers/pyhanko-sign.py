@@ -2,7 +2,10 @@
 """Sign a PDF with pyHanko (test helper, run through test/helpers/pyhanko.ts): PAdES (ETSI.CAdES.detached) or adbe.pkcs7.detached,
 optionally as a certification signature with DocMDP permission P.
 
-usage: pyhanko-sign.py IN.pdf OUT.pdf KEY.pem CERT.pem [--certify P] [--pkcs7] [--field NAME] [--ignore-docmdp]
+usage: pyhanko-sign.py IN.pdf OUT.pdf KEY.pem CERT.pem [--certify P] [--pkcs7] [--field NAME] [--ignore-docmdp] [--password PW]
+
+With --password, an encrypted input is opened with it and the update is encrypted with its key
+(IncrementalPdfFileWriter.encrypt, the same in 0.20.1 and later).
 
 The same calls in pyHanko 0.20.1 and the current API (0.35 and later): SimpleSigner.load,
 PdfSignatureMetadata(field_name, subfilter, certify, docmdp_permissions), sign_pdf(..., output=),
@@ -33,6 +36,8 @@ def main():
     )
     with open(src, "rb") as inf:
         writer = IncrementalPdfFileWriter(inf, strict=False)
+        if "--password" in args:
+            writer.encrypt(args[args.index("--password") + 1].encode("utf8"))
         with open(dst, "wb") as out:
             signers.sign_pdf(writer, meta, signer=signer, output=out)
 

@@ -3,7 +3,7 @@
 integrity, trust, and the diff analysis of what changed after each signature (ISO 32000
 incremental updates, DocMDP).
 
-usage: pyhanko-validate.py [--require-trust] FILE.pdf [TRUST_ROOT.pem ...]
+usage: pyhanko-validate.py [--require-trust] [--password PW] FILE.pdf [TRUST_ROOT.pem ...]
 prints one JSON object per signature (document timestamps, /DocTimeStamp, are validated as timestamps:
 integrity and the diff analysis after them; their TSA is not required to chain to the given roots),
 then a summary. Exit status 0 when every signature holds:
@@ -23,6 +23,11 @@ def main():
     args = sys.argv[1:]
     require_trust = "--require-trust" in args
     args = [a for a in args if a != "--require-trust"]
+    password = None
+    if "--password" in args:
+        at = args.index("--password")
+        password = args[at + 1].encode("utf8")
+        args = args[:at] + args[at + 2:]
     if not args:
         print(__doc__, file=sys.stderr); sys.exit(2)
     import logging
@@ -39,6 +44,9 @@ def main():
     roots = [load(p) for p in args[1:]]
     try:
         reader = PdfFileReader(open(args[0], "rb"), strict=True)
+        if password is not None:
+            # An encrypted file: its password ("" for an owner-password-only file).
+            reader.decrypt(password)
         signatures = reader.embedded_signatures
     except Exception as e:
         no_verdict("reading the file", e)

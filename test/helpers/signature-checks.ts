@@ -93,10 +93,11 @@ export type PyhankoOutcome =
   | { kind: "timed out"; output: string };
 
 /** pyhankoOutcome runs pyHanko (test/helpers/pyhanko-validate.py) on a PDF and says what it gave, crash or verdict. */
-function pyhankoOutcome(pdf: Buffer, roots: string[] = [], options: { timeoutMs?: number } = {}): PyhankoOutcome {
+function pyhankoOutcome(pdf: Buffer, roots: string[] = [], options: { timeoutMs?: number; password?: string } = {}): PyhankoOutcome {
   const file = join(scratchDir("pyhanko"), "in.pdf");
   writeFileSync(file, pdf);
-  const run = runPyhanko("pyhanko-validate.py", [file, ...roots], options);
+  const password = options.password === undefined ? [] : ["--password", options.password];
+  const run = runPyhanko("pyhanko-validate.py", [...password, file, ...roots], options);
   if (run.signal === "SIGTERM") return { kind: "timed out", output: `pyHanko did not finish within ${options.timeoutMs! / 1000} s` };
   if (run.status !== 0 && run.status !== 1 && run.status !== 3) throw new Error(`pyHanko validate failed (exit ${run.status}): ${run.stderr}`);
   const output = run.stdout;
@@ -111,8 +112,8 @@ function pyhankoOutcome(pdf: Buffer, roots: string[] = [], options: { timeoutMs?
 }
 
 /** pyhankoValidate runs pyHanko on a PDF: every signature's verdict, and whether all hold; no verdict (a crash) throws. */
-export function pyhankoValidate(pdf: Buffer, roots: string[] = []): { signatures: PyhankoSignature[]; allHold: boolean; output: string } {
-  const outcome = pyhankoOutcome(pdf, roots);
+export function pyhankoValidate(pdf: Buffer, roots: string[] = [], password?: string): { signatures: PyhankoSignature[]; allHold: boolean; output: string } {
+  const outcome = pyhankoOutcome(pdf, roots, password === undefined ? {} : { password });
   if (outcome.kind !== "verdict") throw new Error(`pyHanko gave no verdict: ${outcome.output}`);
   return outcome;
 }

@@ -75,6 +75,9 @@ const expected: Record<string, Expected> = {
   uploads: { status: 200 },
   // No timestamp authority is configured for the events: the renewal says which setting it needs.
   timestamp: { status: 422, codes: ["LEVEL_UNAVAILABLE"] },
+  // The sample PDF encrypted with the sample's passwords; unprotect rewrites the (unencrypted) sample PDF.
+  protect: { status: 200 },
+  unprotect: { status: 200 },
   "fallback-not-found": { status: 404, codes: ["NOT_FOUND"], fn: "fallback" },
   "fallback-method-not-allowed": { status: 405, codes: ["METHOD_NOT_ALLOWED"], fn: "fallback" },
   // A browser's CORS preflight for POST /v1/sign: no route claims OPTIONS, so the gateway's ANY

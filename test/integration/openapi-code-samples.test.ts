@@ -36,6 +36,8 @@ const order: RouteName[] = [
   "annotate-fields",
   "annotate",
   "convert",
+  "protect",
+  "unprotect",
   "stamp",
   "metadata",
   "uploads",
@@ -104,6 +106,9 @@ async function revokeEnv(email: string, minted: string): Promise<Record<string, 
 async function expectWrittenFiles(cwd: string): Promise<void> {
   expect((await pdfsig(join(cwd, "signed.pdf"))).map((signature) => signature.text).join("\n")).toMatch(/Signature is Valid/);
   expect(await pdfText(join(cwd, "contract.pdf"))).toContain("Service agreement");
+  // protect encrypted contract.pdf (pdftotext without its password fails); unprotect gave it back readable.
+  await expect(pdfText(join(cwd, "protected.pdf"))).rejects.toThrow();
+  expect(await pdfText(join(cwd, "unprotected.pdf"))).toContain("Service agreement");
   // The CRL sample saved the DER bytes intact: openssl reads it and finds the local root as issuer.
   expect(crlIssuer(join(cwd, "signet-root.crl"))).toMatch(/Signet Local Root CA/);
   expect(await pdfText(join(cwd, "filled.pdf"))).toContain("Ada Lovelace");

@@ -53,6 +53,7 @@ const statuses = {
   UNSUPPORTED_MEDIA_TYPE: [415, "Unsupported Media Type"],
   INVALID_DOCUMENT: [422, "Unprocessable Entity"],
   ENCRYPTED_DOCUMENT: [422, "Unprocessable Entity"],
+  WRONG_PASSWORD: [422, "Unprocessable Entity"],
   WOULD_INVALIDATE_SIGNATURES: [409, "Conflict"],
   FIELD_NOT_FOUND: [422, "Unprocessable Entity"],
   FIELD_TYPE_MISMATCH: [422, "Unprocessable Entity"],

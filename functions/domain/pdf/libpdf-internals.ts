@@ -1,4 +1,4 @@
-import type { EmbeddedFont, FormField, PDF, PdfDict, PdfRef, SignatureField } from "@libpdf/core";
+import type { EmbeddedFont, FormField, PDF, PdfDict, PdfRef, PdfString, SignatureField } from "@libpdf/core";
 
 /**
  * The one place that reads or writes @libpdf/core's non-public state. package.json pins the exact
@@ -120,4 +120,15 @@ export function checkLibpdfInternals(pdf: PDF): void {
       `@libpdf/core internals changed (written for ${LIBPDF_VERSION}): ${[...new Set(problems)].join(", ")}. Update functions/domain/pdf/libpdf-internals.ts.`,
     );
   }
+}
+
+/**
+ * clearHexPlaceholder is a hex string of `bytes` zero bytes that libpdf writes as it is: its writer
+ * encrypts every PdfString of an encrypted document (encryptObject checks `instanceof PdfString`),
+ * but a signature's /Contents stays in the clear (ISO 32000-2 7.6.2). Shaped like libpdf's own
+ * PdfRaw (not exported), which its writer serializes through toBytes.
+ */
+export function clearHexPlaceholder(bytes: number): PdfString {
+  const text = new TextEncoder().encode(`<${"00".repeat(bytes)}>`);
+  return { type: "raw", toBytes: (writer: { writeBytes(data: Uint8Array): void }) => writer.writeBytes(text) } as unknown as PdfString;
 }

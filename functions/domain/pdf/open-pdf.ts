@@ -5,6 +5,7 @@ import { DEFAULT_MAX_PDF_PAGES, PdfFile } from "#domain/pdf/pdf-file.ts";
 import { RevisionError } from "#domain/pdf/revisions.ts";
 import type { VerifyLimits } from "#domain/pdf/verify-limits.ts";
 import { withReadableXref } from "#domain/pdf/readable-xref.ts";
+import { unlockPdfFile } from "#domain/pdf/encryption.ts";
 
 // libpdf 0.4.2 (XRefParser.parseStream) refuses cross-reference stream fields wider than this.
 const MAX_LIBPDF_FIELD_WIDTH = 6;
@@ -22,19 +23,27 @@ const encryptedError = (cause?: unknown) =>
 const damagedError = (cause: unknown) =>
   new SignetError("INVALID_DOCUMENT", "The PDF could not be read; it looks damaged. Open and re-save it, then send it again.", { cause });
 
-/** OpenOptions bound one parse: the verify limits and the page limit (SIGNET_MAX_PDF_PAGES). */
+/** OpenOptions bound one parse: the verify limits and the page limit (SIGNET_MAX_PDF_PAGES); the password of an encrypted file. */
 export interface OpenOptions {
   limits?: VerifyLimits | undefined;
   maxPages?: number | undefined;
+  password?: string | undefined;
 }
 
 /**
- * checkOpenable refuses what neither signing nor verification reads: an encrypted file
- * (ENCRYPTED_DOCUMENT), more than `maxPages` pages (413; the root's declared /Count first, before
- * any walk, then the pages the walk counts, stopping one past the limit), an unreadable page tree.
+ * checkOpenable opens an encrypted file with its password (encryption.ts: ENCRYPTED_DOCUMENT without
+ * one that opens it, WRONG_PASSWORD) and refuses more than `maxPages` pages (413; the root's declared
+ * /Count first, before any walk, then the pages the walk counts, stopping one past the limit) and an
+ * unreadable page tree.
  */
-function checkOpenable(file: PdfFile, maxPages: number): void {
-  if (file.encrypted) throw encryptedError();
+function checkOpenable(file: PdfFile, maxPages: number, password: string | undefined): void {
+  try {
+    unlockPdfFile(file, password);
+  } catch (error) {
+    if (error instanceof RevisionError)
+      throw new SignetError("INVALID_DOCUMENT", "The PDF's encryption dictionary could not be read; it looks damaged.", { cause: error });
+    throw error;
+  }
   try {
     if (file.declaredPageCount > maxPages) throw tooManyPages(file.declaredPageCount, maxPages);
     if (file.pageCount > maxPages) throw tooManyPages(file.pageCount, maxPages);
@@ -59,7 +68,7 @@ export function openPdfFile(bytes: Buffer, options: OpenOptions = {}): PdfFile {
     if (error instanceof RevisionError) throw damagedError(error);
     throw error;
   }
-  checkOpenable(file, maxPages);
+  checkOpenable(file, maxPages, options.password);
   return file;
 }
 
@@ -67,7 +76,7 @@ export function openPdfFile(bytes: Buffer, options: OpenOptions = {}): PdfFile {
  * readPdfFile is openPdfFile for the signer, which can repair: undefined when the chain does not
  * read as written (the signer then lets libpdf rebuild the file and reads the rewrite).
  */
-export function readPdfFile(bytes: Buffer, maxPages = DEFAULT_MAX_PDF_PAGES): PdfFile | undefined {
+export function readPdfFile(bytes: Buffer, maxPages = DEFAULT_MAX_PDF_PAGES, password?: string): PdfFile | undefined {
   let file: PdfFile;
   try {
     file = new PdfFile(bytes, { maxPages });
@@ -75,7 +84,7 @@ export function readPdfFile(bytes: Buffer, maxPages = DEFAULT_MAX_PDF_PAGES): Pd
     if (error instanceof RevisionError) return undefined;
     throw error;
   }
-  checkOpenable(file, maxPages);
+  checkOpenable(file, maxPages, password);
   return file;
 }
 
@@ -107,15 +116,16 @@ async function loadThroughOwnXref(bytes: Buffer, file: PdfFile | undefined, fail
  * signer knows about the input comes from its PdfFile (`file`, undefined when the chain does not
  * read as written: then libpdf's own repair, the page count it walks, and its encryption flag).
  */
-export async function loadForWriting(bytes: Buffer, file: PdfFile | undefined, maxPages = DEFAULT_MAX_PDF_PAGES): Promise<PDF> {
+export async function loadForWriting(bytes: Buffer, file: PdfFile | undefined, maxPages = DEFAULT_MAX_PDF_PAGES, password?: string): Promise<PDF> {
   let pdf: PDF;
   try {
-    pdf = await PDF.load(bytes);
+    pdf = await PDF.load(bytes, password ? { credentials: password } : {});
   } catch (error) {
     pdf = await loadThroughOwnXref(bytes, file, error);
   }
   if (pdf.recoveredViaBruteForce) pdf = await loadThroughOwnXref(bytes, file, undefined, pdf);
-  if (pdf.isEncrypted) throw encryptedError();
+  // The PdfFile opened an encrypted file with this password (encryption.ts); libpdf must have too.
+  if (pdf.isEncrypted && (!file?.encrypted || !pdf.isAuthenticated)) throw encryptedError();
   if (!file) {
     let pages: number;
     try {

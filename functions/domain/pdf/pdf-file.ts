@@ -15,6 +15,8 @@ import {
 import { PdfLexer, PdfSyntaxError, readObjectHeader } from "#domain/pdf/syntax.ts";
 import { DEFAULT_VERIFY_LIMITS, VerifyBudget, type VerifyLimits } from "#domain/pdf/verify-limits.ts";
 import { type PageTreeShape, readPageTree } from "#domain/pdf/page-tree.ts";
+import type { ObjectDecryptor } from "#domain/pdf/encryption.ts";
+import { CipherError } from "#domain/pdf/standard-security.ts";
 
 /**
  * The PDF model: one bounded parse of a file's bytes (pyHanko's PdfFileReader with its historical
@@ -122,6 +124,7 @@ export class PdfFile {
   private readonly resolved = new Map<string, PdfObject>();
   private readonly views = new Map<number, PdfView>();
   private tree?: PageTreeShape;
+  private decrypt?: ObjectDecryptor;
 
   constructor(
     readonly bytes: Buffer,
@@ -143,6 +146,18 @@ export class PdfFile {
         list.push({ revision: revision.index, entry });
       }
     }
+  }
+
+  /**
+   * decryptWith makes every object read from now on decrypted (encryption.ts unlockPdfFile, once the
+   * password is known); what was resolved before (the /Encrypt dictionary) is forgotten.
+   */
+  decryptWith(decrypt: ObjectDecryptor): void {
+    this.decrypt = decrypt;
+    this.resolved.clear();
+    this.objectStreams.clear();
+    this.views.clear();
+    delete this.tree;
   }
 
   /** startxref is the offset the last startxref names (where a reader of the file starts). */
@@ -319,7 +334,7 @@ export class PdfFile {
         `the cross-reference entry of object ${ref.objectNumber} points to object ${parsed.number} ${parsed.generation} (byte ${offset})`,
       );
     }
-    if (!(parsed.value instanceof PdfDict)) return parsed.value;
+    if (!(parsed.value instanceof PdfDict)) return this.decrypted(parsed.value, ref);
     const lengthValue = parsed.value.get("Length");
     const length = lengthValue instanceof PdfRef ? this.objectAt(lengthValue, index) : lengthValue;
     const key = `o${offset}:${length instanceof PdfNumber ? length.value : "?"}`;
@@ -336,9 +351,20 @@ export class PdfFile {
       if (error instanceof PdfSyntaxError) throw new RevisionError(error.message);
       throw error;
     }
-    const object = body ? new PdfStream(parsed.value, body.data) : parsed.value;
+    const object = this.decrypted(body ? new PdfStream(parsed.value, body.data) : parsed.value, ref);
     this.resolved.set(key, object);
     return object;
+  }
+
+  /** decrypted is an object as read, decrypted when the file is encrypted (objects inside object streams are not: their stream was). */
+  decrypted(value: PdfObject, ref: PdfRef): PdfObject {
+    if (!this.decrypt) return value;
+    try {
+      return this.decrypt(value, ref.objectNumber, ref.generation);
+    } catch (error) {
+      if (error instanceof CipherError) throw new RevisionError(`object ${ref.objectNumber}: ${error.message}`);
+      throw error;
+    }
   }
 
   private compressedObject(number: number, entry: Extract<XrefEntry, { type: "compressed" }>, index: number): PdfObject {

@@ -3,7 +3,7 @@ import { deflateSync } from "node:zlib";
 import { type PDF, type PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, type PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { createCadesSignature, documentHash, measureCadesSignature, type Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { allowIncrementalOnLinearized, fieldRefOf, newObjectsOf, trailerOf } from "#domain/pdf/libpdf-internals.ts";
+import { allowIncrementalOnLinearized, clearHexPlaceholder, fieldRefOf, newObjectsOf, trailerOf } from "#domain/pdf/libpdf-internals.ts";
 import { loadForWriting, readPdfFile } from "#domain/pdf/open-pdf.ts";
 import { fileTrailerValues, lastTrailerValues } from "#domain/pdf/readable-xref.ts";
 import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages } from "#domain/pdf/page-tree.ts";
@@ -29,6 +29,8 @@ export interface InputFacts {
   hybridKept?: boolean | undefined;
   /** Set when the certificate page was asked for but left out: why. */
   certificatePageLeftOut?: string | undefined;
+  /** The input is encrypted (opened with a password or the empty one): the update is encrypted with its key. */
+  encrypted?: boolean | undefined;
 }
 
 /** PadesSignOptions describe one PAdES signature. */
@@ -69,6 +71,8 @@ export interface PadesSignOptions {
   rewriteUnsigned?: boolean | undefined;
   /** Pages a PDF may have (default DEFAULT_MAX_PDF_PAGES). */
   maxPages?: number | undefined;
+  /** The password of an encrypted input (none: the empty user password); the update is encrypted with the document's key. */
+  password?: string | undefined;
   /** Bytes reserved for the CMS in /Contents; computed from the chain and the timestamp when unset. */
   contentsBytes?: number;
   /**
@@ -86,12 +90,12 @@ const PLACEHOLDER = 9_999_999_999;
 const BYTE_RANGE_KEY = Buffer.from("/ByteRange [0 9999999999 9999999999 9999999999]", "latin1");
 
 /**
- * loadPdf opens a PDF for an incremental update (the writer's parse and the PdfFile read), rejecting what cannot be signed safely:
- * encrypted files, unreadable ones, files without pages, and files whose structure had to be
+ * loadPdf opens a PDF for an incremental update (the writer's parse and the PdfFile read; an encrypted one with its password), rejecting what cannot be signed safely:
+ * encrypted files no password opens, unreadable ones, files without pages, and files whose structure had to be
  * rebuilt (an appended update would point into a broken cross-reference chain).
  */
-export async function loadPdf(bytes: Uint8Array, maxPages?: number): Promise<{ pdf: PDF; file: PdfFile }> {
-  const { pdf, file } = await loadForUpdate(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxPages);
+export async function loadPdf(bytes: Uint8Array, maxPages?: number, password?: string): Promise<{ pdf: PDF; file: PdfFile }> {
+  const { pdf, file } = await loadForUpdate(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxPages, false, password);
   return { pdf, file };
 }
 
@@ -132,6 +136,12 @@ async function rewriteOnce(pdf: PDF, input: Buffer, file: PdfFile | undefined, m
   return { ...base, facts: { rewritten: { reason, sha256: createHash("sha256").update(rewritten).digest("hex") } } };
 }
 
+const encryptedRewrite = () =>
+  new SignetError(
+    "INVALID_DOCUMENT",
+    "The PDF is encrypted and its cross-reference structure would have to be rewritten before signing; remove the password with POST /v1/unprotect, then sign the result.",
+  );
+
 const damagedSigned = () =>
   new SignetError(
     "INVALID_DOCUMENT",
@@ -147,14 +157,15 @@ const damagedSigned = () =>
  * base; a signed one that needs repair is refused (a rewrite would void its signatures), a signed
  * hybrid one is kept.
  */
-async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrite = false): Promise<UpdateBase> {
-  const read = readPdfFile(input, maxPages);
+async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrite = false, password?: string): Promise<UpdateBase> {
+  const read = readPdfFile(input, maxPages, password);
   // A chain Signet had to recover is not trusted for what the input holds: libpdf repairs, and the rewrite is read again.
   const file = read?.recovered ? undefined : read;
-  const pdf = await loadForWriting(input, file, maxPages);
+  const pdf = await loadForWriting(input, file, maxPages, password);
   const damaged = file === undefined || pdf.recoveredViaBruteForce;
+  if (pdf.isEncrypted && (damaged || file.hybrid)) throw encryptedRewrite();
   const hybrid = !damaged && file.hybrid;
-  const facts: InputFacts = {};
+  const facts: InputFacts = pdf.isEncrypted ? { encrypted: true } : {};
   if (damaged || hybrid) {
     if (file !== undefined && damaged && hasSignatures(file)) throw damagedSigned();
     if (damaged) {
@@ -321,7 +332,8 @@ function placeSignatureField(
     Filter: PdfName.of("Adobe.PPKLite"),
     SubFilter: PdfName.of("ETSI.CAdES.detached"),
     ByteRange: new PdfArray([PdfNumber.of(0), PdfNumber.of(PLACEHOLDER), PdfNumber.of(PLACEHOLDER), PdfNumber.of(PLACEHOLDER)]),
-    Contents: new PdfString(new Uint8Array(reserved), "hex"),
+    // An encrypted document's signature /Contents is written in the clear (ISO 32000-2 7.6.2).
+    Contents: pdf.isEncrypted ? clearHexPlaceholder(reserved) : new PdfString(new Uint8Array(reserved), "hex"),
     M: PdfString.fromString(pdfDate(options.signingTime)),
     Name: PdfString.fromString(options.signerName),
     Reason: PdfString.fromString(options.reason),
@@ -492,7 +504,7 @@ function byteRangeDigest(output: Buffer, input: Buffer, contentsStart: number, c
 }
 
 async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ signed: Buffer; facts: InputFacts }> {
-  const { pdf, file, shape, bytes: input, facts } = await loadForUpdate(received, options.maxPages, options.rewriteUnsigned);
+  const { pdf, file, shape, bytes: input, facts } = await loadForUpdate(received, options.maxPages, options.rewriteUnsigned, options.password);
   const certification = readCertification(file.latest);
   if (certification?.permission === 1) {
     throw new SignetError(

@@ -22,7 +22,7 @@ import type { ImageLoadDeps } from "#domain/pictures/load.ts";
 
 /** SignInput is a validated sign request (docs/api.md, "Sign and verify"). */
 export interface SignInput {
-  document: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined };
+  document: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined; password?: string | undefined };
   signer: { email: string; name: string; ip?: string | undefined; userAgent?: string | undefined };
   auditTrail: AuditEvent[];
   eventId?: string | undefined;
@@ -187,6 +187,7 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
     identity,
     rewriteUnsigned: true,
     maxPages: deps.limits.maxPdfPages,
+    password: input.document.password,
     // The document's SHA-256 (for the audit record) goes on over the update: the input is hashed once.
     ...(pdfBytes === document.bytes ? { inputHash: { of: pdfBytes, hash: document.sha256State } } : {}),
     signingTime: context.signingTime,
@@ -200,6 +201,7 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
   });
   const notices = noticesOf(facts);
   if (level === "B-B" || level === "B-T") return { signed, notices };
+  if (facts.encrypted) throw encryptedLongTerm(level);
   const extended = await addLongTermValidation(signed, {
     fetcher: deps.revocationFetcher ?? deps.fetcher,
     timestamper: level === "B-LTA" ? deps.timestamper : undefined,
@@ -207,6 +209,12 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
   });
   return { signed: extended, notices };
 }
+
+/** encryptedLongTerm is the 422 for B-LT or B-LTA on an encrypted PDF (its DSS would have to be encrypted too: not done). */
+const encryptedLongTerm = (level: SignatureLevel) =>
+  new SignetError("LEVEL_UNAVAILABLE", `${level} is not available for an encrypted PDF; sign at B-T, or remove the password with POST /v1/unprotect first.`, {
+    details: [{ field: "level", issue: `${level} on an encrypted PDF` }],
+  });
 
 /** SignContext is what one sign request's audit record, stamp and certificate page are made from. */
 interface SignContext {

@@ -23,14 +23,20 @@ export interface TimestampDependencies {
  * every earlier signature stays valid (PAdES B-LTA, and its renewal before algorithms weaken).
  */
 export async function timestampDocument(
-  input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined },
+  input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined; password?: string | undefined },
   deps: TimestampDependencies,
 ): Promise<Buffer> {
   if (!deps.timestamper) {
     throw new SignetError("LEVEL_UNAVAILABLE", "A document timestamp needs a timestamp authority, and none is configured: set SIGNET_TSA_URL.");
   }
   const document = await resolveDocument(input, ["pdf"], { fetcher: deps.fetcher, limits: deps.limits });
-  const { file } = await loadPdf(document.bytes, deps.limits.maxPdfPages);
+  const { file } = await loadPdf(document.bytes, deps.limits.maxPdfPages, input.password);
+  if (file.encrypted) {
+    throw new SignetError(
+      "LEVEL_UNAVAILABLE",
+      "Signet does not add validation data or document timestamps to an encrypted PDF; remove the password with POST /v1/unprotect first (that removes its signatures too).",
+    );
+  }
   if (!hasSignatures(file)) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF holds no signature to timestamp; sign it first (level B-LTA adds the document timestamp at once).");
   }

@@ -1,4 +1,4 @@
-import { PdfArray, PdfDict, PdfNumber, type PdfRef, PdfString } from "@libpdf/core";
+import { PdfArray, PdfDict, PdfNumber, type PdfObject, type PdfRef, PdfString } from "@libpdf/core";
 import { same } from "#domain/pdf/objects.ts";
 import { isDigit, isRegular, isWhitespace, PdfLexer, PdfSyntaxError, type Span } from "#domain/pdf/syntax.ts";
 
@@ -73,8 +73,11 @@ function signedLexer(bytes: Buffer, start: number, gap: [number, number], signed
   return new PdfLexer(bytes, start, signedEnd, { duplicateKeys: "record", opaque });
 }
 
+/** RawDecryptor decrypts an object as written in the file (PdfFile.decrypted; the identity for a file that is not encrypted). */
+type RawDecryptor = (value: PdfObject, ref: PdfRef) => PdfObject;
+
 /** parseCandidate reads the indirect object whose header starts where `lexer` is and checks that it owns the gap. */
-function parseCandidate(lexer: PdfLexer, ref: PdfRef, dict: PdfDict, gap: [number, number]): LocatedSignature {
+function parseCandidate(lexer: PdfLexer, ref: PdfRef, dict: PdfDict, gap: [number, number], decrypt: RawDecryptor): LocatedSignature {
   const start = lexer.at;
   if (lexer.integer() === undefined || lexer.integer() === undefined || lexer.keyword("obj") === undefined) throw new PdfSyntaxError("no object header");
   const spans = new Map<string, Span>();
@@ -87,7 +90,8 @@ function parseCandidate(lexer: PdfLexer, ref: PdfRef, dict: PdfDict, gap: [numbe
   if (lexer.keyword("endobj") === undefined) throw new SignatureBytesError("the signature dictionary does not end (endobj) inside the signed bytes");
   const duplicate = lexer.duplicates[0];
   if (duplicate) throw new SignatureBytesError(`the signature dictionary holds /${duplicate} twice (readers disagree on which counts)`);
-  if (!same(value, dict)) {
+  // An encrypted file's view holds decrypted strings; the signed bytes hold them encrypted.
+  if (!same(decrypt(value, ref), dict)) {
     throw new SignatureBytesError("the signature dictionary readers show differs from the signed one (it was redefined after signing)");
   }
   const range = value.get("ByteRange");
@@ -116,6 +120,7 @@ export class SignatureLocator {
   constructor(
     private readonly bytes: Buffer,
     signatures: number,
+    private readonly decrypt: RawDecryptor = (value) => value,
   ) {
     this.budget = 2 * bytes.length + signatures * HEADER_WINDOW;
   }
@@ -154,7 +159,7 @@ export class SignatureLocator {
       tried++;
       const lexer = signedLexer(bytes, header.start, gap, signedEnd);
       try {
-        return parseCandidate(lexer, ref, dict, gap);
+        return parseCandidate(lexer, ref, dict, gap, this.decrypt);
       } catch (error) {
         if (!(error instanceof SignatureBytesError) && !(error instanceof PdfSyntaxError)) throw error;
         problem ??= error instanceof PdfSyntaxError ? `the signed signature dictionary cannot be read (${error.message})` : error.message;

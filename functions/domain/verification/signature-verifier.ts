@@ -537,7 +537,13 @@ export async function verifySignatures(file: PdfFile, trust: TrustStore, digests
   const history = new RevisionHistory(file);
   // A certification's DocMDP permission bounds what may follow every later signature too.
   const certification = entries.find((entry) => entry.docMdp !== undefined)?.docMdp;
-  const context: SignatureContext = { bytes, trust, digests, history, locator: new SignatureLocator(bytes, entries.length) };
+  const context: SignatureContext = {
+    bytes,
+    trust,
+    digests,
+    history,
+    locator: new SignatureLocator(bytes, entries.length, (value, ref) => file.decrypted(value, ref)),
+  };
   const reports: CheckedSignature[] = [];
   for (const entry of entries) {
     const report = await checkOne(entry, context);

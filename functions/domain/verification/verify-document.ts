@@ -22,11 +22,15 @@ export interface VerifyDependencies {
  * through views of that one parse.
  */
 export async function verifyDocument(
-  input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined },
+  input: { base64?: string | undefined; url?: string | undefined; bytes?: Buffer | undefined; password?: string | undefined },
   deps: VerifyDependencies,
 ): Promise<VerifyReport> {
   const document = await resolveDocument(input, ["pdf"], { fetcher: deps.fetcher, limits: deps.limits });
-  const file = openPdfFile(document.bytes, { limits: { ...DEFAULT_VERIFY_LIMITS, ...deps.verifyLimits }, maxPages: deps.limits.maxPdfPages });
+  const file = openPdfFile(document.bytes, {
+    limits: { ...DEFAULT_VERIFY_LIMITS, ...deps.verifyLimits },
+    maxPages: deps.limits.maxPdfPages,
+    password: input.password,
+  });
   file.checkObjectStreams();
   return await verifySignatures(file, await deps.trust());
 }

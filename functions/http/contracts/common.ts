@@ -3,7 +3,7 @@ import "zod-openapi";
 import { errorCodes } from "#domain/shared/errors.ts";
 import { awsLimitsText } from "#http/aws-limits.ts";
 
-/** documentInputSchema is the `document` member of sign, annotate and verify (docs/api.md, "Sign and verify"). */
+/** documentInputSchema is the `document` member of sign, annotate, verify and the PDF tools (docs/api.md, "Sign and verify"). */
 export const documentInputSchema = z
   .strictObject({
     base64: z.string().min(1).optional().meta({ description: "The document, base64-encoded; a data URI (data:...;base64,...) is accepted too." }),
@@ -17,6 +17,10 @@ export const documentInputSchema = z
       .min(1)
       .optional()
       .meta({ description: "A reference from POST /v1/uploads whose file was uploaded; use it for documents above about 3.4 MB on AWS." }),
+    password: z.string().min(1).max(127).optional().meta({
+      description:
+        'The password of an encrypted PDF (user or owner password; docs/api.md, "Passwords"). Not needed for a PDF with only an owner password. Never logged, never stored.',
+    }),
   })
   .refine((input) => [input.base64, input.url, input.upload].filter((value) => value !== undefined).length === 1, {
     message: "give exactly one of document.base64, document.url or document.upload",
