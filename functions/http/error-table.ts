@@ -53,6 +53,11 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
     status: 409,
     description: "The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer.",
   },
+  WOULD_INVALIDATE_SIGNATURES: {
+    status: 409,
+    description:
+      "The PDF is signed and the operation rewrites it, which would invalidate the signatures; details name each. Send dropSignatures: true to remove them.",
+  },
   RATE_LIMIT_ERROR: { status: 429, description: "Too many requests; retry after the number of seconds in Retry-After." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected failure; the cause is logged under the request id." },
   FETCH_FAILED: { status: 502, description: "A document or image URL could not be fetched safely." },

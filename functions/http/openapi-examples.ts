@@ -127,6 +127,11 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   IDEMPOTENCY_KEY_REUSED: {
     message: "This Idempotency-Key was used for a different request (method, path, query or body) in the last 24 hours; use a new key for a new request.",
   },
+  WOULD_INVALIDATE_SIGNATURES: {
+    message:
+      'document is signed ("Signature1"); this operation rewrites the document and would invalidate that signature. Send "dropSignatures": true to remove the signatures and go on, or sign again afterwards.',
+    details: [{ field: "document", issue: 'signed signature field "Signature1"' }],
+  },
   IDEMPOTENCY_KEY_IN_USE: {
     message: "The first request with this Idempotency-Key is still being processed; retry after the seconds in Retry-After to get its answer.",
   },
@@ -477,4 +482,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   "job-redeliver": {},
   "webhooks-secret": {},
   "webhooks-secret-rotate": {},
+  merge: {},
+  split: {},
+  pages: {},
 };

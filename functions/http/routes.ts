@@ -4,6 +4,7 @@ import { convertRoute } from "#http/contracts/convert.ts";
 import { jobRedeliverRoute, jobRoute } from "#http/contracts/jobs.ts";
 import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
+import { mergeRoute, pagesRoute, splitRoute } from "#http/contracts/pdf-tools.ts";
 import { signRoute } from "#http/contracts/sign.ts";
 import { timestampRoute } from "#http/contracts/timestamp.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
@@ -39,6 +40,9 @@ export const routes = [
   jobRedeliverRoute,
   webhookSecretRoute,
   rotateWebhookSecretRoute,
+  mergeRoute,
+  splitRoute,
+  pagesRoute,
 ] as const satisfies readonly RouteContract[];
 
 /** RouteName is the name of a route of the catalogue: its entry file functions/<name>.ts, its event events/<name>.json. */

@@ -63,6 +63,7 @@ const statuses = {
   CODE_EXPIRED: [422, "Unprocessable Entity"],
   IDEMPOTENCY_KEY_REUSED: [422, "Unprocessable Entity"],
   IDEMPOTENCY_KEY_IN_USE: [409, "Conflict"],
+  WOULD_INVALIDATE_SIGNATURES: [409, "Conflict"],
   RATE_LIMIT_ERROR: [429, "Too Many Requests"],
   HEADERS_TOO_LARGE: [431, "Request Header Fields Too Large"],
   INTERNAL_ERROR: [500, "Internal Server Error"],
