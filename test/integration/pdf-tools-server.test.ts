@@ -114,6 +114,17 @@ describe("POST /v1/merge", () => {
     expect(bad.json.details).toEqual([{ field: "documents.0.pages", issue: "page 9 does not exist (the document has 3 pages)" }]);
     expect((await api.postJson("/v1/merge", { documents: [{ document: b64(alpha) }] }, key)).status).toBe(400);
   });
+
+  it("refuses an encrypted input with ENCRYPTED_DOCUMENT naming its member", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "signet-encrypted-"));
+    writeFileSync(join(folder, "in.pdf"), beta);
+    await run("qpdf", ["--encrypt", "user", "owner", "256", "--", join(folder, "in.pdf"), join(folder, "out.pdf")]);
+    const encrypted = readFileSync(join(folder, "out.pdf"));
+    const { status, json } = await api.postJson("/v1/merge", { documents: [{ document: b64(alpha) }, { document: b64(encrypted) }] }, key);
+    expect(status).toBe(422);
+    expect(json.code).toBe("ENCRYPTED_DOCUMENT");
+    expect(json.details).toEqual([{ field: "documents.1.document", issue: expect.stringContaining("password") }]);
+  });
 });
 
 describe("the signature guard on every tool", () => {

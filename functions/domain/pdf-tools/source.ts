@@ -55,9 +55,10 @@ function libpdfSignatures(pdf: PDF): string[] {
  * request member in errors.
  */
 export async function openSource(bytes: Buffer, options: { field: string; dropSignatures?: boolean | undefined; maxPages: number }): Promise<SourceDocument> {
-  const file = readPdfFile(bytes, options.maxPages);
+  let file: ReturnType<typeof readPdfFile>;
   let pdf: PDF;
   try {
+    file = readPdfFile(bytes, options.maxPages);
     pdf = await loadForWriting(bytes, file, options.maxPages);
   } catch (error) {
     if (error instanceof SignetError) throw withField(error, options.field);
