@@ -294,6 +294,11 @@ export function openApiDocument(version: string): ReturnType<typeof createDocume
       { name: "Sign", description: "Sign documents and check signatures." },
       { name: "Annotate", description: "Fill DOCX templates." },
       { name: "Convert", description: "Convert office documents." },
+      {
+        name: "PDF tools",
+        description:
+          "Merge, split and rearrange PDFs; a signed input is refused (409 WOULD_INVALIDATE_SIGNATURES) unless dropSignatures says to remove its signatures.",
+      },
       { name: "Uploads", description: "Send documents too large for a request body on AWS straight to storage, then use them by reference." },
       { name: "Service", description: "Health, this document and the reference page." },
     ],

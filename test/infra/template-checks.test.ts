@@ -159,7 +159,14 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     const buffered = methods(plain).filter((method) => method.Integration?.TimeoutInMillis && method.Integration.ResponseTransferMode !== "STREAM");
     const streamed = methods(plain).filter((method) => method.Integration?.ResponseTransferMode === "STREAM");
     expect(new Set(buffered.map((method) => method.Integration!.TimeoutInMillis))).toEqual(new Set([only(/(\d+) s for buffered routes/) * 1000]));
-    expect(streamed.map((method) => `${method.HttpMethod} ${method.path}`).sort()).toEqual(["POST /v1/annotate", "POST /v1/convert", "POST /v1/sign"]);
+    expect(streamed.map((method) => `${method.HttpMethod} ${method.path}`).sort()).toEqual([
+      "POST /v1/annotate",
+      "POST /v1/convert",
+      "POST /v1/merge",
+      "POST /v1/pages",
+      "POST /v1/sign",
+      "POST /v1/split",
+    ]);
     expect(new Set(streamed.map((method) => method.Integration!.TimeoutInMillis))).toEqual(new Set([only(/and (\d+) s for the streamed ones/) * 1000]));
     // The job worker converts too, with a job's 15 minutes (infra/jobs.ts, docs/aws.md's async jobs).
     for (const name of officeCallers.filter((name) => name !== "jobs-worker"))
