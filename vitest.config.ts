@@ -19,8 +19,9 @@ export default defineConfig({
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: randomBytes(32).toString("base64url"),
     },
-    // The shared test PKI (test/helpers/pki/testing-pki.ts), built once per run.
-    globalSetup: ["test/helpers/pki/global-setup.ts"],
+    // The shared test PKI (test/helpers/pki/testing-pki.ts), built once per run; the run's folder
+    // of synthesized CDK assemblies (test/helpers/infra-synth.ts: one synthesis per context per run).
+    globalSetup: ["test/helpers/pki/global-setup.ts", "test/helpers/synth-cache-setup.ts"],
     reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

@@ -2,6 +2,7 @@ import { resolveDocument } from "#domain/shared/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { intake } from "#domain/documents/intake.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
+import { jobTimeLimit } from "#http/jobs.ts";
 import { json } from "#http/responses.ts";
 import { uploadedDocument } from "#http/upload-input.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
@@ -26,9 +27,10 @@ export function makeAnnotateHandler(container: Container) {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
     const fetcher = safeFetcher(container);
     const document = await resolveDocument(input.document, ["docx"], { fetcher, limits: config.documentLimits });
-    const docx = await fillTemplate(document.bytes, req.body.fields, { fetcher, limits, pictures: pictures(container) }, req.body.data);
+    // The template's zip directory, read once by resolveDocument, is handed on (not read again).
+    const docx = await fillTemplate(document.zip ?? document.bytes, req.body.fields, { fetcher, limits, pictures: pictures(container) }, req.body.data);
     const pdf = req.query.to === "pdf";
-    const output = pdf ? await converter(container).convert(await intake(docx, "docx", filled), { to: "pdf" }) : docx;
+    const output = pdf ? await converter(container).convert(await intake(docx, "docx", filled), { to: "pdf", ...jobTimeLimit(req.jobDeadline) }) : docx;
     const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;
     await input.consumed();
     return json(200, { document: { base64: `data:${contentType};base64,${output.toString("base64")}`, contentType } });

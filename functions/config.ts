@@ -34,6 +34,12 @@ export interface Setting<T> {
 
 const MB = 1024 * 1024;
 
+/** LOG_LEVELS are the levels SIGNET_LOG_LEVEL may name (Powertools' own). */
+const LOG_LEVELS = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "SILENT"] as const;
+
+/** LogLevelName is one of LOG_LEVELS. */
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
 /** DEBIAN_HANAZONO is where Debian's fonts-hanazono (scripts/setup.mjs installs it) puts HanaMinA/B. */
 const DEBIAN_HANAZONO = "/usr/share/fonts/truetype/hanazono";
 
@@ -155,6 +161,17 @@ export const settings = {
       doc: "region of the DynamoDB, SES and S3 clients",
       read: (env) => raw(env, "AWS_REGION") ?? raw(env, "AWS_DEFAULT_REGION") ?? "us-east-1",
     } as Setting<string>,
+    logLevel: {
+      name: "SIGNET_LOG_LEVEL",
+      default: "INFO",
+      doc: "log level",
+      read: (env) => {
+        const level = (raw(env, "SIGNET_LOG_LEVEL") ?? "INFO").toUpperCase();
+        if (!(LOG_LEVELS as readonly string[]).includes(level))
+          throw configurationError(`SIGNET_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${level}"`);
+        return level as LogLevelName;
+      },
+    } as Setting<LogLevelName>,
   },
   limits: {
     maxRequestBytes: positiveInt("SIGNET_MAX_REQUEST_BYTES", 36 * MB, "request body limit"),
@@ -351,6 +368,7 @@ export const settings = {
       false,
       "end LibreOffice (its process group and every process it left) after every conversion; the stack sets it on the office function",
     ),
+    tempDir: optional("SIGNET_LIBREOFFICE_TEMP_DIR", "folder the converter's private work folder is made in", "the OS temp folder (`TMPDIR`)"),
     memoryLimitMb: count("SIGNET_LIBREOFFICE_MEMORY_MB", 4096, "address-space limit of each LibreOffice process in MB (prlimit --as); 0: none"),
     profileTemplate: {
       name: "SIGNET_LIBREOFFICE_PROFILE",
@@ -384,6 +402,8 @@ export interface Config {
   version: string;
   runtime: Runtime;
   region: string;
+  /** The log level from the container's creation on (SIGNET_LOG_LEVEL). */
+  logLevel: LogLevelName;
   limits: Limits;
   /** The limits in the shape resolveDocument and the zip guard take (derived from limits). */
   documentLimits: DocumentLimits;
@@ -433,6 +453,7 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
   version: (env, runtime) => settings.process.version.read(env, runtime),
   runtime: (_env, runtime) => runtime,
   region: (env, runtime) => settings.process.region.read(env, runtime),
+  logLevel: (env, runtime) => settings.process.logLevel.read(env, runtime),
   limits: (env, runtime) => readGroup(settings.limits, env, runtime),
   documentLimits: (env, runtime) => {
     const limits = readGroup(settings.limits, env, runtime);

@@ -5,6 +5,7 @@ import { checkConvertedPages, conversionOptions } from "#domain/documents/conver
 import { targetMediaTypes } from "#domain/documents/formats.ts";
 import { intake } from "#domain/documents/intake.ts";
 import { convertRoute } from "#http/contracts/convert.ts";
+import { jobTimeLimit } from "#http/jobs.ts";
 import { parseMultipartFile } from "#http/multipart.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
 import { type Container, processContainer } from "#wiring/container.ts";
@@ -25,7 +26,8 @@ export function makeConvertHandler(container: Container) {
       : await parseMultipartFile(req.rawBody, req.headers["content-type"], { field: "file", maxBytes: limits.maxDocumentBytes });
     const { from, ...convertTo } = options;
     const document = await intake(upload.bytes, from, intakeLimits(config));
-    const output = await converter(container).convert(document, convertTo);
+    // A job's run gives the conversion the time its invocation has left; a request keeps the converter's own limit.
+    const output = await converter(container).convert(document, { ...convertTo, ...jobTimeLimit(req.jobDeadline) });
     if (options.maxPages !== undefined) await checkConvertedPages(output, options.maxPages);
     const { contentType, extension } = targetMediaTypes[options.to];
     const fileName = `${parse(upload.fileName).name || "document"}.${extension}`;

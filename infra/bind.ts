@@ -102,8 +102,11 @@ export function idempotencyStore(table: ITable, uploads: IBucket): Binding {
   return recordStore(table, IDEMPOTENCY_ITEMS, uploads, idempotencyAnswerObjects);
 }
 
-/** JOB_ITEMS is the partition key prefix of job records in the key table (functions/adapters/dynamodb-job-store.ts). */
-const JOB_ITEMS = "JOB#*";
+/**
+ * JOB_ITEMS are the partition keys of job records in the key table (functions/adapters/dynamodb-job-store.ts):
+ * the jobs, and JOBX, the to-expire entries of jobs with a callbackUrl (their job.expired webhook).
+ */
+const JOB_ITEMS = ["JOB#*", "JOBX"];
 
 /** jobObjects is the uploads bucket's folder of job requests and results (infra/jobs.ts expires it). */
 export const jobObjects = "jobs/*";
@@ -118,18 +121,37 @@ export function jobStore(table: ITable, uploads: IBucket): Binding {
 }
 
 /**
+ * jobExpiry binds the webhook sweeper's expiry of jobs with a callbackUrl (job.expired): the job
+ * store's reads and writes (jobStore) and a Query of the to-expire entries, JOBX only.
+ */
+export function jobExpiry(table: ITable, uploads: IBucket): Binding {
+  const store = jobStore(table, uploads);
+  return {
+    env: store.env,
+    statements: [
+      ...store.statements,
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["JOBX"] } },
+      }),
+    ],
+  };
+}
+
+/**
  * recordStore binds a store of records in the key table with large parts in the uploads bucket:
  * single-item reads and conditional writes limited by dynamodb:LeadingKeys to `items` (never an
  * API key's), and put, read and delete under `objects` of the uploads bucket.
  */
-function recordStore(table: ITable, items: string, uploads: IBucket, objects: string): Binding {
+function recordStore(table: ITable, items: string | string[], uploads: IBucket, objects: string): Binding {
   return {
     env: { SIGNET_TABLE: table.tableName, SIGNET_UPLOADS_BUCKET: uploads.bucketName },
     statements: [
       new PolicyStatement({
         actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
         resources: [table.tableArn],
-        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [items] } },
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [items].flat() } },
       }),
       new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], resources: [uploads.arnForObjects(objects)] }),
     ],

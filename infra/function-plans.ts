@@ -93,6 +93,23 @@ export const functionPlans = {
       { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
     ],
   },
+  // The stamp's fonts (assets, HarfBuzz) and pictures (SVG renderer, WebP decoder), as sign and annotate.
+  stamp: {
+    memoryMb: 1536,
+    timeoutSeconds: STREAMING_TIMEOUT_SECONDS,
+    package: "zip",
+    uploads: "consume",
+    runtimeFiles: [
+      { from: "assets", to: "assets" },
+      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
+      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
+      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
+    ],
+  },
+  // Reads or rewrites a PDF up to 25 MB (the whole file when it is unsigned); no fonts, no pictures.
+  metadata: { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
   "annotate-fields": { memoryMb: 1024, timeoutSeconds: INTEGRATION_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
   convert: streamed,
   // Only sign touches the key; verify (which parses untrusted PDFs) and verify-key read the public chain.

@@ -211,7 +211,11 @@ export class SignetStack extends Stack {
     // Webhooks: the secret routes read and rotate the WHSEC# items; retries run off the request path
     // (infra/webhook-sweeper.ts): every minute, the due queue in the key table.
     for (const name of ["webhooks-secret", "webhooks-secret-rotate"] as const) bind(fns[name]!, webhookSecrets(table));
-    this.functions["webhook-sweeper"] = new WebhookSweeper(this, "WebhookSweeper", { fn: this.createFunction("webhook-sweeper", version, []), table }).fn;
+    this.functions["webhook-sweeper"] = new WebhookSweeper(this, "WebhookSweeper", {
+      fn: this.createFunction("webhook-sweeper", version, []),
+      table,
+      uploads: uploadsBucket,
+    }).fn;
     // Idempotency-Key: records in the key table, large answers under idempotency/ of the uploads bucket.
     for (const route of routes) if (route.idempotent) bind(fns[route.name]!, idempotencyStore(table, uploadsBucket));
     this.bindJobs(table, uploadsBucket);
@@ -371,7 +375,7 @@ export class SignetStack extends Stack {
     // The job worker runs sign's, annotate's and timestamp's jobs: it reads their settings too.
     if (props.tsaUrl) for (const name of ["sign", "timestamp", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_TSA_URL", props.tsaUrl));
     // The audit page fonts travel beside the bundle (the plan's runtimeFiles); the task root is /var/task.
-    for (const name of ["sign", "annotate", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
+    for (const name of ["sign", "annotate", "jobs-worker", "stamp"]) bind(fns[name]!, setting("SIGNET_FONTS_DIR", `${lambdaTaskRoot}/assets/fonts`));
     if (props.extraFontsDir)
       for (const name of ["sign", "jobs-worker"]) bind(fns[name]!, setting("SIGNET_EXTRA_FONTS_DIR", `${lambdaTaskRoot}/${EXTRA_FONTS_IN_BUNDLE}`));
   }

@@ -40,7 +40,10 @@ export async function bootstrap(container: Container): Promise<Shutdown[]> {
 /** startWebhookSweeper starts the in-process timer of webhook retries (pending deliveries resume from the key table) and says so. */
 function startWebhookSweeper(container: Container): Shutdown {
   const { sweepMs, retrySchedule } = container.config.webhooks;
-  const sweeper = new WebhookSweeper(webhookEvents(container), { intervalMs: sweepMs, warn: (message, data) => logger.warn(message, data) });
+  const events = webhookEvents(container);
+  const sweeper = new WebhookSweeper(events, { intervalMs: sweepMs, warn: (message, data) => logger.warn(message, data) });
+  // A finished job's first attempt: at once, by the sweeper (not inside the job worker).
+  events.onQueued(() => sweeper.wake());
   sweeper.start();
   const hours = retrySchedule.reduce((sum, delay) => sum + delay, 0) / 3_600_000;
   logger.info("webhook sweeper ready", { everyMs: sweepMs, attempts: retrySchedule.length + 1, overHours: Math.round(hours * 10) / 10 });

@@ -25,6 +25,8 @@ import { makeSignHandler } from "#functions/sign.ts";
 import { makeMergeHandler } from "#functions/merge.ts";
 import { makePagesHandler } from "#functions/pages.ts";
 import { makeSplitHandler } from "#functions/split.ts";
+import { makeStampHandler } from "#functions/stamp.ts";
+import { makeMetadataHandler } from "#functions/metadata.ts";
 import { makeTimestampHandler } from "#functions/timestamp.ts";
 import { makeUploadsHandler } from "#functions/uploads.ts";
 import { makeVerifyHandler as makeVerifyDocumentHandler } from "#functions/verify.ts";
@@ -72,6 +74,8 @@ const makers = {
   "webhooks-secret": (container: Container) => makeWebhookSecretHandler(container),
   "webhooks-secret-rotate": (container: Container) => makeRotateWebhookSecretHandler(container),
   sign: makeSignHandler,
+  stamp: makeStampHandler,
+  metadata: makeMetadataHandler,
   timestamp: makeTimestampHandler,
   annotate: makeAnnotateHandler,
   "annotate-fields": makeAnnotateFieldsHandler,

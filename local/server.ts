@@ -391,6 +391,11 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         });
     },
   );
+  // An idle keep-alive connection stays open 65 s (Node's default is 5 s), longer than the idle
+  // time-outs clients and proxies use (undici 4 s, AWS load balancers 60 s): a server that closes
+  // first races a client reusing the connection at that moment, and the request ends in ECONNRESET
+  // (seen in tests whose process was busy for a few seconds between two requests).
+  server.keepAliveTimeout = 65_000;
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => onClientError(error, socket, timeoutMs));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

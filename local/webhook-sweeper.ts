@@ -3,7 +3,8 @@ import type { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";
 /**
  * WebhookSweeper is the local server's in-process timer for webhook retries: every `intervalMs`
  * it makes the attempts that are due (in the key table, so pending deliveries resume after a
- * restart). On AWS the webhook-sweeper function does the same once a minute.
+ * restart), and at once when a delivery is queued (wake). On AWS the webhook-sweeper function does
+ * the same once a minute.
  */
 export class WebhookSweeper {
   readonly #events: Pick<WebhookDeliveries, "sweep">;
@@ -11,6 +12,8 @@ export class WebhookSweeper {
   readonly #warn: (message: string, data: Record<string, unknown>) => void;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> = Promise.resolve();
+  #sweeping = false;
+  #again = false;
   #stopped = false;
 
   constructor(events: Pick<WebhookDeliveries, "sweep">, options: { intervalMs: number; warn: (message: string, data: Record<string, unknown>) => void }) {
@@ -25,11 +28,24 @@ export class WebhookSweeper {
     this.#tick();
   }
 
+  /** wake sweeps now (a delivery was queued); during a sweep, once more right after it. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#sweeping) this.#again = true;
+    else {
+      clearTimeout(this.#timer);
+      this.#tick();
+    }
+  }
+
   #tick(): void {
+    this.#sweeping = true;
+    this.#again = false;
     this.#running = this.#sweepAll()
       .catch((error: unknown) => this.#warn("webhook sweep failed; the next one retries", { error: error instanceof Error ? error.message : String(error) }))
       .finally(() => {
-        if (!this.#stopped) this.#timer = setTimeout(() => this.#tick(), this.#intervalMs).unref();
+        this.#sweeping = false;
+        if (!this.#stopped) this.#timer = setTimeout(() => this.#tick(), this.#again ? 0 : this.#intervalMs).unref();
       });
   }
 

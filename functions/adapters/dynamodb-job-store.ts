@@ -11,11 +11,21 @@
  *              (S, `jobs/<id>/result`)
  *   unfinished pk `JOBQ`  sk `<createdAtMs, 15 digits>#<id>`: a queued or running job (locally
  *              only, `indexJobs`: the in-process pool's queue; on AWS SQS holds the queue)
- *   to expire  pk `JOBX`  sk `<expiresAtMs, 15 digits>#<id>`: a finished job (locally only: the
- *              pool's expiry sweep; on AWS the lifecycle rule and the TTL expire)
+ *   to expire  pk `JOBX`  sk `<expiresAtMs, 15 digits>#<id>`: a finished job; on AWS only one
+ *              with a callbackUrl (its job.expired webhook: the webhook sweeper expires it), the
+ *              others are left to the lifecycle rule and the TTL; locally every one (the pool's sweep)
  */
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { withDeadline } from "#adapters/call-deadline.ts";
 import { createDynamoClient, type DynamoKeyStoreOptions } from "#adapters/dynamodb-key-store.ts";
@@ -38,12 +48,15 @@ export interface JobStoreOptions {
   table: DynamoKeyStoreOptions;
   s3: S3Client;
   bucket: string;
-  /** Keep the unfinished and to-expire index items (the local pool reads them; SQS and lifecycle rules do on AWS). */
+  /**
+   * Keep the unfinished index and every job's to-expire item (the local pool reads them); without
+   * it (AWS: SQS and lifecycle rules) only jobs with a callbackUrl get a to-expire item.
+   */
   indexJobs: boolean;
 }
 
 type Item = Record<string, unknown>;
-type Command = GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand;
+type Command = GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand | BatchWriteCommand;
 
 // Every attribute of a job's item but its request, each by a placeholder (several are DynamoDB reserved words).
 const RECORD_ATTRIBUTES = [
@@ -118,6 +131,8 @@ class DynamoJobStore implements JobStore {
   readonly #s3: S3Client;
   readonly #bucket: string;
   readonly #index: boolean;
+  /** Requests a claim read with the job (its UpdateItem answers the whole item), until the run asks for them: one GetItem less per run. */
+  readonly #claimed = new Map<string, Buffer>();
 
   constructor(options: JobStoreOptions) {
     this.#db = DynamoDBDocumentClient.from(createDynamoClient(options.table), { marshallOptions: { removeUndefinedValues: true } });
@@ -145,6 +160,12 @@ class DynamoJobStore implements JobStore {
       if (conditionFailed(error)) return false;
       throw error;
     }
+  }
+
+  /** batch makes a few writes in one BatchWriteItem; what the table leaves unprocessed is a store error (the run is retried). */
+  async #batch(writes: NonNullable<BatchWriteCommandInput["RequestItems"]>[string]): Promise<void> {
+    const answer = await this.#send<{ UnprocessedItems?: Record<string, unknown[]> }>(new BatchWriteCommand({ RequestItems: { [this.#table]: writes } }));
+    if ((answer.UnprocessedItems?.[this.#table]?.length ?? 0) > 0) throw storeError(new Error("index writes left unprocessed"));
   }
 
   async #object(key: string): Promise<Buffer> {
@@ -194,6 +215,11 @@ class DynamoJobStore implements JobStore {
   }
 
   async requestOf(id: string): Promise<Buffer> {
+    const claimed = this.#claimed.get(id);
+    if (claimed) {
+      this.#claimed.delete(id);
+      return claimed;
+    }
     const item = (
       await this.#send<{ Item?: Item }>(
         new GetCommand({
@@ -222,16 +248,20 @@ class DynamoJobStore implements JobStore {
           ReturnValues: "ALL_NEW",
         }),
       );
-      return answer.Attributes ? recordOf(answer.Attributes, undefined) : undefined;
+      if (!answer.Attributes) return undefined;
+      const request = bytesOf(answer.Attributes.request);
+      if (request) this.#claimed.set(id, request);
+      return recordOf(answer.Attributes, undefined);
     } catch (error) {
       if (conditionFailed(error)) return undefined;
       throw error;
     }
   }
 
-  async finish(job: Pick<JobRecord, "id" | "createdAt">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean> {
+  async finish(job: Pick<JobRecord, "id" | "createdAt" | "callbackUrl">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean> {
     const { id } = job;
     const { answer } = outcome;
+    this.#claimed.delete(id);
     const large = answer.body.length > INLINE_RESULT_MAX_BYTES;
     if (large)
       await this.#s3
@@ -258,10 +288,10 @@ class DynamoJobStore implements JobStore {
       }),
     );
     if (!finished) return false;
-    if (this.#index) {
-      await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBQ", sk: sortKey(job.createdAt, id) } }));
-      await this.#send(new PutCommand({ TableName: this.#table, Item: { pk: "JOBX", sk: sortKey(expiresAt, id) } }));
-    }
+    const toExpire = { pk: "JOBX", sk: sortKey(expiresAt, id) };
+    // Locally both index changes in one round trip; on AWS (no BatchWriteItem granted) the to-expire entry of a job with a callbackUrl alone.
+    if (this.#index) await this.#batch([{ DeleteRequest: { Key: { pk: "JOBQ", sk: sortKey(job.createdAt, id) } } }, { PutRequest: { Item: toExpire } }]);
+    else if (job.callbackUrl) await this.#send(new PutCommand({ TableName: this.#table, Item: toExpire }));
     return true;
   }
 
@@ -280,7 +310,8 @@ class DynamoJobStore implements JobStore {
         ExpressionAttributeValues: { ":expired": "expired", ":succeeded": "succeeded", ":failed": "failed" },
       }),
     );
-    if (this.#index && job) await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBX", sk: sortKey(job.expiresAt, id) } }));
+    if (job && (this.#index || job.callbackUrl))
+      await this.#send(new DeleteCommand({ TableName: this.#table, Key: { pk: "JOBX", sk: sortKey(job.expiresAt, id) } }));
     return expired;
   }
 

@@ -27,8 +27,22 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type does not fit the endpoint." },
   INVALID_DOCUMENT: { status: 422, description: "The document is not a readable PDF or DOCX (or not the kind this endpoint takes)." },
   ENCRYPTED_DOCUMENT: { status: 422, description: "The document is password-protected or encrypted." },
-  FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template." },
+  WOULD_INVALIDATE_SIGNATURES: {
+    status: 409,
+    description:
+      "The PDF holds signatures and the operation would break them (a change their signatures or certification do not permit); send dropSignatures: true to remove them and go ahead.",
+  },
+  FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template; or signatureField.name names no field of the PDF." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
+  FIELD_ALREADY_SIGNED: { status: 422, description: "The signature field named in signatureField already holds a signature." },
+  FIELD_PLACEMENT: {
+    status: 422,
+    description: "A new signature field's page is not in the document, its rectangle is not inside that page, its name is taken, or the document is certified.",
+  },
+  CERTIFICATION_NOT_FIRST: {
+    status: 422,
+    description: "certify was asked of a document that already holds a signature: a certification must be the first signature.",
+  },
   DATA_MISSING: { status: 422, description: "A {{tag}} of the template has no value in the annotate request's data." },
   INVALID_IMAGE: {
     status: 422,
@@ -52,11 +66,6 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,
     description: "The first request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer.",
-  },
-  WOULD_INVALIDATE_SIGNATURES: {
-    status: 409,
-    description:
-      "The PDF is signed and the operation rewrites it, which would invalidate the signatures; details name each. Send dropSignatures: true to remove them.",
   },
   RATE_LIMIT_ERROR: { status: 429, description: "Too many requests; retry after the number of seconds in Retry-After." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected failure; the cause is logged under the request id." },

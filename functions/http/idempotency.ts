@@ -15,6 +15,7 @@ import {
 import { callerOf } from "#http/caller.ts";
 import { errorTable } from "#http/error-table.ts";
 import { toErrorResponse } from "#http/error-response.ts";
+import { jobRunOf } from "#http/jobs.ts";
 import { partsOf, type PipelineEvent } from "#http/middlewares/chain.ts";
 import { requestIdOf } from "#http/middlewares/request-facts.ts";
 import { bodyChunks, bodyPartsOf, type HttpResponse } from "#http/responses.ts";
@@ -45,6 +46,16 @@ function idempotencyKeyOf(event: PipelineEvent): string | undefined {
   }
   const value = event.headers?.["idempotency-key"]; // lower-case after the header normalizer
   return value === undefined ? undefined : checkIdempotencyKey(value);
+}
+
+/**
+ * runAnchorOf is the idempotency key of a job's run: the job's own id, behind a control character
+ * no Idempotency-Key header can carry. A run that did the work and died before the job kept the
+ * answer (SQS delivers the job again) gets that answer back instead of doing the work twice.
+ */
+function runAnchorOf(event: PipelineEvent): string | undefined {
+  const jobId = jobRunOf(event);
+  return jobId === undefined ? undefined : `\u0001job-run\u0001${jobId}`;
 }
 
 /** answerOf is a response as it is kept: its status, its own headers and the exact bytes of its body. */
@@ -80,8 +91,9 @@ const statusOf = (error: unknown) => (isSignetError(error) ? errorTable[error.co
 export function idempotent(work: Work, deps: IdempotencyDeps, route: { streaming?: boolean }): Work {
   const routeTimeoutMs = (route.streaming === true ? STREAMING_TIMEOUT_SECONDS : INTEGRATION_TIMEOUT_SECONDS) * 1000;
   return async (event, context) => {
-    const key = idempotencyKeyOf(event);
-    if (key === undefined) return work(event, context);
+    const anchor = runAnchorOf(event);
+    const key = anchor ?? idempotencyKeyOf(event);
+    if (key === undefined || (anchor !== undefined && !deps.store)) return work(event, context);
     const { store } = deps;
     if (!store) throw new SignetError("SERVICE_UNAVAILABLE", "Idempotency keys are not available on this server; send the request without Idempotency-Key.");
     const { principal, rawBody } = partsOf(event);
@@ -94,7 +106,11 @@ export function idempotent(work: Work, deps: IdempotencyDeps, route: { streaming
     const lockToken = randomUUID();
     const expiresAt = now + IDEMPOTENCY_TTL_SECONDS * 1000;
     const lockExpiresAt = now + Math.min(context.getRemainingTimeInMillis(), routeTimeoutMs) + LOCK_MARGIN_MS;
-    const claimed = await store.claim({ scope, fingerprint, lockToken, now, lockExpiresAt, expiresAt });
+    // A job's run holds its job (the job store's lease): an earlier run's claim still "running" is
+    // that of a worker that died, taken over at once (every lock ends within a route's time-out of
+    // its start), while a finished run's answer is replayed.
+    const claimNow = anchor === undefined ? now : now + routeTimeoutMs + LOCK_MARGIN_MS;
+    const claimed = await store.claim({ scope, fingerprint, lockToken, now: claimNow, lockExpiresAt, expiresAt });
     if (claimed !== "claimed") return replayOf(existingAnswer(claimed, fingerprint, now));
     const keep = async (answer: StoredAnswer | undefined) => {
       try {

@@ -111,10 +111,25 @@ export async function runJob(id: string, deps: JobRunnerDeps, context?: Context)
   return "finished";
 }
 
-/** expireJob deletes a finished job's request and result once they pass their expiry, and tells JobEvents. */
-export async function expireJob(job: JobRecord, deps: Pick<JobRunnerDeps, "store" | "events" | "now">): Promise<void> {
+/** ExpiryDeps are what expiring jobs needs. */
+export type ExpiryDeps = Pick<JobRunnerDeps, "store" | "events" | "now">;
+
+/** expireJob deletes a finished job's request and result once they pass their expiry, and tells JobEvents (job.expired, once). */
+export async function expireJob(job: JobRecord, deps: ExpiryDeps): Promise<void> {
   if (!(await deps.store.expire(job.id))) return;
   await deps.events.jobFinished(finishedEvent(job, "expired", deps.now(), {})).catch((error: unknown) => {
     logger.warn("job event not handled", { jobId: job.id, error: error as Error });
   });
+}
+
+/** expireDue expires up to `limit` finished jobs past their expiry (the local pool, the webhook sweeper on AWS); how many. */
+export async function expireDue(deps: ExpiryDeps, limit = 16): Promise<number> {
+  const { store } = deps;
+  const due = await store.dueToExpire(deps.now(), limit);
+  for (const id of due) {
+    const job = await store.get(id);
+    if (job) await expireJob(job, deps);
+    else await store.expire(id);
+  }
+  return due.length;
 }

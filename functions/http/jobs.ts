@@ -3,7 +3,7 @@ import { SignetError } from "#domain/shared/errors.ts";
 import type { JobEvents } from "#domain/jobs/job-events.ts";
 import { type JobQueue, type JobRecord, type JobStore, RETRY_AFTER_SECONDS, isFinished, newJobId } from "#domain/jobs/job.ts";
 import type { Principal } from "#http/caller.ts";
-import { partsOf, type PipelineEvent, type PipelineMiddleware } from "#http/middlewares/chain.ts";
+import { partsOf, type PipelineEvent, type PipelineMiddleware, type RequestParts } from "#http/middlewares/chain.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
 
 /**
@@ -29,8 +29,8 @@ export interface JobDeps {
   syncBudgetMs: number;
   /** The caller of a route without the authorizer (verify), from its Authorization header; undefined when none or not valid. */
   authenticate: (authorization: string | undefined) => Promise<Principal | undefined>;
-  /** Refuses (VALIDATION_ERROR) a callback URL that is not HTTPS to a public address. */
-  checkCallback: (url: string) => Promise<void>;
+  /** Refuses (VALIDATION_ERROR, naming `field`, body.callbackUrl by default) a callback URL that is not HTTPS to a public address. */
+  checkCallback: (url: string, field?: string) => Promise<void>;
 }
 
 /** JOB_RUN marks an event a worker runs as a job: set on requestContext, which no client request can carry. */
@@ -137,7 +137,7 @@ async function submit(event: PipelineEvent, route: string, deps: JobDeps): Promi
       "Prefer: respond-async needs your API key (Authorization: Bearer sgn_...): a job belongs to the key that submits it.",
     );
   }
-  if (parts.callbackUrl !== undefined) await deps.checkCallback(parts.callbackUrl);
+  if (parts.callbackUrl !== undefined) await deps.checkCallback(parts.callbackUrl, parts.callbackField);
   const now = deps.now();
   const job: JobRecord = {
     id: newJobId(),
@@ -188,37 +188,70 @@ type Work = (event: PipelineEvent, context: Context) => Promise<HttpResponse>;
  */
 export function respondAsync(work: Work, deps: JobDeps, route: string): Work {
   return async (event, context) => {
-    if (jobRunOf(event) !== undefined) return work(event, context);
+    if (jobRunOf(event) !== undefined) {
+      partsOf(event).jobDeadline = Date.now() + context.getRemainingTimeInMillis();
+      return work(event, context);
+    }
     if (prefersAsync(event)) return submit(event, route, deps);
     return withSyncBudget(work(event, context), deps.syncBudgetMs);
   };
 }
 
+/** callbackFromBody takes the `callbackUrl` member out of a JSON body (the route's schema does not know it). */
+function callbackFromBody(parts: RequestParts): void {
+  let value: unknown;
+  try {
+    value = JSON.parse((parts.rawBody ?? Buffer.alloc(0)).toString("utf8"));
+  } catch {
+    return; // not JSON: the body's own validation says what is wrong
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("callbackUrl" in value)) return;
+  const { callbackUrl, ...rest } = value as Record<string, unknown>;
+  if (typeof callbackUrl !== "string") {
+    throw new SignetError("VALIDATION_ERROR", "callbackUrl must be an https:// URL.", { details: [{ field: "body.callbackUrl", issue: "not a string" }] });
+  }
+  parts.callbackUrl = callbackUrl;
+  parts.rawBody = Buffer.from(JSON.stringify(rest), "utf8");
+}
+
 /**
- * asyncBody takes the `callbackUrl` member out of a JSON body that asks respond-async (the route's
- * schema does not know it), before the body is validated; a request without the preference keeps
- * its body as it is (a callbackUrl there is an unknown member: 400).
+ * asyncBody takes a request's `callbackUrl` before the body is validated: from the query on a
+ * route whose body is not JSON (convert's multipart: `?callbackUrl=`, which only a request asking
+ * respond-async may carry), else the member out of a JSON body that asks respond-async (the
+ * route's schema does not know it); a JSON request without the preference keeps its body as it
+ * is (a callbackUrl there is an unknown member: 400).
  */
 export function asyncBody(): PipelineMiddleware {
   return {
     name: "asyncBody",
     before: (request) => {
       const { event } = request;
-      if (jobRunOf(event) !== undefined || !prefersAsync(event)) return;
+      if (jobRunOf(event) !== undefined) return;
       const parts = partsOf(event);
-      let value: unknown;
-      try {
-        value = JSON.parse((parts.rawBody ?? Buffer.alloc(0)).toString("utf8"));
-      } catch {
-        return; // not JSON: the body's own validation says what is wrong
+      const fromQuery = (parts.query as Record<string, unknown> | undefined)?.callbackUrl;
+      if (typeof fromQuery === "string") {
+        if (!prefersAsync(event)) {
+          throw new SignetError("VALIDATION_ERROR", "callbackUrl is for jobs: send it with the header Prefer: respond-async.", {
+            details: [{ field: "query.callbackUrl", issue: "without Prefer: respond-async" }],
+          });
+        }
+        parts.callbackUrl = fromQuery;
+        parts.callbackField = "query.callbackUrl";
+        return;
       }
-      if (typeof value !== "object" || value === null || Array.isArray(value) || !("callbackUrl" in value)) return;
-      const { callbackUrl, ...rest } = value as Record<string, unknown>;
-      if (typeof callbackUrl !== "string") {
-        throw new SignetError("VALIDATION_ERROR", "callbackUrl must be an https:// URL.", { details: [{ field: "body.callbackUrl", issue: "not a string" }] });
-      }
-      parts.callbackUrl = callbackUrl;
-      parts.rawBody = Buffer.from(JSON.stringify(rest), "utf8");
+      if (prefersAsync(event)) callbackFromBody(parts);
     },
   };
+}
+
+/** JOB_AFTER_WORK_MS is what a job's run keeps back from its budget for the work after a long step (signing, the answer, storing it). */
+const JOB_AFTER_WORK_MS = 10_000;
+
+/**
+ * jobTimeLimit is the time limit of a long step (a conversion) in a job's run: what the run has
+ * left, less JOB_AFTER_WORK_MS; empty outside a job, where the step keeps its own limit.
+ */
+export function jobTimeLimit(jobDeadline: number | undefined, now = Date.now()): { timeoutMs?: number } {
+  if (jobDeadline === undefined) return {};
+  return { timeoutMs: Math.max(1_000, jobDeadline - now - JOB_AFTER_WORK_MS) };
 }

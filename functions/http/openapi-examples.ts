@@ -94,6 +94,11 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   UNSUPPORTED_MEDIA_TYPE: { message: 'Send the body as JSON with "Content-Type: application/json" (got "text/plain").' },
   INVALID_DOCUMENT: { message: 'document.base64 is neither a PDF nor a DOCX (it starts with "<htm"). Send the file\'s bytes, base64-encoded.' },
   ENCRYPTED_DOCUMENT: { message: "The PDF is encrypted or password-protected; remove the protection and send it again." },
+  WOULD_INVALIDATE_SIGNATURES: {
+    message:
+      'The PDF holds 1 signature (Signature1) that this change would invalidate; send "dropSignatures": true to remove them, or ask for the change the signatures permit.',
+    details: [{ field: "document", issue: "signed: Signature1" }],
+  },
   FIELD_NOT_FOUND: {
     message: "2 fields match nothing in the template; see details.",
     details: [
@@ -104,6 +109,20 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   FIELD_TYPE_MISMATCH: {
     message: "A field's type does not fit the control it targets; see details.",
     details: [{ field: "fields.2", issue: 'a table cannot go into the inline control "items"; put the control around a table' }],
+  },
+  FIELD_ALREADY_SIGNED: {
+    message: 'The signature field "Employee signature" already holds a signature; name an empty signature field, or give page and rect for a new one.',
+    details: [{ field: "signatureField.name", issue: "already signed" }],
+  },
+  FIELD_PLACEMENT: {
+    message:
+      "signatureField.rect [400, 700, 700, 760] is not inside page 1 (0 0 612 792); give a rectangle within the page, in points from its lower left corner.",
+    details: [{ field: "signatureField.rect", issue: "outside page 1 (0 0 612 792)" }],
+  },
+  CERTIFICATION_NOT_FIRST: {
+    message:
+      "The document already holds a signature: a certification (certify) must be its first signature. Sign it without certify, or certify the document before anyone signs it.",
+    details: [{ field: "certify", issue: "only on a document without signatures" }],
   },
   DATA_MISSING: {
     message: "2 tag use(s) of the template have no value in data; add the paths in details (send false or [] to leave a section out).",
@@ -126,11 +145,6 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
   CODE_EXPIRED: { message: "The code has expired (codes last 15 minutes). Request a new code with GET /v1/auth/register?email=...." },
   IDEMPOTENCY_KEY_REUSED: {
     message: "This Idempotency-Key was used for a different request (method, path, query or body) in the last 24 hours; use a new key for a new request.",
-  },
-  WOULD_INVALIDATE_SIGNATURES: {
-    message:
-      'document is signed ("Signature1"); this operation rewrites the document and would invalidate that signature. Send "dropSignatures": true to remove the signatures and go on, or sign again afterwards.',
-    details: [{ field: "document", issue: 'signed signature field "Signature1"' }],
   },
   IDEMPOTENCY_KEY_IN_USE: {
     message: "The first request with this Idempotency-Key is still being processed; retry after the seconds in Retry-After to get its answer.",
@@ -201,6 +215,18 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
         summary: "Sign a PDF sent as base64",
         description: "A complete request that works as it stands: a one-page PDF, a signer and an audit trail ending in submit.",
         value: { document: { base64: EXAMPLE_PDF_BASE64 }, signer, auditTrail, eventId: "evt_123", metadata: { contract: "C-42", department: "Sales" } },
+      },
+      certifyVisible: {
+        summary: "Certify a PDF (DocMDP P=2) with a visible signature in a new field",
+        description:
+          "A certification signature (later form filling and signatures keep it valid) drawn in a new field on page 1: the signer's name, the UTC signing time, reason and location. Works as it stands on the example page (A4-sized, so the rectangle is inside it); name an existing empty signature field with `signatureField: { name }` instead.",
+        value: {
+          document: { base64: EXAMPLE_PDF_BASE64 },
+          signer,
+          auditTrail,
+          certify: { permissions: 2 },
+          signatureField: { page: 1, rect: [360, 40, 560, 100], reason: "Approved", location: "London" },
+        },
       },
       docxUrl: {
         summary: "Sign a DOCX fetched by URL",
@@ -355,7 +381,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
     },
     success: {
       signed: {
-        summary: "One valid signature by this service",
+        summary: "One valid certification signature (DocMDP P=2) by this service, visible in its field",
         value: {
           valid: true,
           trusted: true,
@@ -363,6 +389,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
           signatures: [
             {
               field: "Signature1",
+              visible: true,
               subFilter: "ETSI.CAdES.detached",
               signerName: "Ada Lovelace",
               certificateSubject: "CN=Signet local signing,O=Signet",
@@ -373,6 +400,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
               trusted: true,
               modifiedAfter: false,
               modificationLevel: "none",
+              docMdpPermission: 2,
               changesPermitted: true,
               level: "B-B",
               documentTimestamp: false,
@@ -393,6 +421,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
           signatures: [
             {
               field: "Signature1",
+              visible: false,
               subFilter: "ETSI.CAdES.detached",
               signerName: "Ada Lovelace",
               certificateSubject: "CN=Signet local signing,O=Signet",
@@ -409,6 +438,7 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
             },
             {
               field: "Approval",
+              visible: false,
               subFilter: "ETSI.CAdES.detached",
               signerName: null,
               certificateSubject: "CN=Signet local signing,O=Signet",
@@ -485,4 +515,6 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   merge: {},
   split: {},
   pages: {},
+  stamp: {},
+  metadata: {},
 };

@@ -40,6 +40,8 @@ export interface HttpRequest<Q, B> {
   requestId: string;
   sourceIp: string;
   principal?: Principal;
+  /** When this is a job's run: the epoch ms its invocation ends; work with a time limit of its own may use up to it. */
+  jobDeadline?: number;
   event: APIGatewayProxyEvent;
 }
 
@@ -112,7 +114,7 @@ export function middlewaresOf(contract: RouteContract, options: HandlerOptions):
 /** routeHandler hands a route's logic what the middlewares read from the request. */
 function routeHandler<Q extends z.ZodType, B extends z.ZodType>(handler: RouteHandler<Q, B>) {
   return async (event: PipelineEvent): Promise<HttpResponse> => {
-    const { principal, rawBody, query, params, body } = partsOf(event);
+    const { principal, rawBody, query, params, body, jobDeadline } = partsOf(event);
     return handler({
       query: query as Output<Q>,
       params: params ?? {},
@@ -122,6 +124,7 @@ function routeHandler<Q extends z.ZodType, B extends z.ZodType>(handler: RouteHa
       requestId: requestIdOf(event),
       sourceIp: event.requestContext?.identity?.sourceIp ?? "",
       ...(principal ? { principal } : {}),
+      ...(jobDeadline === undefined ? {} : { jobDeadline }),
       event,
     });
   };

@@ -5,6 +5,8 @@ import { jobRedeliverRoute, jobRoute } from "#http/contracts/jobs.ts";
 import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
 import { mergeRoute, pagesRoute, splitRoute } from "#http/contracts/pdf-tools.ts";
+import { metadataRoute } from "#http/contracts/pdf-metadata.ts";
+import { stampRoute } from "#http/contracts/pdf-stamp.ts";
 import { signRoute } from "#http/contracts/sign.ts";
 import { timestampRoute } from "#http/contracts/timestamp.ts";
 import { uploadsRoute } from "#http/contracts/uploads.ts";
@@ -43,6 +45,8 @@ export const routes = [
   mergeRoute,
   splitRoute,
   pagesRoute,
+  stampRoute,
+  metadataRoute,
 ] as const satisfies readonly RouteContract[];
 
 /** RouteName is the name of a route of the catalogue: its entry file functions/<name>.ts, its event events/<name>.json. */

@@ -8,6 +8,7 @@
  * and imports none of them, so a function's bundle holds only the wiring it uses.
  */
 import { lazyConfig, type Config } from "#config";
+import { useLogLevel } from "#adapters/powertools-logger.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import type { IdempotencyStore } from "#domain/shared/idempotency.ts";
 import type { UploadStore } from "#domain/shared/upload.ts";
@@ -19,6 +20,7 @@ import type { SigningWiring } from "#wiring/signing.ts";
 import type { WebhookDeliveries } from "#domain/webhooks/webhook-deliveries.ts";
 import type { JobDeps } from "#http/jobs.ts";
 import type { StoreQueue } from "#domain/jobs/job.ts";
+import type { WebhookSender } from "#domain/webhooks/webhook-sender.ts";
 
 /** Parts are the instances a container builds on first use; a test may hand in any of them (overrides). */
 export interface Parts {
@@ -37,6 +39,10 @@ export interface Parts {
   jobDeps: JobDeps | undefined;
   /** The local queue (no SQS): wakes the in-process job pool. */
   storeQueue: StoreQueue;
+  /** What POSTs webhooks (the safe fetcher's sender); a test hands in one that may reach its receiver on loopback. */
+  webhookSender: WebhookSender;
+  /** The submit-time check of a job's callbackUrl (HTTPS, public addresses); a test may allow its loopback receiver. */
+  callbackCheck: (url: string, field?: string) => Promise<void>;
 }
 
 /** Container holds one configuration and the instances built from it, each made once, on first use. */
@@ -71,8 +77,12 @@ export class Container {
   }
 }
 
-/** createContainer builds a container on a configuration; nothing is made until first used. */
+/**
+ * createContainer builds a container on a configuration; nothing is made until first used but the
+ * log level, which is the process's (one logger): the last container made sets it.
+ */
 export function createContainer(config: Config, overrides: Partial<Parts> = {}): Container {
+  useLogLevel(config.logLevel);
   return new Container(config, overrides);
 }
 

@@ -46,6 +46,7 @@ export function libreOfficeOptions(conversion: Config["conversion"]): LibreOffic
     isolation: conversion.isolation,
     memoryLimitMb: conversion.memoryLimitMb,
     ...(conversion.profileTemplate ? { profileTemplate: conversion.profileTemplate } : {}),
+    ...(conversion.tempDir ? { tempDir: conversion.tempDir } : {}),
   };
 }
 

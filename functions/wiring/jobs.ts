@@ -13,7 +13,7 @@ import { s3ClientFor } from "#adapters/s3-upload-store.ts";
 import { createSqsJobQueue } from "#adapters/sqs-job-queue.ts";
 import { authorize } from "#domain/keys/key-service.ts";
 import { StoreQueue, type JobStore } from "#domain/jobs/job.ts";
-import type { JobRunnerDeps, RouteInvoker } from "#http/job-runner.ts";
+import type { ExpiryDeps, JobRunnerDeps, RouteInvoker } from "#http/job-runner.ts";
 import type { JobDeps } from "#http/jobs.ts";
 import type { Container } from "#wiring/container.ts";
 import { keyStoreOptions } from "#wiring/keys.ts";
@@ -33,7 +33,9 @@ function jobStoreOf(config: Config): JobStore | undefined {
     table: keyStoreOptions(config),
     s3: s3ClientFor({ region: config.region, endpoint: s3Endpoint }),
     bucket,
-    indexJobs: config.jobs.queueUrl === undefined,
+    // Only the local server's own pool reads the index: on AWS no function (the worker, the job
+    // routes, the sweeper) may write JOBQ, whether or not it holds the queue's URL.
+    indexJobs: config.runtime === "local" && config.jobs.queueUrl === undefined,
   });
 }
 
@@ -62,7 +64,7 @@ function jobDepsOf(container: Container): JobDeps | undefined {
     budgetMs: jobs.budgetSeconds * 1000,
     syncBudgetMs: jobs.syncBudgetMs,
     authenticate,
-    checkCallback: createCallbackUrlCheck(),
+    checkCallback: container.part("callbackCheck", () => createCallbackUrlCheck()),
   };
 }
 
@@ -77,4 +79,10 @@ export function jobRunnerDeps(container: Container, invoke: RouteInvoker): JobRu
   const store = jobStoreOf(config);
   if (!store) return undefined;
   return { store, events: webhookEvents(container), invoke, now: Date.now, budgetMs: config.jobs.budgetSeconds * 1000, ttlMs: config.jobs.ttlSeconds * 1000 };
+}
+
+/** jobExpiryDeps is what expiring due jobs needs (the webhook sweeper on AWS: job.expired); undefined without a job store. */
+export function jobExpiryDeps(container: Container): ExpiryDeps | undefined {
+  const store = jobStoreOf(container.config);
+  return store ? { store, events: webhookEvents(container), now: Date.now } : undefined;
 }

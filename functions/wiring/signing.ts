@@ -36,6 +36,7 @@ import type { TimestampDependencies } from "#domain/signing/timestamp-document.t
 import type { VerifyDependencies } from "#domain/verification/verify-document.ts";
 import type { Container } from "#wiring/container.ts";
 import { converter, intakeLimits } from "#wiring/conversion.ts";
+import { pictures } from "#wiring/pictures.ts";
 import { revocationFetcher, safeFetcher } from "#wiring/fetch.ts";
 
 /** crlPath is where the service serves its CRL (GET, functions/verify-crl.ts). */
@@ -297,6 +298,7 @@ export function signDependencies(container: Container): SignDependencies {
     converter: converter(container),
     identities: wiring.identityStore(),
     fonts: wiring.fontFiles,
+    images: { fetcher: safeFetcher(container), maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels, pictures: pictures(container) },
     limits: { ...intakeLimits(container.config), maxAuditEvents: limits.maxAuditEvents, maxMetadataBytes: limits.maxMetadataBytes },
     revocationFetcher: wiring.longTermFetcher(),
     ...(settings.tsaUrl ? { timestamper: createHttpTimestamper(settings.tsaUrl), timestampAuthority: new URL(settings.tsaUrl).host } : {}),

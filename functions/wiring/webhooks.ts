@@ -43,7 +43,12 @@ export function webhookSecretDeps(config: Config): SecretDeps {
   return { store: createWebhookStore(keyStoreOptions(config)), now: Date.now };
 }
 
+/** webhookSender is a container's webhook sender: the safe fetcher's (HTTPS, public addresses only, SIGNET_WEBHOOK_TIMEOUT_MS). */
+function webhookSender(container: Container): WebhookSender {
+  return container.part("webhookSender", (own) => createSafeWebhookSender({ timeoutMs: own.config.webhooks.timeoutMs }));
+}
+
 /** webhookEvents is a container's webhook deliveries (the job worker's JobEvents, the sweeper's work), made on first use. */
 export function webhookEvents(container: Container): WebhookDeliveries {
-  return container.part("webhookEvents", (own) => createWebhookEvents(own.config));
+  return container.part("webhookEvents", (own) => createWebhookEvents(own.config, { sender: webhookSender(own) }));
 }

@@ -21,9 +21,10 @@ export async function signWithSignpdf(pdf: Buffer): Promise<Buffer> {
 
 /**
  * signWithPyhanko signs a PDF with pyHanko (another PAdES implementation): a PAdES approval
- * signature, adbe.pkcs7.detached with `pkcs7`, or a certification signature with DocMDP P.
+ * signature, adbe.pkcs7.detached with `pkcs7`, or a certification signature with DocMDP P; with
+ * `ignoreDocMdp` also on a document certified against all changes (a careless signer).
  */
-export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkcs7?: boolean; field?: string } = {}): Buffer {
+export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkcs7?: boolean; field?: string; ignoreDocMdp?: boolean } = {}): Buffer {
   const pki = testPki();
   const dir = scratchDir("pyhanko-sign");
   const input = join(dir, "in.pdf");
@@ -33,6 +34,7 @@ export function signWithPyhanko(pdf: Buffer, options: { certify?: 1 | 2 | 3; pkc
   if (options.certify) args.push("--certify", String(options.certify));
   if (options.pkcs7) args.push("--pkcs7");
   if (options.field) args.push("--field", options.field);
+  if (options.ignoreDocMdp) args.push("--ignore-docmdp");
   const run = runPyhanko("pyhanko-sign.py", args);
   if (run.status !== 0) throw new Error(`pyHanko sign failed: ${run.stderr}`);
   return readFileSync(output);

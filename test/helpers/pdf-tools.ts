@@ -153,3 +153,11 @@ async function withFile<T>(pdf: PdfSource, use: (path: string, dir: string) => P
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** qpdfUncompressed is the file as qpdf writes it for reading (QDF: streams inflated, no object streams), as latin1 text. */
+export async function qpdfUncompressed(pdf: PdfSource): Promise<string> {
+  return withFile(pdf, async (path) => {
+    const { stdout } = await run("qpdf", ["--qdf", "--object-streams=disable", path, "-"], { encoding: "latin1", maxBuffer: 256 * 1024 * 1024 });
+    return stdout;
+  });
+}

@@ -2,7 +2,7 @@
 """Sign a PDF with pyHanko (test helper, run through test/helpers/pyhanko.ts): PAdES (ETSI.CAdES.detached) or adbe.pkcs7.detached,
 optionally as a certification signature with DocMDP permission P.
 
-usage: pyhanko-sign.py IN.pdf OUT.pdf KEY.pem CERT.pem [--certify P] [--pkcs7] [--field NAME]
+usage: pyhanko-sign.py IN.pdf OUT.pdf KEY.pem CERT.pem [--certify P] [--pkcs7] [--field NAME] [--ignore-docmdp]
 
 The same calls in pyHanko 0.20.1 and the current API (0.35 and later): SimpleSigner.load,
 PdfSignatureMetadata(field_name, subfilter, certify, docmdp_permissions), sign_pdf(..., output=),
@@ -21,6 +21,9 @@ def main():
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
 
+    if "--ignore-docmdp" in args:
+        # A careless signer: signs a document certified against all changes (pyHanko itself refuses).
+        signers.PdfSigner._enforce_certification_constraints = lambda self, reader: None
     signer = signers.SimpleSigner.load(key, cert)
     meta = signers.PdfSignatureMetadata(
         field_name=field,

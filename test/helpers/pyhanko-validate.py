@@ -65,6 +65,16 @@ def no_verdict(stage, e):
                       "raisedAt": "%s:%d" % (re.sub(r"^.*/(?=pyhanko|asn1crypto)", "", where.filename), where.lineno)}))
 
 
+def certification_of(sig):
+    """certification_of says whether the catalog's /Perms /DocMDP names this signature, and its DocMDP P (pyHanko's reading of /Reference)."""
+    try:
+        certifies = sig.reader.root["/Perms"].get_value_as_reference("/DocMDP") == sig.sig_object.container_ref
+    except Exception:
+        certifies = False
+    level = sig.docmdp_level
+    return certifies, level.value if level is not None else None
+
+
 def judge(sig, roots, require_trust):
     """judge validates one embedded signature, prints its row, and says whether it holds."""
     import asyncio
@@ -89,6 +99,7 @@ def judge(sig, roots, require_trust):
     row = {"field": sig.field_name, "subFilter": str(sig.sig_object.get("/SubFilter")), "intact": st.intact,
            "valid": st.valid, "trusted": st.trusted, "coverage": st.coverage.name, "modificationLevel": level,
            "docmdpOk": st.docmdp_ok, "bottomLine": st.bottom_line}
+    row["certifies"], row["docmdp"] = certification_of(sig)
     if st.diff_result is not None and not hasattr(st.diff_result, "changed_form_fields"):
         row["diff"] = str(st.diff_result)
     spec = SignatureValidationSpec(

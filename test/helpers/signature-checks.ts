@@ -68,6 +68,10 @@ export interface PyhankoSignature {
   docmdpOk: boolean | null;
   bottomLine: boolean;
   diff?: string;
+  /** The catalog's /Perms /DocMDP names this signature (a certification). */
+  certifies?: boolean;
+  /** The DocMDP permission pyHanko reads from the signature's /Reference, if any. */
+  docmdp?: number | null;
 }
 
 /** PyhankoNoVerdict is an exception inside pyHanko: where (the file, or one signature), its name and message. */

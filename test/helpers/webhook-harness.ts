@@ -1,7 +1,7 @@
 // Drives JobEvents (the webhook side of async jobs) directly with a real store: dynalite from the
 // local stand-ins, the key table, a Config read from an environment given here (process.env is not
 // touched), the safe fetcher's webhook sender allowed to reach an HTTPS receiver on loopback.
-// The job-to-webhook path through the local server is joined at merge; until then, and beside it,
+// Beside the job-to-webhook path through the local server (jobs-webhooks.test.ts),
 // tests call jobFinished / deliveriesOf / redeliver / sweep here as the job worker would.
 import { Webhook } from "standardwebhooks";
 import { ensureKeyTable } from "#adapters/dynamodb-key-store.ts";
@@ -29,8 +29,6 @@ export interface WebhookHarness {
 /** startWebhookHarness starts dynalite (and the other stand-ins), the key table and an HTTPS receiver; `env` adds settings (a short SIGNET_WEBHOOK_RETRY_SCHEDULE). */
 export async function startWebhookHarness(env: Record<string, string> = {}): Promise<WebhookHarness> {
   const standIns = await startStandIns({ sesPort: 0, s3Port: 0 });
-  // The SDK's credential chain reads these from the process environment (no Signet setting does).
-  for (const name of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]) process.env[name] ??= standIns.env[name];
   const config = loadConfig({ SIGNET_TABLE: `signet-webhooks-${process.pid}`, ...standIns.env, ...env });
   await ensureKeyTable({ tableName: config.keys.tableName, region: config.region, endpoint: config.keys.dynamodbEndpoint! });
   const receiver = await startWebhookReceiver();
@@ -64,4 +62,13 @@ export function finishedJob(id: string, ownerKeyId: string, url: string, status:
 /** verifiedBy checks a received webhook with the reference verifier (the standardwebhooks package); throws when it refuses. */
 export function verifiedBy(secret: string, received: Received): unknown {
   return new Webhook(secret).verify(received.body, received.headers);
+}
+
+/**
+ * finishAndSweep reports a finished job and makes the due attempts, as the worker and the woken
+ * sweeper do between them (the first attempt is the sweeper's, not jobFinished's).
+ */
+export async function finishAndSweep(events: WebhookDeliveries, job: FinishedJob): Promise<void> {
+  await events.jobFinished(job);
+  await events.sweep(100);
 }

@@ -18,8 +18,8 @@ export interface Received {
   answered: number;
 }
 
-/** ReceiverMode is what the receiver does with the next requests: accept (200), fail (503), or hang up at once. */
-export type ReceiverMode = "ok" | "unavailable" | "hang-up";
+/** ReceiverMode is what the receiver does with the next requests: accept (200), fail (503), hang up at once, or never answer (until closed). */
+export type ReceiverMode = "ok" | "unavailable" | "hang-up" | "silent";
 
 /** WebhookReceiver is a running receiver. */
 export interface WebhookReceiver {
@@ -27,6 +27,8 @@ export interface WebhookReceiver {
   /** The receiver's certificate (PEM), the CA a sender must trust. */
   ca: string;
   received: Received[];
+  /** Requests taken in "silent" mode, not answered (yet): their bodies. */
+  unanswered: string[];
   mode: ReceiverMode;
   /** stop closes the listening socket: connections are refused until start. */
   stop(): Promise<void>;
@@ -73,12 +75,13 @@ function selfSignedCertificate(): { key: string; cert: string } {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const tls = selfSignedCertificate();
   const sockets = new Set<Duplex>();
-  const receiver = { received: [] as Received[], mode: "ok" as ReceiverMode };
+  const receiver = { received: [] as Received[], unanswered: [] as string[], mode: "ok" as ReceiverMode };
   const server = https.createServer(tls, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       if (receiver.mode === "hang-up") return req.socket.destroy();
+      if (receiver.mode === "silent") return void receiver.unanswered.push(Buffer.concat(chunks).toString("utf8"));
       const answered = receiver.mode === "ok" ? 200 : 503;
       receiver.received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString("utf8"), answered });
       res.writeHead(answered, { "content-type": "text/plain" }).end(answered === 200 ? "thanks" : "down for maintenance");

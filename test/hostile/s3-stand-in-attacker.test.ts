@@ -1,11 +1,13 @@
 // Another process on the machine reaches the local server's S3 stand-in on loopback (its port is
 // printed at start and defaults to 8006) and wants a user's upload. The user uploads through the
 // local server's presigned POST; the attacker knows the object key (the worst case) but not the
-// secret the local server generated at start. Every try must be refused without a byte of the file.
+// secret (`npm start` makes a random one per start, shown below; under vitest the run's own random
+// one, vitest.config.ts). Every try must be refused without a byte of the file.
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postUpload, requestUpload } from "#test/helpers/large-docs.ts";
+import { startStandIns } from "#local/stand-ins.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 
 let api: LocalApi;
@@ -13,19 +15,18 @@ let objectUrl: string;
 let objectKey: string;
 const canary = Buffer.from("%PDF-1.7 the user's private upload: CANARY-7f3a");
 
-/** serverClient signs as the local server does (its credentials are in this process's environment, where the server put them). */
+/** serverClient signs as the local server does (with the credentials its S3 stand-in checks). */
 const serverClient = () =>
   new S3Client({
     region: "us-east-1",
     endpoint: api.standIns.s3Endpoint,
     forcePathStyle: true,
-    credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY! },
+    credentials: { accessKeyId: api.standIns.env.AWS_ACCESS_KEY_ID!, secretAccessKey: api.standIns.env.AWS_SECRET_ACCESS_KEY! },
   });
 
 const amzDate = () => new Date().toISOString().replace(/[-:]|\.\d+/g, "");
 
 beforeAll(async () => {
-  delete process.env.AWS_SECRET_ACCESS_KEY;
   api = await startLocalApi("s3-attacker", { SIGNET_TABLE: "signet-s3-attacker" }, { parts: "keys" });
   const key = await obtainKey(api, "s3-attacker");
   const { grant } = await requestUpload(api.url, key);
@@ -46,8 +47,17 @@ describe("a loopback attacker against the local server's S3 stand-in", () => {
     expect(Buffer.from(await response.arrayBuffer()).equals(canary)).toBe(true);
   });
 
-  it("the secret is not a known default: a fresh random one per start", () => {
-    expect(process.env.AWS_SECRET_ACCESS_KEY).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  it("the secret is not a known default: without AWS_SECRET_ACCESS_KEY (as `npm start` runs) each start makes a fresh random one", async () => {
+    // The stand-ins' settings without any AWS credentials (this process's environment is not edited).
+    const env = { SIGNET_UPLOADS_BUCKET: "signet-uploads" };
+    const secrets: string[] = [];
+    for (let start = 0; start < 2; start++) {
+      const standIns = await startStandIns({ sesPort: 0, env });
+      secrets.push(standIns.env.AWS_SECRET_ACCESS_KEY!);
+      await standIns.close();
+    }
+    for (const secret of secrets) expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(secrets[0]).not.toBe(secrets[1]);
   });
 
   // One row: the attacker's request, S3's status and error code.

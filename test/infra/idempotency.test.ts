@@ -25,8 +25,8 @@ function statementsOf(name: string): Statement[] {
 const idempotent = routes.filter((route) => route.idempotent).map((route) => route.name);
 
 describe("Idempotency-Key records on AWS", () => {
-  it("are kept for sign, timestamp, annotate, annotate-fields and convert", () => {
-    expect(idempotent.sort()).toEqual(["annotate", "annotate-fields", "convert", "sign", "timestamp"]);
+  it("are kept for sign, timestamp, annotate, annotate-fields, convert, stamp and metadata", () => {
+    expect(idempotent.sort()).toEqual(["annotate", "annotate-fields", "convert", "metadata", "sign", "stamp", "timestamp"]);
   });
 
   it("may be read and written by those functions in the key table, IDEM# items only", () => {

@@ -39,7 +39,7 @@ describe("streamed answers", () => {
         .filter((route) => route.streaming)
         .map((route) => route.name)
         .sort(),
-    ).toEqual(["annotate", "convert", "merge", "pages", "sign", "split"]);
+    ).toEqual(["annotate", "convert", "merge", "metadata", "pages", "sign", "split", "stamp"]);
     for (const route of routes) {
       const integration = integrationOf(route.path, route.method);
       const uri = JSON.stringify(integration.Uri);
@@ -56,7 +56,7 @@ describe("streamed answers", () => {
   });
 
   it("gives the streamed functions time beyond the 29 s a buffered integration allows, inside the 5-minute idle cut", () => {
-    for (const name of ["sign", "annotate", "convert", "merge", "split", "pages"]) {
+    for (const name of ["sign", "annotate", "convert", "stamp", "metadata", "merge", "split", "pages"]) {
       expect(fnProps(name).Timeout, name).toBe(streamingTimeoutSeconds);
     }
     // LibreOffice (in the office function) stops early enough for the caller to write the largest

@@ -145,7 +145,7 @@ describe("the LibreOffice image (item 4)", () => {
       .split("\n")
       .filter((line) => /^FROM\s/i.test(line));
     expect(froms).toEqual(["FROM ${BASE_REF}"]);
-    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
+    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stackName}.assets.json`), "utf8")) as {
       dockerImages: Record<string, { source: { dockerBuildArgs?: Record<string, string> } }>;
     };
     const images = Object.values(assets.dockerImages);
@@ -201,7 +201,7 @@ describe("the LibreOffice image (item 4)", () => {
 
   it("builds the x86_64 image the base is published for, on any build machine", () => {
     expect(libreOfficeBaseImage).toMatch(/-x86_64$/);
-    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stack.stackName}.assets.json`), "utf8")) as {
+    const assets = JSON.parse(readFileSync(join(plain.outdir, `${plain.stackName}.assets.json`), "utf8")) as {
       dockerImages: Record<string, { source: { platform?: string } }>;
     };
     for (const image of Object.values(assets.dockerImages)) expect(image.source.platform).toBe("linux/amd64");

@@ -106,6 +106,8 @@ describe("functions", () => {
     expect(env("sign").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
     // annotate draws the text of SVG pictures with the same fonts.
     expect(env("annotate").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
+    // stamp draws its text with them (issue 40).
+    expect(env("stamp").SIGNET_FONTS_DIR).toBe("/var/task/assets/fonts");
   });
 
   it("sizes conversion functions large and auth functions small; buffered routes within the gateway's 29 s", () => {
@@ -462,6 +464,9 @@ describe("least privilege", () => {
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
     timestamp: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     "annotate-fields": [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    // The PDF tools (issue 40): the per-key count, consuming uploads, Idempotency-Key records; no identity, no office.
+    stamp: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    metadata: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
     convert: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     // The PDF tools: like convert (uploads consumed, a DOCX input through the office function), no jobs.
     merge: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),

@@ -36,15 +36,29 @@ describe("webhooks on AWS", () => {
     expect(fnProps("webhook-sweeper").VpcConfig).toBeUndefined();
   });
 
-  it("the sweeper may touch only deliveries, the due queue and the secrets in the key table", () => {
-    expect(statementsOf("webhook-sweeper")).toEqual([
-      {
-        Effect: "Allow",
-        Action: ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
-        Resource: tableArn(),
-        Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["WEBHOOK#*", "WEBHOOK-DUE", "WHSEC#*"] } },
-      },
-    ]);
+  it("the sweeper may touch only deliveries, the due queue, the secrets, and the jobs it expires (job.expired) with their jobs/ objects", () => {
+    const statements = statementsOf("webhook-sweeper");
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        {
+          Effect: "Allow",
+          Action: ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+          Resource: tableArn(),
+          Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["WEBHOOK#*", "WEBHOOK-DUE", "WHSEC#*"] } },
+        },
+        {
+          Effect: "Allow",
+          Action: ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+          Resource: tableArn(),
+          Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["JOB#*", "JOBX"] } },
+        },
+        { Effect: "Allow", Action: "dynamodb:Query", Resource: tableArn(), Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["JOBX"] } } },
+        expect.objectContaining({ Action: ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"] }),
+      ]),
+    );
+    expect(statements).toHaveLength(4);
+    const objects = statements.find((statement) => JSON.stringify(statement.Action).includes("s3:"));
+    expect(JSON.stringify(objects?.Resource)).toContain("/jobs/*");
   });
 
   it.each(["webhooks-secret", "webhooks-secret-rotate"])("%s reads and puts WHSEC# items only, besides the per-key request count", (name) => {

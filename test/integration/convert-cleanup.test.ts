@@ -96,18 +96,14 @@ describe("a server killed with -9", () => {
         expect(processesMatching(join(temp, name))).toEqual([]);
         expect(existsSync(join(temp, name))).toBe(true);
 
-        // The next start (any converter in this TMPDIR) sweeps the dead server's folder.
-        const previous = process.env.TMPDIR;
-        process.env.TMPDIR = temp;
-        const next = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1 }));
+        // The next start (any converter in this temp folder) sweeps the dead server's folder.
+        const next = createLibreOfficeConverter(officeOptions({ mode: "oneshot", concurrency: 1, tempDir: temp }));
         try {
           expect((await next.convert(unchecked(fixtureDocx(), "docx"), { to: "pdf" })).subarray(0, 5).toString()).toBe("%PDF-");
           expect(existsSync(join(temp, name))).toBe(false);
           expect(readdirSync(temp).filter((entry) => entry.startsWith(`signet-lo-${process.pid}-`))).toHaveLength(1);
         } finally {
           await next.close();
-          if (previous === undefined) delete process.env.TMPDIR;
-          else process.env.TMPDIR = previous;
         }
       } finally {
         try {

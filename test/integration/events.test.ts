@@ -52,6 +52,8 @@ const expected: Record<string, Expected> = {
   "auth-register": { status: 200 },
   "auth-verify": { status: 422, codes: ["INVALID_CODE", "CODE_EXPIRED"] },
   sign: { status: 200 },
+  stamp: { status: 200 },
+  metadata: { status: 200 },
   annotate: { status: 200 },
   "annotate-fields": { status: 200 },
   convert: { status: 200 },

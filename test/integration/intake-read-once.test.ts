@@ -1,6 +1,7 @@
 // One DOCX's zip directory is parsed once per request through the real local server: /v1/convert
-// (intake, its checks, the LibreOffice adapter) and /v1/sign (resolveDocument hands its directory to
-// intake, intake to the converter). Before documents/ it was 4 and 5 times (issue 37).
+// (intake, its checks, the LibreOffice adapter), /v1/sign (resolveDocument hands its directory to
+// intake, intake to the converter) and /v1/annotate (resolveDocument hands it to the template's
+// package). Before documents/ it was 4 and 5 times, annotate's twice (issue 37).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZipContainer } from "#domain/shared/zip-container.ts";
 import { fixtureDocx } from "#test/helpers/convert-fixtures.ts";
@@ -45,6 +46,14 @@ describe("a DOCX's zip directory is read once per request", () => {
     );
     expect(status).toBe(200);
     expect(json.document.contentType).toBe("application/pdf");
+    expect(ZipContainer.directoriesRead - before).toBe(1);
+  }, 120_000);
+
+  it("POST /v1/annotate (DOCX out): one parse", async () => {
+    const before = ZipContainer.directoriesRead;
+    const { status, json } = await api.postJson("/v1/annotate", { document: { base64: fixtureDocx().toString("base64") }, fields: [] }, key);
+    expect(status).toBe(200);
+    expect(json.document.contentType).toBe("application/vnd.openxmlformats-officedocument.wordprocessingml.document");
     expect(ZipContainer.directoriesRead - before).toBe(1);
   }, 120_000);
 });

@@ -1,4 +1,3 @@
-import "#test/helpers/debug-logs.ts";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayAuthorizerResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +49,8 @@ beforeAll(async () => {
     SIGNET_REGISTER_IP_LIMIT: "1000",
     // Every call comes from one address here; the per-source limit has its own test (keys-oracle).
     SIGNET_VERIFY_IP_FAILURE_LIMIT: "1000",
+    // The most the logger writes: no secret may reach even a DEBUG line.
+    SIGNET_LOG_LEVEL: "DEBUG",
   });
   await ensureKeyTable(storeOptions());
   register = makeRegisterHandler(container);

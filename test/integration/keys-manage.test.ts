@@ -1,4 +1,3 @@
-import "#test/helpers/debug-logs.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureOutput, latestCode, mailsTo, uniqueEmail } from "#test/helpers/keys-harness.ts";
 import { type LocalApi, startLocalApi } from "#test/helpers/local-api.ts";
@@ -11,7 +10,11 @@ const secrets: string[] = [];
 let api: LocalApi;
 
 beforeAll(async () => {
-  api = await startLocalApi("keys-manage", { SIGNET_TABLE: "signet-keys-manage", SIGNET_REGISTER_IP_LIMIT: "1000" }, { parts: "keys" });
+  api = await startLocalApi(
+    "keys-manage",
+    { SIGNET_TABLE: "signet-keys-manage", SIGNET_REGISTER_IP_LIMIT: "1000", SIGNET_LOG_LEVEL: "DEBUG" },
+    { parts: "keys" },
+  );
 });
 afterAll(async () => {
   output.stop();

@@ -1,4 +1,3 @@
-import "#test/helpers/debug-logs.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +16,7 @@ async function start(): Promise<void> {
   api = await startLocalApi(
     "keys-server",
     // Every request asks the key store (no gateway-style decision cache): the 503 case below needs it.
-    { SIGNET_TABLE: "signet-keys-server", SIGNET_AUTHORIZER_CACHE_SECONDS: "0" },
+    { SIGNET_TABLE: "signet-keys-server", SIGNET_AUTHORIZER_CACHE_SECONDS: "0", SIGNET_LOG_LEVEL: "DEBUG" },
     { dataDir, parts: "keys" },
   );
 }

@@ -1,7 +1,6 @@
 // No key, code, revocation token, P12 password or document
 // content reaches any log line of a full walk-through through the real local server (register,
 // verify, sign, revoke, and a request abandoned with secrets in its query).
-import "#test/helpers/debug-logs.ts";
 import { connect } from "node:net";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,15 +13,13 @@ const output = captureOutput();
 let api: LocalApi;
 
 beforeAll(async () => {
-  // The most the logger ever writes: DEBUG, set here and on the logger itself (a test setup may set another level).
+  // The most the logger ever writes: DEBUG (the container sets the process's logger to it).
   api = await startLocalApi("log-secrets", {
     SIGNET_TABLE: "signet-log-secrets",
     SIGNET_LOG_LEVEL: "DEBUG",
     SIGNET_IDENTITY_P12_PASSWORD: P12_PASSWORD,
     SIGNET_CONVERSION_MODE: "oneshot",
   });
-  const { logger } = await import("#adapters/powertools-logger.ts");
-  logger.setLogLevel("DEBUG");
 }, 120_000);
 afterAll(async () => {
   output.stop();

@@ -100,6 +100,19 @@ async function converting<T>(work: () => Promise<T>): Promise<T> {
   return result;
 }
 
+/**
+ * checkedInMode are the vectors converted with the input checks alone in a mode: every one warm;
+ * one-shot, the first of each source format. The checks rewrite the bytes before any LibreOffice
+ * sees them, the same whatever the mode; what the mode changes is how LibreOffice opens a file (a
+ * command line instead of UNO), which a vector per format exercises. Every vector one-shot was 44
+ * LibreOffice starts, about 60 s of the suite on two idle cores; the namespace block below still
+ * runs the documents as they are one-shot, where LibreOffice itself follows links.
+ */
+function checkedInMode(mode: "warm" | "oneshot"): Vector[] {
+  if (mode === "warm") return all;
+  return all.filter((vector, index) => all.findIndex((other) => other.from === vector.from) === index);
+}
+
 describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
   describe("with the input checks and the host's network", () => {
     let office: LibreOfficeConverter;
@@ -108,7 +121,7 @@ describe.each(["warm", "oneshot"] as const)("%s LibreOffice", (mode) => {
     });
     afterAll(() => office?.close());
 
-    it.each(all.map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
+    it.each(checkedInMode(mode).map((vector) => [vector.name, vector] as const))("%s: no request, no local file", async (_, vector) => {
       const pdf = await converting(async () => office.convert(await intake(vector.bytes, vector.from, limits), { to: "pdf" }));
       await expectContained(pdf, vector);
       expect(office.state().mode).toBe(mode);

@@ -36,6 +36,8 @@ const order: RouteName[] = [
   "annotate-fields",
   "annotate",
   "convert",
+  "stamp",
+  "metadata",
   "uploads",
   "job",
   "job-redeliver",

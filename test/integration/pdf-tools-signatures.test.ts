@@ -14,7 +14,7 @@ const signed = signWithPyhanko(await makePdf(2, { classicXref: true }), { field:
 
 describe("the signature guard", () => {
   it("names the signed signature fields of the latest revision", () => {
-    expect(signedSignatures(openPdfFile(signed))).toEqual(["Approval"]);
+    expect(signedSignatures(openPdfFile(signed))).toEqual([{ field: "Approval" }]);
     expect(signedSignatures(openPdfFile(Buffer.from(signed.subarray(0, signed.indexOf("%%EOF") + 6))))).toEqual([]);
   });
 

@@ -1,10 +1,11 @@
-// The chain's log lines, as Powertools' injectLambdaContext writes them. Its own file: the logger's
-// level is read once at import (and restored by Powertools on every invocation), so it is set here first.
+// The chain's log lines, as Powertools' injectLambdaContext writes them, at the level the
+// container's configuration sets (SIGNET_LOG_LEVEL=INFO; the suite's default is SILENT).
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
+import { logger } from "#adapters/powertools-logger.ts";
+import { makeHealthHandler } from "#functions/health.ts";
+import { testContainer } from "#test/helpers/container.ts";
 import { captureOutput } from "#test/helpers/keys-harness.ts";
-
-process.env.SIGNET_LOG_LEVEL = "INFO";
 
 const event = (headers: Record<string, string>): APIGatewayProxyEvent =>
   ({
@@ -33,8 +34,7 @@ const lambda = (id: string) =>
 
 describe("log lines of the middy chain", () => {
   it("carry the Lambda context and the request's correlation id, and nothing of it stays for the next line", async () => {
-    const { handler } = await import("#functions/health.ts");
-    const { logger } = await import("#adapters/powertools-logger.ts");
+    const handler = makeHealthHandler(testContainer({ SIGNET_LOG_LEVEL: "INFO" }));
     const output = captureOutput();
     try {
       await handler(event({ "X-Request-Id": "client-id-1" }), lambda("invoke-1"));

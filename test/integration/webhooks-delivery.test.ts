@@ -4,7 +4,7 @@ import { createSafeWebhookSender } from "#adapters/safe-fetcher.ts";
 import type { DeliveryAttempt } from "#domain/jobs/job-events.ts";
 import { rotateSecret } from "#domain/webhooks/webhook-secrets.ts";
 import { WebhookSweeper } from "#local/webhook-sweeper.ts";
-import { finishedJob, startWebhookHarness, verifiedBy, type WebhookHarness } from "#test/helpers/webhook-harness.ts";
+import { finishAndSweep, finishedJob, startWebhookHarness, verifiedBy, type WebhookHarness } from "#test/helpers/webhook-harness.ts";
 import { createWebhookEvents, webhookSecretDeps } from "#wiring/webhooks.ts";
 
 // JobEvents on a real key table (dynalite) and a real HTTPS receiver on loopback, every delivery
@@ -52,7 +52,7 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
     harness.receiver.mode = "ok";
     const [jobId, owner] = [newJob(), newOwner()];
     const events = harness.events();
-    await events.jobFinished(finishedJob(jobId, owner, harness.receiver.url()));
+    await finishAndSweep(events, finishedJob(jobId, owner, harness.receiver.url()));
     const [received] = receivedFor(jobId);
     const payload = verifiedBy(await harness.secretOf(owner), received!) as Record<string, any>;
     expect(payload).toMatchObject({ type: "job.succeeded", timestamp: "2026-11-27T12:00:00.000Z", data: { id: jobId, status: "succeeded" } });
@@ -64,7 +64,7 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
     ]);
     expect(attempts[0]!.durationMs).toBeGreaterThanOrEqual(0);
     // Reported twice (a job worker retried): still one delivery.
-    await events.jobFinished(finishedJob(jobId, owner, harness.receiver.url()));
+    await finishAndSweep(events, finishedJob(jobId, owner, harness.receiver.url()));
     expect(receivedFor(jobId)).toHaveLength(1);
   });
 
@@ -72,7 +72,7 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
     const [jobId, owner] = [newJob(), newOwner()];
     const events = harness.events();
     await harness.receiver.stop();
-    await events.jobFinished(finishedJob(jobId, owner, harness.receiver.url(), "failed"));
+    await finishAndSweep(events, finishedJob(jobId, owner, harness.receiver.url(), "failed"));
     const attempts = await sweepUntil(events, jobId, "delivered", async (made) => {
       if (made === 2 && !harness.receiver.mode.startsWith("u")) {
         harness.receiver.mode = "unavailable";
@@ -99,7 +99,7 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
     harness.receiver.mode = "unavailable";
     const [jobId, owner] = [newJob(), newOwner()];
     const events = harness.events();
-    await events.jobFinished(finishedJob(jobId, owner, harness.receiver.url(), "expired"));
+    await finishAndSweep(events, finishedJob(jobId, owner, harness.receiver.url(), "expired"));
     const attempts = await sweepUntil(events, jobId, "dead-lettered");
     expect(attempts).toHaveLength(ATTEMPTS);
     expect(attempts.map((attempt) => attempt.statusCode)).toEqual(Array(ATTEMPTS).fill(503));
@@ -116,7 +116,7 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
     harness.receiver.mode = "ok";
     const [jobId, owner] = [newJob(), newOwner()];
     const events = harness.events();
-    await events.jobFinished(finishedJob(jobId, owner, harness.receiver.url()));
+    await finishAndSweep(events, finishedJob(jobId, owner, harness.receiver.url()));
     await events.redeliver(jobId, owner);
     const attempts = await events.deliveriesOf(jobId);
     expect(attempts.map((attempt) => [attempt.attempt, attempt.redelivery, attempt.statusCode, attempt.state])).toEqual([
@@ -138,7 +138,7 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
     const rotated = await rotateSecret(webhookSecretDeps(harness.config), owner);
     expect(rotated).toMatchObject({ previous: before });
     expect(rotated.current).not.toBe(before);
-    await harness.events().jobFinished(finishedJob(jobId, owner, harness.receiver.url()));
+    await finishAndSweep(harness.events(), finishedJob(jobId, owner, harness.receiver.url()));
     const [received] = receivedFor(jobId);
     expect(received!.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
     expect(verifiedBy(before, received!)).toMatchObject({ data: { id: jobId } });
@@ -149,7 +149,7 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
   it("a pending delivery resumes in another process: a new JobEvents and the local sweeper deliver it", async () => {
     const [jobId, owner] = [newJob(), newOwner()];
     harness.receiver.mode = "hang-up";
-    await harness.events().jobFinished(finishedJob(jobId, owner, harness.receiver.url()));
+    await finishAndSweep(harness.events(), finishedJob(jobId, owner, harness.receiver.url()));
     expect(await harness.events().deliveriesOf(jobId)).toEqual([expect.objectContaining({ state: "pending", error: expect.stringMatching(/connection/) })]);
     // "Restart": nothing of the first JobEvents is used again, only the table.
     harness.receiver.mode = "ok";
@@ -170,6 +170,8 @@ describe("webhooks: Standard Webhooks v1 deliveries of finished jobs", () => {
     const owner = newOwner();
     const first = harness.events();
     for (const jobId of jobs) await first.jobFinished(finishedJob(jobId, owner, harness.receiver.url()));
+    // Every first attempt at once (hung up), as the woken sweeper makes them.
+    await first.sweep(50);
     harness.receiver.mode = "ok";
     await new Promise((resolve) => setTimeout(resolve, 200));
     const [a, b] = [harness.events(), harness.events()];
@@ -193,7 +195,7 @@ describe("webhooks: the callback address is checked when the webhook is sent", (
     const before = harness.receiver.received.length;
     harness.receiver.mode = "ok";
     const events = production();
-    await events.jobFinished(finishedJob(jobId, owner, url()));
+    await finishAndSweep(events, finishedJob(jobId, owner, url()));
     const attempts = await events.deliveriesOf(jobId);
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, state: "dead-lettered", error: expect.stringMatching(/not allowed|private|not public/) })]);
     expect(attempts[0]!.statusCode).toBeUndefined();
@@ -203,7 +205,7 @@ describe("webhooks: the callback address is checked when the webhook is sent", (
   it("a plain http callback is refused without a connection", async () => {
     const [jobId, owner] = [newJob(), newOwner()];
     const events = production();
-    await events.jobFinished(finishedJob(jobId, owner, "http://example.com/hooks"));
+    await finishAndSweep(events, finishedJob(jobId, owner, "http://example.com/hooks"));
     expect(await events.deliveriesOf(jobId)).toEqual([expect.objectContaining({ state: "dead-lettered", error: expect.stringMatching(/must use https/) })]);
   });
 });

@@ -7,7 +7,7 @@ import { captureOutput } from "#test/helpers/keys-harness.ts";
 import { startLocalApi, obtainKey, type LocalApi } from "#test/helpers/local-api.ts";
 import { createSafeWebhookSender } from "#adapters/safe-fetcher.ts";
 import { createWebhookEvents } from "#wiring/webhooks.ts";
-import { finishedJob, verifiedBy } from "#test/helpers/webhook-harness.ts";
+import { finishAndSweep, finishedJob, verifiedBy } from "#test/helpers/webhook-harness.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "#test/helpers/webhook-receiver.ts";
 
 const output = captureOutput();
@@ -75,7 +75,7 @@ describe("GET /v1/webhooks/secret and POST /v1/webhooks/secret/rotate", () => {
       sender: createSafeWebhookSender({ allowAddresses: ["127.0.0.1"], ca: [receiver.ca], timeoutMs: config.webhooks.timeoutMs }),
     });
     const jobId = `job_${randomUUID()}`;
-    await events.jobFinished(finishedJob(jobId, await keyIdOf(keys.b), receiver.url()));
+    await finishAndSweep(events, finishedJob(jobId, await keyIdOf(keys.b), receiver.url()));
     const received = receiver.received.find((one) => JSON.parse(one.body).data.id === jobId)!;
     expect(verifiedBy(old.secret, received)).toMatchObject({ type: "job.succeeded", data: { id: jobId } });
     expect(verifiedBy(fresh.secret, received)).toMatchObject({ type: "job.succeeded", data: { id: jobId } });

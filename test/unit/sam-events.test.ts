@@ -29,6 +29,8 @@ describe("sam:events", () => {
       "MergeFunction",
       "SplitFunction",
       "PagesFunction",
+      "StampFunction",
+      "MetadataFunction",
     ]);
   });
 });

@@ -21,6 +21,7 @@ export interface DiscoveryOptions {
   soffice?: string | undefined;
   python?: string | undefined;
   workDir?: string | undefined;
+  tempDir?: string | undefined;
   env?: NodeJS.ProcessEnv | undefined;
   mode: "warm" | "oneshot";
   concurrency: number;
@@ -91,8 +92,8 @@ export async function discoverOffice(options: DiscoveryOptions): Promise<OfficeS
   const sourceEnv = options.env ?? process.env;
   const soffice = await locateSoffice(options.soffice, sourceEnv);
   if (!soffice) throw notInstalled();
-  if (!options.workDir) await sweepStaleWorkDirs();
-  const workDir = options.workDir ?? (await createWorkDir());
+  if (!options.workDir) await sweepStaleWorkDirs(options.tempDir);
+  const workDir = options.workDir ?? (await createWorkDir(options.tempDir));
   const home = join(workDir, "home");
   await mkdir(home, { recursive: true, mode: 0o700 });
   for (let i = 0; i < options.concurrency; i++) {

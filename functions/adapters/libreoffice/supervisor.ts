@@ -50,8 +50,10 @@ export interface LibreOfficeConverterOptions {
   recycle: boolean;
   /** Python that can `import uno`; tried from pythonCandidates() when unset. */
   python?: string;
-  /** Folder for profiles and job files; a fresh private one under the OS temp folder when unset. */
+  /** Folder for profiles and job files; a fresh private one under `tempDir` when unset. */
   workDir?: string;
+  /** Where the private work folder is made (and stale ones of dead processes swept); the OS temp folder when unset. */
+  tempDir?: string;
   /**
    * A complete LibreOffice profile every instance's profile is copied from (it starts faster
    * than on an empty one). Made there after the first conversion when missing or stale; unset:
@@ -119,6 +121,8 @@ interface JobState {
   slot: Slot<WarmOffice>;
   job: JobFiles;
   deadline: number;
+  /** The job's time limit (its own, or the converter's), for the message of a time-out. */
+  limitMs: number;
 }
 
 /**
@@ -333,12 +337,13 @@ export class OfficeSupervisor {
    */
   async #convertInSlot(request: ConversionJob, slot: Slot<WarmOffice>): Promise<{ output: Buffer; stopped: boolean }> {
     const env = await this.#ready();
-    const deadline = Date.now() + this.#settings.timeoutMs;
+    const limitMs = request.timeoutMs ?? this.#settings.timeoutMs;
+    const deadline = Date.now() + limitMs;
     const jobDir = slotJob(env.workDir, slot.index);
     // Whatever an earlier job of the slot left (a kill at the deadline) goes before this one's files come.
     await emptyFolder(jobDir);
     try {
-      const state: JobState = { env, slot, job: await writeInput(request, jobDir), deadline };
+      const state: JobState = { env, slot, job: await writeInput(request, jobDir), deadline, limitMs };
       // The document is hashed and its parts read only when the warm path could use the answer.
       const knownCrasher = this.#warmPath(env) && (this.#run.crashers.has(request) || crashesUnoLoad(request));
       let previous: AttemptFailure | undefined;
@@ -358,7 +363,7 @@ export class OfficeSupervisor {
   async #attempt(attempt: Attempt, state: JobState, previous: AttemptFailure | undefined): Promise<Tried> {
     switch (attempt.kind) {
       case "fail":
-        throw attempt.error === "timeout" ? conversionTimeout(this.#settings.timeoutMs) : unreadable(state.job.from);
+        throw attempt.error === "timeout" ? conversionTimeout(state.limitMs) : unreadable(state.job.from);
       case "warm":
         return this.#warmRun(state);
       case "hand-over":
@@ -387,7 +392,7 @@ export class OfficeSupervisor {
         profile,
         env: this.#slotEnv(env, slot.index),
         cwd: env.home,
-        timeoutMs: this.#settings.timeoutMs,
+        timeoutMs: state.limitMs,
         confinement: this.#confinement(env, slot.index, profile, job.dir),
       };
       return await runOneShot({ ...run, ...(env.guard ? { guard: env.guard } : {}) }, job, deadline);

@@ -12,6 +12,11 @@ export interface ConversionOptions {
    * tell a document over its page limit (checkConvertedPages) without LibreOffice writing them all.
    */
   maxPages?: number;
+  /**
+   * This call's time limit in ms, instead of the converter's own (SIGNET_CONVERSION_TIMEOUT_MS):
+   * a job's run gives its conversion the time its invocation has left (up to 15 minutes).
+   */
+  timeoutMs?: number;
 }
 
 /**

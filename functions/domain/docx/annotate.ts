@@ -5,6 +5,7 @@ import { ImageWriter } from "#domain/docx/image.ts";
 import { loadImage, storedBytes, type Dimensions, type ImageLoadDeps, type LoadedImage } from "#domain/pictures/load.ts";
 import type { PictureConverters } from "#domain/pictures/picture-formats.ts";
 import { DocxPackage } from "#domain/docx/package.ts";
+import type { ZipContainer } from "#domain/shared/zip-container.ts";
 import { fillPlaceholders } from "#domain/docx/placeholders.ts";
 import { Template, type Control, type ControlKind } from "#domain/docx/template.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
@@ -105,7 +106,7 @@ export type PackageLimits = Pick<
  * openPackage reads a template within the zip limits, then counts its XML elements and content
  * controls against the XML budget before anything parses them (PAYLOAD_TOO_LARGE past a limit).
  */
-async function openPackage(bytes: Uint8Array, limits: PackageLimits): Promise<DocxPackage> {
+async function openPackage(bytes: Uint8Array | ZipContainer, limits: PackageLimits): Promise<DocxPackage> {
   const pkg = await DocxPackage.read(bytes, { maxEntries: limits.maxDocxEntries, maxUncompressedBytes: limits.maxDocxUncompressedBytes });
   checkXmlBudget(pkg, limits);
   return pkg;
@@ -236,7 +237,7 @@ function refuseRepeatedSections(fields: readonly Field[], matches: readonly Cont
  * dotted paths, loops and sections; see fillData), text fields that name a placeholder joining the
  * data's top level. Nothing is written unless every field matches and fits and every tag has a value.
  */
-export async function fillTemplate(bytes: Uint8Array, fields: readonly Field[], deps: AnnotateDeps, data?: TemplateData): Promise<Buffer> {
+export async function fillTemplate(bytes: Uint8Array | ZipContainer, fields: readonly Field[], deps: AnnotateDeps, data?: TemplateData): Promise<Buffer> {
   const pkg = await openPackage(bytes, deps.limits);
   let template = await Template.open(pkg);
   const placeholders = new Set(template.placeholders());

@@ -1,6 +1,6 @@
 import PizZip from "pizzip";
 import { SignetError } from "#domain/shared/errors.ts";
-import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, type ZipLimits } from "#domain/shared/zip-container.ts";
+import { readZipDirectory, readZipEntryAsync, unsafeEntryName, writeZip, ZipContainer, type ZipLimits } from "#domain/shared/zip-container.ts";
 
 const textDecoder = new TextDecoder("utf-8", { fatal: false });
 
@@ -36,9 +36,14 @@ export class DocxPackage {
 
   private constructor() {}
 
-  /** DocxPackage.read loads a DOCX after the entry-count and size guards of docs/configuration.md (inflating off the event loop). */
-  static async read(bytes: Uint8Array, limits: ZipLimits): Promise<DocxPackage> {
-    const entries = readZipDirectory(bytes, limits);
+  /**
+   * DocxPackage.read loads a DOCX after the entry-count and size guards of docs/configuration.md
+   * (inflating off the event loop). Given a ZipContainer (a document already checked, whose
+   * directory was read within the same limits), its entries are taken instead of reading them again.
+   */
+  static async read(source: Uint8Array | ZipContainer, limits: ZipLimits): Promise<DocxPackage> {
+    const bytes = source instanceof ZipContainer ? source.bytes : source;
+    const entries = source instanceof ZipContainer ? source.entries : readZipDirectory(bytes, limits);
     checkEntryNames(entries.map((entry) => entry.name));
     const pkg = new DocxPackage();
     let budget = limits.maxUncompressedBytes;

@@ -67,14 +67,14 @@ export interface JobStore {
    */
   claim(id: string, now: number, leaseExpiresAt: number, staleBefore?: number): Promise<JobRecord | undefined>;
   /** finish keeps a run's outcome, if the job is still running; false when it is not (another attempt finished it). */
-  finish(job: Pick<JobRecord, "id" | "createdAt">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean>;
+  finish(job: Pick<JobRecord, "id" | "createdAt" | "callbackUrl">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean>;
   /** expire deletes a job's request and result and marks it expired; false when it already was. */
   expire(id: string): Promise<boolean>;
   /** resultUrl is a presigned GET of a result kept in the bucket (undefined: the result is inline). */
   resultUrl(job: JobRecord, expiresInSeconds: number): Promise<string | undefined>;
   /** unfinished lists the ids of queued and running jobs, oldest first (the local pool's queue). */
   unfinished(limit: number): Promise<string[]>;
-  /** dueToExpire lists the ids of finished jobs whose results passed their expiry (the local pool's sweep). */
+  /** dueToExpire lists the ids of finished jobs whose results passed their expiry (the local pool's sweep; on AWS the webhook sweeper's, jobs with a callbackUrl). */
   dueToExpire(now: number, limit: number): Promise<string[]>;
 }
 

@@ -1,27 +1,69 @@
-import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString, type PDF, type PdfObject } from "@libpdf/core";
+// The one rule of the PDF tools for signed input (issue 40, item 6): a change a signature does not
+// permit is refused with 409 WOULD_INVALIDATE_SIGNATURES naming the signatures, unless the caller
+// asked to drop them; then they are removed and the answer names them.
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject, PdfRef, PdfString } from "@libpdf/core";
+import { readCertification, type DocMdpPermission } from "#domain/pdf/docmdp.ts";
 import { readForm } from "#domain/pdf/acroform.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 
+/** SignedSignature is one signature a document holds: its field's name, and its certification permission when it certifies. */
+export interface SignedSignature {
+  field: string;
+  /** The DocMDP permission when this signature is the document's certification. */
+  certifies?: DocMdpPermission | undefined;
+}
+
+/** signedSignatures lists the signed signature fields of the latest revision (the certification marked). */
+export function signedSignatures(file: PdfFile): SignedSignature[] {
+  const certification = readCertification(file.latest);
+  const signed = readForm(file.latest).fields.filter((field) => field.signed);
+  const list = signed.map((field) => {
+    const ref = field.signature?.ref;
+    const certifies = certification && ref && certification.ref && ref.objectNumber === certification.ref.objectNumber ? certification.permission : undefined;
+    return { field: field.name, ...(certifies ? { certifies } : {}) };
+  });
+  // A certification the catalog names without a field listing it still binds the document.
+  if (certification && !list.some((item) => item.certifies)) list.push({ field: "(certification)", certifies: certification.permission });
+  return list;
+}
+
+/** wouldInvalidate is the 409 for a change the signatures do not permit, naming them and what to send instead. */
+export function wouldInvalidate(signatures: SignedSignature[], change: string): SignetError {
+  const names = signatures.map((signature) => signature.field);
+  const count = `${names.length} signature${names.length === 1 ? "" : "s"}`;
+  return new SignetError(
+    "WOULD_INVALIDATE_SIGNATURES",
+    `The PDF holds ${count} (${names.join(", ")}) that ${change} would invalidate; send "dropSignatures": true to remove them, or ask for a change the signatures permit.`,
+    { details: [{ field: "document", issue: `signed: ${names.join(", ")}` }] },
+  );
+}
+
 /**
- * The signature guard of the PDF tools (issue 40, item 6): an operation that rewrites a signed
- * document would break every signature in it, so it is refused (409 WOULD_INVALIDATE_SIGNATURES,
- * naming each signature) unless the request says `dropSignatures: true`. Then the signatures are
- * removed before the operation: each signed field becomes an empty signature field (its /V goes,
- * its widgets show nothing), and the catalog's /Perms (DocMDP, UR3) goes with them, so nothing in
- * the output claims a signature that no longer holds. The answer names what was removed in the
- * `Signet-Dropped-Signatures` header (docs/api.md, "PDF tools").
+ * dropSignatures removes what makes the writer's copy signed: each signed field's /V (the field
+ * stays, unsigned, so its widget and the form keep their shape), the catalog's /Perms (the
+ * certification) and /AcroForm /SigFlags. The caller saves the document whole afterwards: the old
+ * signed bytes are gone. Returns the names of the removed signatures.
  */
+export function dropSignatures(pdf: PDF, file: PdfFile): string[] {
+  const signed = readForm(file.latest).fields.filter((field) => field.signed);
+  for (const field of signed) {
+    const dict = field.ref ? pdf.getObject(field.ref) : undefined;
+    if (dict instanceof PdfDict) {
+      dict.delete("V");
+      dict.delete("Lock");
+    }
+  }
+  const catalog = pdf.getCatalog();
+  catalog.delete("Perms");
+  const form = catalog.get("AcroForm");
+  const formDict = form instanceof PdfRef ? pdf.getObject(form) : form;
+  if (formDict instanceof PdfDict) formDict.delete("SigFlags");
+  return signedSignatures(file).map((signature) => signature.field);
+}
 
 /** DROPPED_SIGNATURES_HEADER names the signatures a tool removed (dropSignatures: true), comma-separated and percent-encoded. */
 const DROPPED_SIGNATURES_HEADER = "Signet-Dropped-Signatures";
-
-/** signedSignatures lists the fully qualified names of the signed signature fields of the file's latest revision. */
-export function signedSignatures(file: PdfFile): string[] {
-  return readForm(file.latest)
-    .fields.filter((field) => field.signed)
-    .map((field) => field.name);
-}
 
 /** SignatureGuardRequest is what a tool asks of the guard: may it drop signatures, and which request member holds the document. */
 export interface SignatureGuardRequest {
@@ -36,7 +78,7 @@ export interface SignatureGuardRequest {
  * WOULD_INVALIDATE_SIGNATURES naming each; otherwise the names to remove (removeSignatures).
  */
 export function guardSignatures(file: PdfFile, request: SignatureGuardRequest): string[] {
-  const names = signedSignatures(file);
+  const names = signedSignatures(file).map((signature) => signature.field);
   if (names.length === 0 || request.dropSignatures === true) return names;
   const list = names.map((name) => `"${name}"`).join(", ");
   throw new SignetError(

@@ -9,8 +9,10 @@ import { fileTrailerValues, lastTrailerValues } from "#domain/pdf/readable-xref.
 import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewPages } from "#domain/pdf/page-tree.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { readForm } from "#domain/pdf/acroform.ts";
-import { readCertification } from "#domain/pdf/docmdp.ts";
+import { type DocMdpPermission, readCertification } from "#domain/pdf/docmdp.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
+import { certificationNotFirst, declareCertification, docMdpReference } from "#domain/signing/certification.ts";
+import { type AppearanceBox, placeInField, type SignatureFieldRequest } from "#domain/signing/signature-field.ts";
 
 /** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */
 export interface ExistingPages {
@@ -40,6 +42,12 @@ export interface PadesSignOptions {
   reason: string;
   /** /ContactInfo, e.g. the signer's e-mail address. */
   contactInfo?: string;
+  /** /Location, where the signing took place. */
+  location?: string | undefined;
+  /** Makes this a certification signature with this DocMDP permission (only on a document without signatures). */
+  certify?: DocMdpPermission | undefined;
+  /** The signature field to sign into (an existing empty one, or a new one on a page) and its appearance; default a new invisible field. */
+  field?: { request: SignatureFieldRequest; appearance?: ((pdf: PDF, box: AppearanceBox) => PdfRef) | undefined } | undefined;
   /** When given, an RFC 3161 signature timestamp is added (PAdES B-T); its failure fails the signing. */
   timestamper?: Timestamper;
   /**
@@ -296,9 +304,18 @@ function stampAppearance(lines: string[], width: number): { stream: PdfStream; h
 /**
  * placeSignatureField adds the signature dictionary and its widget (field and widget merged) on
  * the target page, listed in that page's /Annots (ISO 32000-1 12.5.2): zero-size and invisible,
- * or a visible audit stamp in the page's lower left corner.
+ * or a visible audit stamp in the page's lower left corner; with `options.field`, the field asked
+ * for instead (signature-field.ts). A certification's dictionary carries its DocMDP /Reference and
+ * the catalog's /Perms names it.
  */
-function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: number, target: SignatureTarget, auditRecord: string | undefined): void {
+function placeSignatureField(
+  pdf: PDF,
+  options: PadesSignOptions,
+  reserved: number,
+  target: SignatureTarget,
+  auditRecord: string | undefined,
+  file: PdfFile,
+): void {
   const signature = PdfDict.of({
     Type: PdfName.of("Sig"),
     Filter: PdfName.of("Adobe.PPKLite"),
@@ -309,9 +326,17 @@ function placeSignatureField(pdf: PDF, options: PadesSignOptions, reserved: numb
     Name: PdfString.fromString(options.signerName),
     Reason: PdfString.fromString(options.reason),
     ...(options.contactInfo ? { ContactInfo: PdfString.fromString(options.contactInfo) } : {}),
+    ...(options.location ? { Location: PdfString.fromString(options.location) } : {}),
+    ...(options.certify ? { Reference: docMdpReference(options.certify) } : {}),
     ...(auditRecord ? { [AUDIT_RECORD_KEY]: PdfString.fromString(auditRecord) } : {}),
   });
   const signatureRef = pdf.register(signature);
+  if (options.certify) declareCertification(pdf, signatureRef);
+  if (options.field) {
+    const { request, appearance } = options.field;
+    placeInField(pdf, file, request, signatureRef, uniqueFieldName(pdf), appearance && ((box) => appearance(pdf, box)));
+    return;
+  }
   const form = pdf.getOrCreateForm();
   const field = form.createSignatureField(uniqueFieldName(pdf));
   const fieldDict = field.getDict();
@@ -480,6 +505,7 @@ async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ 
   allowIncrementalOnLinearized(pdf);
   const certified = certification !== undefined;
   const alreadySigned = hasSignatures(file);
+  if (options.certify && alreadySigned) throw certificationNotFirst();
   const described = options.describe ? await options.describe(pdf, file, facts) : {};
   // The certificate pages are new kids of the root /Pages node; the existing tree stays as it is.
   const lastExisting = lastIndirectPage(pdf, shape);
@@ -498,7 +524,7 @@ async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ 
   // After a certification pyHanko (stricter than Acrobat) accepts only invisible new signature fields.
   // Without a certificate page (already signed, or no root to add it to) the widget shows the stamp.
   const stamp = !decorated && !certified ? described.stamp : undefined;
-  placeSignatureField(pdf, options, reserved, { page, ...(stamp ? { stamp } : {}) }, described.auditRecord);
+  placeSignatureField(pdf, options, reserved, { page, ...(stamp ? { stamp } : {}) }, described.auditRecord, file);
   declareEtsiExtension(pdf);
   updateFileId(pdf, input, options.signingTime);
   const blocker = pdf.canSaveIncrementally();

@@ -15,6 +15,8 @@ import type { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { describeKey, type SigningIdentity, type SigningIdentityStore } from "#domain/signing/signing-identity.ts";
 import { addLongTermValidation, resolveLevel, type SignatureLevel } from "#domain/signing/ltv.ts";
+import { type SignatureRequest, signatureOptions } from "#domain/signing/visible-signature.ts";
+import type { ImageLoadDeps } from "#domain/pictures/load.ts";
 
 /** SignInput is a validated sign request (docs/api.md, "Sign and verify"). */
 export interface SignInput {
@@ -26,6 +28,10 @@ export interface SignInput {
   certificate?: { enabled: boolean } | undefined;
   /** The PAdES level; default B-T with a timestamper, else B-B. */
   level?: SignatureLevel | undefined;
+  /** A certification signature (DocMDP) with this permission. */
+  certify?: SignatureRequest["certify"];
+  /** Sign into this signature field (existing, or new on a page) with a visible appearance. */
+  signatureField?: SignatureRequest["signatureField"];
 }
 
 /** SignDependencies are the outside parts signing uses. */
@@ -34,6 +40,8 @@ export interface SignDependencies {
   converter: Converter;
   identities: SigningIdentityStore;
   fonts: () => FontFiles;
+  /** Loads signatureField.image (annotate's picture limits); a request with a picture needs it. */
+  images?: ImageLoadDeps | undefined;
   limits: IntakeLimits & { maxAuditEvents: number; maxMetadataBytes: number };
   /** Present when a TSA is configured: the signature gets a B-T timestamp. */
   timestamper?: Timestamper | undefined;
@@ -180,6 +188,7 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
     reason: `Signed by ${signer.name} <${signer.email}>`,
     contactInfo: signer.email,
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
+    ...(await signatureOptions(input, deps, context.signingTime)),
     describe: (_pdf, file, facts) => describeSigning(context, file, facts, withCertificate),
     ...(withCertificate ? { decorate: (pdf, existing, facts, file) => decorateWithCertificate(context, pdf, existing, facts, file) } : {}),
   });

@@ -161,6 +161,9 @@ function isTrusted(certificate: X509Certificate, intermediates: X509Certificate[
   return false;
 }
 
+// Annotation flags (ISO 32000-1 table 165): Hidden (2) and NoView (32) keep a widget off the screen.
+const HIDDEN_OR_NO_VIEW = 2 | 32;
+
 interface SignatureDictionary {
   field: string;
   dict: PdfDict;
@@ -168,6 +171,8 @@ interface SignatureDictionary {
   ref: PdfRef | undefined;
   /** DocMDP permission when this is the document's certification signature. */
   docMdp?: number | undefined;
+  /** A widget of the field shows on a page: it has an area and is neither hidden nor no-view. */
+  visible: boolean;
 }
 
 /**
@@ -183,7 +188,8 @@ function signatureDictionaries(view: PdfView): SignatureDictionary[] {
     if (!field.signature) continue;
     const { ref, dict } = field.signature;
     const certifies = ref !== undefined && certification?.ref !== undefined && sameRef(ref, certification.ref);
-    found.push({ field: field.name, dict, ref, docMdp: certifies ? certification.permission : undefined });
+    const visible = field.widgets.some((widget) => widget.visible && ((widget.dict.getNumber("F")?.value ?? 0) & HIDDEN_OR_NO_VIEW) === 0);
+    found.push({ field: field.name, dict, ref, docMdp: certifies ? certification.permission : undefined, visible });
   }
   return found;
 }
@@ -330,6 +336,7 @@ function describeSigner(report: SignatureReport, contents: unknown, named = fals
 function newReport(entry: SignatureDictionary, subFilter: string): CheckedSignature {
   return {
     field: entry.field,
+    visible: entry.visible,
     subFilter,
     signerName: null,
     signerEmail: null,

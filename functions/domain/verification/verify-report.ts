@@ -7,6 +7,8 @@ import type { SignatureLevel } from "#domain/verification/signature-level.ts";
 /** SignatureReport is what /v1/verify says about one signature. */
 export interface SignatureReport {
   field: string;
+  /** The signature field's widget shows on a page (a visible signature); false for an invisible one. */
+  visible: boolean;
   subFilter: string;
   signerName: string | null;
   certificateSubject: string;

@@ -30,22 +30,41 @@ type AttemptFacts = Pick<DeliveryAttempt, "at" | "durationMs" | "statusCode" | "
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
+ * deliveryKey names a job's delivery in the store: the job id for its end (succeeded or failed),
+ * a second one for job.expired, which comes later and is delivered on its own.
+ */
+function deliveryKey(jobId: string, status: FinishedJob["status"]): string {
+  return status === "expired" ? `${jobId}.expired` : jobId;
+}
+
+/**
  * WebhookDeliveries is JobEvents on Standard Webhooks: a finished job with a callbackUrl gets one
- * delivery (one webhook-id, one frozen body), tried at once and then on the back-off until a 2xx,
- * a permanent refusal or the last attempt; `sweep` makes the attempts that are due.
+ * delivery (one webhook-id, one frozen body), and one more when its result expires (job.expired);
+ * each is due at once and then on the back-off until a 2xx, a permanent refusal or the last
+ * attempt; `sweep` makes the attempts that are due (the sweeper, woken when a delivery is queued).
  */
 export class WebhookDeliveries implements JobEvents {
   readonly #deps: WebhookDeps;
+  readonly #listeners: Array<() => void> = [];
 
   constructor(deps: WebhookDeps) {
     this.#deps = deps;
   }
 
+  /** onQueued calls `listener` after each new delivery is stored (the local server wakes its sweeper). */
+  onQueued(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /**
+   * jobFinished stores the job's delivery, due at once, and wakes the sweepers: the first attempt
+   * is the sweeper's (never the job worker's), so a slow or unreachable receiver holds no worker.
+   */
   async jobFinished(job: FinishedJob): Promise<void> {
     if (!job.callbackUrl) return;
     const now = this.#deps.now();
     const delivery: Delivery = {
-      jobId: job.id,
+      jobId: deliveryKey(job.id, job.status),
       ownerKeyId: job.ownerKeyId,
       url: job.callbackUrl,
       webhookId: newWebhookId(),
@@ -55,14 +74,15 @@ export class WebhookDeliveries implements JobEvents {
       scheduledAttempts: 0,
       attempts: [],
     };
-    // A job reported twice (a worker retried) keeps its first delivery.
+    // A job reported twice (a worker retried) keeps its first delivery of that event.
     if (!(await this.#deps.deliveries.createDelivery(delivery))) return;
-    // The delivery is durable now: a failure of this first attempt is the sweeper's to retry.
-    await this.#scheduled({ jobId: job.id, dueAt: now }).catch((error: unknown) => this.#failed({ jobId: job.id, dueAt: now }, error));
+    for (const listener of this.#listeners) listener();
   }
 
+  /** deliveriesOf lists the attempts of the job's webhook, then those of its job.expired event. */
   async deliveriesOf(jobId: string): Promise<DeliveryAttempt[]> {
-    return (await this.#deps.deliveries.deliveryOf(jobId))?.attempts ?? [];
+    const [finished, expired] = await Promise.all([jobId, deliveryKey(jobId, "expired")].map((key) => this.#deps.deliveries.deliveryOf(key)));
+    return [...(finished?.attempts ?? []), ...(expired?.attempts ?? [])];
   }
 
   async redeliver(jobId: string, ownerKeyId: string): Promise<void> {

@@ -39,6 +39,10 @@ export const convertRoute = defineRoute({
       description:
         "A reference from POST /v1/uploads: convert that uploaded file instead of a multipart body (send no body). Use it for files above about 4.5 MB on AWS.",
     }),
+    callbackUrl: z.string().min(1).optional().meta({
+      description:
+        "With `Prefer: respond-async` only (400 without it): the https:// URL the job's signed webhook goes to, checked as the JSON routes' `callbackUrl` member is (a public host; 400 naming `query.callbackUrl` otherwise).",
+    }),
   }),
   body: { kind: "multipart", description: "multipart/form-data with exactly one file part named `file` (no other parts); no body with `?upload=`." },
   success: { description: "The converted file (PDF, or DOCX with to=docx).", contentType: "application/pdf" },

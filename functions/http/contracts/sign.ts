@@ -31,6 +31,53 @@ const signerSchema = z
   })
   .meta({ id: "Signer" });
 
+/** certifySchema is the `certify` member: a certification signature (DocMDP) and what it permits after it. */
+const certifySchema = z
+  .strictObject({
+    permissions: z
+      .union([z.literal(1), z.literal(2), z.literal(3)])
+      .meta({ description: "DocMDP P: 1 no changes at all; 2 filling form fields and signing; 3 also annotations." }),
+  })
+  .meta({
+    id: "Certify",
+    description:
+      "Makes this a certification signature (ISO 32000-1 12.8.2.2, DocMDP): only on a document without signatures (else 422 CERTIFICATION_NOT_FIRST). Later changes beyond `permissions` void it (pyHanko and /v1/verify agree).",
+  });
+
+/** signatureFieldSchema is the `signatureField` member: where the visible signature goes and what it shows. */
+const signatureFieldSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .meta({ description: "An existing empty signature field's fully qualified name (alone); or, with page and rect, the new field's name (no dots)." }),
+    page: z.int().min(1).max(100_000).optional().meta({ description: "The page of a new field, from 1." }),
+    rect: z
+      .tuple([z.number(), z.number(), z.number(), z.number()])
+      .optional()
+      .meta({
+        description: "The new field's rectangle [x1, y1, x2, y2] in points (1/72 in), from the page's lower left corner; inside the page.",
+        example: [360, 60, 560, 120],
+      }),
+    reason: z.string().min(1).max(500).optional().meta({ description: "Shown in the appearance and written to /Reason." }),
+    location: z.string().min(1).max(255).optional().meta({ description: "Shown in the appearance and written to /Location." }),
+    image: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "A picture drawn left of the text: PNG, JPEG, WebP or SVG as a data URI or https URL (annotate's limits)." }),
+  })
+  .refine((field) => (field.page === undefined) === (field.rect === undefined), { message: "give page and rect together" })
+  .refine((field) => field.page !== undefined || field.name !== undefined, { message: "give name, or page and rect" })
+  .refine((field) => field.page === undefined || !field.name?.includes("."), { message: "a new field's name has no dots", path: ["name"] })
+  .meta({
+    id: "SignatureField",
+    description:
+      "A visible signature: signer name, signing date (UTC), reason, location and an optional picture, drawn in an existing empty signature field (`name`) or a new one (`page`, `rect`). Without it the signature is invisible.",
+  });
+
 /** signRequestSchema is the body of POST /v1/sign. */
 const signRequestSchema = z
   .strictObject({
@@ -44,6 +91,8 @@ const signRequestSchema = z
       .optional()
       .meta({ description: "The audit trail certificate page; enabled by default." }),
     level: z.enum(signatureLevels).optional().meta({ description: levelDescription }),
+    certify: certifySchema.optional(),
+    signatureField: signatureFieldSchema.optional(),
   })
   .meta({ id: "SignRequest" });
 
@@ -66,7 +115,7 @@ export const signRoute = defineRoute({
   tag: "Sign",
   summary: "Sign a PDF or DOCX",
   description:
-    "Adds a PAdES baseline signature (`level`: B-B, B-T, B-LT or B-LTA; default B-T when a timestamp authority is configured, else B-B) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT.",
+    'Adds a PAdES baseline signature (`level`: B-B, B-T, B-LT or B-LTA; default B-T when a timestamp authority is configured, else B-B) as an incremental update, after appending an audit trail certificate page (sized like the last page). A PDF that already holds signatures gets no page (it would void them): the signature widget on its last page shows a compact audit stamp (invisible after a certification), and the complete audit trail is stored as JSON in the signature dictionary (/Signet_AuditRecord), covered by the signature. DOCX input is converted to PDF first. A PDF certified against changes (DocMDP P=1) is refused with 422 INVALID_DOCUMENT. `certify` makes the signature a certification (DocMDP, first signature only); `signatureField` makes it visible, in an existing empty signature field or a new one on a page (docs/api.md, "Certify and visible signatures").',
   body: {
     kind: "json",
     schema: signRequestSchema,
@@ -90,6 +139,12 @@ export const signRoute = defineRoute({
   errors: [
     "INVALID_DOCUMENT",
     "ENCRYPTED_DOCUMENT",
+    "CERTIFICATION_NOT_FIRST",
+    "FIELD_NOT_FOUND",
+    "FIELD_TYPE_MISMATCH",
+    "FIELD_ALREADY_SIGNED",
+    "FIELD_PLACEMENT",
+    "INVALID_IMAGE",
     "MISSING_SUBMIT_EVENT",
     "PAYLOAD_TOO_LARGE",
     "IMAGE_TOO_LARGE",

@@ -22,7 +22,8 @@ const verifyReportSchema = z
     reason: z.string(),
     signatures: z.array(
       z.object({
-        field: z.string(),
+        field: z.string().meta({ description: "The signature field's fully qualified name." }),
+        visible: z.boolean().meta({ description: "The field's widget shows on a page (an area, not hidden): a visible signature." }),
         subFilter: z.string(),
         signerName: z.string().nullable(),
         certificateSubject: z.string(),

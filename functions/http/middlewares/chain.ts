@@ -16,6 +16,10 @@ export interface RequestParts {
   body?: unknown;
   /** The callbackUrl of a request asking respond-async, taken out of its body (functions/http/jobs.ts). */
   callbackUrl?: string;
+  /** Where callbackUrl came from, for an error's details: body.callbackUrl (default) or query.callbackUrl. */
+  callbackField?: string;
+  /** When this is a job's run: the epoch ms its invocation ends (the run's budget, functions/http/jobs.ts). */
+  jobDeadline?: number;
 }
 
 // A symbol, so no member of a gateway event (JSON) can collide with or forge it.
