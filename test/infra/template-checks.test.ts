@@ -167,9 +167,11 @@ describe("the numbers docs/aws.md states, read from the template", () => {
       "POST /v1/annotate",
       "POST /v1/convert",
       "POST /v1/merge",
+      "POST /v1/metadata",
       "POST /v1/pages",
       "POST /v1/sign",
       "POST /v1/split",
+      "POST /v1/stamp",
     ]);
     expect(new Set(streamed.map((method) => method.Integration!.TimeoutInMillis))).toEqual(new Set([only(/and (\d+) s for the streamed ones/) * 1000]));
     // The job worker converts too, with a job's 15 minutes (infra/jobs.ts, docs/aws.md's async jobs).
