@@ -1,5 +1,6 @@
 import { resolveDocument } from "#domain/shared/document.ts";
 import { describeFields } from "#domain/docx/annotate.ts";
+import { listPdfForm } from "#domain/pdf-forms/read-form-file.ts";
 import { annotateFieldsRoute } from "#http/contracts/annotate.ts";
 import { json } from "#http/responses.ts";
 import { uploadedDocument } from "#http/upload-input.ts";
@@ -8,14 +9,17 @@ import { httpHandler } from "#wiring/http.ts";
 import { uploadDeps } from "#wiring/uploads.ts";
 import { safeFetcher } from "#wiring/fetch.ts";
 
-/** makeAnnotateFieldsHandler builds POST /v1/annotate/fields on a container: the content controls and {{placeholders}} a template offers. */
+/** makeAnnotateFieldsHandler builds POST /v1/annotate/fields on a container: a template's content controls and {{placeholders}}, or a PDF's form fields. */
 export function makeAnnotateFieldsHandler(container: Container) {
   const { config } = container;
   const uploads = uploadDeps(container);
   return httpHandler(container, annotateFieldsRoute, async (req) => {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
-    const document = await resolveDocument(input.document, ["docx"], { fetcher: safeFetcher(container), limits: config.documentLimits });
-    const fields = await describeFields(document.bytes, config.limits);
+    const document = await resolveDocument(input.document, ["docx", "pdf"], { fetcher: safeFetcher(container), limits: config.documentLimits });
+    const fields =
+      document.type === "pdf"
+        ? await listPdfForm(document.bytes, { maxPages: config.limits.maxPdfPages })
+        : await describeFields(document.bytes, config.limits);
     await input.consumed();
     return json(200, fields);
   });

@@ -1,6 +1,8 @@
 import { resolveDocument } from "#domain/shared/document.ts";
 import { DOCX_CONTENT_TYPE, checkFieldCount, fillTemplate } from "#domain/docx/annotate.ts";
 import { intake } from "#domain/documents/intake.ts";
+import { pdfFieldValues, templateFields } from "#domain/pdf-forms/field-values.ts";
+import { fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
 import { annotateRoute } from "#http/contracts/annotate.ts";
 import { jobTimeLimit } from "#http/jobs.ts";
 import { json } from "#http/responses.ts";
@@ -11,8 +13,11 @@ import { uploadDeps } from "#wiring/uploads.ts";
 import { converter, intakeLimits } from "#wiring/conversion.ts";
 import { pictures } from "#wiring/pictures.ts";
 import { safeFetcher } from "#wiring/fetch.ts";
+import { signing } from "#wiring/signing.ts";
 
-/** makeAnnotateHandler builds POST /v1/annotate on a container: a DOCX template and fields in, the filled DOCX (or its PDF) out as a data URI. */
+const dataUri = (contentType: string, bytes: Buffer) => ({ document: { base64: `data:${contentType};base64,${bytes.toString("base64")}`, contentType } });
+
+/** makeAnnotateHandler builds POST /v1/annotate on a container: a DOCX template (or a PDF form) and fields in, the filled DOCX (or its PDF, or the filled PDF) out as a data URI. */
 export function makeAnnotateHandler(container: Container) {
   const { config } = container;
   const { limits } = config;
@@ -23,17 +28,23 @@ export function makeAnnotateHandler(container: Container) {
   // A filled template may exceed the upload limit by the images it was given (as in the office function).
   const filled = { ...intakeLimits(config), maxDocumentBytes: limits.maxDocumentBytes + limits.maxTotalImageBytes };
   return httpHandler(container, annotateRoute, async (req) => {
-    checkFieldCount(req.body.fields.length, limits.maxFields);
-    const input = await uploadedDocument(req.body.document, req.principal, uploads);
+    const { body } = req;
+    checkFieldCount(body.fields.length, limits.maxFields);
+    const input = await uploadedDocument(body.document, req.principal, uploads);
     const fetcher = safeFetcher(container);
-    const document = await resolveDocument(input.document, ["docx"], { fetcher, limits: config.documentLimits });
+    const document = await resolveDocument(input.document, ["docx", "pdf"], { fetcher, limits: config.documentLimits });
+    if (document.type === "pdf") {
+      const request = { fields: pdfFieldValues(body.fields), flatten: body.flatten, dropXfa: body.dropXfa };
+      const pdf = await fillPdfForm(document.bytes, request, { fonts: signing(container).fontFiles, maxPages: limits.maxPdfPages });
+      await input.consumed();
+      return json(200, dataUri("application/pdf", pdf));
+    }
     // The template's zip directory, read once by resolveDocument, is handed on (not read again).
-    const docx = await fillTemplate(document.zip ?? document.bytes, req.body.fields, { fetcher, limits, pictures: pictures(container) }, req.body.data);
+    const docx = await fillTemplate(document.zip ?? document.bytes, templateFields(body.fields), { fetcher, limits, pictures: pictures(container) }, body.data);
     const pdf = req.query.to === "pdf";
     const output = pdf ? await converter(container).convert(await intake(docx, "docx", filled), { to: "pdf", ...jobTimeLimit(req.jobDeadline) }) : docx;
-    const contentType = pdf ? "application/pdf" : DOCX_CONTENT_TYPE;
     await input.consumed();
-    return json(200, { document: { base64: `data:${contentType};base64,${output.toString("base64")}`, contentType } });
+    return json(200, dataUri(pdf ? "application/pdf" : DOCX_CONTENT_TYPE, output));
   });
 }
 

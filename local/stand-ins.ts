@@ -2,8 +2,10 @@ import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import { pathToFileURL } from "node:url";
+import { Worker, type WorkerOptions } from "node:worker_threads";
 import sesModule from "aws-ses-v2-local";
 import { PRIVATE_FOLDER, privateDataFolder } from "#local/data-folder.ts";
 import { guardStandIn } from "#local/host-guard.ts";
@@ -62,7 +64,7 @@ const LOADER_FLAGS = new Set(["--import", "--require", "-r", "--loader", "--expe
  * loaderArgs are this process's module-loader flags, for the worker to run TypeScript the same way
  * (tsx, also under vitest). Other flags are left out: a worker refuses many (--expose-gc, ...).
  */
-export function loaderArgs(): string[] {
+function loaderArgs(): string[] {
   const args: string[] = [];
   const argv = process.execArgv;
   for (let i = 0; i < argv.length; i++) {
@@ -73,8 +75,24 @@ export function loaderArgs(): string[] {
   return args.some((arg) => arg.includes("tsx")) ? args : [...args, "--import", "tsx"];
 }
 
+/**
+ * typeScriptWorker starts a worker on a .ts module: a small bootstrap registers tsx's loader in the
+ * worker itself before importing it. Node 20's `--import tsx` in a worker's execArgv does not (the
+ * worker then fails on the .ts extension), and hooks are not inherited from the parent before Node 22.
+ */
+export function typeScriptWorker(module: URL, options: WorkerOptions): Worker {
+  // The ESM entry (the CommonJS one resolves its loader by a relative path that breaks here).
+  const tsxApi = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs"),
+  ).href;
+  const code = `import { register } from ${JSON.stringify(tsxApi)}; register(); await import(${JSON.stringify(module.href)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { execArgv: loaderArgs(), ...options });
+}
+
 function startDynamoThread(path: string | undefined): Promise<DynamoThread> {
-  const worker = new Worker(new URL("./dynamo-worker.ts", import.meta.url), { workerData: { path }, execArgv: loaderArgs() });
+  const worker = typeScriptWorker(new URL("./dynamo-worker.ts", import.meta.url), { workerData: { path } });
   let exited = false;
   let closing: Promise<void> | undefined;
   const gone = new Promise<void>((done) =>

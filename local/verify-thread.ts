@@ -1,10 +1,10 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { logger } from "#adapters/powertools-logger.ts";
 import { errorResponse } from "#http/error-response.ts";
 import { rawBodyOf } from "#http/raw-body.ts";
 import type { HttpResponse } from "#http/responses.ts";
-import { loaderArgs } from "#local/stand-ins.ts";
+import { typeScriptWorker } from "#local/stand-ins.ts";
 import type { Config } from "#config";
 
 /** HARD_LIMIT_MS is when a verification the domain's own time budget did not stop is abandoned (its thread ended). */
@@ -63,7 +63,7 @@ export class VerifyThread {
 
   #thread(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL("./verify-worker.ts", import.meta.url), { execArgv: loaderArgs(), workerData: { config: this.#config } });
+    const worker = typeScriptWorker(new URL("./verify-worker.ts", import.meta.url), { workerData: { config: this.#config } });
     worker.unref();
     worker.on("message", (message: "ready" | { id: number; response?: HttpResponse; error?: string }) => {
       if (message === "ready") return;

@@ -34,6 +34,17 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
   },
   FIELD_NOT_FOUND: { status: 422, description: "A field id or group matches nothing in the template; or signatureField.name names no field of the PDF." },
   FIELD_TYPE_MISMATCH: { status: 422, description: "A value does not fit the control it targets (a table into inline text, an image into a checkbox)." },
+  FIELD_READ_ONLY: { status: 422, description: "A PDF fill gives a value to a read-only field." },
+  INVALID_FIELD_VALUE: {
+    status: 422,
+    description:
+      "A PDF fill value does not fit its field: not among a choice's options or a button's states, over the field's maximum length, a line break in a single-line field.",
+  },
+  XFA_FORM: { status: 422, description: "The PDF is an XFA form: dynamic XFA cannot be filled; a hybrid one needs dropXfa: true." },
+  SIGNED_DOCUMENT: {
+    status: 409,
+    description: "The change would invalidate the PDF's signatures: flattening a signed form, or any change to a PDF certified with DocMDP P=1.",
+  },
   FIELD_ALREADY_SIGNED: { status: 422, description: "The signature field named in signatureField already holds a signature." },
   FIELD_PLACEMENT: {
     status: 422,

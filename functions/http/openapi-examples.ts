@@ -110,6 +110,24 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
     message: "A field's type does not fit the control it targets; see details.",
     details: [{ field: "fields.2", issue: 'a table cannot go into the inline control "items"; put the control around a table' }],
   },
+  FIELD_READ_ONLY: {
+    message: "These fields are read-only; leave them out: employer.id: the field is read-only.",
+    details: [{ field: "fields.0.value", issue: "employer.id: the field is read-only" }],
+  },
+  INVALID_FIELD_VALUE: {
+    message: 'These values do not fit their fields: country: "Atlantis" not among its options: "FR", "DE", "LU".',
+    details: [{ field: "fields.1.value", issue: 'country: "Atlantis" not among its options: "FR", "DE", "LU"' }],
+  },
+  XFA_FORM: {
+    message:
+      "The PDF is a hybrid XFA form: XFA viewers show the XFA data, not the AcroForm values Signet writes. Send dropXfa: true to fill the AcroForm and remove the XFA.",
+    details: [{ field: "dropXfa", issue: "must be true to fill a hybrid XFA form" }],
+  },
+  SIGNED_DOCUMENT: {
+    message:
+      "The PDF is signed: flattening removes fields and changes page content, which no signature permits. Fill without flatten, or flatten before signing.",
+    details: [{ field: "flatten", issue: "not allowed on a signed or certified PDF" }],
+  },
   FIELD_ALREADY_SIGNED: {
     message: 'The signature field "Employee signature" already holds a signature; name an empty signature field, or give page and rect for a new one.',
     details: [{ field: "signatureField.name", issue: "already signed" }],

@@ -292,7 +292,7 @@ export function openApiDocument(version: string): ReturnType<typeof createDocume
     tags: [
       { name: "API keys", description: "Register an e-mail address and receive an API key." },
       { name: "Sign", description: "Sign documents and check signatures." },
-      { name: "Annotate", description: "Fill DOCX templates." },
+      { name: "Annotate", description: "Fill DOCX templates and PDF forms." },
       { name: "Convert", description: "Convert office documents." },
       {
         name: "PDF tools",

@@ -1,9 +1,13 @@
 import { readUpload, type UploadSettings, type UploadStore } from "#domain/shared/upload.ts";
 import type { Principal } from "#http/caller.ts";
 
-/** DocumentMember is a validated `document` member: base64, url or an upload reference. */
+/**
+ * DocumentMember is a validated `document` member: base64, url or an upload reference, or the bytes
+ * jsonBodyValidation already decoded from the request's `document.base64` (json-body.ts).
+ */
 export interface DocumentMember {
   base64?: string | undefined;
+  bytes?: Buffer | undefined;
   url?: string | undefined;
   upload?: string | undefined;
 }

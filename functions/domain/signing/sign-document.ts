@@ -9,6 +9,8 @@ import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { AUDIT_RECORD_KEY, type ExistingPages, hasSignatures, type InputFacts, signPdfWithFacts } from "#domain/signing/pades-signer.ts";
 import type { FontFiles } from "#domain/pdf-text/fonts.ts";
+import type { FieldValue } from "#domain/pdf-forms/field-values.ts";
+import { fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
 import { listSignatures, verifySignatures } from "#domain/verification/signature-verifier.ts";
 import type { VerifyReport } from "#domain/verification/verify-report.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
@@ -28,6 +30,10 @@ export interface SignInput {
   certificate?: { enabled: boolean } | undefined;
   /** The PAdES level; default B-T with a timestamper, else B-B. */
   level?: SignatureLevel | undefined;
+  /** A PDF form's fields to fill before signing (pdf-forms/fill-form.ts), with its flatten and dropXfa. */
+  fields?: FieldValue[] | undefined;
+  flatten?: boolean | string[] | undefined;
+  dropXfa?: boolean | undefined;
   /** A certification signature (DocMDP) with this permission. */
   certify?: SignatureRequest["certify"];
   /** Sign into this signature field (existing, or new on a page) with a visible appearance. */
@@ -217,11 +223,26 @@ interface SignContext {
 /** resolvePdf resolves the request's document and converts a DOCX to PDF (after the convert path's intake). */
 async function resolvePdf(input: SignInput, deps: SignDependencies): Promise<{ document: ResolvedDocument; pdfBytes: Buffer }> {
   const document = await resolveDocument(input.document, ["pdf", "docx"], { fetcher: deps.fetcher, limits: deps.limits });
-  if (document.type !== "docx") return { document, pdfBytes: document.bytes };
+  if (document.type !== "docx") return { document, pdfBytes: await filledForm(input, document.bytes, deps) };
+  if (input.fields) {
+    throw new SignetError("VALIDATION_ERROR", "fields fill a PDF form; the document is a DOCX (fill a template with POST /v1/annotate first).", {
+      details: [{ field: "fields", issue: "only with a PDF document" }],
+    });
+  }
   // The convert path's intake, on the zip directory resolveDocument read: encrypted entries, what
   // the entries really inflate to (LibreOffice inflates without a cap), outside references.
   const prepared = await intake(document.zip ?? document.bytes, "docx", deps.limits);
   return { document, pdfBytes: await deps.converter.convert(prepared, { to: "pdf" }) };
+}
+
+/** filledForm is the PDF with the request's form fields filled (its own incremental update, before the signature's), or the PDF itself. */
+async function filledForm(input: SignInput, pdf: Buffer, deps: SignDependencies): Promise<Buffer> {
+  if (!input.fields && !input.flatten) return pdf;
+  return fillPdfForm(
+    pdf,
+    { fields: input.fields ?? [], flatten: input.flatten, dropXfa: input.dropXfa },
+    { fonts: deps.fonts, maxPages: deps.limits.maxPdfPages },
+  );
 }
 
 /** loadIdentity loads the signing identity; before anything is signed or timestamped, no signature may claim B-LT without revocation data. */

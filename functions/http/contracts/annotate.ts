@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { defineRoute } from "#http/contract.ts";
 import { documentInputSchema } from "#http/contracts/common.ts";
+import { pdfFieldValueSchema, pdfFormOptions } from "#http/contracts/pdf-form-fields.ts";
 
 const dimension = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
 
@@ -66,7 +67,11 @@ function valueFits(type: string, value: unknown): boolean {
 const annotateRequestSchema = z
   .strictObject({
     document: documentInputSchema,
-    fields: z.array(annotationFieldSchema),
+    fields: z.array(z.union([annotationFieldSchema, pdfFieldValueSchema])).meta({
+      description:
+        "A DOCX template's controls (AnnotationField), or a PDF form's fields by qualified name (PdfFieldValue); one kind per request, the document's.",
+    }),
+    ...pdfFormOptions,
     data: z
       .record(z.string(), z.unknown())
       .optional()
@@ -99,9 +104,9 @@ export const annotateRoute = defineRoute({
   idempotent: true,
   streaming: true, // a filled DOCX or its PDF may outgrow Lambda's 6 MB buffered limit
   tag: "Annotate",
-  summary: "Fill a DOCX template",
+  summary: "Fill a DOCX template or a PDF form",
   description:
-    "Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE; so is, with data, one whose {{#sections}} nest deeper than 32 or that has more than 2,000 {{tags}}, and a request whose table rows, repeat items and data loop iterations together pass 10,000.",
+    "Fills Word content controls (by SuperDoc field id, w:id or Tag, or by group) and {{id}} placeholders. Answers a data URI of the DOCX, or of a PDF with to=pdf. With a PDF form, fills its fields by qualified name ({ name, value }) with an appearance stream per widget (Signet's fonts, any script), optionally flattens them (flatten) and drops a hybrid form's XFA (dropXfa); the answer is the PDF, as an incremental update of the input, so earlier signatures stay valid (docs/api.md, PDF forms). A template with more content controls or XML elements than the configured limits (default 2,000 controls, 200,000 elements, 10,000 elements inside controls) is refused with 413 PAYLOAD_TOO_LARGE; so is, with data, one whose {{#sections}} nest deeper than 32 or that has more than 2,000 {{tags}}, and a request whose table rows, repeat items and data loop iterations together pass 10,000.",
   query: z.strictObject({ to: z.enum(["docx", "pdf"]).default("docx").meta({ description: "Output format." }) }),
   body: {
     kind: "json",
@@ -127,6 +132,10 @@ export const annotateRoute = defineRoute({
     "ENCRYPTED_DOCUMENT",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",
+    "FIELD_READ_ONLY",
+    "INVALID_FIELD_VALUE",
+    "XFA_FORM",
+    "SIGNED_DOCUMENT",
     "DATA_MISSING",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",
@@ -138,6 +147,65 @@ export const annotateRoute = defineRoute({
   ],
 });
 
+/** docxFieldsSchema is the DOCX answer of POST /v1/annotate/fields (unchanged since SuperDoc conformance). */
+const docxFieldsSchema = z
+  .object({
+    fields: z.array(
+      z.object({
+        ids: z.array(z.string()),
+        group: z.string().nullable(),
+        alias: z.string().nullable(),
+        kind: z.enum(["text", "block", "table", "checkbox", "picture", "repeat"]),
+        location: z.object({ part: z.string(), index: z.number().int() }),
+      }),
+    ),
+    placeholders: z.array(z.string()),
+    tags: z.array(dataTagSchema).meta({
+      description: "The {{tags}} `data` fills, with their loop and section structure: a section's children are read from each item of its array.",
+    }),
+  })
+  .meta({ id: "AnnotateDocxFields" });
+
+/** pdfFieldSchema is one terminal field of a PDF form (docs/api.md, "PDF forms"). */
+const pdfFieldSchema = z
+  .object({
+    name: z.string().meta({ description: "Fully qualified name (parent names joined with dots): what fields[].name of a fill takes." }),
+    type: z.enum(["text", "checkbox", "radio", "pushbutton", "combo", "list", "signature", "unknown"]),
+    value: z
+      .union([z.string(), z.array(z.string())])
+      .nullable()
+      .meta({ description: "Text, the chosen export value (Off: a button that is off), several for a multi-select list, or null." }),
+    options: z
+      .array(z.object({ value: z.string(), label: z.string() }))
+      .meta({ description: "A combo's or list's choices (export value and the text shown); a check box's or radio group's on-states." }),
+    flags: z.object({
+      readOnly: z.boolean(),
+      required: z.boolean(),
+      multiline: z.boolean(),
+      comb: z.boolean(),
+      multiSelect: z.boolean(),
+      maxLength: z.number().int().nullable(),
+    }),
+    widgets: z.array(
+      z.object({
+        page: z.number().int().nullable().meta({ description: "1-based page; null when no page lists the widget." }),
+        rect: z.array(z.number()).length(4).nullable().meta({ description: "[left, bottom, right, top] in points." }),
+      }),
+    ),
+    signed: z.boolean().optional().meta({ description: "Signature fields: whether it holds a signature." }),
+  })
+  .meta({ id: "PdfFormField" });
+
+/** pdfFieldsSchema is the PDF answer of POST /v1/annotate/fields. */
+const pdfFieldsSchema = z
+  .object({
+    form: z.enum(["none", "acroform", "xfa-hybrid", "xfa-dynamic"]).meta({
+      description: "none: no form; acroform; xfa-hybrid: XFA beside an AcroForm (filled with dropXfa: true); xfa-dynamic: XFA alone, which Signet cannot fill.",
+    }),
+    fields: z.array(pdfFieldSchema),
+  })
+  .meta({ id: "AnnotatePdfFields" });
+
 /** annotateFieldsRoute: POST /v1/annotate/fields lists the fields of a template. */
 export const annotateFieldsRoute = defineRoute({
   name: "annotate-fields",
@@ -146,30 +214,15 @@ export const annotateFieldsRoute = defineRoute({
   auth: true,
   idempotent: true,
   tag: "Annotate",
-  summary: "List a template's fields",
+  summary: "List a template's or a PDF form's fields",
   description:
     "Lists every content control Signet can fill, with the ids it answers to, its group, alias, kind and location. The XML limits of POST /v1/annotate apply, and its template limits ({{#sections}} nested at most 32 deep, at most 2,000 {{tags}}): 413 PAYLOAD_TOO_LARGE.",
   body: { kind: "json", schema: z.strictObject({ document: documentInputSchema }).meta({ id: "AnnotateFieldsRequest" }) },
   success: {
-    description: "The fields found.",
+    description:
+      "The fields found: a DOCX template's controls, placeholders and tags, or a PDF's form and its fields (told apart by `form`, which only the PDF answer has).",
     contentType: "application/json",
-    schema: z
-      .object({
-        fields: z.array(
-          z.object({
-            ids: z.array(z.string()),
-            group: z.string().nullable(),
-            alias: z.string().nullable(),
-            kind: z.enum(["text", "block", "table", "checkbox", "picture", "repeat"]),
-            location: z.object({ part: z.string(), index: z.number().int() }),
-          }),
-        ),
-        placeholders: z.array(z.string()),
-        tags: z.array(dataTagSchema).meta({
-          description: "The {{tags}} `data` fills, with their loop and section structure: a section's children are read from each item of its array.",
-        }),
-      })
-      .meta({ id: "AnnotateFieldsResponse" }),
+    schema: z.union([docxFieldsSchema, pdfFieldsSchema]).meta({ id: "AnnotateFieldsResponse" }),
   },
   errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
 });

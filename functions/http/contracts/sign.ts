@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { defineRoute } from "#http/contract.ts";
 import { documentInputSchema } from "#http/contracts/common.ts";
+import { pdfFieldValueSchema, pdfFormOptions } from "#http/contracts/pdf-form-fields.ts";
 import { signatureLevels } from "#domain/verification/signature-level.ts";
 
 /** levelDescription explains each PAdES level in one line (OpenAPI). */
@@ -91,6 +92,10 @@ const signRequestSchema = z
       .optional()
       .meta({ description: "The audit trail certificate page; enabled by default." }),
     level: z.enum(signatureLevels).optional().meta({ description: levelDescription }),
+    fields: z.array(pdfFieldValueSchema).optional().meta({
+      description: "A PDF form's fields to fill before signing, as POST /v1/annotate takes them (the fill is its own incremental update, then the signature).",
+    }),
+    ...pdfFormOptions,
     certify: certifySchema.optional(),
     signatureField: signatureFieldSchema.optional(),
   })
@@ -151,6 +156,10 @@ export const signRoute = defineRoute({
     "FETCH_FAILED",
     "TSA_FAILED",
     "LEVEL_UNAVAILABLE",
+    "FIELD_READ_ONLY",
+    "INVALID_FIELD_VALUE",
+    "XFA_FORM",
+    "SIGNED_DOCUMENT",
     "CONVERSION_TIMEOUT",
     "CONVERSION_FAILED",
     "RATE_LIMIT_ERROR",

@@ -1,7 +1,7 @@
 import type * as z from "zod";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { BodyContract } from "#http/contract.ts";
-import { isJsonContentType, parseJsonBody } from "#http/json-body.ts";
+import { isJsonContentType, type ParsedJsonBody, readJsonBody } from "#http/json-body.ts";
 import { partsOf, type PipelineMiddleware } from "#http/middlewares/chain.ts";
 import { zodDetails } from "#http/zod-details.ts";
 
@@ -12,14 +12,25 @@ function parseBody(schema: z.ZodType, contentType: string | undefined, rawBody: 
       `Send the body as JSON with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : "none"}).`,
     );
   }
-  const value = parseJsonBody(rawBody, maxJsonDepth);
+  const { value, document } = readJsonBody(rawBody, maxJsonDepth, true);
   const result = schema.safeParse(value);
   if (!result.success) {
     throw new SignetError("VALIDATION_ERROR", "The request body does not match the schema; see details.", {
       details: zodDetails(result.error),
     });
   }
-  return result.data;
+  return document ? withDocumentBytes(result.data, document) : result.data;
+}
+
+/**
+ * withDocumentBytes swaps a validated `document.base64` that readJsonBody decoded from the body
+ * (the schema saw its placeholder) for `document.bytes` (DocumentMember, upload-input.ts).
+ */
+function withDocumentBytes(data: unknown, decoded: NonNullable<ParsedJsonBody["document"]>): unknown {
+  const member = (data as { document?: { base64?: unknown } } | undefined)?.document;
+  if (member?.base64 !== decoded.placeholder) return data;
+  const { base64: _, ...rest } = member;
+  return { ...(data as object), document: { ...rest, bytes: decoded.bytes } };
 }
 
 /**

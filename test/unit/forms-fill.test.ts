@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PDF, type PdfDict, type PdfStream } from "@libpdf/core";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "../../infra/bundling.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
+import { openPdfFile } from "#domain/pdf/open-pdf.ts";
+import { readPageTree } from "#domain/pdf/page-tree.ts";
+import { type FieldValue, planValues } from "#domain/pdf-forms/field-values.ts";
+import type { ErrorCode } from "#domain/shared/errors.ts";
+import { fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
+import { parseDa } from "#domain/pdf-forms/widget-style.ts";
+import { writerView } from "#domain/pdf-forms/writer-view.ts";
+import { expectSignetError } from "#test/helpers/signet-error.ts";
+import { testFonts } from "#test/helpers/test-fonts.ts";
+
+// Filling PDF forms in the domain (issue 39 item 2): the checks on values, /DA, and the appearance
+// streams' layout (comb cells, alignment, wrapping) read back from the written stream.
+const corpus = (file: string) => readFileSync(join(repoRoot, "test/fixtures/forms", file));
+const fieldsOf = (file: string) => {
+  const pdf = openPdfFile(corpus(file));
+  return readForm(pdf.latest, pdf.pageTree).fields;
+};
+const deps = { fonts: testFonts, maxPages: 10_000 };
+
+/** appearanceOf fills one field and returns its first widget's normal appearance: the text positions (Tm x, y) and the box. */
+async function appearanceOf(file: string, name: string, value: string) {
+  const filled = await fillPdfForm(corpus(file), { fields: [{ name, value }] }, deps);
+  const pdf = await PDF.load(filled);
+  const view = writerView(pdf);
+  const field = readForm(view, readPageTree(view)).fields.find((item) => item.name === name)!;
+  const normal = view.resolve((field.widgets[0]!.dict.get("AP") as PdfDict).get("N") as never) as PdfStream;
+  const content = new TextDecoder("latin1").decode(normal.getDecodedData());
+  const positions = [...content.matchAll(/1 0 0 1 ([-\d.]+) ([-\d.]+) Tm/g)].map((match) => [Number(match[1]), Number(match[2])] as const);
+  const [, , width, height] = (normal.get("BBox") as unknown as { toArray(): Array<{ value: number }> }).toArray().map((item) => item.value);
+  return { positions, width: width!, height: height!, content };
+}
+
+describe("PDF form values", () => {
+  it.each([
+    ["/Helv 0 Tf 0 g", { size: 0, color: [0, 0, 0] }],
+    ["/F1 12 Tf 1 0 0 rg", { size: 12, color: [1, 0, 0] }],
+    ["0 0 1 0 k /Cour 9.5 Tf", { size: 9.5, color: [1, 1, 0] }],
+    ["/TiRo 10 Tf 0.5 g", { size: 10, color: [0.5, 0.5, 0.5] }],
+    ["", { size: 0, color: [0, 0, 0] }],
+  ])("reads /DA %j", (da, expected) => {
+    expect(parseDa(da)).toEqual(expected);
+  });
+
+  it("takes a check box's true as its on-state and false as Off", () => {
+    const fields = fieldsOf("pdflib-sample_form.pdf");
+    const plan = planValues(fields, [
+      { name: "PHD", value: true },
+      { name: "HIGH SCHOOL DIPLOMA", value: false },
+    ]);
+    expect(plan.map((item) => item.value)).toEqual(["On", "Off"]);
+  });
+
+  it.each([
+    ["a text over its max length", "pdflib-sample_form.pdf", { name: "STATE", value: "NYC" }, "INVALID_FIELD_VALUE", /at most 2/],
+    ["a line break in a single-line field", "pdflib-sample_form.pdf", { name: "City", value: "a\nb" }, "INVALID_FIELD_VALUE", /single-line/],
+    ["a radio state that does not exist", "pdflib-sample_form.pdf", { name: "Sex", value: "OTHER" }, "INVALID_FIELD_VALUE", /"MALE", "FEMALE"/],
+    ["a boolean for a text field", "pdflib-sample_form.pdf", { name: "City", value: true }, "FIELD_TYPE_MISMATCH", /takes a string/],
+    ["a list option that does not exist", "pdfcpu-listbox.pdf", { name: "llgender", value: "other" }, "INVALID_FIELD_VALUE", /not among its options/],
+    ["two values for a single-select list", "pdfcpu-listbox.pdf", { name: "llgender", value: ["female", "male"] }, "FIELD_TYPE_MISMATCH", /not multi-select/],
+    ["a value for a signature field", "pdflib-sample_form.pdf", { name: "EMPLOYEE SIGNATURE", value: "x" }, "FIELD_TYPE_MISMATCH", /signature/],
+    ["a read-only field", "pdfcpu-arabic.pdf", { name: "firstName1", value: "x" }, "FIELD_READ_ONLY", /read-only/],
+  ] as Array<[string, string, FieldValue, ErrorCode, RegExp]>)("refuses %s", async (_name, file, value, code, issue) => {
+    const error = await expectSignetError((async () => planValues(fieldsOf(file), [value]))(), code);
+    expect(error.details?.[0]?.issue).toMatch(issue);
+  });
+
+  it("takes several options of a multi-select list", () => {
+    const plan = planValues(fieldsOf("pdfcpu-listbox.pdf"), [{ name: "llsex multiselect", value: ["female", "male"] }]);
+    expect(plan[0]?.value).toEqual(["female", "male"]);
+  });
+});
+
+describe("PDF form appearance streams", () => {
+  it("puts each character of a comb field in its own cell", async () => {
+    const { positions, width } = await appearanceOf("pdfbox-CombTest.pdf", "CombLeft", "12345");
+    const cell = width / 10;
+    expect(positions).toHaveLength(5);
+    positions.forEach(([x], index) => {
+      expect(x).toBeGreaterThan(index * cell);
+      expect(x).toBeLessThan((index + 1) * cell);
+    });
+  });
+
+  it("aligns by /Q: left near the left edge, right near the right edge, centred between", async () => {
+    const left = await appearanceOf("pdfbox-AlignmentTests.pdf", "AlignLeft", "Signet");
+    const middle = await appearanceOf("pdfbox-AlignmentTests.pdf", "AlignMiddle", "Signet");
+    const right = await appearanceOf("pdfbox-AlignmentTests.pdf", "AlignRight", "Signet");
+    expect(left.positions[0]![0]).toBeLessThan(5);
+    expect(middle.positions[0]![0]).toBeGreaterThan(middle.width / 4);
+    expect(middle.positions[0]![0]).toBeLessThan(middle.width / 2);
+    expect(right.positions[0]![0]).toBeGreaterThan(right.width / 2);
+  });
+
+  it("wraps a multiline field's long text into lines inside the box, top down", async () => {
+    const text = "The quick brown fox jumps over the lazy dog. ".repeat(4).trim();
+    const { positions, height, content } = await appearanceOf("pdfcpu-hebrew.pdf", "note1", text);
+    const lines = [...new Set(positions.map(([, y]) => y))];
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines).toEqual([...lines].sort((a, b) => b - a));
+    for (const y of lines) {
+      expect(y).toBeGreaterThan(0);
+      expect(y).toBeLessThan(height);
+    }
+    expect(content).toContain("/Tx BMC");
+  });
+});
