@@ -199,6 +199,13 @@ export const settings = {
     maxJsonDepth: positiveInt("SIGNET_MAX_JSON_DEPTH", 32, "JSON nesting limit"),
     maxPdfPages: positiveInt("SIGNET_MAX_PDF_PAGES", 10_000, "pages of a PDF to sign or verify"),
     maxConvertPages: positiveInt("SIGNET_MAX_CONVERT_PAGES", 1_000, "convert: pages a spreadsheet or presentation may print to"),
+    maxMergeInputs: positiveInt("SIGNET_MERGE_MAX_INPUTS", 200, "merge: documents one call joins"),
+    maxMergeTotalBytes: positiveInt(
+      "SIGNET_MERGE_MAX_TOTAL_BYTES",
+      100 * MB,
+      "merge: bytes of all documents of one call together (after decoding and conversion)",
+    ),
+    maxSplitParts: positiveInt("SIGNET_SPLIT_MAX_PARTS", 1_000, "split: parts one call makes"),
   },
   fetch: {
     allowHttp: flag("SIGNET_ALLOW_HTTP", false, "allow http:// document and image URLs (local use)"),

@@ -142,6 +142,11 @@ export const functionPlans = {
       { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
     ],
   },
+  // The PDF tools (issue 40): documents up to 25 MB each (a merge up to 100 MB together), streamed answers; merge and the
+  // others convert a DOCX input through the office function as sign does.
+  merge: streamed,
+  split: streamed,
+  pages: streamed,
   // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
   office: { memoryMb: 3008, timeoutSeconds: OFFICE_FUNCTION_TIMEOUT_SECONDS, package: "office-image", runtimeFiles: [unoDriver] },
 } as const satisfies Record<FunctionName, FunctionPlan>;

@@ -22,6 +22,9 @@ import { makeRevokeKeyHandler } from "#functions/keys-revoke.ts";
 import { makeRevokeLinkHandler } from "#functions/keys-revoke-link.ts";
 import { makeOpenapiHandler } from "#functions/openapi.ts";
 import { makeSignHandler } from "#functions/sign.ts";
+import { makeMergeHandler } from "#functions/merge.ts";
+import { makePagesHandler } from "#functions/pages.ts";
+import { makeSplitHandler } from "#functions/split.ts";
 import { makeStampHandler } from "#functions/stamp.ts";
 import { makeMetadataHandler } from "#functions/metadata.ts";
 import { makeTimestampHandler } from "#functions/timestamp.ts";
@@ -87,6 +90,9 @@ const makers = {
   uploads: makeUploadsHandler,
   job: (container: Container) => makeJobHandler(container),
   "job-redeliver": (container: Container) => makeJobRedeliverHandler(container),
+  merge: makeMergeHandler,
+  split: makeSplitHandler,
+  pages: makePagesHandler,
 } satisfies Record<RouteName, (container: Container) => unknown>;
 
 /** localHandlers makes every route's Lambda handler on one container, as each Lambda makes its own on its process's container. */

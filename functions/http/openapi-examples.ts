@@ -539,6 +539,9 @@ export const operationExamples: Record<RouteName, OperationExamples> = {
   protect: {},
   unprotect: {},
   "webhooks-secret-rotate": {},
+  merge: {},
+  split: {},
+  pages: {},
   stamp: {},
   metadata: {},
 };

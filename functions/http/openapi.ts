@@ -294,7 +294,11 @@ export function openApiDocument(version: string): ReturnType<typeof createDocume
       { name: "Sign", description: "Sign documents and check signatures." },
       { name: "Annotate", description: "Fill DOCX templates and PDF forms." },
       { name: "Convert", description: "Convert office documents." },
-      { name: "PDF tools", description: "Operations on PDFs: passwords and permissions." },
+      {
+        name: "PDF tools",
+        description:
+          "Merge, split and rearrange PDFs, stamp them, read and write their metadata, add or remove passwords; a signed input is refused (409 WOULD_INVALIDATE_SIGNATURES) where the change would break its signatures, unless dropSignatures says to remove them.",
+      },
       { name: "Uploads", description: "Send documents too large for a request body on AWS straight to storage, then use them by reference." },
       { name: "Service", description: "Health, this document and the reference page." },
     ],

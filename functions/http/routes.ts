@@ -5,6 +5,7 @@ import { jobRedeliverRoute, jobRoute } from "#http/contracts/jobs.ts";
 import { listKeysRoute, revokeKeyRoute, revokeLinkRoute } from "#http/contracts/keys.ts";
 import { docsRoute, healthRoute, infoRoute, openapiRoute } from "#http/contracts/meta.ts";
 import { protectRoute, unprotectRoute } from "#http/contracts/pdf-protect.ts";
+import { mergeRoute, pagesRoute, splitRoute } from "#http/contracts/pdf-tools.ts";
 import { metadataRoute } from "#http/contracts/pdf-metadata.ts";
 import { stampRoute } from "#http/contracts/pdf-stamp.ts";
 import { signRoute } from "#http/contracts/sign.ts";
@@ -44,6 +45,9 @@ export const routes = [
   rotateWebhookSecretRoute,
   protectRoute,
   unprotectRoute,
+  mergeRoute,
+  splitRoute,
+  pagesRoute,
   stampRoute,
   metadataRoute,
 ] as const satisfies readonly RouteContract[];

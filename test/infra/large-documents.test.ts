@@ -33,13 +33,13 @@ function integrationOf(path: string, method: string): Record<string, unknown> {
 }
 
 describe("streamed answers", () => {
-  it("streams sign, annotate, convert and the PDF tools stamp and metadata (InvokeWithResponseStream), and only those", () => {
+  it("streams sign, annotate, convert and the PDF tools (InvokeWithResponseStream), and only those", () => {
     expect(
       routes
         .filter((route) => route.streaming)
         .map((route) => route.name)
         .sort(),
-    ).toEqual(["annotate", "convert", "metadata", "sign", "stamp"]);
+    ).toEqual(["annotate", "convert", "merge", "metadata", "pages", "sign", "split", "stamp"]);
     for (const route of routes) {
       const integration = integrationOf(route.path, route.method);
       const uri = JSON.stringify(integration.Uri);
@@ -56,7 +56,7 @@ describe("streamed answers", () => {
   });
 
   it("gives the streamed functions time beyond the 29 s a buffered integration allows, inside the 5-minute idle cut", () => {
-    for (const name of ["sign", "annotate", "convert", "stamp", "metadata"]) {
+    for (const name of ["sign", "annotate", "convert", "stamp", "metadata", "merge", "split", "pages"]) {
       expect(fnProps(name).Timeout, name).toBe(streamingTimeoutSeconds);
     }
     // LibreOffice (in the office function) stops early enough for the caller to write the largest

@@ -177,7 +177,7 @@ describe("the office function's role holds nothing", () => {
 describe("sign, annotate, convert and the job worker carry no LibreOffice", () => {
   it("are zips without an image or a layer", () => {
     // The job worker runs sign, annotate and convert as jobs, through the same office function.
-    expect([...officeCallers].sort()).toEqual(["annotate", "convert", "jobs-worker", "sign"]);
+    expect([...officeCallers].sort()).toEqual(["annotate", "convert", "jobs-worker", "merge", "pages", "sign", "split"]);
     for (const name of officeCallers) {
       const props = fnProps(name);
       expect(props.PackageType, name).not.toBe("Image");

@@ -471,6 +471,10 @@ describe("least privilege", () => {
     stamp: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
     metadata: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
     convert: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
+    // The PDF tools: like convert (uploads consumed, a DOCX input through the office function), no jobs.
+    merge: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
+    split: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
+    pages: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
     // The job routes: the per-key count, job records and objects (result GETs are presigned).
     job: ["dynamodb:UpdateItem", ...jobRecords, ...jobObjects].sort(),
     "job-redeliver": ["dynamodb:UpdateItem", ...jobRecords, ...jobObjects].sort(),

@@ -166,9 +166,12 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     expect(streamed.map((method) => `${method.HttpMethod} ${method.path}`).sort()).toEqual([
       "POST /v1/annotate",
       "POST /v1/convert",
+      "POST /v1/merge",
       "POST /v1/metadata",
+      "POST /v1/pages",
       "POST /v1/protect",
       "POST /v1/sign",
+      "POST /v1/split",
       "POST /v1/stamp",
       "POST /v1/unprotect",
     ]);

@@ -68,6 +68,10 @@ const expected: Record<string, Expected> = {
   // The sample caller's webhook secret, made on first read; then rotated.
   "webhooks-secret": { status: 200 },
   "webhooks-secret-rotate": { status: 200 },
+  // The PDF tools on the sample contract: merged with its first page, split per page, rotated and cut to one page.
+  merge: { status: 200 },
+  split: { status: 200 },
+  pages: { status: 200 },
   // The sample job id names no job of the sample caller: the same 404 as another key's job.
   job: { status: 404, codes: ["NOT_FOUND"] },
   "job-redeliver": { status: 404, codes: ["NOT_FOUND"] },

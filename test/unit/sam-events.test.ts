@@ -21,7 +21,16 @@ describe("sam:events", () => {
     expect(files.map((file) => `events/${file}`).filter((file) => !used.has(file))).toEqual([]);
   });
 
-  it("marks sign, annotate and convert as streamed", () => {
-    expect(listing.filter((entry) => entry.streaming).map((entry) => entry.logicalId)).toEqual(["SignFunction", "AnnotateFunction", "ConvertFunction"]);
+  it("marks sign, annotate, convert and the PDF tools as streamed", () => {
+    expect(listing.filter((entry) => entry.streaming).map((entry) => entry.logicalId)).toEqual([
+      "SignFunction",
+      "AnnotateFunction",
+      "ConvertFunction",
+      "MergeFunction",
+      "SplitFunction",
+      "PagesFunction",
+      "StampFunction",
+      "MetadataFunction",
+    ]);
   });
 });

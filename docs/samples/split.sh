@@ -1,0 +1,3 @@
+jq -n --arg doc "$(base64 < examples/files/contract.pdf | tr -d '\n')" '{document: {base64: $doc}, every: 1}' > split.json
+curl --fail-with-body -sS -X POST http://localhost:3000/v1/split -H "Authorization: Bearer $SIGNET_KEY" \
+  -H "Content-Type: application/json" -d @split.json -o parts.zip

@@ -1,0 +1,143 @@
+import * as z from "zod";
+import { defineRoute } from "#http/contract.ts";
+import { documentInputSchema } from "#http/contracts/common.ts";
+
+// The members and answers every PDF tool shares (docs/api.md, "PDF tools").
+
+const dropSignatures = z.boolean().optional().meta({
+  description:
+    "A signed input is refused with 409 WOULD_INVALIDATE_SIGNATURES, since the tool rewrites it and every signature would break. With true, the signatures are removed first (each field stays as an empty signature field) and the answer's Signet-Dropped-Signatures header and droppedSignatures name them.",
+});
+
+const pageRanges = z.string().min(1).max(10_000).meta({
+  description: 'Pages, 1-based and inclusive: "1-3,7,9-" ("9-" to the end, "last", "last-1"); a range may run backwards ("5-1").',
+  example: "1-3,7,9-",
+});
+
+const renamedSchema = z.array(z.object({ from: z.string(), to: z.string() }));
+
+/** pdfToolResponseSchema is the answer of merge and pages: the PDF as sign answers it, and what the tool did besides. */
+const pdfToolResponseSchema = z
+  .object({
+    document: z.object({ base64: z.string(), contentType: z.literal("application/pdf") }),
+    pageCount: z.number().int(),
+    droppedSignatures: z
+      .array(z.string())
+      .meta({ description: 'The signatures removed (dropSignatures: true); in a merge each is prefixed with its input\'s position, "2:Signature1".' }),
+    renamedFields: renamedSchema.meta({ description: "Top-level form fields renamed because an earlier input had the name (name -> name#2)." }),
+    renamedDestinations: renamedSchema.meta({ description: "Named destinations renamed the same way (links to them follow)." }),
+  })
+  .meta({ id: "PdfToolResponse" });
+
+const toolErrors = ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WOULD_INVALIDATE_SIGNATURES", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "RATE_LIMIT_ERROR"] as const;
+
+/** mergeRoute: POST /v1/merge. */
+export const mergeRoute = defineRoute({
+  name: "merge",
+  method: "POST",
+  path: "/v1/merge",
+  auth: true,
+  idempotent: true,
+  streaming: true, // 200 inputs make a PDF far above Lambda's 6 MB buffered limit
+  tag: "PDF tools",
+  summary: "Merge PDFs (and DOCX) into one PDF",
+  description:
+    'Joins 2 to SIGNET_MERGE_MAX_INPUTS (200) documents in order, each with its own page ranges; a DOCX is converted first. Each input\'s bookmarks go under one bookmark named after it (`title`, else "Document N"); named destinations and form fields are kept, and a top-level field or destination name an earlier input already has is renamed `name#2` (`renamedFields`, `renamedDestinations`). Not carried over: tags (structure tree), XFA, JavaScript, attachments, page labels, metadata. All inputs together may hold SIGNET_MERGE_MAX_TOTAL_BYTES (100 MB); the result at most SIGNET_MAX_PDF_PAGES pages.',
+  body: {
+    kind: "json",
+    schema: z
+      .strictObject({
+        documents: z
+          .array(
+            z.strictObject({
+              document: documentInputSchema,
+              pages: pageRanges.optional(),
+              title: z.string().min(1).max(500).optional().meta({ description: 'The bookmark holding this input\'s bookmarks (default "Document N").' }),
+            }),
+          )
+          .min(2),
+        dropSignatures,
+      })
+      .meta({ id: "MergeRequest" }),
+    example: {
+      documents: [
+        { document: { url: "https://example.com/contract.pdf" }, title: "Contract" },
+        { document: { url: "https://example.com/annex.pdf" }, pages: "1-3", title: "Annex" },
+      ],
+    },
+  },
+  success: { description: "The merged PDF.", contentType: "application/json", schema: pdfToolResponseSchema },
+  errors: [...toolErrors, "CONVERSION_TIMEOUT", "CONVERSION_FAILED"],
+});
+
+/** splitRoute: POST /v1/split. */
+export const splitRoute = defineRoute({
+  name: "split",
+  method: "POST",
+  path: "/v1/split",
+  auth: true,
+  idempotent: true,
+  streaming: true,
+  tag: "PDF tools",
+  summary: "Split a PDF into parts",
+  description:
+    "Cuts a PDF into one part per range (`ranges`) or a part every `every` pages, and answers a zip of PDFs named part-001.pdf, part-002.pdf, ... Each part keeps the bookmarks, named destinations and form fields of its pages. At most SIGNET_SPLIT_MAX_PARTS (1,000) parts.",
+  body: {
+    kind: "json",
+    schema: z
+      .strictObject({
+        document: documentInputSchema,
+        ranges: z.array(pageRanges).min(1).optional().meta({ description: "One part per item." }),
+        every: z.number().int().min(1).optional().meta({ description: "A part every this many pages (the last may be shorter)." }),
+        dropSignatures,
+      })
+      .refine((body) => (body.ranges === undefined) !== (body.every === undefined), { message: "give exactly one of ranges or every", path: ["ranges"] })
+      .meta({ id: "SplitRequest" }),
+    example: { document: { url: "https://example.com/bundle.pdf" }, ranges: ["1-2", "3-"] },
+  },
+  success: { description: "A zip of the parts (part-001.pdf, ...), in order.", contentType: "application/zip" },
+  errors: [...toolErrors],
+});
+
+const operationSchema = z
+  .discriminatedUnion("op", [
+    z.strictObject({ op: z.literal("select"), pages: pageRanges.meta({ description: "The pages to keep, in this order (a page may repeat)." }) }),
+    z.strictObject({ op: z.literal("reorder"), order: pageRanges.meta({ description: "Every page once, in the new order." }) }),
+    z.strictObject({
+      op: z.literal("rotate"),
+      pages: pageRanges,
+      degrees: z.union([z.literal(90), z.literal(180), z.literal(270)]).meta({ description: "Clockwise, added to the page's rotation." }),
+    }),
+    z.strictObject({ op: z.literal("delete"), pages: pageRanges }),
+  ])
+  .meta({ id: "PageOperation" });
+
+/** pagesRoute: POST /v1/pages. */
+export const pagesRoute = defineRoute({
+  name: "pages",
+  method: "POST",
+  path: "/v1/pages",
+  auth: true,
+  idempotent: true,
+  streaming: true,
+  tag: "PDF tools",
+  summary: "Select, reorder, rotate and delete pages",
+  description:
+    "Applies `operations` in order, each to the pages as the ones before left them (page numbers count in the current order), and answers one PDF. Bookmarks, named destinations and form fields of the kept pages stay.",
+  body: {
+    kind: "json",
+    schema: z
+      .strictObject({ document: documentInputSchema, operations: z.array(operationSchema).min(1).max(100), dropSignatures })
+      .meta({ id: "PagesRequest" }),
+    example: {
+      document: { url: "https://example.com/scan.pdf" },
+      operations: [
+        { op: "delete", pages: "2" },
+        { op: "rotate", pages: "1-", degrees: 90 },
+        { op: "reorder", order: "last-1" },
+      ],
+    },
+  },
+  success: { description: "The resulting PDF.", contentType: "application/json", schema: pdfToolResponseSchema },
+  errors: [...toolErrors],
+});

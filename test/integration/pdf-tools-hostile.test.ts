@@ -1,0 +1,112 @@
+// The PDF tools against hostile input (issue 40, item 7), through the local server: the verify
+// attack suite's files (test/helpers/pdf-attacks/) through merge, split and pages answer a clean
+// 4xx or a PDF qpdf accepts, never a 500 or a dead server; and the health route answers while a
+// 1,000-page merge runs (the merge hands the event loop back between pages).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hugePdf } from "#test/helpers/huge-pdf.ts";
+import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import * as attack from "#test/helpers/pdf-attacks/revisions.ts";
+import { pdfPageCount, qpdfCheck } from "#test/helpers/pdf-tools.ts";
+import { toolPdf } from "#test/helpers/tool-pdfs.ts";
+
+let api: LocalApi;
+let key: string;
+let plain: Buffer;
+
+beforeAll(async () => {
+  api = await startLocalApi("pdf-tools-hostile", { SIGNET_TABLE: "signet-pdf-tools-hostile", SIGNET_SOFFICE: "/nonexistent/soffice" });
+  key = await obtainKey(api, "pdf-tools-hostile");
+  plain = await toolPdf("Plain", 1);
+}, 180_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const b64 = (bytes: Buffer) => ({ base64: bytes.toString("base64") });
+
+/** hostileFiles are the attack suite's revisions, on unsigned contracts (the tools read what a signer would be shown). */
+async function hostileFiles(): Promise<Array<[string, Buffer]>> {
+  const shadow = await attack.inspect(await attack.contractPdf({ shadow: true }));
+  const dangling = await attack.inspect(await attack.contractPdf({ danglingAnnot: 900, danglingContents: 901 }));
+  const loop = hugePdf(3).toString("latin1").replace("/Kids [4 0 R]", "/Kids [4 0 R 2 0 R]");
+  return [
+    ["a decoy /Root before the real key", attack.decoyKey(shadow, "Root", "table")],
+    ["a decoy /Prev in an xref stream", attack.decoyKey(shadow, "Prev", "stream")],
+    ["a generation change", attack.generationChange(shadow)],
+    ["a dangling annotation defined later", attack.danglingAnnot(dangling)],
+    ["dangling contents defined later", attack.danglingContents(dangling)],
+    ["shadow objects replacing the page", attack.shadowReplace(shadow)],
+    ["a new catalog", attack.newCatalog(shadow)],
+    ["an object stream redefinition", attack.objectStreamRedefinition(shadow)],
+    ["an object twice in one section", attack.duplicateInSection(shadow)],
+    ["a /Prev loop", attack.prevLoop(shadow)],
+    ["/W [0 0 0] with /Index [1 10000000]", attack.zeroWidthEntries(shadow, 10_000_000)],
+    ["an xref stream inflating to 300 MB", attack.inflateBomb(shadow, 300)],
+    ["an object stream inflating to 300 MB", attack.objectStreamBomb(shadow, 300)],
+    ["a page tree that contains itself", Buffer.from(loop, "latin1")],
+    ["truncated in the middle", shadow.bytes.subarray(0, Math.floor(shadow.bytes.length / 2))],
+  ];
+}
+
+describe("hostile PDFs through merge, split and pages", () => {
+  it("answer a 4xx naming the problem or a PDF qpdf accepts; never a 500", async () => {
+    const outcomes: string[] = [];
+    for (const [name, file] of await hostileFiles()) {
+      const calls: Array<[string, unknown]> = [
+        ["/v1/merge", { documents: [{ document: b64(plain) }, { document: b64(file) }] }],
+        ["/v1/split", { document: b64(file), every: 1 }],
+        ["/v1/pages", { document: b64(file), operations: [{ op: "rotate", pages: "1", degrees: 90 }] }],
+      ];
+      for (const [path, body] of calls) {
+        const response = await fetch(`${api.url}${path}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        const bytes = Buffer.from(await response.arrayBuffer());
+        expect(response.status, `${name} ${path}: ${bytes.subarray(0, 300).toString()}`).toBeLessThan(500);
+        if (response.status >= 400) {
+          expect(JSON.parse(bytes.toString()).code, `${name} ${path}`).toMatch(/^(INVALID_DOCUMENT|PAYLOAD_TOO_LARGE|ENCRYPTED_DOCUMENT)$/);
+        } else if (path !== "/v1/split") {
+          const pdf = Buffer.from(JSON.parse(bytes.toString()).document.base64, "base64");
+          expect((await qpdfCheck(pdf)).ok, `${name} ${path}`).toBe(true);
+        }
+        outcomes.push(`${name} ${path} ${response.status}`);
+      }
+    }
+    expect(outcomes).toHaveLength(45);
+    expect((await fetch(`${api.url}/v1/verify/key`)).status).toBe(200);
+  }, 300_000);
+});
+
+describe("the event loop during a 1,000-page merge", () => {
+  it("the health route answers while the merge runs", async () => {
+    const big = hugePdf(1000);
+    let mergeDone = false;
+    const merge = api
+      .postJson(
+        "/v1/merge",
+        {
+          documents: [
+            { document: b64(big), pages: "1-500" },
+            { document: b64(big), pages: "501-" },
+          ],
+        },
+        key,
+      )
+      .finally(() => {
+        mergeDone = true;
+      });
+    let answeredDuringMerge = 0;
+    while (!mergeDone) {
+      const health = await fetch(`${api.url}/v1/health`);
+      await health.arrayBuffer();
+      if (!mergeDone) answeredDuringMerge++;
+    }
+    const { status, json } = await merge;
+    expect(status, JSON.stringify(json).slice(0, 300)).toBe(200);
+    expect(await pdfPageCount(Buffer.from(json.document.base64 as string, "base64"))).toBe(1000);
+    expect(answeredDuringMerge).toBeGreaterThan(0);
+  }, 120_000);
+});
