@@ -46,10 +46,6 @@ export const errorTable: Record<ErrorCode, ErrorRow> = {
       "A PDF fill value does not fit its field: not among a choice's options or a button's states, over the field's maximum length, a line break in a single-line field.",
   },
   XFA_FORM: { status: 422, description: "The PDF is an XFA form: dynamic XFA cannot be filled; a hybrid one needs dropXfa: true." },
-  SIGNED_DOCUMENT: {
-    status: 409,
-    description: "The change would invalidate the PDF's signatures: flattening a signed form, or any change to a PDF certified with DocMDP P=1.",
-  },
   FIELD_ALREADY_SIGNED: { status: 422, description: "The signature field named in signatureField already holds a signature." },
   FIELD_PLACEMENT: {
     status: 422,

@@ -130,11 +130,6 @@ export const genericErrorExamples: Record<ErrorCode, ErrorExample> = {
       "The PDF is a hybrid XFA form: XFA viewers show the XFA data, not the AcroForm values Signet writes. Send dropXfa: true to fill the AcroForm and remove the XFA.",
     details: [{ field: "dropXfa", issue: "must be true to fill a hybrid XFA form" }],
   },
-  SIGNED_DOCUMENT: {
-    message:
-      "The PDF is signed: flattening removes fields and changes page content, which no signature permits. Fill without flatten, or flatten before signing.",
-    details: [{ field: "flatten", issue: "not allowed on a signed or certified PDF" }],
-  },
   FIELD_ALREADY_SIGNED: {
     message: 'The signature field "Employee signature" already holds a signature; name an empty signature field, or give page and rect for a new one.',
     details: [{ field: "signatureField.name", issue: "already signed" }],

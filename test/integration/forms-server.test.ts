@@ -124,7 +124,7 @@ describe("PDF forms over the local server", () => {
     expect(verified.json.valid, JSON.stringify(verified.json)).toBe(true);
     expect(verified.json.signatures.map((signature: { modificationLevel: string }) => signature.modificationLevel)).toEqual(["form_filling"]);
     const flatten = await post("/v1/annotate", { document: { base64: signedPdf.toString("base64") }, fields: [], flatten: true });
-    expect([flatten.status, flatten.json.code]).toEqual([409, "SIGNED_DOCUMENT"]);
+    expect([flatten.status, flatten.json.code]).toEqual([409, "WOULD_INVALIDATE_SIGNATURES"]);
     // pyHanko last: it runs synchronously and blocks the server's event loop (a request after it may meet a reset connection).
     const pyhanko = pyhankoValidate(refilled);
     expect(pyhanko.allHold, pyhanko.output).toBe(true);

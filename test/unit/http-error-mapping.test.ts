@@ -60,7 +60,6 @@ const statuses = {
   FIELD_READ_ONLY: [422, "Unprocessable Entity"],
   INVALID_FIELD_VALUE: [422, "Unprocessable Entity"],
   XFA_FORM: [422, "Unprocessable Entity"],
-  SIGNED_DOCUMENT: [409, "Conflict"],
   FIELD_ALREADY_SIGNED: [422, "Unprocessable Entity"],
   FIELD_PLACEMENT: [422, "Unprocessable Entity"],
   CERTIFICATION_NOT_FIRST: [422, "Unprocessable Entity"],

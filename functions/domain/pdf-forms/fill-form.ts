@@ -151,17 +151,30 @@ async function openSession(bytes: Buffer, dependencies: FillDependencies): Promi
   return { pdf, view, form, drawer: new TextDrawer(pdf, new DocumentFonts(pdf, dependencies.fonts()), new GlyphForms(pdf)) };
 }
 
-/** checkCertification refuses what a certification forbids: any change (P=1), and flattening a signed form. */
+/** signatureNames names what makes the form signed: its signed fields, else its certification. */
+function signatureNames(session: FormSession): string {
+  const names = session.form.fields.filter((field) => field.signed).map((field) => field.name);
+  return names.length > 0 ? names.join(", ") : "(certification)";
+}
+
+/**
+ * checkSignedChanges refuses what a signature forbids, with the code every PDF tool answers for it
+ * (409 WOULD_INVALIDATE_SIGNATURES): any change to a PDF certified with P=1, and flattening a signed form.
+ */
 function checkSignedChanges(session: FormSession, request: FillRequest): boolean {
   const signed = isSigned(session.view, session.form);
   if (readCertification(session.view)?.permission === 1) {
-    throw new SignetError("SIGNED_DOCUMENT", "The PDF is certified against any change (DocMDP P=1); filling it would invalidate the certification.");
+    throw new SignetError(
+      "WOULD_INVALIDATE_SIGNATURES",
+      `The PDF is certified against any change (DocMDP P=1, ${signatureNames(session)}); filling it would invalidate the certification.`,
+      { details: [{ field: "document", issue: `signed: ${signatureNames(session)}` }] },
+    );
   }
   if (signed && request.flatten && !(Array.isArray(request.flatten) && request.flatten.length === 0)) {
     throw new SignetError(
-      "SIGNED_DOCUMENT",
-      "The PDF is signed: flattening removes fields and changes page content, which no signature permits. Fill without flatten, or flatten before signing.",
-      { details: [{ field: "flatten", issue: "not allowed on a signed or certified PDF" }] },
+      "WOULD_INVALIDATE_SIGNATURES",
+      `The PDF is signed (${signatureNames(session)}): flattening removes fields and changes page content, which no signature permits. Fill without flatten, or flatten before signing.`,
+      { details: [{ field: "flatten", issue: `not allowed on a signed or certified PDF (signed: ${signatureNames(session)})` }] },
     );
   }
   return signed;

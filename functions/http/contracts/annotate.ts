@@ -135,7 +135,7 @@ export const annotateRoute = defineRoute({
     "FIELD_READ_ONLY",
     "INVALID_FIELD_VALUE",
     "XFA_FORM",
-    "SIGNED_DOCUMENT",
+    "WOULD_INVALIDATE_SIGNATURES",
     "DATA_MISSING",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",

@@ -20,7 +20,7 @@ export const pdfFormOptions = {
     .optional()
     .meta({
       description:
-        "PDF forms: true burns every field but signature fields into the page; a list of names only those. Refused on a signed PDF (409 SIGNED_DOCUMENT).",
+        "PDF forms: true burns every field but signature fields into the page; a list of names only those. Refused on a signed PDF (409 WOULD_INVALIDATE_SIGNATURES).",
     }),
   dropXfa: z
     .boolean()

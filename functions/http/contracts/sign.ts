@@ -159,7 +159,7 @@ export const signRoute = defineRoute({
     "FIELD_READ_ONLY",
     "INVALID_FIELD_VALUE",
     "XFA_FORM",
-    "SIGNED_DOCUMENT",
+    "WOULD_INVALIDATE_SIGNATURES",
     "CONVERSION_TIMEOUT",
     "CONVERSION_FAILED",
     "RATE_LIMIT_ERROR",
