@@ -49,6 +49,30 @@ describe("the PDF tools open encrypted input with document.password", () => {
     expect(await qpdfShowEncryption(pdfOf(written.json), "user-pw")).toMatch(/R = 6/);
   }, 30_000);
 
+  it("writes the metadata of a signed encrypted file as an encrypted incremental update that verify still calls intact", async () => {
+    const signing = await api.postJson(
+      "/v1/sign",
+      {
+        document: doc(encrypted, "user-pw"),
+        signer: { name: "Ada Lovelace", email: "ada@example.com" },
+        auditTrail: [{ type: "submit", timestamp: "2026-11-22T09:58:00Z" }],
+      },
+      key,
+    );
+    expect(signing.status, JSON.stringify(signing.json)).toBe(200);
+    const signed = pdfOf(signing.json);
+    const written = await api.postJson("/v1/metadata", { document: doc(signed, "user-pw"), set: { title: "Sealed and signed" } }, key);
+    expect(written.status, JSON.stringify(written.json)).toBe(200);
+    expect(written.json.incremental).toBe(true);
+    const updated = pdfOf(written.json);
+    expect(updated.subarray(0, signed.length).equals(signed)).toBe(true);
+    expect(updated.subarray(signed.length).toString("latin1")).not.toContain("Sealed and signed");
+    expect(await qpdfShowEncryption(updated, "user-pw")).toMatch(/R = 6/);
+    const verified = await api.postJson("/v1/verify", { document: doc(updated, "user-pw") });
+    expect(verified.status, JSON.stringify(verified.json)).toBe(200);
+    expect(verified.json.signatures[0]).toMatchObject({ integrity: "ok" });
+  }, 30_000);
+
   it("merges an encrypted and a plain file into an unencrypted PDF", async () => {
     const { status, json } = await api.postJson("/v1/merge", { documents: [{ document: doc(encrypted, "user-pw") }, { document: doc(plain) }] }, key);
     expect(status, JSON.stringify(json)).toBe(200);
