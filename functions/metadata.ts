@@ -18,11 +18,16 @@ export function makeMetadataHandler(container: Container) {
     const maxPages = config.limits.maxPdfPages;
     const { set, xmp, dropSignatures } = req.body;
     if (set === undefined && xmp === undefined) {
-      const metadata = readMetadata(document.bytes, maxPages);
+      const { password } = input.document;
+      const metadata = readMetadata(document.bytes, maxPages, password);
       await input.consumed();
       return json(200, { metadata });
     }
-    const written = await writeMetadata(document.bytes, { set: set ?? {}, xmp, dropSignatures }, { maxPages, now: new Date() });
+    const written = await writeMetadata(
+      document.bytes,
+      { set: set ?? {}, xmp, dropSignatures },
+      { maxPages, now: new Date(), password: input.document.password },
+    );
     await input.consumed();
     return json(200, {
       metadata: written.metadata,

@@ -15,7 +15,12 @@ export function makePagesHandler(container: Container) {
   return httpHandler(container, pagesRoute, async (req) => {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
     const { bytes } = await resolvePdfInput(input.document, dependencies);
-    const source = await openSource(bytes, { field: "document", dropSignatures: req.body.dropSignatures, maxPages: dependencies.tools.maxPdfPages });
+    const source = await openSource(bytes, {
+      field: "document",
+      dropSignatures: req.body.dropSignatures,
+      maxPages: dependencies.tools.maxPdfPages,
+      password: input.document.password,
+    });
     const result = await applyPageOperations(source, req.body.operations, dependencies.tools);
     await input.consumed();
     return pdfToolAnswer(result);

@@ -17,7 +17,12 @@ export function makeSplitHandler(container: Container) {
   return httpHandler(container, splitRoute, async (req) => {
     const input = await uploadedDocument(req.body.document, req.principal, uploads);
     const { bytes } = await resolvePdfInput(input.document, dependencies);
-    const source = await openSource(bytes, { field: "document", dropSignatures: req.body.dropSignatures, maxPages: dependencies.tools.maxPdfPages });
+    const source = await openSource(bytes, {
+      field: "document",
+      dropSignatures: req.body.dropSignatures,
+      maxPages: dependencies.tools.maxPdfPages,
+      password: input.document.password,
+    });
     const request = req.body.every === undefined ? { ranges: req.body.ranges ?? [] } : { every: req.body.every };
     const parts = await splitDocument(source, request, dependencies.tools);
     const zip = await writeZip(parts.map((part, index) => ({ name: `part-${String(index + 1).padStart(3, "0")}.pdf`, data: part.pdf })));

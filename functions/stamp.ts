@@ -22,9 +22,9 @@ export function makeStampHandler(container: Container) {
     const fetcher = safeFetcher(container);
     const document = await resolveDocument(input.document, ["pdf"], { fetcher, limits: config.documentLimits });
     const images = { fetcher, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels, pictures: pictures(container) };
-    const { text, ...rest } = req.body;
+    const { text, document: _document, ...rest } = req.body;
     const request = { ...rest, ...(text ? { text: { ...text, color: rgb(text.color) } } : {}) };
-    const result = await stampPdf(document.bytes, request, { fonts, images, maxPages: limits.maxPdfPages });
+    const result = await stampPdf(document.bytes, request, { fonts, images, maxPages: limits.maxPdfPages }, input.document.password);
     await input.consumed();
     return json(200, {
       document: { base64: base64Text(result.pdf), contentType: "application/pdf" },

@@ -123,7 +123,7 @@ describe("POST /v1/merge", () => {
     const { status, json } = await api.postJson("/v1/merge", { documents: [{ document: b64(alpha) }, { document: b64(encrypted) }] }, key);
     expect(status).toBe(422);
     expect(json.code).toBe("ENCRYPTED_DOCUMENT");
-    expect(json.details).toEqual([{ field: "documents.1.document", issue: expect.stringContaining("password") }]);
+    expect(json.details).toEqual([{ field: "documents.1.document.password", issue: expect.stringContaining("required") }]);
   });
 });
 

@@ -6,9 +6,9 @@ import type { resolveDocument } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { formatBytes } from "#domain/shared/sizes.ts";
 
-/** MergeItem is one input of a merge: the document, the pages taken (all by default), the title of its bookmark. */
+/** MergeItem is one input of a merge: the document (its own password when encrypted), the pages taken (all by default), the title of its bookmark. */
 export interface MergeItem {
-  document: Parameters<typeof resolveDocument>[0];
+  document: Parameters<typeof resolveDocument>[0] & { password?: string | undefined };
   pages?: string | undefined;
   title?: string | undefined;
 }
@@ -55,7 +55,7 @@ export async function mergeDocuments(
         },
       );
     }
-    const source = await openSource(bytes, { field, dropSignatures: options.dropSignatures, maxPages: tools.maxPdfPages });
+    const source = await openSource(bytes, { field, dropSignatures: options.dropSignatures, maxPages: tools.maxPdfPages, password: item.document.password });
     const pagesField = `documents.${index}.pages`;
     const indexes =
       item.pages === undefined ? [...Array(source.pageCount).keys()] : parsePageRanges(item.pages, source.pageCount, pagesField, tools.maxPdfPages);

@@ -13,6 +13,7 @@ import { SignetError } from "#domain/shared/errors.ts";
 import { type DocumentInfo, xmlProblem, xmpPacket } from "#domain/pdf-tools/metadata-xmp.ts";
 import { dropSignatures, signedSignatures, wouldInvalidate } from "#domain/pdf-tools/signatures.ts";
 import { saveUpdate, type ToolResult } from "#domain/pdf-tools/stamp-save.ts";
+import { checkMayChange } from "#domain/pdf-tools/permissions.ts";
 
 /** PdfMetadata is what POST /v1/metadata reads: the standard Info entries (dates ISO 8601), the custom ones, and the XMP packet. */
 export interface PdfMetadata extends Required<{ [K in keyof DocumentInfo]: string | null }> {
@@ -103,9 +104,9 @@ function metadataOf(file: PdfFile): PdfMetadata {
   return { ...standard, custom, xmp: xmpOf(file) };
 }
 
-/** readMetadata answers POST /v1/metadata without `set`: the document information and the XMP packet. */
-export function readMetadata(bytes: Buffer, maxPages: number): PdfMetadata {
-  return metadataOf(openPdfFile(bytes, { maxPages }));
+/** readMetadata answers POST /v1/metadata without `set`: the document information and the XMP packet (an encrypted PDF opened with `password`). */
+export function readMetadata(bytes: Buffer, maxPages: number, password?: string): PdfMetadata {
+  return metadataOf(openPdfFile(bytes, { maxPages, password }));
 }
 
 /** merged applies the changes to what the PDF says (modDate: the write's time unless set). */
@@ -137,18 +138,24 @@ function checkSignedWrite(file: PdfFile, current: PdfMetadata): void {
   }
 }
 
-/** writeMetadata runs POST /v1/metadata with `set` (see the file comment). */
-export async function writeMetadata(bytes: Buffer, write: MetadataWrite, options: { maxPages: number; now: Date }): Promise<MetadataWritten> {
+/** writeMetadata runs POST /v1/metadata with `set` (see the file comment); an encrypted PDF opens with `password` and stays encrypted with its own key. */
+export async function writeMetadata(
+  bytes: Buffer,
+  write: MetadataWrite,
+  options: { maxPages: number; now: Date; password?: string | undefined },
+): Promise<MetadataWritten> {
   if (write.xmp !== undefined) {
     const problem = xmlProblem(write.xmp);
     if (problem)
       throw new SignetError("VALIDATION_ERROR", `xmp is not a well-formed XML packet (${problem}).`, { details: [{ field: "xmp", issue: problem }] });
   }
-  const file = openPdfFile(bytes, { maxPages: options.maxPages });
+  const { maxPages, password } = options;
+  const file = openPdfFile(bytes, { maxPages, password });
   const current = metadataOf(file);
   const signed = signedSignatures(file).length > 0;
   if (!write.dropSignatures) checkSignedWrite(file, current);
-  const pdf = await loadForWriting(bytes, file, options.maxPages);
+  const pdf = await loadForWriting(bytes, file, maxPages, password);
+  checkMayChange(pdf, "changes its metadata");
   const dropped = signed && write.dropSignatures ? dropSignatures(pdf, file) : [];
   const { info, custom } = merged(current, write, options.now);
   const dict = new PdfDict();
@@ -163,5 +170,5 @@ export async function writeMetadata(bytes: Buffer, write: MetadataWrite, options
   pdf.getCatalog().set("Metadata", pdf.register(stream));
   const incremental = signed && !write.dropSignatures;
   const saved = await saveUpdate(pdf, bytes, { incremental });
-  return { ...saved, incremental, droppedSignatures: dropped, metadata: readMetadata(saved.pdf, options.maxPages) };
+  return { ...saved, incremental, droppedSignatures: dropped, metadata: readMetadata(saved.pdf, maxPages, password) };
 }

@@ -3,6 +3,7 @@ import type { Converter } from "#domain/documents/converter.ts";
 import { type IntakeLimits, intake } from "#domain/documents/intake.ts";
 import { signatureDictOf } from "#domain/pdf/libpdf-internals.ts";
 import { loadForWriting, readPdfFile } from "#domain/pdf/open-pdf.ts";
+import { checkMayChange } from "#domain/pdf-tools/permissions.ts";
 import { guardSignatures, removeSignatures } from "#domain/pdf-tools/signatures.ts";
 import { resolveDocument, type ResolvedDocument } from "#domain/shared/document.ts";
 import { SignetError } from "#domain/shared/errors.ts";
@@ -11,7 +12,8 @@ import type { Fetcher } from "#domain/shared/fetcher.ts";
 /**
  * The inputs of the PDF tools: a `document` member resolved as sign resolves it (base64, URL,
  * upload; a DOCX converted through intake and the converter port first), read once as a PdfFile
- * (bounded; encrypted, too many pages and damaged files refused as sign refuses them), checked by
+ * (bounded; an encrypted one opened with document.password as sign opens it; too many pages and
+ * damaged files refused as sign refuses them), checked by
  * the signature guard, and loaded into libpdf, the writer, with the signatures removed when the
  * caller allowed it.
  */
@@ -50,16 +52,21 @@ function libpdfSignatures(pdf: PDF): string[] {
 }
 
 /**
- * openSource reads one input PDF for a tool: the guard (409 WOULD_INVALIDATE_SIGNATURES unless
+ * openSource reads one input PDF for a tool (an encrypted one with its password, encryption.ts): the guard (409 WOULD_INVALIDATE_SIGNATURES unless
  * dropSignatures) and the libpdf document with those signatures removed. `field` names the
  * request member in errors.
  */
-export async function openSource(bytes: Buffer, options: { field: string; dropSignatures?: boolean | undefined; maxPages: number }): Promise<SourceDocument> {
+export async function openSource(
+  bytes: Buffer,
+  options: { field: string; dropSignatures?: boolean | undefined; maxPages: number; password?: string | undefined },
+): Promise<SourceDocument> {
   let file: ReturnType<typeof readPdfFile>;
   let pdf: PDF;
   try {
-    file = readPdfFile(bytes, options.maxPages);
-    pdf = await loadForWriting(bytes, file, options.maxPages);
+    file = readPdfFile(bytes, options.maxPages, options.password);
+    pdf = await loadForWriting(bytes, file, options.maxPages, options.password);
+    // The tool's output is a new, unencrypted PDF: as POST /v1/unprotect, that takes the owner password or the modify permission.
+    checkMayChange(pdf, "writes it unencrypted");
   } catch (error) {
     if (error instanceof SignetError) throw withField(error, options.field);
     throw error;
@@ -85,6 +92,10 @@ export async function openSource(bytes: Buffer, options: { field: string; dropSi
 /** withField names the request member in a refusal that said "document". */
 function withField(error: SignetError, field: string): SignetError {
   if (field === "document") return error;
-  const details = error.details?.map((detail) => ({ ...detail, field })) ?? [{ field, issue: error.message }];
+  // "document.password" becomes "documents.1.document.password": the caller sees which input's password.
+  const details = error.details?.map((detail) => ({
+    ...detail,
+    field: detail.field.startsWith("document.") ? `${field}${detail.field.slice(8)}` : field,
+  })) ?? [{ field, issue: error.message }];
   return new SignetError(error.code, `${field}: ${error.message}`, { details, cause: error });
 }

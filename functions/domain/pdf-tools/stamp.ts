@@ -16,6 +16,7 @@ import { drawStampForm, round, setMatrix, type StampForm, type StampLook, type S
 import { type PageBox, parsePageRanges, placeStamp, type StampPosition } from "#domain/pdf-tools/stamp-placement.ts";
 import { dropSignatures, signedSignatures, wouldInvalidate } from "#domain/pdf-tools/signatures.ts";
 import { saveUpdate, type ToolResult } from "#domain/pdf-tools/stamp-save.ts";
+import { checkMayChange } from "#domain/pdf-tools/permissions.ts";
 
 /** StampRequest is a validated POST /v1/stamp body (docs/api.md, "Stamp and watermark"). */
 export interface StampRequest {
@@ -88,21 +89,25 @@ function stampMode(file: PdfFile, request: StampRequest): { mode: StampResult["m
   return { mode: "annotation", drop: false };
 }
 
-function openForStamp(bytes: Buffer, maxPages: number): PdfFile {
-  const file = openPdfFile(bytes, { maxPages });
+function openForStamp(bytes: Buffer, maxPages: number, password: string | undefined): PdfFile {
+  const file = openPdfFile(bytes, { maxPages, password });
   const shape = file.pageTree;
   if (shape.loop) throw pageTreeLoopError(shape.loop);
   if (shape.pages.length === 0) throw new SignetError("INVALID_DOCUMENT", "The PDF has no pages.");
   return file;
 }
 
-/** stampPdf runs POST /v1/stamp on a PDF's bytes (see the file comment). */
-export async function stampPdf(bytes: Buffer, request: StampRequest, deps: StampDeps): Promise<StampResult> {
+/**
+ * stampPdf runs POST /v1/stamp on a PDF's bytes (see the file comment). An encrypted PDF opens with
+ * `password` and stays encrypted: libpdf writes the stamp with the document's own key.
+ */
+export async function stampPdf(bytes: Buffer, request: StampRequest, deps: StampDeps, password?: string): Promise<StampResult> {
   const look = await stampLook(request, deps);
-  const file = openForStamp(bytes, deps.maxPages);
+  const file = openForStamp(bytes, deps.maxPages, password);
   const { mode, drop } = stampMode(file, request);
   const pages = parsePageRanges(request.pages, file.pageTree.pages.length);
-  const pdf = await loadForWriting(bytes, file, deps.maxPages);
+  const pdf = await loadForWriting(bytes, file, deps.maxPages, password);
+  checkMayChange(pdf, "stamps it");
   allowIncrementalOnLinearized(pdf);
   const dropped = drop ? dropSignatures(pdf, file) : [];
   const form = drawStampForm(pdf, new DocumentFonts(pdf, deps.fonts()), look);

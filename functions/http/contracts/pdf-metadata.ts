@@ -71,7 +71,7 @@ export const metadataRoute = defineRoute({
   tag: "PDF tools",
   summary: "Read or write a PDF's metadata",
   description:
-    "Without `set` or `xmp`: answers the document information (title, author, subject, keywords, creator, producer, dates, custom Info keys) and the XMP packet. With them: writes the Info dictionary and an XMP packet kept in step (dc:title, dc:creator, dc:description, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate; other XMP properties of the PDF kept) and answers the PDF. A signed PDF gets an incremental update its signatures permit (verify and pyHanko still call them valid); when pyHanko would refuse it (an existing XMP packet that is not well-formed XML), 409 WOULD_INVALIDATE_SIGNATURES unless `dropSignatures`.",
+    "Without `set` or `xmp`: answers the document information (title, author, subject, keywords, creator, producer, dates, custom Info keys) and the XMP packet. With them: writes the Info dictionary and an XMP packet kept in step (dc:title, dc:creator, dc:description, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate; other XMP properties of the PDF kept) and answers the PDF. A signed PDF gets an incremental update its signatures permit (verify and pyHanko still call them valid); when pyHanko would refuse it (an existing XMP packet that is not well-formed XML), 409 WOULD_INVALIDATE_SIGNATURES unless `dropSignatures`. An encrypted PDF opens with `document.password`; a write keeps it encrypted with its own key (and needs the owner password, or permissions that allow changes).",
   body: {
     kind: "json",
     schema: metadataRequestSchema,
@@ -92,5 +92,5 @@ export const metadataRoute = defineRoute({
       })
       .meta({ id: "MetadataResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WOULD_INVALIDATE_SIGNATURES", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "RATE_LIMIT_ERROR"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WRONG_PASSWORD", "WOULD_INVALIDATE_SIGNATURES", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "RATE_LIMIT_ERROR"],
 });

@@ -104,7 +104,7 @@ export const stampRoute = defineRoute({
   tag: "PDF tools",
   summary: "Stamp or watermark a PDF",
   description:
-    'Draws text (any script the certificate page handles) and/or a picture on the chosen pages, over or under the page content, with font, size, colour, opacity, rotation and position. An unsigned PDF gets the stamp in its page content: one form XObject that every page paints. A signed PDF gets /Stamp annotations in an incremental update, which its signatures permit (verify still calls them valid); a certification allowing no annotations (DocMDP P=1 or P=2), `as: "content"` or `layer: "under"` on a signed PDF is 409 WOULD_INVALIDATE_SIGNATURES naming the signatures, unless `dropSignatures` is true (the answer then lists them).',
+    'Draws text (any script the certificate page handles) and/or a picture on the chosen pages, over or under the page content, with font, size, colour, opacity, rotation and position. An unsigned PDF gets the stamp in its page content: one form XObject that every page paints. A signed PDF gets /Stamp annotations in an incremental update, which its signatures permit (verify still calls them valid); a certification allowing no annotations (DocMDP P=1 or P=2), `as: "content"` or `layer: "under"` on a signed PDF is 409 WOULD_INVALIDATE_SIGNATURES naming the signatures, unless `dropSignatures` is true (the answer then lists them). An encrypted PDF opens with `document.password` and stays encrypted with its own key (changing it needs the owner password, or permissions that allow changes).',
   body: {
     kind: "json",
     schema: stampRequestSchema,
@@ -132,6 +132,7 @@ export const stampRoute = defineRoute({
   errors: [
     "INVALID_DOCUMENT",
     "ENCRYPTED_DOCUMENT",
+    "WRONG_PASSWORD",
     "WOULD_INVALIDATE_SIGNATURES",
     "INVALID_IMAGE",
     "PAYLOAD_TOO_LARGE",

@@ -29,7 +29,15 @@ const pdfToolResponseSchema = z
   })
   .meta({ id: "PdfToolResponse" });
 
-const toolErrors = ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WOULD_INVALIDATE_SIGNATURES", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "RATE_LIMIT_ERROR"] as const;
+const toolErrors = [
+  "INVALID_DOCUMENT",
+  "ENCRYPTED_DOCUMENT",
+  "WRONG_PASSWORD",
+  "WOULD_INVALIDATE_SIGNATURES",
+  "PAYLOAD_TOO_LARGE",
+  "FETCH_FAILED",
+  "RATE_LIMIT_ERROR",
+] as const;
 
 /** mergeRoute: POST /v1/merge. */
 export const mergeRoute = defineRoute({
@@ -42,7 +50,7 @@ export const mergeRoute = defineRoute({
   tag: "PDF tools",
   summary: "Merge PDFs (and DOCX) into one PDF",
   description:
-    'Joins 2 to SIGNET_MERGE_MAX_INPUTS (200) documents in order, each with its own page ranges; a DOCX is converted first. Each input\'s bookmarks go under one bookmark named after it (`title`, else "Document N"); named destinations and form fields are kept, and a top-level field or destination name an earlier input already has is renamed `name#2` (`renamedFields`, `renamedDestinations`). Not carried over: tags (structure tree), XFA, JavaScript, attachments, page labels, metadata. All inputs together may hold SIGNET_MERGE_MAX_TOTAL_BYTES (100 MB); the result at most SIGNET_MAX_PDF_PAGES pages.',
+    'Joins 2 to SIGNET_MERGE_MAX_INPUTS (200) documents in order, each with its own page ranges; a DOCX is converted first. Each input\'s bookmarks go under one bookmark named after it (`title`, else "Document N"); named destinations and form fields are kept, and a top-level field or destination name an earlier input already has is renamed `name#2` (`renamedFields`, `renamedDestinations`). Not carried over: tags (structure tree), XFA, JavaScript, attachments, page labels, metadata. All inputs together may hold SIGNET_MERGE_MAX_TOTAL_BYTES (100 MB); the result at most SIGNET_MAX_PDF_PAGES pages. An encrypted input opens with its own `document.password`; the merged PDF is not encrypted.',
   body: {
     kind: "json",
     schema: z
@@ -81,7 +89,7 @@ export const splitRoute = defineRoute({
   tag: "PDF tools",
   summary: "Split a PDF into parts",
   description:
-    "Cuts a PDF into one part per range (`ranges`) or a part every `every` pages, and answers a zip of PDFs named part-001.pdf, part-002.pdf, ... Each part keeps the bookmarks, named destinations and form fields of its pages. At most SIGNET_SPLIT_MAX_PARTS (1,000) parts.",
+    "Cuts a PDF into one part per range (`ranges`) or a part every `every` pages, and answers a zip of PDFs named part-001.pdf, part-002.pdf, ... Each part keeps the bookmarks, named destinations and form fields of its pages. At most SIGNET_SPLIT_MAX_PARTS (1,000) parts. An encrypted input opens with `document.password`; the parts are not encrypted.",
   body: {
     kind: "json",
     schema: z
@@ -123,7 +131,7 @@ export const pagesRoute = defineRoute({
   tag: "PDF tools",
   summary: "Select, reorder, rotate and delete pages",
   description:
-    "Applies `operations` in order, each to the pages as the ones before left them (page numbers count in the current order), and answers one PDF. Bookmarks, named destinations and form fields of the kept pages stay.",
+    "Applies `operations` in order, each to the pages as the ones before left them (page numbers count in the current order), and answers one PDF. Bookmarks, named destinations and form fields of the kept pages stay. An encrypted input opens with `document.password`; the result is not encrypted.",
   body: {
     kind: "json",
     schema: z
