@@ -10,10 +10,14 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PDF, PdfNumber } from "@libpdf/core";
 import { bundledFonts } from "#adapters/bundled-fonts.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
+import { readPageTree } from "#domain/pdf/page-tree.ts";
 import { type FillRequest, fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
 import type { ListedField } from "#domain/pdf-forms/list-form.ts";
 import { listPdfForm } from "#domain/pdf-forms/read-form-file.ts";
+import { writerView } from "#domain/pdf-forms/writer-view.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { obtainKey, startLocalApi } from "#test/helpers/local-api.ts";
 import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
@@ -67,6 +71,17 @@ function differs(a: ReturnType<typeof render>, b: ReturnType<typeof render>, rec
   return false;
 }
 
+/** hiddenFields names the fields whose placed widget is Hidden (/F bit 2) or NoView (bit 6): a viewer does not show it, filled or not. */
+async function hiddenFields(bytes: Buffer): Promise<Set<string>> {
+  const view = writerView(await PDF.load(bytes));
+  const hidden = new Set<string>();
+  for (const field of readForm(view, readPageTree(view)).fields) {
+    const flags = field.widgets.find((item) => item.page !== null && item.rect)?.dict.get("F");
+    if (flags instanceof PdfNumber && (flags.value & 0b100010) !== 0) hidden.add(field.name);
+  }
+  return hidden;
+}
+
 /** valuesFor picks a value for every writable text field: "V<n>x" cut to its max length (at least one character). */
 function valuesFor(fields: ListedField[]): Array<{ name: string; value: string; field: ListedField }> {
   return fields
@@ -84,6 +99,8 @@ const totals = {
   pdftotext: 0,
   mutool: 0,
   visible: 0,
+  hidden: 0,
+  hiddenVisible: 0,
   flatPdftotext: 0,
   flatMutool: 0,
   crashes: 0,
@@ -138,6 +155,7 @@ async function benchForm(form: (typeof manifest.forms)[number]): Promise<void> {
   const [filledText, filledMutool, flatText, flatMutool] = [text(filledFile), mutool(filledFile), text(flatFile), mutool(flatFile)];
   const visibleBefore = totals.visible;
   const unseen: string[] = [];
+  const hidden = await hiddenFields(bytes);
   const renders = new Map<number, [ReturnType<typeof render>, ReturnType<typeof render>, PageBox]>();
   for (const { value, field } of values) {
     if (filledText.includes(value)) totals.pdftotext++;
@@ -148,8 +166,11 @@ async function benchForm(form: (typeof manifest.forms)[number]): Promise<void> {
     const page = widget.page!;
     if (!renders.has(page)) renders.set(page, [render(originalFile, page), render(filledFile, page), pageBox(originalFile, page)]);
     const [before, after, box] = renders.get(page)!;
-    if (differs(before, after, widget.rect!, box)) totals.visible++;
-    else unseen.push(field.name);
+    const seen = differs(before, after, widget.rect!, box);
+    if (seen) totals.visible++;
+    if (hidden.has(field.name)) totals.hidden++;
+    if (hidden.has(field.name) && seen) totals.hiddenVisible++;
+    if (!seen) unseen.push(`${field.name}${hidden.has(field.name) ? " (hidden)" : ""}`);
   }
   console.log(`${form.file}: ${values.length} values, ${totals.visible - visibleBefore} visible${unseen.length ? ` (not seen: ${unseen.join(", ")})` : ""}`);
   await signAndJudge(form.file, bytes, request);
@@ -203,7 +224,7 @@ console.log(
   `filled: ${totals.forms} forms, ${totals.values} text values; refused (by design): ${totals.refused.join(", ") || "none"}; crashes: ${totals.crashes}`,
 );
 console.log(
-  `after filling: pdftotext ${percent(totals.pdftotext, totals.values)}, mutool ${percent(totals.mutool, totals.values)}, visible in a pdftoppm render ${percent(totals.visible, totals.values)}`,
+  `after filling: pdftotext ${percent(totals.pdftotext, totals.values)}, mutool ${percent(totals.mutool, totals.values)}, visible in a pdftoppm render ${percent(totals.visible, totals.values)}; of values whose widget a viewer shows (not Hidden or NoView, ${totals.hidden} are) ${percent(totals.visible - totals.hiddenVisible, totals.values - totals.hidden)}`,
 );
 console.log(`MuPDF errors: ${totals.mutoolErrors.join("; ") || "none"}`);
 console.log(`after flattening: pdftotext ${percent(totals.flatPdftotext, totals.values)}, mutool ${percent(totals.flatMutool, totals.values)}`);
