@@ -35,25 +35,55 @@ const AWS_CUSTOM_RESOURCE_SINGLETON = "AWS679f53fac002430cb0da5b7982bd2287";
 const prefixFindings: Array<{ prefix: string; names: string[]; reason: string }> = [
   {
     prefix: "uploads",
-    names: ["uploads", "sign", "timestamp", "annotate", "annotate-fields", "convert", "verify", "jobs-worker"],
+    names: [
+      "uploads",
+      "sign",
+      "timestamp",
+      "annotate",
+      "annotate-fields",
+      "convert",
+      "verify",
+      "jobs-worker",
+      "stamp",
+      "metadata",
+      "merge",
+      "split",
+      "pages",
+      "protect",
+      "unprotect",
+    ],
     reason:
       "Upload objects are named per request at run time (uploads/<owner tag>/<reference>), so no fixed object ARN exists; the statement is limited to the uploads/ prefix of the uploads bucket and to the calls each function makes (uploads: PutObject through the presigned POST; the consumers: GetObject and DeleteObject).",
   },
   {
     prefix: "jobs",
-    names: ["sign", "timestamp", "annotate", "convert", "verify", "job", "job-redeliver", "jobs-worker"],
+    names: ["sign", "timestamp", "annotate", "convert", "verify", "job", "job-redeliver", "jobs-worker", "webhook-sweeper"],
     reason:
       "A job's request and result are named by its id at run time (jobs/<job id>/request, /result), so no fixed object ARN exists; the statement is limited to the jobs/ prefix of the uploads bucket (expired by its expire-jobs rule) and to PutObject, GetObject and DeleteObject.",
   },
   {
     prefix: "office",
-    names: ["sign", "annotate", "convert", "jobs-worker"],
+    names: ["sign", "annotate", "convert", "jobs-worker", "merge", "split", "pages"],
     reason:
       "Documents staged for the office function are named per job at run time (office/<random id>/input and /output), so no fixed object ARN exists; the statement is limited to the office/ prefix of the uploads bucket and to PutObject, GetObject and DeleteObject, which the caller's presigned URLs lend the office function for one object each.",
   },
   {
     prefix: "idempotency",
-    names: ["sign", "timestamp", "annotate", "annotate-fields", "convert", "jobs-worker"],
+    names: [
+      "sign",
+      "timestamp",
+      "annotate",
+      "annotate-fields",
+      "convert",
+      "jobs-worker",
+      "stamp",
+      "metadata",
+      "merge",
+      "split",
+      "pages",
+      "protect",
+      "unprotect",
+    ],
     reason:
       "Answers kept for Idempotency-Key replay are named per record and run at run time (idempotency/<scope hash>/<run id>), so no fixed object ARN exists; the statement is limited to the idempotency/ prefix of the uploads bucket (expired by its one-day rule) and to PutObject, GetObject and DeleteObject.",
   },

@@ -25,8 +25,21 @@ function statementsOf(name: string): Statement[] {
 const idempotent = routes.filter((route) => route.idempotent).map((route) => route.name);
 
 describe("Idempotency-Key records on AWS", () => {
-  it("are kept for sign, timestamp, annotate, annotate-fields, convert, stamp and metadata", () => {
-    expect(idempotent.sort()).toEqual(["annotate", "annotate-fields", "convert", "metadata", "sign", "stamp", "timestamp"]);
+  it("are kept for every POST that does work: sign, timestamp, annotate, annotate-fields, convert and the PDF tools", () => {
+    expect(idempotent.sort()).toEqual([
+      "annotate",
+      "annotate-fields",
+      "convert",
+      "merge",
+      "metadata",
+      "pages",
+      "protect",
+      "sign",
+      "split",
+      "stamp",
+      "timestamp",
+      "unprotect",
+    ]);
   });
 
   it("may be read and written by those functions in the key table, IDEM# items only", () => {

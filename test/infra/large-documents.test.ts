@@ -39,7 +39,7 @@ describe("streamed answers", () => {
         .filter((route) => route.streaming)
         .map((route) => route.name)
         .sort(),
-    ).toEqual(["annotate", "convert", "merge", "metadata", "pages", "sign", "split", "stamp"]);
+    ).toEqual(["annotate", "convert", "merge", "metadata", "pages", "protect", "sign", "split", "stamp", "unprotect"]);
     for (const route of routes) {
       const integration = integrationOf(route.path, route.method);
       const uri = JSON.stringify(integration.Uri);

@@ -126,7 +126,7 @@ describe("POST /v1/metadata", () => {
     const signed = await sign(await withXmp(await makePdf(1, { classicXref: true }), "<x:xmpmeta><unclosed></x:xmpmeta>"));
     const refused = await metadata(signed, { set: { title: "New" } });
     expect(refused.status, JSON.stringify(refused.json)).toBe(409);
-    expect(refused.json).toMatchObject({ code: "WOULD_INVALIDATE_SIGNATURES", details: [{ field: "document", issue: "signed: Signet_1" }] });
+    expect(refused.json).toMatchObject({ code: "WOULD_INVALIDATE_SIGNATURES", details: [{ field: "document", issue: 'signed signature field "Signet_1"' }] });
     // The verdict the 409 stands for: the same update made by hand is one pyHanko refuses.
     const doc = await PDF.load(signed);
     const packet = '<x:xmpmeta xmlns:x="adobe:ns:meta/"/>';

@@ -179,7 +179,10 @@ describe("POST /v1/stamp on a signed PDF", () => {
   it("answers 409 naming the signature: no certification, P=2, or page content under P=3", async () => {
     const plainSigned = await stamp(signed, { text: { value: "COPY" } });
     expect(plainSigned.status, JSON.stringify(plainSigned.json)).toBe(409);
-    expect(plainSigned.json).toMatchObject({ code: "WOULD_INVALIDATE_SIGNATURES", details: [{ field: "document", issue: "signed: Signet_1" }] });
+    expect(plainSigned.json).toMatchObject({
+      code: "WOULD_INVALIDATE_SIGNATURES",
+      details: [{ field: "document", issue: 'signed signature field "Signet_1"' }],
+    });
     expect(plainSigned.json.message).toContain("holds 1 signature (Signet_1)");
     const p2 = await stamp(formFilling, { text: { value: "COPY" } });
     expect(p2.status, JSON.stringify(p2.json)).toBe(409);

@@ -35,7 +35,7 @@ export function wouldInvalidate(signatures: SignedSignature[], change: string): 
   return new SignetError(
     "WOULD_INVALIDATE_SIGNATURES",
     `The PDF holds ${count} (${names.join(", ")}) that ${change} would invalidate; send "dropSignatures": true to remove them, or ask for a change the signatures permit.`,
-    { details: [{ field: "document", issue: `signed: ${names.join(", ")}` }] },
+    { details: names.map((name) => ({ field: "document", issue: `signed signature field "${name}"` })) },
   );
 }
 
@@ -46,20 +46,9 @@ export function wouldInvalidate(signatures: SignedSignature[], change: string): 
  * signed bytes are gone. Returns the names of the removed signatures.
  */
 export function dropSignatures(pdf: PDF, file: PdfFile): string[] {
-  const signed = readForm(file.latest).fields.filter((field) => field.signed);
-  for (const field of signed) {
-    const dict = field.ref ? pdf.getObject(field.ref) : undefined;
-    if (dict instanceof PdfDict) {
-      dict.delete("V");
-      dict.delete("Lock");
-    }
-  }
-  const catalog = pdf.getCatalog();
-  catalog.delete("Perms");
-  const form = catalog.get("AcroForm");
-  const formDict = form instanceof PdfRef ? pdf.getObject(form) : form;
-  if (formDict instanceof PdfDict) formDict.delete("SigFlags");
-  return signedSignatures(file).map((signature) => signature.field);
+  const names = signedSignatures(file).map((signature) => signature.field);
+  removeSignatures(pdf, names);
+  return names;
 }
 
 /** DROPPED_SIGNATURES_HEADER names the signatures a tool removed (dropSignatures: true), comma-separated and percent-encoded. */
@@ -115,13 +104,14 @@ function blankAppearance(widget: PdfDict, empty: () => PdfRef): void {
 /**
  * removeSignatures turns the named signed signature fields of a libpdf document into empty
  * signature fields (no /V, blank widgets; the field, its name and its place stay, ready to be
- * signed again) and removes the catalog's /Perms. It works on the document in memory, before a
+ * signed again) and removes the catalog's /Perms (the certification) and the form's /SigFlags. It works on the document in memory, before a
  * tool rewrites it. Returns the names it found and cleared.
  */
 export function removeSignatures(pdf: PDF, names: readonly string[]): string[] {
   const wanted = new Set(names);
   const cleared: string[] = [];
   if (wanted.size === 0) return cleared;
+  // A certification without a field of its own ("(certification)") goes with /Perms below.
   let blank: PdfRef | undefined;
   const empty = () =>
     (blank ??= pdf.createStream(
@@ -152,6 +142,7 @@ export function removeSignatures(pdf: PDF, names: readonly string[]): string[] {
   const acroForm = resolved(pdf, pdf.getCatalog().get("AcroForm"));
   const fields = acroForm instanceof PdfDict ? resolved(pdf, acroForm.get("Fields")) : undefined;
   if (fields instanceof PdfArray) for (const field of fields.toArray()) visit(field, "", undefined, 0);
+  if (acroForm instanceof PdfDict) acroForm.delete("SigFlags");
   pdf.getCatalog().delete("Perms");
   return cleared;
 }

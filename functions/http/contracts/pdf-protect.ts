@@ -47,6 +47,7 @@ export const protectRoute = defineRoute({
   method: "POST",
   path: "/v1/protect",
   auth: true,
+  idempotent: true,
   streaming: true, // a 25 MB PDF comes back as a ~34 MB JSON answer, over Lambda's 6 MB buffered limit
   tag: "PDF tools",
   summary: "Encrypt a PDF with a password (AES-256)",
@@ -84,6 +85,7 @@ export const unprotectRoute = defineRoute({
   method: "POST",
   path: "/v1/unprotect",
   auth: true,
+  idempotent: true,
   streaming: true, // a 25 MB PDF comes back as a ~34 MB JSON answer, over Lambda's 6 MB buffered limit
   tag: "PDF tools",
   summary: "Remove a PDF's password",
