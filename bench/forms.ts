@@ -1,18 +1,23 @@
 // npm run bench:forms — the PDF form features over the corpus (test/fixtures/forms, issue 39 item 4):
 // fields listed against manifest.json; every writable text field filled through the domain
 // (fillPdfForm), its value read back by pdftotext and `mutool draw -F txt` after filling and after
-// flattening, and seen in a poppler render (pdftoppm: the widget's region differs from the
-// unfilled render); the filled form signed through the local server (B-B) and judged by pyHanko;
+// flattening, and seen in a poppler render (pdftoppm -cropbox: the widget's region, mapped through
+// the page's crop box and /Rotate, differs from the unfilled render); the filled form signed through
+// the local server (B-B) and judged by pyHanko;
 // fill time per form (median, p95). Values are compared without white space (a comb field draws
 // each character in its own cell, which extraction reads with spaces between).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PDF, PdfNumber } from "@libpdf/core";
 import { bundledFonts } from "#adapters/bundled-fonts.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
+import { readPageTree } from "#domain/pdf/page-tree.ts";
 import { type FillRequest, fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
 import type { ListedField } from "#domain/pdf-forms/list-form.ts";
 import { listPdfForm } from "#domain/pdf-forms/read-form-file.ts";
+import { writerView } from "#domain/pdf-forms/writer-view.ts";
 import { isSignetError } from "#domain/shared/errors.ts";
 import { obtainKey, startLocalApi } from "#test/helpers/local-api.ts";
 import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
@@ -30,21 +35,51 @@ const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as
 const squeeze = (text: string) => text.replace(/\s+/g, "");
 const DPI = 36;
 
-/** render is a page as 8-bit grey pixels (pdftoppm -gray at DPI). */
+/** render is a page's crop box as 8-bit grey pixels (pdftoppm -gray -cropbox at DPI), turned by its /Rotate as a viewer shows it. */
 function render(file: string, page: number): { width: number; height: number; pixels: Buffer } {
-  const pgm = execFileSync("pdftoppm", ["-gray", "-r", String(DPI), "-f", String(page), "-l", String(page), file], { maxBuffer: 1 << 28 });
+  const pgm = execFileSync("pdftoppm", ["-gray", "-cropbox", "-r", String(DPI), "-f", String(page), "-l", String(page), file], { maxBuffer: 1 << 28 });
   const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString("latin1", 0, 40))!;
   return { width: Number(header[1]), height: Number(header[2]), pixels: pgm.subarray(header[0].length) };
 }
 
-/** differs tells whether a widget's rectangle (points, from the page's bottom) shows different pixels in two renders. */
-function differs(a: ReturnType<typeof render>, b: ReturnType<typeof render>, rect: number[], pageHeight: number): boolean {
-  const scale = DPI / 72;
-  const [x0, x1] = [Math.floor(rect[0]! * scale), Math.ceil(rect[2]! * scale)];
-  const [y0, y1] = [Math.floor((pageHeight - rect[3]!) * scale), Math.ceil((pageHeight - rect[1]!) * scale)];
+/** PageBox is a page's crop box (points, user space) and its /Rotate (0, 90, 180 or 270), from pdfinfo. */
+type PageBox = { box: [number, number, number, number]; rotate: number };
+
+/** pageBox reads a page's crop box and rotation; the render covers the crop box, turned clockwise by the rotation. */
+function pageBox(file: string, page: number): PageBox {
+  const info = execFileSync("pdfinfo", ["-box", "-f", String(page), "-l", String(page), file]).toString();
+  const box = /CropBox:\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)/.exec(info)!.slice(1, 5).map(Number) as PageBox["box"];
+  const rotate = ((Number(/rot:\s+(-?\d+)/.exec(info)?.[1] ?? 0) % 360) + 360) % 360;
+  return { box, rotate };
+}
+
+/** toPixels maps a point in user space to render pixels: the crop box's top left is (0, 0), the page turned by /Rotate. */
+function toPixels(x: number, y: number, { box, rotate }: PageBox): [number, number] {
+  const [u, v] = [x - box[0], box[3] - y];
+  const [width, height] = [box[2] - box[0], box[3] - box[1]];
+  const turned: [number, number] = rotate === 90 ? [height - v, u] : rotate === 180 ? [width - u, height - v] : rotate === 270 ? [v, width - u] : [u, v];
+  return [turned[0] * (DPI / 72), turned[1] * (DPI / 72)];
+}
+
+/** differs tells whether a widget's rectangle (user space) shows different pixels in two renders of its page. */
+function differs(a: ReturnType<typeof render>, b: ReturnType<typeof render>, rect: number[], page: PageBox): boolean {
+  const [p, q] = [toPixels(rect[0]!, rect[1]!, page), toPixels(rect[2]!, rect[3]!, page)];
+  const [x0, x1] = [Math.floor(Math.min(p[0], q[0])), Math.ceil(Math.max(p[0], q[0]))];
+  const [y0, y1] = [Math.floor(Math.min(p[1], q[1])), Math.ceil(Math.max(p[1], q[1]))];
   for (let y = Math.max(0, y0); y < Math.min(a.height, y1); y++)
     for (let x = Math.max(0, x0); x < Math.min(a.width, x1); x++) if (a.pixels[y * a.width + x] !== b.pixels[y * b.width + x]) return true;
   return false;
+}
+
+/** hiddenFields names the fields whose placed widget is Hidden (/F bit 2) or NoView (bit 6): a viewer does not show it, filled or not. */
+async function hiddenFields(bytes: Buffer): Promise<Set<string>> {
+  const view = writerView(await PDF.load(bytes));
+  const hidden = new Set<string>();
+  for (const field of readForm(view, readPageTree(view)).fields) {
+    const flags = field.widgets.find((item) => item.page !== null && item.rect)?.dict.get("F");
+    if (flags instanceof PdfNumber && (flags.value & 0b100010) !== 0) hidden.add(field.name);
+  }
+  return hidden;
 }
 
 /** valuesFor picks a value for every writable text field: "V<n>x" cut to its max length (at least one character). */
@@ -54,8 +89,6 @@ function valuesFor(fields: ListedField[]): Array<{ name: string; value: string; 
     .map((field, index) => ({ name: field.name, value: `V${index}x`.slice(0, field.flags.maxLength ?? 99) || "V", field }));
 }
 
-const pageHeight = (file: string, page: number) =>
-  Number(/Page\s+\d*\s*size:\s+[\d.]+ x ([\d.]+)/.exec(execFileSync("pdfinfo", ["-f", String(page), "-l", String(page), file]).toString())?.[1] ?? 792);
 const times: Array<{ ms: number; pages: number }> = [];
 const totals = {
   listedForms: 0,
@@ -66,6 +99,8 @@ const totals = {
   pdftotext: 0,
   mutool: 0,
   visible: 0,
+  hidden: 0,
+  hiddenVisible: 0,
   flatPdftotext: 0,
   flatMutool: 0,
   crashes: 0,
@@ -119,7 +154,9 @@ async function benchForm(form: (typeof manifest.forms)[number]): Promise<void> {
   };
   const [filledText, filledMutool, flatText, flatMutool] = [text(filledFile), mutool(filledFile), text(flatFile), mutool(flatFile)];
   const visibleBefore = totals.visible;
-  const renders = new Map<number, [ReturnType<typeof render>, ReturnType<typeof render>, number]>();
+  const unseen: string[] = [];
+  const hidden = await hiddenFields(bytes);
+  const renders = new Map<number, [ReturnType<typeof render>, ReturnType<typeof render>, PageBox]>();
   for (const { value, field } of values) {
     if (filledText.includes(value)) totals.pdftotext++;
     if (filledMutool.includes(value)) totals.mutool++;
@@ -127,11 +164,15 @@ async function benchForm(form: (typeof manifest.forms)[number]): Promise<void> {
     if (flatMutool.includes(value)) totals.flatMutool++;
     const widget = field.widgets.find((item) => item.page !== null && item.rect)!;
     const page = widget.page!;
-    if (!renders.has(page)) renders.set(page, [render(originalFile, page), render(filledFile, page), pageHeight(originalFile, page)]);
-    const [before, after, height] = renders.get(page)!;
-    if (differs(before, after, widget.rect!, height)) totals.visible++;
+    if (!renders.has(page)) renders.set(page, [render(originalFile, page), render(filledFile, page), pageBox(originalFile, page)]);
+    const [before, after, box] = renders.get(page)!;
+    const seen = differs(before, after, widget.rect!, box);
+    if (seen) totals.visible++;
+    if (hidden.has(field.name)) totals.hidden++;
+    if (hidden.has(field.name) && seen) totals.hiddenVisible++;
+    if (!seen) unseen.push(`${field.name}${hidden.has(field.name) ? " (hidden)" : ""}`);
   }
-  console.log(`${form.file}: ${values.length} values, ${totals.visible - visibleBefore} visible`);
+  console.log(`${form.file}: ${values.length} values, ${totals.visible - visibleBefore} visible${unseen.length ? ` (not seen: ${unseen.join(", ")})` : ""}`);
   await signAndJudge(form.file, bytes, request);
 }
 
@@ -183,7 +224,7 @@ console.log(
   `filled: ${totals.forms} forms, ${totals.values} text values; refused (by design): ${totals.refused.join(", ") || "none"}; crashes: ${totals.crashes}`,
 );
 console.log(
-  `after filling: pdftotext ${percent(totals.pdftotext, totals.values)}, mutool ${percent(totals.mutool, totals.values)}, visible in a pdftoppm render ${percent(totals.visible, totals.values)}`,
+  `after filling: pdftotext ${percent(totals.pdftotext, totals.values)}, mutool ${percent(totals.mutool, totals.values)}, visible in a pdftoppm render ${percent(totals.visible, totals.values)}; of values whose widget a viewer shows (not Hidden or NoView, ${totals.hidden} are) ${percent(totals.visible - totals.hiddenVisible, totals.values - totals.hidden)}`,
 );
 console.log(`MuPDF errors: ${totals.mutoolErrors.join("; ") || "none"}`);
 console.log(`after flattening: pdftotext ${percent(totals.flatPdftotext, totals.values)}, mutool ${percent(totals.flatMutool, totals.values)}`);

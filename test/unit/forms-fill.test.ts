@@ -110,3 +110,21 @@ describe("PDF form appearance streams", () => {
     expect(content).toContain("/Tx BMC");
   });
 });
+
+describe("PDF form widgets a viewer hides or does not turn", () => {
+  // bench:forms' three values not seen in a render are these widgets: the fill draws their value and
+  // keeps the form's /F (Hidden 2, NoView 32, NoRotate 16), so the form's own scripts still decide.
+  it.each([
+    ["pdfjs-160F-2019.pdf", "X.minus1", 6],
+    ["qpdf-manual-appearances.pdf", "Text Box 19", 36],
+    ["qpdf-manual-appearances.pdf", "Text Box 21", 2],
+    ["qpdf-manual-appearances.pdf", "Text Box 6", 20],
+  ])("%s %s: draws the value and keeps /F %i", async (file, name, flags) => {
+    const filled = await fillPdfForm(corpus(file), { fields: [{ name, value: "Filled" }] }, deps);
+    const view = writerView(await PDF.load(filled));
+    const widget = readForm(view, readPageTree(view)).fields.find((item) => item.name === name)!.widgets[0]!;
+    expect((widget.dict.get("F") as unknown as { value: number }).value).toBe(flags);
+    const { content } = await appearanceOf(file, name, "Filled");
+    expect(content).toContain("/ActualText (Filled)");
+  });
+});
