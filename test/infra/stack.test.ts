@@ -464,9 +464,9 @@ describe("least privilege", () => {
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
     timestamp: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     "annotate-fields": [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
-    // protect and unprotect: the per-key count and consuming uploads; no identity, no office, no jobs.
-    protect: [...consume, "dynamodb:UpdateItem"].sort(),
-    unprotect: [...consume, "dynamodb:UpdateItem"].sort(),
+    // protect and unprotect: the per-key count, consuming uploads and Idempotency-Key records; no identity, no office, no jobs.
+    protect: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    unprotect: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
     // The PDF tools (issue 40): the per-key count, consuming uploads, Idempotency-Key records; no identity, no office.
     stamp: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
     metadata: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
