@@ -72,24 +72,31 @@ export const functionPlans = {
   "webhooks-secret-rotate": keyFunction,
   authorizer: { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS.authorizer, package: "zip", keyTable: "authorize" },
   fallback: small,
-  // The audit page fonts (SIGNET_FONTS_DIR) and HarfBuzz's WebAssembly, which harfbuzzjs loads from beside the bundle.
+  // The audit page fonts (SIGNET_FONTS_DIR) and HarfBuzz's WebAssembly, which harfbuzzjs loads from beside the bundle;
+  // the SVG renderer and WebP decoder for a visible signature's picture (signatureField.image), as annotate.
   sign: {
     ...streamed,
     identity: "signing",
     runtimeFiles: [
       { from: "assets", to: "assets" },
       { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
+      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
+      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
     ],
   },
   timestamp: { ...small, uploads: "consume" },
   // protect and unprotect rewrite whole PDFs up to 25 MB (libpdf, in memory) and stream the answer: metadata's size, no office and no identity.
   protect: { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
   unprotect: { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
-  // annotate's SVG renderer and WebP decoder (functions/wiring/pictures.ts looks beside the bundle), and the font SVG text is drawn with.
+  // annotate's SVG renderer and WebP decoder (functions/wiring/pictures.ts looks beside the bundle), the font SVG text is drawn
+  // with, and HarfBuzz's WebAssembly for the appearance streams of a filled PDF form.
   annotate: {
     ...streamed,
     runtimeFiles: [
       { from: "assets", to: "assets" },
+      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
       { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
       { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
       { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
