@@ -26,6 +26,8 @@ describe("sam:events", () => {
       "SignFunction",
       "AnnotateFunction",
       "ConvertFunction",
+      "ProtectFunction",
+      "UnprotectFunction",
       "MergeFunction",
       "SplitFunction",
       "PagesFunction",

@@ -57,10 +57,10 @@ describe("OpenAPI", () => {
     expect(document.info.description).toContain("POST /v1/uploads");
   });
 
-  it("lets convert take ?upload= instead of a body, and document inputs take upload", () => {
+  it("lets convert take ?upload= instead of a body, and document inputs take upload (and an encrypted PDF's password)", () => {
     const convert = document.paths["/v1/convert"].post;
     expect(convert.parameters.map((parameter: { name: string }) => parameter.name)).toContain("upload");
     expect(convert.requestBody.required).toBe(false);
-    expect(Object.keys(document.components.schemas.DocumentInput.properties)).toEqual(["base64", "url", "upload"]);
+    expect(Object.keys(document.components.schemas.DocumentInput.properties)).toEqual(["base64", "url", "upload", "password"]);
   });
 });
