@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PDF, PdfNumber } from "@libpdf/core";
 import { repoRoot } from "../../infra/bundling.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { mutoolText, pdfText } from "#test/helpers/pdf-tools.ts";
@@ -129,5 +130,32 @@ describe("PDF forms over the local server", () => {
     const pyhanko = pyhankoValidate(refilled);
     expect(pyhanko.allHold, pyhanko.output).toBe(true);
     expect(pyhanko.signatures.map((signature) => signature.modificationLevel)).toEqual(["FORM_FILLING"]);
+  }, 60_000);
+
+  it("a radio group chosen after a signature is form filling in Signet's verify; hiding one of its widgets is not", async () => {
+    // The group's buttons are widgets of their own (/Kids): the fill changes the field's /V and each
+    // button's /AS. (pyHanko 0.20.1 gives no verdict on this form: docs/performance.md.)
+    const signed = await post("/v1/sign", {
+      document: form("pdflib-sample_form.pdf"),
+      signer: { name: "Ada Lovelace", email: "ada@example.com" },
+      auditTrail: [{ type: "submit", timestamp: "2026-11-27T09:58:00Z" }],
+      level: "B-B",
+    });
+    expect(signed.status, JSON.stringify(signed.json)).toBe(200);
+    const signedPdf = Buffer.from(signed.json.document.base64 as string, "base64");
+    const chosen = await fill({ document: { base64: signedPdf.toString("base64") }, fields: [{ name: "Sex", value: "FEMALE" }] });
+    const verified = await post("/v1/verify", { document: { base64: chosen.toString("base64") } });
+    expect(verified.json.valid, JSON.stringify(verified.json)).toBe(true);
+    expect(verified.json.signatures.map((signature: { modificationLevel: string }) => signature.modificationLevel)).toEqual(["form_filling"]);
+    // The forger's variant: the same kind of update, but one button hidden (/F 2) instead of chosen.
+    const pdf = await PDF.load(new Uint8Array(signedPdf));
+    const sex = pdf.getForm()?.getField("Sex");
+    const button = sex && "getWidgets" in sex ? sex.getWidgets()[0]?.dict : undefined;
+    expect(button).toBeDefined();
+    button!.set("F", PdfNumber.of(2));
+    const hidden = Buffer.from(await pdf.save({ incremental: true }));
+    const forged = await post("/v1/verify", { document: { base64: hidden.toString("base64") } });
+    expect(forged.json.valid, JSON.stringify(forged.json)).toBe(false);
+    expect(forged.json.signatures[0].changesPermitted).toBe(false);
   }, 60_000);
 });

@@ -6,6 +6,9 @@ import { type Analysis, deref, dictAt, keyOf, SuspiciousChangeError, type Modifi
 const ACROFORM_EXEMPT = new Set(["Fields", "DR", "DA", "Q", "NeedAppearances"]);
 const FIELD_ALWAYS_MODIFIABLE = new Set(["Ff", "Type"]);
 const VALUE_UPDATE_KEYS = new Set([...FIELD_ALWAYS_MODIFIABLE, "AP", "AS", "V", "F", "DA", "Q"]);
+// A separate widget of a filled field may switch its appearance state, nothing more: not /F (hiding it is no fill), and
+// not its appearance streams (pyHanko 0.20.1 calls a kid widget's redrawn appearance "other"; sign-modifications agrees).
+const WIDGET_UPDATE_KEYS = new Set(["AS"]);
 
 interface FieldEntry {
   name: string;
@@ -141,6 +144,28 @@ function formRules(analysis: Analysis): void {
     analysis.explain(entry.ref, "form_filling");
     appearanceUpdate(analysis, oldField, field);
     if (!same(oldField.get("V"), field.get("V"))) analysis.explainAll(analysis.newDependencies(field.get("V")), "form_filling");
+    widgetUpdates(analysis, name, oldField, field);
+  }
+}
+
+/**
+ * widgetUpdates explains the widgets of a filled field that are objects of their own (a radio
+ * group's buttons): each may switch its appearance state (/AS) to one of the appearances it
+ * already has, and change nothing else.
+ */
+function widgetUpdates(analysis: Analysis, name: string, oldField: PdfDict, field: PdfDict): void {
+  const kids = deref(analysis.current, field.get("Kids"));
+  if (!(kids instanceof PdfArray)) return;
+  const oldKids = deref(analysis.signed, oldField.get("Kids"));
+  const before = new Set(oldKids instanceof PdfArray ? oldKids.toArray().flatMap((kid) => (kid instanceof PdfRef ? [keyOf(kid)] : [])) : []);
+  for (const kid of kids.toArray()) {
+    if (!(kid instanceof PdfRef) || !before.has(keyOf(kid))) continue;
+    const widget = dictAt(analysis.current, kid);
+    const oldWidget = dictAt(analysis.signed, kid);
+    if (!widget || !oldWidget || widget.has("T")) continue;
+    const changed = differingKey(oldWidget, widget, WIDGET_UPDATE_KEYS);
+    if (changed) throw new SuspiciousChangeError(`a widget of the form field "${name}" changed its /${changed}`);
+    analysis.explain(kid, "form_filling");
   }
 }
 
