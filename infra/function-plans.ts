@@ -54,6 +54,20 @@ const streamed = { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, pa
 /** unoDriver is the warm LibreOffice's UNO driver, looked up beside the bundle (functions/adapters/libreoffice/uno-driver.ts). */
 const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-driver.py", to: "uno-driver.py" };
 
+/**
+ * drawingFiles are what drawing text and pictures into a PDF loads from beside the bundle: the
+ * bundled fonts (SIGNET_FONTS_DIR), HarfBuzz's WebAssembly, the SVG renderer and the WebP decoder
+ * (sign's visible signatures and audit page, annotate's pictures and form appearances, stamp, jobs).
+ */
+const drawingFiles = [
+  { from: "assets", to: "assets" },
+  { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
+  { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
+  { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
+  { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
+  { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
+];
+
 /** functionPlans is the one table of per-function deployment facts. */
 export const functionPlans = {
   info: small,
@@ -77,14 +91,7 @@ export const functionPlans = {
   sign: {
     ...streamed,
     identity: "signing",
-    runtimeFiles: [
-      { from: "assets", to: "assets" },
-      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
-      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
-      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
-      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
-      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
-    ],
+    runtimeFiles: drawingFiles,
   },
   timestamp: { ...small, uploads: "consume" },
   // protect and unprotect rewrite whole PDFs up to 25 MB (libpdf, in memory) and stream the answer: metadata's size, no office and no identity.
@@ -94,14 +101,7 @@ export const functionPlans = {
   // with, and HarfBuzz's WebAssembly for the appearance streams of a filled PDF form.
   annotate: {
     ...streamed,
-    runtimeFiles: [
-      { from: "assets", to: "assets" },
-      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
-      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
-      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
-      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
-      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
-    ],
+    runtimeFiles: drawingFiles,
   },
   // The stamp's fonts (assets, HarfBuzz) and pictures (SVG renderer, WebP decoder), as sign and annotate.
   stamp: {
@@ -109,14 +109,7 @@ export const functionPlans = {
     timeoutSeconds: STREAMING_TIMEOUT_SECONDS,
     package: "zip",
     uploads: "consume",
-    runtimeFiles: [
-      { from: "assets", to: "assets" },
-      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
-      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
-      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
-      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
-      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
-    ],
+    runtimeFiles: drawingFiles,
   },
   // Reads or rewrites a PDF up to 25 MB (the whole file when it is unsigned); no fonts, no pictures.
   metadata: { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume" },
@@ -140,14 +133,7 @@ export const functionPlans = {
     ...streamed,
     timeoutSeconds: JOB_WORKER_TIMEOUT_SECONDS,
     identity: "signing",
-    runtimeFiles: [
-      { from: "assets", to: "assets" },
-      { from: "node_modules/harfbuzzjs/dist/harfbuzz.wasm", to: "harfbuzz.wasm" },
-      { from: `node_modules/${RESVG_WASM.module}`, to: RESVG_WASM.file },
-      { from: `node_modules/${RESVG_GLUE.module}`, to: RESVG_GLUE.file },
-      { from: `node_modules/${WEBP_WASM.module}`, to: WEBP_WASM.file },
-      { from: `node_modules/${WEBP_GLUE.module}`, to: WEBP_GLUE.file },
-    ],
+    runtimeFiles: drawingFiles,
   },
   // The PDF tools (issue 40): documents up to 25 MB each (a merge up to 100 MB together), streamed answers; merge and the
   // others convert a DOCX input through the office function as sign does.
