@@ -6,14 +6,35 @@ import type { HttpResponse } from "#http/responses.ts";
 import { isStreamingHandler, type StreamingHandler } from "#http/streaming.ts";
 import { handler as annotate } from "#functions/annotate.ts";
 import { handler as convert } from "#functions/convert.ts";
+import { handler as merge } from "#functions/merge.ts";
+import { handler as metadata } from "#functions/metadata.ts";
+import { handler as pages } from "#functions/pages.ts";
+import { handler as protect } from "#functions/protect.ts";
 import { handler as sign } from "#functions/sign.ts";
+import { handler as split } from "#functions/split.ts";
+import { handler as stamp } from "#functions/stamp.ts";
 import { handler as timestamp } from "#functions/timestamp.ts";
+import { handler as unprotect } from "#functions/unprotect.ts";
 import { handler as verify } from "#functions/verify.ts";
 import { processContainer } from "#wiring/container.ts";
 import { jobRunnerDeps } from "#wiring/jobs.ts";
 
 /** asyncHandlers are the handlers of the routes that take Prefer: respond-async: a job runs the route's own. */
-const asyncHandlers: Record<string, unknown> = { sign, annotate, convert, verify, timestamp };
+export const asyncHandlers: Record<string, unknown> = {
+  sign,
+  annotate,
+  convert,
+  verify,
+  timestamp,
+  // The PDF tools (issue 38).
+  merge,
+  split,
+  pages,
+  stamp,
+  metadata,
+  protect,
+  unprotect,
+};
 
 /** invokeRoute calls a route's Lambda handler with the job's event, buffering a streamed answer. */
 const invokeRoute: RouteInvoker = async (route, event, context) => {

@@ -128,9 +128,11 @@ export const functionPlans = {
   // The job resource: one record, and a presigned GET of a large result (infra/jobs.ts binds the job store).
   job: small,
   "job-redeliver": small,
-  // Not behind a route: the SQS worker runs sign, annotate, convert, verify and timestamp jobs through their handlers (infra/jobs.ts), 15 minutes each.
+  // Not behind a route: the SQS worker runs the async routes' jobs through their handlers (infra/jobs.ts), 15 minutes each:
+  // sign, annotate, convert, verify, timestamp and the PDF tools (split's output "uploads" writes uploads, hence "produce").
   "jobs-worker": {
     ...streamed,
+    uploads: "produce",
     timeoutSeconds: JOB_WORKER_TIMEOUT_SECONDS,
     identity: "signing",
     runtimeFiles: drawingFiles,

@@ -7,7 +7,7 @@ import { partsOf, type PipelineEvent, type PipelineMiddleware, type RequestParts
 import { json, type HttpResponse } from "#http/responses.ts";
 
 /**
- * Async jobs on the working routes (sign, annotate, convert, verify, timestamp): with
+ * Async jobs on the working routes (sign, annotate, convert, verify, timestamp, the PDF tools): with
  * `Prefer: respond-async` the request is kept as a job and answered 202 with the job, Location
  * and Retry-After; a worker later runs it through the same handler (runJob,
  * functions/http/job-runner.ts). Without the header the route answers as it always did, within

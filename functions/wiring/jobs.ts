@@ -1,5 +1,5 @@
 /**
- * Wiring of async jobs (Prefer: respond-async on sign, annotate, convert, verify, timestamp; the
+ * Wiring of async jobs (Prefer: respond-async on sign, annotate, convert, verify, timestamp, the PDF tools; the
  * job routes; the worker): job records in the key table, requests and results in the uploads
  * bucket's jobs/ folder, SQS on AWS (SIGNET_JOB_QUEUE_URL) or the local server's in-process pool,
  * and the JobEvents of webhooks (functions/wiring/webhooks.ts). Parts of a container.

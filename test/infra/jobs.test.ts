@@ -28,8 +28,21 @@ function statementsOf(name: string): Statement[] {
 const asyncRoutes = routes.filter((route) => route.async).map((route) => route.name);
 
 describe("async jobs on AWS", () => {
-  it("run sign, annotate, convert, verify and timestamp", () => {
-    expect(asyncRoutes.sort()).toEqual(["annotate", "convert", "sign", "timestamp", "verify"]);
+  it("run sign, annotate, convert, verify, timestamp and the PDF tools", () => {
+    expect(asyncRoutes.sort()).toEqual([
+      "annotate",
+      "convert",
+      "merge",
+      "metadata",
+      "pages",
+      "protect",
+      "sign",
+      "split",
+      "stamp",
+      "timestamp",
+      "unprotect",
+      "verify",
+    ]);
   });
 
   it("queue into SQS with a dead-letter queue, a visibility time-out above the worker's 15 minutes, encrypted", () => {

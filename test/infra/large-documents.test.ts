@@ -144,14 +144,14 @@ describe("uploads bucket", () => {
     expect(granted).toEqual(["dynamodb:UpdateItem", "s3:PutObject"]);
   });
 
-  it("lets only the granting function and split (its parts, output uploads) write under uploads/", () => {
-    expect(uploadFunctions.produce).toEqual(["split"]);
+  it("lets only the granting function, split (its parts, output uploads) and the job worker running split write under uploads/", () => {
+    expect(uploadFunctions.produce).toEqual(["jobs-worker", "split"]);
     for (const name of [...uploadFunctions.grant, ...uploadFunctions.consume, ...uploadFunctions.produce]) {
       const writes = statementsOf(name).some((statement) => {
         const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
         return actions.includes("s3:PutObject") && JSON.stringify(statement.Resource).includes('"/uploads/*"');
       });
-      expect(writes, name).toBe(name === "uploads" || name === "split");
+      expect(writes, name).toBe(["uploads", "split", "jobs-worker"].includes(name));
     }
   });
 });

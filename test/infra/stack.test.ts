@@ -464,18 +464,18 @@ describe("least privilege", () => {
     // timestamp: no identity (it adds no signature), the per-key count, consuming uploads.
     timestamp: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     "annotate-fields": [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
-    // protect and unprotect: the per-key count, consuming uploads and Idempotency-Key records; no identity, no office, no jobs.
-    protect: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
-    unprotect: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
-    // The PDF tools (issue 40): the per-key count, consuming uploads, Idempotency-Key records; no identity, no office.
-    stamp: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
-    metadata: [...consume, ...idempotency, "dynamodb:UpdateItem"].sort(),
+    // protect and unprotect: the per-key count, consuming uploads, Idempotency-Key records and jobs; no identity, no office.
+    protect: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
+    unprotect: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
+    // The PDF tools (issue 40): the per-key count, consuming uploads, Idempotency-Key records, jobs (issue 38); no identity, no office.
+    stamp: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
+    metadata: [...consume, ...idempotency, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     convert: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
-    // The PDF tools: like convert (uploads consumed, a DOCX input through the office function), no jobs.
-    merge: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
+    // The PDF tools: like convert (uploads consumed, a DOCX input through the office function, jobs).
+    merge: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     // split also writes uploads (its parts, output "uploads"): its uploads/ statement has the office/ one's three actions, and CDK merges them.
-    split: ["s3:ListBucket", ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
-    pages: [...consume, ...office, ...idempotencyBesideOffice, "dynamodb:UpdateItem"].sort(),
+    split: ["s3:ListBucket", ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
+    pages: [...consume, ...office, ...idempotencyBesideOffice, ...submitsJobs, "dynamodb:UpdateItem"].sort(),
     // The job routes: the per-key count, job records and objects (result GETs are presigned).
     job: ["dynamodb:UpdateItem", ...jobRecords, ...jobObjects].sort(),
     "job-redeliver": ["dynamodb:UpdateItem", ...jobRecords, ...jobObjects].sort(),

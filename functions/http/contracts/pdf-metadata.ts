@@ -63,6 +63,7 @@ const pdfMetadataSchema = z
 /** metadataRoute: POST /v1/metadata. */
 export const metadataRoute = defineRoute({
   name: "metadata",
+  async: true,
   method: "POST",
   path: "/v1/metadata",
   auth: true,

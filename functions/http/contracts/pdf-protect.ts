@@ -44,6 +44,7 @@ const errors = ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WRONG_PASSWORD", "WOU
 /** protectRoute: POST /v1/protect encrypts a PDF with passwords and permissions (docs/api.md, "Passwords"). */
 export const protectRoute = defineRoute({
   name: "protect",
+  async: true,
   method: "POST",
   path: "/v1/protect",
   auth: true,
@@ -82,6 +83,7 @@ export const protectRoute = defineRoute({
 /** unprotectRoute: POST /v1/unprotect removes a PDF's encryption. */
 export const unprotectRoute = defineRoute({
   name: "unprotect",
+  async: true,
   method: "POST",
   path: "/v1/unprotect",
   auth: true,

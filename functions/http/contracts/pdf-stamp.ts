@@ -96,6 +96,7 @@ const droppedSignaturesSchema = z
 /** stampRoute: POST /v1/stamp. */
 export const stampRoute = defineRoute({
   name: "stamp",
+  async: true,
   method: "POST",
   path: "/v1/stamp",
   auth: true,

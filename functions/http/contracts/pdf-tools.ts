@@ -42,6 +42,7 @@ const toolErrors = [
 /** mergeRoute: POST /v1/merge. */
 export const mergeRoute = defineRoute({
   name: "merge",
+  async: true,
   method: "POST",
   path: "/v1/merge",
   auth: true,
@@ -99,6 +100,7 @@ const splitUploadsResponseSchema = z
 /** splitRoute: POST /v1/split. */
 export const splitRoute = defineRoute({
   name: "split",
+  async: true,
   method: "POST",
   path: "/v1/split",
   auth: true,
@@ -159,6 +161,7 @@ const operationSchema = z
 /** pagesRoute: POST /v1/pages. */
 export const pagesRoute = defineRoute({
   name: "pages",
+  async: true,
   method: "POST",
   path: "/v1/pages",
   auth: true,
