@@ -143,6 +143,11 @@ describe("certify: a certification signature with DocMDP", () => {
     expect(signature).toMatchObject({ docMdpPermission: p, integrity: "ok", changesPermitted: true });
     expect([...theirs.values()][0]).toMatchObject({ certifies: true, docmdp: p, intact: true, valid: true });
     expect(valid).toBe(true);
+    // The certificate page says so, with the permission in words (pdftotext reads it back).
+    const page = (await pdfText(await certifiedDoc(p))).replace(/\s+/g, " ");
+    expect(page).toContain("This signature certifies the document (a certification signature, DocMDP)");
+    expect(page).toContain(`Permitted changes (P=${p})`);
+    expect(page).toContain(["no changes", "filling in form fields and adding signatures", "adding, changing or deleting annotations"][p - 1]);
   });
 
   it("P=2: a form fill in an incremental update and a second approval signature keep it valid in both", async () => {
