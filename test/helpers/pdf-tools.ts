@@ -161,3 +161,16 @@ export async function qpdfUncompressed(pdf: PdfSource): Promise<string> {
     return stdout;
   });
 }
+
+/** qpdfFieldStream is the decoded data (qpdf's JSON, streams inflated) of the stream that `key` of the field titled `title` names, or undefined. */
+export async function qpdfFieldStream(pdf: PdfSource, title: string, key: string): Promise<Buffer | undefined> {
+  return withFile(pdf, async (path) => {
+    const args = ["--json=2", "--json-key=qpdf", "--json-stream-data=inline", path];
+    const { stdout } = await run("qpdf", args, { maxBuffer: 256 * 1024 * 1024 });
+    const objects = (JSON.parse(stdout) as { qpdf: [unknown, Record<string, { value?: Record<string, unknown>; stream?: { data?: string } }>] }).qpdf[1];
+    const field = Object.values(objects).find((object) => object.value?.["/T"] === `u:${title}`);
+    const ref = field?.value?.[key];
+    const data = typeof ref === "string" ? objects[`obj:${ref}`]?.stream?.data : undefined;
+    return data === undefined ? undefined : Buffer.from(data, "base64");
+  });
+}

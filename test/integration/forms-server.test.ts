@@ -2,11 +2,12 @@
 // read back with pdftotext and MuPDF, signatures judged by pyHanko and by Signet's verify.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PDF, PdfNumber } from "@libpdf/core";
+import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject, PdfStream, PdfString } from "@libpdf/core";
 import { repoRoot } from "../../infra/bundling.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { mutoolText, pdfText } from "#test/helpers/pdf-tools.ts";
+import { mutoolText, pdfText, qpdfFieldStream } from "#test/helpers/pdf-tools.ts";
 import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let api: LocalApi;
@@ -44,6 +45,30 @@ describe("PDF forms over the local server", () => {
       expect.objectContaining({ name: "Sex", type: "radio", options: expect.arrayContaining([{ value: "FEMALE", label: "FEMALE" }]) }),
     );
     expect(json.fields.find((field: { name: string }) => field.name === "STATE").flags.maxLength).toBe(2);
+  });
+
+  it("lists a value held in a stream, and rich text, as plain text; a stream that would inflate beyond the cap as null", async () => {
+    const corpus = "pdfbox-AcroFormsBasicFields.pdf";
+    const listed = await post("/v1/annotate/fields", { document: form(corpus) });
+    const value = (name: string) => listed.json.fields.find((field: { name: string }) => field.name === name)?.value;
+    const stream = await qpdfFieldStream(join(repoRoot, "test/fixtures/forms", corpus), "LongRichTextField", "/V");
+    expect(stream?.length).toBeGreaterThan(100_000);
+    expect(value("LongRichTextField")).toBe(stream!.toString("latin1"));
+    expect(value("RichTextField-Filled")).toBe("Fomatted Text");
+    // An attacker's form: /V a small Flate stream of 8 MiB, and a field with only rich text.
+    const doc = PDF.create();
+    const page = doc.addPage({ width: 300, height: 300 });
+    const field = (name: string, entries: Record<string, PdfObject>) =>
+      doc.register(PdfDict.of({ FT: PdfName.of("Tx"), T: PdfString.fromString(name), Subtype: PdfName.of("Widget"), P: page.ref, ...entries }));
+    const bomb = doc.register(PdfStream.fromDict({ Filter: PdfName.of("FlateDecode") }, deflateSync("A".repeat(8 * 1024 * 1024))));
+    const fields = [field("bomb", { V: bomb }), field("rich", { RV: PdfString.fromString("<body><p>Rich <b>text</b> &amp; more</p></body>") })];
+    doc.getCatalog().set("AcroForm", doc.register(PdfDict.of({ Fields: new PdfArray(fields) })));
+    const attack = await post("/v1/annotate/fields", { document: { base64: Buffer.from(await doc.save()).toString("base64") } });
+    expect(attack.status, JSON.stringify(attack.json).slice(0, 300)).toBe(200);
+    expect(attack.json.fields.map((item: { name: string; value: unknown }) => [item.name, item.value])).toEqual([
+      ["bomb", null],
+      ["rich", "Rich text & more"],
+    ]);
   });
 
   it("fills text, check box and radio fields with appearances pdftotext and MuPDF read, without NeedAppearances", async () => {
