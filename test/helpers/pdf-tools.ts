@@ -11,11 +11,18 @@ const run = promisify(execFile);
 /** PdfSource is a PDF as bytes, or the path of a PDF file. */
 export type PdfSource = Uint8Array | string;
 
-/** pdfText extracts text with pdftotext: pages first..last (1-based, inclusive; default all), layout kept when asked. */
-export async function pdfText(pdf: PdfSource, options: { first?: number; last?: number; layout?: boolean } = {}): Promise<string> {
-  const { first = 1, last, layout = false } = options;
+/** pdfText extracts text with pdftotext: pages first..last (1-based, inclusive; default all), layout kept when asked, only an area when given. */
+export async function pdfText(
+  pdf: PdfSource,
+  options: { first?: number; last?: number; layout?: boolean; area?: { x: number; y: number; width: number; height: number } } = {},
+): Promise<string> {
+  const { first = 1, last, layout = false, area } = options;
   return withFile(pdf, async (path) => {
-    const args = [...(layout ? ["-layout"] : []), "-f", String(first), ...(last ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
+    // area: only the text inside it, in points from the page's top left corner (pdftotext's -x -y -W -H at 72 dpi).
+    const crop = area
+      ? ["-x", area.x, "-y", area.y, "-W", area.width, "-H", area.height].map((item) => (typeof item === "number" ? String(Math.round(item)) : item))
+      : [];
+    const args = [...(layout ? ["-layout"] : []), ...crop, "-f", String(first), ...(last ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
     return (await run("pdftotext", args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
   });
 }

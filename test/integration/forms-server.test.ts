@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject, PdfStream, PdfString } from "@libpdf/core";
 import { repoRoot } from "../../infra/bundling.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { mutoolText, pdfText, qpdfFieldStream } from "#test/helpers/pdf-tools.ts";
+import { mutoolText, pdfText, qpdfFieldStream, renderPages } from "#test/helpers/pdf-tools.ts";
 import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let api: LocalApi;
@@ -33,6 +33,22 @@ async function fill(body: Record<string, unknown>): Promise<Buffer> {
   expect(status, JSON.stringify(json)).toBe(200);
   expect(json.document.contentType).toBe("application/pdf");
   return pdfOf(json);
+}
+
+/** highlightRows counts the pixel rows of a 50 dpi gray render (US Letter) inside a rectangle in points that are mostly the list box highlight's gray. */
+function highlightRows(pgm: Buffer, rect: [number, number, number, number]): number {
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString("latin1", 0, 40))!;
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const pixels = pgm.subarray(header[0].length);
+  const scale = 50 / 72;
+  const [x1, x2] = [Math.ceil(rect[0] * scale), Math.floor(rect[2] * scale)];
+  let rows = 0;
+  for (let y = Math.ceil(height - rect[3] * scale); y < height - rect[1] * scale; y++) {
+    let count = 0;
+    for (let x = x1; x < x2; x++) if (Math.abs(pixels[y * width + x]! - 183) <= 6) count++;
+    if (count > (x2 - x1) / 2) rows++;
+  }
+  return rows;
 }
 
 describe("PDF forms over the local server", () => {
@@ -89,6 +105,20 @@ describe("PDF forms over the local server", () => {
     const listed = await post("/v1/annotate/fields", { document: { base64: pdf.toString("base64") } });
     const byName = new Map(listed.json.fields.map((field: { name: string; value: unknown }) => [field.name, field.value]));
     expect([byName.get("Name_Last"), byName.get("PHD"), byName.get("Sex")]).toEqual(["Lovelace", "On", "FEMALE"]);
+  });
+
+  it("draws a list box as viewers do: its options from the top, the chosen one on the highlight, scrolled into view", async () => {
+    // Eight options, five lines tall, "Elit" (the last) chosen: the view scrolls to show it, as pdf.js does.
+    const name = "formulier1[0].#subform[0].Keuzelijst1[0]";
+    const pdf = await fill({ document: form("pdfjs-annotation-choice-widget.pdf"), dropXfa: true, fields: [{ name, value: "Elit" }] });
+    const [left, bottom, right, top] = [20.84, 614.84, 190.91, 684.99];
+    const area = { x: left, y: 792 - top, width: right - left, height: top - bottom };
+    expect((await pdfText(pdf, { first: 1, last: 1, area })).split(/\s+/).filter(Boolean)).toEqual(["Sit", "Amet", "Consectetur", "Adipiscing", "Elit"]);
+    // Acrobat's highlight (0.6 0.75 0.85 rg, gray about 183 in a render) behind the last line only.
+    const [page] = await renderPages(pdf, 1, 1);
+    const middle = (bottom + top) / 2;
+    expect(highlightRows(page!, [left, bottom, right, middle])).toBeGreaterThanOrEqual(5);
+    expect(highlightRows(page!, [left, middle, right, top])).toBe(0);
   });
 
   it("draws Hebrew, Arabic and Chinese values that pdftotext reads back", async () => {
