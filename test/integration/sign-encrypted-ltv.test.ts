@@ -136,4 +136,29 @@ describe("long-term levels on encrypted PDFs keep the encryption", () => {
       { documentTimestamp: true, integrity: "ok", validationData: { offline: true } },
     ]);
   }, 40_000);
+
+  it("a second signature on an encrypted signed file leaves the first intact: its update keeps the file's /Encrypt and rewrites no signed object", async () => {
+    const { output: signed } = await signAt("AES-256 with a user password", "B-LT");
+    const answer = await api.postJson(
+      "/v1/sign",
+      {
+        document: documentOf(signed, "user-pw"),
+        signer: { name: "Grace Hopper", email: "grace@example.com" },
+        auditTrail: [{ type: "submit", timestamp: "2026-11-22T10:58:00Z" }],
+        level: "B-T",
+      },
+      key,
+    );
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    const twice = pdfOf(answer);
+    const analysed = pyhankoValidate(twice, roots, "user-pw");
+    expect(analysed.signatures.map(holdsInPyhanko), analysed.output).toEqual([true, true]);
+    await settle();
+    const verified = await api.postJson("/v1/verify", { document: documentOf(twice, "user-pw") });
+    expect(verified.json.valid, verified.json.reason).toBe(true);
+    expect(verified.json.signatures).toMatchObject([
+      { field: "Signet_1", integrity: "ok", changesPermitted: true },
+      { field: "Signet_2", integrity: "ok", changesPermitted: true },
+    ]);
+  }, 40_000);
 });
