@@ -29,8 +29,6 @@ export interface InputFacts {
   hybridKept?: boolean | undefined;
   /** Set when the certificate page was asked for but left out: why. */
   certificatePageLeftOut?: string | undefined;
-  /** The input is encrypted (opened with a password or the empty one): the update is encrypted with its key. */
-  encrypted?: boolean | undefined;
 }
 
 /** PadesSignOptions describe one PAdES signature. */
@@ -165,7 +163,7 @@ async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrit
   const damaged = file === undefined || pdf.recoveredViaBruteForce;
   if (pdf.isEncrypted && (damaged || file.hybrid)) throw encryptedRewrite();
   const hybrid = !damaged && file.hybrid;
-  const facts: InputFacts = pdf.isEncrypted ? { encrypted: true } : {};
+  const facts: InputFacts = {};
   if (damaged || hybrid) {
     if (file !== undefined && damaged && hasSignatures(file)) throw damagedSigned();
     if (damaged) {

@@ -130,6 +130,7 @@ export const annotateRoute = defineRoute({
   errors: [
     "INVALID_DOCUMENT",
     "ENCRYPTED_DOCUMENT",
+    "WRONG_PASSWORD",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",
     "FIELD_READ_ONLY",
@@ -227,5 +228,5 @@ export const annotateFieldsRoute = defineRoute({
     contentType: "application/json",
     schema: z.union([docxFieldsSchema, pdfFieldsSchema]).meta({ id: "AnnotateFieldsResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WRONG_PASSWORD", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
 });

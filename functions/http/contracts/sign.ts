@@ -144,6 +144,7 @@ export const signRoute = defineRoute({
   errors: [
     "INVALID_DOCUMENT",
     "ENCRYPTED_DOCUMENT",
+    "WRONG_PASSWORD",
     "CERTIFICATION_NOT_FIRST",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",
