@@ -3,6 +3,8 @@
 import { type PDF, PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef } from "@libpdf/core";
 import { readForm, type FormField } from "#domain/pdf/acroform.ts";
 import { readCertification } from "#domain/pdf/docmdp.ts";
+import { lockPermission } from "#domain/pdf/field-lock.ts";
+import { documentLocks } from "#domain/signing/field-lock-signature.ts";
 import { fieldRefOf } from "#domain/pdf/libpdf-internals.ts";
 import type { PageTreeShape } from "#domain/pdf/page-tree.ts";
 import { deref, dictAt, type PdfFile, type PdfView } from "#domain/pdf/pdf-file.ts";
@@ -191,12 +193,12 @@ export function placeInField(
   fallbackName: string,
   draw: ((box: AppearanceBox) => PdfRef) | undefined,
 ): void {
-  if (request.page !== undefined && readCertification(file.latest) !== undefined) {
+  if (request.page !== undefined && (readCertification(file.latest) !== undefined || lockPermission(documentLocks(file)) !== undefined)) {
     // A new widget on a page of a certified document is a change no DocMDP level permits (pyHanko
-    // and verify both class it "other"): the certification would break.
+    // and verify both class it "other"): the certification would break. A lock's /P counts as one.
     throw placement(
       "signatureField.page",
-      "The document is certified: a new visible signature field would break its certification. Sign into one of its empty signature fields (signatureField.name), or leave signatureField out for an invisible signature.",
+      "The document is certified (or a signature's field lock sets a DocMDP permission): a new visible signature field would break it. Sign into one of its empty signature fields (signatureField.name), or leave signatureField out for an invisible signature.",
       "no new visible field after a certification",
     );
   }
