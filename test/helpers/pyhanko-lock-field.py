@@ -4,7 +4,7 @@ own writer as an incremental update (test helper, run through test/helpers/pyhan
 
 usage: pyhanko-lock-field.py IN.pdf OUT.pdf NAME ACTION P [FIELD ...]
   ACTION is All, Include or Exclude; P is the lock's DocMDP permission (1, 2, 3) or - for none;
-  the field goes on page 1 at [350 700 550 760].
+  the field goes on page 1 at [10 100 140 130].
 """
 import sys
 import logging
@@ -23,7 +23,7 @@ def main():
     spec = SigFieldSpec(
         sig_field_name=name,
         on_page=0,
-        box=(350, 700, 550, 760),
+        box=(10, 100, 140, 130),
         field_mdp_spec=lock,
         doc_mdp_update_value=None if p == "-" else MDPPerm(int(p)),
     )

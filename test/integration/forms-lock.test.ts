@@ -56,10 +56,14 @@ function withLockedField(action: "All" | "Include" | "Exclude", p: 1 | 2 | 3 | u
   return readFileSync(join(dir, "out.pdf"));
 }
 
-async function signInto(pdf: Buffer, field: string): Promise<Buffer> {
-  const signer = { name: "Ada Lovelace", email: "ada@example.com" };
-  const body = { document: document(pdf), signer, auditTrail: [{ type: "submit", timestamp: "2026-11-27T09:58:00Z" }], signatureField: { name: field } };
-  const { status, json } = await post("/v1/sign", body);
+const signBody = (pdf: Buffer) => ({
+  document: document(pdf),
+  signer: { name: "Ada Lovelace", email: "ada@example.com" },
+  auditTrail: [{ type: "submit", timestamp: "2026-11-27T09:58:00Z" }],
+});
+
+async function signInto(pdf: Buffer, signatureField: Record<string, unknown>): Promise<Buffer> {
+  const { status, json } = await post("/v1/sign", { ...signBody(pdf), signatureField });
   expect(status, JSON.stringify(json)).toBe(200);
   return pdfOf(json);
 }
@@ -82,7 +86,7 @@ async function forge(pdf: Buffer, name: string, value: string): Promise<Buffer> 
 describe("a signature into a field with /Lock /Include", () => {
   let signed: Buffer;
   beforeAll(async () => {
-    signed = await signInto(withLockedField("Include", undefined, [LOCKED]), "Approval");
+    signed = await signInto(withLockedField("Include", undefined, [LOCKED]), { name: "Approval" });
   }, 60_000);
 
   it("records the lock as a FieldMDP transform; pyHanko and verify find it intact and valid", async () => {
@@ -114,6 +118,9 @@ describe("a signature into a field with /Lock /Include", () => {
     expect(json.message).toContain('"Approval"');
     expect(json.message).toContain(`"${LOCKED}"`);
     expect(json.details).toEqual([{ field: `fields.${LOCKED}`, issue: 'locked by signed signature field "Approval"' }]);
+    // sign's fields fill through the same code.
+    const viaSign = await post("/v1/sign", { ...signBody(signed), fields: [{ name: LOCKED, value: "Mallory" }] });
+    expect([viaSign.status, viaSign.json.code]).toEqual([409, "WOULD_INVALIDATE_SIGNATURES"]);
   });
 
   it("a forger's update of the locked field: verify and pyHanko both find the signature not valid", async () => {
@@ -131,18 +138,40 @@ describe("a signature into a field with /Lock /Include", () => {
 describe("a lock with /P 1 (ISO 32000-2): no change after its signature", () => {
   let signed: Buffer;
   beforeAll(async () => {
-    signed = await signInto(withLockedField("Include", 1, [LOCKED]), "Approval");
+    signed = await signInto(withLockedField("Include", 1, [LOCKED]), { name: "Approval" });
   }, 60_000);
 
   it("an unlocked field is refused too (409), and a forger's fill of it is not permitted in verify or pyHanko", async () => {
     const { status, json } = await post("/v1/annotate", { document: document(signed), fields: [{ name: OPEN, value: "Grace Hopper" }] });
     expect(status, JSON.stringify(json)).toBe(409);
     expect(json.code).toBe("WOULD_INVALIDATE_SIGNATURES");
+    const second = await post("/v1/sign", signBody(signed));
+    expect([second.status, second.json.code]).toEqual([409, "WOULD_INVALIDATE_SIGNATURES"]);
     const forged = await forge(signed, OPEN, "Mallory");
     const ours = await verify(forged);
     expect(ours.valid).toBe(false);
     expect(ours.signatures[0]).toMatchObject({ field: "Approval", integrity: "ok", changesPermitted: false });
     const pyhanko = pyhankoValidate(forged);
     expect(pyhanko.signatures[0], pyhanko.output).toMatchObject({ docmdpOk: false });
+  });
+});
+
+describe("signatureField.lock: a new field with a lock", () => {
+  it("the signature records it (pyHanko valid); the locked field is then 409, an unlocked one fills", async () => {
+    const lock = { action: "include", fields: [LOCKED] };
+    const signed = await signInto(minimal, { name: "Locker", page: 1, rect: [150, 100, 290, 130], lock });
+    expect(signed.toString("latin1")).toMatch(/\/Type\s*\/SigFieldLock/);
+    const pyhanko = pyhankoValidate(signed);
+    expect(pyhanko.signatures[0], pyhanko.output).toMatchObject({ field: "Locker", intact: true, valid: true });
+    const refused = await post("/v1/annotate", { document: document(signed), fields: [{ name: LOCKED, value: "Mallory" }] });
+    expect(refused.status).toBe(409);
+    expect(refused.json.message).toContain('"Locker"');
+    const filled = await post("/v1/annotate", { document: document(signed), fields: [{ name: OPEN, value: "Grace Hopper" }] });
+    expect(filled.status, JSON.stringify(filled.json)).toBe(200);
+    const ours = await verify(pdfOf(filled.json));
+    expect(ours.valid, ours.reason).toBe(true);
+    const existing = await post("/v1/sign", { ...signBody(minimal), signatureField: { name: "Sig1", lock } });
+    expect(existing.status, JSON.stringify(existing.json)).toBe(400);
+    expect(existing.json.details).toContainEqual(expect.objectContaining({ field: "signatureField.lock" }));
   });
 });

@@ -106,15 +106,23 @@ export function lockPermission(locks: readonly SignatureLock[]): DocMdpPermissio
   return permissions.length > 0 ? (Math.min(...permissions) as DocMdpPermission) : undefined;
 }
 
-/** fieldMdpTransformParams writes a lock as FieldMDP /TransformParams (/V /1.2, with /P when the lock has one, as Acrobat and pyHanko write it). */
-export function fieldMdpTransformParams(lock: FieldLock): Record<string, PdfObject> {
+/** lockEntries are a lock's /Action, /Fields (not for /All) and /P (when it has one). */
+function lockEntries(lock: FieldLock): Record<string, PdfObject> {
   return {
-    Type: PdfName.of("TransformParams"),
     Action: PdfName.of(lock.action === "all" ? "All" : lock.action === "include" ? "Include" : "Exclude"),
     ...(lock.action === "all" ? {} : { Fields: new PdfArray(lock.fields.map((name) => PdfString.fromString(name))) }),
     ...(lock.permission ? { P: PdfNumber.of(lock.permission) } : {}),
-    V: PdfName.of("1.2"),
   };
+}
+
+/** fieldMdpTransformParams writes a lock as FieldMDP /TransformParams (/V /1.2, with /P when the lock has one, as Acrobat and pyHanko write it). */
+export function fieldMdpTransformParams(lock: FieldLock): Record<string, PdfObject> {
+  return { Type: PdfName.of("TransformParams"), ...lockEntries(lock), V: PdfName.of("1.2") };
+}
+
+/** sigFieldLock writes a lock as a signature field's /Lock dictionary (/Type /SigFieldLock). */
+export function sigFieldLock(lock: FieldLock): Record<string, PdfObject> {
+  return { Type: PdfName.of("SigFieldLock"), ...lockEntries(lock) };
 }
 
 /** strictestPermission is the stricter of two DocMDP permissions, either possibly absent (ISO 32000-2: a lock's /P can deny, never add). */

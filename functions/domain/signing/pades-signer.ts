@@ -332,7 +332,8 @@ function placeSignatureField(
   // A field with a /Lock: the signature records it (FieldMDP), and its /P bounds a certification.
   const name = options.field?.request.name ?? uniqueFieldName(pdf);
   checkLocksAllowSignature(documentLocks(file), name);
-  const lock = options.field?.request.page === undefined && options.field ? fieldLockOf(file, name) : undefined;
+  const asked = options.field?.request;
+  const lock = asked && asked.page === undefined ? fieldLockOf(file, name) : asked?.lock;
   const certify = lockedCertification(options.certify, lock);
   const signature = PdfDict.of({
     Type: PdfName.of("Sig"),
