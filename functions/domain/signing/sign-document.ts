@@ -320,6 +320,7 @@ function decorateWithCertificate(context: SignContext, pdf: PDF, existing: Exist
       signingTime: context.signingTime,
       service: context.service,
       timestampAuthority: deps.timestamper ? deps.timestampAuthority : undefined,
+      certification: input.certify ? { permission: input.certify.permissions } : undefined,
       metadata: input.metadata,
     },
     deps.fonts(),

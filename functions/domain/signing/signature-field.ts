@@ -18,16 +18,11 @@ export type SignatureFieldRequest =
   | { name: string; page?: undefined; rect?: undefined; lock?: undefined }
   | { name?: string | undefined; page: number; rect: Rect; lock?: FieldLock | undefined };
 
-/** FieldTarget is where the signature goes: the field whose /V takes it and the widget that shows it. */
+/** FieldTarget is where the signature goes: the field whose /V takes it and the widgets that show it. */
 export interface FieldTarget {
   field: PdfDict;
-  widget: PdfDict;
-  page: PDFPage | null;
-  /** The widget's size; zero for an invisible one (no appearance is drawn). */
-  width: number;
-  height: number;
-  /** The page's /Rotate (0, 90, 180 or 270): the appearance is turned so that it reads upright. */
-  rotate: Rotation;
+  /** Every widget of the field Signet can write to, each with its own size (zero for an invisible one: no appearance) and its page's /Rotate. */
+  widgets: Array<{ dict: PdfDict; box: AppearanceBox }>;
 }
 
 /** Rotation is a page's /Rotate, normalised. */
@@ -77,21 +72,26 @@ function existingTarget(pdf: PDF, file: PdfFile, name: string): FieldTarget {
   return writableTarget(pdf, file.latest, file.pageTree, field);
 }
 
-/** writableTarget is the field's dictionary and its first widget as objects of the document being written. */
+/**
+ * writableTarget is the field's dictionary and its widgets as objects of the document being written:
+ * a field shown in several places (one widget per page, say) gets its appearance in each.
+ */
 function writableTarget(pdf: PDF, view: PdfView, shape: PageTreeShape, field: FormField): FieldTarget {
-  const widget = field.widgets.find((candidate) => candidate.ref !== null);
   const fieldDict = field.ref ? pdf.getObject(field.ref) : undefined;
-  const widgetDict = widget?.ref ? pdf.getObject(widget.ref) : undefined;
-  if (!widget || !(fieldDict instanceof PdfDict) || !(widgetDict instanceof PdfDict)) {
+  const widgets = field.widgets.flatMap((widget) => {
+    const dict = widget.ref ? pdf.getObject(widget.ref) : undefined;
+    if (!(dict instanceof PdfDict)) return [];
+    const [x1, y1, x2, y2] = widget.rect ?? [0, 0, 0, 0];
+    const rotate = widget.page === null ? 0 : pageRotation(view, shape.pages[widget.page]!.dict);
+    return [{ dict, box: { width: x2 - x1, height: y2 - y1, rotate } }];
+  });
+  if (widgets.length === 0 || !(fieldDict instanceof PdfDict)) {
     throw new SignetError(
       "INVALID_DOCUMENT",
       `The signature field "${field.name}" has no widget Signet can write to; give page and rect for a new field instead.`,
     );
   }
-  const [x1, y1, x2, y2] = widget.rect ?? [0, 0, 0, 0];
-  const page = widget.page === null ? null : pageAt(pdf, shape, widget.page);
-  const rotate = widget.page === null ? 0 : pageRotation(view, shape.pages[widget.page]!.dict);
-  return { field: fieldDict, widget: widgetDict, page, width: x2 - x1, height: y2 - y1, rotate };
+  return { field: fieldDict, widgets };
 }
 
 /** inheritedBox reads a page's box (/MediaBox or /CropBox, both inheritable from /Pages nodes) as [x1, y1, x2, y2], normalised. */
@@ -181,12 +181,12 @@ function newTarget(pdf: PDF, file: PdfFile, request: SignatureFieldRequest & { p
     if (annots) annots.push(ref);
     else page.dict.set("Annots", new PdfArray([ref]));
   }
-  return { field: dict, widget: dict, page, width: x2 - x1, height: y2 - y1, rotate: pageRotation(file.latest, shape.pages[request.page - 1]!.dict) };
+  return { field: dict, widgets: [{ dict, box: { width: x2 - x1, height: y2 - y1, rotate: pageRotation(file.latest, shape.pages[request.page - 1]!.dict) } }] };
 }
 
 /**
  * placeInField puts the signature dictionary into the requested field (its /V) and, when the
- * widget has an area, the appearance `draw` makes into the widget's /AP /N.
+ * widget has an area, the appearance `draw` makes for its size into the widget's /AP /N: every widget of the field.
  */
 export function placeInField(
   pdf: PDF,
@@ -207,7 +207,5 @@ export function placeInField(
   }
   const target = request.page === undefined ? existingTarget(pdf, file, request.name) : newTarget(pdf, file, request, fallbackName);
   target.field.set("V", signature);
-  if (draw && target.width > 0 && target.height > 0) {
-    target.widget.set("AP", PdfDict.of({ N: draw({ width: target.width, height: target.height, rotate: target.rotate }) }));
-  }
+  for (const { dict, box } of target.widgets) if (draw && box.width > 0 && box.height > 0) dict.set("AP", PdfDict.of({ N: draw(box) }));
 }

@@ -174,7 +174,10 @@ const pdfFieldSchema = z
     value: z
       .union([z.string(), z.array(z.string())])
       .nullable()
-      .meta({ description: "Text, the chosen export value (Off: a button that is off), several for a multi-select list, or null." }),
+      .meta({
+        description:
+          "Text (a value held in a text stream, or only as rich text /RV, as plain text; null when it inflates beyond 1 MiB), the chosen export value (Off: a button that is off), several for a multi-select list, or null.",
+      }),
     options: z
       .array(z.object({ value: z.string(), label: z.string() }))
       .meta({ description: "A combo's or list's choices (export value and the text shown); a check box's or radio group's on-states." }),
