@@ -15,6 +15,8 @@ import { type FieldValue, type PlannedValue, planValues } from "#domain/pdf-form
 import { flattenFields } from "#domain/pdf-forms/flatten.ts";
 import { textStyle, widgetFrame } from "#domain/pdf-forms/widget-style.ts";
 import { writerView } from "#domain/pdf-forms/writer-view.ts";
+import { checkLockedFields } from "#domain/pdf-forms/locked-fields.ts";
+import { lockingSignatures, signatureLocks } from "#domain/pdf/field-lock.ts";
 
 /** FillRequest is what a PDF fill asks (docs/api.md, "PDF forms"). */
 export interface FillRequest {
@@ -134,8 +136,10 @@ function writeButtonValue(session: FormSession, planned: PlannedValue): void {
  * /NeedAppearances can go and every viewer shows the same thing.
  */
 function drawMissingAppearances(session: FormSession): void {
+  const locks = signatureLocks(session.view, session.form);
   for (const field of session.form.fields) {
-    if (!["text", "combo", "list"].includes(field.type)) continue;
+    // A locked field keeps its (missing) appearance: drawing one would invalidate the signature locking it.
+    if (!["text", "combo", "list"].includes(field.type) || lockingSignatures(locks, field.name).length > 0) continue;
     const bare = field.widgets.filter((widget) => dictAt(session.view, widget.dict.get("AP"))?.get("N") === undefined);
     if (bare.length > 0) drawTextWidgets(session, field, field.value ?? "", bare);
   }
@@ -204,6 +208,10 @@ export async function fillPdfForm(bytes: Buffer, request: FillRequest, dependenc
   checkKind(session, request);
   const plan = planValues(session.form.fields, request.fields);
   const signed = checkSignedChanges(session, request);
+  checkLockedFields(
+    signatureLocks(session.view, session.form),
+    plan.map((planned) => planned.field.name),
+  );
   const { form } = session;
   for (const planned of plan) {
     if (planned.field.type === "checkbox" || planned.field.type === "radio") writeButtonValue(session, planned);

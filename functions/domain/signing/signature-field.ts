@@ -3,6 +3,8 @@
 import { type PDF, PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef } from "@libpdf/core";
 import { readForm, type FormField } from "#domain/pdf/acroform.ts";
 import { readCertification } from "#domain/pdf/docmdp.ts";
+import { type FieldLock, lockPermission, sigFieldLock } from "#domain/pdf/field-lock.ts";
+import { documentLocks } from "#domain/signing/field-lock-signature.ts";
 import { fieldRefOf } from "#domain/pdf/libpdf-internals.ts";
 import type { PageTreeShape } from "#domain/pdf/page-tree.ts";
 import { deref, dictAt, type PdfFile, type PdfView } from "#domain/pdf/pdf-file.ts";
@@ -12,7 +14,9 @@ import { SignetError } from "#domain/shared/errors.ts";
 export type Rect = [number, number, number, number];
 
 /** SignatureFieldRequest names an existing empty signature field, or places a new one (page counts from 1). */
-export type SignatureFieldRequest = { name: string; page?: undefined; rect?: undefined } | { name?: string | undefined; page: number; rect: Rect };
+export type SignatureFieldRequest =
+  | { name: string; page?: undefined; rect?: undefined; lock?: undefined }
+  | { name?: string | undefined; page: number; rect: Rect; lock?: FieldLock | undefined };
 
 /** FieldTarget is where the signature goes: the field whose /V takes it and the widgets that show it. */
 export interface FieldTarget {
@@ -129,7 +133,7 @@ function pageBox(view: PdfView, page: PdfDict): Rect {
 }
 
 /** newTarget checks the page and rectangle and adds a signature field (field and widget merged) listed in the page's /Annots. */
-function newTarget(pdf: PDF, file: PdfFile, request: { name?: string | undefined; page: number; rect: Rect }, fallbackName: string): FieldTarget {
+function newTarget(pdf: PDF, file: PdfFile, request: SignatureFieldRequest & { page: number; rect: Rect }, fallbackName: string): FieldTarget {
   const shape = file.pageTree;
   const count = shape.pages.length;
   if (request.page > count) {
@@ -170,6 +174,7 @@ function newTarget(pdf: PDF, file: PdfFile, request: { name?: string | undefined
   dict.set("F", PdfNumber.of(132)); // print, locked
   dict.set("P", page.ref);
   dict.set("Rect", new PdfArray(request.rect.map((value) => PdfNumber.of(value))));
+  if (request.lock) dict.set("Lock", PdfDict.of(sigFieldLock(request.lock)));
   const ref = fieldRefOf(field);
   if (ref instanceof PdfRef) {
     const annots = page.dict.getArray("Annots", (item: PdfRef) => pdf.getObject(item));
@@ -191,12 +196,12 @@ export function placeInField(
   fallbackName: string,
   draw: ((box: AppearanceBox) => PdfRef) | undefined,
 ): void {
-  if (request.page !== undefined && readCertification(file.latest) !== undefined) {
+  if (request.page !== undefined && (readCertification(file.latest) !== undefined || lockPermission(documentLocks(file)) !== undefined)) {
     // A new widget on a page of a certified document is a change no DocMDP level permits (pyHanko
-    // and verify both class it "other"): the certification would break.
+    // and verify both class it "other"): the certification would break. A lock's /P counts as one.
     throw placement(
       "signatureField.page",
-      "The document is certified: a new visible signature field would break its certification. Sign into one of its empty signature fields (signatureField.name), or leave signatureField out for an invisible signature.",
+      "The document is certified (or a signature's field lock sets a DocMDP permission): a new visible signature field would break it. Sign into one of its empty signature fields (signatureField.name), or leave signatureField out for an invisible signature.",
       "no new visible field after a certification",
     );
   }
