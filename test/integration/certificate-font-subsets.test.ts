@@ -6,7 +6,9 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PDF } from "@libpdf/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { drawAuditCertificate } from "#domain/certificate-page/audit-certificate.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { signDocument, type SignDependencies, type SignInput } from "#domain/signing/sign-document.ts";
 import { generateIdentity, type SigningIdentity } from "#domain/signing/signing-identity.ts";
@@ -102,5 +104,32 @@ describe("certificate page font subsets made once per process", () => {
     expect(text).toContain("ZoëQuixote-Wójcik");
     expect(text).toContain("signer@example.com");
     if (hasMutool) expect(plain(await mutoolText(other))).toContain("ZoëQuixote-Wójcik");
+  }, 60_000);
+
+  it("keeps no subset over 64 KB (a page of thousands of CJK glyphs), so the cache stays small", async () => {
+    // 3,000 distinct ideographs from U+4E00: DroidSansFallback's subset of them is far over 64 KB.
+    const ideographs = Array.from({ length: 3000 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join("");
+    const page = async () => {
+      const pdf = PDF.create();
+      drawAuditCertificate(
+        pdf,
+        {
+          documentSha256: "ab".repeat(32),
+          documentPages: 1,
+          signer: { name: "Ada Lovelace", email: "ada@example.com" },
+          events: [{ type: "submit", timestamp: "2026-11-22T10:00:00Z", data: { note: ideographs } }],
+          signingTime: new Date("2026-11-22T10:00:00Z"),
+          service: { subject: "CN=Signet Test", fingerprint: "00".repeat(32), algorithm: "ECDSA P-256" },
+        },
+        testFonts(),
+      );
+      return fonts(Buffer.from(await pdf.save({ subsetFonts: true })));
+    };
+    const [first, again] = [await page(), await page()];
+    const named = (list: Array<{ name: string }>, family: RegExp) => list.map((font) => font.name).find((name) => family.test(name));
+    // The large CJK subset is made again (a new random tag); the small Latin one is copied.
+    expect(named(again, /\+DroidSansFallback/)).toBeDefined();
+    expect(named(again, /\+DroidSansFallback/)).not.toBe(named(first, /\+DroidSansFallback/));
+    expect(named(again, /\+DejaVuSans-Bold$/)).toBe(named(first, /\+DejaVuSans-Bold$/));
   }, 60_000);
 });

@@ -12,8 +12,14 @@ interface Subset {
   tag: string | null;
 }
 
-/** SUBSETS_PER_PROGRAM bounds the subsets kept per font program (least recently used dropped): a few MB at most. */
+/** SUBSETS_PER_PROGRAM bounds the subsets kept per font program (least recently used dropped). */
 const SUBSETS_PER_PROGRAM = 32;
+/**
+ * SUBSET_MAX_BYTES: a subset with more stream data is not kept (a page of thousands of CJK glyphs
+ * would hold megabytes): with 32 per program and the dozen bundled programs, at most about 25 MB.
+ * The certificate page's usual subsets are 8-25 KB.
+ */
+const SUBSET_MAX_BYTES = 64 * 1024;
 
 const subsets = new WeakMap<EmbeddedFont["program"], Map<string, Subset>>();
 
@@ -93,6 +99,15 @@ export function finalizeSubset(pdf: PDF, font: EmbeddedFont): void {
     return;
   }
   const root = finalizeFontAlone(pdf, font);
+  const made = detach(pdf, root, font.subsetTag);
+  if (streamBytes(made) > SUBSET_MAX_BYTES) return;
   if (known.size >= SUBSETS_PER_PROGRAM) known.delete(known.keys().next().value!);
-  known.set(key, detach(pdf, root, font.subsetTag));
+  known.set(key, made);
+}
+
+/** streamBytes is the stream data a subset holds. */
+function streamBytes(subset: Subset): number {
+  let bytes = 0;
+  for (const object of subset.objects.values()) if (object instanceof PdfStream) bytes += object.data.length;
+  return bytes;
 }
