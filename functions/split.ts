@@ -1,7 +1,7 @@
 import { droppedSignaturesHeader } from "#domain/pdf-tools/signatures.ts";
 import { openSource, resolvePdfInput } from "#domain/pdf-tools/source.ts";
-import { splitDocument } from "#domain/pdf-tools/split.ts";
-import { writeZip } from "#domain/shared/zip-container.ts";
+import { splitParts } from "#domain/pdf-tools/split.ts";
+import { ZipWriter } from "#domain/shared/zip-container.ts";
 import { splitRoute } from "#http/contracts/pdf-tools.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
 import { uploadedDocument } from "#http/upload-input.ts";
@@ -24,10 +24,17 @@ export function makeSplitHandler(container: Container) {
       password: input.document.password,
     });
     const request = req.body.every === undefined ? { ranges: req.body.ranges ?? [] } : { every: req.body.every };
-    const parts = await splitDocument(source, request, dependencies.tools);
-    const zip = await writeZip(parts.map((part, index) => ({ name: `part-${String(index + 1).padStart(3, "0")}.pdf`, data: part.pdf })));
+    // Each part goes into the zip (compressed) before the next is made: the parts are never all held.
+    const zip = new ZipWriter();
+    let index = 0;
+    for await (const part of splitParts(source, request, dependencies.tools)) {
+      await zip.add({ name: `part-${String(++index).padStart(3, "0")}.pdf`, data: part.pdf });
+    }
     await input.consumed();
-    return binary(200, zip, "application/zip", { "Content-Disposition": attachmentDisposition("parts.zip"), ...droppedSignaturesHeader(source.dropped) });
+    return binary(200, zip.finish(), "application/zip", {
+      "Content-Disposition": attachmentDisposition("parts.zip"),
+      ...droppedSignaturesHeader(source.dropped),
+    });
   });
 }
 

@@ -38,14 +38,17 @@ function tooManyParts(count: number, max: number, field: string, what = "parts")
   });
 }
 
-/** splitDocument cuts one PDF into parts (POST /v1/split): each part a PDF of its pages, with their fields, destinations and bookmarks. */
-export async function splitDocument(source: SourceDocument, request: SplitRequest, limits: PdfToolLimits): Promise<ToolResult[]> {
-  const results: ToolResult[] = [];
+/**
+ * splitParts cuts one PDF into parts (POST /v1/split): each part a PDF of its pages, with their
+ * fields, destinations and bookmarks, made when the caller asks for it, so the caller writes one
+ * part away (into the zip, to an upload) before the next exists. The parts are checked against
+ * the limits before the first is made.
+ */
+export async function* splitParts(source: SourceDocument, request: SplitRequest, limits: PdfToolLimits): AsyncGenerator<ToolResult> {
   const slice = new TimeSlice();
   for (const pages of partRanges(request, source.pageCount, limits)) {
     const { bytes, report } = await assemble([{ pdf: source.pdf, pages: pages.map((index) => ({ index, rotate: 0 })) }]);
-    results.push({ pdf: bytes, pageCount: pages.length, dropped: source.dropped, report });
+    yield { pdf: bytes, pageCount: pages.length, dropped: source.dropped, report };
     if (slice.due()) await slice.pause();
   }
-  return results;
 }
