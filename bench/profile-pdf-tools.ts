@@ -2,17 +2,18 @@
 // bench/http.ts in its own process, warmed, then the V8 CPU profiler (100 µs sampling) on RUNS
 // sequential requests; self time per function (native and Node frames charged to their nearest
 // caller in Signet or a package), per request. CASE=merge-2 (2 files of 5 pages, the default),
-// merge-20, merge-200 or split-1000. The raw profile: test-output/bench-http/<case>.cpuprofile.
+// merge-20, merge-200, split-1000 or split-heavy (100 pages, 10 MB). The raw profile: test-output/bench-http/<case>.cpuprofile.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { makeBenchPdf } from "./naive-stack.ts";
 
 const CASE = process.env.CASE ?? "merge-2";
 const FOLDER = join(process.cwd(), "test-output", "bench-http");
 const PROFILE = join(FOLDER, `${CASE}.cpuprofile`);
-const RUNS = Number(process.env.RUNS ?? (CASE === "split-1000" ? 10 : CASE === "merge-200" ? 20 : 200));
+const RUNS = Number(process.env.RUNS ?? (CASE.startsWith("split") ? 10 : CASE === "merge-200" ? 20 : 200));
 
 interface ProfileNode {
   id: number;
@@ -66,6 +67,9 @@ function post(url: string, key: string, body: Buffer): Promise<number> {
 
 /** request is the case's route and body. */
 async function request(): Promise<[string, Buffer]> {
+  if (CASE === "split-heavy") {
+    return ["/v1/split", Buffer.from(JSON.stringify({ document: { base64: (await makeBenchPdf(100, 100_000)).toString("base64") }, every: 1 }))];
+  }
   if (CASE === "split-1000") {
     return ["/v1/split", Buffer.from(JSON.stringify({ document: { base64: (await makePdf(1000)).toString("base64") }, every: 1 }))];
   }

@@ -216,9 +216,9 @@ export interface ZipInput {
 }
 
 /** compressEntry is an entry's bytes as the zip holds them: deflated on libuv's thread pool, or as they are when stored. */
-function compressEntry(entry: ZipInput): Promise<Buffer> {
+function compressEntry(entry: ZipInput, options: ZlibOptions = {}): Promise<Buffer> {
   if (entry.stored) return Promise.resolve(Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength));
-  return new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, (error, result) => (error ? reject(error) : resolve(result))));
+  return new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, options, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
 /**
@@ -234,9 +234,12 @@ export class ZipWriter {
   #offset = 0;
   #count = 0;
 
+  /** `level` is zlib's compression level (1 fastest, 9 smallest; zlib's default 6). */
+  constructor(private readonly options: { level?: number } = {}) {}
+
   /** add compresses one entry and appends it. */
   async add(entry: ZipInput): Promise<void> {
-    const data = await compressEntry(entry);
+    const data = await compressEntry(entry, this.options);
     this.append(entry, data, await crc32InSlices(entry.data, this.#slice));
   }
 
@@ -284,7 +287,7 @@ export class ZipWriter {
  * thread pool (a package of a few dozen parts), then written by ZipWriter.
  */
 export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
-  const compressed = await Promise.all(entries.map(compressEntry));
+  const compressed = await Promise.all(entries.map((entry) => compressEntry(entry)));
   const slice = new TimeSlice();
   const writer = new ZipWriter();
   for (const [index, entry] of entries.entries()) writer.append(entry, compressed[index]!, await crc32InSlices(entry.data, slice));
