@@ -36,8 +36,8 @@ export interface FunctionPlan {
   keyTable?: keyof typeof keyTableActions;
   /** Which side of the signing-identity bucket it reads (infra/bind.ts identityObjects). */
   identity?: keyof typeof identityObjects;
-  /** Uploads: "grant" presigns the POST, "consume" reads and deletes uploads (infra/uploads.ts). */
-  uploads?: "grant" | "consume";
+  /** Uploads: "grant" presigns the POST, "consume" reads and deletes uploads, "produce" also writes its output as uploads (infra/uploads.ts). */
+  uploads?: "grant" | "consume" | "produce";
   /** Sends mail from the sender address. */
   mail?: true;
   /** Converts through the office function: may invoke it and stage documents under office/ of the uploads bucket. */
@@ -138,7 +138,8 @@ export const functionPlans = {
   // The PDF tools (issue 40): documents up to 25 MB each (a merge up to 100 MB together), streamed answers; merge and the
   // others convert a DOCX input through the office function as sign does.
   merge: streamed,
-  split: streamed,
+  // split with output "uploads" keeps its parts as uploads of the caller.
+  split: { ...streamed, uploads: "produce" },
   pages: streamed,
   // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
   office: { memoryMb: 3008, timeoutSeconds: OFFICE_FUNCTION_TIMEOUT_SECONDS, package: "office-image", runtimeFiles: [unoDriver] },

@@ -53,7 +53,7 @@ const prefixFindings: Array<{ prefix: string; names: string[]; reason: string }>
       "unprotect",
     ],
     reason:
-      "Upload objects are named per request at run time (uploads/<owner tag>/<reference>), so no fixed object ARN exists; the statement is limited to the uploads/ prefix of the uploads bucket and to the calls each function makes (uploads: PutObject through the presigned POST; the consumers: GetObject and DeleteObject).",
+      "Upload objects are named per request at run time (uploads/<owner tag>/<reference>), so no fixed object ARN exists; the statement is limited to the uploads/ prefix of the uploads bucket and to the calls each function makes (uploads: PutObject through the presigned POST; the consumers: GetObject and DeleteObject; split also PutObject, to keep its parts as uploads of the caller).",
   },
   {
     prefix: "jobs",

@@ -13,26 +13,30 @@ const uploadObjects = "uploads/*";
 /** officeObjects is the folder the office callers stage large documents in for the office function (functions/adapters/office-worker-converter.ts). */
 export const officeObjects = `${OFFICE_KEY_PREFIX}*`;
 
-/** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them (from infra/function-plans.ts). */
-export const uploadFunctions = {
-  grant: (Object.keys(functionPlans) as FunctionName[]).filter((name) => planOf(name).uploads === "grant"),
-  consume: (Object.keys(functionPlans) as FunctionName[]).filter((name) => planOf(name).uploads === "consume"),
+/** UploadAccess is how a function uses the uploads folder (infra/function-plans.ts FunctionPlan.uploads). */
+type UploadAccess = "grant" | "consume" | "produce";
+
+const withAccess = (access: UploadAccess) => (Object.keys(functionPlans) as FunctionName[]).filter((name) => planOf(name).uploads === access);
+
+/** uploadFunctions: who grants uploads (presigns the POST), who reads and deletes them, who also writes them (from infra/function-plans.ts). */
+export const uploadFunctions = { grant: withAccess("grant"), consume: withAccess("consume"), produce: withAccess("produce") };
+
+/** uploadActions are the object calls each access makes on uploads/*. */
+const uploadActions: Record<UploadAccess, string[]> = {
+  grant: ["s3:PutObject"],
+  consume: ["s3:GetObject", "s3:DeleteObject"],
+  produce: ["s3:GetObject", "s3:DeleteObject", "s3:PutObject"],
 };
 
 /**
  * uploadsBucket binds the uploads bucket (SIGNET_UPLOADS_BUCKET). "grant": s3:PutObject on the
  * upload folder, because S3 accepts a presigned POST only if its signer may put the object;
  * "consume": GetObject and DeleteObject there, and ListBucket so a missing upload reads as 404
- * NoSuchKey rather than 403.
+ * NoSuchKey rather than 403; "produce" (split's output "uploads"): PutObject there besides.
  */
-function uploadsBucket(bucket: IBucket, access: "grant" | "consume"): Binding {
-  const statements =
-    access === "grant"
-      ? [new PolicyStatement({ actions: ["s3:PutObject"], resources: [bucket.arnForObjects(uploadObjects)] })]
-      : [
-          new PolicyStatement({ actions: ["s3:GetObject", "s3:DeleteObject"], resources: [bucket.arnForObjects(uploadObjects)] }),
-          new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
-        ];
+function uploadsBucket(bucket: IBucket, access: UploadAccess): Binding {
+  const objects = new PolicyStatement({ actions: uploadActions[access], resources: [bucket.arnForObjects(uploadObjects)] });
+  const statements = access === "grant" ? [objects] : [objects, new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] })];
   return { env: { SIGNET_UPLOADS_BUCKET: bucket.bucketName }, statements };
 }
 
@@ -67,6 +71,7 @@ export function addUploads(scope: Construct, functions: Record<string, LambdaFun
   });
   for (const name of uploadFunctions.grant) bind(functions[name]!, uploadsBucket(bucket, "grant"));
   for (const name of uploadFunctions.consume) bind(functions[name]!, uploadsBucket(bucket, "consume"));
+  for (const name of uploadFunctions.produce) bind(functions[name]!, uploadsBucket(bucket, "produce"));
   new CfnOutput(scope, "UploadsBucketName", { value: bucket.bucketName, description: "S3 bucket of uploaded documents (objects expire after a day)" });
   return bucket;
 }

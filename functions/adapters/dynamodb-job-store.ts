@@ -7,7 +7,8 @@
  *   job        pk `JOB#<id>`  sk `JOB`: ownerKeyId, route, status, callbackUrl, createdAtMs,
  *              startedAtMs, finishedAtMs, attempts, leaseExpiresAtMs, expiresAtMs (the result's
  *              expiry), expiresAt (TTL seconds: a week after that, so the job reads `expired` meanwhile);
- *              once finished: statusCode (N), headers (S, JSON), encoding, body (B) or bodyObject
+ *              until it finishes its request (B, up to 256 KB; a larger one in `jobs/<id>/request`);
+ *              once finished, the request gone: statusCode (N), headers (S, JSON), encoding, body (B) or bodyObject
  *              (S, `jobs/<id>/result`)
  *   unfinished pk `JOBQ`  sk `<createdAtMs, 15 digits>#<id>`: a queued or running job (locally
  *              only, `indexJobs`: the in-process pool's queue; on AWS SQS holds the queue)
@@ -271,9 +272,10 @@ class DynamoJobStore implements JobStore {
       new UpdateCommand({
         TableName: this.#table,
         Key: jobKey(id),
-        UpdateExpression: `SET #status = :status, finishedAtMs = :finished, statusCode = :code, headers = :headers, encoding = :encoding, ${large ? "bodyObject" : "body"} = :body, expiresAtMs = :expires, expiresAt = :ttl REMOVE leaseExpiresAtMs`,
+        // The request goes in the same write: a job that ran keeps no password nor document of it.
+        UpdateExpression: `SET #status = :status, finishedAtMs = :finished, statusCode = :code, headers = :headers, encoding = :encoding, ${large ? "bodyObject" : "body"} = :body, expiresAtMs = :expires, expiresAt = :ttl REMOVE leaseExpiresAtMs, #request`,
         ConditionExpression: "#status = :running",
-        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeNames: { "#status": "status", "#request": "request" },
         ExpressionAttributeValues: {
           ":status": outcome.status,
           ":running": "running",
@@ -288,6 +290,8 @@ class DynamoJobStore implements JobStore {
       }),
     );
     if (!finished) return false;
+    // A request too large for the item is in the bucket: deleted now, else by expire() and the lifecycle rule.
+    await this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: requestKey(id) })).catch(() => undefined);
     const toExpire = { pk: "JOBX", sk: sortKey(expiresAt, id) };
     // Locally both index changes in one round trip; on AWS (no BatchWriteItem granted) the to-expire entry of a job with a callbackUrl alone.
     if (this.#index) await this.#batch([{ DeleteRequest: { Key: { pk: "JOBQ", sk: sortKey(job.createdAt, id) } } }, { PutRequest: { Item: toExpire } }]);

@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { UploadStore } from "#domain/shared/upload.ts";
@@ -73,6 +73,14 @@ export function createS3UploadStore(options: { bucket: string | undefined; clien
     },
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket(), Key: key }));
+    },
+    async write(key, bytes, contentType) {
+      try {
+        await client.send(new PutObjectCommand({ Bucket: bucket(), Key: key, Body: bytes, ContentType: contentType }));
+      } catch (error) {
+        if (error instanceof SignetError) throw error;
+        throw new SignetError("SERVICE_UNAVAILABLE", "A document could not be stored as an upload right now; retry in a moment.", { cause: error });
+      }
     },
   };
 }

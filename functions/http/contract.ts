@@ -22,7 +22,14 @@ export interface RouteContract<Q extends z.ZodType = z.ZodType, B extends z.ZodT
   /** Path parameters, named as in `path` (`/v1/keys/{id}`); each a string member. */
   params?: z.ZodObject;
   body: BodyContract<B>;
-  success: { description: string; contentType: string; schema?: z.ZodType; example?: unknown };
+  success: {
+    description: string;
+    contentType: string;
+    schema?: z.ZodType;
+    example?: unknown;
+    /** A second answer the request can ask for (split's `output: "uploads"`: JSON instead of the zip). */
+    alternative?: { contentType: string; schema: z.ZodType; example?: unknown };
+  };
   /**
    * Answer through Lambda response streaming (API Gateway ResponseTransferMode.STREAM):
    * for answers that can outgrow Lambda's 6 MB buffered limit. The pipeline and the stack read it.

@@ -158,6 +158,13 @@ const replayedHeader = {
   },
 };
 
+/** alternativeContent is the second answer of a route whose request can ask for another shape (split's uploads). */
+function alternativeContent(alternative: Route["success"]["alternative"]) {
+  if (!alternative) return {};
+  const { contentType, schema, example } = alternative;
+  return { [contentType]: { schema, ...(example === undefined ? {} : { example }) } };
+}
+
 function successResponse(route: Route, examples: OperationExamples): ZodOpenApiResponsesObject["200"] {
   const binary = z.string().meta({ format: "binary" });
   const schema = route.success.schema ?? (route.success.contentType === "application/json" ? z.object({}).loose() : binary);
@@ -176,6 +183,7 @@ function successResponse(route: Route, examples: OperationExamples): ZodOpenApiR
         ...(examples.success ? { examples: examples.success } : route.success.example !== undefined ? { example: route.success.example } : {}),
       },
       ...Object.fromEntries(Object.entries(examples.alternativeContent ?? {}).map(([type, description]) => [type, { schema: binary.meta({ description }) }])),
+      ...alternativeContent(route.success.alternative),
     },
   };
 }

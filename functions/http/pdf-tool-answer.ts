@@ -1,4 +1,6 @@
 import type { ToolResult } from "#domain/pdf-tools/merge.ts";
+import type { SplitPart } from "#domain/pdf-tools/split.ts";
+import type { StoredUpload } from "#domain/shared/upload.ts";
 import { droppedSignaturesHeader } from "#domain/pdf-tools/signatures.ts";
 import { base64Text, type HttpResponse, json } from "#http/responses.ts";
 
@@ -19,4 +21,16 @@ export function pdfToolAnswer(result: ToolResult): HttpResponse {
     },
     droppedSignaturesHeader(result.dropped),
   );
+}
+
+/** splitUploadsAnswer is split's answer with output "uploads": per part its upload id, pages (1-based), size and expiry. */
+export function splitUploadsAnswer(parts: readonly SplitPart[], stored: readonly StoredUpload[], dropped: string[]): HttpResponse {
+  const listed = parts.map((part, index) => ({
+    upload: stored[index]!.upload,
+    pages: part.pages.map((page) => page + 1),
+    pageCount: part.pageCount,
+    bytes: stored[index]!.bytes,
+    expiresAt: stored[index]!.expiresAt,
+  }));
+  return json(200, { parts: listed, droppedSignatures: dropped }, droppedSignaturesHeader(dropped));
 }

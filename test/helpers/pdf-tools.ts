@@ -11,11 +11,18 @@ const run = promisify(execFile);
 /** PdfSource is a PDF as bytes, or the path of a PDF file. */
 export type PdfSource = Uint8Array | string;
 
-/** pdfText extracts text with pdftotext: pages first..last (1-based, inclusive; default all), layout kept when asked. */
-export async function pdfText(pdf: PdfSource, options: { first?: number; last?: number; layout?: boolean } = {}): Promise<string> {
-  const { first = 1, last, layout = false } = options;
+/** pdfText extracts text with pdftotext: pages first..last (1-based, inclusive; default all), layout kept when asked, only an area when given. */
+export async function pdfText(
+  pdf: PdfSource,
+  options: { first?: number; last?: number; layout?: boolean; area?: { x: number; y: number; width: number; height: number } } = {},
+): Promise<string> {
+  const { first = 1, last, layout = false, area } = options;
   return withFile(pdf, async (path) => {
-    const args = [...(layout ? ["-layout"] : []), "-f", String(first), ...(last ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
+    // area: only the text inside it, in points from the page's top left corner (pdftotext's -x -y -W -H at 72 dpi).
+    const crop = area
+      ? ["-x", area.x, "-y", area.y, "-W", area.width, "-H", area.height].map((item) => (typeof item === "number" ? String(Math.round(item)) : item))
+      : [];
+    const args = [...(layout ? ["-layout"] : []), ...crop, "-f", String(first), ...(last ? ["-l", String(last)] : []), "-enc", "UTF-8", path, "-"];
     return (await run("pdftotext", args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
   });
 }
@@ -159,5 +166,18 @@ export async function qpdfUncompressed(pdf: PdfSource): Promise<string> {
   return withFile(pdf, async (path) => {
     const { stdout } = await run("qpdf", ["--qdf", "--object-streams=disable", path, "-"], { encoding: "latin1", maxBuffer: 256 * 1024 * 1024 });
     return stdout;
+  });
+}
+
+/** qpdfFieldStream is the decoded data (qpdf's JSON, streams inflated) of the stream that `key` of the field titled `title` names, or undefined. */
+export async function qpdfFieldStream(pdf: PdfSource, title: string, key: string): Promise<Buffer | undefined> {
+  return withFile(pdf, async (path) => {
+    const args = ["--json=2", "--json-key=qpdf", "--json-stream-data=inline", path];
+    const { stdout } = await run("qpdf", args, { maxBuffer: 256 * 1024 * 1024 });
+    const objects = (JSON.parse(stdout) as { qpdf: [unknown, Record<string, { value?: Record<string, unknown>; stream?: { data?: string } }>] }).qpdf[1];
+    const field = Object.values(objects).find((object) => object.value?.["/T"] === `u:${title}`);
+    const ref = field?.value?.[key];
+    const data = typeof ref === "string" ? objects[`obj:${ref}`]?.stream?.data : undefined;
+    return data === undefined ? undefined : Buffer.from(data, "base64");
   });
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""pyhanko-ltv PROFILE FILE.pdf ROOT.pem...: pyHanko's PAdES long-term validation of every regular
+"""pyhanko-ltv [--password PW] PROFILE FILE.pdf ROOT.pem...: pyHanko's PAdES long-term validation of every regular
 signature, offline (no fetching, revocation data required): only what the file embeds (DSS, tokens)
-may be used. PROFILE is LT or LTA. Prints one JSON line per signature; exit 0 when all are valid and trusted.
+may be used. PROFILE is LT or LTA; PW opens an encrypted file ("" for an owner-password-only one). Prints one JSON line per signature; exit 0 when all are valid and trusted.
 Run through test/helpers/pyhanko.ts.
 
 pyHanko 0.20.1 to 0.34 have validate_pdf_ltv_signature (pyhanko.sign.validation), used when
@@ -14,7 +14,11 @@ logging.disable(logging.WARNING)
 from asn1crypto import pem, x509
 from pyhanko.pdf_utils.reader import PdfFileReader
 
-profile, path, *root_paths = sys.argv[1:]
+args = sys.argv[1:]
+password = None
+if args[:1] == ["--password"]:
+    password, args = args[1].encode("utf8"), args[2:]
+profile, path, *root_paths = args
 
 
 def load(p):
@@ -26,6 +30,8 @@ def load(p):
 
 roots = [load(p) for p in root_paths]
 reader = PdfFileReader(open(path, "rb"))
+if password is not None:
+    reader.decrypt(password)
 
 try:
     from pyhanko.sign.validation import RevocationInfoValidationType, validate_pdf_ltv_signature

@@ -120,12 +120,13 @@ export function pyhankoValidate(pdf: Buffer, roots: string[] = [], password?: st
 
 /**
  * pyhankoLtv runs pyHanko's PAdES long-term validation (profile LT or LTA) offline, trusting
- * `roots` (PEM files): only what the file embeds may be used (test/helpers/pyhanko-ltv.py).
+ * `roots` (PEM files): only what the file embeds may be used (test/helpers/pyhanko-ltv.py). An
+ * encrypted file is opened with `password` ("" for an owner-password-only one).
  */
-export function pyhankoLtv(pdf: Buffer, profile: "LT" | "LTA", roots: string[]): { ok: boolean; output: string } {
+export function pyhankoLtv(pdf: Buffer, profile: "LT" | "LTA", roots: string[], password?: string): { ok: boolean; output: string } {
   const file = join(scratchDir("ltv"), "in.pdf");
   writeFileSync(file, pdf);
-  const run = runPyhanko("pyhanko-ltv.py", [profile, file, ...roots]);
+  const run = runPyhanko("pyhanko-ltv.py", [...(password === undefined ? [] : ["--password", password]), profile, file, ...roots]);
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
 }
 

@@ -117,7 +117,7 @@ describe("uploads bucket", () => {
   });
 
   it("tells the granting and consuming functions the bucket, and scopes their calls to uploads/*", () => {
-    for (const name of [...uploadFunctions.grant, ...uploadFunctions.consume]) {
+    for (const name of [...uploadFunctions.grant, ...uploadFunctions.consume, ...uploadFunctions.produce]) {
       expect((fnProps(name).Environment as { Variables: Record<string, unknown> }).Variables.SIGNET_UPLOADS_BUCKET, name).toEqual({ Ref: uploadsBucketId() });
       const onBucket = statementsOf(name).filter((statement) => JSON.stringify(statement.Resource).includes(`"${uploadsBucketId()}"`));
       expect(onBucket.length, name).toBeGreaterThan(0);
@@ -142,5 +142,16 @@ describe("uploads bucket", () => {
     const granted = statementsOf("uploads").flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
     // PutObject through the presigned POST, and the per-key request count (every authorised route).
     expect(granted).toEqual(["dynamodb:UpdateItem", "s3:PutObject"]);
+  });
+
+  it("lets only the granting function and split (its parts, output uploads) write under uploads/", () => {
+    expect(uploadFunctions.produce).toEqual(["split"]);
+    for (const name of [...uploadFunctions.grant, ...uploadFunctions.consume, ...uploadFunctions.produce]) {
+      const writes = statementsOf(name).some((statement) => {
+        const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+        return actions.includes("s3:PutObject") && JSON.stringify(statement.Resource).includes('"/uploads/*"');
+      });
+      expect(writes, name).toBe(name === "uploads" || name === "split");
+    }
   });
 });

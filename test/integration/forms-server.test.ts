@@ -2,11 +2,12 @@
 // read back with pdftotext and MuPDF, signatures judged by pyHanko and by Signet's verify.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PDF, PdfNumber } from "@libpdf/core";
+import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject, PdfStream, PdfString } from "@libpdf/core";
 import { repoRoot } from "../../infra/bundling.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
-import { mutoolText, pdfText } from "#test/helpers/pdf-tools.ts";
+import { mutoolText, pdfText, qpdfFieldStream, renderPages } from "#test/helpers/pdf-tools.ts";
 import { pyhankoValidate } from "#test/helpers/signature-checks.ts";
 
 let api: LocalApi;
@@ -34,6 +35,22 @@ async function fill(body: Record<string, unknown>): Promise<Buffer> {
   return pdfOf(json);
 }
 
+/** highlightRows counts the pixel rows of a 50 dpi gray render (US Letter) inside a rectangle in points that are mostly the list box highlight's gray. */
+function highlightRows(pgm: Buffer, rect: [number, number, number, number]): number {
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString("latin1", 0, 40))!;
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const pixels = pgm.subarray(header[0].length);
+  const scale = 50 / 72;
+  const [x1, x2] = [Math.ceil(rect[0] * scale), Math.floor(rect[2] * scale)];
+  let rows = 0;
+  for (let y = Math.ceil(height - rect[3] * scale); y < height - rect[1] * scale; y++) {
+    let count = 0;
+    for (let x = x1; x < x2; x++) if (Math.abs(pixels[y * width + x]! - 183) <= 6) count++;
+    if (count > (x2 - x1) / 2) rows++;
+  }
+  return rows;
+}
+
 describe("PDF forms over the local server", () => {
   it("lists a form's fields with their names, types, options and places", async () => {
     const { status, json } = await post("/v1/annotate/fields", { document: form("pdflib-sample_form.pdf") });
@@ -44,6 +61,30 @@ describe("PDF forms over the local server", () => {
       expect.objectContaining({ name: "Sex", type: "radio", options: expect.arrayContaining([{ value: "FEMALE", label: "FEMALE" }]) }),
     );
     expect(json.fields.find((field: { name: string }) => field.name === "STATE").flags.maxLength).toBe(2);
+  });
+
+  it("lists a value held in a stream, and rich text, as plain text; a stream that would inflate beyond the cap as null", async () => {
+    const corpus = "pdfbox-AcroFormsBasicFields.pdf";
+    const listed = await post("/v1/annotate/fields", { document: form(corpus) });
+    const value = (name: string) => listed.json.fields.find((field: { name: string }) => field.name === name)?.value;
+    const stream = await qpdfFieldStream(join(repoRoot, "test/fixtures/forms", corpus), "LongRichTextField", "/V");
+    expect(stream?.length).toBeGreaterThan(100_000);
+    expect(value("LongRichTextField")).toBe(stream!.toString("latin1"));
+    expect(value("RichTextField-Filled")).toBe("Fomatted Text");
+    // An attacker's form: /V a small Flate stream of 8 MiB, and a field with only rich text.
+    const doc = PDF.create();
+    const page = doc.addPage({ width: 300, height: 300 });
+    const field = (name: string, entries: Record<string, PdfObject>) =>
+      doc.register(PdfDict.of({ FT: PdfName.of("Tx"), T: PdfString.fromString(name), Subtype: PdfName.of("Widget"), P: page.ref, ...entries }));
+    const bomb = doc.register(PdfStream.fromDict({ Filter: PdfName.of("FlateDecode") }, deflateSync("A".repeat(8 * 1024 * 1024))));
+    const fields = [field("bomb", { V: bomb }), field("rich", { RV: PdfString.fromString("<body><p>Rich <b>text</b> &amp; more</p></body>") })];
+    doc.getCatalog().set("AcroForm", doc.register(PdfDict.of({ Fields: new PdfArray(fields) })));
+    const attack = await post("/v1/annotate/fields", { document: { base64: Buffer.from(await doc.save()).toString("base64") } });
+    expect(attack.status, JSON.stringify(attack.json).slice(0, 300)).toBe(200);
+    expect(attack.json.fields.map((item: { name: string; value: unknown }) => [item.name, item.value])).toEqual([
+      ["bomb", null],
+      ["rich", "Rich text & more"],
+    ]);
   });
 
   it("fills text, check box and radio fields with appearances pdftotext and MuPDF read, without NeedAppearances", async () => {
@@ -64,6 +105,20 @@ describe("PDF forms over the local server", () => {
     const listed = await post("/v1/annotate/fields", { document: { base64: pdf.toString("base64") } });
     const byName = new Map(listed.json.fields.map((field: { name: string; value: unknown }) => [field.name, field.value]));
     expect([byName.get("Name_Last"), byName.get("PHD"), byName.get("Sex")]).toEqual(["Lovelace", "On", "FEMALE"]);
+  });
+
+  it("draws a list box as viewers do: its options from the top, the chosen one on the highlight, scrolled into view", async () => {
+    // Eight options, five lines tall, "Elit" (the last) chosen: the view scrolls to show it, as pdf.js does.
+    const name = "formulier1[0].#subform[0].Keuzelijst1[0]";
+    const pdf = await fill({ document: form("pdfjs-annotation-choice-widget.pdf"), dropXfa: true, fields: [{ name, value: "Elit" }] });
+    const [left, bottom, right, top] = [20.84, 614.84, 190.91, 684.99];
+    const area = { x: left, y: 792 - top, width: right - left, height: top - bottom };
+    expect((await pdfText(pdf, { first: 1, last: 1, area })).split(/\s+/).filter(Boolean)).toEqual(["Sit", "Amet", "Consectetur", "Adipiscing", "Elit"]);
+    // Acrobat's highlight (0.6 0.75 0.85 rg, gray about 183 in a render) behind the last line only.
+    const [page] = await renderPages(pdf, 1, 1);
+    const middle = (bottom + top) / 2;
+    expect(highlightRows(page!, [left, bottom, right, middle])).toBeGreaterThanOrEqual(5);
+    expect(highlightRows(page!, [left, middle, right, top])).toBe(0);
   });
 
   it("draws Hebrew, Arabic and Chinese values that pdftotext reads back", async () => {

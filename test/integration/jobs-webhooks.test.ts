@@ -17,6 +17,7 @@ import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
 import { verifiedBy } from "#test/helpers/webhook-harness.ts";
+import { jobDeps } from "#wiring/jobs.ts";
 import { startWebhookReceiver, type Received, type WebhookReceiver } from "#test/helpers/webhook-receiver.ts";
 
 let api: LocalApi;
@@ -163,12 +164,22 @@ it("a job's webhook reaches a receiver that was down for its first attempts: the
 }, 60_000);
 
 it("a job run again after its worker died (SQS's retry, a takeover) answers what the first run answered: one signing, not two", async () => {
+  // The request as the job store keeps it: a finished job's is deleted, so the "died" job below gets it back.
+  const store = jobDeps(api.container)!.store;
+  const create = store.create.bind(store);
+  const kept = new Map<string, Buffer>();
+  store.create = async (job, request) => {
+    kept.set(job.id, request);
+    await create(job, request);
+  };
   const submitted = await submitJob(api, "/v1/sign", signBody("evt_run_twice"), key);
+  store.create = create;
   const id = submitted.json.id as string;
   const first = await waitForJob(api, id, key);
   expect(first.status).toBe("succeeded");
   const firstAnswer = await resultBytes(first);
-  // The worker "died" after signing: the job reads running again with its lease passed and is queued for the pool.
+  // The worker "died" after signing, before the job kept the answer: the job reads running again with its lease passed,
+  // its request still there (small: in the item), and is queued for the pool.
   const { dynamodbEndpoint, tableName } = api.container.config.keys;
   const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: dynamodbEndpoint!, region: api.container.config.region }));
   const created = Date.parse(String(first.createdAt));
@@ -176,9 +187,10 @@ it("a job run again after its worker died (SQS's retry, a takeover) answers what
     new UpdateCommand({
       TableName: tableName,
       Key: { pk: `JOB#${id}`, sk: "JOB" },
-      UpdateExpression: "SET #status = :running, leaseExpiresAtMs = :past REMOVE finishedAtMs, body, bodyObject, statusCode, headers, encoding",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":running": "running", ":past": 1 },
+      UpdateExpression:
+        "SET #status = :running, leaseExpiresAtMs = :past, #request = :request REMOVE finishedAtMs, body, bodyObject, statusCode, headers, encoding",
+      ExpressionAttributeNames: { "#status": "status", "#request": "request" },
+      ExpressionAttributeValues: { ":running": "running", ":past": 1, ":request": kept.get(id)! },
     }),
   );
   await db.send(new PutCommand({ TableName: tableName, Item: { pk: "JOBQ", sk: `${String(created).padStart(15, "0")}#${id}` } }));

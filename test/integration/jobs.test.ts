@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJob, submitJob, waitForJob } from "#test/helpers/jobs.ts";
+import { makeLargePdf } from "#test/helpers/large-docs.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { qpdfEncrypt } from "#test/helpers/pdf-passwords.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { expectSignedPdf } from "#test/helpers/signature-checks.ts";
+import { jobDeps } from "#wiring/jobs.ts";
 
 // Prefer: respond-async through the real local server: dynalite holds the jobs, the S3 stand-in
 // their requests and results, the in-process pool runs them through the routes' own handlers.
@@ -116,6 +119,41 @@ describe("Prefer: respond-async", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect((await waitForJob(api, first.json.id, key)).status).toBe("succeeded");
   }, 60_000);
+
+  it("a job that ran keeps no password: its stored request is gone, succeeded or failed; the job shows none; a replay still answers", async () => {
+    const store = jobDeps(api.container)!.store;
+    const kept = (id: string) =>
+      store.requestOf(id).then(
+        () => true,
+        () => false,
+      );
+    const password = "job-password-5fd1c2";
+    // Over 256 KB of base64: this request is kept in the bucket; the failing one below in the job's item.
+    const encrypted = await qpdfEncrypt(await makeLargePdf(300 * 1024), password, "job-owner-9a7e", "aes-256");
+    const good = await submitJob(api, "/v1/sign", { ...signBody("evt_job_pw"), document: { base64: encrypted.toString("base64"), password } }, key);
+    const idempotencyKey = randomUUID();
+    const wrongBody = {
+      ...signBody("evt_job_pw_bad"),
+      document: { base64: (await qpdfEncrypt(input, "other", "other-owner", "aes-256")).toString("base64"), password },
+    };
+    const wrong = await submitJob(api, "/v1/sign", wrongBody, key, { "idempotency-key": idempotencyKey });
+
+    const succeeded = await waitForJob(api, good.json.id, key);
+    expect(succeeded.status).toBe("succeeded");
+    const failed = await waitForJob(api, wrong.json.id, key);
+    expect(failed).toMatchObject({ status: "failed", error: { code: "WRONG_PASSWORD" } });
+    for (const job of [succeeded, failed]) {
+      // The request (the body as base64, password included) is gone from the item, and from the bucket just after the
+      // record says the job ended: wait for that (the test's time-out bounds the wait; without the deletion it never comes).
+      while (await kept(job.id)) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(JSON.stringify(await store.get(job.id)), job.status).not.toContain(password);
+      expect(JSON.stringify((await readJob(api, job.id, key)).json), job.status).not.toContain(password);
+    }
+    const replay = await submitJob(api, "/v1/sign", wrongBody, key, { "idempotency-key": idempotencyKey });
+    expect(replay.status).toBe(202);
+    expect(replay.json.id).toBe(wrong.json.id);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  }, 90_000);
 
   it("verify (a route without the authorizer) runs as a job of the key it names; its small report comes inline", async () => {
     const signed = await api.postJson("/v1/sign", signBody("evt_job_verify"), key);

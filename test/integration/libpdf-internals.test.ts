@@ -11,6 +11,7 @@ import {
   LIBPDF_VERSION,
   newObjectsOf,
   pageTreeOf,
+  prepareEncryptedUpdate,
   rebaseOnto,
   extractGlyphAs,
   registerEmbeddedFont,
@@ -24,6 +25,7 @@ import { withReadableXref } from "#domain/pdf/readable-xref.ts";
 import { pdfText } from "#test/helpers/pdf-tools.ts";
 import { wideXrefStream } from "#test/helpers/real-world-pdfs.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
+import { qpdfEncrypt } from "#test/helpers/pdf-passwords.ts";
 import { testFonts } from "#test/helpers/test-fonts.ts";
 
 let identity: SigningIdentity;
@@ -96,6 +98,37 @@ describe("@libpdf/core internals", () => {
     expect(saved.subarray(0, input.length).equals(input)).toBe(true);
     expect(saved.subarray(input.length).toString("latin1")).toContain(`/Prev ${file.startxref}`);
     expect((openPdfFile(saved).latest.catalog.get("Lang") as PdfString).asString()).toBe("en");
+  });
+
+  it("an encrypted document's update holds only what changed: read objects stay unchanged, its own /Encrypt is kept", async () => {
+    // When libpdf stops marking what it decrypts as modified and keeps /Encrypt itself, the first
+    // expectations fail and prepareEncryptedUpdate can go.
+    const encrypted = await qpdfEncrypt(await makePdf(1), "user-pw", "owner-pw", "rc4-128");
+    const input = await signPdf(encrypted, {
+      identity,
+      signingTime: new Date("2026-11-22T10:00:00Z"),
+      signerName: "Canary",
+      reason: "canary",
+      password: "user-pw",
+    });
+    const encryptRef = /\/Encrypt (\d+) 0 R/.exec(input.toString("latin1"))![1];
+    const update = async (prepare: boolean) => {
+      const pdf = await PDF.load(input, { credentials: "user-pw" });
+      if (prepare) prepareEncryptedUpdate(pdf);
+      for (const field of pdf.getForm()!.getFields()) signatureDictOf(field); // read the signature dictionary
+      pdf.getCatalog().set("Lang", PdfString.fromString("en"));
+      const saved = Buffer.from(await pdf.save({ incremental: true }));
+      return { saved, written: saved.subarray(input.length).toString("latin1") };
+    };
+    const raw = await update(false);
+    expect(raw.written).toContain("/Type /Sig");
+    expect(raw.written).not.toContain(`/Encrypt ${encryptRef} 0 R`);
+    const prepared = await update(true);
+    // The catalog and the cross-reference stream, nothing else; the trailer names the file's /Encrypt.
+    expect(prepared.written.match(/\d+ 0 obj/g)).toHaveLength(2);
+    expect(prepared.written).not.toContain("/Type /Sig");
+    expect(prepared.written).toContain(`/Encrypt ${encryptRef} 0 R`);
+    expect((openPdfFile(prepared.saved, { password: "user-pw" }).latest.catalog.get("Lang") as PdfString).asString()).toBe("en");
   });
 
   it("names each member that is missing, so an upgrade fails with a reason", async () => {

@@ -193,6 +193,7 @@ describe("docs/samples, the x-codeSamples of /openapi.json", () => {
         if (name === "auth-verify") expect(minted).not.toBe("");
         if (name === "keys-list") expect(result.stdout).toMatch(/key_/);
         if (name === "uploads") expect(result.stdout).toMatch(/upl_/);
+        if (name === "split") expect(result.stdout).toMatch(/upl_\S+ pages 1\n/);
         if (name === "keys-revoke-link") expect(result.stdout).toMatch(/confirm/i);
         if (name === "verify") expect(result.stdout).toMatch(/true.*The signature is intact\./i);
       }

@@ -143,6 +143,11 @@ describe("certify: a certification signature with DocMDP", () => {
     expect(signature).toMatchObject({ docMdpPermission: p, integrity: "ok", changesPermitted: true });
     expect([...theirs.values()][0]).toMatchObject({ certifies: true, docmdp: p, intact: true, valid: true });
     expect(valid).toBe(true);
+    // The certificate page says so, with the permission in words (pdftotext reads it back).
+    const page = (await pdfText(await certifiedDoc(p))).replace(/\s+/g, " ");
+    expect(page).toContain("This signature certifies the document (a certification signature, DocMDP)");
+    expect(page).toContain(`Permitted changes (P=${p})`);
+    expect(page).toContain(["no changes", "filling in form fields and adding signatures", "adding, changing or deleting annotations"][p - 1]);
   });
 
   it("P=2: a form fill in an incremental update and a second approval signature keep it valid in both", async () => {
@@ -197,6 +202,30 @@ describe("certify: a certification signature with DocMDP", () => {
     expect(signedByOther.json.code).toBe("CERTIFICATION_NOT_FIRST");
   });
 });
+
+/** twoWidgetSignatureField is a two-page PDF with one empty signature field "Both" shown by a widget on each page (300 x 144 pt). */
+async function twoWidgetSignatureField(rects: Array<[number, number, number, number]>): Promise<Buffer> {
+  const doc = PDF.create();
+  const pages = rects.map(() => doc.addPage({ width: 300, height: 144 }));
+  const fieldRef = doc.register(PdfDict.of({ FT: PdfName.of("Sig"), T: PdfString.fromString("Both") }));
+  const widgets = rects.map((rect, index) => {
+    const widget = doc.register(
+      PdfDict.of({
+        Type: PdfName.of("Annot"),
+        Subtype: PdfName.of("Widget"),
+        Rect: new PdfArray(rect.map((value) => PdfNumber.of(value))),
+        F: PdfNumber.of(4),
+        P: pages[index]!.ref,
+        Parent: fieldRef,
+      }),
+    );
+    pages[index]!.dict.set("Annots", new PdfArray([widget]));
+    return widget;
+  });
+  (doc.getObject(fieldRef) as PdfDict).set("Kids", new PdfArray(widgets));
+  doc.getCatalog().set("AcroForm", doc.register(PdfDict.of({ Fields: new PdfArray([fieldRef]) })));
+  return Buffer.from(await doc.save());
+}
 
 /** inkIn counts the dark pixels of a 50 dpi gray render inside a rectangle given in points (page height in points). */
 function inkIn(pgm: Buffer, rect: [number, number, number, number]): number {
@@ -275,6 +304,30 @@ describe("signatureField: a visible signature", () => {
     expect(gif.json).toMatchObject({ code: "INVALID_IMAGE", details: [{ field: "signatureField.image" }] });
     const huge = await refusal(minimal, { signatureField: { name: "Sig1", image: dataUri(makeJpegHeader(60000, 60000), "image/jpeg") } });
     expect([huge.status, huge.json.code]).toEqual([413, "IMAGE_TOO_LARGE"]);
+  });
+
+  it("draws every widget of a field shown in two places, each at its own size: both render and extract, valid in both", async () => {
+    const rects: Array<[number, number, number, number]> = [
+      [20, 20, 280, 110],
+      [150, 60, 290, 130],
+    ];
+    const input = await twoWidgetSignatureField(rects);
+    const blank = await renderPages(input, 1, 2);
+    const signed = await sign(input, { signatureField: { name: "Both" } }, "Grace Hopper");
+    const pages = await renderPages(signed, 1, 2);
+    for (const [index, rect] of rects.entries()) expect(inkIn(pages[index]!, rect), `widget ${index + 1}`).toBeGreaterThan(inkIn(blank[index]!, rect) + 50);
+    for (const page of [1, 2]) expect(await pdfText(signed, { first: page, last: page })).toContain("Grace Hopper");
+    const doc = await PDF.load(signed);
+    const field = doc.getForm()!.getField("Both")!;
+    const boxes = field.getWidgets().map((widget) => {
+      const normal = doc.getObject((widget.dict.get("AP") as PdfDict).get("N") as PdfRef) as PdfDict;
+      return (normal.get("BBox") as PdfArray).toArray().map((value) => Math.round((value as PdfNumber).value));
+    });
+    expect(boxes).toEqual(rects.map(([x1, y1, x2, y2]) => [0, 0, x2 - x1, y2 - y1]));
+    const { ours, theirs, valid } = await judged(signed);
+    expect(valid).toBe(true);
+    expect(ours.get("Both")).toMatchObject({ visible: true, integrity: "ok", changesPermitted: true });
+    expect(theirs.get("Both")).toMatchObject({ intact: true, valid: true });
   });
 
   it.each([

@@ -107,6 +107,23 @@ describe("certificateContent", () => {
     expect(lines.indexOf("section: Metadata")).toBeLessThan(lines.indexOf("section: Audit trail (1 event)"));
   });
 
+  it.each([
+    [1, "no changes: any change to the document invalidates the certification"],
+    [2, "filling in form fields and adding signatures; any other change invalidates the certification"],
+    [3, "filling in form fields, adding signatures and adding, changing or deleting annotations; any other change invalidates the certification"],
+  ] as const)("says that the signature certifies the document with P=%i and what that permits", (permission, words) => {
+    const content = certificateContent(certificate({ certification: { permission } }));
+    const lines = outline(content);
+    const standard = lines.indexOf("field: Standard = PAdES baseline B-B (ETSI.CAdES.detached), SHA-256");
+    expect(lines.slice(standard + 1, standard + 3)).toEqual([
+      "field: Certification = This signature certifies the document (a certification signature, DocMDP)",
+      `field: Permitted changes (P=${permission}) = ${words}`,
+    ]);
+    const verify = content.at(-1) as Extract<Block, { kind: "paragraphs" }>;
+    expect(verify.lines.at(-1)).toBe("A change the certification does not permit breaks it; this page is covered by the signature.");
+    expect(outline(certificateContent(certificate())).some((line) => line.includes("Certification"))).toBe(false);
+  });
+
   it("lists events in time order, with readable details, a dash for none and an unreadable time as given", () => {
     const content = certificateContent(certificate({ events: [...certificate().events, { type: "odd", timestamp: "yesterday", data: { note: null } }] }));
     const events = content.find((block) => block.kind === "events");

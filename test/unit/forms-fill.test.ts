@@ -9,6 +9,7 @@ import { readPageTree } from "#domain/pdf/page-tree.ts";
 import { type FieldValue, planValues } from "#domain/pdf-forms/field-values.ts";
 import type { ErrorCode } from "#domain/shared/errors.ts";
 import { fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
+import { firstShown } from "#domain/pdf-forms/appearance.ts";
 import { parseDa } from "#domain/pdf-forms/widget-style.ts";
 import { writerView } from "#domain/pdf-forms/writer-view.ts";
 import { expectSignetError } from "#test/helpers/signet-error.ts";
@@ -24,8 +25,8 @@ const fieldsOf = (file: string) => {
 const deps = { fonts: testFonts, maxPages: 10_000 };
 
 /** appearanceOf fills one field and returns its first widget's normal appearance: the text positions (Tm x, y) and the box. */
-async function appearanceOf(file: string, name: string, value: string) {
-  const filled = await fillPdfForm(corpus(file), { fields: [{ name, value }] }, deps);
+async function appearanceOf(file: string, name: string, value: FieldValue["value"], dropXfa?: boolean) {
+  const filled = await fillPdfForm(corpus(file), { fields: [{ name, value }], dropXfa }, deps);
   const pdf = await PDF.load(filled);
   const view = writerView(pdf);
   const field = readForm(view, readPageTree(view)).fields.find((item) => item.name === name)!;
@@ -108,6 +109,37 @@ describe("PDF form appearance streams", () => {
       expect(y).toBeLessThan(height);
     }
     expect(content).toContain("/Tx BMC");
+  });
+});
+
+describe("PDF list box appearances", () => {
+  const labels = ["a", "b", "c", "d", "e", "f", "g", "h"];
+  it.each([
+    ["nothing selected: /TI", [], 2, 4, 2],
+    ["the selected option in view from /TI", [3], 2, 4, 2],
+    ["a selection above the view scrolls up to it", [0], 2, 4, 0],
+    ["a selection below the view scrolls to it (the view stays full)", [6], 0, 4, 4],
+    ["a selection far below the view comes to the top", [3], 0, 2, 3],
+    ["the last option: the view ends with it", [7], 0, 4, 4],
+    ["several: the first selected decides", [7, 1, 5], 3, 2, 1],
+    ["a /TI past the end is the last option", [], 99, 4, 7],
+    ["more lines than options: from the first", [7], 0, 20, 0],
+  ])("%s", (_name, selected, topIndex, lines, top) => {
+    expect(firstShown({ labels, selected, topIndex }, lines)).toBe(top);
+  });
+
+  it("draws every option that shows, the selected ones on Acrobat's highlight, clipped to the box", async () => {
+    // pdfcpu-listbox "llsex multiselect": five options, all in view; female and inter chosen.
+    const multi = await appearanceOf("pdfcpu-listbox.pdf", "llsex multiselect", ["female", "inter"]);
+    expect([...multi.content.matchAll(/\/ActualText \(([^)]*)\)/g)].map((match) => match[1])).toEqual(["female", "male", "diverse", "inter", "undefined"]);
+    expect(multi.content.match(/0\.6 0\.75 0\.85 rg/g)).toHaveLength(2);
+    expect(multi.content).toMatch(/re\s+W\s+n/);
+    const ys = multi.positions.map(([, y]) => y);
+    expect(ys).toEqual([...ys].sort((a, b) => b - a));
+    // Eight options in a box five lines tall: the sixth line shows in part (clipped), the rest are not drawn.
+    const long = await appearanceOf("pdfjs-annotation-choice-widget.pdf", "formulier1[0].#subform[0].Keuzelijst2[0]", ["Lorem"], true);
+    expect([...long.content.matchAll(/\/ActualText \(([^)]*)\)/g)].map((match) => match[1])).toEqual(["Lorem", "Ipsum", "Dolor", "Sit", "Amet", "Consectetur"]);
+    expect(long.positions.every(([, y]) => y < long.height)).toBe(true);
   });
 });
 

@@ -137,6 +137,12 @@ describe("the OpenAPI document is complete", () => {
     });
 
     it("has success examples that fit the success schema", () => {
+      const { alternative } = route.success;
+      if (alternative) {
+        const content = operation.responses["200"]!.content?.[alternative.contentType];
+        expect(content?.schema).toBeDefined();
+        if (alternative.example !== undefined) expect(alternative.schema.safeParse(alternative.example).error?.issues ?? []).toEqual([]);
+      }
       const schema = route.success.schema;
       const examples = examplesOf(operation.responses["200"]!.content?.[route.success.contentType]);
       if (!schema) return;

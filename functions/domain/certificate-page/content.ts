@@ -30,6 +30,8 @@ export interface AuditCertificate {
   existingSignatures?: Array<{ signer: string; signedAt?: Date | undefined }> | undefined;
   /** Set when the signature gets an RFC 3161 timestamp. */
   timestampAuthority?: string | undefined;
+  /** Set when the signature certifies the document (DocMDP): the permission P it grants later changes. */
+  certification?: { permission: 1 | 2 | 3 } | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
 
@@ -135,12 +137,26 @@ function signerBlocks(certificate: AuditCertificate): Block[] {
   return blocks;
 }
 
+/** PERMISSIONS says in words what each DocMDP permission lets change after a certification (ISO 32000-1 table 254). */
+const PERMISSIONS: Record<1 | 2 | 3, string> = {
+  1: "no changes: any change to the document invalidates the certification",
+  2: "filling in form fields and adding signatures; any other change invalidates the certification",
+  3: "filling in form fields, adding signatures and adding, changing or deleting annotations; any other change invalidates the certification",
+};
+
 function signatureBlocks(certificate: AuditCertificate): Block[] {
   const tsa = certificate.timestampAuthority;
+  const certification = certificate.certification;
   return [
     { kind: "section", title: "Signature" },
     field("Signed at", `${formatUtc(certificate.signingTime)} (server clock)`),
     field("Standard", `PAdES baseline ${tsa ? "B-T" : "B-B"} (ETSI.CAdES.detached), SHA-256`),
+    ...(certification
+      ? [
+          field("Certification", "This signature certifies the document (a certification signature, DocMDP)"),
+          field(`Permitted changes (P=${certification.permission})`, PERMISSIONS[certification.permission]),
+        ]
+      : []),
     ...(tsa ? [field("Timestamp authority", tsa)] : []),
     field("Certificate subject", certificate.service.subject),
     field("Key", certificate.service.algorithm),
@@ -180,7 +196,9 @@ function verifyBlocks(certificate: AuditCertificate): Block[] {
       lines: [
         "Send the signed PDF to POST /v1/verify of this service, or open it in a PDF reader that checks signatures.",
         `The signing certificate's SHA-256 must be ${certificate.service.fingerprint}.`,
-        "Any change to the file after signing breaks the signature; this page is covered by it.",
+        certificate.certification
+          ? "A change the certification does not permit breaks it; this page is covered by the signature."
+          : "Any change to the file after signing breaks the signature; this page is covered by it.",
       ],
     },
   ];

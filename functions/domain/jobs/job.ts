@@ -38,7 +38,7 @@ export interface JobRecord {
   attempts: number;
   /** Until when the running attempt holds the job. */
   leaseExpiresAt?: number;
-  /** When the job's result (and its request) is deleted and the job reads `expired`. */
+  /** When the job's result is deleted and the job reads `expired` (its request went when it finished). */
   expiresAt: number;
   /** The route's answer, once succeeded or failed. */
   answer?: StoredAnswer;
@@ -66,7 +66,10 @@ export interface JobStore {
    * `staleBefore`) running for this attempt; undefined when it is not to be run.
    */
   claim(id: string, now: number, leaseExpiresAt: number, staleBefore?: number): Promise<JobRecord | undefined>;
-  /** finish keeps a run's outcome, if the job is still running; false when it is not (another attempt finished it). */
+  /**
+   * finish keeps a run's outcome, if the job is still running, and deletes its request (the
+   * document and any password in it: nothing runs it again); false when it is not (another attempt finished it).
+   */
   finish(job: Pick<JobRecord, "id" | "createdAt" | "callbackUrl">, outcome: Outcome, finishedAt: number, expiresAt: number): Promise<boolean>;
   /** expire deletes a job's request and result and marks it expired; false when it already was. */
   expire(id: string): Promise<boolean>;

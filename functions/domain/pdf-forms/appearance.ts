@@ -144,8 +144,30 @@ export class TextDrawer {
     }
   }
 
-  /** textAppearance is a text or choice widget's normal appearance showing `value`. */
-  textAppearance(value: string, box: Box, style: TextStyle, matrix: number[] | undefined): PdfRef {
+  /** listLines draws a list box's visible options, one per line from the top, the selected ones on the highlight. */
+  private listLines(resources: AppearanceResources, out: Operator[], view: ListBoxView, box: Box, style: TextStyle): void {
+    const size = style.size || LIST_FONT_SIZE;
+    const height = size * LINE_HEIGHT;
+    const lines = Math.max(1, Math.floor((box.height - 2 * PADDING) / height));
+    const x = alignment(box, style);
+    const selected = new Set(view.selected);
+    // Options below the last whole line are drawn while any part shows: the clip cuts them.
+    for (let index = firstShown(view, lines), row = 0; index < view.labels.length; index++, row++) {
+      const bottom = box.height - PADDING - (row + 1) * height;
+      if (bottom + height <= 0) break;
+      if (selected.has(index)) out.push(ops.setNonStrokingRGB(...SELECTED_HIGHLIGHT), ops.rectangle(1, bottom, Math.max(0, box.width - 2), height), ops.fill());
+      const label = view.labels[index]!.normalize("NFC").replace(/[\r\n]+/g, " ");
+      this.draw(resources, out, label, x, bottom + (height - size) / 2 + size * 0.22, size, style.color);
+    }
+  }
+
+  /** listAppearance is a list box widget's normal appearance: its options as viewers draw them, clipped to the box. */
+  listAppearance(view: ListBoxView, box: Box, style: TextStyle, matrix: number[] | undefined): PdfRef {
+    return this.appearance(box, matrix, (resources, out) => this.listLines(resources, out, view, box, style));
+  }
+
+  /** appearance wraps what `draw` writes in /Tx BMC and a clip to the box inside its border. */
+  private appearance(box: Box, matrix: number[] | undefined, draw: (resources: AppearanceResources, out: Operator[]) => void): PdfRef {
     const resources = new AppearanceResources(this.pdf);
     const out: Operator[] = [
       ops.beginMarkedContent("/Tx"),
@@ -154,10 +176,40 @@ export class TextDrawer {
       ops.clip(),
       ops.endPath(),
     ];
-    if (value !== "") this.layout(resources, out, value, box, style);
+    draw(resources, out);
     out.push(ops.popGraphicsState(), ops.endMarkedContent());
     return formStream(this.pdf, box, out, resources.dict(), matrix);
   }
+
+  /** textAppearance is a text or choice widget's normal appearance showing `value`. */
+  textAppearance(value: string, box: Box, style: TextStyle, matrix: number[] | undefined): PdfRef {
+    return this.appearance(box, matrix, (resources, out) => {
+      if (value !== "") this.layout(resources, out, value, box, style);
+    });
+  }
+}
+
+/** ListBoxView is what a list box shows: every option's label, which are selected, and /TI (the option at the top). */
+export interface ListBoxView {
+  labels: string[];
+  selected: number[];
+  topIndex: number;
+}
+
+// Acrobat's (and pdf.js', PDFBox's) highlight behind a list box's selected options.
+const SELECTED_HIGHLIGHT: Color = [0.6, 0.75, 0.85];
+const LIST_FONT_SIZE = 12;
+
+/**
+ * firstShown is the option at the top of a list box: /TI, unless the first selected option would
+ * then be out of view (a value chosen below the fold), when the view scrolls to it as viewers do.
+ */
+export function firstShown(view: ListBoxView, lines: number): number {
+  const count = view.labels.length;
+  const top = Math.min(Math.max(0, Math.trunc(view.topIndex)), Math.max(0, count - 1));
+  const first = view.selected.reduce((lowest, index) => Math.min(lowest, index), Number.POSITIVE_INFINITY);
+  if (!Number.isFinite(first) || (first >= top && first < top + lines)) return top;
+  return Math.max(0, Math.min(first, count - lines));
 }
 
 /** checkAppearance is a check mark drawn as a path (a button without its own on-state appearance). */

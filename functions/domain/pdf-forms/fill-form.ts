@@ -6,15 +6,17 @@ import { type FormField, type PdfForm, readForm } from "#domain/pdf/acroform.ts"
 import { readCertification } from "#domain/pdf/docmdp.ts";
 import { loadForWriting, readPdfFile } from "#domain/pdf/open-pdf.ts";
 import { readPageTree } from "#domain/pdf/page-tree.ts";
-import { DEFAULT_MAX_PDF_PAGES, dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
+import { DEFAULT_MAX_PDF_PAGES, deref, dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
 import { DocumentFonts, type FontFiles } from "#domain/pdf-text/fonts.ts";
 import { GlyphForms } from "#domain/pdf-text/operators.ts";
 import { SignetError } from "#domain/shared/errors.ts";
-import { checkAppearance, emptyAppearance, TextDrawer } from "#domain/pdf-forms/appearance.ts";
+import { checkAppearance, emptyAppearance, type ListBoxView, TextDrawer } from "#domain/pdf-forms/appearance.ts";
 import { type FieldValue, type PlannedValue, planValues } from "#domain/pdf-forms/field-values.ts";
 import { flattenFields } from "#domain/pdf-forms/flatten.ts";
 import { textStyle, widgetFrame } from "#domain/pdf-forms/widget-style.ts";
 import { writerView } from "#domain/pdf-forms/writer-view.ts";
+import { checkLockedFields } from "#domain/pdf-forms/locked-fields.ts";
+import { lockingSignatures, signatureLocks } from "#domain/pdf/field-lock.ts";
 
 /** FillRequest is what a PDF fill asks (docs/api.md, "PDF forms"). */
 export interface FillRequest {
@@ -75,13 +77,25 @@ function writeTextValue(session: FormSession, planned: PlannedValue): void {
   drawTextWidgets(session, field, value, field.widgets);
 }
 
-/** drawTextWidgets gives widgets of a text or choice field an appearance showing `value`. */
+/** listBoxView is what a list box shows for `value`: its options' labels, the chosen ones (by export value, else label) and /TI. */
+function listBoxView(session: FormSession, field: FormField, value: string | string[]): ListBoxView {
+  const chosen = new Set(Array.isArray(value) ? value : [value]);
+  const byValue = field.options.flatMap((option, index) => (chosen.has(option.value) ? [index] : []));
+  const selected = byValue.length > 0 ? byValue : field.options.flatMap((option, index) => (chosen.has(option.label) ? [index] : []));
+  const top = deref(session.view, field.dict.get("TI"));
+  return { labels: field.options.map((option) => option.label), selected, topIndex: top instanceof PdfNumber ? top.value : 0 };
+}
+
+/** drawTextWidgets gives widgets of a text or choice field an appearance showing `value` (a list box: its options, the chosen ones highlighted). */
 function drawTextWidgets(session: FormSession, field: FormField, value: string | string[], widgets: FormField["widgets"]): void {
   for (const widget of widgets) {
     const frame = widgetFrame(session.view, widget);
     if (!frame) continue;
     const style = textStyle(session.view, widget, field, session.form.dict);
-    const normal = session.drawer.textAppearance(shownText(field, value), frame.box, style, frame.matrix);
+    const normal =
+      field.type === "list"
+        ? session.drawer.listAppearance(listBoxView(session, field, value), frame.box, style, frame.matrix)
+        : session.drawer.textAppearance(shownText(field, value), frame.box, style, frame.matrix);
     widget.dict.set("AP", PdfDict.of({ N: normal }));
   }
 }
@@ -122,8 +136,10 @@ function writeButtonValue(session: FormSession, planned: PlannedValue): void {
  * /NeedAppearances can go and every viewer shows the same thing.
  */
 function drawMissingAppearances(session: FormSession): void {
+  const locks = signatureLocks(session.view, session.form);
   for (const field of session.form.fields) {
-    if (!["text", "combo", "list"].includes(field.type)) continue;
+    // A locked field keeps its (missing) appearance: drawing one would invalidate the signature locking it.
+    if (!["text", "combo", "list"].includes(field.type) || lockingSignatures(locks, field.name).length > 0) continue;
     const bare = field.widgets.filter((widget) => dictAt(session.view, widget.dict.get("AP"))?.get("N") === undefined);
     if (bare.length > 0) drawTextWidgets(session, field, field.value ?? "", bare);
   }
@@ -192,6 +208,10 @@ export async function fillPdfForm(bytes: Buffer, request: FillRequest, dependenc
   checkKind(session, request);
   const plan = planValues(session.form.fields, request.fields);
   const signed = checkSignedChanges(session, request);
+  checkLockedFields(
+    signatureLocks(session.view, session.form),
+    plan.map((planned) => planned.field.name),
+  );
   const { form } = session;
   for (const planned of plan) {
     if (planned.field.type === "checkbox" || planned.field.type === "radio") writeButtonValue(session, planned);

@@ -1,13 +1,14 @@
 import type { PdfView } from "#domain/pdf/pdf-file.ts";
 import { type FieldType, type FormField, type FormKind, type PdfForm, readForm } from "#domain/pdf/acroform.ts";
 import type { PageTreeShape } from "#domain/pdf/page-tree.ts";
+import { plainTextValue, TextBudget } from "#domain/pdf-forms/rich-text.ts";
 
 /** ListedField is one terminal field of a PDF form as POST /v1/annotate/fields answers it (docs/api.md, "PDF forms"). */
 export interface ListedField {
   /** The fully qualified name (parent names joined with dots): what `fields[].name` of a fill takes. */
   name: string;
   type: Exclude<FieldType, "unknown"> | "unknown";
-  /** Text, the chosen export value ("Off" for a button that is off), several for a multi-select list, or null. */
+  /** Text (a text stream's or rich text's plain text), the chosen export value ("Off" for a button that is off), several for a multi-select list, or null. */
   value: string | string[] | null;
   /** Choices of a combo or list (export value and what is shown); a check box's or radio group's on-states. */
   options: Array<{ value: string; label: string }>;
@@ -26,12 +27,12 @@ export interface FormListing {
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-/** listedField maps one terminal field of the model to the API's shape. */
-function listedField(field: FormField): ListedField {
+/** listedField maps one terminal field of the model to the API's shape, with `value` as text. */
+function listedField(field: FormField, value: ListedField["value"]): ListedField {
   return {
     name: field.name,
     type: field.type,
-    value: field.value,
+    value,
     options: field.options,
     flags: {
       readOnly: field.flags.readOnly,
@@ -58,8 +59,9 @@ function effectiveKind(form: PdfForm): FormKind {
   return form.kind;
 }
 
-/** listForm lists a revision's form: its kind and every terminal field of /AcroForm. */
+/** listForm lists a revision's form: its kind and every terminal field of /AcroForm (text streams and rich text read within one TextBudget). */
 export function listForm(view: PdfView, pages: PageTreeShape): FormListing {
   const form = readForm(view, pages);
-  return { form: effectiveKind(form), fields: form.fields.map(listedField) };
+  const budget = new TextBudget();
+  return { form: effectiveKind(form), fields: form.fields.map((field) => listedField(field, plainTextValue(view, field, budget))) };
 }

@@ -1,8 +1,8 @@
 import { PDF } from "@libpdf/core";
 import { resolveDocument, type DocumentLimits } from "#domain/shared/document.ts";
-import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
 import { loadForWriting, openPdfFile } from "#domain/pdf/open-pdf.ts";
+import { checkMayChange } from "#domain/pdf-tools/permissions.ts";
 import { dropSignatures, signedSignatures, wouldInvalidate } from "#domain/pdf-tools/signatures.ts";
 
 /** PdfPermissions are what a user-password reader may do with a protected PDF (ISO 32000-2 table 22); each defaults to allowed. */
@@ -48,32 +48,29 @@ export interface RewriteResult {
   droppedSignatures: string[];
 }
 
-const ownerNeeded = () =>
-  new SignetError(
-    "ENCRYPTED_DOCUMENT",
-    "Changing or removing this PDF's protection needs its owner password (its permissions do not allow changes): send it in document.password.",
-    { details: [{ field: "document.password", issue: "the owner password is needed" }] },
-  );
-
 /**
  * openForRewrite resolves and opens a PDF (its password: encryption.ts), refuses to rewrite a
  * signed one unless dropSignatures (then the signatures are removed), and, for an encrypted input,
  * requires owner access or the modify permission (what libpdf and Acrobat ask to remove a password).
  */
-async function openForRewrite(input: ProtectInput | UnprotectInput, operation: string, deps: PdfToolDependencies) {
+async function openForRewrite(input: ProtectInput | UnprotectInput, what: { operation: string; change: string }, deps: PdfToolDependencies) {
   const document = await resolveDocument(input.document, ["pdf"], deps);
   const maxPages = deps.limits.maxPdfPages;
   const file = openPdfFile(document.bytes, { maxPages, password: input.document.password });
   const signed = signedSignatures(file);
-  if (signed.length > 0 && !input.dropSignatures) throw wouldInvalidate(signed, operation);
+  if (signed.length > 0 && !input.dropSignatures) throw wouldInvalidate(signed, what.operation);
   const pdf = await loadForWriting(document.bytes, file, maxPages, input.document.password);
-  if (pdf.isEncrypted && !pdf.hasOwnerAccess() && !pdf.getPermissions().modify) throw ownerNeeded();
+  checkMayChange(pdf, what.change);
   return { pdf, droppedSignatures: signed.length > 0 ? dropSignatures(pdf, file) : [] };
 }
 
 /** unprotectDocument runs POST /v1/unprotect: the PDF saved without encryption (a full rewrite). */
 export async function unprotectDocument(input: UnprotectInput, deps: PdfToolDependencies): Promise<RewriteResult> {
-  const { pdf, droppedSignatures } = await openForRewrite(input, "removing the password (a whole rewrite)", deps);
+  const { pdf, droppedSignatures } = await openForRewrite(
+    input,
+    { operation: "removing the password (a whole rewrite)", change: "removes its password" },
+    deps,
+  );
   if (pdf.isEncrypted) pdf.removeProtection();
   return { pdf: Buffer.from(await pdf.save()), droppedSignatures };
 }
@@ -84,7 +81,7 @@ export async function unprotectDocument(input: UnprotectInput, deps: PdfToolDepe
  * is decrypted first (its owner password, or the modify permission) and encrypted anew.
  */
 export async function protectDocument(input: ProtectInput, deps: PdfToolDependencies): Promise<RewriteResult> {
-  let { pdf, droppedSignatures } = await openForRewrite(input, "protecting the PDF (a whole rewrite)", deps);
+  let { pdf, droppedSignatures } = await openForRewrite(input, { operation: "protecting the PDF (a whole rewrite)", change: "changes its protection" }, deps);
   if (pdf.isEncrypted) {
     // libpdf changes an encrypted file's protection only with owner access: decrypt, then protect the plain file.
     pdf.removeProtection();

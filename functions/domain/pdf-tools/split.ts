@@ -38,17 +38,20 @@ function tooManyParts(count: number, max: number, field: string, what = "parts")
   });
 }
 
+/** SplitPart is one part of a split: its PDF, and its pages in the source (0-based, in the part's order). */
+export type SplitPart = ToolResult & { pages: number[] };
+
 /**
  * splitParts cuts one PDF into parts (POST /v1/split): each part a PDF of its pages, with their
  * fields, destinations and bookmarks, made when the caller asks for it, so the caller writes one
- * part away (into the zip, to an upload) before the next exists. The parts are checked against
- * the limits before the first is made.
+ * part away (into the zip) before the next exists. The parts are checked against the limits
+ * before the first is made.
  */
-export async function* splitParts(source: SourceDocument, request: SplitRequest, limits: PdfToolLimits): AsyncGenerator<ToolResult> {
+export async function* splitParts(source: SourceDocument, request: SplitRequest, limits: PdfToolLimits): AsyncGenerator<SplitPart> {
   const slice = new TimeSlice();
   for (const pages of partRanges(request, source.pageCount, limits)) {
     const { bytes, report } = await assemble([{ pdf: source.pdf, pages: pages.map((index) => ({ index, rotate: 0 })) }]);
-    yield { pdf: bytes, pageCount: pages.length, dropped: source.dropped, report };
+    yield { pdf: bytes, pageCount: pages.length, dropped: source.dropped, report, pages };
     if (slice.due()) await slice.pause();
   }
 }

@@ -1,4 +1,4 @@
-import type { EmbeddedFont, FormField, PDF, PdfDict, PdfRef, PdfString, SignatureField } from "@libpdf/core";
+import { type EmbeddedFont, type FormField, type PDF, PdfArray, PdfDict, PdfRef, type PdfString, type SignatureField } from "@libpdf/core";
 
 /**
  * The one place that reads or writes @libpdf/core's non-public state. package.json pins the exact
@@ -46,6 +46,104 @@ export function trailerOf(pdf: PDF): PdfDict {
 /** newObjectsOf lists the objects this session created (what an incremental save appends). */
 export function newObjectsOf(pdf: PDF): Map<PdfRef, unknown> {
   return (pdf.context as unknown as { registry: { getNewObjects(): Map<PdfRef, unknown> } }).registry.getNewObjects();
+}
+
+/** RegistryInternals is libpdf's object registry: the objects read so far, and how it reads the next one. */
+interface RegistryInternals {
+  loaded: Map<PdfRef, unknown>;
+  resolver: ((ref: PdfRef) => unknown) | null;
+  register(object: unknown): PdfRef;
+}
+
+const registryOf = (pdf: PDF) => (pdf.context as unknown as { registry: RegistryInternals }).registry;
+
+/** markUnchanged clears the modified flags of an object read from the file and of its direct parts (not what its references name). */
+function markUnchanged(object: unknown): void {
+  if (!(object instanceof PdfDict) && !(object instanceof PdfArray)) return;
+  object.clearDirty();
+  for (const item of object instanceof PdfDict ? [...object].map(([, value]) => value) : [...object]) if (!(item instanceof PdfRef)) markUnchanged(item);
+}
+
+/** cleanRegistry marks what the registry holds as read, and everything it reads from now on, unchanged. */
+function cleanRegistry(pdf: PDF, substitutes: Map<string, PdfDict>): void {
+  const registry = registryOf(pdf);
+  for (const object of registry.loaded.values()) markUnchanged(object);
+  const read = registry.resolver;
+  if (!read) return;
+  registry.resolver = (ref) => {
+    const object = substitutes.get(`${ref.objectNumber} ${ref.generation}`) ?? read(ref);
+    markUnchanged(object);
+    return object;
+  };
+}
+
+/** SaveInternals is libpdf's one save path: save() and its signing and update methods all call saveInternal. */
+interface SaveInternals {
+  saveInternal(options?: { incremental?: boolean }): unknown;
+}
+
+/** beforeIncrementalSave runs `hook` just before each incremental save of `pdf`, those inside libpdf's own update methods (addValidationData, addTimestamp) included. */
+export function beforeIncrementalSave(pdf: PDF, hook: () => void): void {
+  const state = pdf as unknown as SaveInternals;
+  const saveInternal = state.saveInternal.bind(pdf);
+  state.saveInternal = (options) => {
+    if (options?.incremental) hook();
+    return saveInternal(options);
+  };
+}
+
+/** isStandardEncrypt tells the /Encrypt dictionary libpdf rebuilds for a save (standard handler: /Filter /Standard, /O, /U). */
+function isStandardEncrypt(object: unknown): boolean {
+  return object instanceof PdfDict && object.getName("Filter")?.value === "Standard" && object.has("O") && object.has("U");
+}
+
+/**
+ * keepEncryptDictionary makes each incremental save name the file's own /Encrypt object in its
+ * trailer: libpdf rebuilds the dictionary and writes it as a new object in every update (with
+ * /EncryptMetadata as a name, not a boolean), which verifiers after a signature count as a change
+ * nothing explains.
+ */
+function keepEncryptDictionary(pdf: PDF): void {
+  const state = pdf as unknown as SaveInternals;
+  const saveInternal = state.saveInternal.bind(pdf);
+  state.saveInternal = (options) => {
+    const existing = trailerOf(pdf).get("Encrypt");
+    if (!options?.incremental || !(existing instanceof PdfRef)) return saveInternal(options);
+    const registry = registryOf(pdf);
+    const register = registry.register;
+    let kept = false;
+    registry.register = (object) => {
+      if (kept || !isStandardEncrypt(object)) return register.call(registry, object);
+      kept = true;
+      return existing;
+    };
+    try {
+      return saveInternal(options);
+    } finally {
+      registry.register = register;
+    }
+  };
+}
+
+/**
+ * prepareEncryptedUpdate makes libpdf's incremental updates of an encrypted document hold what
+ * changed and nothing else, as they do for a plain one. libpdf's decryption rebuilds every
+ * dictionary it reads through set(), which marks it modified: a save would rewrite (re-encrypt)
+ * every object read, earlier signature dictionaries included, and a reload (libpdf's own, after
+ * each of its updates) would write another update of untouched objects; and each save writes a
+ * new copy of /Encrypt (keepEncryptDictionary). `substitutes` are objects ("number generation")
+ * libpdf is given instead of decrypting them itself: signature dictionaries, whose /Contents is
+ * written in the clear (ISO 32000-2 7.6.2) and which libpdf decrypts like any string (RC4 garbles
+ * it; AES fails, warns on the console and leaves the whole dictionary encrypted).
+ */
+export function prepareEncryptedUpdate(pdf: PDF, substitutes = new Map<string, PdfDict>()): void {
+  cleanRegistry(pdf, substitutes);
+  keepEncryptDictionary(pdf);
+  const reload = pdf.reload.bind(pdf);
+  pdf.reload = async (bytes: Uint8Array) => {
+    await reload(bytes);
+    cleanRegistry(pdf, substitutes);
+  };
 }
 
 /** allowIncrementalOnLinearized clears libpdf's linearized flag, which otherwise refuses an incremental save. */
@@ -102,6 +200,9 @@ export function checkLibpdfInternals(pdf: PDF): void {
   const registry = context.registry as { getNewObjects?: unknown; allocateRef?: unknown } | undefined;
   if (typeof registry?.getNewObjects !== "function") problems.push("context.registry.getNewObjects");
   if (typeof registry?.allocateRef !== "function") problems.push("context.registry.allocateRef");
+  const reading = registry as Partial<RegistryInternals> | undefined;
+  if (!(reading?.loaded instanceof Map) || typeof reading.resolver !== "function") problems.push("context.registry.loaded, resolver");
+  if (typeof (pdf as unknown as { saveInternal?: unknown }).saveInternal !== "function") problems.push("PDF.saveInternal");
   const state = pdf as unknown as Record<string, unknown>;
   if (typeof state._isLinearized !== "boolean") problems.push("PDF._isLinearized");
   if (!(state.originalBytes instanceof Uint8Array) || typeof state.originalXRefOffset !== "number" || typeof state._usesXRefStreams !== "boolean") {

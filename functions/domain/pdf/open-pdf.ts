@@ -1,6 +1,7 @@
-import { PDF } from "@libpdf/core";
+import { PDF, PdfDict } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
-import { rebaseOnto } from "#domain/pdf/libpdf-internals.ts";
+import { prepareEncryptedUpdate, rebaseOnto } from "#domain/pdf/libpdf-internals.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
 import { DEFAULT_MAX_PDF_PAGES, PdfFile } from "#domain/pdf/pdf-file.ts";
 import { RevisionError } from "#domain/pdf/revisions.ts";
 import type { VerifyLimits } from "#domain/pdf/verify-limits.ts";
@@ -111,6 +112,15 @@ async function loadThroughOwnXref(bytes: Buffer, file: PdfFile | undefined, fail
   throw damagedError(failure);
 }
 
+/** signatureDictionaries are the file's signature dictionaries as Signet decrypted them (/Contents in the clear), by "number generation". */
+function signatureDictionaries(file: PdfFile): Map<string, PdfDict> {
+  const found = new Map<string, PdfDict>();
+  for (const { signature } of readForm(file.latest).fields) {
+    if (signature?.ref) found.set(`${signature.ref.objectNumber} ${signature.ref.generation}`, new PdfDict(signature.dict));
+  }
+  return found;
+}
+
 /**
  * loadForWriting parses a PDF with @libpdf/core, the writer, for an incremental update. What the
  * signer knows about the input comes from its PdfFile (`file`, undefined when the chain does not
@@ -126,6 +136,7 @@ export async function loadForWriting(bytes: Buffer, file: PdfFile | undefined, m
   if (pdf.recoveredViaBruteForce) pdf = await loadThroughOwnXref(bytes, file, undefined, pdf);
   // The PdfFile opened an encrypted file with this password (encryption.ts); libpdf must have too.
   if (pdf.isEncrypted && (!file?.encrypted || !pdf.isAuthenticated)) throw encryptedError();
+  if (pdf.isEncrypted && file) prepareEncryptedUpdate(pdf, signatureDictionaries(file));
   if (!file) {
     let pages: number;
     try {

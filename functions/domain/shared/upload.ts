@@ -21,6 +21,8 @@ export interface UploadStore {
   /** read answers the object's bytes, undefined when there is none; "too-large" above maxBytes (without reading it all). */
   read(key: string, maxBytes: number): Promise<Buffer | "too-large" | undefined>;
   remove(key: string): Promise<void>;
+  /** write keeps `bytes` at exactly `key` (a document Signet made for a key: split's parts). */
+  write(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
 }
 
 /** UploadSettings bound uploads: size, how long the POST is allowed, how long a reference may be used. */
@@ -75,6 +77,62 @@ export async function grantUpload(keyId: string, deps: { store: UploadStore; set
   const { maxBytes, postExpirySeconds } = deps.settings;
   const post = await deps.store.presignPost({ key: uploadObjectKey(upload), maxBytes, expiresInSeconds: postExpirySeconds });
   return { upload, ...post, expiresAt: new Date(now.getTime() + postExpirySeconds * 1000).toISOString(), maxBytes };
+}
+
+/** StoredUpload is a document Signet kept as an upload of a key: its reference, size and the end of its use. */
+export interface StoredUpload {
+  upload: string;
+  bytes: number;
+  expiresAt: string;
+}
+
+/** UPLOAD_WRITES_AT_ONCE bounds the writes in flight while storing several documents. */
+const UPLOAD_WRITES_AT_ONCE = 8;
+
+/**
+ * storeUploads keeps documents as uploads of one key (split with output "uploads"): each under a
+ * fresh reference in that key's folder, usable as `document.upload` by that key alone, until the
+ * reference's TTL passes, exactly as an uploaded file. All or none: a document above the upload
+ * limit refuses the whole before anything is written, and a failed write deletes what was written.
+ */
+export async function storeUploads(
+  keyId: string,
+  documents: readonly Uint8Array[],
+  deps: { store: UploadStore; settings: UploadSettings; now: () => Date },
+): Promise<StoredUpload[]> {
+  const { maxBytes, referenceTtlSeconds } = deps.settings;
+  const tooLarge = documents.findIndex((document) => document.length > maxBytes);
+  if (tooLarge >= 0) {
+    throw new SignetError(
+      "PAYLOAD_TOO_LARGE",
+      `Part ${tooLarge + 1} is ${formatBytes(documents[tooLarge]!.length)}, above the ${formatBytes(maxBytes)} an upload may hold; cut it into smaller parts or ask for the zip.`,
+      { details: [{ field: "output", issue: `part ${tooLarge + 1} is over the upload limit` }] },
+    );
+  }
+  const now = deps.now();
+  // readUpload counts the TTL from the issue time in the reference, in whole seconds.
+  const expiresAt = new Date((Math.floor(now.getTime() / 1000) + referenceTtlSeconds) * 1000).toISOString();
+  const stored = documents.map((document) => ({ upload: newUploadReference(keyId, now), bytes: document.length, expiresAt }));
+  const written: string[] = [];
+  try {
+    for (let from = 0; from < stored.length; from += UPLOAD_WRITES_AT_ONCE) {
+      const batch = stored.slice(from, from + UPLOAD_WRITES_AT_ONCE);
+      const results = await Promise.allSettled(
+        batch.map(async ({ upload }, at) => {
+          await deps.store.write(uploadObjectKey(upload), documents[from + at]!, "application/pdf");
+          written.push(upload);
+        }),
+      );
+      const failed = results.find((result) => result.status === "rejected");
+      if (failed) throw failed.reason;
+    }
+  } catch (error) {
+    // Best effort: the bucket's lifecycle rule removes what a failed delete leaves.
+    await Promise.all(written.map((upload) => deps.store.remove(uploadObjectKey(upload)).catch(() => undefined)));
+    if (error instanceof SignetError) throw error;
+    throw new SignetError("SERVICE_UNAVAILABLE", "The parts could not be stored as uploads right now; retry in a moment.", { cause: error });
+  }
+  return stored;
 }
 
 /**

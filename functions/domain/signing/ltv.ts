@@ -1,11 +1,11 @@
 import { X509Certificate } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { type PDF, PdfString, type RevocationProvider, type TimestampAuthority } from "@libpdf/core";
+import { type PDF, PdfDict, PdfRef, PdfString, type RevocationProvider, type TimestampAuthority } from "@libpdf/core";
 import type { Timestamper } from "#domain/signing/cades-signature.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import type { Fetcher } from "#domain/shared/fetcher.ts";
-import { allowIncrementalOnLinearized } from "#domain/pdf/libpdf-internals.ts";
+import { allowIncrementalOnLinearized, beforeIncrementalSave, newObjectsOf } from "#domain/pdf/libpdf-internals.ts";
 import { loadPdf } from "#domain/signing/pades-signer.ts";
 import { readForm } from "#domain/pdf/acroform.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
@@ -193,6 +193,8 @@ export interface LongTermOptions {
   /** B-LTA: the timestamper for the document timestamp. */
   timestamper?: Timestamper | undefined;
   maxPages?: number | undefined;
+  /** The password of an encrypted PDF (none: the empty user password); the updates are encrypted with the document's key. */
+  password?: string | undefined;
 }
 
 // A document timestamp token: the TSA's signature and its certificates (the chain, in practice a few KB).
@@ -206,17 +208,40 @@ function signedContents(file: PdfFile): Uint8Array[] {
   });
 }
 
-/** signatureContents lists the /Contents (CMS) of every signed field of the document being written (libpdf's state after its own updates). */
-function signatureContents(pdf: PDF): Uint8Array[] {
-  const fields =
-    pdf
-      .getForm()
-      ?.getSignatureFields()
-      .filter((field) => field.isSigned()) ?? [];
-  return fields.flatMap((field) => {
-    const contents = field.getSignatureDict()?.get("Contents");
-    return contents && "bytes" in contents ? [(contents as { bytes: Uint8Array }).bytes] : [];
+/**
+ * indirectVriEntries makes each /VRI entry of a DSS that libpdf writes an indirect object: the one
+ * the document's DSS already held under that key, else a new one (libpdf rebuilds the whole DSS,
+ * every entry direct). pyHanko writes them so, and its difference analysis compares an earlier
+ * entry with its successor by reference; direct entries of an encrypted document never compare
+ * equal in pyHanko 0.20.1, so a second DSS update (B-LTA, a renewal) would be a change nothing explains.
+ */
+function indirectVriEntries(pdf: PDF): void {
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  const earlier = new Map<string, PdfRef>();
+  for (const [key, value] of pdf.getCatalog().getDict("DSS", resolve)?.getDict("VRI", resolve) ?? []) {
+    if (value instanceof PdfRef) earlier.set(key.value, value);
+  }
+  beforeIncrementalSave(pdf, () => {
+    const dss = pdf.getCatalog().getDict("DSS", resolve);
+    // Only a DSS this update writes: an earlier one stays as it is.
+    if (!dss || ![...newObjectsOf(pdf).values()].includes(dss)) return;
+    const vri = dss.getDict("VRI", resolve);
+    for (const [key, value] of vri ? [...vri] : []) {
+      if (value instanceof PdfDict) vri!.set(key.value, earlier.get(key.value) ?? pdf.register(value));
+    }
   });
+}
+
+/**
+ * openForUpdate opens a signed PDF (with its password when encrypted) for one libpdf update. Each
+ * update gets a fresh open: libpdf reloads its own output without the password, after which it
+ * neither reads nor encrypts a user-password file.
+ */
+async function openForUpdate(bytes: Uint8Array, options: LongTermOptions): Promise<{ pdf: PDF; file: PdfFile }> {
+  const opened = await loadPdf(bytes, options.maxPages, options.password);
+  allowIncrementalOnLinearized(opened.pdf);
+  indirectVriEntries(opened.pdf);
+  return opened;
 }
 
 /**
@@ -227,8 +252,7 @@ function signatureContents(pdf: PDF): Uint8Array[] {
  * validation data (B-LTA). Any missing piece fails: a document never claims a level it lacks.
  */
 export async function addLongTermValidation(signed: Buffer, options: LongTermOptions): Promise<Buffer> {
-  const { pdf, file } = await loadPdf(signed, options.maxPages);
-  allowIncrementalOnLinearized(pdf);
+  const { pdf, file } = await openForUpdate(signed, options);
   for (const contents of signedContents(file)) requireCompleteChains(contents);
   const provider = new FetchingRevocationProvider(options.fetcher);
   const check = (warnings: { code: string; message: string }[]) => {
@@ -239,12 +263,16 @@ export async function addLongTermValidation(signed: Buffer, options: LongTermOpt
   const validation = await pdf.addValidationData({ revocationProvider: provider });
   check(validation.warnings);
   if (!options.timestamper) return Buffer.from(validation.bytes);
-  const timestamped = await pdf.addTimestamp({ timestampAuthority: timestampAuthority(options.timestamper), estimatedSize: DOCUMENT_TIMESTAMP_BYTES });
+  const timestamped = await (await openForUpdate(validation.bytes, options)).pdf.addTimestamp({
+    timestampAuthority: timestampAuthority(options.timestamper),
+    estimatedSize: DOCUMENT_TIMESTAMP_BYTES,
+  });
   check(timestamped.warnings);
+  const sealing = await openForUpdate(timestamped.bytes, options);
   // The token's chain must be complete before libpdf gathers its validation data.
-  const latest = signatureContents(pdf).at(-1);
+  const latest = signedContents(sealing.file).at(-1);
   if (latest) requireCompleteChains(latest);
-  const sealed = await pdf.addValidationData({ revocationProvider: provider });
+  const sealed = await sealing.pdf.addValidationData({ revocationProvider: provider });
   check(sealed.warnings);
   return Buffer.from(sealed.bytes);
 }

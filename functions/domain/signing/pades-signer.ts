@@ -10,9 +10,11 @@ import { lastIndirectPage, pageTreeLoopError, type PageTreeShape, prepareForNewP
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { readForm } from "#domain/pdf/acroform.ts";
 import { type DocMdpPermission, readCertification } from "#domain/pdf/docmdp.ts";
+import { lockPermission } from "#domain/pdf/field-lock.ts";
 import type { SigningIdentity } from "#domain/signing/signing-identity.ts";
 import { certificationNotFirst, declareCertification, docMdpReference } from "#domain/signing/certification.ts";
 import { type AppearanceBox, placeInField, type SignatureFieldRequest } from "#domain/signing/signature-field.ts";
+import { checkLocksAllowSignature, documentLocks, fieldLockOf, lockedCertification, signatureReferences } from "#domain/signing/field-lock-signature.ts";
 
 /** ExistingPages is what the document held before Signet added anything, as readers count it (Signet's own page tree walk). */
 export interface ExistingPages {
@@ -29,8 +31,6 @@ export interface InputFacts {
   hybridKept?: boolean | undefined;
   /** Set when the certificate page was asked for but left out: why. */
   certificatePageLeftOut?: string | undefined;
-  /** The input is encrypted (opened with a password or the empty one): the update is encrypted with its key. */
-  encrypted?: boolean | undefined;
 }
 
 /** PadesSignOptions describe one PAdES signature. */
@@ -165,7 +165,7 @@ async function loadForUpdate(input: Buffer, maxPages: number | undefined, rewrit
   const damaged = file === undefined || pdf.recoveredViaBruteForce;
   if (pdf.isEncrypted && (damaged || file.hybrid)) throw encryptedRewrite();
   const hybrid = !damaged && file.hybrid;
-  const facts: InputFacts = pdf.isEncrypted ? { encrypted: true } : {};
+  const facts: InputFacts = {};
   if (damaged || hybrid) {
     if (file !== undefined && damaged && hasSignatures(file)) throw damagedSigned();
     if (damaged) {
@@ -327,6 +327,12 @@ function placeSignatureField(
   auditRecord: string | undefined,
   file: PdfFile,
 ): void {
+  // A field with a /Lock: the signature records it (FieldMDP), and its /P bounds a certification.
+  const name = options.field?.request.name ?? uniqueFieldName(pdf);
+  checkLocksAllowSignature(documentLocks(file), name);
+  const asked = options.field?.request;
+  const lock = asked && asked.page === undefined ? fieldLockOf(file, name) : asked?.lock;
+  const certify = lockedCertification(options.certify, lock);
   const signature = PdfDict.of({
     Type: PdfName.of("Sig"),
     Filter: PdfName.of("Adobe.PPKLite"),
@@ -339,18 +345,18 @@ function placeSignatureField(
     Reason: PdfString.fromString(options.reason),
     ...(options.contactInfo ? { ContactInfo: PdfString.fromString(options.contactInfo) } : {}),
     ...(options.location ? { Location: PdfString.fromString(options.location) } : {}),
-    ...(options.certify ? { Reference: docMdpReference(options.certify) } : {}),
+    ...signatureReferences(certify ? docMdpReference(certify) : undefined, lock, trailerOf(pdf).get("Root")),
     ...(auditRecord ? { [AUDIT_RECORD_KEY]: PdfString.fromString(auditRecord) } : {}),
   });
   const signatureRef = pdf.register(signature);
-  if (options.certify) declareCertification(pdf, signatureRef);
+  if (certify) declareCertification(pdf, signatureRef);
   if (options.field) {
     const { request, appearance } = options.field;
-    placeInField(pdf, file, request, signatureRef, uniqueFieldName(pdf), appearance && ((box) => appearance(pdf, box)));
+    placeInField(pdf, file, request, signatureRef, name, appearance && ((box) => appearance(pdf, box)));
     return;
   }
   const form = pdf.getOrCreateForm();
-  const field = form.createSignatureField(uniqueFieldName(pdf));
+  const field = form.createSignatureField(name);
   const fieldDict = field.getDict();
   const { page } = target;
   fieldDict.delete("Kids");
@@ -515,7 +521,8 @@ async function signOnce(received: Buffer, options: PadesSignOptions): Promise<{ 
   // libpdf refuses incremental saves of linearized files; an appended update is valid PDF there
   // (it only ends the fast-web-view optimisation), and a full rewrite would break earlier signatures.
   allowIncrementalOnLinearized(pdf);
-  const certified = certification !== undefined;
+  // A lock's /P (ISO 32000-2) limits later changes as a certification does: no new visible widget.
+  const certified = certification !== undefined || lockPermission(documentLocks(file)) !== undefined;
   const alreadySigned = hasSignatures(file);
   if (options.certify && alreadySigned) throw certificationNotFirst();
   const described = options.describe ? await options.describe(pdf, file, facts) : {};

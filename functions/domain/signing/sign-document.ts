@@ -201,20 +201,15 @@ export async function signDocumentWithNotices(input: SignInput, dependencies: Si
   });
   const notices = noticesOf(facts);
   if (level === "B-B" || level === "B-T") return { signed, notices };
-  if (facts.encrypted) throw encryptedLongTerm(level);
   const extended = await addLongTermValidation(signed, {
     fetcher: deps.revocationFetcher ?? deps.fetcher,
     timestamper: level === "B-LTA" ? deps.timestamper : undefined,
     maxPages: deps.limits.maxPdfPages,
+    // An encrypted input: the DSS and the document timestamp are encrypted with its key, as the signature's update is.
+    password: input.document.password,
   });
   return { signed: extended, notices };
 }
-
-/** encryptedLongTerm is the 422 for B-LT or B-LTA on an encrypted PDF (its DSS would have to be encrypted too: not done). */
-const encryptedLongTerm = (level: SignatureLevel) =>
-  new SignetError("LEVEL_UNAVAILABLE", `${level} is not available for an encrypted PDF; sign at B-T, or remove the password with POST /v1/unprotect first.`, {
-    details: [{ field: "level", issue: `${level} on an encrypted PDF` }],
-  });
 
 /** SignContext is what one sign request's audit record, stamp and certificate page are made from. */
 interface SignContext {
@@ -320,6 +315,7 @@ function decorateWithCertificate(context: SignContext, pdf: PDF, existing: Exist
       signingTime: context.signingTime,
       service: context.service,
       timestampAuthority: deps.timestamper ? deps.timestampAuthority : undefined,
+      certification: input.certify ? { permission: input.certify.permissions } : undefined,
       metadata: input.metadata,
     },
     deps.fonts(),

@@ -3,6 +3,8 @@
 import { type PDF, PDFPage, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef } from "@libpdf/core";
 import { readForm, type FormField } from "#domain/pdf/acroform.ts";
 import { readCertification } from "#domain/pdf/docmdp.ts";
+import { type FieldLock, lockPermission, sigFieldLock } from "#domain/pdf/field-lock.ts";
+import { documentLocks } from "#domain/signing/field-lock-signature.ts";
 import { fieldRefOf } from "#domain/pdf/libpdf-internals.ts";
 import type { PageTreeShape } from "#domain/pdf/page-tree.ts";
 import { deref, dictAt, type PdfFile, type PdfView } from "#domain/pdf/pdf-file.ts";
@@ -12,18 +14,15 @@ import { SignetError } from "#domain/shared/errors.ts";
 export type Rect = [number, number, number, number];
 
 /** SignatureFieldRequest names an existing empty signature field, or places a new one (page counts from 1). */
-export type SignatureFieldRequest = { name: string; page?: undefined; rect?: undefined } | { name?: string | undefined; page: number; rect: Rect };
+export type SignatureFieldRequest =
+  | { name: string; page?: undefined; rect?: undefined; lock?: undefined }
+  | { name?: string | undefined; page: number; rect: Rect; lock?: FieldLock | undefined };
 
-/** FieldTarget is where the signature goes: the field whose /V takes it and the widget that shows it. */
+/** FieldTarget is where the signature goes: the field whose /V takes it and the widgets that show it. */
 export interface FieldTarget {
   field: PdfDict;
-  widget: PdfDict;
-  page: PDFPage | null;
-  /** The widget's size; zero for an invisible one (no appearance is drawn). */
-  width: number;
-  height: number;
-  /** The page's /Rotate (0, 90, 180 or 270): the appearance is turned so that it reads upright. */
-  rotate: Rotation;
+  /** Every widget of the field Signet can write to, each with its own size (zero for an invisible one: no appearance) and its page's /Rotate. */
+  widgets: Array<{ dict: PdfDict; box: AppearanceBox }>;
 }
 
 /** Rotation is a page's /Rotate, normalised. */
@@ -73,21 +72,26 @@ function existingTarget(pdf: PDF, file: PdfFile, name: string): FieldTarget {
   return writableTarget(pdf, file.latest, file.pageTree, field);
 }
 
-/** writableTarget is the field's dictionary and its first widget as objects of the document being written. */
+/**
+ * writableTarget is the field's dictionary and its widgets as objects of the document being written:
+ * a field shown in several places (one widget per page, say) gets its appearance in each.
+ */
 function writableTarget(pdf: PDF, view: PdfView, shape: PageTreeShape, field: FormField): FieldTarget {
-  const widget = field.widgets.find((candidate) => candidate.ref !== null);
   const fieldDict = field.ref ? pdf.getObject(field.ref) : undefined;
-  const widgetDict = widget?.ref ? pdf.getObject(widget.ref) : undefined;
-  if (!widget || !(fieldDict instanceof PdfDict) || !(widgetDict instanceof PdfDict)) {
+  const widgets = field.widgets.flatMap((widget) => {
+    const dict = widget.ref ? pdf.getObject(widget.ref) : undefined;
+    if (!(dict instanceof PdfDict)) return [];
+    const [x1, y1, x2, y2] = widget.rect ?? [0, 0, 0, 0];
+    const rotate = widget.page === null ? 0 : pageRotation(view, shape.pages[widget.page]!.dict);
+    return [{ dict, box: { width: x2 - x1, height: y2 - y1, rotate } }];
+  });
+  if (widgets.length === 0 || !(fieldDict instanceof PdfDict)) {
     throw new SignetError(
       "INVALID_DOCUMENT",
       `The signature field "${field.name}" has no widget Signet can write to; give page and rect for a new field instead.`,
     );
   }
-  const [x1, y1, x2, y2] = widget.rect ?? [0, 0, 0, 0];
-  const page = widget.page === null ? null : pageAt(pdf, shape, widget.page);
-  const rotate = widget.page === null ? 0 : pageRotation(view, shape.pages[widget.page]!.dict);
-  return { field: fieldDict, widget: widgetDict, page, width: x2 - x1, height: y2 - y1, rotate };
+  return { field: fieldDict, widgets };
 }
 
 /** inheritedBox reads a page's box (/MediaBox or /CropBox, both inheritable from /Pages nodes) as [x1, y1, x2, y2], normalised. */
@@ -129,7 +133,7 @@ function pageBox(view: PdfView, page: PdfDict): Rect {
 }
 
 /** newTarget checks the page and rectangle and adds a signature field (field and widget merged) listed in the page's /Annots. */
-function newTarget(pdf: PDF, file: PdfFile, request: { name?: string | undefined; page: number; rect: Rect }, fallbackName: string): FieldTarget {
+function newTarget(pdf: PDF, file: PdfFile, request: SignatureFieldRequest & { page: number; rect: Rect }, fallbackName: string): FieldTarget {
   const shape = file.pageTree;
   const count = shape.pages.length;
   if (request.page > count) {
@@ -170,18 +174,19 @@ function newTarget(pdf: PDF, file: PdfFile, request: { name?: string | undefined
   dict.set("F", PdfNumber.of(132)); // print, locked
   dict.set("P", page.ref);
   dict.set("Rect", new PdfArray(request.rect.map((value) => PdfNumber.of(value))));
+  if (request.lock) dict.set("Lock", PdfDict.of(sigFieldLock(request.lock)));
   const ref = fieldRefOf(field);
   if (ref instanceof PdfRef) {
     const annots = page.dict.getArray("Annots", (item: PdfRef) => pdf.getObject(item));
     if (annots) annots.push(ref);
     else page.dict.set("Annots", new PdfArray([ref]));
   }
-  return { field: dict, widget: dict, page, width: x2 - x1, height: y2 - y1, rotate: pageRotation(file.latest, shape.pages[request.page - 1]!.dict) };
+  return { field: dict, widgets: [{ dict, box: { width: x2 - x1, height: y2 - y1, rotate: pageRotation(file.latest, shape.pages[request.page - 1]!.dict) } }] };
 }
 
 /**
  * placeInField puts the signature dictionary into the requested field (its /V) and, when the
- * widget has an area, the appearance `draw` makes into the widget's /AP /N.
+ * widget has an area, the appearance `draw` makes for its size into the widget's /AP /N: every widget of the field.
  */
 export function placeInField(
   pdf: PDF,
@@ -191,18 +196,16 @@ export function placeInField(
   fallbackName: string,
   draw: ((box: AppearanceBox) => PdfRef) | undefined,
 ): void {
-  if (request.page !== undefined && readCertification(file.latest) !== undefined) {
+  if (request.page !== undefined && (readCertification(file.latest) !== undefined || lockPermission(documentLocks(file)) !== undefined)) {
     // A new widget on a page of a certified document is a change no DocMDP level permits (pyHanko
-    // and verify both class it "other"): the certification would break.
+    // and verify both class it "other"): the certification would break. A lock's /P counts as one.
     throw placement(
       "signatureField.page",
-      "The document is certified: a new visible signature field would break its certification. Sign into one of its empty signature fields (signatureField.name), or leave signatureField out for an invisible signature.",
+      "The document is certified (or a signature's field lock sets a DocMDP permission): a new visible signature field would break it. Sign into one of its empty signature fields (signatureField.name), or leave signatureField out for an invisible signature.",
       "no new visible field after a certification",
     );
   }
   const target = request.page === undefined ? existingTarget(pdf, file, request.name) : newTarget(pdf, file, request, fallbackName);
   target.field.set("V", signature);
-  if (draw && target.width > 0 && target.height > 0) {
-    target.widget.set("AP", PdfDict.of({ N: draw({ width: target.width, height: target.height, rotate: target.rotate }) }));
-  }
+  for (const { dict, box } of target.widgets) if (draw && box.width > 0 && box.height > 0) dict.set("AP", PdfDict.of({ N: draw(box) }));
 }

@@ -31,14 +31,14 @@ export async function timestampDocument(
   }
   const document = await resolveDocument(input, ["pdf"], { fetcher: deps.fetcher, limits: deps.limits });
   const { file } = await loadPdf(document.bytes, deps.limits.maxPdfPages, input.password);
-  if (file.encrypted) {
-    throw new SignetError(
-      "LEVEL_UNAVAILABLE",
-      "Signet does not add validation data or document timestamps to an encrypted PDF; remove the password with POST /v1/unprotect first (that removes its signatures too).",
-    );
-  }
   if (!hasSignatures(file)) {
     throw new SignetError("INVALID_DOCUMENT", "The PDF holds no signature to timestamp; sign it first (level B-LTA adds the document timestamp at once).");
   }
-  return addLongTermValidation(document.bytes, { fetcher: deps.revocationFetcher, timestamper: deps.timestamper, maxPages: deps.limits.maxPdfPages });
+  // An encrypted PDF stays encrypted: each update is encrypted with its key (the timestamp's /Contents in the clear).
+  return addLongTermValidation(document.bytes, {
+    fetcher: deps.revocationFetcher,
+    timestamper: deps.timestamper,
+    maxPages: deps.limits.maxPdfPages,
+    password: input.password,
+  });
 }

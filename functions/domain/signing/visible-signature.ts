@@ -4,6 +4,7 @@
 import type { PDF, PdfRef } from "@libpdf/core";
 import { formatUtc } from "#domain/certificate-page/audit-certificate.ts";
 import type { DocMdpPermission } from "#domain/pdf/docmdp.ts";
+import type { FieldLock } from "#domain/pdf/field-lock.ts";
 import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 import { type ImageLoadDeps, loadImage } from "#domain/pictures/load.ts";
 import { SignetError } from "#domain/shared/errors.ts";
@@ -20,6 +21,8 @@ export interface SignatureFieldInput {
   location?: string | undefined;
   /** A PNG, JPEG, WebP or SVG data URI or https URL. */
   image?: string | undefined;
+  /** A new field's /Lock (FieldMDP). */
+  lock?: { action: FieldLock["action"]; fields?: string[] | undefined } | undefined;
 }
 
 /** SignatureRequest is the part of a sign request this file reads. */
@@ -31,8 +34,8 @@ export interface SignatureRequest {
 
 /** fieldRequest checks that the input names a field, or places one (both page and rect). */
 function fieldRequest(input: SignatureFieldInput): SignatureFieldRequest {
-  const { name, page, rect } = input;
-  if (page !== undefined && rect !== undefined) return { name, page, rect };
+  const { name, page, rect, lock } = input;
+  if (page !== undefined && rect !== undefined) return { name, page, rect, ...(lock ? { lock: { action: lock.action, fields: lock.fields ?? [] } } : {}) };
   if (page === undefined && rect === undefined && name !== undefined) return { name };
   throw new SignetError("VALIDATION_ERROR", "signatureField needs the name of an existing signature field, or page and rect for a new one.", {
     details: [{ field: "signatureField", issue: "give name, or page and rect" }],

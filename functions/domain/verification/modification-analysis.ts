@@ -1,11 +1,13 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
 import { SignetError } from "#domain/shared/errors.ts";
 import { same } from "#domain/pdf/objects.ts";
+import type { FieldLock } from "#domain/pdf/field-lock.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
 import { type Revision, RevisionError } from "#domain/pdf/revisions.ts";
 import type { VerifyBudget } from "#domain/pdf/verify-limits.ts";
 import { catalogRule } from "#domain/verification/modification-rules/catalog-rule.ts";
 import { dssRule } from "#domain/verification/modification-rules/dss-rule.ts";
+import { fieldLockRule } from "#domain/verification/modification-rules/field-lock-rule.ts";
 import { formRule } from "#domain/verification/modification-rules/form-rule.ts";
 import { pageRule } from "#domain/verification/modification-rules/page-rule.ts";
 import {
@@ -36,7 +38,7 @@ export function permitted(level: ModificationLevel, docMdp: number | undefined):
 }
 
 /** RULES are the permitted kinds of change, each one rule (pyHanko's diff_analysis whitelist), one file each under modification-rules/. */
-const RULES: ModificationRule[] = [catalogRule, dssRule, formRule, pageRule];
+const RULES: ModificationRule[] = [catalogRule, dssRule, formRule, pageRule, fieldLockRule];
 
 /** Graph is what a reader of one revision reaches from its trailer: each object once, with its references. */
 interface Graph {
@@ -134,13 +136,18 @@ export class RevisionHistory {
  * unsatisfied that an update now satisfies is a change; and any update after the signature that
  * readers could read differently (see pdf/revisions.ts) makes it "other". Limits throw (422).
  */
-export function analyseModifications(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): Promise<ModificationReport> {
-  const key = `${signedEnd}:${docMdp}`;
+export function analyseModifications(
+  history: RevisionHistory,
+  signedEnd: number,
+  docMdp: number | undefined,
+  lock?: FieldLock | undefined,
+): Promise<ModificationReport> {
+  const key = `${signedEnd}:${docMdp}:${lock ? JSON.stringify(lock) : ""}`;
   let analysis = history.analyses.get(key);
   if (!analysis) {
     analysis = (async () => {
       try {
-        return analyse(history, signedEnd, docMdp);
+        return analyse(history, signedEnd, docMdp, lock);
       } catch (error) {
         // A limit is the caller's answer (422); an update the parser cannot follow is "other", never a crash.
         if (error instanceof SignetError) throw error;
@@ -250,7 +257,7 @@ const standardPolicy: ModificationPolicy = {
   },
 };
 
-function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | undefined): ModificationReport {
+function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | undefined, lock: FieldLock | undefined): ModificationReport {
   const signedRevision = history.revisionEndingAt(signedEnd);
   if (!signedRevision) return { level: "other", problem: "the signature does not cover a whole revision of the file" };
   const later = history.revisions.slice(signedRevision.index + 1);
@@ -265,5 +272,5 @@ function analyse(history: RevisionHistory, signedEnd: number, docMdp: number | u
   const differing = differingObjects(history, defined, signed, current, graph);
   if (!Array.isArray(differing)) return differing;
   if (differing.length === 0) return { level: "lta" };
-  return standardPolicy.review(new Analysis(signed, current, docMdp), differing, outsideLta);
+  return standardPolicy.review(new Analysis(signed, current, docMdp, lock), differing, outsideLta);
 }

@@ -6,6 +6,7 @@ import { checkPadding, SignatureBytesError, SignatureLocator } from "#domain/ver
 import type { PdfFile, PdfView } from "#domain/pdf/pdf-file.ts";
 import { readForm } from "#domain/pdf/acroform.ts";
 import { readCertification } from "#domain/pdf/docmdp.ts";
+import { type SignatureLock, signatureLock, strictestPermission } from "#domain/pdf/field-lock.ts";
 import { RevisionError } from "#domain/pdf/revisions.ts";
 import { oids } from "#domain/pki/oids.ts";
 import { children, readElement } from "#domain/pki/der.ts";
@@ -173,6 +174,8 @@ interface SignatureDictionary {
   docMdp?: number | undefined;
   /** A widget of the field shows on a page: it has an area and is neither hidden nor no-view. */
   visible: boolean;
+  /** The fields this signature locks (the FieldMDP transform in its /Reference) and the DocMDP permission its lock sets. */
+  lock?: SignatureLock | undefined;
 }
 
 /**
@@ -189,7 +192,8 @@ function signatureDictionaries(view: PdfView): SignatureDictionary[] {
     const { ref, dict } = field.signature;
     const certifies = ref !== undefined && certification?.ref !== undefined && sameRef(ref, certification.ref);
     const visible = field.widgets.some((widget) => widget.visible && ((widget.dict.getNumber("F")?.value ?? 0) & HIDDEN_OR_NO_VIEW) === 0);
-    found.push({ field: field.name, dict, ref, docMdp: certifies ? certification.permission : undefined, visible });
+    const lock = signatureLock(view, field);
+    found.push({ field: field.name, dict, ref, docMdp: certifies ? certification.permission : undefined, visible, ...(lock ? { lock } : {}) });
   }
   return found;
 }
@@ -373,9 +377,10 @@ function readByteRange(dict: PdfDict, fileLength: number): SignedRange {
 }
 
 /** recordModifications sets what the updates after the signed bytes changed. */
-async function recordModifications(report: CheckedSignature, history: RevisionHistory, signedEnd: number, docMdp: number | undefined): Promise<void> {
+async function recordModifications(report: CheckedSignature, history: RevisionHistory, signedEnd: number, entry: SignatureDictionary): Promise<void> {
   if (!report.modifiedAfter) return;
-  const analysis = await analyseModifications(history, signedEnd, docMdp);
+  // A lock's /P limits what follows its signature as a certification does (no new visible signature field).
+  const analysis = await analyseModifications(history, signedEnd, entry.docMdp ?? entry.lock?.permission, entry.lock?.lock);
   report.modificationLevel = analysis.level;
   if (analysis.problem) report.modificationProblem = analysis.problem;
 }
@@ -489,7 +494,7 @@ async function checkOne(entry: SignatureDictionary, context: SignatureContext): 
     report.coversWholeDocument = range.signedEnd === bytes.length;
     report.signedEnd = range.signedEnd;
     report.modifiedAfter = range.signedEnd < bytes.length;
-    await recordModifications(report, history, range.signedEnd, entry.docMdp);
+    await recordModifications(report, history, range.signedEnd, entry);
     const cms = readSignerCms(located.der);
     const trusted = describeCertificates(report, cms, trust, name, text(dict, "ContactInfo"));
     if (report.documentTimestamp) report.timestamp = await checkDocumentTimestamp(cms.der, digests, range.firstLength, range.secondStart, range.signedEnd);
@@ -548,7 +553,7 @@ export async function verifySignatures(file: PdfFile, trust: TrustStore, digests
   for (const entry of entries) {
     const report = await checkOne(entry, context);
     if (entry.docMdp !== undefined) report.docMdpPermission = entry.docMdp;
-    report.changesPermitted = permitted(report.modificationLevel, entry.docMdp ?? certification);
+    report.changesPermitted = permitted(report.modificationLevel, strictestPermission(entry.docMdp ?? certification, entry.lock?.permission));
     reports.push(report);
   }
   await assignLevels(file.latest, reports);

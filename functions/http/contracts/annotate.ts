@@ -130,6 +130,7 @@ export const annotateRoute = defineRoute({
   errors: [
     "INVALID_DOCUMENT",
     "ENCRYPTED_DOCUMENT",
+    "WRONG_PASSWORD",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",
     "FIELD_READ_ONLY",
@@ -174,7 +175,10 @@ const pdfFieldSchema = z
     value: z
       .union([z.string(), z.array(z.string())])
       .nullable()
-      .meta({ description: "Text, the chosen export value (Off: a button that is off), several for a multi-select list, or null." }),
+      .meta({
+        description:
+          "Text (a value held in a text stream, or only as rich text /RV, as plain text; null when it inflates beyond 1 MiB), the chosen export value (Off: a button that is off), several for a multi-select list, or null.",
+      }),
     options: z
       .array(z.object({ value: z.string(), label: z.string() }))
       .meta({ description: "A combo's or list's choices (export value and the text shown); a check box's or radio group's on-states." }),
@@ -224,5 +228,5 @@ export const annotateFieldsRoute = defineRoute({
     contentType: "application/json",
     schema: z.union([docxFieldsSchema, pdfFieldsSchema]).meta({ id: "AnnotateFieldsResponse" }),
   },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WRONG_PASSWORD", "PAYLOAD_TOO_LARGE", "FETCH_FAILED"],
 });

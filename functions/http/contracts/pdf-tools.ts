@@ -78,6 +78,24 @@ export const mergeRoute = defineRoute({
   errors: [...toolErrors, "CONVERSION_TIMEOUT", "CONVERSION_FAILED"],
 });
 
+/** splitUploadsResponseSchema is split's answer with `output: "uploads"`: each part an upload id of the caller's key. */
+const splitUploadsResponseSchema = z
+  .object({
+    parts: z.array(
+      z.object({
+        upload: z.string().meta({ description: "The part's upload id: pass it as document.upload (with the same API key) to sign, verify, stamp, merge..." }),
+        pages: z.array(z.number().int()).meta({ description: "The part's pages in the input, 1-based, in the part's order." }),
+        pageCount: z.number().int(),
+        bytes: z.number().int(),
+        expiresAt: z
+          .string()
+          .meta({ description: "Until when the id may be used (SIGNET_UPLOAD_TTL_SECONDS after the split); a use that succeeds consumes it." }),
+      }),
+    ),
+    droppedSignatures: z.array(z.string()).meta({ description: "The signatures removed (dropSignatures: true)." }),
+  })
+  .meta({ id: "SplitUploadsResponse", description: 'With output "uploads": the parts, in order, each kept as an upload of the calling API key.' });
+
 /** splitRoute: POST /v1/split. */
 export const splitRoute = defineRoute({
   name: "split",
@@ -89,7 +107,7 @@ export const splitRoute = defineRoute({
   tag: "PDF tools",
   summary: "Split a PDF into parts",
   description:
-    "Cuts a PDF into one part per range (`ranges`) or a part every `every` pages, and answers a zip of PDFs named part-001.pdf, part-002.pdf, ... Each part keeps the bookmarks, named destinations and form fields of its pages. At most SIGNET_SPLIT_MAX_PARTS (1,000) parts. An encrypted input opens with `document.password`; the parts are not encrypted.",
+    'Cuts a PDF into one part per range (`ranges`) or a part every `every` pages, and answers a zip of PDFs named part-001.pdf, part-002.pdf, ... With `output: "uploads"` each part is kept as an upload of the calling API key instead, and the answer (JSON) lists per part its upload id, pages, size and expiry: pass an id as `document.upload` to sign, verify, stamp, merge... with the same key (another key gets 404). Each part keeps the bookmarks, named destinations and form fields of its pages. At most SIGNET_SPLIT_MAX_PARTS (1,000) parts; with uploads each part at most the document limit (25 MB). An encrypted input opens with `document.password`; the parts are not encrypted.',
   body: {
     kind: "json",
     schema: z
@@ -97,14 +115,32 @@ export const splitRoute = defineRoute({
         document: documentInputSchema,
         ranges: z.array(pageRanges).min(1).optional().meta({ description: "One part per item." }),
         every: z.number().int().min(1).optional().meta({ description: "A part every this many pages (the last may be shorter)." }),
+        output: z
+          .enum(["zip", "uploads"])
+          .optional()
+          .meta({ description: '"zip" (the default): one zip of the parts. "uploads": each part kept as an upload of your API key, listed in a JSON answer.' }),
         dropSignatures,
       })
       .refine((body) => (body.ranges === undefined) !== (body.every === undefined), { message: "give exactly one of ranges or every", path: ["ranges"] })
       .meta({ id: "SplitRequest" }),
     example: { document: { url: "https://example.com/bundle.pdf" }, ranges: ["1-2", "3-"] },
   },
-  success: { description: "A zip of the parts (part-001.pdf, ...), in order.", contentType: "application/zip" },
-  errors: [...toolErrors],
+  success: {
+    description: 'A zip of the parts (part-001.pdf, ...), in order; with output "uploads", the parts\' upload ids (JSON).',
+    contentType: "application/zip",
+    alternative: {
+      contentType: "application/json",
+      schema: splitUploadsResponseSchema,
+      example: {
+        parts: [
+          { upload: "upl_tl3k2c_9f86d081884c7d65_Jp5GkXc0uZL3VQn0f3WbqA", pages: [1, 2], pageCount: 2, bytes: 48211, expiresAt: "2026-11-28T11:00:00.000Z" },
+          { upload: "upl_tl3k2c_9f86d081884c7d65_0xQz7m1sYb2c8dVx4NwEeg", pages: [3], pageCount: 1, bytes: 30127, expiresAt: "2026-11-28T11:00:00.000Z" },
+        ],
+        droppedSignatures: [],
+      },
+    },
+  },
+  errors: [...toolErrors, "SERVICE_UNAVAILABLE"],
 });
 
 const operationSchema = z

@@ -48,12 +48,10 @@ const certifySchema = z
 /** signatureFieldSchema is the `signatureField` member: where the visible signature goes and what it shows. */
 const signatureFieldSchema = z
   .strictObject({
-    name: z
-      .string()
-      .min(1)
-      .max(255)
-      .optional()
-      .meta({ description: "An existing empty signature field's fully qualified name (alone); or, with page and rect, the new field's name (no dots)." }),
+    name: z.string().min(1).max(255).optional().meta({
+      description:
+        "An existing empty signature field's fully qualified name (alone); or, with page and rect, the new field's name (no dots). A field with a /Lock (FieldMDP): the signature records it, and afterwards the fields it locks cannot change (409 WOULD_INVALIDATE_SIGNATURES; docs/api.md, Field locks).",
+    }),
     page: z.int().min(1).max(100_000).optional().meta({ description: "The page of a new field, from 1." }),
     rect: z
       .tuple([z.number(), z.number(), z.number(), z.number()])
@@ -69,10 +67,26 @@ const signatureFieldSchema = z
       .min(1)
       .optional()
       .meta({ description: "A picture drawn left of the text: PNG, JPEG, WebP or SVG as a data URI or https URL (annotate's limits)." }),
+    lock: z
+      .strictObject({
+        action: z.enum(["all", "include", "exclude"]),
+        fields: z.array(z.string().min(1).max(1000)).min(1).max(1000).optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          "A new field's /Lock (FieldMDP): the fields this signature locks, all of them, the listed ones (include) or all but the listed ones (exclude), by fully qualified name; afterwards they cannot change (docs/api.md, Field locks).",
+        example: { action: "include", fields: ["applicant.name"] },
+      }),
   })
   .refine((field) => (field.page === undefined) === (field.rect === undefined), { message: "give page and rect together" })
   .refine((field) => field.page !== undefined || field.name !== undefined, { message: "give name, or page and rect" })
   .refine((field) => field.page === undefined || !field.name?.includes("."), { message: "a new field's name has no dots", path: ["name"] })
+  .refine((field) => field.lock === undefined || field.page !== undefined, { message: "a lock goes on a new field (page and rect)", path: ["lock"] })
+  .refine((field) => field.lock === undefined || (field.lock.action === "all") === (field.lock.fields === undefined), {
+    message: "include and exclude take fields; all takes none",
+    path: ["lock", "fields"],
+  })
   .meta({
     id: "SignatureField",
     description:
@@ -144,6 +158,7 @@ export const signRoute = defineRoute({
   errors: [
     "INVALID_DOCUMENT",
     "ENCRYPTED_DOCUMENT",
+    "WRONG_PASSWORD",
     "CERTIFICATION_NOT_FIRST",
     "FIELD_NOT_FOUND",
     "FIELD_TYPE_MISMATCH",

@@ -108,7 +108,7 @@ export const verifyRoute = defineRoute({
     example: { document: { base64: "JVBERi0xLjcK..." } },
   },
   success: { description: "The verification report.", contentType: "application/json", schema: verifyReportSchema },
-  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "SERVICE_UNAVAILABLE"],
+  errors: ["INVALID_DOCUMENT", "ENCRYPTED_DOCUMENT", "WRONG_PASSWORD", "PAYLOAD_TOO_LARGE", "FETCH_FAILED", "SERVICE_UNAVAILABLE"],
 });
 
 /** verifyKeyRoute: GET /v1/verify/key publishes the service's signing certificate. */

@@ -1,4 +1,5 @@
 import { PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from "@libpdf/core";
+import type { FieldLock } from "#domain/pdf/field-lock.ts";
 import { same } from "#domain/pdf/objects.ts";
 import { deref, dictAt, type PdfView } from "#domain/pdf/pdf-file.ts";
 
@@ -44,6 +45,8 @@ export class Analysis {
     readonly signed: View,
     readonly current: View,
     readonly docMdp: number | undefined,
+    /** The signature's field lock (its FieldMDP transform), when it has one. */
+    readonly lock?: FieldLock | undefined,
   ) {}
 
   isNew(ref: PdfRef): boolean {
