@@ -175,3 +175,21 @@ describe("signatureField.lock: a new field with a lock", () => {
     expect(existing.json.details).toContainEqual(expect.objectContaining({ field: "signatureField.lock" }));
   });
 });
+
+describe("a lock's /P under a certification that allows annotations", () => {
+  it("a stamp after a signature whose lock says /P 2 is 409 (the certification's P=3 alone would allow it)", async () => {
+    const certified = await post("/v1/sign", {
+      ...signBody(withLockedField("Include", 2, [LOCKED])),
+      certify: { permissions: 3 },
+      signatureField: { name: "Sig1" },
+    });
+    expect(certified.status, JSON.stringify(certified.json)).toBe(200);
+    const locked = await signInto(pdfOf(certified.json), { name: "Approval" });
+    const stamp = { text: { value: "RECEIVED", size: 30 }, position: { anchor: "top-right" }, pages: "1" };
+    const refused = await post("/v1/stamp", { document: document(locked), ...stamp });
+    expect([refused.status, refused.json.code], refused.json.message).toEqual([409, "WOULD_INVALIDATE_SIGNATURES"]);
+    // Before the locking signature the same stamp is an annotation the certification permits.
+    const allowed = await post("/v1/stamp", { document: document(pdfOf(certified.json)), ...stamp });
+    expect(allowed.status, allowed.json.message).toBe(200);
+  });
+});

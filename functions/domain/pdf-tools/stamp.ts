@@ -4,7 +4,9 @@
 // which its signatures permit; any other signed PDF is 409 unless the signatures are dropped.
 import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from "@libpdf/core";
 import { DocumentFonts, type FontFiles } from "#domain/pdf-text/fonts.ts";
+import { readForm } from "#domain/pdf/acroform.ts";
 import { readCertification } from "#domain/pdf/docmdp.ts";
+import { lockPermission, signatureLocks, strictestPermission } from "#domain/pdf/field-lock.ts";
 import { allowIncrementalOnLinearized } from "#domain/pdf/libpdf-internals.ts";
 import { loadForWriting, openPdfFile } from "#domain/pdf/open-pdf.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
@@ -77,7 +79,7 @@ function stampMode(file: PdfFile, request: StampRequest): { mode: StampResult["m
   const wanted = request.as === "annotation" ? "annotation" : "content";
   if (signatures.length === 0) return { mode: wanted, drop: false };
   if (request.dropSignatures) return { mode: wanted, drop: true };
-  const permission = readCertification(file.latest)?.permission;
+  const permission = stampPermission(file);
   if (permission !== 3) {
     const why = permission
       ? `the certification allows ${permission === 1 ? "no changes" : "form filling only"}`
@@ -87,6 +89,17 @@ function stampMode(file: PdfFile, request: StampRequest): { mode: StampResult["m
   if (request.as === "content") throw wouldInvalidate(signatures, "a stamp in the page content");
   if (request.layer === "under") throw wouldInvalidate(signatures, 'a stamp under the content (an annotation is drawn over it: send "layer": "over")');
   return { mode: "annotation", drop: false };
+}
+
+/**
+ * stampPermission is what the document's signatures permit after them: the certification's DocMDP
+ * level, lowered by any signature's field lock /P (ISO 32000-2 12.8.2.4: a lock can deny, never
+ * add; verify judges the locking signature against the stricter one). No certification: none.
+ */
+function stampPermission(file: PdfFile): number | undefined {
+  const certified = readCertification(file.latest)?.permission;
+  if (certified === undefined) return undefined;
+  return strictestPermission(certified, lockPermission(signatureLocks(file.latest, readForm(file.latest, file.pageTree))));
 }
 
 function openForStamp(bytes: Buffer, maxPages: number, password: string | undefined): PdfFile {
