@@ -1,7 +1,7 @@
 // The PDF tools against hostile input (issue 40, item 7), through the local server: the verify
 // attack suite's files (test/helpers/pdf-attacks/) through merge, split and pages answer a clean
 // 4xx or a PDF qpdf accepts, never a 500 or a dead server; and the health route answers while a
-// 5,000-page merge copies its pages (the merge hands the event loop back between pages).
+// 9,000-page merge copies its pages (the merge hands the event loop back between pages).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hugePdf } from "#test/helpers/huge-pdf.ts";
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
@@ -94,20 +94,30 @@ describe("hostile PDFs through merge, split and pages", () => {
 describe("the event loop during a large merge", () => {
   // The window is the first input's work: from the moment the fetcher handed its bytes over to the
   // moment the merge asks for the second input. Nothing in between waits for I/O (parse, guard,
-  // page copy), so a health answer inside it is possible only where the merge hands the event loop
-  // back (TimeSlice pauses in the page copy): without them the count is 0 on any machine, however
-  // fast or loaded, and no time limit is guessed. Copying 5,000 pages is many 10 ms turns (each
-  // health round trip in this process takes about three), so a pausing merge answers some.
-  it("health is answered while the first input's pages are copied, in the window the fetcher marks", async () => {
-    const pages = 5000;
+  // page copy), so the event loop turns inside it only where the merge hands it back (TimeSlice
+  // pauses in the page copy). A probe counts those turns (a setImmediate ticker armed at the
+  // window's start, stopped at its end): without the pauses it counts 0 on any machine, however
+  // fast or loaded, and no time limit is guessed. Health requests run meanwhile, as a client's would.
+  it("the event loop turns (and health is served) while the first input's pages are copied, in the window the fetcher marks", async () => {
+    const pages = 9000;
+    let turns = 0;
+    let inWindow = false;
+    const tick = () => {
+      if (!inWindow) return;
+      turns++;
+      setImmediate(tick);
+    };
     let window: { start?: number; end?: number } = {};
     let healthAnswers = 0;
     documents.set("https://documents.test/large.pdf", () => {
       window = { start: healthAnswers };
+      inWindow = true;
+      setImmediate(tick);
       return hugePdf(pages);
     });
     documents.set("https://documents.test/small.pdf", () => {
       window.end = healthAnswers;
+      inWindow = false;
       return plain;
     });
     let mergeDone = false;
@@ -130,6 +140,8 @@ describe("the event loop during a large merge", () => {
     expect(await pdfPageCount(Buffer.from(json.document.base64 as string, "base64"))).toBe(pages + 1);
     expect(window.start, "the fetcher served the large input").toBeDefined();
     expect(window.end, "the fetcher served the small input").toBeDefined();
-    expect(window.end! - window.start!, "health answers while the large input was read and copied").toBeGreaterThan(0);
+    // Each pause is one turn: 6 for 9,000 pages here at load 7 (placing the pages, the
+    // parse and the save are not sliced; the copy is). One is what a merge without pauses cannot give.
+    expect(turns, `event-loop turns in the window (health answered ${window.end! - window.start!} times in it)`).toBeGreaterThan(0);
   }, 180_000);
 });
