@@ -161,6 +161,16 @@ export const settings = {
       doc: "region of the DynamoDB, SES and S3 clients",
       read: (env) => raw(env, "AWS_REGION") ?? raw(env, "AWS_DEFAULT_REGION") ?? "us-east-1",
     } as Setting<string>,
+    credentials: {
+      name: "AWS_ACCESS_KEY_ID",
+      default: "unset (the SDK's own chain)",
+      doc: "local only, with `AWS_SECRET_ACCESS_KEY`: the credentials the AWS SDK clients sign the stand-ins' requests with (the local server and the tests' local API put the stand-ins' here); on AWS it is not read, the SDK takes the function's role itself",
+      read: (env, runtime) => {
+        const accessKeyId = raw(env, "AWS_ACCESS_KEY_ID");
+        const secretAccessKey = raw(env, "AWS_SECRET_ACCESS_KEY");
+        return runtime === "local" && accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined;
+      },
+    } as Setting<AwsCredentials | undefined>,
     logLevel: {
       name: "SIGNET_LOG_LEVEL",
       default: "INFO",
@@ -397,11 +407,19 @@ function readGroup<G extends Record<string, Setting<unknown>>>(group: G, env: En
 /** Limits are the size and count caps listed in docs/configuration.md; every one is configurable. */
 export type Limits = Values<typeof settings.limits>;
 
+/** AwsCredentials are a static access key pair (the local stand-ins'). */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
 /** Config is every setting of Signet, grouped by concern. */
 export interface Config {
   version: string;
   runtime: Runtime;
   region: string;
+  /** Locally, the stand-ins' credentials the SDK clients sign with; unset on AWS (the SDK's own chain). */
+  credentials?: AwsCredentials;
   /** The log level from the container's creation on (SIGNET_LOG_LEVEL). */
   logLevel: LogLevelName;
   limits: Limits;
@@ -453,6 +471,7 @@ const readers: { [K in keyof Config]-?: (env: Env, runtime: Runtime) => Config[K
   version: (env, runtime) => settings.process.version.read(env, runtime),
   runtime: (_env, runtime) => runtime,
   region: (env, runtime) => settings.process.region.read(env, runtime),
+  credentials: (env, runtime) => settings.process.credentials.read(env, runtime),
   logLevel: (env, runtime) => settings.process.logLevel.read(env, runtime),
   limits: (env, runtime) => readGroup(settings.limits, env, runtime),
   documentLimits: (env, runtime) => {

@@ -124,6 +124,17 @@ for (const file of sourceFiles(join(root, "functions/wiring"))) {
   }
 }
 
+// Test helpers build containers from a config (test/helpers/container.ts, local-api.ts); they never write process.env.
+const envWrite = /process\.env(?:\.\w+|\[[^\]]+\])\s*(?:\?\?=|\|\|=|=(?!=))|delete\s+process\.env|Object\.assign\(\s*process\.env/g;
+for (const file of sourceFiles(join(root, "test/helpers"))) {
+  const text = readFileSync(file, "utf8");
+  for (const match of text.matchAll(envWrite)) {
+    problems.push(
+      `${relative(root, file)}:${text.slice(0, match.index).split("\n").length}: writes process.env (pass settings in the container's config instead)`,
+    );
+  }
+}
+
 if (problems.length > 0) {
   process.stderr.write(
     `${problems.join("\n")}\n\nAdapters and domain code take options and ports; only functions/wiring/ reads the configuration and builds instances (docs: STYLE habit 13). Domain folders import one way: see domainEdges in scripts/check-layers.mjs.\n`,
@@ -131,5 +142,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 process.stdout.write(
-  `check-layers: no file under ${layers.join(" or ")} imports #config or #wiring; only functions/wiring/ and the entry files import #config; no module-level let in functions/wiring/; domain code reads no process.env; domain folders import only along the table's edges\n`,
+  `check-layers: no file under ${layers.join(" or ")} imports #config or #wiring; only functions/wiring/ and the entry files import #config; no module-level let in functions/wiring/; domain code reads no process.env; no test helper writes it; domain folders import only along the table's edges\n`,
 );

@@ -55,6 +55,8 @@ export interface DynamoKeyStoreOptions {
   tableName: string;
   endpoint?: string;
   region: string;
+  /** Static credentials (the local stand-ins'); unset: the SDK's own chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 type Item = Record<string, unknown>;
@@ -109,6 +111,7 @@ export function createDynamoClient(options: DynamoKeyStoreOptions): DynamoDBClie
   return new DynamoDBClient({
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
     // Fail within a few seconds when the store is down, so the caller gets a 503, not a gateway time-out.
     // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
     maxAttempts: DYNAMODB_CLIENT_LIMITS.maxAttempts,

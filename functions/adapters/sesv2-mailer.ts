@@ -16,6 +16,8 @@ export interface SesMailerOptions {
   sender: string;
   region: string;
   endpoint?: string;
+  /** Static credentials (the local stand-ins'); unset: the SDK's own chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
   /** SES configuration set named on every send (on AWS: reputation metrics, suppression list), also when the identity has no default set. */
   configurationSet?: string;
 }
@@ -40,6 +42,7 @@ export function createSesMailer(options: SesMailerOptions): Mailer {
   const client = new SESv2Client({
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
     // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
     maxAttempts: SES_CLIENT_LIMITS.maxAttempts,
     requestHandler: {

@@ -27,7 +27,9 @@ function officeWorker(config: Config, functionName: string): OfficeWorkerConvert
   const client = new LambdaClient({ region: config.region, maxAttempts: 2 });
   return createOfficeWorkerConverter({
     invoke: lambdaOfficeInvoke({ client, functionName, timeoutMs: LAMBDA_CONVERSION_TIMEOUT_MS }),
-    ...(bucket ? { transfer: createS3OfficeTransfer({ client: s3ClientFor({ region: config.region, endpoint: s3Endpoint }), bucket }) } : {}),
+    ...(bucket
+      ? { transfer: createS3OfficeTransfer({ client: s3ClientFor({ region: config.region, credentials: config.credentials, endpoint: s3Endpoint }), bucket }) }
+      : {}),
     timeoutMs: LAMBDA_CONVERSION_TIMEOUT_MS,
     invokeTimeoutMs: OFFICE_INVOKE_TIMEOUT_MS,
   });

@@ -20,7 +20,7 @@ function createIdempotencyStoreFor(config: Config): IdempotencyStore | undefined
   if (config.runtime === "local" && !config.keys.dynamodbEndpoint) return undefined;
   return createIdempotencyStore({
     table: keyStoreOptions(config),
-    s3: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }),
+    s3: s3ClientFor({ region: config.region, credentials: config.credentials, endpoint: config.uploads.s3Endpoint }),
     bucket: config.uploads.bucket,
   });
 }

@@ -31,7 +31,7 @@ function jobStoreOf(config: Config): JobStore | undefined {
   if (!bucket) return undefined;
   return createJobStore({
     table: keyStoreOptions(config),
-    s3: s3ClientFor({ region: config.region, endpoint: s3Endpoint }),
+    s3: s3ClientFor({ region: config.region, credentials: config.credentials, endpoint: s3Endpoint }),
     bucket,
     // Only the local server's own pool reads the index: on AWS no function (the worker, the job
     // routes, the sweeper) may write JOBQ, whether or not it holds the queue's URL.

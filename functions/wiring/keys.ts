@@ -17,8 +17,13 @@ import type { KeyRateGuard } from "#http/pipeline.ts";
 import type { Container } from "#wiring/container.ts";
 
 /** keyStoreOptions are the options of a container's key table, from config. */
-export function keyStoreOptions(config: Pick<Config, "keys" | "region">): DynamoKeyStoreOptions {
-  return { tableName: config.keys.tableName, region: config.region, ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}) };
+export function keyStoreOptions(config: Pick<Config, "keys" | "region" | "credentials">): DynamoKeyStoreOptions {
+  return {
+    tableName: config.keys.tableName,
+    region: config.region,
+    ...(config.keys.dynamodbEndpoint ? { endpoint: config.keys.dynamodbEndpoint } : {}),
+    ...(config.credentials ? { credentials: config.credentials } : {}),
+  };
 }
 
 /** keyStore is a container's key store, made on first use. */
@@ -38,6 +43,7 @@ function createMailer(config: Config): Mailer {
     sender,
     region: config.region,
     ...(sesEndpoint ? { endpoint: sesEndpoint } : {}),
+    ...(config.credentials ? { credentials: config.credentials } : {}),
     ...(configurationSet ? { configurationSet } : {}),
   });
 }

@@ -124,7 +124,7 @@ export class SigningWiring {
       const { kmsEndpoint } = this.#config.identity;
       const root = await createKmsSigner({
         keyId: rootKeyId,
-        client: kmsClientFor({ region: this.#config.region, endpoint: kmsEndpoint }),
+        client: kmsClientFor({ region: this.#config.region, credentials: this.#config.credentials, endpoint: kmsEndpoint }),
         ...kmsSignerDefaults,
       });
       const top = rootCertificate(chain);
@@ -228,7 +228,7 @@ export class SigningWiring {
     if (keyId === "local" && !kmsEndpoint) {
       throw new Error("Configuration error: SIGNET_KMS_KEY_ID=local needs the local server's KMS stand-in (npm start); on AWS set a key id, ARN or alias");
     }
-    const client = kmsClientFor({ region: this.#config.region, endpoint: kmsEndpoint });
+    const client = kmsClientFor({ region: this.#config.region, credentials: this.#config.credentials, endpoint: kmsEndpoint });
     const signer = (id: string) => () => createKmsSigner({ keyId: id, client, ...kmsSignerDefaults });
     const files = bucket ? s3IdentityFiles({ bucket, client: this.#identityClient() }) : localIdentityFiles(join(dataDir, "identity"));
     return createKmsIdentityStore(files, {

@@ -25,7 +25,10 @@ function uploadSettings(config: Pick<Config, "limits" | "uploads">): UploadSetti
 
 /** createUploadStore is the upload store of a config (SIGNET_UPLOADS_BUCKET, SIGNET_S3_ENDPOINT locally). */
 function createUploadStore(config: Config): UploadStore {
-  return createS3UploadStore({ bucket: config.uploads.bucket, client: s3ClientFor({ region: config.region, endpoint: config.uploads.s3Endpoint }) });
+  return createS3UploadStore({
+    bucket: config.uploads.bucket,
+    client: s3ClientFor({ region: config.region, credentials: config.credentials, endpoint: config.uploads.s3Endpoint }),
+  });
 }
 
 /** uploadDeps are the container's store, the bounds (the document limit caps an upload) and the clock. */

@@ -45,8 +45,8 @@ export interface LocalApiOptions {
  * startLocalApi starts the stand-ins (ports 0), builds a container on `env` over process.env (read,
  * never written) plus SIGNET_DATA_DIR and the stand-in endpoints, runs the local bootstrap on it
  * and starts the local server on 127.0.0.1:0. Several may run in one test file, each with its own
- * settings. Under vitest the AWS SDK's credentials are in the environment already (vitest.config.ts)
- * and the stand-ins use them; a bench (no vitest) gets the stand-ins' put there, as local/main.ts does.
+ * settings. The SDK clients sign with the stand-ins' credentials from the container's config
+ * (`config.credentials`; under vitest the same pair is in the environment, vitest.config.ts).
  */
 export async function startLocalApi(name: string, env: Record<string, string> = {}, options: LocalApiOptions = {}): Promise<LocalApi> {
   const { parts = "all" } = options;
@@ -56,8 +56,6 @@ export async function startLocalApi(name: string, env: Record<string, string> = 
   // Closed once, whether a test stopped them early (a store outage) or close does.
   let closing: Promise<void> | undefined;
   const standIns: StandIns = { ...started, close: () => (closing ??= started.close()) };
-  process.env.AWS_ACCESS_KEY_ID ??= standIns.env.AWS_ACCESS_KEY_ID;
-  process.env.AWS_SECRET_ACCESS_KEY ??= standIns.env.AWS_SECRET_ACCESS_KEY;
   const container = createContainer(loadConfig({ ...settings, ...standIns.env }), options.overrides);
   const shutdowns = parts === "all" ? await bootstrap(container) : await ensureKeyTable(keyStoreOptions(container.config)).then(() => []);
   // As local/main.ts: one request's uncaught error answers that request 500, the server carries on.

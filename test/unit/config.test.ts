@@ -33,6 +33,14 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(name));
   });
 
+  it("carries the stand-ins' credentials locally, so no caller writes them into process.env; on AWS the SDK's chain", () => {
+    const pair = { AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "s3cret" };
+    expect(loadConfig(pair).credentials).toEqual({ accessKeyId: "local", secretAccessKey: "s3cret" });
+    expect(loadConfig({ AWS_ACCESS_KEY_ID: "local" }).credentials).toBeUndefined();
+    const aws = { ...pair, AWS_LAMBDA_FUNCTION_NAME: "signet-sign", SIGNET_TABLE: "t", SIGNET_SENDER_EMAIL: "noreply@example.com" };
+    expect(loadConfig(aws).credentials).toBeUndefined();
+  });
+
   it("requires the AWS settings inside Lambda", () => {
     expect(() => loadConfig({ AWS_LAMBDA_FUNCTION_NAME: "signet-sign" })).toThrowError(/SIGNET_TABLE is required/);
     const config = loadConfig({

@@ -23,4 +23,5 @@ export function drawAuditCertificate(pdf: PDF, certificate: AuditCertificate, fi
   const canvas = new CertificateCanvas(pdf, fonts, certificatePageSize(pageSize, STYLE.page));
   drawBlocks(canvas, certificateContent(certificate));
   canvas.writePages(pdf, footerText(certificate), pageLabel);
+  fonts.finalize();
 }

@@ -1,5 +1,6 @@
 import { PDF, type EmbeddedFont } from "@libpdf/core";
 import { registerEmbeddedFont } from "#domain/pdf/libpdf-internals.ts";
+import { finalizeSubset } from "#domain/pdf-text/font-subsets.ts";
 import { shape, type TextRun } from "#domain/pdf-text/shaping.ts";
 
 /**
@@ -205,9 +206,26 @@ export class DocumentFonts {
   runs(text: string, style: FontStyle, size: number): TextRun[] {
     return this.split(text, style).map((run) => {
       const font = this.get(run.index);
-      if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: font.widthOfTextAtSize(run.text, size) };
+      if (!NEEDS_SHAPING.test(run.text)) return { text: run.text, font, width: (this.advanceUnits(run.index, run.text) * size) / 1000 };
       return { text: run.text, font, ...shape(this.file(run.index), run.text, size) };
     });
+  }
+
+  /** advanceUnits is text's width in font `index` in 1/1000 em from the remembered advances (as libpdf's widthOfTextAtSize, without its glyph tracking). */
+  private advanceUnits(index: number, text: string): number {
+    const font = parse(this.file(index));
+    let units = 0;
+    for (const char of text) units += advance(font, char.codePointAt(0)!);
+    return units;
+  }
+
+  /**
+   * finalize makes the PDF objects of every font this document drew with, now: a subset the
+   * process made before for the same glyphs is copied (font-subsets.ts). Nothing may be drawn
+   * with these fonts afterwards.
+   */
+  finalize(): void {
+    for (const font of [...this.embedded.values(), ...this.twins.values()]) finalizeSubset(this.pdf, font);
   }
 
   /**
@@ -217,10 +235,7 @@ export class DocumentFonts {
   width(text: string, style: FontStyle, size: number): number {
     if (NEEDS_SHAPING.test(text)) return this.runs(text, style, size).reduce((sum, run) => sum + run.width, 0);
     let units = 0;
-    for (const piece of this.split(text, style)) {
-      const font = parse(this.file(piece.index));
-      for (const char of piece.text) units += advance(font, char.codePointAt(0)!);
-    }
+    for (const piece of this.split(text, style)) units += this.advanceUnits(piece.index, piece.text);
     return (units * size) / 1000;
   }
 }

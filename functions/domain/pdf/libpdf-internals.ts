@@ -184,6 +184,52 @@ export function extractGlyphAs(font: EmbeddedFont, gid: number, codePoint: numbe
   used.set(gid, new Set([codePoint, ...(used.get(gid) ?? [])]));
 }
 
+/** FontsInternals is libpdf's PDFFonts state: the fonts finalised at save, by their pre-allocated refs. */
+interface FontsInternals {
+  embeddedFonts: Map<EmbeddedFont, PdfRef>;
+  finalized: boolean;
+  finalize(subsetFonts: boolean): void;
+}
+
+/** usedGlyphsOf is what a font drew: glyph id to the code points recorded for it (the first is what ToUnicode maps it to). */
+export function usedGlyphsOf(font: EmbeddedFont): ReadonlyMap<number, ReadonlySet<number>> {
+  return (font as unknown as { usedGlyphs: Map<number, Set<number>> }).usedGlyphs;
+}
+
+/**
+ * finalizeFontAlone runs libpdf's own finalisation (subset, ToUnicode, widths, descriptor, at the
+ * font's pre-allocated ref) for one embedded font now, and takes it off the list save finalises;
+ * it returns that ref. The font draws nothing more afterwards.
+ */
+export function finalizeFontAlone(pdf: PDF, font: EmbeddedFont): PdfRef {
+  const fonts = pdf.fonts as unknown as FontsInternals;
+  const all = fonts.embeddedFonts;
+  const ref = all.get(font);
+  if (!ref || fonts.finalized) throw new Error("finalizeFontAlone: the font is not waiting for finalisation in this document");
+  fonts.embeddedFonts = new Map([[font, ref]]);
+  try {
+    fonts.finalize(true);
+  } finally {
+    fonts.embeddedFonts = all;
+    fonts.finalized = false;
+  }
+  all.delete(font);
+  return ref;
+}
+
+/**
+ * registerFontAt puts a font's Type0 dictionary (built elsewhere, its other objects registered)
+ * at the font's pre-allocated ref, with its subset tag, and takes the font off the list save finalises.
+ */
+export function registerFontAt(pdf: PDF, font: EmbeddedFont, type0: PdfDict, subsetTag: string | null): void {
+  const fonts = pdf.fonts as unknown as FontsInternals;
+  const ref = fonts.embeddedFonts.get(font);
+  if (!ref || fonts.finalized) throw new Error("registerFontAt: the font is not waiting for finalisation in this document");
+  (pdf.context as unknown as { registry: { registerAt(ref: PdfRef, object: unknown): void } }).registry.registerAt(ref, type0);
+  if (subsetTag) font.setSubsetTag(subsetTag);
+  fonts.embeddedFonts.delete(font);
+}
+
 /**
  * checkLibpdfInternals throws, naming each accessor, when the shapes above are not what a loaded
  * document holds (the canary test calls it; so could a start-up check).
@@ -197,9 +243,10 @@ export function checkLibpdfInternals(pdf: PDF): void {
   }
   const info = context.info as { trailer?: { get?: unknown } } | undefined;
   if (typeof info?.trailer?.get !== "function") problems.push("context.info.trailer");
-  const registry = context.registry as { getNewObjects?: unknown; allocateRef?: unknown } | undefined;
+  const registry = context.registry as { getNewObjects?: unknown; allocateRef?: unknown; registerAt?: unknown } | undefined;
   if (typeof registry?.getNewObjects !== "function") problems.push("context.registry.getNewObjects");
   if (typeof registry?.allocateRef !== "function") problems.push("context.registry.allocateRef");
+  if (typeof registry?.registerAt !== "function") problems.push("context.registry.registerAt");
   const reading = registry as Partial<RegistryInternals> | undefined;
   if (!(reading?.loaded instanceof Map) || typeof reading.resolver !== "function") problems.push("context.registry.loaded, resolver");
   if (typeof (pdf as unknown as { saveInternal?: unknown }).saveInternal !== "function") problems.push("PDF.saveInternal");
@@ -208,7 +255,10 @@ export function checkLibpdfInternals(pdf: PDF): void {
   if (!(state.originalBytes instanceof Uint8Array) || typeof state.originalXRefOffset !== "number" || typeof state._usesXRefStreams !== "boolean") {
     problems.push("PDF.originalBytes, originalXRefOffset, _usesXRefStreams");
   }
-  if (!((pdf.fonts as unknown as { embeddedFonts?: unknown }).embeddedFonts instanceof Map)) problems.push("fonts.embeddedFonts");
+  const fonts = pdf.fonts as unknown as Partial<FontsInternals>;
+  if (!(fonts.embeddedFonts instanceof Map) || typeof fonts.finalized !== "boolean" || typeof fonts.finalize !== "function") {
+    problems.push("fonts.embeddedFonts, fonts.finalized, fonts.finalize");
+  }
   for (const font of (pdf.fonts as unknown as { embeddedFonts?: Map<EmbeddedFont, PdfRef> }).embeddedFonts?.keys() ?? []) {
     if (!((font as unknown as { usedGlyphs?: unknown }).usedGlyphs instanceof Map)) problems.push("EmbeddedFont.usedGlyphs");
   }
