@@ -46,7 +46,7 @@ export function makeSplitHandler(container: Container) {
     let index = 0;
     for await (const part of parts) await zip.add({ name: `part-${String(++index).padStart(3, "0")}.pdf`, data: part.pdf });
     await input.consumed();
-    return binary(200, zip.finish(), "application/zip", {
+    return binary(200, await zip.finish(), "application/zip", {
       "Content-Disposition": attachmentDisposition("parts.zip"),
       ...droppedSignaturesHeader(source.dropped),
     });

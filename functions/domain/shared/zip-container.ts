@@ -215,6 +215,9 @@ export interface ZipInput {
   stored?: boolean;
 }
 
+// Entries ZipWriter compresses at once (libuv's thread pool has four threads).
+const IN_FLIGHT = 4;
+
 /** compressEntry is an entry's bytes as the zip holds them: deflated on libuv's thread pool, or as they are when stored. */
 function compressEntry(entry: ZipInput, options: ZlibOptions = {}): Promise<Buffer> {
   if (entry.stored) return Promise.resolve(Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength));
@@ -231,16 +234,26 @@ export class ZipWriter {
   readonly #chunks: Buffer[] = [];
   readonly #central: Buffer[] = [];
   readonly #slice = new TimeSlice();
+  // Entries being compressed, in order: the next part is made while the last ones deflate.
+  readonly #queue: Array<Promise<[ZipInput, Buffer, number]>> = [];
   #offset = 0;
   #count = 0;
 
   /** `level` is zlib's compression level (1 fastest, 9 smallest; zlib's default 6). */
   constructor(private readonly options: { level?: number } = {}) {}
 
-  /** add compresses one entry and appends it. */
+  /** add starts compressing one entry; it waits only when IN_FLIGHT entries are being compressed. */
   async add(entry: ZipInput): Promise<void> {
-    const data = await compressEntry(entry, this.options);
-    this.append(entry, data, await crc32InSlices(entry.data, this.#slice));
+    const compressed = Promise.all([entry, compressEntry(entry, this.options), crc32InSlices(entry.data, this.#slice)] as const);
+    // Awaited by #drainOne; marked handled here so a failure waits for that await instead of ending the process.
+    compressed.catch(() => undefined);
+    this.#queue.push(compressed);
+    if (this.#queue.length >= IN_FLIGHT) await this.#drainOne();
+  }
+
+  async #drainOne(): Promise<void> {
+    const [entry, data, crc] = await this.#queue.shift()!;
+    this.append(entry, data, crc);
   }
 
   /** append writes an entry already compressed (`data`) with the checksum of its uncompressed bytes. */
@@ -269,8 +282,9 @@ export class ZipWriter {
     this.#count++;
   }
 
-  /** finish writes the central directory and gives the whole zip. */
-  finish(): Buffer {
+  /** finish waits for the entries still compressing, writes the central directory and gives the whole zip. */
+  async finish(): Promise<Buffer> {
+    while (this.#queue.length > 0) await this.#drainOne();
     const directory = Buffer.concat(this.#central);
     const end = Buffer.alloc(22);
     end.writeUInt32LE(EOCD, 0);
@@ -291,7 +305,7 @@ export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
   const slice = new TimeSlice();
   const writer = new ZipWriter();
   for (const [index, entry] of entries.entries()) writer.append(entry, compressed[index]!, await crc32InSlices(entry.data, slice));
-  return writer.finish();
+  return await writer.finish();
 }
 
 /** crc32InSlices is the CRC-32 of `data`, taken 4 MB at a time with a pause when the turn has run out. */
