@@ -54,6 +54,7 @@ const instantInvoke: OfficeInvoke = async (job) =>
   wire(
     await runOfficeJob(wire(job), {
       converter: instant,
+      conversionLimitMs: 60_000,
       limits,
       inlineLimitBytes: INLINE_DOCUMENT_BYTES,
       readInput: (url, maxBytes) => readPresigned(url, maxBytes, 30_000),

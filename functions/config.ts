@@ -340,6 +340,11 @@ export const settings = {
       "the office function LibreOffice runs in (name or ARN; AWS): conversions are sent there, large documents through SIGNET_UPLOADS_BUCKET",
       "unset (LibreOffice runs in this process)",
     ),
+    lambdaEndpoint: optional(
+      "SIGNET_LAMBDA_ENDPOINT",
+      "endpoint of the Lambda API the office function is invoked through (tests: a stand-in)",
+      "unset (the region's Lambda endpoint)",
+    ),
     soffice: optional("SIGNET_SOFFICE", "LibreOffice soffice binary", "PATH, then `/opt/libreoffice*/program`, `/opt/instdir/program`"),
     mode: {
       name: "SIGNET_CONVERSION_MODE",

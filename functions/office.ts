@@ -23,6 +23,7 @@ export function makeOfficeHandler(container: Container) {
   return async (event: unknown): Promise<OfficeAnswer> =>
     runOfficeJob(event, {
       converter: converter(container),
+      conversionLimitMs: config.conversion.timeoutMs,
       limits,
       inlineLimitBytes: INLINE_DOCUMENT_BYTES,
       readInput: (url, maxBytes) => readPresigned(url, maxBytes, OFFICE_TRANSFER_MS),

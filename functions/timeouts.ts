@@ -81,19 +81,50 @@ export const OFFICE_FUNCTION_TIMEOUT_SECONDS = Math.floor(
 );
 
 /**
- * LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS of the office function: LibreOffice
- * stops early enough that the office function's own two transfers and its answer still fit in its
- * time-out (83 - 3 - 3 - 1 s: 76 s), so its handler answers CONVERSION_TIMEOUT itself rather than
- * being killed by Lambda. Before the office function it was 99 s.
+ * officeConversionLimitMs is SIGNET_CONVERSION_TIMEOUT_MS of an office function with this Lambda
+ * time-out: LibreOffice stops early enough that the function's own two transfers and its answer
+ * still fit, so its handler answers CONVERSION_TIMEOUT itself rather than being killed by Lambda.
  */
-export const LAMBDA_CONVERSION_TIMEOUT_MS = OFFICE_FUNCTION_TIMEOUT_SECONDS * 1000 - 2 * OFFICE_TRANSFER_MS - OFFICE_ANSWER_MARGIN_MS;
+export function officeConversionLimitMs(functionTimeoutSeconds: number): number {
+  return functionTimeoutSeconds * 1000 - 2 * OFFICE_TRANSFER_MS - OFFICE_ANSWER_MARGIN_MS;
+}
+
+/**
+ * OFFICE_INVOKE_OVERHEAD_MS is what one invoke of an office function adds to the conversion it
+ * asks for: the function's cold start, its two transfers and its answer (10 + 6 + 1 s: 17 s). A
+ * caller waits for a conversion of N ms at most N + 17 s (functions/adapters/office-worker-converter.ts).
+ */
+export const OFFICE_INVOKE_OVERHEAD_MS = OFFICE_INIT_MS + 2 * OFFICE_TRANSFER_MS + OFFICE_ANSWER_MARGIN_MS;
+
+/**
+ * LAMBDA_CONVERSION_TIMEOUT_MS is SIGNET_CONVERSION_TIMEOUT_MS of the office function (83 - 3 - 3
+ * - 1 s: 76 s), and the limit a caller asks for when its request names none (every synchronous
+ * request; a job's DOCX to sign). Before the office function it was 99 s.
+ */
+export const LAMBDA_CONVERSION_TIMEOUT_MS = officeConversionLimitMs(OFFICE_FUNCTION_TIMEOUT_SECONDS);
 
 /**
  * OFFICE_INVOKE_TIMEOUT_MS is how long a caller waits for one invoke of the office function: its
  * cold start plus its time-out (93 s). A caller that gave up then still has the time for its
  * transfers and its 504: 3 + 93 + 3 + 5 + 15.7 s <= 120 s (test/unit/stream-budget.test.ts).
  */
-export const OFFICE_INVOKE_TIMEOUT_MS = OFFICE_INIT_MS + OFFICE_FUNCTION_TIMEOUT_SECONDS * 1000;
+export const OFFICE_INVOKE_TIMEOUT_MS = LAMBDA_CONVERSION_TIMEOUT_MS + OFFICE_INVOKE_OVERHEAD_MS;
+
+/** JOB_AFTER_WORK_MS is what a job's run keeps back from its budget for the work after a long step (signing, the answer, storing it). */
+export const JOB_AFTER_WORK_MS = 10_000;
+
+/**
+ * OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS is the Lambda time-out of the jobs' office function
+ * (office-jobs: the same image, network and rights as the office function, invoked by the job
+ * worker alone), so a job's conversion gets the job's 15 minutes rather than the 83 s planned inside
+ * the streaming routes. A job's conversion step has at most 890 s (the worker's 900 s less
+ * JOB_AFTER_WORK_MS); less the worker's two transfers and the office function's cold start:
+ * 900 - 10 - 6 - 10 = 874 s. Its conversion limit is then 867 s (officeConversionLimitMs), exactly
+ * the most a job's conversion asks for (890 - 6 - 17 s).
+ */
+export const OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS = Math.floor(
+  (JOB_WORKER_TIMEOUT_SECONDS * 1000 - JOB_AFTER_WORK_MS - 2 * OFFICE_TRANSFER_MS - OFFICE_INIT_MS) / 1000,
+);
 
 /** AUTHORIZER_CACHE_SECONDS is how long API Gateway reuses an authorizer answer: the bound on revocation taking effect. */
 export const AUTHORIZER_CACHE_SECONDS = 60;

@@ -98,21 +98,25 @@ function commonAlarms(scope: Construct, parts: AlarmParts): Alarm[] {
   ];
 }
 
-/** accountAlarms are the small set's: throttles anywhere in the account, and the office function near its time-out. */
+/** accountAlarms are the small set's: throttles anywhere in the account, and each office function near its time-out. */
 function accountAlarms(scope: Construct, parts: AlarmParts): Alarm[] {
-  const office = parts.functions.office!;
-  const officeTimeoutMs = planOf("office").timeoutSeconds * 1000;
+  const nearTimeOut = (id: string, name: "office" | "office-jobs", what: string) => {
+    const timeoutMs = planOf(name).timeoutSeconds * 1000;
+    return new Alarm(scope, id, {
+      alarmDescription: `${what} ran within 20% of its ${timeoutMs / 1000} s time-out`,
+      metric: parts.functions[name]!.metricDuration({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+      ...atLeast(Math.round(timeoutMs * 0.8)),
+    });
+  };
   return [
     new Alarm(scope, "LambdaThrottlesAlarm", {
       alarmDescription: "Lambda throttled a function of the account (concurrency exhausted?)",
       metric: fiveMinutes(LambdaFunction.metricAllThrottles(), Stats.SUM),
       ...atLeast(1),
     }),
-    new Alarm(scope, "OfficeDurationAlarm", {
-      alarmDescription: `The office function ran within 20% of its ${officeTimeoutMs / 1000} s time-out`,
-      metric: office.metricDuration({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
-      ...atLeast(Math.round(officeTimeoutMs * 0.8)),
-    }),
+    nearTimeOut("OfficeDurationAlarm", "office", "The office function"),
+    // A job's conversion may rightly run long: near the 874 s, a job's large document is about to fail.
+    nearTimeOut("OfficeJobsDurationAlarm", "office-jobs", "The jobs' office function"),
   ];
 }
 

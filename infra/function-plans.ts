@@ -8,16 +8,17 @@ import {
   JOB_WORKER_TIMEOUT_SECONDS,
   KEY_FUNCTION_TIMEOUT_SECONDS,
   OFFICE_FUNCTION_TIMEOUT_SECONDS,
+  OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS,
   STREAMING_TIMEOUT_SECONDS,
 } from "#functions/timeouts.ts";
 
 /**
  * FunctionName is every function of the stack: one per route of functions/http/routes.ts
- * (RouteName), the API-key authorizer, the fallback, the office function and (with the keys in
+ * (RouteName), the API-key authorizer, the fallback, the two office functions and (with the keys in
  * KMS) the scheduled CRL issuer. The table below must
  * name each: a new route without its plan does not compile.
  */
-export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "crl-issuer" | "jobs-worker" | "webhook-sweeper";
+export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "office-jobs" | "crl-issuer" | "jobs-worker" | "webhook-sweeper";
 
 /**
  * FunctionPlan is everything the stack decides per function that does not depend on a deploy
@@ -28,7 +29,7 @@ export type FunctionName = RouteName | "authorizer" | "fallback" | "office" | "c
 export interface FunctionPlan {
   memoryMb: number;
   timeoutSeconds: number;
-  /** "zip": a NodejsFunction on nodejs22.x; "office-image": the LibreOffice container image (the office function only). */
+  /** "zip": a NodejsFunction on nodejs22.x; "office-image": the LibreOffice container image (the office functions only). */
   package: "zip" | "office-image";
   /** Files the function reads at run time, copied beside its bundle (the task root). */
   runtimeFiles?: readonly RuntimeFile[];
@@ -40,8 +41,8 @@ export interface FunctionPlan {
   uploads?: "grant" | "consume" | "produce";
   /** Sends mail from the sender address. */
   mail?: true;
-  /** Converts through the office function: may invoke it and stage documents under office/ of the uploads bucket. */
-  office?: true;
+  /** Converts through this office function: may invoke it (and no other) and stage documents under office/ of the uploads bucket. */
+  office?: OfficeFunctionName;
 }
 
 const small = { memoryMb: 256, timeoutSeconds: 10, package: "zip" } as const;
@@ -49,7 +50,7 @@ const small = { memoryMb: 256, timeoutSeconds: 10, package: "zip" } as const;
 const keyFunction = { memoryMb: 256, timeoutSeconds: KEY_FUNCTION_TIMEOUT_SECONDS["auth-register"], package: "zip" } as const;
 // Sign, annotate and convert parse and write documents up to 25 MB (a 20 MB signing peaks near
 // 600 MB locally) and stream their answers for up to 120 s; LibreOffice runs in the office function.
-const streamed = { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume", office: true } as const;
+const streamed = { memoryMb: 1536, timeoutSeconds: STREAMING_TIMEOUT_SECONDS, package: "zip", uploads: "consume", office: "office" } as const;
 
 /** unoDriver is the warm LibreOffice's UNO driver, looked up beside the bundle (functions/adapters/libreoffice/uno-driver.ts). */
 const unoDriver: RuntimeFile = { from: "functions/adapters/libreoffice/uno-driver.py", to: "uno-driver.py" };
@@ -132,6 +133,8 @@ export const functionPlans = {
   "jobs-worker": {
     ...streamed,
     timeoutSeconds: JOB_WORKER_TIMEOUT_SECONDS,
+    // A job's conversion gets the job's budget: the jobs' office function (874 s), not the routes' (83 s).
+    office: "office-jobs",
     identity: "signing",
     runtimeFiles: drawingFiles,
   },
@@ -143,10 +146,15 @@ export const functionPlans = {
   pages: streamed,
   // LibreOffice wants memory (and the CPU share that comes with it): shelf recommends >= 3008 MB.
   office: { memoryMb: 3008, timeoutSeconds: OFFICE_FUNCTION_TIMEOUT_SECONDS, package: "office-image", runtimeFiles: [unoDriver] },
+  // The same image, network and rights, for the job worker alone: its time-out is the job's budget less margins (functions/timeouts.ts).
+  "office-jobs": { memoryMb: 3008, timeoutSeconds: OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS, package: "office-image", runtimeFiles: [unoDriver] },
 } as const satisfies Record<FunctionName, FunctionPlan>;
 
-/** officeCallers are the functions that convert through the office function (sign's DOCX input, annotate with to=pdf, convert). */
-export const officeCallers = (Object.keys(functionPlans) as FunctionName[]).filter((name) => (functionPlans[name] as FunctionPlan).office === true);
+/** OfficeFunctionName names the office functions: the routes' (planned inside the streaming 120 s) and the jobs' (inside the worker's 15 minutes). */
+export type OfficeFunctionName = "office" | "office-jobs";
+
+/** officeCallers are the functions that convert through an office function (sign's DOCX input, annotate with to=pdf, convert, the job worker). */
+export const officeCallers = (Object.keys(functionPlans) as FunctionName[]).filter((name) => (functionPlans[name] as FunctionPlan).office !== undefined);
 
 /** planOf is a function's plan. */
 export function planOf(name: FunctionName): FunctionPlan {

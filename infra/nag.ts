@@ -111,12 +111,15 @@ function acknowledgeFunctionFindings(parts: NagParts): void {
     }
   }
   const office = parts.office;
-  // On the role, which the office construct makes beside the function (infra/office-worker.ts).
-  Validations.of(office.fn.role!).acknowledge({
-    id: "AwsSolutions-IAM5[Resource::*]",
-    reason:
-      "The network interface calls Lambda makes to attach the office function to its VPC (ec2:CreateNetworkInterface and the like); EC2 authorises DescribeNetworkInterfaces only on *, and AWS's own AWSLambdaVPCAccessExecutionRole grants them so. The function's own code may not use them: a Deny on the same calls when they carry the function's ARN (lambda:SourceFunctionArn). Its logs are limited to its own log group.",
-  });
+  // On the roles, which the office construct makes beside each office function (infra/office-worker.ts).
+  for (const fn of [office.fn, parts.functions["office-jobs"]]) {
+    if (!fn) continue;
+    Validations.of(fn.role!).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason:
+        "The network interface calls Lambda makes to attach the office function to its VPC (ec2:CreateNetworkInterface and the like); EC2 authorises DescribeNetworkInterfaces only on *, and AWS's own AWSLambdaVPCAccessExecutionRole grants them so. The function's own code may not use them: a Deny on the same calls when they carry the function's ARN (lambda:SourceFunctionArn). Its logs are limited to its own log group.",
+    });
+  }
   Validations.of(office.prefixListLookup).acknowledge({
     id: "AwsSolutions-IAM5[Resource::*]",
     reason:

@@ -10,14 +10,14 @@ import {
   Vpc,
 } from "aws-cdk-lib/aws-ec2";
 import { AnyPrincipal, Effect, Policy, PolicyDocument, PolicyStatement, Role, ServicePrincipal, type IGrantable } from "aws-cdk-lib/aws-iam";
-import { Architecture, type DockerImageCode, DockerImageFunction } from "aws-cdk-lib/aws-lambda";
+import { Architecture, type DockerImageCode, DockerImageFunction, type IFunction } from "aws-cdk-lib/aws-lambda";
 import { type ILogGroup, LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from "aws-cdk-lib/custom-resources";
 import { Construct } from "constructs";
 import { OfficeDnsFirewall } from "./office-dns.ts";
 
-/** OfficeWorkerProps configure the office function: its image (LibreOffice and the office handler) and settings. */
+/** OfficeWorkerProps configure an office function: its image (LibreOffice and the office handler) and settings. */
 export interface OfficeWorkerProps {
   code: DockerImageCode;
   environment?: Record<string, string>;
@@ -61,6 +61,8 @@ export class OfficeWorker extends Construct {
   readonly s3Endpoint: GatewayVpcEndpoint;
   /** prefixListLookup finds S3's prefix list at deploy (CDK's AwsCustomResource: one function of CDK's own). */
   readonly prefixListLookup: AwsCustomResource;
+  /** securityGroup is every office function's: HTTPS to S3's prefix list, nothing else. */
+  private readonly securityGroup: SecurityGroup;
 
   constructor(scope: Construct, id: string, props: OfficeWorkerProps) {
     super(scope, id);
@@ -100,14 +102,24 @@ export class OfficeWorker extends Construct {
         description: "S3 through the gateway endpoint (presigned URLs) only",
       },
     ];
-    const logGroup = props.logGroup ?? new LogGroup(this, "Logs", { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    const role = this.createRole(logGroup);
-    this.fn = new DockerImageFunction(this, "Function", {
+    this.securityGroup = securityGroup;
+    this.fn = this.addFunction("", props);
+  }
+
+  /**
+   * addFunction adds an office function from `props` (the first is the office function itself;
+   * ids prefixed by `id` for the others) in this VPC, with this security group, its own log group and a
+   * role as narrow as the first's: every office function gets the same isolation.
+   */
+  addFunction(id: string, props: OfficeWorkerProps): DockerImageFunction {
+    const logGroup = props.logGroup ?? new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const role = this.createRole(`${id}Role`, logGroup);
+    const fn = new DockerImageFunction(this, `${id}Function`, {
       code: props.code,
       role,
       vpc: this.vpc,
       vpcSubnets: { subnetType: SubnetType.PRIVATE_ISOLATED },
-      securityGroups: [securityGroup],
+      securityGroups: [this.securityGroup],
       architecture: Architecture.X86_64,
       memorySize: props.memoryMb ?? 3008,
       timeout: props.timeout ?? Duration.seconds(120),
@@ -121,17 +133,18 @@ export class OfficeWorker extends Construct {
     // source function ARN; the same calls from the function's own code carry its ARN and are
     // denied (AWS Lambda Developer Guide, "Using source function ARN to control function access
     // behavior"). A policy of its own: it names the function, which must not wait for it.
-    new Policy(this, "EniGuard", {
+    new Policy(this, `${id}EniGuard`, {
       roles: [role],
       statements: [
         new PolicyStatement({
           effect: Effect.DENY,
           actions: eniActions,
           resources: ["*"],
-          conditions: { ArnEquals: { "lambda:SourceFunctionArn": this.fn.functionArn } },
+          conditions: { ArnEquals: { "lambda:SourceFunctionArn": fn.functionArn } },
         }),
       ],
     });
+    return fn;
   }
 
   /** allowObjects lets the office function GET and PUT (by presigned URL) the bucket's objects under prefix, and nothing else through the S3 endpoint. */
@@ -141,15 +154,15 @@ export class OfficeWorker extends Construct {
     );
   }
 
-  /** grantInvoke lets a converting function (convert, annotate, sign) invoke the office function. */
-  grantInvoke(grantee: IGrantable): void {
+  /** grantInvoke lets a converting function (convert, annotate, sign; the job worker) invoke one office function (the first when unnamed). */
+  grantInvoke(grantee: IGrantable, fn: IFunction = this.fn): void {
     // The function itself (its unqualified ARN, which the callers invoke), not its versions and aliases.
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [this.fn.functionArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [fn.functionArn] }));
   }
 
   /** createRole: its own log group, and the network interface calls Lambda makes for it; no managed policy. */
-  private createRole(logGroup: ILogGroup): Role {
-    return new Role(this, "Role", {
+  private createRole(id: string, logGroup: ILogGroup): Role {
+    return new Role(this, id, {
       assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
       description: "Signet office worker: its own logs and its network interfaces, nothing else",
       inlinePolicies: {

@@ -46,7 +46,7 @@ import {
   webhookSecrets,
 } from "./bind.ts";
 import { JobWorker } from "./jobs.ts";
-import { functionPlans, officeCallers, planOf, type FunctionName } from "./function-plans.ts";
+import { functionPlans, officeCallers, planOf, type FunctionName, type OfficeFunctionName } from "./function-plans.ts";
 import { OfficeWorker } from "./office-worker.ts";
 import { bundleForImage, nodejsBundling, repoRoot, type RuntimeFile } from "./bundling.ts";
 import { addGatewayResponses, routeMethods, tightThrottle } from "./gateway.ts";
@@ -54,7 +54,7 @@ import { acknowledgeNagFindings } from "./nag.ts";
 import { checkRegion } from "./regions.ts";
 import { senderIdentities } from "./sender-identity.ts";
 import { addUploads, officeObjects, officeStaging } from "./uploads.ts";
-import { AUTHORIZER_CACHE_SECONDS, INTEGRATION_TIMEOUT_SECONDS, LAMBDA_CONVERSION_TIMEOUT_MS, STREAMING_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
+import { AUTHORIZER_CACHE_SECONDS, INTEGRATION_TIMEOUT_SECONDS, officeConversionLimitMs, STREAMING_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 
 /** SignetStackProps are the deployment choices, given as `-c name=value` context (infra/app.ts). */
 export interface SignetStackProps extends StackProps {
@@ -189,7 +189,6 @@ export class SignetStack extends Stack {
 
     const names = this.createFunctions(props, version, corsOrigin);
     const office = this.createOffice(version, props.libreOfficeBaseImage);
-    this.functions.office = office.fn;
     applyReservedConcurrency(this.functions, props.reservedConcurrency ?? {});
 
     const mail = sender(mailIdentities, props.senderEmail, { sandbox: props.sesSandbox ?? true, configurationSet: this.mailConfiguration });
@@ -202,11 +201,13 @@ export class SignetStack extends Stack {
     const uploadsBucket = addUploads(this, fns, corsOrigin);
     // The office function's S3 endpoint admits the staged documents and nothing else.
     office.allowObjects(uploadsBucket, officeObjects);
-    // The office callers may invoke the office function and stage documents under office/ of the
-    // uploads bucket; the office function itself gets presigned URLs, never a permission.
+    // The office callers may invoke their office function (the routes the office function, the job
+    // worker the jobs' one) and stage documents under office/ of the uploads bucket; the office
+    // functions themselves get presigned URLs, never a permission.
     for (const name of officeCallers) {
-      bind(fns[name]!, setting("SIGNET_OFFICE_FUNCTION", office.fn.functionName), officeStaging(uploadsBucket));
-      office.grantInvoke(fns[name]!);
+      const target = fns[planOf(name).office!]!;
+      bind(fns[name]!, setting("SIGNET_OFFICE_FUNCTION", target.functionName), officeStaging(uploadsBucket));
+      office.grantInvoke(fns[name]!, target);
     }
     // Webhooks: the secret routes read and rotate the WHSEC# items; retries run off the request path
     // (infra/webhook-sweeper.ts): every minute, the due queue in the key table.
@@ -427,40 +428,49 @@ export class SignetStack extends Stack {
   }
 
   /**
-   * createOffice makes the office function (functions/office.ts) from the LibreOffice container
-   * image, in its VPC without egress and with a role for logs and its network interfaces only
-   * (infra/office-worker.ts).
+   * createOffice makes the office functions (functions/office.ts) from the LibreOffice container
+   * image, in their VPC without egress and with roles for logs and network interfaces only
+   * (infra/office-worker.ts): the routes' (83 s) and the job worker's (874 s), one image.
    */
   private createOffice(version: string, baseRef: string): OfficeWorker {
-    const plan = functionPlans.office;
-    const id = functionLogicalId("office");
-    const office = new OfficeWorker(this, "Office", {
-      code: DockerImageCode.fromImageAsset(this.prepareImage(), {
-        cmd: ["office.handler"],
-        // A build argument is part of the asset hash: a new digest is a new image.
-        buildArgs: { BASE_REF: baseRef },
-        platform: Platform.LINUX_AMD64,
-      }),
-      memoryMb: plan.memoryMb,
-      timeout: Duration.seconds(plan.timeoutSeconds),
-      ephemeralStorageMb: 1024,
-      logGroup: this.logGroupFor(id),
-      environment: {
-        SIGNET_VERSION: version,
-        POWERTOOLS_SERVICE_NAME: "signet",
-        NODE_OPTIONS: "--enable-source-maps",
-        SIGNET_SOFFICE: sofficeInImage,
-        // LibreOffice stops early enough for the office function to answer within its time-out (functions/timeouts.ts).
-        SIGNET_CONVERSION_TIMEOUT_MS: String(LAMBDA_CONVERSION_TIMEOUT_MS),
-        // A container serves one request at a time: one LibreOffice is enough.
-        SIGNET_CONVERSION_CONCURRENCY: "1",
-        // Callers' documents never meet a LibreOffice an earlier job had: a fresh one per job (docs/aws.md).
-        SIGNET_LIBREOFFICE_RECYCLE: "true",
-        // The profile made at image build time (Dockerfile), copied into /tmp per instance.
-        SIGNET_LIBREOFFICE_PROFILE: LIBREOFFICE_PROFILE_IN_IMAGE,
-      },
+    const code = DockerImageCode.fromImageAsset(this.prepareImage(), {
+      cmd: ["office.handler"],
+      // A build argument is part of the asset hash: a new digest is a new image.
+      buildArgs: { BASE_REF: baseRef },
+      platform: Platform.LINUX_AMD64,
     });
-    (office.fn.node.defaultChild as CfnFunction).overrideLogicalId(id);
+    const propsFor = (name: OfficeFunctionName) => {
+      const plan = functionPlans[name];
+      return {
+        code,
+        memoryMb: plan.memoryMb,
+        timeout: Duration.seconds(plan.timeoutSeconds),
+        ephemeralStorageMb: 1024,
+        logGroup: this.logGroupFor(functionLogicalId(name)),
+        environment: {
+          SIGNET_VERSION: version,
+          POWERTOOLS_SERVICE_NAME: "signet",
+          NODE_OPTIONS: "--enable-source-maps",
+          SIGNET_SOFFICE: sofficeInImage,
+          // LibreOffice stops early enough for the function to answer within its time-out; a job's
+          // invoke may ask for less, never more (functions/timeouts.ts).
+          SIGNET_CONVERSION_TIMEOUT_MS: String(officeConversionLimitMs(plan.timeoutSeconds)),
+          // A container serves one request at a time: one LibreOffice is enough.
+          SIGNET_CONVERSION_CONCURRENCY: "1",
+          // Callers' documents never meet a LibreOffice an earlier job had: a fresh one per job (docs/aws.md).
+          SIGNET_LIBREOFFICE_RECYCLE: "true",
+          // The profile made at image build time (Dockerfile), copied into /tmp per instance.
+          SIGNET_LIBREOFFICE_PROFILE: LIBREOFFICE_PROFILE_IN_IMAGE,
+        },
+      };
+    };
+    const office = new OfficeWorker(this, "Office", propsFor("office"));
+    // The jobs' office function: the same image, network and rights, with the job's budget (functions/timeouts.ts).
+    const jobsFn = office.addFunction("Jobs", propsFor("office-jobs"));
+    (office.fn.node.defaultChild as CfnFunction).overrideLogicalId(functionLogicalId("office"));
+    (jobsFn.node.defaultChild as CfnFunction).overrideLogicalId(functionLogicalId("office-jobs"));
+    this.functions.office = office.fn;
+    this.functions["office-jobs"] = jobsFn;
     return office;
   }
 

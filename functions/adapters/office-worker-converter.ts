@@ -36,10 +36,15 @@ export interface OfficeWorkerConverterOptions {
   keyPrefix: string;
   /** Lifetime of the presigned URLs. */
   urlExpirySeconds: number;
-  /** The office function's own conversion limit, for the message when the office function itself times out. */
+  /** The conversion limit asked for when a request names none (the office function's own: LAMBDA_CONVERSION_TIMEOUT_MS). */
   timeoutMs: number;
-  /** The caller gives up on an invoke after this long (the office function's time-out plus its cold start). */
-  invokeTimeoutMs: number;
+  /**
+   * What one invoke adds to the conversion it asks for (the office function's cold start, its transfers
+   * and its answer: OFFICE_INVOKE_OVERHEAD_MS): the caller gives up on an invoke after the limit plus this.
+   */
+  invokeOverheadMs: number;
+  /** One move of a document through the bucket (OFFICE_TRANSFER_MS): a request's own time limit keeps two for the caller's. */
+  transferMs: number;
   /** Largest output read back from the bucket. */
   maxOutputBytes: number;
 }
@@ -64,7 +69,8 @@ const defaults: Omit<OfficeWorkerConverterOptions, "invoke"> = {
   keyPrefix: OFFICE_KEY_PREFIX,
   urlExpirySeconds: 300,
   timeoutMs: 60_000,
-  invokeTimeoutMs: 90_000,
+  invokeOverheadMs: 17_000,
+  transferMs: 3_000,
   maxOutputBytes: 256 * 1024 * 1024,
 };
 
@@ -72,8 +78,18 @@ function failure(code: OfficeFailure["code"], message: string, extra: Partial<Of
   return { ok: false, error: { code, message, ...extra } };
 }
 
-/** officeJob is the conversion job for a request whose document travels as `input`. */
-function officeJob(request: ConversionJob, input: OfficeInput, outputUrl: string | undefined): OfficeJob {
+/**
+ * conversionLimitMs is the limit a request's conversion asks the office function for: the usual one
+ * when the request names none (every synchronous request), else what the request's own limit (a
+ * job's remaining budget) leaves after the caller's two transfers and the invoke's overhead.
+ */
+function conversionLimitMs(settings: OfficeWorkerConverterOptions, request: ConversionJob): number {
+  if (request.timeoutMs === undefined) return settings.timeoutMs;
+  return Math.max(1_000, request.timeoutMs - 2 * settings.transferMs - settings.invokeOverheadMs);
+}
+
+/** officeJob is the conversion job for a request whose document travels as `input`, within timeoutMs. */
+function officeJob(request: ConversionJob, input: OfficeInput, outputUrl: string | undefined, timeoutMs: number): OfficeJob {
   return {
     kind: "convert",
     input,
@@ -82,6 +98,7 @@ function officeJob(request: ConversionJob, input: OfficeInput, outputUrl: string
     ...(request.pdfa === undefined ? {} : { pdfa: request.pdfa }),
     ...(request.maxPages === undefined ? {} : { maxPages: request.maxPages }),
     ...(outputUrl ? { outputUrl } : {}),
+    timeoutMs,
   };
 }
 
@@ -116,7 +133,8 @@ async function convertThroughOffice(
     const input: OfficeInput = large ? await stage(inputKey, request.bytes) : { base64: Buffer.from(request.bytes).toString("base64") };
     // Presigning is a local signature (no request): every job may get a place for a large output.
     const outputUrl = transfer ? await transfer.presign(outputKey, "PUT", settings.urlExpirySeconds) : undefined;
-    const answer = await invoke(officeJob(request, input, outputUrl), AbortSignal.timeout(settings.invokeTimeoutMs));
+    const limitMs = conversionLimitMs(settings, request);
+    const answer = await invoke(officeJob(request, input, outputUrl, limitMs), AbortSignal.timeout(limitMs + settings.invokeOverheadMs));
     if (!answer.ok) throw fromOfficeFailure(answer.error);
     if (!("output" in answer)) throw new Error("the office function answered a conversion with a pong");
     if ("base64" in answer.output) {
@@ -151,7 +169,7 @@ export function createOfficeWorkerConverter(
   let early: Promise<void> | undefined;
 
   async function ping(): Promise<void> {
-    const answer = await invoke({ kind: "ping" }, AbortSignal.timeout(settings.invokeTimeoutMs));
+    const answer = await invoke({ kind: "ping" }, AbortSignal.timeout(settings.timeoutMs + settings.invokeOverheadMs));
     if (!answer.ok) throw fromOfficeFailure(answer.error);
   }
 
@@ -211,13 +229,15 @@ function isWakingUp(name: string, message: string): boolean {
  * (503 with Retry-After: 60), Lambda unreachable.
  */
 export function lambdaOfficeInvoke(options: { client: LambdaClient; functionName: string; timeoutMs: number }): OfficeInvoke {
-  const { client, functionName, timeoutMs } = options;
-  const timedOut = () =>
-    failure(
-      "CONVERSION_TIMEOUT",
-      `The conversion did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped; simplify or split the document and try again.`,
-    );
+  const { client, functionName } = options;
   return async (job, signal) => {
+    // The limit this job asked for (a job's budget), else the office function's own.
+    const limitMs = job.kind === "convert" && job.timeoutMs !== undefined ? job.timeoutMs : options.timeoutMs;
+    const timedOut = () =>
+      failure(
+        "CONVERSION_TIMEOUT",
+        `The conversion did not finish within ${Math.round(limitMs / 1000)} s and was stopped; simplify or split the document and try again.`,
+      );
     let answer: { Payload?: Uint8Array; FunctionError?: string };
     try {
       answer = await client.send(

@@ -5,6 +5,7 @@ import { type JobQueue, type JobRecord, type JobStore, RETRY_AFTER_SECONDS, isFi
 import type { Principal } from "#http/caller.ts";
 import { partsOf, type PipelineEvent, type PipelineMiddleware, type RequestParts } from "#http/middlewares/chain.ts";
 import { json, type HttpResponse } from "#http/responses.ts";
+import { JOB_AFTER_WORK_MS } from "#functions/timeouts.ts";
 
 /**
  * Async jobs on the working routes (sign, annotate, convert, verify, timestamp): with
@@ -244,12 +245,9 @@ export function asyncBody(): PipelineMiddleware {
   };
 }
 
-/** JOB_AFTER_WORK_MS is what a job's run keeps back from its budget for the work after a long step (signing, the answer, storing it). */
-const JOB_AFTER_WORK_MS = 10_000;
-
 /**
  * jobTimeLimit is the time limit of a long step (a conversion) in a job's run: what the run has
- * left, less JOB_AFTER_WORK_MS; empty outside a job, where the step keeps its own limit.
+ * left, less JOB_AFTER_WORK_MS (functions/timeouts.ts); empty outside a job, where the step keeps its own limit.
  */
 export function jobTimeLimit(jobDeadline: number | undefined, now = Date.now()): { timeoutMs?: number } {
   if (jobDeadline === undefined) return {};

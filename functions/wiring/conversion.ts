@@ -16,22 +16,31 @@ import { s3ClientFor } from "#adapters/s3-upload-store.ts";
 import type { IntakeLimits } from "#domain/documents/intake.ts";
 import type { Readiness } from "#domain/shared/readiness.ts";
 import type { Container } from "#wiring/container.ts";
-import { LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_INVOKE_TIMEOUT_MS } from "#functions/timeouts.ts";
+import { LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_INVOKE_OVERHEAD_MS, OFFICE_TRANSFER_MS } from "#functions/timeouts.ts";
 
 /** OfficeConverter is a container's converter: LibreOffice in this process, or the office function. */
 export type OfficeConverter = LibreOfficeConverter | OfficeWorkerConverter;
 
-/** officeWorker is the converter that invokes the office function, staging large documents in the uploads bucket. */
+/**
+ * officeWorker is the converter that invokes the office function, staging large documents in the
+ * uploads bucket. Each conversion asks for its limit in the invoke (a job's remaining budget, else
+ * the office function's own 76 s) and waits for it plus the invoke's overhead, ended by an abort
+ * signal; the client sets no request or socket time-out of its own (the SDK's default: none), which
+ * would cut a job's 14-minute invoke, and its agent's TCP keep-alive keeps the idle connection open.
+ * Which office function is the stack's choice: the job worker's is office-jobs (15 minutes).
+ */
 function officeWorker(config: Config, functionName: string): OfficeWorkerConverter {
   const { bucket, s3Endpoint } = config.uploads;
-  const client = new LambdaClient({ region: config.region, maxAttempts: 2 });
+  const { lambdaEndpoint } = config.conversion;
+  const client = new LambdaClient({ region: config.region, maxAttempts: 2, ...(lambdaEndpoint ? { endpoint: lambdaEndpoint } : {}) });
   return createOfficeWorkerConverter({
     invoke: lambdaOfficeInvoke({ client, functionName, timeoutMs: LAMBDA_CONVERSION_TIMEOUT_MS }),
     ...(bucket
       ? { transfer: createS3OfficeTransfer({ client: s3ClientFor({ region: config.region, credentials: config.credentials, endpoint: s3Endpoint }), bucket }) }
       : {}),
     timeoutMs: LAMBDA_CONVERSION_TIMEOUT_MS,
-    invokeTimeoutMs: OFFICE_INVOKE_TIMEOUT_MS,
+    invokeOverheadMs: OFFICE_INVOKE_OVERHEAD_MS,
+    transferMs: OFFICE_TRANSFER_MS,
   });
 }
 

@@ -1,10 +1,12 @@
-// The office function in the whole stack: LibreOffice runs only there, with no
-// route to the internet and a role without any data permission; sign, annotate and convert carry
-// no LibreOffice (no image, no layer) and reach it by invoking, while sign keeps its key rights.
+// The office functions in the whole stack: LibreOffice runs only there (the routes' and the jobs'
+// one, from one image), with no route to the internet and a role without any data permission; sign,
+// annotate and convert carry no LibreOffice (no image, no layer) and reach the routes' one by
+// invoking, the job worker the jobs' one, while sign keeps its key rights.
 import { beforeAll, describe, expect, it } from "vitest";
-import { officeCallers } from "../../infra/function-plans.ts";
+import { officeCallers, planOf } from "../../infra/function-plans.ts";
 import { eniActions } from "../../infra/office-worker.ts";
 import { OFFICE_KEY_PREFIX } from "#adapters/office-worker-converter.ts";
+import { JOB_WORKER_TIMEOUT_SECONDS, OFFICE_FUNCTION_TIMEOUT_SECONDS, OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
 import { functionLogicalId } from "../../infra/signet-stack.ts";
 import { resourcesOfType, synthesize, type Synthesized, SYNTH_TIMEOUT_MS } from "#test/helpers/infra-synth.ts";
 
@@ -53,9 +55,10 @@ describe("the office function has no route to the internet", () => {
     expect(lookup).toContain('\\"action\\":\\"describeManagedPrefixLists\\"');
     expect(lookup).toContain('\\"Values\\":[\\"com.amazonaws.');
     expect(lookup).toContain('.s3\\"]');
-    // No other function of the stack is in a VPC: only the office function is boxed (and needs to be).
+    // No other function of the stack is in a VPC: only the office functions are boxed (and need to be), in the same box.
     const inVpc = resourcesOfType(synth.json, "AWS::Lambda::Function").filter(([, fn]) => fn.Properties.VpcConfig !== undefined);
-    expect(inVpc.map(([id]) => id)).toEqual([functionLogicalId("office")]);
+    expect(inVpc.map(([id]) => id).sort()).toEqual([functionLogicalId("office"), functionLogicalId("office-jobs")].sort());
+    expect(fnProps("office-jobs").VpcConfig).toEqual(vpcConfig);
   });
 
   it("has no NAT or internet gateway, no default route, and one way out: the S3 gateway endpoint", () => {
@@ -128,12 +131,12 @@ describe("the office function has no route to the internet", () => {
   });
 });
 
-describe("the office function's role holds nothing", () => {
+describe.each(["office", "office-jobs"])("the %s function's role holds nothing", (office) => {
   it("may write its own log group and let Lambda manage its network interfaces, and nothing else", () => {
-    const roleId = roleIdOf("office");
+    const roleId = roleIdOf(office);
     const role = synth.json.Resources[roleId]!.Properties;
     expect(role.ManagedPolicyArns).toBeUndefined();
-    const logGroup = (fnProps("office").LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    const logGroup = (fnProps(office).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
     const policies = role.Policies as Array<{ PolicyDocument: { Statement: Statement[] } }>;
     expect(policies).toHaveLength(1);
     expect(policies[0]!.PolicyDocument.Statement).toEqual([
@@ -147,13 +150,13 @@ describe("the office function's role holds nothing", () => {
         Effect: "Deny",
         Action: [...eniActions].sort(),
         Resource: "*",
-        Condition: { ArnEquals: { "lambda:SourceFunctionArn": { "Fn::GetAtt": [functionLogicalId("office"), "Arn"] } } },
+        Condition: { ArnEquals: { "lambda:SourceFunctionArn": { "Fn::GetAtt": [functionLogicalId(office), "Arn"] } } },
       },
     ]);
   });
 
   it("is named by no bucket or key policy", () => {
-    const roleId = roleIdOf("office");
+    const roleId = roleIdOf(office);
     for (const type of ["AWS::S3::BucketPolicy", "AWS::KMS::Key", "AWS::DynamoDB::Table", "AWS::SecretsManager::Secret"]) {
       for (const [id, resource] of resourcesOfType(synth.json, type)) expect(JSON.stringify(resource.Properties), `${type} ${id}`).not.toContain(`"${roleId}"`);
     }
@@ -166,7 +169,7 @@ describe("the office function's role holds nothing", () => {
     const identityReads = statementsOf(roleIdOf("sign")).filter((s) => JSON.stringify(s.Resource).includes("/identity.p12"));
     expect(identityReads.length).toBeGreaterThan(0);
     expect(
-      statementsOf(roleIdOf("office"))
+      statementsOf(roleIdOf(office))
         .flatMap(actionsOf)
         .filter((action) => data.test(action)),
     ).toEqual([]);
@@ -188,10 +191,9 @@ describe("sign, annotate, convert and the job worker carry no LibreOffice", () =
     expect(resourcesOfType(synth.json, "AWS::Lambda::LayerVersion")).toEqual([]);
   });
 
-  it("may invoke the office function (and only they), and stage documents under office/ of the uploads bucket", () => {
+  it("may invoke their office function (and only they), and stage documents under office/ of the uploads bucket", () => {
     const invokers = resourcesOfType(synth.json, "AWS::Lambda::Function")
       .map(([id]) => id)
-      .filter((id) => id !== functionLogicalId("office"))
       .filter((id) => {
         const role = (synth.json.Resources[id]!.Properties.Role as { "Fn::GetAtt"?: [string, string] })["Fn::GetAtt"]?.[0];
         return role !== undefined && statementsOf(role).some((s) => actionsOf(s).includes("lambda:InvokeFunction"));
@@ -201,13 +203,16 @@ describe("sign, annotate, convert and the job worker carry no LibreOffice", () =
       const statements = statementsOf(roleIdOf(name));
       const invoke = statements.filter((s) => actionsOf(s).includes("lambda:InvokeFunction"));
       expect(invoke, name).toHaveLength(1);
-      expect(JSON.stringify(invoke[0]!.Resource), name).toContain(`"${functionLogicalId("office")}","Arn"`);
+      // The job worker the jobs' office function alone, the routes the office function alone.
+      const target = name === "jobs-worker" ? "office-jobs" : "office";
+      expect(planOf(name).office, name).toBe(target);
+      expect(invoke[0]!.Resource, name).toEqual({ "Fn::GetAtt": [functionLogicalId(target), "Arn"] });
       const staging = statements.filter((s) => JSON.stringify(s.Resource).includes('"/office/*"'));
       expect(staging.flatMap(actionsOf).sort(), name).toEqual(["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]);
     }
-    // No resource policy opens the office function to anyone else (no Lambda permission, no URL).
+    // No resource policy opens an office function to anyone else (no Lambda permission, no URL).
     const permissions = resourcesOfType(synth.json, "AWS::Lambda::Permission").filter(([, p]) =>
-      JSON.stringify(p.Properties.FunctionName).includes(`"${functionLogicalId("office")}"`),
+      ["office", "office-jobs"].some((office) => JSON.stringify(p.Properties.FunctionName).includes(`"${functionLogicalId(office)}"`)),
     );
     expect(permissions).toEqual([]);
     expect(resourcesOfType(synth.json, "AWS::Lambda::Url")).toEqual([]);
@@ -222,5 +227,30 @@ describe("sign, annotate, convert and the job worker carry no LibreOffice", () =
     const expiring = rules.find((rule) => rule.ExpirationInDays === 1)!;
     expect(expiring.Prefix).toBeUndefined();
     expect(expiring.Filter).toBeUndefined();
+  });
+});
+
+describe("the jobs' office function (issue 38: a job's conversion gets the job's budget)", () => {
+  const env = (name: string) => (fnProps(name).Environment as { Variables: Record<string, unknown> }).Variables;
+
+  it("runs the office function's image and handler, with the job's 15 minutes less margins as its time-out", () => {
+    expect(OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS).toBe(874);
+    expect(fnProps("office-jobs").Timeout).toBe(OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS);
+    expect(fnProps("office").Timeout).toBe(OFFICE_FUNCTION_TIMEOUT_SECONDS);
+    expect(fnProps("office-jobs").Timeout as number).toBeLessThan(JOB_WORKER_TIMEOUT_SECONDS);
+    for (const key of ["Code", "ImageConfig", "PackageType", "MemorySize", "EphemeralStorage", "Architectures", "ReservedConcurrentExecutions"]) {
+      expect(fnProps("office-jobs")[key], key).toEqual(fnProps("office")[key]);
+    }
+    // LibreOffice's own limit leaves the function's transfers and answer inside its time-out: 867 s, 76 s.
+    expect(env("office-jobs").SIGNET_CONVERSION_TIMEOUT_MS).toBe("867000");
+    expect(env("office").SIGNET_CONVERSION_TIMEOUT_MS).toBe("76000");
+    expect({ ...env("office-jobs"), SIGNET_CONVERSION_TIMEOUT_MS: "" }).toEqual({ ...env("office"), SIGNET_CONVERSION_TIMEOUT_MS: "" });
+  });
+
+  it("is the one the job worker names, and no route's function names it", () => {
+    for (const name of officeCallers) {
+      const office = name === "jobs-worker" ? "office-jobs" : "office";
+      expect(env(name).SIGNET_OFFICE_FUNCTION, name).toEqual({ Ref: functionLogicalId(office) });
+    }
   });
 });

@@ -151,9 +151,9 @@ describe("the LibreOffice image (item 4)", () => {
     const images = Object.values(assets.dockerImages);
     expect(images).toHaveLength(1);
     expect(images[0]!.source.dockerBuildArgs).toEqual({ BASE_REF: `${libreOfficeBaseImage}@${testBaseImageDigest}` });
-    // One image, one function from it: the office function.
+    // One image, two functions from it: the office function and the jobs' office function.
     const fromImage = Object.entries(plain.json.Resources).filter(([, r]) => r.Type === "AWS::Lambda::Function" && r.Properties.PackageType === "Image");
-    expect(fromImage.map(([id]) => id)).toEqual([functionLogicalId("office")]);
+    expect(fromImage.map(([id]) => id).sort()).toEqual([functionLogicalId("office"), functionLogicalId("office-jobs")].sort());
   });
 
   it("needs the digest resolved before the stack is made: createApp alone refuses a tag it would have to look up (test/infra/base-image.test.ts has the rest)", () => {

@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#http/routes.ts";
-import { KEY_FUNCTION_TIMEOUT_SECONDS, LAMBDA_CONVERSION_TIMEOUT_MS, OFFICE_FUNCTION_TIMEOUT_SECONDS } from "#functions/timeouts.ts";
+import {
+  KEY_FUNCTION_TIMEOUT_SECONDS,
+  LAMBDA_CONVERSION_TIMEOUT_MS,
+  OFFICE_FUNCTION_TIMEOUT_SECONDS,
+  OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS,
+} from "#functions/timeouts.ts";
 import { identityObjects } from "../../infra/bind.ts";
 import { repoRoot } from "../../infra/bundling.ts";
 import { sofficeInImage } from "../../infra/base-image.ts";
@@ -38,9 +43,9 @@ const tableId = () => resourcesOfType(synth.json, "AWS::DynamoDB::Table")[0]![0]
 const bucketId = () => resourcesOfType(synth.json, "AWS::S3::Bucket").find(([id]) => id.startsWith("IdentityBucket"))![0];
 
 describe("functions", () => {
-  it("creates one function per route plus the authorizer, the fallback, the office function, the CRL issuer and the webhook sweeper; the one other is CDK's VPC custom resource", () => {
+  it("creates one function per route plus the authorizer, the fallback, the two office functions, the CRL issuer and the webhook sweeper; the one other is CDK's VPC custom resource", () => {
     const ids = resourcesOfType(synth.json, "AWS::Lambda::Function").map(([id]) => id);
-    const ours = [...allNames, "office", "crl-issuer", "jobs-worker", "webhook-sweeper"].map(functionLogicalId);
+    const ours = [...allNames, "office", "office-jobs", "crl-issuer", "jobs-worker", "webhook-sweeper"].map(functionLogicalId);
     expect(ids.filter((id) => ours.includes(id)).sort()).toEqual(ours.sort());
     // (@aws-cdk/aws-ec2:restrictDefaultSecurityGroup: a custom resource empties the VPC's default
     // security group; AwsCustomResource looks up S3's prefix list for the office security group)
@@ -49,7 +54,7 @@ describe("functions", () => {
       expect.stringMatching(/^CustomVpcRestrictDefaultSG/),
     ]);
     // The table of deployment facts names exactly these functions (the compiler holds it to RouteName too).
-    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office", "crl-issuer", "jobs-worker", "webhook-sweeper"].sort());
+    expect(Object.keys(functionPlans).sort()).toEqual([...allNames, "office", "office-jobs", "crl-issuer", "jobs-worker", "webhook-sweeper"].sort());
   });
 
   it("runs every route's function as a zip on nodejs22.x, and only the office function from the LibreOffice image", () => {
@@ -80,9 +85,11 @@ describe("functions", () => {
       SIGNET_LIBREOFFICE_RECYCLE: "true",
       SIGNET_LIBREOFFICE_PROFILE: "/opt/signet/libreoffice-profile",
     });
-    // The converting functions send their conversions there.
-    for (const name of officeCallers) expect(env(name).SIGNET_OFFICE_FUNCTION, name).toEqual({ Ref: functionLogicalId("office") });
-    // The job worker (not a route) converts through it too, running those routes' jobs.
+    // The converting functions send their conversions there; the job worker to the jobs' office function (test/infra/office-stack.test.ts).
+    for (const name of officeCallers) {
+      expect(env(name).SIGNET_OFFICE_FUNCTION, name).toEqual({ Ref: functionLogicalId(name === "jobs-worker" ? "office-jobs" : "office") });
+    }
+    // The job worker (not a route) converts too, running those routes' jobs.
     expect(allNames.filter((name) => env(name).SIGNET_OFFICE_FUNCTION !== undefined).sort()).toEqual(
       officeCallers.filter((name) => name !== "jobs-worker").sort(),
     );
@@ -116,6 +123,7 @@ describe("functions", () => {
     // The job worker: the streaming routes' size, Lambda's longest time-out (infra/jobs.ts).
     expect(fnProps("jobs-worker")).toMatchObject({ MemorySize: 1536, Timeout: 900 });
     expect(fnProps("office")).toMatchObject({ MemorySize: 3008, Timeout: OFFICE_FUNCTION_TIMEOUT_SECONDS, EphemeralStorage: { Size: 1024 } });
+    expect(fnProps("office-jobs")).toMatchObject({ MemorySize: 3008, Timeout: OFFICE_JOBS_FUNCTION_TIMEOUT_SECONDS, EphemeralStorage: { Size: 1024 } });
     for (const name of ["authorizer", "auth-register", "auth-verify", "health"]) expect(fnProps(name).MemorySize as number, name).toBeLessThanOrEqual(256);
     const streamed = new Set<string>(routes.filter((route) => route.streaming).map((route) => route.name));
     for (const name of allNames.filter((n) => !streamed.has(n))) expect(fnProps(name).Timeout as number, name).toBeLessThanOrEqual(29);

@@ -127,8 +127,8 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     expect(only(/each of the (\d+) functions/)).toBe(functionsOf(plain).length);
     const images = functionsOf(plain).filter(([, fn]) => fn.Properties.PackageType === "Image").length;
     expect(only(/(\d+) zip functions/)).toBe(functionsOf(plain).length - images);
-    expect(only(/zip functions and (\d+) \(the office function\)/)).toBe(images);
-    expect(images).toBe(1);
+    expect(only(/zip functions and (\d+) \(the office functions\)/)).toBe(images);
+    expect(images).toBe(2);
   });
 
   it("the routes behind the authorizer, and its cache time", () => {
@@ -187,6 +187,11 @@ describe("the numbers docs/aws.md states, read from the template", () => {
     expect(only(/LibreOffice may run up to (\d+) s of the office function's/)).toBe(conversionS);
     expect(only(/conversion limit inside its own (\d+) s/)).toBe(office.Timeout);
     expect(only(/The office function may run (\d+) s/)).toBe(office.Timeout);
+    // The jobs' office function: the job's budget less margins, and LibreOffice's limit inside it (issue 38).
+    const jobsOffice = fnProps(plain, "office-jobs");
+    expect(only(/The jobs' office function may run (\d+) s/)).toBe(jobsOffice.Timeout);
+    const jobsConversionS = Number((jobsOffice.Environment as { Variables: Record<string, string> }).Variables.SIGNET_CONVERSION_TIMEOUT_MS) / 1000;
+    expect(only(/a job's conversion may run up to (\d+) s/)).toBe(jobsConversionS);
     expect(only(/inside its callers' (\d+) s/)).toBe(fnProps(plain, "convert").Timeout);
     expect(only(/gets `HOME=\/tmp` \(LibreOffice writes its profile there\), (\d+) MB of memory/)).toBe(office.MemorySize);
     expect(only(/the other routes (\d+) s per request/)).toBe(buffered[0]!.Integration!.TimeoutInMillis! / 1000);

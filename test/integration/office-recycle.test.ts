@@ -42,6 +42,7 @@ async function officeJob(converter: LibreOfficeConverter, title: string): Promis
     { kind: "convert", from: "docx", to: "pdf", input: { base64: fixtureDocx({ title }).toString("base64") } },
     {
       converter,
+      conversionLimitMs: 60_000,
       limits,
       inlineLimitBytes: INLINE_DOCUMENT_BYTES,
       readInput: () => Promise.reject(new Error("inline jobs only")),

@@ -119,6 +119,7 @@ describe("a document over 4 MB travels through the bucket", () => {
       wire(
         await runOfficeJob(wire(job), {
           converter: converterOf(container),
+          conversionLimitMs: 60_000,
           limits: {
             maxDocumentBytes: 25 * 1024 * 1024,
             maxEntries: 5000,
@@ -183,6 +184,17 @@ describe("failures keep their status through the invoke", () => {
   ])("refuses %s with 400, without converting", async (_, event) => {
     const answer = await office(event);
     expect(answer).toMatchObject({ ok: false, error: { code: "VALIDATION_ERROR" } });
+  });
+
+  it("stops LibreOffice at the limit the job names (a job's budget is the office function's to enforce), then converts the next job", async () => {
+    // No conversion finishes within 1 ms: the limit the job names, far below the function's own 60 s.
+    const docx = fixtureDocx({ title: "Budget" }).toString("base64");
+    const stopped = await office({ kind: "convert", from: "docx", to: "pdf", input: { base64: docx }, timeoutMs: 1 });
+    expect(stopped).toMatchObject({ ok: false, error: { code: "CONVERSION_TIMEOUT" } });
+    const converted = await office({ kind: "convert", from: "docx", to: "pdf", input: { base64: docx }, timeoutMs: 60_000 });
+    expect(converted).toMatchObject({ ok: true });
+    const pdf = Buffer.from((converted as { output: { base64: string } }).output.base64, "base64");
+    expect(await pdfText(pdf)).toContain("Budget");
   });
 
   it("refuses a declared input over its own limit before fetching it", async () => {

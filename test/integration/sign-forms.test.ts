@@ -354,3 +354,40 @@ describe("signatureField: a visible signature", () => {
     expect(placed.json).toMatchObject({ code: "FIELD_PLACEMENT", details: [{ field: "signatureField.page" }] });
   });
 });
+
+describe("a form whose check boxes are merged with their widget and hold their states directly (issue 39)", () => {
+  it("signed, then filled with /v1/annotate: pyHanko 0.20 gives a verdict on a text fill (form filling, as /v1/verify) and on a ticked check box", async () => {
+    // pdflib-sample_form.pdf: check boxes merged with their widget, /AP << /N << /On 41 0 R /Off 40 0 R >> >>;
+    // pyHanko 0.20.1 raised IndirectObjectExpected on any update after a signature until sign split them.
+    const original = form("pdflib-sample_form.pdf");
+    const signed = await sign(original, { level: "B-B" });
+    const listed = async (pdf: Buffer) => (await post("/v1/annotate/fields", { document: { base64: pdf.toString("base64") } })).json.fields;
+    // The same fields, names, types, values and places, plus Signet's signature field.
+    expect((await listed(signed)).filter((field: { name: string }) => !/^Signet_\d+$/.test(field.name))).toEqual(await listed(original));
+    const fill = async (pdf: Buffer, fields: unknown[]) => {
+      const { status, json } = await post("/v1/annotate", { document: { base64: pdf.toString("base64") }, fields });
+      expect(status, JSON.stringify(json)).toBe(200);
+      const out = Buffer.from(String(json.document.base64).replace(/^data:[^,]*,/, ""), "base64");
+      expect(out.subarray(0, pdf.length).equals(pdf)).toBe(true);
+      return out;
+    };
+    const text = await fill(signed, [{ name: "Name_Last", value: "Lovelace" }]);
+    const { ours, theirs, valid } = await judged(text);
+    expect(valid).toBe(true);
+    expect([...ours.values()].map((signature) => signature.modificationLevel)).toEqual(["form_filling"]);
+    expect([...theirs.values()][0]).toMatchObject({ intact: true, valid: true, modificationLevel: "FORM_FILLING" });
+    // A ticked check box switches the field's /V and its widget's /AS (no appearance stream is
+    // written). pyHanko 0.20.1 now gives a verdict, but whitelists no change to a widget that is
+    // an object of its own (it lists only dictionaries with /T): "other", as for any radio button
+    // chosen after a signature; Signet's verify permits the /AS switch (form-rule.ts widgetUpdates).
+    const ticked = await fill(text, [{ name: "PHD", value: true }]);
+    const added = ticked.subarray(text.length).toString("latin1");
+    expect(added).toMatch(/\/AS\s*\/On/);
+    expect(added).not.toMatch(/\/Subtype\s*\/Form|\/ObjStm/);
+    const verified = await post("/v1/verify", { document: { base64: ticked.toString("base64") } }, false);
+    expect(verified.json.signatures.map((signature: VerifiedSignature) => signature.modificationLevel)).toEqual(["form_filling"]);
+    const pyhanko = pyhankoValidate(ticked);
+    expect(pyhanko.signatures[0], pyhanko.output).toMatchObject({ intact: true, valid: true, modificationLevel: "OTHER" });
+    expect(pyhanko.signatures[0]!.diff).toMatch(/unexplained xrefs/);
+  }, 90_000);
+});

@@ -4,9 +4,11 @@
 import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
-import { createOfficeWorkerConverter, lambdaOfficeInvoke } from "#adapters/office-worker-converter.ts";
+import { createOfficeWorkerConverter, lambdaOfficeInvoke, type OfficeInvoke } from "#adapters/office-worker-converter.ts";
+import type { ConversionOptions, Converter } from "#domain/documents/converter.ts";
+import { runOfficeJob } from "#domain/documents/office-worker.ts";
 import { createS3OfficeTransfer } from "#adapters/s3-office-transfer.ts";
-import { fromOfficeFailure, parseOfficeJob, toOfficeFailure, type OfficeJob } from "#domain/documents/office-job.ts";
+import { fromOfficeFailure, parseOfficeJob, toOfficeFailure, type OfficeJob, type OfficePing } from "#domain/documents/office-job.ts";
 import { SignetError } from "#domain/shared/errors.ts";
 import { toErrorResponse } from "#http/error-response.ts";
 import { errorTable } from "#http/error-table.ts";
@@ -24,6 +26,7 @@ describe("parseOfficeJob", () => {
       { ...job, input: { url: "https://b.s3.eu-west-1.amazonaws.com/office/x/input", bytes: 5 }, pdfa: true, maxPages: 3, outputUrl: "https://o" },
       { ...job, input: { url: "https://b.s3.eu-west-1.amazonaws.com/office/x/input", bytes: 5 }, pdfa: true, maxPages: 3, outputUrl: "https://o" },
     ],
+    ["a job with its time limit", { ...job, timeoutMs: 867_000 }, { ...job, timeoutMs: 867_000 }],
   ])("accepts %s", (_, event, parsed) => {
     expect(parseOfficeJob(event)).toEqual(parsed);
   });
@@ -35,6 +38,8 @@ describe("parseOfficeJob", () => {
     ["an unknown target", { ...job, to: "html" }, "to is not a target format"],
     ["a string pdfa", { ...job, pdfa: "yes" }, "pdfa is not a boolean"],
     ["zero pages", { ...job, maxPages: 0 }, "maxPages is not a positive integer"],
+    ["a time limit in seconds as text", { ...job, timeoutMs: "900" }, "timeoutMs is not a positive integer"],
+    ["a negative time limit", { ...job, timeoutMs: -1 }, "timeoutMs is not a positive integer"],
     ["no input", { ...job, input: undefined }, "input is neither {base64} nor {url, bytes}"],
     ["a URL without its size", { ...job, input: { url: "https://x" } }, "input is neither {base64} nor {url, bytes}"],
   ])("refuses %s with VALIDATION_ERROR", (_, event, issue) => {
@@ -128,6 +133,20 @@ describe("lambdaOfficeInvoke", () => {
     expect(await invoke({ kind: "ping" }, new AbortController().signal)).toMatchObject(answer);
   });
 
+  it("names the job's own limit when a job's long conversion runs out", async () => {
+    const controller = new AbortController();
+    const invoke = lambdaOfficeInvoke({
+      client: clientAnswering(async () => {
+        controller.abort();
+        throw named("AbortError");
+      }),
+      functionName: "office-jobs",
+      timeoutMs: 76_000,
+    });
+    const answer = await invoke({ ...job, timeoutMs: 867_000 }, controller.signal);
+    expect(answer).toMatchObject({ ok: false, error: { code: "CONVERSION_TIMEOUT", message: expect.stringContaining("867 s") } });
+  });
+
   it("answers CONVERSION_TIMEOUT naming the limit when the caller's deadline passes", async () => {
     const controller = new AbortController();
     const invoke = lambdaOfficeInvoke({
@@ -168,5 +187,57 @@ describe("createS3OfficeTransfer", () => {
       },
     });
     await expectSignetError(createS3OfficeTransfer({ client, bucket: "b" }).presign("office/x/output", "PUT", 300), "SERVICE_UNAVAILABLE");
+  });
+});
+
+describe("a conversion's time limit crosses the invoke", () => {
+  // What the office function receives.
+  const sent: Array<OfficeJob | OfficePing> = [];
+  const recording: OfficeInvoke = async (sentJob) => {
+    sent.push(sentJob);
+    return { ok: true, output: { base64: Buffer.from("%PDF-1.7").toString("base64") } };
+  };
+  const converter = createOfficeWorkerConverter({ invoke: recording, timeoutMs: 76_000, invokeOverheadMs: 17_000, transferMs: 3_000 });
+  const docx = unchecked(Buffer.from("PK"), "docx");
+
+  it.each([
+    ["a request without one (every synchronous request): the usual limit", {}, 76_000],
+    ["a job's 890 s (a fresh worker): less the caller's transfers and the invoke's overhead", { timeoutMs: 890_000 }, 867_000],
+    ["a job's 100 s", { timeoutMs: 100_000 }, 77_000],
+    ["a job nearly out of time: at least 1 s", { timeoutMs: 5_000 }, 1_000],
+  ])("%s", async (_, limit, expected) => {
+    sent.length = 0;
+    await converter.convert(docx, { to: "pdf", ...limit });
+    expect(sent.map((sentJob) => (sentJob as OfficeJob).timeoutMs)).toEqual([expected]);
+  });
+});
+
+describe("the office function keeps a job's limit within its own", () => {
+  const options: ConversionOptions[] = [];
+  const recordingConverter: Converter = {
+    convert: async (_, given) => {
+      options.push(given);
+      return Buffer.from("%PDF-1.7");
+    },
+  };
+  const deps = (conversionLimitMs: number) => ({
+    converter: recordingConverter,
+    conversionLimitMs,
+    limits: { maxDocumentBytes: 1024, maxEntries: 10, maxUncompressedBytes: 1024, maxImagePixels: 100, maxSvgBytes: 100 },
+    inlineLimitBytes: 1024,
+    readInput: () => Promise.reject(new Error("inline only")),
+    writeOutput: () => Promise.reject(new Error("inline only")),
+  });
+  const text = { kind: "convert", input: { base64: Buffer.from("hello").toString("base64") }, from: "md", to: "pdf" } as const;
+
+  it.each([
+    ["the job's limit when it is within the function's", 867_000, 807_000, 807_000],
+    ["its own when the job names none", 867_000, undefined, 867_000],
+    ["its own when the job asks for more (a job's 15 minutes sent to the routes' office function)", 76_000, 867_000, 76_000],
+  ])("converts within %s", async (_, own, asked, expected) => {
+    options.length = 0;
+    const answer = await runOfficeJob({ ...text, ...(asked === undefined ? {} : { timeoutMs: asked }) }, deps(own));
+    expect(answer).toMatchObject({ ok: true });
+    expect(options.map((given) => given.timeoutMs)).toEqual([expected]);
   });
 });

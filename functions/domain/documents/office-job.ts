@@ -28,6 +28,11 @@ export interface OfficeJob {
   maxPages?: number;
   /** A presigned PUT URL for an output too large to answer inline; without it such an output is refused. */
   outputUrl?: string;
+  /**
+   * The conversion's time limit in ms (a job's remaining budget, or the usual limit); the office
+   * function cuts it to its own (SIGNET_CONVERSION_TIMEOUT_MS) and uses its own when it is absent.
+   */
+  timeoutMs?: number;
 }
 
 /** OfficePing starts the office function (and its LibreOffice) without converting: the callers' init phase sends it. */
@@ -67,12 +72,13 @@ export function parseOfficeJob(event: unknown): OfficeJob | OfficePing {
   if (!isRecord(event)) throw invalidJob("not an object");
   if (event.kind === "ping") return { kind: "ping" };
   if (event.kind !== "convert") throw invalidJob("kind is neither convert nor ping");
-  const { input, from, to, pdfa, maxPages, outputUrl } = event;
+  const { input, from, to, pdfa, maxPages, outputUrl, timeoutMs } = event;
   if (typeof from !== "string" || !sourceFormats.includes(from)) throw invalidJob("from is not a source format");
   if (typeof to !== "string" || !targetFormats.includes(to)) throw invalidJob("to is not a target format");
   if (pdfa !== undefined && typeof pdfa !== "boolean") throw invalidJob("pdfa is not a boolean");
   if (maxPages !== undefined && !(Number.isInteger(maxPages) && (maxPages as number) > 0)) throw invalidJob("maxPages is not a positive integer");
   if (outputUrl !== undefined && typeof outputUrl !== "string") throw invalidJob("outputUrl is not a string");
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) throw invalidJob("timeoutMs is not a positive integer");
   let parsedInput: OfficeInput;
   if (isRecord(input) && typeof input.base64 === "string") parsedInput = { base64: input.base64 };
   else if (isRecord(input) && typeof input.url === "string" && Number.isInteger(input.bytes) && (input.bytes as number) > 0) {
@@ -86,6 +92,7 @@ export function parseOfficeJob(event: unknown): OfficeJob | OfficePing {
     ...(pdfa === undefined ? {} : { pdfa }),
     ...(maxPages === undefined ? {} : { maxPages: maxPages as number }),
     ...(outputUrl === undefined ? {} : { outputUrl }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
   };
 }
 

@@ -10,6 +10,8 @@ export interface OfficeWorkerDeps {
   converter: Converter;
   /** The office function's own limits: it runs intake() on every document again rather than trust its caller's checks. */
   limits: IntakeLimits;
+  /** The longest conversion this function allows (its SIGNET_CONVERSION_TIMEOUT_MS, inside its Lambda time-out): a job's timeoutMs is cut to it. */
+  conversionLimitMs: number;
   /** Outputs up to this size are answered inline. */
   inlineLimitBytes: number;
   /** readInput GETs a presigned URL, refusing more than maxBytes. */
@@ -23,9 +25,10 @@ export interface OfficeWorkerDeps {
 /**
  * runOfficeJob is the office function's work for one invoke event (functions/office.ts): parse the
  * job, fetch the input, run the same intake() as the API does (type, zip bombs, outside
- * references, images), convert, and answer the output inline or stored at the job's output URL. It never
- * throws: failures are answered as values with the SignetError's code, which the caller raises
- * again (functions/adapters/office-worker-converter.ts).
+ * references, images), convert within the job's time limit cut to the function's own, and answer
+ * the output inline or stored at the job's output URL. It never throws: failures are answered as
+ * values with the SignetError's code, which the caller raises again
+ * (functions/adapters/office-worker-converter.ts).
  */
 export async function runOfficeJob(event: unknown, deps: OfficeWorkerDeps): Promise<OfficeAnswer> {
   try {
@@ -41,6 +44,8 @@ export async function runOfficeJob(event: unknown, deps: OfficeWorkerDeps): Prom
       to: job.to,
       ...(job.pdfa === undefined ? {} : { pdfa: job.pdfa }),
       ...(job.maxPages === undefined ? {} : { maxPages: job.maxPages }),
+      // The caller's budget (a job's 15 minutes on the jobs' office function), never beyond this function's own limit.
+      timeoutMs: Math.min(job.timeoutMs ?? deps.conversionLimitMs, deps.conversionLimitMs),
     });
     if (output.length <= deps.inlineLimitBytes) return { ok: true, output: { base64: output.toString("base64") } };
     if (!job.outputUrl) {
