@@ -1,71 +1,160 @@
 // npm run bench:pdf-tools — merge of 2, 20 and 200 files (5 pages each) and split of a 1,000-page PDF
 // through the local server (POST /v1/merge, /v1/split), against qpdf as a process on the same files
-// in the same run (`qpdf --empty --pages ... -- out.pdf`, `qpdf --split-pages`). Prints medians,
-// the ratio, and the server process's peak RSS growth against the input size. The server runs in
-// this process (test/helpers/local-api.ts), so its RSS includes the client's copy of the request.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// in the same run (`qpdf --empty --pages ... -- out.pdf`, `qpdf --split-pages`). The server runs in
+// its own process (bench/http.ts --server, as `npm start` runs it), so its figures are its own: the
+// median wall time a client sees, the server's CPU time a request (/proc/<pid>/stat), and its peak
+// RSS growth during the case (VmHWM reset through /proc/<pid>/clear_refs before each case) against
+// the input size; qpdf's CPU time a run beside the server's (steadier than wall time on a busy
+// machine). A "fixed cost" row: an authorised merge refused at validation (one document),
+// what every request pays before any PDF work (auth, key rate, JSON body).
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
-import { obtainKey, startLocalApi } from "#test/helpers/local-api.ts";
+import { makeBenchPdf } from "./naive-stack.ts";
 
-const RUNS = 5;
+const RUNS = Number(process.env.RUNS ?? 9);
 const dir = mkdtempSync(join(tmpdir(), "signet-bench-pdf-tools-"));
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
-const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
 
-async function time(what: () => Promise<unknown> | unknown): Promise<number> {
+interface Server {
+  url: string;
+  key: string;
+  pid: number;
+  child: ChildProcess;
+}
+
+function startServer(): Promise<Server> {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", "bench/http.ts", "--server"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { MALLOC_MMAP_THRESHOLD_: "131072", SIGNET_LOG_LEVEL: "SILENT", ...process.env },
+  });
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (text: string) => {
+      buffered += text;
+      const line = buffered.split("\n").find((candidate) => candidate.startsWith('{"url"'));
+      if (line) resolve({ ...(JSON.parse(line) as { url: string; key: string; pid: number }), child });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+/** cpuMs is the CPU time (user + system) a process has used, in ms (/proc/<pid>/stat, 100 ticks a second). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** memory reads VmRSS and VmHWM (peak RSS since the last reset) of a process, in MB. */
+function memory(pid: number): { rss: number; peak: number } {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  const mb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)![1]) / 1024;
+  return { rss: mb("VmRSS"), peak: mb("VmHWM") };
+}
+
+const agent = new http.Agent({ keepAlive: true });
+
+function post(server: Server, path: string, body: Buffer, expected = 200): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const headers = { "content-type": "application/json", "content-length": body.length, authorization: `Bearer ${server.key}` };
+    const req = http.request(`${server.url}${path}`, { method: "POST", agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        if (res.statusCode === expected) resolve();
+        else reject(new Error(`${path}: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`));
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+interface Figures {
+  wall: number;
+  cpu: number;
+  rssGrowth: number;
+}
+
+/** measure runs one warm-up, then RUNS timed calls; the server's CPU a call and its peak RSS growth over the case. */
+async function measure(server: Server, call: () => Promise<unknown>): Promise<Figures> {
+  await call();
+  (globalThis as { gc?: () => void }).gc?.();
+  writeFileSync(`/proc/${server.pid}/clear_refs`, "5");
+  const before = memory(server.pid).rss;
+  const cpuBefore = cpuMs(server.pid);
   const samples: number[] = [];
-  await what(); // warm up
   for (let run = 0; run < RUNS; run++) {
     const start = performance.now();
-    await what();
+    await call();
     samples.push(performance.now() - start);
   }
-  return median(samples);
+  return { wall: median(samples), cpu: (cpuMs(server.pid) - cpuBefore) / RUNS, rssGrowth: memory(server.pid).peak - before };
 }
 
-const api = await startLocalApi("bench-pdf-tools", { SIGNET_TABLE: "signet-bench-pdf-tools", SIGNET_LOG_LEVEL: "SILENT" });
-const key = await obtainKey(api, "bench-pdf-tools");
-
-async function post(path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${api.url}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const bytes = await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${Buffer.from(bytes).toString().slice(0, 300)}`);
+/** qpdfFigures are qpdf's median wall time and its CPU time a run (user + system, from bash's `times` over RUNS runs). */
+async function qpdfFigures(args: string[]): Promise<{ wall: number; cpu: number }> {
+  const { wall } = await measure({ pid: process.pid } as Server, async () => execFileSync("qpdf", args));
+  const quoted = args.map((arg) => `'${arg}'`).join(" ");
+  const times = execFileSync("bash", ["-c", `for i in $(seq ${RUNS}); do qpdf ${quoted}; done; times`], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .at(-1)!;
+  const seconds = [...times.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, match) => sum + Number(match[1]) * 60 + Number(match[2]), 0);
+  return { wall, cpu: (seconds * 1000) / RUNS };
 }
 
+const server = await startServer();
 const rows: string[] = [];
-const file = await makePdf(5);
-for (const count of [2, 20, 200]) {
-  const paths = Array.from({ length: count }, (_, index) => join(dir, `in-${count}-${index}.pdf`));
-  for (const path of paths) writeFileSync(path, file);
-  const body = { documents: paths.map(() => ({ document: { base64: file.toString("base64") } })) };
-  const rssBefore = maxRssMb();
-  const signet = await time(() => post("/v1/merge", body));
-  const rss = maxRssMb() - rssBefore;
-  const qpdf = await time(() => execFileSync("qpdf", ["--empty", "--pages", ...paths, "--", join(dir, "merged.pdf")]));
-  const inputMb = (file.length * count) / 1024 / 1024;
+const row = (name: string, signet: Figures, qpdf: { wall: number; cpu: number } | undefined, inputMb: number) =>
   rows.push(
-    `| merge ${count} files (${count * 5} pages, ${inputMb.toFixed(2)} MB) | ${signet.toFixed(0)} | ${qpdf.toFixed(0)} | ${(signet / qpdf).toFixed(2)} | ${rss.toFixed(0)} |`,
+    `| ${name} | ${signet.wall.toFixed(1)} | ${qpdf?.wall.toFixed(1) ?? "-"} | ${qpdf ? (signet.wall / qpdf.wall).toFixed(2) : "-"} | ${signet.cpu.toFixed(0)} | ${qpdf?.cpu.toFixed(0) ?? "-"} | ${qpdf ? (signet.cpu / qpdf.cpu).toFixed(2) : "-"} | ${signet.rssGrowth.toFixed(0)} | ${inputMb > 0 ? (signet.rssGrowth / inputMb).toFixed(1) : "-"} |`,
   );
+try {
+  const file = await makePdf(5);
+  const base64 = file.toString("base64");
+  const fixed = Buffer.from(JSON.stringify({ documents: [{ document: { base64 } }] }));
+  row("fixed cost (merge refused at validation)", await measure(server, () => post(server, "/v1/merge", fixed, 400)), undefined, 0);
+  for (const count of [2, 20, 200]) {
+    const paths = Array.from({ length: count }, (_, index) => join(dir, `in-${count}-${index}.pdf`));
+    for (const path of paths) writeFileSync(path, file);
+    const body = Buffer.from(JSON.stringify({ documents: paths.map(() => ({ document: { base64 } })) }));
+    const signet = await measure(server, () => post(server, "/v1/merge", body));
+    const qpdf = await qpdfFigures(["--empty", "--pages", ...paths, "--", join(dir, "merged.pdf")]);
+    const inputMb = (file.length * count) / 1024 / 1024;
+    row(`merge ${count} files (${count * 5} pages, ${inputMb.toFixed(2)} MB)`, signet, qpdf, inputMb);
+  }
+  const big = await makePdf(1000);
+  const bigPath = join(dir, "big.pdf");
+  writeFileSync(bigPath, big);
+  const splitBody = Buffer.from(JSON.stringify({ document: { base64: big.toString("base64") }, every: 1 }));
+  const split = await measure(server, () => post(server, "/v1/split", splitBody));
+  const qpdfSplit = await qpdfFigures(["--split-pages", bigPath, join(dir, "part-%d.pdf")]);
+  const bigMb = big.length / 1024 / 1024;
+  row(`split 1,000 pages into 1,000 (${bigMb.toFixed(2)} MB)`, split, qpdfSplit, bigMb);
+  // A large input (100 pages with 100 KB of picture each): where the memory goal means something.
+  const heavy = await makeBenchPdf(100, 100_000);
+  const heavyPath = join(dir, "heavy.pdf");
+  writeFileSync(heavyPath, heavy);
+  const heavyBody = Buffer.from(JSON.stringify({ document: { base64: heavy.toString("base64") }, every: 1 }));
+  const heavySplit = await measure(server, () => post(server, "/v1/split", heavyBody));
+  const qpdfHeavy = await qpdfFigures(["--split-pages", heavyPath, join(dir, "heavy-%d.pdf")]);
+  const heavyMb = heavy.length / 1024 / 1024;
+  row(`split 100 pages into 100 (${heavyMb.toFixed(2)} MB)`, heavySplit, qpdfHeavy, heavyMb);
+} finally {
+  server.child.kill("SIGTERM");
 }
-
-const big = await makePdf(1000);
-const bigPath = join(dir, "big.pdf");
-writeFileSync(bigPath, big);
-const rssBefore = maxRssMb();
-const split = await time(() => post("/v1/split", { document: { base64: big.toString("base64") }, every: 1 }));
-const splitRss = maxRssMb() - rssBefore;
-const qpdfSplit = await time(() => execFileSync("qpdf", ["--split-pages", bigPath, join(dir, "part-%d.pdf")]));
-rows.push(
-  `| split 1,000 pages into 1,000 (${(big.length / 1024 / 1024).toFixed(2)} MB) | ${split.toFixed(0)} | ${qpdfSplit.toFixed(0)} | ${(split / qpdfSplit).toFixed(2)} | ${splitRss.toFixed(0)} |`,
+console.log(
+  `load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ")}, ${RUNS} runs a case`,
 );
-
-console.log(`| case | Signet median ms | qpdf median ms | ratio | peak RSS growth MB |\n|---|---|---|---|---|\n${rows.join("\n")}`);
-await api.close();
+console.log(
+  `| case | Signet median ms | qpdf median ms | wall ratio | server CPU ms | qpdf CPU ms | CPU ratio | server peak RSS growth MB | growth / input |\n|---|---|---|---|---|---|---|---|---|\n${rows.join("\n")}`,
+);

@@ -1,8 +1,8 @@
 import { droppedSignaturesHeader } from "#domain/pdf-tools/signatures.ts";
 import { openSource, resolvePdfInput } from "#domain/pdf-tools/source.ts";
-import { splitDocument } from "#domain/pdf-tools/split.ts";
+import { type SplitPart, splitParts } from "#domain/pdf-tools/split.ts";
 import { storeUploads } from "#domain/shared/upload.ts";
-import { writeZip } from "#domain/shared/zip-container.ts";
+import { ZipWriter } from "#domain/shared/zip-container.ts";
 import { splitRoute } from "#http/contracts/pdf-tools.ts";
 import { splitUploadsAnswer } from "#http/pdf-tool-answer.ts";
 import { attachmentDisposition, binary } from "#http/responses.ts";
@@ -26,19 +26,30 @@ export function makeSplitHandler(container: Container) {
       password: input.document.password,
     });
     const request = req.body.every === undefined ? { ranges: req.body.ranges ?? [] } : { every: req.body.every };
-    const parts = await splitDocument(source, request, dependencies.tools);
+    const parts = splitParts(source, request, dependencies.tools);
     if (req.body.output === "uploads") {
+      // All or none (storeUploads): every part is made first, each copied to its own size (libpdf's
+      // output is a view into its larger write buffer, which would stay alive with it).
+      const made: SplitPart[] = [];
+      for await (const part of parts) made.push({ ...part, pdf: part.pdf.slice() });
       const stored = await storeUploads(
         req.principal!.keyId,
-        parts.map((part) => part.pdf),
+        made.map((part) => part.pdf),
         uploads,
       );
       await input.consumed();
-      return splitUploadsAnswer(parts, stored, source.dropped);
+      return splitUploadsAnswer(made, stored, source.dropped);
     }
-    const zip = await writeZip(parts.map((part, index) => ({ name: `part-${String(index + 1).padStart(3, "0")}.pdf`, data: part.pdf })));
+    // Each part goes into the zip (compressed) before the next is made: the parts are never all held.
+    // Level 1: a PDF's streams are mostly compressed already; deflating them harder costs CPU for little.
+    const zip = new ZipWriter({ level: 1 });
+    let index = 0;
+    for await (const part of parts) await zip.add({ name: `part-${String(++index).padStart(3, "0")}.pdf`, data: part.pdf });
     await input.consumed();
-    return binary(200, zip, "application/zip", { "Content-Disposition": attachmentDisposition("parts.zip"), ...droppedSignaturesHeader(source.dropped) });
+    return binary(200, await zip.finish(), "application/zip", {
+      "Content-Disposition": attachmentDisposition("parts.zip"),
+      ...droppedSignaturesHeader(source.dropped),
+    });
   });
 }
 

@@ -93,7 +93,7 @@ export type PyhankoOutcome =
   | { kind: "timed out"; output: string };
 
 /** pyhankoOutcome runs pyHanko (test/helpers/pyhanko-validate.py) on a PDF and says what it gave, crash or verdict. */
-function pyhankoOutcome(pdf: Buffer, roots: string[] = [], options: { timeoutMs?: number; password?: string } = {}): PyhankoOutcome {
+export function pyhankoOutcome(pdf: Buffer, roots: string[] = [], options: { timeoutMs?: number; password?: string } = {}): PyhankoOutcome {
   const file = join(scratchDir("pyhanko"), "in.pdf");
   writeFileSync(file, pdf);
   const password = options.password === undefined ? [] : ["--password", options.password];

@@ -187,9 +187,10 @@ describe("PDF forms over the local server", () => {
     expect(pyhanko.signatures.map((signature) => signature.modificationLevel)).toEqual(["FORM_FILLING"]);
   }, 60_000);
 
-  it("a radio group chosen after a signature is form filling in Signet's verify; hiding one of its widgets is not", async () => {
-    // The group's buttons are widgets of their own (/Kids): the fill changes the field's /V and each
-    // button's /AS. (pyHanko 0.20.1 gives no verdict on this form: docs/performance.md.)
+  it("a radio group after a signature: Signet's fill refuses it (409), another tool's choice is form filling in verify, a hidden button is not", async () => {
+    // The group's buttons are widgets of their own (/Kids): a fill changes the field's /V and each
+    // button's /AS. ISO 32000 calls that form filling and so does Signet's verify, but pyHanko 0.20.1
+    // explains changes to dictionaries with /T only, so Signet's own fill refuses it after a signature.
     const signed = await post("/v1/sign", {
       document: form("pdflib-sample_form.pdf"),
       signer: { name: "Ada Lovelace", email: "ada@example.com" },
@@ -198,7 +199,18 @@ describe("PDF forms over the local server", () => {
     });
     expect(signed.status, JSON.stringify(signed.json)).toBe(200);
     const signedPdf = Buffer.from(signed.json.document.base64 as string, "base64");
-    const chosen = await fill({ document: { base64: signedPdf.toString("base64") }, fields: [{ name: "Sex", value: "FEMALE" }] });
+    const refused = await post("/v1/annotate", { document: { base64: signedPdf.toString("base64") }, fields: [{ name: "Sex", value: "FEMALE" }] });
+    expect([refused.status, refused.json.code], refused.json.message).toEqual([409, "WOULD_INVALIDATE_SIGNATURES"]);
+    expect(refused.json.details).toEqual([{ field: "fields.Sex", issue: "its widgets are annotations of their own" }]);
+    // Another tool's choice (Acrobat writes the same): /V and each button's /AS, nothing else.
+    const other = await PDF.load(new Uint8Array(signedPdf));
+    const group = other.getForm()?.getField("Sex");
+    expect(group && "getWidgets" in group).toBe(true);
+    if (group && "getWidgets" in group) {
+      group.getDict().set("V", PdfName.of("FEMALE"));
+      for (const widget of group.getWidgets()) widget.setAppearanceState(widget.getOnValue() === "FEMALE" ? "FEMALE" : "Off");
+    }
+    const chosen = Buffer.from(await other.save({ incremental: true }));
     const verified = await post("/v1/verify", { document: { base64: chosen.toString("base64") } });
     expect(verified.json.valid, JSON.stringify(verified.json)).toBe(true);
     expect(verified.json.signatures.map((signature: { modificationLevel: string }) => signature.modificationLevel)).toEqual(["form_filling"]);

@@ -354,3 +354,34 @@ describe("signatureField: a visible signature", () => {
     expect(placed.json).toMatchObject({ code: "FIELD_PLACEMENT", details: [{ field: "signatureField.page" }] });
   });
 });
+
+describe("a form whose check boxes are merged with their widget and hold their states directly (issue 39)", () => {
+  it("signed, then filled with /v1/annotate: pyHanko 0.20 gives a verdict on a text fill (form filling, as /v1/verify); ticking a check box is refused (409)", async () => {
+    // pdflib-sample_form.pdf: check boxes merged with their widget, /AP << /N << /On 41 0 R /Off 40 0 R >> >>;
+    // pyHanko 0.20.1 raised IndirectObjectExpected on any update after a signature until sign split them.
+    const original = form("pdflib-sample_form.pdf");
+    const signed = await sign(original, { level: "B-B" });
+    const listed = async (pdf: Buffer) => (await post("/v1/annotate/fields", { document: { base64: pdf.toString("base64") } })).json.fields;
+    // The same fields, names, types, values and places, plus Signet's signature field.
+    expect((await listed(signed)).filter((field: { name: string }) => !/^Signet_\d+$/.test(field.name))).toEqual(await listed(original));
+    const fill = async (pdf: Buffer, fields: unknown[]) => {
+      const { status, json } = await post("/v1/annotate", { document: { base64: pdf.toString("base64") }, fields });
+      expect(status, JSON.stringify(json)).toBe(200);
+      const out = Buffer.from(String(json.document.base64).replace(/^data:[^,]*,/, ""), "base64");
+      expect(out.subarray(0, pdf.length).equals(pdf)).toBe(true);
+      return out;
+    };
+    const text = await fill(signed, [{ name: "Name_Last", value: "Lovelace" }]);
+    const { ours, theirs, valid } = await judged(text);
+    expect(valid).toBe(true);
+    expect([...ours.values()].map((signature) => signature.modificationLevel)).toEqual(["form_filling"]);
+    expect([...theirs.values()][0]).toMatchObject({ intact: true, valid: true, modificationLevel: "FORM_FILLING" });
+    // Ticking a check box would switch its widget's /AS; sign split the box from its widget, and
+    // pyHanko 0.20.1 explains no change to a widget that is an object of its own (it lists only
+    // dictionaries with /T): "other". So Signet's fill refuses it after a signature, naming sign's fields.
+    const ticked = await post("/v1/annotate", { document: { base64: text.toString("base64") }, fields: [{ name: "PHD", value: true }] });
+    expect([ticked.status, ticked.json.code], ticked.json.message).toEqual([409, "WOULD_INVALIDATE_SIGNATURES"]);
+    expect(ticked.json.details).toEqual([{ field: "fields.PHD", issue: "its widgets are annotations of their own" }]);
+    expect(ticked.json.message).toContain("POST /v1/sign takes the same fields");
+  }, 90_000);
+});

@@ -70,10 +70,7 @@ function writeTextValue(session: FormSession, planned: PlannedValue): void {
   const { field } = planned;
   const value = planned.value;
   field.dict.set("V", Array.isArray(value) ? new PdfArray(value.map((item) => PdfString.fromString(item))) : PdfString.fromString(value));
-  if (field.type === "list") {
-    const indexes = (Array.isArray(value) ? value : [value]).map((item) => field.options.findIndex((option) => option.value === item)).sort((a, b) => a - b);
-    field.dict.set("I", new PdfArray(indexes.map((index) => PdfNumber.of(index))));
-  }
+  if (field.type === "list") field.dict.set("I", new PdfArray(listIndexes(field, value).map((index) => PdfNumber.of(index))));
   drawTextWidgets(session, field, value, field.widgets);
 }
 
@@ -197,6 +194,42 @@ function checkSignedChanges(session: FormSession, request: FillRequest): boolean
 }
 
 /**
+ * checkWidgetsStayExplained refuses (409 WOULD_INVALIDATE_SIGNATURES) a fill after a signature that
+ * strict validators cannot explain as form filling: a field whose widgets are annotations of their
+ * own (a radio group's buttons, a check box split from its widget, a text field shown twice),
+ * since a fill switches their /AS or redraws their appearance and pyHanko 0.20.1 explains changes
+ * to field dictionaries (those with /T) only; and a list box whose /I selection indexes would
+ * change, a key no validator lets change after a signature. Filling them before the signature
+ * (sign's `fields`) keeps every signature valid.
+ */
+function checkWidgetsStayExplained(session: FormSession, plan: readonly PlannedValue[]): void {
+  const refused = plan.flatMap(({ field, value }) => {
+    if (field.widgets.some((widget) => !widget.dict.has("T"))) return [{ field: `fields.${field.name}`, issue: "its widgets are annotations of their own" }];
+    if (field.type === "list" && field.dict.has("I") && !sameIndexes(session, field, value))
+      return [{ field: `fields.${field.name}`, issue: "its /I selection would change" }];
+    return [];
+  });
+  if (refused.length === 0) return;
+  throw new SignetError(
+    "WOULD_INVALIDATE_SIGNATURES",
+    `The PDF is signed (${signatureNames(session)}): filling ${refused.map((item) => `"${item.field.slice("fields.".length)}"`).join(", ")} would change annotations or keys that strict validators (pyHanko) do not count as form filling, so the signature would no longer hold there. Fill these fields before signing (POST /v1/sign takes the same fields).`,
+    { details: refused },
+  );
+}
+
+/** sameIndexes tells whether a list box's /I already names the options `value` chooses. */
+function sameIndexes(session: FormSession, field: FormField, value: string | string[]): boolean {
+  const current = deref(session.view, field.dict.get("I"));
+  const indexes = current instanceof PdfArray ? [...current].map((item) => (item instanceof PdfNumber ? item.value : -1)) : [];
+  return indexes.join(",") === listIndexes(field, value).join(",");
+}
+
+/** listIndexes are the /I entries of a list box choosing `value` (its options' indexes, ascending). */
+function listIndexes(field: FormField, value: string | string[]): number[] {
+  return (Array.isArray(value) ? value : [value]).map((item) => field.options.findIndex((option) => option.value === item)).sort((a, b) => a - b);
+}
+
+/**
  * fillPdfForm fills a PDF form: every value is checked first (planValues: unknown, read-only and
  * misfitting fields all reported at once), then /V and one appearance stream per widget are
  * written, /NeedAppearances goes when every appearance is Signet's, the chosen fields are
@@ -212,6 +245,7 @@ export async function fillPdfForm(bytes: Buffer, request: FillRequest, dependenc
     signatureLocks(session.view, session.form),
     plan.map((planned) => planned.field.name),
   );
+  if (signed) checkWidgetsStayExplained(session, plan);
   const { form } = session;
   for (const planned of plan) {
     if (planned.field.type === "checkbox" || planned.field.type === "radio") writeButtonValue(session, planned);

@@ -41,14 +41,17 @@ function tooManyParts(count: number, max: number, field: string, what = "parts")
 /** SplitPart is one part of a split: its PDF, and its pages in the source (0-based, in the part's order). */
 export type SplitPart = ToolResult & { pages: number[] };
 
-/** splitDocument cuts one PDF into parts (POST /v1/split): each part a PDF of its pages, with their fields, destinations and bookmarks. */
-export async function splitDocument(source: SourceDocument, request: SplitRequest, limits: PdfToolLimits): Promise<SplitPart[]> {
-  const results: SplitPart[] = [];
+/**
+ * splitParts cuts one PDF into parts (POST /v1/split): each part a PDF of its pages, with their
+ * fields, destinations and bookmarks, made when the caller asks for it, so the caller writes one
+ * part away (into the zip) before the next exists. The parts are checked against the limits
+ * before the first is made.
+ */
+export async function* splitParts(source: SourceDocument, request: SplitRequest, limits: PdfToolLimits): AsyncGenerator<SplitPart> {
   const slice = new TimeSlice();
   for (const pages of partRanges(request, source.pageCount, limits)) {
     const { bytes, report } = await assemble([{ pdf: source.pdf, pages: pages.map((index) => ({ index, rotate: 0 })) }]);
-    results.push({ pdf: bytes, pageCount: pages.length, dropped: source.dropped, report, pages });
+    yield { pdf: bytes, pageCount: pages.length, dropped: source.dropped, report, pages };
     if (slice.due()) await slice.pause();
   }
-  return results;
 }

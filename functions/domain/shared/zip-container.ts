@@ -215,29 +215,50 @@ export interface ZipInput {
   stored?: boolean;
 }
 
+// Entries ZipWriter compresses at once (libuv's thread pool has four threads).
+const IN_FLIGHT = 4;
+
+/** compressEntry is an entry's bytes as the zip holds them: deflated on libuv's thread pool, or as they are when stored. */
+function compressEntry(entry: ZipInput, options: ZlibOptions = {}): Promise<Buffer> {
+  if (entry.stored) return Promise.resolve(Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength));
+  return new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
 /**
- * writeZip builds a zip (DEFLATE, no zip64) from entries in order. Each entry is compressed on
- * libuv's thread pool and its checksum taken a few megabytes at a time with pauses, so building a
- * large package never holds the event loop; the headers are a few bytes each. Names are written as UTF-8 (general purpose flag bit 11).
+ * ZipWriter builds a zip (DEFLATE, no zip64) one entry at a time: an added entry is compressed on
+ * libuv's thread pool and its checksum taken a few megabytes at a time with pauses, and only its
+ * compressed bytes and headers are kept, so a caller that makes entries one after another (split's
+ * parts) never holds them all. Names are written as UTF-8 (general purpose flag bit 11).
  */
-export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
-  const compressed = await Promise.all(
-    entries.map((entry) =>
-      entry.stored
-        ? Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength)
-        : new Promise<Buffer>((resolve, reject) => deflateRaw(entry.data, (error, result) => (error ? reject(error) : resolve(result)))),
-    ),
-  );
-  const slice = new TimeSlice();
-  const crcs: number[] = [];
-  for (const entry of entries) crcs.push(await crc32InSlices(entry.data, slice));
-  const chunks: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  entries.forEach((entry, i) => {
+export class ZipWriter {
+  readonly #chunks: Buffer[] = [];
+  readonly #central: Buffer[] = [];
+  readonly #slice = new TimeSlice();
+  // Entries being compressed, in order: the next part is made while the last ones deflate.
+  readonly #queue: Array<Promise<[ZipInput, Buffer, number]>> = [];
+  #offset = 0;
+  #count = 0;
+
+  /** `level` is zlib's compression level (1 fastest, 9 smallest; zlib's default 6). */
+  constructor(private readonly options: { level?: number } = {}) {}
+
+  /** add starts compressing one entry; it waits only when IN_FLIGHT entries are being compressed. */
+  async add(entry: ZipInput): Promise<void> {
+    const compressed = Promise.all([entry, compressEntry(entry, this.options), crc32InSlices(entry.data, this.#slice)] as const);
+    // Awaited by #drainOne; marked handled here so a failure waits for that await instead of ending the process.
+    compressed.catch(() => undefined);
+    this.#queue.push(compressed);
+    if (this.#queue.length >= IN_FLIGHT) await this.#drainOne();
+  }
+
+  async #drainOne(): Promise<void> {
+    const [entry, data, crc] = await this.#queue.shift()!;
+    this.append(entry, data, crc);
+  }
+
+  /** append writes an entry already compressed (`data`) with the checksum of its uncompressed bytes. */
+  append(entry: ZipInput, data: Buffer, crc: number): void {
     const name = Buffer.from(entry.name, "utf8");
-    const data = compressed[i]!;
-    const crc = crcs[i]!;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(LOCAL, 0);
     local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
@@ -254,19 +275,37 @@ export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
     record.writeUInt16LE(20, 4); // made by: 2.0
     record.writeUInt16LE(20, 6);
     local.copy(record, 8, 6, 30); // flags, method, time, date, crc, sizes, name length, extra length
-    record.writeUInt32LE(offset, 42);
-    chunks.push(local, name, data);
-    central.push(record, name);
-    offset += local.length + name.length + data.length;
-  });
-  const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(EOCD, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...chunks, directory, end]);
+    record.writeUInt32LE(this.#offset, 42);
+    this.#chunks.push(local, name, data);
+    this.#central.push(record, name);
+    this.#offset += local.length + name.length + data.length;
+    this.#count++;
+  }
+
+  /** finish waits for the entries still compressing, writes the central directory and gives the whole zip. */
+  async finish(): Promise<Buffer> {
+    while (this.#queue.length > 0) await this.#drainOne();
+    const directory = Buffer.concat(this.#central);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(EOCD, 0);
+    end.writeUInt16LE(this.#count, 8);
+    end.writeUInt16LE(this.#count, 10);
+    end.writeUInt32LE(directory.length, 12);
+    end.writeUInt32LE(this.#offset, 16);
+    return Buffer.concat([...this.#chunks, directory, end]);
+  }
+}
+
+/**
+ * writeZip builds a zip from entries known up front, in order: all compressed at once on libuv's
+ * thread pool (a package of a few dozen parts), then written by ZipWriter.
+ */
+export async function writeZip(entries: readonly ZipInput[]): Promise<Buffer> {
+  const compressed = await Promise.all(entries.map((entry) => compressEntry(entry)));
+  const slice = new TimeSlice();
+  const writer = new ZipWriter();
+  for (const [index, entry] of entries.entries()) writer.append(entry, compressed[index]!, await crc32InSlices(entry.data, slice));
+  return await writer.finish();
 }
 
 /** crc32InSlices is the CRC-32 of `data`, taken 4 MB at a time with a pause when the turn has run out. */

@@ -11,6 +11,7 @@ import { AUDIT_RECORD_KEY, type ExistingPages, hasSignatures, type InputFacts, s
 import type { FontFiles } from "#domain/pdf-text/fonts.ts";
 import type { FieldValue } from "#domain/pdf-forms/field-values.ts";
 import { fillPdfForm } from "#domain/pdf-forms/fill-form.ts";
+import { separateWidgetsBeforeSigning } from "#domain/pdf-forms/separate-widgets.ts";
 import { listSignatures, verifySignatures } from "#domain/verification/signature-verifier.ts";
 import type { VerifyReport } from "#domain/verification/verify-report.ts";
 import type { PdfFile } from "#domain/pdf/pdf-file.ts";
@@ -238,14 +239,22 @@ async function resolvePdf(input: SignInput, deps: SignDependencies): Promise<{ d
   return { document, pdfBytes: await deps.converter.convert(prepared, { to: "pdf" }) };
 }
 
-/** filledForm is the PDF with the request's form fields filled (its own incremental update, before the signature's), or the PDF itself. */
+/**
+ * filledForm is the PDF with the request's form fields filled (its own incremental update, before
+ * the signature's), then, on an unsigned form, each field merged with a widget whose /AP holds a
+ * direct state dictionary split into field and widget (pdf-forms/separate-widgets.ts: pyHanko 0.20
+ * must judge later updates), or the PDF itself.
+ */
 async function filledForm(input: SignInput, pdf: Buffer, deps: SignDependencies): Promise<Buffer> {
-  if (!input.fields && !input.flatten) return pdf;
-  return fillPdfForm(
-    pdf,
-    { fields: input.fields ?? [], flatten: input.flatten, dropXfa: input.dropXfa },
-    { fonts: deps.fonts, maxPages: deps.limits.maxPdfPages },
-  );
+  const filled =
+    input.fields || input.flatten
+      ? await fillPdfForm(
+          pdf,
+          { fields: input.fields ?? [], flatten: input.flatten, dropXfa: input.dropXfa },
+          { fonts: deps.fonts, maxPages: deps.limits.maxPdfPages },
+        )
+      : pdf;
+  return separateWidgetsBeforeSigning(filled, deps.limits.maxPdfPages);
 }
 
 /** loadIdentity loads the signing identity; before anything is signed or timestamped, no signature may claim B-LT without revocation data. */
