@@ -34,7 +34,9 @@ function bundleOf(name: string): string {
   const code = props.Code as { S3Key?: string; ImageUri?: unknown };
   if (code.S3Key) return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, "")}`, "index.mjs");
   const tag = /:([0-9a-f]{64})/.exec(JSON.stringify(code.ImageUri))![1]!;
-  return join(outdir, `asset.${tag}`, "app", `${name}.mjs`);
+  // An image function runs the module its command names (office and office-jobs: office.handler).
+  const command = (props.ImageConfig as { Command?: string[] } | undefined)?.Command?.[0];
+  return join(outdir, `asset.${tag}`, "app", `${command ? command.replace(/\.handler$/, "") : name}.mjs`);
 }
 
 /** lambdaEnv is a function's environment from the template, references replaced by sample names. */
