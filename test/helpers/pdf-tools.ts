@@ -57,6 +57,13 @@ export async function pdfPageCount(pdf: PdfSource): Promise<number> {
   return withFile(pdf, async (path) => Number(/Pages:\s+(\d+)/.exec((await run("pdfinfo", [path])).stdout)?.[1]));
 }
 
+/** pdfInfo is pdfinfo's answer as its "Key: value" lines (Title, Author, Pages...). */
+export async function pdfInfo(pdf: PdfSource): Promise<Record<string, string>> {
+  return withFile(pdf, async (path) =>
+    Object.fromEntries([...(await run("pdfinfo", [path])).stdout.matchAll(/^([A-Za-z ]+):\s+(.*)$/gm)].map((match) => [match[1]!, match[2]!.trim()])),
+  );
+}
+
 /** mutoolPageCount reads the page count with MuPDF (`mutool info`); 0 when MuPDF finds no page tree. */
 export async function mutoolPageCount(pdf: PdfSource): Promise<number> {
   return withFile(pdf, async (path) => {

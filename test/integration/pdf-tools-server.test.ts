@@ -13,7 +13,7 @@ import { readZipDirectory, readZipEntry } from "#domain/shared/zip-container.ts"
 import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { signWithPyhanko } from "#test/helpers/other-signers.ts";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
-import { pdfPageCount, pdfsig, pdfText, qpdfCheck } from "#test/helpers/pdf-tools.ts";
+import { pdfInfo, pdfPageCount, pdfsig, pdfText, qpdfCheck } from "#test/helpers/pdf-tools.ts";
 import { toolPdf } from "#test/helpers/tool-pdfs.ts";
 
 const run = promisify(execFile);
@@ -107,6 +107,22 @@ describe("POST /v1/merge", () => {
     expect(pages).toBeGreaterThanOrEqual(2);
     expect((await pageTexts(merged)).at(-1)).toBe("Alpha page 1 Alpha");
   }, 120_000);
+
+  it("gives the output its first input's title, author, subject and keywords, and no made-up ones", async () => {
+    const titled = await PDF.load(new Uint8Array(alpha));
+    titled.setTitle("Alpha report");
+    titled.setAuthor("Ada Lovelace");
+    const first = Buffer.from(await titled.save());
+    const withTitle = await api.postJson("/v1/merge", { documents: [{ document: b64(first) }, { document: b64(beta) }] }, key);
+    expect(withTitle.status, JSON.stringify(withTitle.json)).toBe(200);
+    expect(await pdfInfo(pdfOf(withTitle.json))).toMatchObject({ Title: "Alpha report", Author: "Ada Lovelace" });
+    const bare = await makePdf(1);
+    const without = await api.postJson("/v1/merge", { documents: [{ document: b64(bare) }, { document: b64(first) }] }, key);
+    expect(without.status, JSON.stringify(without.json)).toBe(200);
+    const fields = await pdfInfo(pdfOf(without.json));
+    expect(fields.Title).toBeUndefined();
+    expect(fields.Author).toBeUndefined();
+  });
 
   it("refuses page ranges naming pages the input lacks, and a single document", async () => {
     const bad = await api.postJson("/v1/merge", { documents: [{ document: b64(alpha), pages: "2-9" }, { document: b64(beta) }] }, key);

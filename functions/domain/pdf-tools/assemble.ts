@@ -1,6 +1,7 @@
 import { PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString, PDF, type PdfObject } from "@libpdf/core";
 import { ObjectCopier } from "#domain/pdf-tools/copier.ts";
 import { namedDestinations, type OutlineBudget, type OutlineItem, readOutline, writeNamedDestinations, writeOutline } from "#domain/pdf-tools/outline.ts";
+import { trailerOf } from "#domain/pdf/libpdf-internals.ts";
 import { TimeSlice } from "#domain/shared/time-slice.ts";
 
 /**
@@ -196,12 +197,43 @@ export interface Assembly {
   budget: OutlineBudget;
   slice: TimeSlice;
   titled: boolean;
+  /** How many inputs were added so far (the first gives the output its /Info entries). */
+  inputs: number;
+}
+
+/** DESCRIPTIVE_INFO are the /Info entries an output takes from its first input (ISO 32000-1 table 317). */
+const DESCRIPTIVE_INFO = ["Title", "Author", "Subject", "Keywords"] as const;
+
+/** emptyOutput is a new PDF whose /Info holds no made-up entries (libpdf's create writes Title "Untitled" and Author "Unknown"). */
+function emptyOutput(): PDF {
+  const output = PDF.create();
+  const info = infoOf(output);
+  for (const key of DESCRIPTIVE_INFO) info?.delete(key);
+  return output;
+}
+
+function infoOf(pdf: PDF): PdfDict | undefined {
+  const ref = trailerOf(pdf).get("Info");
+  const info = ref instanceof PdfRef ? pdf.getObject(ref) : ref;
+  return info instanceof PdfDict ? info : undefined;
+}
+
+/** takeInfo gives the output its first input's title, author, subject and keywords (as qpdf's --pages keeps the first file's /Info). */
+function takeInfo(output: PDF, input: PDF): void {
+  const from = infoOf(input);
+  const to = infoOf(output);
+  if (!from || !to) return;
+  for (const key of DESCRIPTIVE_INFO) {
+    const value = from.get(key);
+    const text = value instanceof PdfRef ? input.getObject(value) : value;
+    if (text instanceof PdfString) to.set(key, PdfString.fromString(text.asString()));
+  }
 }
 
 /** startAssembly begins an empty output. */
 export function startAssembly(): Assembly {
   return {
-    output: PDF.create(),
+    output: emptyOutput(),
     report: { renamedFields: [], renamedDestinations: [] },
     form: { fields: [], names: new Set(), fonts: PdfDict.of({}), needAppearances: false, sigFlags: 0 },
     destinations: new Map(),
@@ -209,12 +241,14 @@ export function startAssembly(): Assembly {
     budget: { items: 0 },
     slice: new TimeSlice(),
     titled: false,
+    inputs: 0,
   };
 }
 
 /** addInput copies one input into the output: pages placed, destinations named (renamed on collision), pages filled, fields, bookmarks. */
 export async function addInput(state: Assembly, input: AssemblyInput): Promise<void> {
   const { output, report } = state;
+  if (state.inputs++ === 0) takeInfo(output, input.pdf);
   const copier = new ObjectCopier(input.pdf, output);
   const placed = placePages(copier, input, output);
   const catalog = input.pdf.getCatalog();
