@@ -25,6 +25,8 @@ export class JobPool {
   readonly #running = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
+  /** The poll under way (settled when there is none): stop waits for it, so no query meets closed stand-ins. */
+  #pollSettled: Promise<void> = Promise.resolve();
   #again = false;
   #stopped = false;
   /** When results were last looked for to expire: at most every EXPIRY_EVERY_MS, not on every wake. */
@@ -54,10 +56,15 @@ export class JobPool {
     else void this.#poll();
   }
 
-  async #poll(): Promise<void> {
-    if (this.#polling || this.#stopped) return;
+  #poll(): Promise<void> {
+    if (this.#polling || this.#stopped) return this.#pollSettled;
     this.#polling = true;
     this.#again = false;
+    this.#pollSettled = this.#pollOnce();
+    return this.#pollSettled;
+  }
+
+  async #pollOnce(): Promise<void> {
     try {
       await this.#expire();
       const free = this.#options.workers - this.#running.size;
@@ -93,10 +100,11 @@ export class JobPool {
     await expireDue(this.#deps);
   }
 
-  /** stop ends polling and waits for the jobs under way (a job cut by a kill resumes at the next start). */
+  /** stop ends polling and waits for the poll and the jobs under way (a job cut by a kill resumes at the next start). */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    await this.#pollSettled;
     await Promise.all(this.#running.values());
   }
 }
