@@ -187,6 +187,26 @@ describe("PDF forms over the local server", () => {
     expect(pyhanko.signatures.map((signature) => signature.modificationLevel)).toEqual(["FORM_FILLING"]);
   }, 60_000);
 
+  it("a fill after a signature keeps the widget's six-decimal numbers (libpdf wrote 5: /MK /BG 0.899994 became 0.89999, a change 'other')", async () => {
+    // pdfjs-160F-2019.pdf: A.CLAIMP's widget has /MK << /BG [0.860001 0.899994 0.940002] >>.
+    const signed = await post("/v1/sign", {
+      document: form("pdfjs-160F-2019.pdf"),
+      signer: { name: "Ada Lovelace", email: "ada@example.com" },
+      auditTrail: [{ type: "submit", timestamp: "2026-11-27T09:58:00Z" }],
+      level: "B-B",
+    });
+    expect(signed.status, JSON.stringify(signed.json)).toBe(200);
+    const signedPdf = Buffer.from(signed.json.document.base64 as string, "base64");
+    const filled = await fill({ document: { base64: signedPdf.toString("base64") }, fields: [{ name: "A.CLAIMP", value: "Z" }] });
+    expect(filled.subarray(signedPdf.length).toString("latin1")).toContain("0.899994");
+    const verified = await post("/v1/verify", { document: { base64: filled.toString("base64") } });
+    expect(verified.json.valid, verified.json.reason).toBe(true);
+    expect(verified.json.signatures.map((signature: { modificationLevel: string }) => signature.modificationLevel)).toEqual(["form_filling"]);
+    const pyhanko = pyhankoValidate(filled);
+    expect(pyhanko.allHold, pyhanko.output).toBe(true);
+    expect(pyhanko.signatures.map((signature) => signature.modificationLevel)).toEqual(["FORM_FILLING"]);
+  }, 120_000);
+
   it("a radio group after a signature: Signet's fill refuses it (409), another tool's choice is form filling in verify, a hidden button is not", async () => {
     // The group's buttons are widgets of their own (/Kids): a fill changes the field's /V and each
     // button's /AS. ISO 32000 calls that form filling and so does Signet's verify, but pyHanko 0.20.1

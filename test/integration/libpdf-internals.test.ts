@@ -2,9 +2,10 @@
 // loudly when an upgrade moves any of it, before signing breaks in subtler ways.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { PDF, PdfDict, PdfString, type EmbeddedFont } from "@libpdf/core";
+import { PDF, PdfArray, PdfDict, PdfNumber, PdfString, type EmbeddedFont } from "@libpdf/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  exactPdfNumber,
   allowIncrementalOnLinearized,
   checkLibpdfInternals,
   fieldRefOf,
@@ -45,6 +46,26 @@ describe("@libpdf/core internals", () => {
     ).toBe(LIBPDF_VERSION);
     const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { dependencies: Record<string, string> };
     expect(manifest.dependencies["@libpdf/core"]).toBe(LIBPDF_VERSION);
+  });
+
+  it("writes every number with the decimals its value needs (libpdf's own writer keeps 5)", async () => {
+    const rows: Array<[number, string]> = [
+      [612, "612"],
+      [0.5, "0.5"],
+      [0.899994, "0.899994"],
+      [0.860001, "0.860001"],
+      [-0.0000001, "-0.0000001"],
+      [1 / 3, "0.3333333333"],
+      [1e-12, "0"],
+      [595.276, "595.276"],
+    ];
+    for (const [value, text] of rows) expect(exactPdfNumber(value), String(value)).toBe(text);
+    // The serialiser libpdf uses for objects: a saved document keeps the value.
+    const pdf = PDF.create();
+    pdf.addPage();
+    pdf.getCatalog().set("MK", PdfDict.of({ BG: PdfArray.of(PdfNumber.of(0.899994), PdfNumber.of(0.860001)) }));
+    const saved = Buffer.from(await pdf.save()).toString("latin1");
+    expect(saved).toMatch(/\/BG \[0\.899994 0\.860001\]/);
   });
 
   it("finds every private member on a real signed document", async () => {

@@ -1,4 +1,4 @@
-import { type EmbeddedFont, type FormField, type PDF, PdfArray, PdfDict, PdfRef, type PdfString, type SignatureField } from "@libpdf/core";
+import { type EmbeddedFont, type FormField, type PDF, PdfArray, PdfDict, PdfNumber, PdfRef, type PdfString, type SignatureField } from "@libpdf/core";
 
 /**
  * The one place that reads or writes @libpdf/core's non-public state. package.json pins the exact
@@ -8,6 +8,35 @@ import { type EmbeddedFont, type FormField, type PDF, PdfArray, PdfDict, PdfRef,
 
 /** LIBPDF_VERSION is the @libpdf/core version these accessors were written against. */
 export const LIBPDF_VERSION = "0.4.2";
+
+/**
+ * exactPdfNumber writes a number as PDF syntax with as many decimals as keep its value (5 to 10,
+ * trailing zeros dropped; an integer without a point). libpdf 0.4.2 writes every real with at most
+ * 5 decimals, so an object an incremental update rewrites (a filled field's widget, a page that gets
+ * a signature widget) had /BG [0.860001 0.899994] written as [0.86 0.89999]: a changed value, which
+ * Signet's verify and pyHanko count as a change "other" against every earlier signature.
+ */
+export function exactPdfNumber(value: number): string {
+  if (Number.isInteger(value)) return value.toString();
+  let text = value.toFixed(10);
+  for (let digits = 5; digits < 10; digits++) {
+    const candidate = value.toFixed(digits);
+    if (Number(candidate) === value) {
+      text = candidate;
+      break;
+    }
+  }
+  const trimmed = text.replace(/\.?0+$/, "");
+  return trimmed === "" || trimmed === "-" || trimmed === "-0" ? "0" : trimmed;
+}
+
+// Every PdfNumber libpdf serialises (objects of an update, a new file) keeps its value.
+(PdfNumber.prototype as unknown as { toBytes(writer: { writeAscii(text: string): void }): void }).toBytes = function (
+  this: PdfNumber,
+  writer: { writeAscii(text: string): void },
+): void {
+  writer.writeAscii(exactPdfNumber(this.value));
+};
 
 /** isSignatureField narrows a form field to a signature field (getFields() types them as FormField). */
 function isSignatureField(field: FormField): field is FormField & SignatureField {
