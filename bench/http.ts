@@ -4,12 +4,13 @@
 // each row: the naive pdf-lib + @signpdf stack in-process in this same run, as a ratio, and
 // @libpdf/core's own load + sign + save in-process (the goal of issue 37: Signet over HTTP at most
 // 2x libpdf at 10 MB, 1.5x at 1 page).
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { benchPdfFile, libpdfPipeline, makeBenchPdf, naivePipeline, type Pipeline } from "./naive-stack.ts";
+import { cpuMs, type ServerHandle, startServer } from "./server-process.ts";
 
 const FIXTURES = join(process.cwd(), "test-output", "bench-http");
 const BIG_RUNS = Number(process.env.BIG_RUNS ?? 20);
@@ -63,38 +64,6 @@ async function listenForProfileCommands(file: string): Promise<void> {
       }
     })();
   });
-}
-
-interface ServerHandle {
-  url: string;
-  key: string;
-  pid: number;
-  child: ChildProcess;
-}
-
-function startServer(): Promise<ServerHandle> {
-  const child = spawn(
-    process.execPath,
-    // As `npm start` runs the server: --expose-gc and glibc's fixed mmap threshold (local/server.ts, collectAfterLarge).
-    ["--expose-gc", ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "bench/http.ts", "--server"],
-    { stdio: ["ignore", "pipe", "inherit"], env: { MALLOC_MMAP_THRESHOLD_: "131072", ...process.env } },
-  );
-  return new Promise((resolve, reject) => {
-    let buffered = "";
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (text: string) => {
-      buffered += text;
-      const line = buffered.split("\n").find((candidate) => candidate.startsWith('{"url"'));
-      if (line) resolve({ ...(JSON.parse(line) as { url: string; key: string; pid: number }), child });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-/** cpuMs is the CPU time (user + system) a process has used, in ms (/proc/<pid>/stat, 100 ticks a second). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** procStatus reads VmRSS and VmHWM (peak RSS) of a process, in bytes. */
@@ -225,7 +194,7 @@ async function main(): Promise<void> {
   const bigBody = signBody(big);
   const oneBody = signBody(one);
 
-  const server = await startServer();
+  const server = await startServer(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []);
   try {
     const idle = procStatus(server.pid).rss;
     const { median: bigMs, cpu: bigCpu } = await sequential(server, bigBody, BIG_RUNS);

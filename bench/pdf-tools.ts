@@ -7,48 +7,19 @@
 // the input size; qpdf's CPU time a run beside the server's (steadier than wall time on a busy
 // machine). A "fixed cost" row: an authorised merge refused at validation (one document),
 // what every request pays before any PDF work (auth, key rate, JSON body).
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { makePdf } from "#test/helpers/pdf-builder.ts";
 import { makeBenchPdf } from "./naive-stack.ts";
+import { cpuMs, type ServerHandle, startServer } from "./server-process.ts";
 
 const RUNS = Number(process.env.RUNS ?? 9);
 const dir = mkdtempSync(join(tmpdir(), "signet-bench-pdf-tools-"));
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
-
-interface Server {
-  url: string;
-  key: string;
-  pid: number;
-  child: ChildProcess;
-}
-
-function startServer(): Promise<Server> {
-  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", "bench/http.ts", "--server"], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { MALLOC_MMAP_THRESHOLD_: "131072", SIGNET_LOG_LEVEL: "SILENT", ...process.env },
-  });
-  return new Promise((resolve, reject) => {
-    let buffered = "";
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (text: string) => {
-      buffered += text;
-      const line = buffered.split("\n").find((candidate) => candidate.startsWith('{"url"'));
-      if (line) resolve({ ...(JSON.parse(line) as { url: string; key: string; pid: number }), child });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-/** cpuMs is the CPU time (user + system) a process has used, in ms (/proc/<pid>/stat, 100 ticks a second). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** memory reads VmRSS and VmHWM (peak RSS since the last reset) of a process, in MB. */
 function memory(pid: number): { rss: number; peak: number } {
@@ -59,7 +30,7 @@ function memory(pid: number): { rss: number; peak: number } {
 
 const agent = new http.Agent({ keepAlive: true });
 
-function post(server: Server, path: string, body: Buffer, expected = 200): Promise<void> {
+function post(server: ServerHandle, path: string, body: Buffer, expected = 200): Promise<void> {
   return new Promise((resolve, reject) => {
     const headers = { "content-type": "application/json", "content-length": body.length, authorization: `Bearer ${server.key}` };
     const req = http.request(`${server.url}${path}`, { method: "POST", agent, headers }, (res) => {
@@ -83,7 +54,7 @@ interface Figures {
 }
 
 /** measure runs one warm-up, then RUNS timed calls; the server's CPU a call and its peak RSS growth over the case. */
-async function measure(server: Server, call: () => Promise<unknown>): Promise<Figures> {
+async function measure(server: ServerHandle, call: () => Promise<unknown>): Promise<Figures> {
   await call();
   (globalThis as { gc?: () => void }).gc?.();
   writeFileSync(`/proc/${server.pid}/clear_refs`, "5");
@@ -100,7 +71,7 @@ async function measure(server: Server, call: () => Promise<unknown>): Promise<Fi
 
 /** qpdfFigures are qpdf's median wall time and its CPU time a run (user + system, from bash's `times` over RUNS runs). */
 async function qpdfFigures(args: string[]): Promise<{ wall: number; cpu: number }> {
-  const { wall } = await measure({ pid: process.pid } as Server, async () => execFileSync("qpdf", args));
+  const { wall } = await measure({ pid: process.pid } as ServerHandle, async () => execFileSync("qpdf", args));
   const quoted = args.map((arg) => `'${arg}'`).join(" ");
   const times = execFileSync("bash", ["-c", `for i in $(seq ${RUNS}); do qpdf ${quoted}; done; times`], { encoding: "utf8" })
     .trim()
@@ -110,7 +81,7 @@ async function qpdfFigures(args: string[]): Promise<{ wall: number; cpu: number 
   return { wall, cpu: (seconds * 1000) / RUNS };
 }
 
-const server = await startServer();
+const server = await startServer([], { SIGNET_LOG_LEVEL: "SILENT" });
 const rows: string[] = [];
 const row = (name: string, signet: Figures, qpdf: { wall: number; cpu: number } | undefined, inputMb: number) =>
   rows.push(

@@ -3,6 +3,7 @@
 // local server, plus a real API key obtained the way a user gets one (register, code from the SES
 // store, verify). Tests of the key routes alone start the "keys" parts only.
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "#config";
@@ -26,6 +27,25 @@ export interface LocalApi {
   /** postJson POSTs a JSON body, with `Authorization: Bearer <key>` when a key is given, and parses the JSON answer. */
   postJson(path: string, body: unknown, key?: string): Promise<{ status: number; json: Record<string, any> }>;
   close(): Promise<void>;
+}
+
+/**
+ * postOnOwnConnection POSTs a JSON body on a connection of its own (agent: false) and parses the
+ * JSON answer: a test that runs pyHanko synchronously in the server's process blocks its event loop,
+ * and a kept-alive socket whose idle timer ran out meanwhile resets the next request.
+ */
+export function postOnOwnConnection(url: string, body: unknown, key?: string): Promise<{ status: number; json: Record<string, any> }> {
+  const headers = { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) };
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: "POST", agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+      response.on("error", reject);
+    });
+    outgoing.on("error", reject);
+    outgoing.end(JSON.stringify(body));
+  });
 }
 
 /** LocalApiOptions choose where the data lives and how much of the local installation starts. */

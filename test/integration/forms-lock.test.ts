@@ -3,11 +3,10 @@
 // is refused (409), and a forger's update of a locked field makes the signature invalid in both
 // Signet's verify and pyHanko.
 import { readFileSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfString } from "@libpdf/core";
-import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { obtainKey, postOnOwnConnection, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { runPyhanko } from "#test/helpers/pyhanko.ts";
 import { scratchDir } from "#test/helpers/scratch.ts";
 import { holdsInPyhanko, pyhankoValidate } from "#test/helpers/signature-checks.ts";
@@ -28,20 +27,9 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** post sends a JSON body on a connection of its own (pyHanko runs synchronously in this process; see sign-forms). */
+/** post sends a JSON body on a connection of its own (pyHanko runs synchronously in this process). */
 function post(path: string, body: unknown, auth = true): Promise<{ status: number; json: Record<string, any> }> {
-  const data = JSON.stringify(body);
-  const headers = { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${key}` } : {}) };
-  return new Promise((resolve, reject) => {
-    const outgoing = request(`${api.url}${path}`, { method: "POST", agent: false, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
-      response.on("error", reject);
-    });
-    outgoing.on("error", reject);
-    outgoing.end(data);
-  });
+  return postOnOwnConnection(`${api.url}${path}`, body, auth ? key : undefined);
 }
 
 const document = (pdf: Buffer) => ({ base64: pdf.toString("base64") });

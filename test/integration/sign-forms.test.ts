@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, type PdfRef, PdfString } from "@libpdf/core";
-import { obtainKey, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
+import { obtainKey, postOnOwnConnection, startLocalApi, type LocalApi } from "#test/helpers/local-api.ts";
 import { dataUri, makeGifHeader, makeJpegHeader, makePng, makeSvg } from "#test/helpers/annotate-images.ts";
 import { signWithPyhanko } from "#test/helpers/other-signers.ts";
 import { pdfImages, pdfText, renderPages } from "#test/helpers/pdf-tools.ts";
@@ -26,23 +25,9 @@ afterAll(async () => {
   await api?.close();
 });
 
-/**
- * post sends a JSON body on a connection of its own (agent: false): pyHanko runs synchronously in
- * this process, and a kept-alive socket whose idle timer ran out meanwhile resets the next request.
- */
+/** post sends a JSON body on a connection of its own (pyHanko runs synchronously in this process). */
 function post(path: string, body: unknown, auth = true): Promise<{ status: number; json: Record<string, any> }> {
-  const data = JSON.stringify(body);
-  const headers = { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${key}` } : {}) };
-  return new Promise((resolve, reject) => {
-    const outgoing = request(`${api.url}${path}`, { method: "POST", agent: false, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
-      response.on("error", reject);
-    });
-    outgoing.on("error", reject);
-    outgoing.end(data);
-  });
+  return postOnOwnConnection(`${api.url}${path}`, body, auth ? key : undefined);
 }
 
 const signBody = (pdf: Buffer, extra: Record<string, unknown> = {}, name = "Ada Lovelace") => ({
